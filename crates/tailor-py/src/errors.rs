@@ -1,0 +1,61 @@
+//! The one mapping from engine errors to Python exceptions.
+//!
+//! The exception classes live in Python (`tailor.errors`) so that they can be caught,
+//! subclassed and documented there; this module only instantiates them, passing every
+//! field as data (file, key path, message) rather than one formatted string
+//! (STYLE.md, "Errors and the Python boundary"; polars `polars-python/src/error.rs`).
+
+use pyo3::prelude::*;
+use tailor::engine::RunError;
+use tailor::scenario::ScenarioError;
+use tailor::workload::WorkloadError;
+
+/// Everything the bindings can fail with before it becomes a Python exception.
+pub enum Error {
+    Scenario(ScenarioError),
+    Workload(WorkloadError),
+    Io(std::io::Error),
+    Cancelled,
+    /// An exception raised by Python code the engine called back (the progress
+    /// callback, or a signal handler such as Ctrl-C's): re-raised unchanged.
+    Python(PyErr),
+}
+
+impl From<ScenarioError> for Error {
+    fn from(e: ScenarioError) -> Self {
+        Error::Scenario(e)
+    }
+}
+
+impl From<RunError> for Error {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Workload(w) => Error::Workload(w),
+            RunError::Io(io) => Error::Io(io),
+            RunError::Cancelled => Error::Cancelled,
+        }
+    }
+}
+
+impl Error {
+    /// The Python exception for this error: an instance of a `tailor.errors` class.
+    pub fn into_py_err(self, py: Python<'_>) -> PyErr {
+        let made = match self {
+            Error::Python(e) => return e,
+            Error::Scenario(e) => raise(py, "ScenarioError", (e.file, e.path, e.message)),
+            Error::Workload(e) => raise(py, "WorkloadError", (e.to_string(),)),
+            Error::Io(e) => raise(py, "RunError", (e.to_string(), format!("{:?}", e.kind()))),
+            Error::Cancelled => raise(py, "Cancelled", ("the run was cancelled by the caller",)),
+        };
+        made.unwrap_or_else(|import_failed| import_failed)
+    }
+}
+
+/// Instantiates `tailor.errors.<name>(*args)` as a `PyErr`.
+fn raise<'py, A>(py: Python<'py>, name: &str, args: A) -> PyResult<PyErr>
+where
+    A: pyo3::call::PyCallArgs<'py>,
+{
+    let class = py.import("tailor.errors")?.getattr(name)?;
+    Ok(PyErr::from_value(class.call1(args)?))
+}

@@ -1,0 +1,141 @@
+//! `tailor._core`: the thin Python binding of the engine.
+//!
+//! Two coarse calls, as STYLE.md asks: `check` parses a scenario and describes it;
+//! `run` converts its inputs, releases the GIL for the whole simulation and takes it
+//! back only to report progress (at most every [`PROGRESS_EVERY`] of wall time) and to
+//! let Python signal handlers run, so Ctrl-C cancels a run cleanly. Errors go through
+//! the one mapping in [`errors`].
+
+mod errors;
+
+use errors::Error;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tailor::engine::Progress;
+use tailor::net::topology::Shape;
+use tailor::scenario::Scenario;
+
+/// How often, in wall time, Python is given the GIL back during a run.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+/// Parses the scenario at `path` and returns a description of it.
+#[pyfunction]
+fn check<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let sc = py.detach(|| Scenario::load(&path)).map_err(|e| Error::from(e).into_py_err(py))?;
+    describe(py, &sc)
+}
+
+fn describe<'py>(py: Python<'py>, sc: &Scenario) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("file", &sc.file)?;
+    d.set_item("name", &sc.name)?;
+    d.set_item("seed", sc.seed)?;
+    d.set_item("topology", topology_name(&sc.net.shape))?;
+    d.set_item("hosts", sc.net.shape.host_count())?;
+    d.set_item("host_rate_bps", sc.host_rate.bps())?;
+    d.set_item("transport", tailor::output::transport_name(&sc.transport))?;
+    d.set_item("classes", sc.classes.iter().map(|c| c.name.as_str()).collect::<Vec<_>>())?;
+    d.set_item("stop_ns", sc.stop.map(|t| t.as_ns_f64()))?;
+    d.set_item("warmup_ns", sc.warmup.as_ns_f64())?;
+    Ok(d)
+}
+
+fn topology_name(shape: &Shape) -> &'static str {
+    match shape {
+        Shape::Star { .. } => "star",
+        Shape::Dumbbell { .. } => "dumbbell",
+        Shape::LeafSpine { .. } => "leaf_spine",
+        Shape::FatTree { .. } => "fat_tree",
+    }
+}
+
+/// Runs the scenario at `path` into the result directory `out` and returns the summary
+/// as JSON text. `progress(dict) -> bool` is called with the GIL held; returning a false
+/// value cancels the run, and an exception it raises (or a signal handler raises, as
+/// Ctrl-C does) cancels the run and is re-raised. A cancelled or failed run leaves no
+/// result directory.
+#[pyfunction]
+#[pyo3(signature = (path, out, seed=None, progress=None))]
+fn run(py: Python<'_>, path: PathBuf, out: PathBuf, seed: Option<u64>, progress: Option<Py<PyAny>>) -> PyResult<String> {
+    let mut reporter = Reporter { callback: progress, last_call: Instant::now(), last_seen: None, raised: None };
+    let result = py.detach(|| run_detached(&path, &out, seed, &mut reporter));
+    let result = match (result, reporter.raised.take()) {
+        (Err(Error::Cancelled), Some(raised)) => Err(Error::Python(raised)),
+        (result, _) => result,
+    };
+    let summary = result.map_err(|e| e.into_py_err(py))?;
+    reporter.finish(py);
+    Ok(summary)
+}
+
+fn run_detached(path: &Path, out: &Path, seed: Option<u64>, reporter: &mut Reporter) -> Result<String, Error> {
+    let sc = Scenario::load(path)?;
+    let seed = seed.unwrap_or(sc.seed);
+    let summary = tailor::output::run_to_dir(&sc, seed, out, &mut |p| reporter.tick(p))?;
+    Ok(serde_json::to_string(&summary).expect("a summary serializes"))
+}
+
+/// Throttles the engine's progress calls to Python and remembers why a run stopped.
+struct Reporter {
+    callback: Option<Py<PyAny>>,
+    last_call: Instant,
+    last_seen: Option<Progress>,
+    /// The exception that cancelled the run, if Python raised one.
+    raised: Option<PyErr>,
+}
+
+impl Reporter {
+    /// Called by the engine every 2^16 events without the GIL; false cancels the run.
+    fn tick(&mut self, p: &Progress) -> bool {
+        self.last_seen = Some(*p);
+        if self.last_call.elapsed() < PROGRESS_EVERY {
+            return true;
+        }
+        self.last_call = Instant::now();
+        Python::attach(|py| match self.call(py, p) {
+            Ok(go_on) => go_on,
+            Err(e) => {
+                self.raised = Some(e);
+                false
+            }
+        })
+    }
+
+    fn call(&self, py: Python<'_>, p: &Progress) -> PyResult<bool> {
+        py.check_signals()?;
+        match &self.callback {
+            None => Ok(true),
+            Some(cb) => cb.bind(py).call1((progress_dict(py, p)?,))?.is_truthy(),
+        }
+    }
+
+    /// Reports the final state once more (the throttle may have skipped it); the run
+    /// is complete, so the answer is ignored, and so is an exception.
+    fn finish(&self, py: Python<'_>) {
+        if let (Some(cb), Some(p)) = (&self.callback, &self.last_seen) {
+            if let Err(e) = progress_dict(py, p).and_then(|d| cb.bind(py).call1((d,))) {
+                e.write_unraisable(py, None);
+            }
+        }
+    }
+}
+
+fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("sim_ns", p.now.as_ns_f64())?;
+    d.set_item("events", p.events)?;
+    d.set_item("started", p.started)?;
+    d.set_item("completed", p.completed)?;
+    d.set_item("active", p.active)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", tailor::output::VERSION)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! What a finished (or stopped) run reports: the summary of DESIGN.md's result format,
+//! per-port counters, and the packet/byte conservation ledger.
+
+use super::Simulation;
+use crate::measure::summary::ClassReport;
+use crate::net::ids::Node;
+use crate::transport::tcp::sender::SenderStats;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Transport counters summed over completed messages.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Totals {
+    pub data_packets: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_cuts: u64,
+}
+
+impl Totals {
+    pub fn add_sender(&mut self, s: &SenderStats) {
+        self.data_packets += s.data_packets;
+        self.retransmits += s.retransmits;
+        self.timeouts += s.timeouts;
+        self.fast_recoveries += s.fast_recoveries;
+        self.ecn_cuts += s.ecn_cuts;
+    }
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Messages {
+    pub generated: u64,
+    pub completed: u64,
+    pub incomplete: u64,
+    /// Completed but started before the warm-up time: in messages.csv, not in summaries.
+    pub warmup_excluded: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct NetworkReport {
+    pub drops: u64,
+    pub ecn_marks: u64,
+    /// The largest queue any switch port reached.
+    pub max_queue_bytes: u64,
+    /// The time-averaged queue of the switch port with the largest average.
+    pub mean_queue_bytes: f64,
+    /// The busiest switch port's utilization over the run.
+    pub utilization: f64,
+    pub max_host_nic_queue_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunReport {
+    pub events: u64,
+    pub sim_ns: f64,
+    pub messages: Messages,
+    pub overall: ClassReport,
+    pub classes: BTreeMap<String, ClassReport>,
+    pub network: NetworkReport,
+    pub transport_counters: Totals,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PortRow {
+    pub port: usize,
+    pub node: String,
+    pub role: &'static str,
+    pub rate_bps: u64,
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub drops: u64,
+    pub drop_bytes: u64,
+    pub ecn_marks: u64,
+    pub max_queue_bytes: u64,
+    pub mean_queue_bytes: f64,
+    pub utilization: f64,
+}
+
+/// Packets and bytes: what hosts sent = delivered + dropped + still in the network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ledger {
+    pub sent: (u64, u64),
+    pub delivered: (u64, u64),
+    pub dropped: (u64, u64),
+    pub in_flight: (u64, u64),
+}
+
+impl Simulation {
+    pub fn ports(&self) -> Vec<PortRow> {
+        let span = self.now().ps().max(1) as f64;
+        self.net
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PortRow {
+                port: i,
+                node: match p.owner {
+                    Node::Host(h) => format!("host{}", h.index()),
+                    Node::Switch(s) => format!("switch{}", s.index()),
+                },
+                role: p.role.name(),
+                rate_bps: p.rate.bps(),
+                sent_packets: p.stats.sent_packets,
+                sent_bytes: p.stats.sent_bytes,
+                drops: p.stats.drop_packets,
+                drop_bytes: p.stats.drop_bytes,
+                ecn_marks: p.stats.marks,
+                max_queue_bytes: p.stats.max_queue_bytes,
+                mean_queue_bytes: p.stats.queue_area as f64 / span,
+                utilization: p.stats.busy_ps as f64 / span,
+            })
+            .collect()
+    }
+
+    pub fn report(&self) -> RunReport {
+        let rows = self.ports();
+        let switch_rows = || rows.iter().filter(|r| r.role != "host_nic");
+        let network = NetworkReport {
+            drops: rows.iter().map(|r| r.drops).sum(),
+            ecn_marks: rows.iter().map(|r| r.ecn_marks).sum(),
+            max_queue_bytes: switch_rows().map(|r| r.max_queue_bytes).max().unwrap_or(0),
+            mean_queue_bytes: switch_rows().map(|r| r.mean_queue_bytes).fold(0.0, f64::max),
+            utilization: switch_rows().map(|r| r.utilization).fold(0.0, f64::max),
+            max_host_nic_queue_bytes: rows
+                .iter()
+                .filter(|r| r.role == "host_nic")
+                .map(|r| r.max_queue_bytes)
+                .max()
+                .unwrap_or(0),
+        };
+        let rec = &self.recorder;
+        let generated = self.generated();
+        RunReport {
+            events: self.events(),
+            sim_ns: self.now().as_ns_f64(),
+            messages: Messages {
+                generated,
+                completed: rec.completed,
+                incomplete: generated - rec.completed,
+                warmup_excluded: rec.in_warmup,
+            },
+            overall: rec.overall.report(),
+            classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
+            network,
+            transport_counters: self.totals.clone(),
+        }
+    }
+
+    pub fn ledger(&self) -> Ledger {
+        let hosts = &self.net.hosts;
+        let sum = |f: &dyn Fn(&crate::net::HostStats) -> u64| hosts.iter().map(|h| f(&h.stats)).sum::<u64>();
+        let ports = &self.net.ports;
+        Ledger {
+            sent: (sum(&|s| s.sent_packets), sum(&|s| s.sent_bytes)),
+            delivered: (sum(&|s| s.recv_packets), sum(&|s| s.recv_bytes)),
+            dropped: (
+                ports.iter().map(|p| p.stats.drop_packets).sum(),
+                ports.iter().map(|p| p.stats.drop_bytes).sum(),
+            ),
+            in_flight: self.net.in_flight(),
+        }
+    }
+}

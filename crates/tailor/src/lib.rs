@@ -1,0 +1,17 @@
+//! tailor: a packet-level simulator of datacenter networks, the ground truth of the
+//! tailor toolkit (see `DESIGN.md` in the repository's shared material and `docs/`).
+//!
+//! The crate is organised as DESIGN.md lays out: `sim` (time, events, random streams),
+//! `net` (packets, ports, links, switches, hosts, topologies, routing), `transport`
+//! (sans-IO state machines), `workload` (sizes, arrivals, patterns, traces), `measure`
+//! (records, histograms, summaries), `scenario` (the TOML language) and `engine`, which
+//! owns one simulation and applies the actions of every component.
+
+pub mod sim;
+pub mod net;
+pub mod transport;
+pub mod workload;
+pub mod scenario;
+pub mod measure;
+pub mod engine;
+pub mod output;

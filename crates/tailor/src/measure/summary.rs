@@ -1,0 +1,134 @@
+//! Per-class and per-size-bin summaries, fed one record at a time.
+//!
+//! Size bins are given by their upper edges (bytes, inclusive): bin i holds sizes in
+//! (edge[i-1], edge[i]]; sizes above the last edge fall in a final open bin. Messages
+//! that started before the warm-up time are written to the record sink (flagged by
+//! their start time) but left out of every summary.
+
+use super::record::{MessageRecord, RecordSink};
+use super::stats::{Percentiles, SlowdownStats};
+use crate::sim::Time;
+use serde::Serialize;
+use std::io;
+
+pub struct ClassSummary {
+    pub name: String,
+    edges: Vec<u64>,
+    all: SlowdownStats,
+    bins: Vec<SlowdownStats>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BinReport {
+    pub lower_bytes: u64,
+    /// None for the open bin above the last edge.
+    pub upper_bytes: Option<u64>,
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ClassReport {
+    pub slowdown: Percentiles,
+    pub bins: Vec<BinReport>,
+}
+
+impl ClassSummary {
+    pub fn new(name: &str, mut edges: Vec<u64>) -> Self {
+        edges.sort_unstable();
+        edges.dedup();
+        let bins = (0..=edges.len()).map(|_| SlowdownStats::default()).collect();
+        ClassSummary { name: name.to_string(), edges, all: SlowdownStats::default(), bins }
+    }
+
+    pub fn record(&mut self, size: u64, slowdown: f64) {
+        self.all.record(slowdown);
+        let i = self.edges.partition_point(|&e| e < size);
+        self.bins[i].record(slowdown);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.all.count()
+    }
+
+    pub fn report(&self) -> ClassReport {
+        let bins = self
+            .bins
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| *i < self.edges.len() || b.count() > 0)
+            .map(|(i, b)| {
+                let p = b.percentiles();
+                BinReport {
+                    lower_bytes: if i == 0 { 0 } else { self.edges[i - 1] },
+                    upper_bytes: self.edges.get(i).copied(),
+                    count: p.count,
+                    mean: p.mean,
+                    p50: p.p50,
+                    p90: p.p90,
+                    p99: p.p99,
+                    p999: p.p999,
+                    max: p.max,
+                }
+            })
+            .collect();
+        ClassReport { slowdown: self.all.percentiles(), bins }
+    }
+}
+
+/// Routes each completed message to the sink and the summaries.
+pub struct Recorder {
+    pub classes: Vec<ClassSummary>,
+    pub overall: ClassSummary,
+    warmup: Time,
+    sink: Box<dyn RecordSink>,
+    pub completed: u64,
+    pub in_warmup: u64,
+}
+
+impl Recorder {
+    pub fn new(classes: Vec<ClassSummary>, overall: ClassSummary, warmup: Time, sink: Box<dyn RecordSink>) -> Self {
+        Recorder { classes, overall, warmup, sink, completed: 0, in_warmup: 0 }
+    }
+
+    pub fn record(&mut self, rec: &MessageRecord) -> io::Result<()> {
+        let class = &mut self.classes[rec.class.index()];
+        self.sink.record(rec, &class.name)?;
+        self.completed += 1;
+        if rec.start < self.warmup {
+            self.in_warmup += 1;
+            return Ok(());
+        }
+        let s = rec.slowdown();
+        class.record(rec.size, s);
+        self.overall.record(rec.size, s);
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.sink.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_are_upper_inclusive_with_an_open_last_bin() {
+        let mut c = ClassSummary::new("a", vec![100, 10]);
+        for (size, sd) in [(10, 1.0), (11, 2.0), (100, 3.0), (101, 4.0)] {
+            c.record(size, sd);
+        }
+        let r = c.report();
+        let counts: Vec<(u64, Option<u64>, u64)> =
+            r.bins.iter().map(|b| (b.lower_bytes, b.upper_bytes, b.count)).collect();
+        assert_eq!(counts, vec![(0, Some(10), 1), (10, Some(100), 2), (100, None, 1)]);
+        assert_eq!(r.bins[1].mean, 2.5);
+    }
+}

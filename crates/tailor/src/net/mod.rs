@@ -1,0 +1,133 @@
+//! The network: hosts, switches, ports and links in arenas, addressed by typed ids.
+//!
+//! A link is one-way and is fed by exactly one egress port. It keeps its in-flight
+//! packets in its own FIFO with their arrival times, so only its head has an event
+//! pending (htsim's pipe). Fixed delays that every packet crossing a link sees — the
+//! propagation delay, the processing delay of the switch it enters, the receive
+//! software delay of the host it enters — are folded into the link's delay: they are
+//! pure delays in series and commute with the FIFO.
+
+pub mod ids;
+pub mod marker;
+pub mod packet;
+pub mod port;
+pub mod routing;
+pub mod sched;
+pub mod topology;
+
+use crate::sim::Time;
+use ids::{HostId, Node, PortId, SwitchId};
+use packet::Packet;
+use port::{Port, SharedBuffer};
+use routing::Routes;
+use std::collections::VecDeque;
+
+pub struct Link {
+    pub from: PortId,
+    pub to: Node,
+    /// Propagation plus the fixed delay of the node it enters.
+    pub delay: Time,
+    /// The propagation delay alone (for reports).
+    pub propagation: Time,
+    /// Packets on the wire with the time each reaches `to`, in order.
+    pub pipe: VecDeque<(Time, Packet)>,
+    /// Packets and bytes that reached `to`.
+    pub delivered: (u64, u64),
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostStats {
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub recv_packets: u64,
+    pub recv_bytes: u64,
+    /// Packets that arrived for a connection that no longer exists.
+    pub stale_packets: u64,
+}
+
+pub struct Host {
+    pub nic: PortId,
+    /// Software delay between the transport emitting a packet and the NIC queue.
+    pub tx_delay: Time,
+    /// Packets inside the transmit software delay, with the time each reaches the NIC.
+    pub tx_pipe: VecDeque<(Time, Packet)>,
+    pub stats: HostStats,
+}
+
+pub struct Switch {
+    pub shared: Option<SharedBuffer>,
+    /// Packets and bytes that arrived at the switch.
+    pub received: (u64, u64),
+    /// 0 = ToR / edge, 1 = spine / aggregation, 2 = core.
+    pub tier: u8,
+    pub ports: Vec<PortId>,
+}
+
+pub struct Network {
+    pub hosts: Vec<Host>,
+    pub switches: Vec<Switch>,
+    pub ports: Vec<Port>,
+    pub links: Vec<Link>,
+    pub routes: Routes,
+}
+
+impl Network {
+    pub fn port(&self, p: PortId) -> &Port {
+        &self.ports[p.index()]
+    }
+
+    /// The egress port `switch` uses for this packet (ECMP or spraying; `spray` is the
+    /// random draw used when spraying).
+    pub fn next_port(&self, switch: SwitchId, pkt: &Packet, spray: impl FnOnce(usize) -> usize) -> PortId {
+        let cands = self.routes.candidates(switch, pkt.dst);
+        let i = match cands.len() {
+            1 => 0,
+            n => match self.routes.choice {
+                routing::PathChoice::Ecmp => self.routes.ecmp_index(pkt.conn.key(), switch, n),
+                routing::PathChoice::Spray => spray(n),
+            },
+        };
+        cands[i]
+    }
+
+    /// The egress ports a packet of flow `key` takes from `src` to `dst` under ECMP
+    /// (for spraying: the first shortest path; every one has the same rates in the
+    /// topologies tailor builds).
+    pub fn path(&self, src: HostId, dst: HostId, key: u64) -> Vec<PortId> {
+        let mut hops = vec![self.hosts[src.index()].nic];
+        let mut node = self.links[self.port(hops[0]).link.index()].to;
+        while let Node::Switch(s) = node {
+            let cands = self.routes.candidates(s, dst);
+            let i = match self.routes.choice {
+                routing::PathChoice::Ecmp if cands.len() > 1 => {
+                    self.routes.ecmp_index(key, s, cands.len())
+                }
+                _ => 0,
+            };
+            let p = cands[i];
+            hops.push(p);
+            node = self.links[self.port(p).link.index()].to;
+        }
+        debug_assert_eq!(node, Node::Host(dst));
+        hops
+    }
+
+    /// Bytes queued in every port, on every wire and in every host's transmit delay.
+    pub fn in_flight(&self) -> (u64, u64) {
+        let mut pkts = 0u64;
+        let mut bytes = 0u64;
+        for p in &self.ports {
+            pkts += p.queued_packets() as u64;
+            bytes += p.queued_bytes();
+        }
+        for l in &self.links {
+            pkts += l.pipe.len() as u64;
+            bytes += l.pipe.iter().map(|(_, p)| p.wire_bytes as u64).sum::<u64>();
+        }
+        for h in &self.hosts {
+            pkts += h.tx_pipe.len() as u64;
+            bytes += h.tx_pipe.iter().map(|(_, p)| p.wire_bytes as u64).sum::<u64>();
+        }
+        (pkts, bytes)
+    }
+}

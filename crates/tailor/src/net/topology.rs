@@ -1,0 +1,300 @@
+//! Topologies built from a spec: star, dumbbell, two-tier leaf-spine, three-tier fat-tree.
+//!
+//! Every cable is two one-way links, each fed by the egress port at its near end. Hosts
+//! are numbered first (rack by rack), then switches tier by tier. The fat-tree is the
+//! k-ary fat-tree of Al-Fares et al. (SIGCOMM 2008) generalised as in HULL §6.3: `pods`
+//! pods of `tors` ToRs and `aggs` aggregation switches, every ToR wired to every
+//! aggregation switch of its pod, aggregation switch j of every pod wired to the
+//! `cores / aggs` core switches of group j. Oversubscription at the ToR comes from
+//! giving each ToR more host ports than up-links.
+
+use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
+use super::marker::{EcnStep, Marker};
+use super::port::{Admission, Port, PortRole, SharedBuffer};
+use super::routing::{Adjacency, PathChoice, Routes};
+use super::sched::{Fifo, FlowRoundRobin, Scheduler};
+use super::{Host, HostStats, Link, Network, Switch};
+use crate::sim::{Rate, Time};
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSpec {
+    pub rate: Rate,
+    pub delay: Time,
+    /// ECN marking threshold of the switch ports that feed links of this kind (overrides
+    /// the switch default).
+    pub ecn_threshold: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// `hosts` hosts on one switch.
+    Star { hosts: usize, link: LinkSpec },
+    /// `left` hosts on switch 0, `right` hosts on switch 1, one trunk between them.
+    Dumbbell { left: usize, right: usize, host_link: LinkSpec, trunk: LinkSpec },
+    /// `racks` ToRs of `hosts_per_rack` hosts, each ToR wired to every spine.
+    LeafSpine { racks: usize, hosts_per_rack: usize, spines: usize, host_link: LinkSpec, fabric_link: LinkSpec },
+    /// Three tiers; see the module doc.
+    FatTree { pods: usize, tors: usize, aggs: usize, hosts_per_tor: usize, cores: usize, host_link: LinkSpec, fabric_link: LinkSpec },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BufferSpec {
+    Unlimited,
+    PerPort { bytes: u64 },
+    Shared { bytes: u64, alpha: f64 },
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NicQueue {
+    Fifo,
+    FlowRoundRobin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetSpec {
+    pub shape: Shape,
+    pub switch_delay: Time,
+    pub buffer: BufferSpec,
+    /// Default ECN threshold of switch ports (None: no marking unless a link sets one).
+    pub ecn_threshold: Option<u64>,
+    pub host_tx_delay: Time,
+    pub host_rx_delay: Time,
+    pub nic: NicQueue,
+    pub paths: PathChoice,
+    pub seed: u64,
+}
+
+impl Shape {
+    pub fn host_count(&self) -> usize {
+        match *self {
+            Shape::Star { hosts, .. } => hosts,
+            Shape::Dumbbell { left, right, .. } => left + right,
+            Shape::LeafSpine { racks, hosts_per_rack, .. } => racks * hosts_per_rack,
+            Shape::FatTree { pods, tors, hosts_per_tor, .. } => pods * tors * hosts_per_tor,
+        }
+    }
+}
+
+struct Builder<'a> {
+    spec: &'a NetSpec,
+    net: Network,
+    adj: Adjacency,
+}
+
+impl Builder<'_> {
+    fn switch(&mut self, tier: u8) -> SwitchId {
+        let shared = match self.spec.buffer {
+            BufferSpec::Shared { bytes, .. } => Some(SharedBuffer { capacity: bytes, used: 0 }),
+            _ => None,
+        };
+        self.net.switches.push(Switch { shared, received: (0, 0), tier, ports: Vec::new() });
+        let id = SwitchId::new(self.net.switches.len() - 1);
+        self.adj.insert(Node::Switch(id), Vec::new());
+        id
+    }
+
+    /// One direction of a cable: the port at `from` and the link it feeds.
+    fn half(&mut self, from: Node, to: Node, spec: &LinkSpec, role: PortRole) -> PortId {
+        let port_id = PortId::new(self.net.ports.len());
+        let link_id = LinkId::new(self.net.links.len());
+        let extra = match to {
+            Node::Switch(_) => self.spec.switch_delay,
+            Node::Host(_) => self.spec.host_rx_delay,
+        };
+        self.net.links.push(Link {
+            from: port_id,
+            to,
+            delay: spec.delay + extra,
+            propagation: spec.delay,
+            pipe: VecDeque::new(),
+            delivered: (0, 0),
+        });
+        let port = match from {
+            Node::Host(_) => {
+                let sched: Box<dyn Scheduler> = match self.spec.nic {
+                    NicQueue::Fifo => Box::new(Fifo::default()),
+                    NicQueue::FlowRoundRobin => Box::new(FlowRoundRobin::default()),
+                };
+                Port::new(from, link_id, spec.rate, role, Admission::Unlimited, Vec::new(), sched)
+            }
+            Node::Switch(s) => {
+                let admission = match self.spec.buffer {
+                    BufferSpec::Unlimited => Admission::Unlimited,
+                    BufferSpec::PerPort { bytes } => Admission::PortLimit(bytes),
+                    BufferSpec::Shared { alpha, .. } => Admission::Shared { alpha },
+                };
+                let mut markers: Vec<Box<dyn Marker>> = Vec::new();
+                if let Some(k) = spec.ecn_threshold.or(self.spec.ecn_threshold) {
+                    markers.push(Box::new(EcnStep { threshold: k }));
+                }
+                self.net.switches[s.index()].ports.push(port_id);
+                Port::new(from, link_id, spec.rate, role, admission, markers, Box::new(Fifo::default()))
+            }
+        };
+        self.net.ports.push(port);
+        self.adj.get_mut(&from).expect("node registered").push((port_id, to));
+        port_id
+    }
+
+    fn cable(&mut self, a: Node, b: Node, spec: &LinkSpec, a_role: PortRole, b_role: PortRole) {
+        let pa = self.half(a, b, spec, a_role);
+        if let Node::Host(h) = a {
+            self.net.hosts[h.index()].nic = pa;
+        }
+        self.half(b, a, spec, b_role);
+    }
+
+    fn host_on(&mut self, h: usize, sw: SwitchId, spec: &LinkSpec) {
+        self.cable(Node::Host(HostId::new(h)), Node::Switch(sw), spec, PortRole::HostNic, PortRole::ToHost);
+    }
+}
+
+/// Builds the network of `spec`.
+pub fn build(spec: &NetSpec) -> Network {
+    let n_hosts = spec.shape.host_count();
+    let mut b = Builder {
+        spec,
+        net: Network {
+            hosts: (0..n_hosts)
+                .map(|_| Host {
+                    nic: PortId::new(0),
+                    tx_delay: spec.host_tx_delay,
+                    tx_pipe: VecDeque::new(),
+                    stats: HostStats::default(),
+                })
+                .collect(),
+            switches: Vec::new(),
+            ports: Vec::new(),
+            links: Vec::new(),
+            routes: Routes::build(&Adjacency::new(), 0, 0, spec.paths, spec.seed),
+        },
+        adj: Adjacency::new(),
+    };
+    for h in 0..n_hosts {
+        b.adj.insert(Node::Host(HostId::new(h)), Vec::new());
+    }
+    wire(&mut b, &spec.shape);
+    let n_switches = b.net.switches.len();
+    b.net.routes = Routes::build(&b.adj, n_hosts, n_switches, spec.paths, spec.seed);
+    b.net
+}
+
+fn wire(b: &mut Builder, shape: &Shape) {
+    match shape {
+        Shape::Star { hosts, link } => {
+            let sw = b.switch(0);
+            for h in 0..*hosts {
+                b.host_on(h, sw, link);
+            }
+        }
+        Shape::Dumbbell { left, right, host_link, trunk } => {
+            let l = b.switch(0);
+            let r = b.switch(0);
+            for h in 0..*left {
+                b.host_on(h, l, host_link);
+            }
+            for h in *left..left + right {
+                b.host_on(h, r, host_link);
+            }
+            b.cable(Node::Switch(l), Node::Switch(r), trunk, PortRole::Trunk, PortRole::Trunk);
+        }
+        Shape::LeafSpine { racks, hosts_per_rack, spines, host_link, fabric_link } => {
+            let tors: Vec<SwitchId> = (0..*racks).map(|_| b.switch(0)).collect();
+            let sp: Vec<SwitchId> = (0..*spines).map(|_| b.switch(1)).collect();
+            for (r, &tor) in tors.iter().enumerate() {
+                for i in 0..*hosts_per_rack {
+                    b.host_on(r * hosts_per_rack + i, tor, host_link);
+                }
+                for &s in &sp {
+                    b.cable(Node::Switch(tor), Node::Switch(s), fabric_link, PortRole::Up, PortRole::Down);
+                }
+            }
+        }
+        Shape::FatTree { pods, tors, aggs, hosts_per_tor, cores, host_link, fabric_link } => {
+            let core_ids: Vec<SwitchId> = (0..*cores).map(|_| b.switch(2)).collect();
+            let per_agg = cores / aggs;
+            for p in 0..*pods {
+                let tor_ids: Vec<SwitchId> = (0..*tors).map(|_| b.switch(0)).collect();
+                let agg_ids: Vec<SwitchId> = (0..*aggs).map(|_| b.switch(1)).collect();
+                for (t, &tor) in tor_ids.iter().enumerate() {
+                    for i in 0..*hosts_per_tor {
+                        b.host_on((p * tors + t) * hosts_per_tor + i, tor, host_link);
+                    }
+                    for &a in &agg_ids {
+                        b.cable(Node::Switch(tor), Node::Switch(a), fabric_link, PortRole::Up, PortRole::Down);
+                    }
+                }
+                for (j, &a) in agg_ids.iter().enumerate() {
+                    for &c in &core_ids[j * per_agg..(j + 1) * per_agg] {
+                        b.cable(Node::Switch(a), Node::Switch(c), fabric_link, PortRole::Up, PortRole::Down);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(gbps: u64) -> LinkSpec {
+        LinkSpec { rate: Rate::from_gbps(gbps), delay: Time::from_us(1), ecn_threshold: None }
+    }
+
+    fn spec(shape: Shape) -> NetSpec {
+        NetSpec {
+            shape,
+            switch_delay: Time::ZERO,
+            buffer: BufferSpec::Unlimited,
+            ecn_threshold: None,
+            host_tx_delay: Time::ZERO,
+            host_rx_delay: Time::ZERO,
+            nic: NicQueue::Fifo,
+            paths: PathChoice::Ecmp,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn leaf_spine_paths_have_two_or_four_hops() {
+        let net = build(&spec(Shape::LeafSpine {
+            racks: 4,
+            hosts_per_rack: 8,
+            spines: 2,
+            host_link: link(10),
+            fabric_link: link(40),
+        }));
+        assert_eq!(net.hosts.len(), 32);
+        assert_eq!(net.switches.len(), 6);
+        assert_eq!(net.path(HostId::new(0), HostId::new(7), 1).len(), 2);
+        assert_eq!(net.path(HostId::new(0), HostId::new(8), 1).len(), 4);
+        // ECMP spreads flows over both spines.
+        let spines: std::collections::HashSet<_> =
+            (0..64).map(|k| net.path(HostId::new(0), HostId::new(31), k)[1]).collect();
+        assert_eq!(spines.len(), 2);
+    }
+
+    #[test]
+    fn fat_tree_k4_has_the_textbook_shape() {
+        let net = build(&spec(Shape::FatTree {
+            pods: 4,
+            tors: 2,
+            aggs: 2,
+            hosts_per_tor: 2,
+            cores: 4,
+            host_link: link(10),
+            fabric_link: link(10),
+        }));
+        assert_eq!(net.hosts.len(), 16);
+        assert_eq!(net.switches.len(), 20);
+        // same ToR: 2 hops; same pod: 4; other pod: 6.
+        assert_eq!(net.path(HostId::new(0), HostId::new(1), 0).len(), 2);
+        assert_eq!(net.path(HostId::new(0), HostId::new(2), 0).len(), 4);
+        assert_eq!(net.path(HostId::new(0), HostId::new(15), 0).len(), 6);
+        let cores: std::collections::HashSet<_> =
+            (0..256).map(|k| net.path(HostId::new(0), HostId::new(15), k)[2]).collect();
+        assert_eq!(cores.len(), 4, "inter-pod flows use all four cores");
+    }
+}

@@ -1,0 +1,142 @@
+//! Running a scenario into a result directory (DESIGN.md, "Result format").
+//!
+//! `messages.csv` is written as messages complete; `summary.json` and `ports.csv` at the
+//! end. Everything goes to a temporary sibling directory that is renamed into place only
+//! when the run succeeded, so a failed or cancelled run leaves nothing half-written.
+
+use crate::engine::report::RunReport;
+use crate::engine::{Progress, RunError, Simulation, TransportConfig};
+use crate::measure::record::CsvSink;
+use crate::scenario::Scenario;
+use crate::transport::tcp::Flavor;
+use serde::Serialize;
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub tailor_version: &'static str,
+    pub engine: &'static str,
+    pub scenario: String,
+    pub scenario_file: String,
+    pub seed: u64,
+    pub transport: &'static str,
+    pub wall_seconds: f64,
+    pub events_per_second: f64,
+    #[serde(flatten)]
+    pub report: RunReport,
+}
+
+pub fn transport_name(t: &TransportConfig) -> &'static str {
+    match t {
+        TransportConfig::Raw(_) => "raw",
+        TransportConfig::Tcp(c) => match c.flavor {
+            Flavor::NewReno => "tcp",
+            Flavor::Dctcp { .. } => "dctcp",
+        },
+    }
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> RunError {
+    RunError::Io(std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Where the run is written before it is complete.
+fn staging(out: &Path) -> PathBuf {
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
+    out.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+}
+
+/// Runs `sc` with `seed` and writes the result directory `out`, replacing an earlier
+/// tailor result there (a directory holding `summary.json`); any other existing
+/// non-empty directory is refused.
+pub fn run_to_dir(
+    sc: &Scenario,
+    seed: u64,
+    out: &Path,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Summary, RunError> {
+    if out.exists() && !out.join("summary.json").exists() && fs::read_dir(out).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        return Err(RunError::Io(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            format!("{}: exists and is not a tailor result directory; refusing to overwrite it", out.display()),
+        )));
+    }
+    let tmp = staging(out);
+    let _ = fs::remove_dir_all(&tmp);
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+    }
+    fs::create_dir_all(&tmp).map_err(|e| io_err(&tmp, e))?;
+    let result = write_run(sc, seed, &tmp, progress);
+    match result {
+        Ok(summary) => {
+            if out.exists() {
+                fs::remove_dir_all(out).map_err(|e| io_err(out, e))?;
+            }
+            fs::rename(&tmp, out).map_err(|e| io_err(out, e))?;
+            Ok(summary)
+        }
+        Err(e) => {
+            let _ = fs::remove_dir_all(&tmp);
+            Err(e)
+        }
+    }
+}
+
+fn write_run(sc: &Scenario, seed: u64, dir: &Path, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Summary, RunError> {
+    let path = dir.join("messages.csv");
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    let sink = CsvSink::new(BufWriter::with_capacity(1 << 20, file))?;
+    let (sim, summary) = simulate(sc, seed, Box::new(sink), progress)?;
+    let json = serde_json::to_string_pretty(&summary).expect("summary serializes");
+    fs::write(dir.join("summary.json"), json + "\n").map_err(|e| io_err(dir, e))?;
+    write_ports(&sim, &dir.join("ports.csv"))?;
+    Ok(summary)
+}
+
+/// Builds and runs a simulation, returning it (for ports and ledgers) and its summary.
+pub fn simulate(
+    sc: &Scenario,
+    seed: u64,
+    sink: Box<dyn crate::measure::RecordSink>,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<(Simulation, Summary), RunError> {
+    let started = Instant::now();
+    let mut sim = Simulation::new(sc.build(seed)?, sink)?;
+    sim.run(progress)?;
+    let wall = started.elapsed().as_secs_f64();
+    let report = sim.report();
+    let summary = Summary {
+        tailor_version: VERSION,
+        engine: "packet",
+        scenario: sc.name.clone(),
+        scenario_file: sc.file.clone(),
+        seed,
+        transport: transport_name(&sc.transport),
+        wall_seconds: wall,
+        events_per_second: report.events as f64 / wall.max(1e-9),
+        report,
+    };
+    Ok((sim, summary))
+}
+
+fn write_ports(sim: &Simulation, path: &Path) -> Result<(), RunError> {
+    let file = fs::File::create(path).map_err(|e| io_err(path, e))?;
+    let mut w = BufWriter::new(file);
+    writeln!(w, "port,node,role,rate_bps,sent_packets,sent_bytes,drops,drop_bytes,ecn_marks,max_queue_bytes,mean_queue_bytes,utilization")?;
+    for r in sim.ports() {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{:.1},{:.6}",
+            r.port, r.node, r.role, r.rate_bps, r.sent_packets, r.sent_bytes, r.drops, r.drop_bytes, r.ecn_marks,
+            r.max_queue_bytes, r.mean_queue_bytes, r.utilization
+        )?;
+    }
+    w.flush()?;
+    Ok(())
+}

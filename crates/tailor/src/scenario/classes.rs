@@ -1,0 +1,214 @@
+//! `[[class]]`: traffic classes, generated (sizes, arrivals, load, pattern) or replayed
+//! from a trace.
+
+use super::reader::{ScenarioError, Table};
+use crate::net::ids::HostId;
+use crate::sim::{Rate, Time};
+use crate::workload::{builtin_names, load_builtin, Arrival, Cdf, Interpolation, Pattern, SizeDist};
+use std::path::{Path, PathBuf};
+use toml::Value;
+
+pub const PATTERNS: &[&str] = &["n_to_1", "all_to_all", "permutation"];
+
+/// How the mean arrival rate of a generated class is given.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Offered {
+    /// A fraction of the reference capacity (the receiver's link for n_to_1, the
+    /// senders' links together otherwise).
+    Load(f64),
+    /// Mean offered payload rate, all senders together.
+    Rate(Rate),
+}
+
+#[derive(Clone, Debug)]
+pub enum ClassKind {
+    Generated {
+        sizes: SizeDist,
+        arrival: Arrival,
+        offered: Offered,
+        pattern: Pattern,
+        count: Option<u64>,
+        until: Option<Time>,
+        start: Time,
+        exact_load: bool,
+    },
+    Trace { file: PathBuf, receiver: Option<HostId> },
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassSpec {
+    pub name: String,
+    pub kind: ClassKind,
+    pub bins: Option<Vec<u64>>,
+}
+
+/// "0..4" (exclusive), "0..=3" (inclusive), or an array of host indices.
+fn hosts(v: &Value, n: usize) -> Result<Vec<HostId>, String> {
+    let check = |h: i64| {
+        if h >= 0 && (h as usize) < n {
+            Ok(HostId::new(h as usize))
+        } else {
+            Err(format!("host {h} does not exist; hosts are 0 to {}", n - 1))
+        }
+    };
+    let list: Vec<HostId> = match v {
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_integer().ok_or("expected host indices (integers)".to_string()).and_then(check))
+            .collect::<Result<_, _>>()?,
+        Value::String(s) => {
+            let bad = || format!("expected a host range such as \"0..8\" or \"0..=7\", got \"{s}\"");
+            let (a, b, incl) = match s.split_once("..=") {
+                Some((a, b)) => (a, b, true),
+                None => s.split_once("..").map(|(a, b)| (a, b, false)).ok_or_else(bad)?,
+            };
+            let a: i64 = a.trim().parse().map_err(|_| bad())?;
+            let b: i64 = b.trim().parse().map_err(|_| bad())?;
+            let end = if incl { b + 1 } else { b };
+            if end <= a {
+                return Err(format!("the range \"{s}\" is empty"));
+            }
+            (a..end).map(check).collect::<Result<_, _>>()?
+        }
+        Value::Integer(i) => vec![check(*i)?],
+        _ => return Err("expected a host range such as \"0..8\" or an array of host indices".into()),
+    };
+    Ok(list)
+}
+
+fn host(v: &Value, n: usize) -> Result<HostId, String> {
+    match v.as_integer() {
+        Some(h) if h >= 0 && (h as usize) < n => Ok(HostId::new(h as usize)),
+        Some(h) => Err(format!("host {h} does not exist; hosts are 0 to {}", n - 1)),
+        None => Err("expected a host index (integer)".into()),
+    }
+}
+
+pub fn bins(t: &mut Table) -> Result<Option<Vec<u64>>, ScenarioError> {
+    t.get("bins", |v| {
+        let items = v.as_array().ok_or("expected an array of sizes such as [\"10KB\", \"1MB\"]")?;
+        let mut out = Vec::new();
+        for it in items {
+            let s = it.as_str().ok_or("expected sizes with units such as \"10KB\"")?;
+            out.push(super::units::parse_size(s)?);
+        }
+        if out.is_empty() {
+            return Err("expected at least one bin edge".into());
+        }
+        Ok(out)
+    })
+}
+
+fn interpolation(s: &str) -> Result<Interpolation, String> {
+    match s {
+        "step" => Ok(Interpolation::Step),
+        "linear" => Ok(Interpolation::Linear),
+        _ => Err(format!("unknown interpolation \"{s}\"; accepted: \"step\", \"linear\"")),
+    }
+}
+
+fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
+    if let Some(name) = t.string("sizes")? {
+        let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
+        return load_builtin(&name, interp).map(SizeDist::Cdf).map_err(|e| {
+            t.error("sizes", format!("{e}; or give sizes_cdf = \"path.cdf\" (accepted names: {})", builtin_names().join(", ")))
+        });
+    }
+    if let Some(file) = t.string("sizes_cdf")? {
+        let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
+        let interp = interp.ok_or_else(|| t.error("interpolation", "missing; a size file needs \"step\" or \"linear\""))?;
+        return Cdf::load(&dir.join(&file), interp).map(SizeDist::Cdf).map_err(|e| t.error("sizes_cdf", e.to_string()));
+    }
+    if let Some(b) = t.size("sizes_fixed")? {
+        return if b == 0 { Err(t.error("sizes_fixed", "must be at least 1B")) } else { Ok(SizeDist::Fixed(b)) };
+    }
+    if let Some(b) = t.size("sizes_exponential_mean")? {
+        return if b == 0 {
+            Err(t.error("sizes_exponential_mean", "must be at least 1B"))
+        } else {
+            Ok(SizeDist::Exponential { mean: b as f64 })
+        };
+    }
+    Err(t.error("sizes", format!(
+        "missing; give one of sizes = NAME ({}), sizes_cdf = \"file.cdf\", sizes_fixed = \"1KB\", sizes_exponential_mean = \"100KB\"",
+        builtin_names().join(", ")
+    )))
+}
+
+fn arrival(t: &mut Table) -> Result<Arrival, ScenarioError> {
+    let kind = t.choice("arrival", &["poisson", "lognormal"])?;
+    let sigma = t.float("sigma", 0.01, 10.0)?;
+    match (kind.as_deref(), sigma) {
+        (Some("lognormal"), Some(s)) => Ok(Arrival::LogNormal { sigma: s }),
+        (Some("lognormal"), None) => Err(t.error("sigma", "missing; arrival = \"lognormal\" needs sigma (e.g. 2.0)")),
+        (_, Some(_)) => Err(t.error("sigma", "is only used with arrival = \"lognormal\"")),
+        (Some("poisson"), None) => Ok(Arrival::Poisson),
+        _ => Err(t.error("arrival", "missing; accepted: \"poisson\", \"lognormal\"")),
+    }
+}
+
+fn pattern(t: &mut Table, n: usize) -> Result<Pattern, ScenarioError> {
+    let kind = t.choice("pattern", PATTERNS)?.ok_or_else(|| t.error("pattern", format!("missing; accepted: {}", PATTERNS.join(", "))))?;
+    let all: Vec<HostId> = (0..n).map(HostId::new).collect();
+    Ok(match kind.as_str() {
+        "n_to_1" => {
+            let receiver = t.get("receiver", |v| host(v, n))?.unwrap_or(HostId::new(n - 1));
+            let senders = t.get("senders", |v| hosts(v, n))?.unwrap_or_else(|| all.iter().copied().filter(|&h| h != receiver).collect());
+            if senders.contains(&receiver) {
+                return Err(t.error("senders", format!("includes the receiver (host {})", receiver.index())));
+            }
+            Pattern::NToOne { senders, receiver }
+        }
+        "all_to_all" => {
+            let senders = t.get("senders", |v| hosts(v, n))?.unwrap_or_else(|| all.clone());
+            let receivers = t.get("receivers", |v| hosts(v, n))?.unwrap_or_else(|| all.clone());
+            if receivers.len() == 1 && senders == receivers {
+                return Err(t.error("receivers", "a single host cannot send to anyone but itself"));
+            }
+            Pattern::AllToAll { senders, receivers }
+        }
+        _ => {
+            let hosts = t.get("hosts", |v| hosts(v, n))?.unwrap_or(all);
+            if hosts.len() < 2 {
+                return Err(t.error("hosts", "a permutation needs at least 2 hosts"));
+            }
+            Pattern::Permutation { hosts }
+        }
+    })
+}
+
+fn offered(t: &mut Table) -> Result<Offered, ScenarioError> {
+    let load = t.float("load", 1e-6, 1.0)?;
+    let rate = t.rate("rate")?;
+    match (load, rate) {
+        (Some(l), None) => Ok(Offered::Load(l)),
+        (None, Some(r)) => Ok(Offered::Rate(r)),
+        (Some(_), Some(_)) => Err(t.error("rate", "give either load or rate, not both")),
+        (None, None) => Err(t.error("load", "missing; give load (a fraction, e.g. 0.6) or rate (e.g. \"60Gbps\")")),
+    }
+}
+
+pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path) -> Result<ClassSpec, ScenarioError> {
+    let name = t.string("name")?.unwrap_or_else(|| format!("class{index}"));
+    if name.is_empty() || name.contains(',') {
+        return Err(t.error("name", "must be non-empty and contain no comma"));
+    }
+    let bins = bins(t)?;
+    if let Some(file) = t.string("trace")? {
+        let receiver = t.get("receiver", |v| host(v, n_hosts))?;
+        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins });
+    }
+    let sizes = sizes(t, dir)?;
+    let arrival = arrival(t)?;
+    let offered = offered(t)?;
+    let pattern = pattern(t, n_hosts)?;
+    let count = t.int("messages", 1, i64::MAX)?.map(|c| c as u64);
+    let until = t.time("until")?;
+    let start = t.time("start")?.unwrap_or(Time::ZERO);
+    let exact_load = t.boolean("exact_load")?.unwrap_or(false);
+    if exact_load && count.is_none() {
+        return Err(t.error("exact_load", "needs messages = N (the sample whose load is made exact)"));
+    }
+    let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load };
+    Ok(ClassSpec { name, kind, bins })
+}

@@ -1,0 +1,230 @@
+//! The scenario language: one TOML file describes a run (docs/scenario.md).
+//!
+//! Parsing is strict: an unknown key, a wrong type, a value without its unit or out of
+//! range is a [`ScenarioError`] naming the file, the key path and what is accepted.
+//! Parsing reads every referenced file (size tables) and checks every host index, so a
+//! scenario that parses is a scenario that runs; building then only draws on the seed.
+
+pub mod classes;
+mod network;
+pub mod reader;
+pub mod transport;
+pub mod units;
+
+pub use classes::{ClassKind, ClassSpec, Offered};
+pub use reader::ScenarioError;
+
+use crate::engine::{self, ClassSetup, TransportConfig};
+use crate::net::ids::ClassId;
+use crate::net::topology::NetSpec;
+use crate::sim::{Rate, Time};
+use crate::workload::generated::mean_gap_ns;
+use crate::workload::{Cdf, GenSpec, Generated, Pattern, SizeDist, Source, Trace, WorkloadError};
+use reader::Table;
+use std::path::Path;
+
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The file it came from (as given), for messages.
+    pub file: String,
+    pub name: String,
+    pub seed: u64,
+    pub stop: Option<Time>,
+    pub warmup: Time,
+    pub bins: Option<Vec<u64>>,
+    pub net: NetSpec,
+    pub transport: TransportConfig,
+    pub classes: Vec<ClassSpec>,
+    /// The host link rate (every topology has one).
+    pub host_rate: Rate,
+}
+
+impl Scenario {
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: file.clone(),
+            path: String::new(),
+            message: format!("cannot read: {e}"),
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Scenario::parse(&text, &file, dir)
+    }
+
+    /// Parses scenario text; relative file names in it are taken from `dir`.
+    pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Scenario, ScenarioError> {
+        let doc: toml::Table = toml::from_str(text).map_err(|e| ScenarioError {
+            file: file.to_string(),
+            path: String::new(),
+            message: format!("not valid TOML: {}", e.to_string().trim()),
+        })?;
+        let mut root = Table::root(file, &doc);
+        let name = root.string("name")?.unwrap_or_else(|| {
+            Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+        });
+        let seed = root.int("seed", 0, i64::MAX)?.unwrap_or(1) as u64;
+        let (stop, warmup, bins) = match root.table("run")? {
+            Some(mut r) => {
+                let v = (r.time("stop")?, r.time("warmup")?.unwrap_or(Time::ZERO), classes::bins(&mut r)?);
+                r.finish()?;
+                v
+            }
+            None => (None, Time::ZERO, None),
+        };
+        let mut topo = root.table("topology")?.ok_or_else(|| root.error("topology", "missing; every scenario needs a [topology] table"))?;
+        let shape = network::topology(&mut topo)?;
+        topo.finish()?;
+        let sw = network::switch(root.table("switch")?)?;
+        let host = network::host(root.table("host")?)?;
+        let paths = network::routing(root.table("routing")?)?;
+        let net = network::assemble(shape, sw, host, paths, seed);
+        let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; every scenario needs a [transport] table"))?;
+        let transport = transport::parse(&mut tr, &net)?;
+        tr.finish()?;
+        let n_hosts = net.shape.host_count();
+        let mut classes = Vec::new();
+        for (i, mut t) in root.tables("class")?.into_iter().enumerate() {
+            let c = classes::parse(&mut t, i, n_hosts, dir)?;
+            t.finish()?;
+            if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
+                return Err(root.error("class", format!("two classes are named \"{}\"", c.name)));
+            }
+            classes.push(c);
+        }
+        if classes.is_empty() {
+            return Err(root.error("class", "missing; a scenario needs at least one [[class]]"));
+        }
+        let endless = classes.iter().position(|c| matches!(c.kind, ClassKind::Generated { count: None, until: None, .. }));
+        if let (Some(i), None) = (endless, stop) {
+            return Err(root.error(
+                "class",
+                format!("class[{i}] generates messages forever: give it messages = N or until = \"10ms\", or give [run] stop"),
+            ));
+        }
+        root.finish()?;
+        let host_rate = host_rate(&net);
+        let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate };
+        sc.check_traces()?;
+        Ok(sc)
+    }
+
+    /// Opens every trace once, so that a missing file or column is a scenario error.
+    fn check_traces(&self) -> Result<(), ScenarioError> {
+        for (i, c) in self.classes.iter().enumerate() {
+            if let ClassKind::Trace { .. } = c.kind {
+                self.source(i, self.seed).map_err(|e| ScenarioError {
+                    file: self.file.clone(),
+                    path: format!("class[{i}].trace"),
+                    message: e.to_string(),
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The engine configuration of this scenario with `seed`.
+    pub fn build(&self, seed: u64) -> Result<engine::Config, WorkloadError> {
+        let mut net = self.net.clone();
+        net.seed = seed;
+        let mut classes = Vec::new();
+        let mut all_bins = Vec::new();
+        for (i, c) in self.classes.iter().enumerate() {
+            let bins = self.bins_of(c);
+            all_bins.extend_from_slice(&bins);
+            classes.push(ClassSetup { name: c.name.clone(), source: self.source(i, seed)?, bins });
+        }
+        let overall_bins = self.bins.clone().unwrap_or(all_bins);
+        Ok(engine::Config {
+            net,
+            transport: self.transport,
+            classes,
+            overall_bins,
+            seed,
+            stop_at: self.stop,
+            warmup: self.warmup,
+        })
+    }
+
+    fn bins_of(&self, c: &ClassSpec) -> Vec<u64> {
+        if let Some(b) = c.bins.as_ref().or(self.bins.as_ref()) {
+            return b.clone();
+        }
+        match &c.kind {
+            ClassKind::Generated { sizes: SizeDist::Cdf(cdf), .. } => cdf_edges(cdf),
+            ClassKind::Generated { sizes, .. } => sizes.bin_edges(),
+            ClassKind::Trace { .. } => default_edges(),
+        }
+    }
+
+    fn source(&self, i: usize, seed: u64) -> Result<Box<dyn Source + Send>, WorkloadError> {
+        let c = &self.classes[i];
+        let class = ClassId::new(i);
+        match &c.kind {
+            ClassKind::Trace { file, receiver } => {
+                Ok(Box::new(Trace::open(file, &c.name, class, *receiver, self.net.shape.host_count())?))
+            }
+            ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load } => {
+                let rate = match offered {
+                    Offered::Rate(r) => (1.0, *r),
+                    Offered::Load(l) => (*l, self.reference_rate(pattern)),
+                };
+                let spec = GenSpec {
+                    class,
+                    sizes: sizes.clone(),
+                    arrival: *arrival,
+                    mean_gap_ns: mean_gap_ns(sizes.mean(), rate.0, rate.1.bps()),
+                    pattern: pattern.clone(),
+                    count: *count,
+                    until: *until,
+                    first_at: *start,
+                    exact_load: *exact_load,
+                };
+                Ok(Box::new(Generated::new(spec, seed, &format!("class/{}", c.name))?))
+            }
+        }
+    }
+
+    /// The capacity a class's load is a fraction of: the receiver's link for n_to_1, the
+    /// senders' links together otherwise.
+    fn reference_rate(&self, p: &Pattern) -> Rate {
+        let n = match p {
+            Pattern::NToOne { .. } => 1,
+            Pattern::AllToAll { senders, .. } => senders.len(),
+            Pattern::Permutation { hosts } => hosts.len(),
+        };
+        Rate::from_bps(self.host_rate.bps() * n as u64)
+    }
+}
+
+fn host_rate(net: &NetSpec) -> Rate {
+    use crate::net::topology::Shape;
+    match &net.shape {
+        Shape::Star { link, .. } => link.rate,
+        Shape::Dumbbell { host_link, .. } | Shape::LeafSpine { host_link, .. } | Shape::FatTree { host_link, .. } => {
+            host_link.rate
+        }
+    }
+}
+
+/// The size table's own points as bin edges; a table of more than 24 points (W1-W4)
+/// would give unreadable summaries, so then only the points where the CDF first reaches
+/// 10 %, 20 %, ..., 90 %, 95 %, 99 %, 99.9 % and the largest size are kept.
+fn cdf_edges(cdf: &Cdf) -> Vec<u64> {
+    let sizes = cdf.sizes();
+    if sizes.len() <= 24 {
+        return sizes;
+    }
+    let targets = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999];
+    let mut edges: Vec<u64> = targets
+        .iter()
+        .filter_map(|&q| sizes.iter().copied().find(|&s| cdf.cdf_at(s) >= q - 1e-12))
+        .collect();
+    edges.push(*sizes.last().expect("a table has points"));
+    edges.dedup();
+    edges
+}
+
+/// Size-bin edges when a class has no size table: powers of ten from 1 KB to 100 MB.
+fn default_edges() -> Vec<u64> {
+    (3..=8).map(|e| 10u64.pow(e)).collect()
+}

@@ -1,0 +1,151 @@
+//! `[topology]`, `[switch]`, `[host]` and `[routing]`.
+
+use super::reader::{ScenarioError, Table};
+use crate::net::routing::PathChoice;
+use crate::net::topology::{BufferSpec, LinkSpec, NetSpec, NicQueue, Shape};
+use crate::sim::Time;
+
+pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
+
+fn link(t: &mut Table, key: &'static str) -> Result<LinkSpec, ScenarioError> {
+    let mut l = t
+        .table(key)?
+        .ok_or_else(|| t.error(key, "missing; expected a table such as { rate = \"100Gbps\", delay = \"1us\" }"))?;
+    let rate = l.rate("rate")?.ok_or_else(|| l.error("rate", "missing; expected a rate such as \"100Gbps\""))?;
+    let delay = l.time("delay")?.unwrap_or(Time::ZERO);
+    let ecn_threshold = l.size("ecn_threshold")?;
+    l.finish()?;
+    Ok(LinkSpec { rate, delay, ecn_threshold })
+}
+
+fn count(t: &mut Table, key: &'static str, min: i64, max: i64) -> Result<usize, ScenarioError> {
+    let v = t.int(key, min, max)?;
+    v.map(|v| v as usize).ok_or_else(|| t.error(key, format!("missing; expected an integer from {min} to {max}")))
+}
+
+pub fn topology(t: &mut Table) -> Result<Shape, ScenarioError> {
+    let kind = t.choice("kind", TOPOLOGIES)?.ok_or_else(|| {
+        t.error("kind", format!("missing; accepted: {}", TOPOLOGIES.join(", ")))
+    })?;
+    Ok(match kind.as_str() {
+        "star" => Shape::Star { hosts: count(t, "hosts", 2, 1 << 20)?, link: link(t, "link")? },
+        "dumbbell" => Shape::Dumbbell {
+            left: count(t, "left", 1, 1 << 20)?,
+            right: count(t, "right", 1, 1 << 20)?,
+            host_link: link(t, "host_link")?,
+            trunk: link(t, "trunk")?,
+        },
+        "leaf_spine" => Shape::LeafSpine {
+            racks: count(t, "racks", 1, 1 << 16)?,
+            hosts_per_rack: count(t, "hosts_per_rack", 1, 1 << 16)?,
+            spines: count(t, "spines", 1, 1 << 16)?,
+            host_link: link(t, "host_link")?,
+            fabric_link: link(t, "fabric_link")?,
+        },
+        "fat_tree" => fat_tree(t)?,
+        _ => unreachable!("choice() checked the kind"),
+    })
+}
+
+/// `k` alone gives the k-ary fat-tree; `pods`, `tors`, `aggs`, `cores` override its
+/// counts, and `oversubscription` multiplies the hosts per ToR.
+fn fat_tree(t: &mut Table) -> Result<Shape, ScenarioError> {
+    let k = t.int("k", 2, 256)?;
+    if let Some(k) = k {
+        if k % 2 != 0 {
+            return Err(t.error("k", format!("{k} is odd; a k-ary fat-tree needs an even k")));
+        }
+    }
+    let half = k.map(|k| k as usize / 2);
+    let dim = |t: &mut Table, key: &'static str, default: Option<usize>| -> Result<usize, ScenarioError> {
+        match t.int(key, 1, 1 << 16)? {
+            Some(v) => Ok(v as usize),
+            None => default.ok_or_else(|| t.error(key, "missing; give it or give k")),
+        }
+    };
+    let pods = dim(t, "pods", k.map(|k| k as usize))?;
+    let tors = dim(t, "tors", half)?;
+    let aggs = dim(t, "aggs", half)?;
+    let cores = dim(t, "cores", half.map(|h| h * h))?;
+    let over = t.int("oversubscription", 1, 64)?.unwrap_or(1) as usize;
+    let hosts_per_tor = dim(t, "hosts_per_tor", half.map(|h| h * over))?;
+    if cores % aggs != 0 {
+        return Err(t.error("cores", format!("{cores} cores cannot be split evenly over {aggs} aggregation switches per pod")));
+    }
+    Ok(Shape::FatTree {
+        pods,
+        tors,
+        aggs,
+        hosts_per_tor,
+        cores,
+        host_link: link(t, "host_link")?,
+        fabric_link: link(t, "fabric_link")?,
+    })
+}
+
+pub struct SwitchPart {
+    pub delay: Time,
+    pub buffer: BufferSpec,
+    pub ecn_threshold: Option<u64>,
+}
+
+pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
+    let mut part = SwitchPart { delay: Time::ZERO, buffer: BufferSpec::Unlimited, ecn_threshold: None };
+    let Some(mut t) = t else { return Ok(part) };
+    part.delay = t.time("delay")?.unwrap_or(Time::ZERO);
+    part.ecn_threshold = t.size("ecn_threshold")?;
+    part.buffer = match t.choice("buffer", &["unlimited", "per_port", "shared"])?.as_deref() {
+        None | Some("unlimited") => BufferSpec::Unlimited,
+        Some("per_port") => BufferSpec::PerPort {
+            bytes: t.size("buffer_size")?.ok_or_else(|| t.error("buffer_size", "missing; buffer = \"per_port\" needs a size such as \"1MB\""))?,
+        },
+        Some(_) => BufferSpec::Shared {
+            bytes: t.size("buffer_size")?.ok_or_else(|| t.error("buffer_size", "missing; buffer = \"shared\" needs a size such as \"16MB\""))?,
+            alpha: t.float("alpha", 1.0 / 64.0, 64.0)?.unwrap_or(1.0),
+        },
+    };
+    t.finish()?;
+    Ok(part)
+}
+
+pub struct HostPart {
+    pub tx_delay: Time,
+    pub rx_delay: Time,
+    pub nic: NicQueue,
+}
+
+pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
+    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic: NicQueue::Fifo };
+    let Some(mut t) = t else { return Ok(part) };
+    part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
+    part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
+    if t.choice("nic", &["fifo", "round_robin"])?.as_deref() == Some("round_robin") {
+        part.nic = NicQueue::FlowRoundRobin;
+    }
+    t.finish()?;
+    Ok(part)
+}
+
+pub fn routing(t: Option<Table>) -> Result<PathChoice, ScenarioError> {
+    let Some(mut t) = t else { return Ok(PathChoice::Ecmp) };
+    let c = match t.choice("paths", &["ecmp", "spray"])?.as_deref() {
+        Some("spray") => PathChoice::Spray,
+        _ => PathChoice::Ecmp,
+    };
+    t.finish()?;
+    Ok(c)
+}
+
+pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, seed: u64) -> NetSpec {
+    NetSpec {
+        shape,
+        switch_delay: sw.delay,
+        buffer: sw.buffer,
+        ecn_threshold: sw.ecn_threshold,
+        host_tx_delay: h.tx_delay,
+        host_rx_delay: h.rx_delay,
+        nic: h.nic,
+        paths,
+        seed,
+    }
+}

@@ -1,0 +1,184 @@
+//! A reader over a TOML table that knows where it is.
+//!
+//! Every value is read through a `Table`, which records which keys the schema asked
+//! for; `finish` then rejects any other key, naming the accepted ones. Errors carry the
+//! file and the full key path (`class[1].arrival.sigma`) as data, like pydantic's `loc`.
+
+use super::units;
+use crate::sim::{Rate, Time};
+use std::fmt;
+use toml::Value;
+
+/// A scenario that cannot be run, and exactly where it is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    /// Dotted key path; empty for errors about the whole file (syntax).
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+pub struct Table<'a> {
+    file: &'a str,
+    path: String,
+    map: &'a toml::Table,
+    asked: Vec<&'static str>,
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a number",
+        Value::Boolean(_) => "a boolean",
+        Value::Datetime(_) => "a date",
+        Value::Array(_) => "an array",
+        Value::Table(_) => "a table",
+    }
+}
+
+impl<'a> Table<'a> {
+    pub fn root(file: &'a str, map: &'a toml::Table) -> Self {
+        Table { file, path: String::new(), map, asked: Vec::new() }
+    }
+
+    pub fn path_of(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{}", self.path, key)
+        }
+    }
+
+    pub fn error(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError { file: self.file.to_string(), path: self.path_of(key), message: message.into() }
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    /// The raw value of an optional key, converted by `f` (errors are located at it).
+    pub fn get<T>(&mut self, key: &'static str, f: impl FnOnce(&Value) -> Result<T, String>) -> Result<Option<T>, ScenarioError> {
+        self.asked.push(key);
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => f(v).map(Some).map_err(|m| self.error(key, m)),
+        }
+    }
+
+    pub fn req<T>(&mut self, key: &'static str, what: &str, f: impl FnOnce(&Value) -> Result<T, String>) -> Result<T, ScenarioError> {
+        self.get(key, f)?.ok_or_else(|| self.error(key, format!("missing; expected {what}")))
+    }
+
+    pub fn string(&mut self, key: &'static str) -> Result<Option<String>, ScenarioError> {
+        self.get(key, |v| v.as_str().map(str::to_string).ok_or_else(|| format!("expected a string, got {}", type_name(v))))
+    }
+
+    /// A string that must be one of `choices`.
+    pub fn choice(&mut self, key: &'static str, choices: &[&str]) -> Result<Option<String>, ScenarioError> {
+        let list = choices.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+        self.get(key, |v| match v.as_str() {
+            Some(s) if choices.contains(&s) => Ok(s.to_string()),
+            Some(s) => Err(format!("unknown value \"{s}\"; accepted: {list}")),
+            None => Err(format!("expected one of {list}, got {}", type_name(v))),
+        })
+    }
+
+    pub fn int(&mut self, key: &'static str, min: i64, max: i64) -> Result<Option<i64>, ScenarioError> {
+        self.get(key, |v| match v.as_integer() {
+            Some(i) if (min..=max).contains(&i) => Ok(i),
+            Some(i) => Err(format!("{i} is out of range; accepted: {min} to {max}")),
+            None => Err(format!("expected an integer from {min} to {max}, got {}", type_name(v))),
+        })
+    }
+
+    pub fn float(&mut self, key: &'static str, min: f64, max: f64) -> Result<Option<f64>, ScenarioError> {
+        self.get(key, |v| {
+            let x = match v {
+                Value::Float(f) => *f,
+                Value::Integer(i) => *i as f64,
+                _ => return Err(format!("expected a number from {min} to {max}, got {}", type_name(v))),
+            };
+            if x.is_finite() && x >= min && x <= max {
+                Ok(x)
+            } else {
+                Err(format!("{x} is out of range; accepted: {min} to {max}"))
+            }
+        })
+    }
+
+    pub fn boolean(&mut self, key: &'static str) -> Result<Option<bool>, ScenarioError> {
+        self.get(key, |v| v.as_bool().ok_or_else(|| format!("expected true or false, got {}", type_name(v))))
+    }
+
+    fn unit<T>(v: &Value, parse: fn(&str) -> Result<T, String>, example: &str) -> Result<T, String> {
+        match v.as_str() {
+            Some(s) => parse(s),
+            None => Err(format!("expected a string with a unit such as \"{example}\", got {}", type_name(v))),
+        }
+    }
+
+    pub fn rate(&mut self, key: &'static str) -> Result<Option<Rate>, ScenarioError> {
+        self.get(key, |v| Self::unit(v, units::parse_rate, "100Gbps"))
+    }
+    pub fn time(&mut self, key: &'static str) -> Result<Option<Time>, ScenarioError> {
+        self.get(key, |v| Self::unit(v, units::parse_time, "2.5us"))
+    }
+    pub fn size(&mut self, key: &'static str) -> Result<Option<u64>, ScenarioError> {
+        self.get(key, |v| Self::unit(v, units::parse_size, "100KB"))
+    }
+
+    pub fn table(&mut self, key: &'static str) -> Result<Option<Table<'a>>, ScenarioError> {
+        self.asked.push(key);
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(Value::Table(t)) => Ok(Some(Table { file: self.file, path: self.path_of(key), map: t, asked: Vec::new() })),
+            Some(v) => Err(self.error(key, format!("expected a table, got {}", type_name(v)))),
+        }
+    }
+
+    /// An array of tables (`[[class]]`), each with its indexed path.
+    pub fn tables(&mut self, key: &'static str) -> Result<Vec<Table<'a>>, ScenarioError> {
+        self.asked.push(key);
+        let Some(v) = self.map.get(key) else { return Ok(Vec::new()) };
+        let Value::Array(items) = v else {
+            return Err(self.error(key, format!("expected an array of tables ([[{key}]]), got {}", type_name(v))));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| match it {
+                Value::Table(t) => {
+                    Ok(Table { file: self.file, path: format!("{}[{i}]", self.path_of(key)), map: t, asked: Vec::new() })
+                }
+                other => Err(self.error(key, format!("element {i} should be a table, got {}", type_name(other)))),
+            })
+            .collect()
+    }
+
+    /// Rejects keys the schema did not ask for.
+    pub fn finish(self) -> Result<(), ScenarioError> {
+        for k in self.map.keys() {
+            if !self.asked.contains(&k.as_str()) {
+                let mut accepted = self.asked.clone();
+                accepted.sort_unstable();
+                accepted.dedup();
+                return Err(self.error(k, format!("unknown key; accepted keys here: {}", accepted.join(", "))));
+            }
+        }
+        Ok(())
+    }
+}

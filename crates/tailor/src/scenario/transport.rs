@@ -1,0 +1,102 @@
+//! `[transport]`: which transport every message uses and its options.
+
+use super::reader::{ScenarioError, Table};
+use crate::engine::TransportConfig;
+use crate::measure::ideal::{pipeline, Hop, Train};
+use crate::net::topology::{LinkSpec, NetSpec, Shape};
+use crate::sim::Time;
+use crate::transport::{raw, tcp};
+
+pub const KINDS: &[&str] = &["dctcp", "tcp", "raw"];
+
+/// The links of the longest path of a topology (the path a BDP is computed on).
+fn longest_path(shape: &Shape) -> Vec<&LinkSpec> {
+    match shape {
+        Shape::Star { link, .. } => vec![link, link],
+        Shape::Dumbbell { host_link, trunk, .. } => vec![host_link, trunk, host_link],
+        Shape::LeafSpine { racks, host_link, fabric_link, .. } if *racks > 1 => {
+            vec![host_link, fabric_link, fabric_link, host_link]
+        }
+        Shape::LeafSpine { host_link, .. } => vec![host_link, host_link],
+        Shape::FatTree { pods, tors, host_link, fabric_link, .. } => match (*pods > 1, *tors > 1) {
+            (true, _) => vec![host_link, fabric_link, fabric_link, fabric_link, fabric_link, host_link],
+            (false, true) => vec![host_link, fabric_link, fabric_link, host_link],
+            _ => vec![host_link, host_link],
+        },
+    }
+}
+
+/// The bandwidth-delay product used for `init_cwnd = "bdp"`: the first link's rate
+/// times the round trip of one full-size packet and its ACK over the longest path in
+/// the empty network (propagation, store-and-forward, switch and host delays). Taking
+/// propagation alone would leave a lone flow window-limited on multi-hop paths (the
+/// ns-3 leaf-spine anchor's quirk 2).
+pub fn bdp_bytes(net: &NetSpec, mss: u64, header: u64) -> u64 {
+    let links = longest_path(&net.shape);
+    let hops: Vec<Hop> = links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let extra = if i + 1 == links.len() { net.host_rx_delay } else { net.switch_delay };
+            Hop { rate: l.rate, delay: l.delay + extra }
+        })
+        .collect();
+    let rtt = net.host_tx_delay + net.host_tx_delay
+        + pipeline(&hops, Train::of(mss, mss, header))
+        + pipeline(&hops, Train::of(0, mss, header));
+    links[0].rate.bytes_in(rtt)
+}
+
+fn segments(t: &mut Table, key: &'static str, bdp_segs: u64) -> Result<Option<u32>, ScenarioError> {
+    t.get(key, |v| match v {
+        toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(*i as u32),
+        toml::Value::String(s) if s == "bdp" => Ok(bdp_segs as u32),
+        _ => Err("expected a number of segments from 1 to 1000000, or \"bdp\"".to_string()),
+    })
+}
+
+pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
+    let kind = t.choice("kind", KINDS)?.ok_or_else(|| t.error("kind", format!("missing; accepted: {}", KINDS.join(", "))))?;
+    let mss = t.size("mss")?.unwrap_or(1448);
+    if !(1..=1 << 30).contains(&mss) {
+        return Err(t.error("mss", "must be from 1B to 1GiB"));
+    }
+    let header = t.size("header")?.unwrap_or(54);
+    if header > 65_535 {
+        return Err(t.error("header", "must be at most 65535B"));
+    }
+    if kind == "raw" {
+        return Ok(TransportConfig::Raw(raw::Config { mtu_payload: mss as u32, header: header as u32 }));
+    }
+    let bdp_segs = bdp_bytes(net, mss, header).div_ceil(mss).max(1);
+    let flavor = if kind == "dctcp" {
+        let g = t.float("dctcp_g", 1e-6, 1.0)?.unwrap_or(1.0 / 16.0);
+        let initial_alpha = t.float("dctcp_initial_alpha", 0.0, 1.0)?.unwrap_or(1.0);
+        tcp::Flavor::Dctcp { g, initial_alpha }
+    } else {
+        tcp::Flavor::NewReno
+    };
+    let delayed_ack = t.boolean("delayed_ack")?.unwrap_or(false);
+    let delack_timeout = t.time("delayed_ack_timeout")?;
+    if delack_timeout.is_some() && !delayed_ack {
+        return Err(t.error("delayed_ack_timeout", "is only used with delayed_ack = true"));
+    }
+    let min_rto = t.time("min_rto")?.unwrap_or(Time::from_ms(1));
+    let cfg = tcp::Config {
+        flavor,
+        mss: mss as u32,
+        header: header as u32,
+        init_cwnd: segments(t, "init_cwnd", bdp_segs)?.unwrap_or(10),
+        max_cwnd: segments(t, "max_cwnd", bdp_segs)?,
+        delayed_ack,
+        delack_timeout: delack_timeout.unwrap_or(Time::from_us(40)),
+        min_rto,
+        initial_rto: t.time("initial_rto")?.unwrap_or(min_rto),
+        rto_granularity: t.time("clock_granularity")?.unwrap_or(Time::from_ns(1)).max(Time::from_ps(1)),
+        handshake: t.boolean("handshake")?.unwrap_or(false),
+    };
+    if cfg.max_cwnd.is_some_and(|m| m < cfg.init_cwnd) {
+        return Err(t.error("max_cwnd", format!("is below init_cwnd ({})", cfg.init_cwnd)));
+    }
+    Ok(TransportConfig::Tcp(cfg))
+}

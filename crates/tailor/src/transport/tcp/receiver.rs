@@ -1,0 +1,144 @@
+//! The TCP receiver: reassembly, cumulative ACKs, delayed ACKs and the ECN echo.
+//!
+//! ACK policy (RFC 5681 §4.2, RFC 1122): an out-of-order segment, one that fills a hole,
+//! and the message's last byte are acknowledged at once; otherwise with delayed ACKs
+//! every second segment, or when the timer fires. ECN echo: under DCTCP the ECE bit of
+//! each ACK is the CE state of the segments it covers, and a change of CE state first
+//! flushes an ACK for the segments received before it with the old state (RFC 8257
+//! §3.2), so the sender sees exactly which bytes were marked.
+
+use super::Config;
+use crate::net::packet::{Ecn, Header};
+use crate::sim::Time;
+use crate::transport::Transmit;
+use std::collections::VecDeque;
+
+pub struct Receiver {
+    cfg: Config,
+    size: u64,
+    rcv_nxt: u64,
+    /// Received ranges above `rcv_nxt`, sorted and disjoint.
+    above: Vec<(u64, u64)>,
+    out: VecDeque<Transmit>,
+    /// In-order segments received and not yet acknowledged (delayed ACKs).
+    unacked: u32,
+    ce_state: bool,
+    ts_echo: Time,
+    delack_at: Option<Time>,
+    /// When the last byte of the message arrived.
+    pub completed_at: Option<Time>,
+}
+
+impl Receiver {
+    pub fn new(cfg: Config, size: u64) -> Receiver {
+        Receiver {
+            cfg,
+            size,
+            rcv_nxt: 0,
+            above: Vec::new(),
+            out: VecDeque::new(),
+            unacked: 0,
+            ce_state: false,
+            ts_echo: Time::ZERO,
+            delack_at: None,
+            completed_at: None,
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    pub fn handle_packet(&mut self, now: Time, hdr: &Header, ecn: Ecn) {
+        match *hdr {
+            Header::TcpSyn { ts } => {
+                let t = Transmit {
+                    hdr: Header::TcpSynAck { ts_echo: ts },
+                    wire_bytes: self.cfg.header,
+                    ecn: self.ack_ecn(),
+                };
+                self.out.push_back(t);
+            }
+            Header::TcpData { seq, len, ts } => self.on_data(now, seq, len as u64, ts, ecn == Ecn::Ce),
+            _ => {}
+        }
+    }
+
+    fn on_data(&mut self, now: Time, seq: u64, len: u64, ts: Time, ce: bool) {
+        let dctcp = self.cfg.ecn_capable();
+        if dctcp && ce != self.ce_state && self.unacked > 0 {
+            self.push_ack(self.ce_state);
+        }
+        if dctcp {
+            self.ce_state = ce;
+        }
+        self.ts_echo = ts;
+        let in_order = seq == self.rcv_nxt;
+        let had_holes = !self.above.is_empty();
+        self.insert(seq, seq + len);
+        if self.rcv_nxt >= self.size && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+        }
+        let immediate = !in_order || had_holes || self.rcv_nxt >= self.size;
+        if immediate || !self.cfg.delayed_ack {
+            self.push_ack(self.ce_state);
+            return;
+        }
+        self.unacked += 1;
+        if self.unacked >= 2 {
+            self.push_ack(self.ce_state);
+        } else if self.delack_at.is_none() {
+            self.delack_at = Some(now + self.cfg.delack_timeout);
+        }
+    }
+
+    /// Records `[start, end)` and advances `rcv_nxt` over contiguous data.
+    fn insert(&mut self, start: u64, end: u64) {
+        if end <= self.rcv_nxt {
+            return;
+        }
+        let start = start.max(self.rcv_nxt);
+        let i = self.above.partition_point(|r| r.1 < start);
+        let mut s = start;
+        let mut e = end;
+        let mut j = i;
+        while j < self.above.len() && self.above[j].0 <= e {
+            s = s.min(self.above[j].0);
+            e = e.max(self.above[j].1);
+            j += 1;
+        }
+        self.above.splice(i..j, std::iter::once((s, e)));
+        if self.above[0].0 <= self.rcv_nxt {
+            self.rcv_nxt = self.above.remove(0).1;
+        }
+    }
+
+    fn ack_ecn(&self) -> Ecn {
+        if self.cfg.ecn_capable() {
+            Ecn::Ect
+        } else {
+            Ecn::NotEct
+        }
+    }
+
+    fn push_ack(&mut self, ece: bool) {
+        let hdr = Header::TcpAck { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo };
+        self.out.push_back(Transmit { hdr, wire_bytes: self.cfg.header, ecn: self.ack_ecn() });
+        self.unacked = 0;
+        self.delack_at = None;
+    }
+
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.out.pop_front()
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.delack_at
+    }
+
+    pub fn handle_timeout(&mut self, now: Time) {
+        if self.delack_at.is_some_and(|t| t <= now) {
+            self.push_ack(self.ce_state);
+        }
+    }
+}

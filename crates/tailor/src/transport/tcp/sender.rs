@@ -1,0 +1,315 @@
+//! The TCP sender: send path, ACK processing, loss recovery and the RTO.
+//!
+//! States: Open (growth), Cwr (an ECN reduction through PRR, RFC 3168 §6.1.2 + RFC 6937)
+//! and Recovery (NewReno fast recovery, RFC 6582, with cwnd inflation). Every byte range
+//! is `[seq, seq + len)` in message bytes; `high_tx` is one past the highest byte sent.
+
+use super::cc::{Dctcp, Growth, Prr};
+use super::rtt::RttEstimator;
+use super::{Config, Flavor};
+use crate::net::packet::{Ecn, Header};
+use crate::sim::Time;
+use crate::transport::Transmit;
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum State {
+    /// A SYN is to be sent or is out; data waits.
+    Connecting { syn_due: bool },
+    Open,
+    /// ECN window reduction until an ACK passes `recover`.
+    Cwr { recover: u64, prr: Prr },
+    /// NewReno fast recovery until an ACK covers `recover`.
+    Recovery { recover: u64 },
+    Done,
+}
+
+/// What the sender counted, for the run summary.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    pub data_packets: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_cuts: u64,
+}
+
+pub struct Sender {
+    cfg: Config,
+    size: u64,
+    state: State,
+    snd_una: u64,
+    snd_nxt: u64,
+    high_tx: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    growth: Growth,
+    dctcp: Option<Dctcp>,
+    dupacks: u32,
+    retransmit_due: bool,
+    rtt: RttEstimator,
+    rto_at: Option<Time>,
+    backoff: u32,
+    completed: bool,
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    /// A sender with `size` bytes to deliver, all available at `now`.
+    pub fn new(cfg: Config, size: u64, now: Time) -> Sender {
+        let mss = cfg.mss as u64;
+        let dctcp = match cfg.flavor {
+            Flavor::Dctcp { g, initial_alpha } => Some(Dctcp::new(g, initial_alpha)),
+            Flavor::NewReno => None,
+        };
+        let mut s = Sender {
+            cfg,
+            size,
+            state: if cfg.handshake { State::Connecting { syn_due: true } } else { State::Open },
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            cwnd: cfg.init_cwnd as u64 * mss,
+            ssthresh: u64::MAX,
+            growth: Growth::new(mss),
+            dctcp,
+            dupacks: 0,
+            retransmit_due: false,
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.rto_granularity),
+            rto_at: None,
+            backoff: 0,
+            completed: false,
+            stats: SenderStats::default(),
+        };
+        s.cwnd = s.clamp(s.cwnd);
+        let _ = now;
+        s
+    }
+
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    pub fn alpha(&self) -> Option<f64> {
+        self.dctcp.map(|d| d.alpha)
+    }
+    pub fn in_flight(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+    /// True once the last byte has been acknowledged (the message is complete).
+    pub fn is_complete(&self) -> bool {
+        self.completed
+    }
+
+    fn mss(&self) -> u64 {
+        self.cfg.mss as u64
+    }
+    fn clamp(&self, cwnd: u64) -> u64 {
+        match self.cfg.max_cwnd {
+            Some(m) => cwnd.min(m as u64 * self.mss()),
+            None => cwnd,
+        }
+    }
+    fn ecn(&self) -> Ecn {
+        if self.cfg.ecn_capable() {
+            Ecn::Ect
+        } else {
+            Ecn::NotEct
+        }
+    }
+
+    /// The next packet to put on the wire, if the window allows one.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        if let State::Connecting { syn_due: true } = self.state {
+            self.state = State::Connecting { syn_due: false };
+            self.arm_rto(now);
+            return Some(self.packet(Header::TcpSyn { ts: now }, 0));
+        }
+        if matches!(self.state, State::Connecting { .. } | State::Done) {
+            return None;
+        }
+        if self.retransmit_due {
+            self.retransmit_due = false;
+            self.stats.retransmits += 1;
+            return Some(self.segment(now, self.snd_una));
+        }
+        if self.snd_nxt >= self.size {
+            return None;
+        }
+        let len = self.mss().min(self.size - self.snd_nxt);
+        // Whole segments only, unless this is the message's tail (ns-3 / Linux SWS rule).
+        if self.in_flight() + len > self.cwnd {
+            return None;
+        }
+        let t = self.segment(now, self.snd_nxt);
+        self.snd_nxt += len;
+        self.high_tx = self.high_tx.max(self.snd_nxt);
+        if let State::Cwr { ref mut prr, .. } = self.state {
+            prr.on_sent(len);
+        }
+        if self.rto_at.is_none() {
+            self.arm_rto(now);
+        }
+        Some(t)
+    }
+
+    fn segment(&mut self, now: Time, seq: u64) -> Transmit {
+        let len = self.mss().min(self.size - seq) as u32;
+        self.stats.data_packets += 1;
+        self.packet(Header::TcpData { seq, len, ts: now }, len)
+    }
+
+    fn packet(&self, hdr: Header, payload: u32) -> Transmit {
+        Transmit { hdr, wire_bytes: payload + self.cfg.header, ecn: self.ecn() }
+    }
+
+    /// The time at which `handle_timeout` wants to be called.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.rto_at
+    }
+
+    fn arm_rto(&mut self, now: Time) {
+        let rto = self.rtt.rto();
+        self.rto_at = Some(now + Time::from_ps(rto.ps().saturating_mul(1 << self.backoff.min(16))));
+    }
+
+    /// A packet for this sender arrived (an ACK or a SYN-ACK).
+    pub fn handle_packet(&mut self, now: Time, hdr: &Header) {
+        match *hdr {
+            Header::TcpSynAck { ts_echo } => self.on_syn_ack(now, ts_echo),
+            Header::TcpAck { ack, ece, ts_echo } => self.on_ack(now, ack, ece, ts_echo),
+            _ => {}
+        }
+    }
+
+    fn on_syn_ack(&mut self, now: Time, ts_echo: Time) {
+        if let State::Connecting { .. } = self.state {
+            self.rtt.sample(now - ts_echo);
+            self.state = State::Open;
+            self.backoff = 0;
+            self.rto_at = None;
+        }
+    }
+
+    fn on_ack(&mut self, now: Time, ack: u64, ece: bool, ts_echo: Time) {
+        if matches!(self.state, State::Connecting { .. } | State::Done) {
+            return;
+        }
+        if ack <= self.snd_una {
+            self.on_duplicate(ack);
+            return;
+        }
+        self.rtt.sample(now - ts_echo);
+        let newly = ack - self.snd_una;
+        let segs = newly / self.mss();
+        let snd_nxt_before = self.snd_nxt;
+        self.snd_una = ack;
+        // After a go-back-N timeout the receiver may acknowledge data we have not resent.
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.dupacks = 0;
+        self.backoff = 0;
+        match self.state {
+            State::Recovery { recover } => self.on_recovery_ack(ack, recover, newly),
+            _ => self.on_open_or_cwr_ack(ack, ece, newly, segs, snd_nxt_before),
+        }
+        self.rto_at = None;
+        if self.snd_una >= self.size {
+            self.completed = true;
+            self.state = State::Done;
+        } else if self.snd_una < self.snd_nxt {
+            self.arm_rto(now);
+        }
+    }
+
+    fn on_open_or_cwr_ack(&mut self, ack: u64, ece: bool, newly: u64, segs: u64, snd_nxt: u64) {
+        if let State::Cwr { recover, .. } = self.state {
+            if ack > recover {
+                self.cwnd = self.ssthresh;
+                self.state = State::Open;
+            }
+        }
+        let enter_cwr = ece && self.state == State::Open && self.dctcp.is_some();
+        if enter_cwr {
+            self.enter_cwr();
+        }
+        if let Some(d) = self.dctcp.as_mut() {
+            d.on_ack(ack, newly, ece, snd_nxt);
+        }
+        match self.state {
+            State::Cwr { recover, mut prr } => {
+                if segs > 0 || enter_cwr {
+                    self.cwnd = prr.on_ack(newly, self.in_flight(), self.ssthresh, self.mss());
+                }
+                self.state = State::Cwr { recover, prr };
+            }
+            _ => {
+                let grown = self.growth.grow(self.cwnd, self.ssthresh, segs);
+                self.cwnd = self.clamp(grown);
+            }
+        }
+    }
+
+    /// RFC 8257 §3.3 / RFC 3168 §6.1.2: one reduction per window of data.
+    fn enter_cwr(&mut self) {
+        let d = self.dctcp.expect("CWR is entered by DCTCP senders");
+        self.ssthresh = d.ssthresh(self.cwnd).max(self.mss());
+        self.stats.ecn_cuts += 1;
+        self.state = State::Cwr { recover: self.high_tx, prr: Prr::new(self.high_tx - self.snd_una) };
+    }
+
+    fn on_recovery_ack(&mut self, ack: u64, recover: u64, newly: u64) {
+        if ack >= recover {
+            // Full acknowledgement (RFC 6582 §3.2 step 3).
+            self.cwnd = self.ssthresh;
+            self.state = State::Open;
+        } else {
+            // Partial acknowledgement: retransmit the next hole, deflate the window.
+            self.retransmit_due = true;
+            self.cwnd = self.cwnd.saturating_sub(newly) + self.mss();
+        }
+    }
+
+    fn on_duplicate(&mut self, ack: u64) {
+        if ack != self.snd_una || self.in_flight() == 0 {
+            return;
+        }
+        self.dupacks += 1;
+        match self.state {
+            State::Recovery { .. } => self.cwnd += self.mss(),
+            _ if self.dupacks == 3 => self.enter_recovery(),
+            _ => {}
+        }
+    }
+
+    /// RFC 6582 §3.2 steps 2-3: halve, retransmit, inflate by the three dupacks.
+    fn enter_recovery(&mut self) {
+        self.ssthresh = (self.in_flight() / 2).max(2 * self.mss());
+        self.cwnd = self.ssthresh + 3 * self.mss();
+        self.retransmit_due = true;
+        self.stats.fast_recoveries += 1;
+        self.state = State::Recovery { recover: self.high_tx };
+    }
+
+    /// The retransmission timer fired (or the engine calls early: then nothing happens).
+    pub fn handle_timeout(&mut self, now: Time) {
+        match self.rto_at {
+            Some(t) if t <= now => {}
+            _ => return,
+        }
+        self.stats.timeouts += 1;
+        self.backoff += 1;
+        if let State::Connecting { .. } = self.state {
+            self.state = State::Connecting { syn_due: true };
+            self.rto_at = None;
+            return;
+        }
+        // RFC 5681 §3.1 eq. 4, then go-back-N from the first unacknowledged byte.
+        self.ssthresh = (self.in_flight() / 2).max(2 * self.mss());
+        self.cwnd = self.mss();
+        self.snd_nxt = self.snd_una;
+        self.dupacks = 0;
+        self.state = State::Open;
+        self.arm_rto(now);
+    }
+}

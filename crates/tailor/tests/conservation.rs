@@ -1,0 +1,80 @@
+//! Conservation of packets and bytes: everything hosts sent was delivered, dropped, or
+//! is still queued or on a wire — overall, per port, per switch and per link — in a run
+//! with drops, stopped while messages are in flight, and in one that runs to the end.
+
+mod common;
+
+const SCENARIO: &str = r#"
+[topology]
+kind = "star"
+hosts = 17
+link = { rate = "10Gbps", delay = "1us" }
+
+[switch]
+buffer = "per_port"
+buffer_size = "40KB"
+
+[transport]
+kind = "tcp"
+init_cwnd = 20
+min_rto = "200us"
+
+[[class]]
+name = "incast"
+sizes = "hadoop"
+arrival = "poisson"
+load = 0.9
+pattern = "n_to_1"
+receiver = 16
+messages = 800
+"#;
+
+fn check_ledgers(sim: &tailor::engine::Simulation) {
+    let l = sim.ledger();
+    for (what, i) in [("packets", 0), ("bytes", 1)] {
+        let pick = |t: (u64, u64)| if i == 0 { t.0 } else { t.1 };
+        assert_eq!(
+            pick(l.sent),
+            pick(l.delivered) + pick(l.dropped) + pick(l.in_flight),
+            "{what}: sent = delivered + dropped + in flight ({l:?})"
+        );
+    }
+    let net = &sim.net;
+    for (i, p) in net.ports.iter().enumerate() {
+        assert_eq!(p.stats.enq_packets, p.stats.sent_packets + p.queued_packets() as u64, "port {i} packets");
+        assert_eq!(p.stats.enq_bytes, p.stats.sent_bytes + p.queued_bytes(), "port {i} bytes");
+        let link = &net.links[p.link.index()];
+        let on_wire: u64 = link.pipe.iter().map(|(_, q)| q.wire_bytes as u64).sum();
+        assert_eq!(p.stats.sent_packets, link.delivered.0 + link.pipe.len() as u64, "link of port {i}");
+        assert_eq!(p.stats.sent_bytes, link.delivered.1 + on_wire, "link of port {i} bytes");
+    }
+    for (s, sw) in net.switches.iter().enumerate() {
+        let offered: u64 = sw.ports.iter().map(|p| net.ports[p.index()].stats.enq_packets + net.ports[p.index()].stats.drop_packets).sum();
+        assert_eq!(sw.received.0, offered, "switch {s}: every arriving packet is queued or dropped");
+    }
+}
+
+#[test]
+fn conservation_with_drops_stopped_mid_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("[run]\nstop = \"20ms\"\n{SCENARIO}");
+    let sc = common::scenario(&text, dir.path());
+    let (sim, _) = common::run(&sc, 3);
+    let l = sim.ledger();
+    assert!(l.dropped.0 > 0, "the scenario must drop packets to test anything: {l:?}");
+    assert!(l.in_flight.0 > 0, "stopped with packets in flight: {l:?}");
+    check_ledgers(&sim);
+}
+
+#[test]
+fn conservation_and_loss_recovery_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = common::scenario(SCENARIO, dir.path());
+    let (sim, recs) = common::run(&sc, 3);
+    assert_eq!(recs.len(), 800, "every message completes despite drops");
+    let r = sim.report();
+    assert!(r.network.drops > 0);
+    assert!(r.transport_counters.retransmits > 0 && r.transport_counters.fast_recoveries + r.transport_counters.timeouts > 0);
+    check_ledgers(&sim);
+    assert_eq!(sim.ledger().in_flight, (0, 0));
+}

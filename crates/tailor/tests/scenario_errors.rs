@@ -1,0 +1,95 @@
+//! Bad scenarios: each error names the exact key path and what is accepted.
+
+use tailor::scenario::Scenario;
+
+const BASE: &str = r#"
+seed = 1
+[topology]
+kind = "star"
+hosts = 4
+link = { rate = "100Gbps", delay = "1us" }
+[switch]
+ecn_threshold = "100KB"
+[transport]
+kind = "dctcp"
+init_cwnd = 10
+[[class]]
+name = "a"
+sizes = "websearch"
+arrival = "poisson"
+load = 0.5
+pattern = "n_to_1"
+receiver = 3
+messages = 10
+"#;
+
+/// (what replaces what, expected key path, a fragment the message must contain)
+const CASES: &[(&str, &str, &str, &str)] = &[
+    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, name, routing, run, seed, switch, topology, transport"),
+    ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
+    ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),
+    ("hosts = 4", "hosts = \"4\"", "topology.hosts", "expected an integer"),
+    ("rate = \"100Gbps\"", "rate = \"100GBps\"", "topology.link.rate", "units: bps, Kbps, Mbps, Gbps, Tbps"),
+    ("rate = \"100Gbps\"", "rate = 100", "topology.link.rate", "expected a string with a unit"),
+    ("delay = \"1us\"", "delay = \"1 fortnight\"", "topology.link.delay", "units: ps, ns, us, ms, s"),
+    ("delay = \"1us\"", "delay = \"1us\", speed = 3", "topology.link.speed", "accepted keys here: delay, ecn_threshold, rate"),
+    ("ecn_threshold = \"100KB\"", "ecn_threshold = \"100Kb\"", "switch.ecn_threshold", "units: B, KB, MB"),
+    ("kind = \"dctcp\"", "kind = \"cubic\"", "transport.kind", "accepted: \"dctcp\", \"tcp\", \"raw\""),
+    ("init_cwnd = 10", "init_cwnd = 0", "transport.init_cwnd", "segments from 1"),
+    ("init_cwnd = 10", "init_cwnd = 10\nmax_cwnd = 5", "transport.max_cwnd", "below init_cwnd"),
+    ("init_cwnd = 10", "init_cwnd = 10\ndelayed_ack_timeout = \"1ms\"", "transport.delayed_ack_timeout", "only used with delayed_ack = true"),
+    ("sizes = \"websearch\"", "sizes = \"websurch\"", "class[0].sizes", "accepted names: websearch"),
+    ("arrival = \"poisson\"", "arrival = \"lognormal\"", "class[0].sigma", "needs sigma"),
+    ("load = 0.5", "load = 1.5", "class[0].load", "out of range"),
+    ("load = 0.5", "load = 0.5\nrate = \"1Gbps\"", "class[0].rate", "either load or rate"),
+    ("receiver = 3", "receiver = 9", "class[0].receiver", "host 9 does not exist; hosts are 0 to 3"),
+    ("pattern = \"n_to_1\"", "pattern = \"incast\"", "class[0].pattern", "accepted: \"n_to_1\", \"all_to_all\", \"permutation\""),
+    ("messages = 10", "", "class", "generates messages forever"),
+    ("messages = 10", "messages = 10\nexact_load = \"yes\"", "class[0].exact_load", "expected true or false"),
+    ("name = \"a\"", "name = \"a\"\ncolour = \"red\"", "class[0].colour", "unknown key"),
+    ("[switch]", "[switch]\nbuffer = \"per_port\"", "switch.buffer_size", "needs a size"),
+];
+
+#[test]
+fn every_bad_scenario_names_its_key() {
+    for (from, to, path, fragment) in CASES {
+        assert!(BASE.contains(from), "case {from:?} does not apply");
+        let text = BASE.replacen(from, to, 1);
+        let err = Scenario::parse(&text, "bad.toml", std::path::Path::new(".")).expect_err(&format!("{to:?} must fail"));
+        assert_eq!(err.file, "bad.toml");
+        assert_eq!(&err.path, path, "{to:?}: {err}");
+        assert!(err.message.contains(fragment), "{to:?}: message {:?} lacks {fragment:?}", err.message);
+    }
+}
+
+#[test]
+fn the_base_scenario_is_valid_and_syntax_errors_name_the_line() {
+    Scenario::parse(BASE, "ok.toml", std::path::Path::new(".")).unwrap();
+    let err = Scenario::parse("[topology\nkind = 1", "syn.toml", std::path::Path::new(".")).unwrap_err();
+    assert_eq!(err.path, "");
+    assert!(err.message.contains("line 1"), "{}", err.message);
+}
+
+#[test]
+fn shipped_scenarios_are_valid() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut n = 0;
+    for entry in walk(&root) {
+        Scenario::load(&entry).unwrap_or_else(|e| panic!("{e}"));
+        n += 1;
+    }
+    assert!(n >= 3);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            out.push(p);
+        }
+    }
+    out
+}

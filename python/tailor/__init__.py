@@ -1,0 +1,32 @@
+"""tailor: predict and control microsecond tail latency in datacenter networks.
+
+    >>> import tailor
+    >>> result = tailor.run("scenarios/quickstart.toml", seed=7)
+    >>> result.summary["overall"]["slowdown"]["p99"]
+    >>> result.messages            # a polars DataFrame, one row per message
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _find_workloads() -> None:
+    """Points the engine at the shipped size tables when running from a checkout."""
+    if os.environ.get("TAILOR_WORKLOADS"):
+        return
+    shipped = Path(__file__).resolve().parents[2] / "workloads"
+    if shipped.is_dir():
+        os.environ["TAILOR_WORKLOADS"] = str(shipped)
+
+
+_find_workloads()
+
+from tailor import errors  # noqa: E402
+from tailor._core import __version__  # noqa: E402
+from tailor.result import Result  # noqa: E402
+from tailor.run import run  # noqa: E402
+from tailor.scenario import Scenario, check  # noqa: E402
+
+__all__ = ["run", "check", "Scenario", "Result", "errors", "__version__"]

@@ -1,0 +1,3 @@
+from tailor.cli import main
+
+main()

@@ -1,0 +1,28 @@
+"""The compiled engine binding (crates/tailor-py). Private: use ``tailor.run`` and
+``tailor.check``. Kept honest by tests/python/test_stub.py."""
+
+from collections.abc import Callable
+from os import PathLike
+from typing import Any
+
+__version__: str
+
+def check(path: str | PathLike[str]) -> dict[str, Any]:
+    """Parses a scenario and describes it: file, name, seed, topology, hosts,
+    host_rate_bps, transport, classes (names), stop_ns, warmup_ns.
+
+    Raises tailor.errors.ScenarioError."""
+
+def run(
+    path: str | PathLike[str],
+    out: str | PathLike[str],
+    seed: int | None = None,
+    progress: Callable[[dict[str, Any]], bool] | None = None,
+) -> str:
+    """Runs a scenario into the result directory ``out``; returns summary.json's text.
+
+    The GIL is released during the run. ``progress`` gets a dict {sim_ns, events,
+    started, completed, active} at most every 0.2 s of wall time (and once at the end);
+    returning False cancels the run (tailor.errors.Cancelled), an exception it raises
+    cancels the run and propagates. Raises tailor.errors.ScenarioError,
+    WorkloadError, RunError, Cancelled."""

@@ -1,0 +1,74 @@
+"""The exceptions tailor raises.
+
+Every error that reaches Python from the engine is one of these (the Rust side maps
+its errors here in one place, ``crates/tailor-py/src/errors.rs``), with its details as
+attributes, never as a bare string to parse.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled"]
+
+
+class TailorError(Exception):
+    """Base class of every error tailor raises on purpose (a user error, not a bug)."""
+
+
+class ScenarioError(TailorError, ValueError):
+    """A scenario file that cannot be run, and exactly where it is wrong.
+
+    ``key_path`` is the dotted key (``class[1].arrival.sigma``), or ``""`` when the error
+    is about the whole file (it cannot be read, or is not valid TOML).
+    """
+
+    def __init__(self, file: str, key_path: str, message: str) -> None:
+        super().__init__(file, key_path, message)
+        self.file = file
+        self.key_path = key_path
+        self.message = message
+
+    def __str__(self) -> str:
+        if self.key_path:
+            return f"{self.file}: {self.key_path}: {self.message}"
+        return f"{self.file}: {self.message}"
+
+
+class WorkloadError(TailorError):
+    """A workload (size table, trace) that could not be read or built during a run."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class RunError(TailorError):
+    """A run that failed on input/output (the result directory, a record file).
+
+    ``kind`` names the I/O error kind as the engine saw it (``"AlreadyExists"``,
+    ``"PermissionDenied"``, ...).
+    """
+
+    def __init__(self, message: str, kind: str = "Other") -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Cancelled(TailorError):
+    """A run stopped by its caller (the progress callback returned False).
+
+    A cancelled run leaves no result directory behind.
+    """
+
+    def __init__(self, message: str = "the run was cancelled by the caller") -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message

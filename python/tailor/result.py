@@ -1,0 +1,156 @@
+"""A result directory (DESIGN.md, "Result format") opened for reading.
+
+``summary.json`` is read eagerly (it is small); ``messages`` and ``ports`` are read on
+first use, from Parquet when the run was converted (``tailor.run`` does that) or from
+the engine's CSV.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from rich.table import Table
+
+__all__ = ["Result", "format_bytes"]
+
+#: Columns of messages.csv / messages.parquet, in order.
+MESSAGE_COLUMNS = ["id", "class", "src", "dst", "size_bytes", "start_ns", "finish_ns", "ideal_ns", "slowdown"]
+
+
+def format_bytes(n: float | None) -> str:
+    """A size in decimal units, as scenarios write them: 512 B, 1.5 KB, 30 MB."""
+    if n is None:
+        return "∞"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+@dataclass(frozen=True)
+class _Row:
+    lower: int
+    upper: int | None
+    count: int
+    mean: float
+    p50: float
+    p99: float
+    p999: float
+
+
+class Result:
+    """The result of one run: ``summary`` (dict), ``messages`` and ``ports`` (DataFrames)."""
+
+    def __init__(self, dir: str | os.PathLike[str]) -> None:
+        self.dir = Path(dir)
+        self.summary: dict[str, Any] = json.loads((self.dir / "summary.json").read_text())
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return f"Result({str(self.dir)!r}, scenario={s['scenario']!r}, seed={s['seed']})"
+
+    @property
+    def classes(self) -> list[str]:
+        return list(self.summary["classes"])
+
+    @cached_property
+    def messages(self) -> pl.DataFrame:
+        """One row per completed message (warm-up included; see ``summarised``)."""
+        return self._read("messages", schema_overrides={"class": pl.Utf8})
+
+    @cached_property
+    def ports(self) -> pl.DataFrame:
+        """Per port: queue statistics, drops, ECN marks, bytes sent, utilization."""
+        return self._read("ports")
+
+    def _read(self, stem: str, **csv_options: Any) -> pl.DataFrame:
+        parquet = self.dir / f"{stem}.parquet"
+        if parquet.exists():
+            return pl.read_parquet(parquet)
+        return pl.read_csv(self.dir / f"{stem}.csv", **csv_options)
+
+    def summarised(self) -> pl.DataFrame:
+        """The messages the summary counts: those that started after the warm-up.
+
+        Warm-up messages are exactly the earliest-starting ``warmup_excluded`` ones.
+        """
+        skip = self.summary["messages"].get("warmup_excluded", 0)
+        df = self.messages
+        return df.sort("start_ns").slice(skip) if skip else df
+
+    def network_line(self) -> str:
+        """The run's network counters in one line."""
+        n = self.summary["network"]
+        return (
+            f"network: {n['drops']:,} drops, {n['ecn_marks']:,} ECN marks, "
+            f"max queue {format_bytes(n['max_queue_bytes'])}, "
+            f"busiest port {100 * n['utilization']:.1f}% utilized"
+        )
+
+    def table(self, max_bins: int = 10) -> Table:
+        """Slowdown per class and message-size bin (lower, upper], as a rich Table.
+
+        Classes whose size table has more than ``max_bins`` non-empty bins are shown in
+        about ``max_bins`` bins of similar counts, computed from ``messages``.
+        """
+        s = self.summary
+        table = Table(title=f"{s['scenario']} ({self._identity()}): slowdown by message size")
+        for col in ("class", "size", "count", "mean", "p50", "p99", "p99.9"):
+            table.add_column(col, justify="left" if col in ("class", "size") else "right")
+        names = self.classes + ["all"]
+        for i, name in enumerate(names):
+            report = s["overall"] if name == "all" else s["classes"][name]
+            for j, r in enumerate(self._rows(name, report, max_bins)):
+                size = f"({format_bytes(r.lower)}, {format_bytes(r.upper)}]"
+                cells = [f"{r.count:,}", f"{r.mean:.2f}", f"{r.p50:.2f}", f"{r.p99:.2f}", f"{r.p999:.2f}"]
+                table.add_row(name if j == 0 else "", size, *cells)
+            sd = report["slowdown"]
+            table.add_row(
+                "", "[b]all sizes[/b]", f"[b]{sd['count']:,}[/b]",
+                *(f"[b]{sd[k]:.2f}[/b]" for k in ("mean", "p50", "p99", "p999")),
+                end_section=i + 1 < len(names),
+            )
+        return table
+
+    def _identity(self) -> str:
+        return f"seed {self.summary['seed']}, {self.summary['transport']}"
+
+    def _rows(self, name: str, report: dict[str, Any], max_bins: int) -> list[_Row]:
+        bins = [b for b in report["bins"] if b["count"] > 0]
+        fine = [_Row(b["lower_bytes"], b["upper_bytes"], b["count"], b["mean"], b["p50"], b["p99"], b["p999"]) for b in bins]
+        if len(bins) <= max_bins or not self._has_messages():
+            return fine
+        df = self.summarised()
+        if name != "all":
+            df = df.filter(pl.col("class") == name)
+        return [_stats(df, lo, hi) for lo, hi in _merge(bins, max_bins)]
+
+    def _has_messages(self) -> bool:
+        return any((self.dir / f"messages.{ext}").exists() for ext in ("parquet", "csv"))
+
+
+def _merge(bins: list[dict[str, Any]], max_bins: int) -> list[tuple[int, int | None]]:
+    """Groups consecutive bins into at most about ``max_bins`` of similar total count."""
+    target = sum(b["count"] for b in bins) / max_bins
+    groups: list[tuple[int, int | None]] = []
+    lower, acc = bins[0]["lower_bytes"], 0
+    for b in bins:
+        acc += b["count"]
+        if acc >= target or b is bins[-1]:
+            groups.append((lower, b["upper_bytes"]))
+            lower, acc = b["upper_bytes"], 0
+    return groups
+
+
+def _stats(df: pl.DataFrame, lower: int, upper: int | None) -> _Row:
+    size = pl.col("size_bytes")
+    cond = size > lower if upper is None else (size > lower) & (size <= upper)
+    sd = df.filter(cond)["slowdown"]
+    q = lambda p: float(sd.quantile(p, interpolation="higher") or 0.0)  # noqa: E731
+    return _Row(lower, upper, sd.len(), float(sd.mean() or 0.0), q(0.5), q(0.99), q(0.999))

@@ -1,0 +1,57 @@
+"""``tailor.run``: one scenario, one seed, one result directory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from tailor import _core
+from tailor.result import Result
+from tailor.scenario import Scenario
+
+__all__ = ["run", "default_out"]
+
+Progress = Callable[[dict[str, Any]], bool]
+
+
+def default_out(scenario: Scenario, seed: int) -> Path:
+    """``runs/<scenario name>-s<seed>`` under the current directory."""
+    return Path("runs") / f"{scenario.name}-s{seed}"
+
+
+def run(
+    scenario: Scenario | str | os.PathLike[str],
+    seed: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    csv: bool = False,
+    progress: Progress | None = None,
+) -> Result:
+    """Runs ``scenario`` with ``seed`` (default: the scenario's) into ``out``.
+
+    The messages are converted to ``messages.parquet`` (the CSV is kept with
+    ``csv=True``). ``progress(dict) -> bool`` is called about five times a second with
+    {sim_ns, events, started, completed, active}; returning False cancels the run.
+
+    Raises the exceptions of :mod:`tailor.errors`; a failed or cancelled run leaves no
+    result directory.
+    """
+    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    seed = sc.seed if seed is None else seed
+    out = Path(out) if out is not None else default_out(sc, seed)
+    _core.run(os.fspath(sc.path), os.fspath(out), seed, progress)
+    _to_parquet(out / "messages.csv", keep_csv=csv)
+    return Result(out)
+
+
+def _to_parquet(csv: Path, keep_csv: bool) -> None:
+    """Streams the message records into Parquet (they may not fit in memory)."""
+    parquet = csv.with_suffix(".parquet")
+    tmp = csv.with_suffix(".parquet.partial")
+    pl.scan_csv(csv, schema_overrides={"class": pl.Utf8}).sink_parquet(tmp)
+    tmp.replace(parquet)
+    if not keep_csv:
+        csv.unlink()

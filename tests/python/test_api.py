@@ -1,0 +1,151 @@
+"""The Python API: tailor.run, tailor.check, Result, and the error mapping."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import tailor
+from tailor.errors import Cancelled, RunError, ScenarioError, TailorError
+from tailor.result import MESSAGE_COLUMNS, format_bytes
+
+SUMMARY_KEYS = {"scenario", "seed", "transport", "events", "sim_ns", "wall_seconds", "messages", "overall", "classes", "network"}
+
+
+def test_run_writes_the_result_format(result7: tailor.Result) -> None:
+    s = result7.summary
+    assert SUMMARY_KEYS <= s.keys()
+    assert s["seed"] == 7 and s["scenario"] == "quickstart"
+    assert {"generated", "completed", "incomplete"} <= s["messages"].keys()
+    assert set(s["classes"]) == {"websearch", "rpc"}
+    for report in [s["overall"], *s["classes"].values()]:
+        assert {"mean", "p50", "p90", "p99", "p999"} <= report["slowdown"].keys()
+        assert all({"upper_bytes", "count", "mean", "p50", "p99"} <= b.keys() for b in report["bins"])
+    assert {"drops", "ecn_marks", "max_queue_bytes", "mean_queue_bytes", "utilization"} <= s["network"].keys()
+    assert sorted(p.name for p in result7.dir.iterdir()) == ["messages.parquet", "ports.csv", "summary.json"]
+
+
+def test_messages_match_the_summary(result7: tailor.Result) -> None:
+    m = result7.messages
+    assert m.columns == MESSAGE_COLUMNS
+    assert m.height == result7.summary["messages"]["completed"] > 0
+    assert m["class"].dtype == pl.Utf8
+    assert (m["finish_ns"] > m["start_ns"]).all()
+    assert (m["slowdown"] >= 0.999).all()
+    assert result7.ports.height > 0 and "utilization" in result7.ports.columns
+
+
+def test_table_covers_every_class(result7: tailor.Result) -> None:
+    from rich.console import Console
+
+    console = Console(width=120, record=True)
+    console.print(result7.table())
+    text = console.export_text()
+    for name in ("websearch", "rpc", "all", "p99.9", "KB", "MB"):
+        assert name in text
+
+
+def test_same_seed_same_messages_other_seed_different(result7: tailor.Result, quickstart: Path, tmp_path: Path) -> None:
+    again = tailor.run(quickstart, seed=7, out=tmp_path / "again")
+    other = tailor.run(quickstart, seed=8, out=tmp_path / "other")
+    assert again.messages.equals(result7.messages)
+    assert not other.messages.equals(result7.messages)
+
+
+def test_csv_is_kept_on_request(quickstart: Path, tmp_path: Path) -> None:
+    r = tailor.run(quickstart, seed=3, out=tmp_path / "r", csv=True)
+    assert (r.dir / "messages.csv").exists() and (r.dir / "messages.parquet").exists()
+    assert pl.read_csv(r.dir / "messages.csv", schema_overrides={"class": pl.Utf8}).equals(r.messages)
+
+
+def test_check_describes_the_scenario(quickstart: Path) -> None:
+    info = tailor.check(quickstart)
+    assert info["name"] == "quickstart" and info["seed"] == 1
+    assert info["hosts"] == 16 and info["topology"] == "star"
+    assert info["transport"] == "dctcp"
+    assert info["classes"] == ["websearch", "rpc"]
+    sc = tailor.Scenario.load(quickstart)
+    assert (sc.name, sc.seed, sc.path) == ("quickstart", 1, quickstart)
+
+
+def test_bad_key_raises_scenario_error_with_the_key_path(bad_scenario: Path) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        tailor.check(bad_scenario)
+    e = caught.value
+    assert isinstance(e, TailorError) and isinstance(e, ValueError)
+    assert e.file == str(bad_scenario)
+    assert e.key_path == "transport.knd"
+    assert "unknown key" in e.message and "kind" in e.message
+    assert str(e) == f"{e.file}: {e.key_path}: {e.message}"
+
+
+def test_misspelt_required_key_names_the_accepted_values(quickstart: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "typo.toml"
+    bad.write_text(quickstart.read_text().replace('kind = "dctcp"', 'knd = "dctcp"'))
+    with pytest.raises(ScenarioError) as caught:
+        tailor.check(bad)
+    assert caught.value.key_path == "transport.kind"
+    assert "dctcp" in caught.value.message
+
+
+def test_syntax_error_has_an_empty_key_path(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.toml"
+    bad.write_text("name = \n")
+    with pytest.raises(ScenarioError) as caught:
+        tailor.check(bad)
+    assert caught.value.key_path == "" and "TOML" in caught.value.message
+
+
+def test_missing_file_is_a_scenario_error(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="cannot read"):
+        tailor.check(tmp_path / "nope.toml")
+
+
+def test_refusing_to_overwrite_is_a_run_error(quickstart: Path, tmp_path: Path) -> None:
+    out = tmp_path / "occupied"
+    out.mkdir()
+    (out / "precious.txt").write_text("mine")
+    with pytest.raises(RunError) as caught:
+        tailor.run(quickstart, seed=1, out=out)
+    assert caught.value.kind == "AlreadyExists"
+    assert (out / "precious.txt").read_text() == "mine"
+
+
+def test_progress_is_reported(quickstart: Path, tmp_path: Path) -> None:
+    seen: list[dict] = []
+    tailor.run(quickstart, seed=7, out=tmp_path / "p", progress=lambda p: seen.append(p) or True)
+    assert seen, "the final state is always reported"
+    assert set(seen[-1]) == {"sim_ns", "events", "started", "completed", "active"}
+    assert seen[-1]["completed"] == 3400 and seen[-1]["active"] == 0
+    assert [p["events"] for p in seen] == sorted(p["events"] for p in seen)
+
+
+def test_progress_returning_false_cancels(quickstart: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cancelled"
+    calls = []
+    with pytest.raises(Cancelled):
+        tailor.run(quickstart, seed=7, out=out, progress=lambda p: calls.append(p) and False)
+    assert len(calls) == 1
+    assert list(tmp_path.iterdir()) == [], "a cancelled run leaves nothing behind"
+
+
+def test_progress_raising_cancels_and_propagates(quickstart: Path, tmp_path: Path) -> None:
+    def boom(p: dict) -> bool:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tailor.run(quickstart, seed=7, out=tmp_path / "k", progress=boom)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_format_bytes() -> None:
+    assert [format_bytes(n) for n in (0, 999, 1000, 1500, 10**6, 2.5e9, None)] == [
+        "0 B", "999 B", "1 KB", "1.5 KB", "1 MB", "2.5 GB", "∞",
+    ]
+
+
+def test_workloads_dir_is_found_from_any_cwd(quickstart: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert tailor.check(quickstart)["classes"] == ["websearch", "rpc"]

@@ -1,0 +1,83 @@
+"""The tailor command, run as a user runs it (a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tailor
+
+
+def tailor_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_run_prints_the_table_and_where_results_are(quickstart: Path, tmp_path: Path) -> None:
+    out = tmp_path / "q"
+    p = tailor_cli("run", quickstart, "--seed", "7", "--out", out)
+    assert p.returncode == 0, p.stderr
+    for text in ("websearch", "rpc", "p99.9", "all sizes", "ECN marks", str(out)):
+        assert text in p.stdout
+    assert p.stderr == "", "no progress output when stderr is not a terminal"
+    assert json.loads((out / "summary.json").read_text())["seed"] == 7
+
+
+def test_run_default_out_dir_and_json_progress(quickstart: Path, tmp_path: Path) -> None:
+    p = tailor_cli("run", quickstart, "--seed", "5", "--csv", "--progress-json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "runs" / "quickstart-s5"
+    assert (out / "messages.csv").exists() and (out / "messages.parquet").exists()
+    lines = [json.loads(line) for line in p.stderr.splitlines()]
+    assert lines and lines[-1]["completed"] == 3400
+
+
+def test_check_ok(quickstart: Path) -> None:
+    p = tailor_cli("check", quickstart)
+    assert p.returncode == 0, p.stderr
+    assert "quickstart" in p.stdout and "16 hosts" in p.stdout and "dctcp" in p.stdout
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_bad_scenario_exits_2_naming_file_and_key(command: str, bad_scenario: Path, tmp_path: Path) -> None:
+    out = tmp_path / "never"
+    args = ["--out", out] if command == "run" else []
+    p = tailor_cli(command, bad_scenario, *args, cwd=tmp_path)
+    assert p.returncode == 2
+    assert f"{bad_scenario}: transport.knd:" in p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    assert not out.exists() and not (tmp_path / "runs").exists()
+
+
+def test_version() -> None:
+    p = tailor_cli("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"tailor {tailor.__version__}"
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_help_shows_an_example(command: str) -> None:
+    p = tailor_cli(command, "--help")
+    assert p.returncode == 0
+    assert f"Example: tailor {command} scenarios/quickstart.toml" in p.stdout
+
+
+def test_ctrl_c_cancels_the_run_and_leaves_nothing(tmp_path: Path) -> None:
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "swp" / "websearch-60.toml"
+    out = tmp_path / "interrupted"
+    cmd = [sys.executable, "-m", "tailor.cli", "run", str(scenario), "--out", str(out), "--progress-json"]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        assert p.stderr is not None
+        first = p.stderr.readline()  # the run is under way once progress is reported
+        assert json.loads(first)["events"] > 0
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert stdout == ""
+    assert list(tmp_path.iterdir()) == []
