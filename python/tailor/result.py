@@ -93,7 +93,7 @@ class Result:
             f"busiest port {100 * n['utilization']:.1f}% utilized"
         )
 
-    def table(self, max_bins: int = 10) -> Table:
+    def table(self, max_bins: int = 14) -> Table:
         """Slowdown per class and message-size bin (lower, upper], as a rich Table.
 
         Classes whose size table has more than ``max_bins`` non-empty bins are shown in

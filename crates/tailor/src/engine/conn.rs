@@ -1,7 +1,8 @@
 //! The connection table: one entry per active message, both endpoints' state machines,
 //! and the one timer entry the engine keeps for them.
 
-use crate::net::ids::{ClassId, ConnId, HostId};
+use crate::measure::MessageRecord;
+use crate::net::ids::{ConnId, HostId};
 use crate::net::packet::{Ecn, Header};
 use crate::sim::Time;
 use crate::transport::{raw, tcp, Transmit};
@@ -19,13 +20,8 @@ pub enum Ends {
 }
 
 pub struct Conn {
-    pub id: u64,
-    pub class: ClassId,
-    pub src: HostId,
-    pub dst: HostId,
-    pub size: u64,
-    pub start: Time,
-    pub ideal: Time,
+    /// The message's record, complete but for its finish time.
+    pub msg: MessageRecord,
     pub ends: Ends,
     /// Generation of the pending timer entry; older entries are stale.
     pub timer_gen: u32,
@@ -60,15 +56,15 @@ impl Conn {
         match &mut self.ends {
             Ends::Tcp { tx, rx } => {
                 while let Some(t) = tx.poll_transmit(now) {
-                    out.push((self.src, t));
+                    out.push((self.msg.src, t));
                 }
                 while let Some(t) = rx.poll_transmit() {
-                    out.push((self.dst, t));
+                    out.push((self.msg.dst, t));
                 }
             }
             Ends::Raw { tx, .. } => {
                 while let Some(t) = tx.poll_transmit() {
-                    out.push((self.src, t));
+                    out.push((self.msg.src, t));
                 }
             }
         }

@@ -210,29 +210,27 @@ impl Simulation {
     fn start_message(&mut self, m: MessageSpec) -> Result<(), RunError> {
         let id = self.next_id;
         self.next_id += 1;
-        let (ends, ideal) = self.endpoints(&m, id);
-        let conn = Conn {
+        let (ends, ideal) = self.endpoints(&m);
+        let msg = MessageRecord {
             id,
             class: m.class,
             src: m.src,
             dst: m.dst,
             size: m.size,
             start: m.start,
+            finish: Time::ZERO,
             ideal,
-            ends,
-            timer_gen: 0,
-            timer_at: None,
         };
+        let conn = Conn { msg, ends, timer_gen: 0, timer_at: None };
         let cid = self.conns.insert(conn);
         self.pump(cid)
     }
 
     /// The two endpoints of a new message and its ideal latency.
-    fn endpoints(&self, m: &MessageSpec, id: u64) -> (Ends, Time) {
-        let _ = id;
+    fn endpoints(&self, m: &MessageSpec) -> (Ends, Time) {
         match self.transport {
             TransportConfig::Tcp(c) => {
-                let tx = tcp::Sender::new(c, m.size, self.now);
+                let tx = tcp::Sender::new(c, m.size);
                 let rx = tcp::Receiver::new(c, m.size);
                 (Ends::Tcp { tx, rx }, self.ideal_tcp(m, &c))
             }
@@ -281,7 +279,7 @@ impl Simulation {
         let now = self.now;
         let Some(conn) = self.conns.get_mut(cid) else { return Ok(()) };
         conn.drain(now, &mut out);
-        let (class, src, dst) = (conn.class, conn.src, conn.dst);
+        let (class, src, dst) = (conn.msg.class, conn.msg.src, conn.msg.dst);
         let complete = conn.is_complete();
         let deadline = conn.deadline();
         let mut arm = None;
@@ -314,16 +312,7 @@ impl Simulation {
         if let Some(s) = conn.sender_stats() {
             self.totals.add_sender(&s);
         }
-        let rec = MessageRecord {
-            id: conn.id,
-            class: conn.class,
-            src: conn.src,
-            dst: conn.dst,
-            size: conn.size,
-            start: conn.start,
-            finish: self.now,
-            ideal: conn.ideal,
-        };
+        let rec = MessageRecord { finish: self.now, ..conn.msg };
         self.recorder.record(&rec)?;
         Ok(())
     }

@@ -23,13 +23,8 @@ pub struct BinReport {
     pub lower_bytes: u64,
     /// None for the open bin above the last edge.
     pub upper_bytes: Option<u64>,
-    pub count: u64,
-    pub mean: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub p999: f64,
-    pub max: f64,
+    #[serde(flatten)]
+    pub slowdown: Percentiles,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -62,19 +57,10 @@ impl ClassSummary {
             .iter()
             .enumerate()
             .filter(|(i, b)| *i < self.edges.len() || b.count() > 0)
-            .map(|(i, b)| {
-                let p = b.percentiles();
-                BinReport {
-                    lower_bytes: if i == 0 { 0 } else { self.edges[i - 1] },
-                    upper_bytes: self.edges.get(i).copied(),
-                    count: p.count,
-                    mean: p.mean,
-                    p50: p.p50,
-                    p90: p.p90,
-                    p99: p.p99,
-                    p999: p.p999,
-                    max: p.max,
-                }
+            .map(|(i, b)| BinReport {
+                lower_bytes: if i == 0 { 0 } else { self.edges[i - 1] },
+                upper_bytes: self.edges.get(i).copied(),
+                slowdown: b.percentiles(),
             })
             .collect();
         ClassReport { slowdown: self.all.percentiles(), bins }
@@ -127,8 +113,8 @@ mod tests {
         }
         let r = c.report();
         let counts: Vec<(u64, Option<u64>, u64)> =
-            r.bins.iter().map(|b| (b.lower_bytes, b.upper_bytes, b.count)).collect();
+            r.bins.iter().map(|b| (b.lower_bytes, b.upper_bytes, b.slowdown.count)).collect();
         assert_eq!(counts, vec![(0, Some(10), 1), (10, Some(100), 2), (100, None, 1)]);
-        assert_eq!(r.bins[1].mean, 2.5);
+        assert_eq!(r.bins[1].slowdown.mean, 2.5);
     }
 }

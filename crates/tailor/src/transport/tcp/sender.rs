@@ -54,8 +54,8 @@ pub struct Sender {
 }
 
 impl Sender {
-    /// A sender with `size` bytes to deliver, all available at `now`.
-    pub fn new(cfg: Config, size: u64, now: Time) -> Sender {
+    /// A sender with `size` bytes to deliver, all available from the start.
+    pub fn new(cfg: Config, size: u64) -> Sender {
         let mss = cfg.mss as u64;
         let dctcp = match cfg.flavor {
             Flavor::Dctcp { g, initial_alpha } => Some(Dctcp::new(g, initial_alpha)),
@@ -81,7 +81,6 @@ impl Sender {
             stats: SenderStats::default(),
         };
         s.cwnd = s.clamp(s.cwnd);
-        let _ = now;
         s
     }
 

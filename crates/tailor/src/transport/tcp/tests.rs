@@ -48,7 +48,7 @@ fn drain(s: &mut Sender, now: Time) -> Vec<u64> {
 
 #[test]
 fn sends_the_initial_window_then_one_segment_per_ack_in_slow_start() {
-    let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS, Time::ZERO);
+    let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS);
     assert_eq!(drain(&mut s, Time::ZERO), (0..10).map(|i| i * MSS).collect::<Vec<_>>());
     s.handle_packet(Time::from_us(10), &ack(MSS, false));
     // cwnd 11: two new segments (one freed + one grown).
@@ -60,7 +60,7 @@ fn sends_the_initial_window_then_one_segment_per_ack_in_slow_start() {
 fn only_the_tail_may_be_a_partial_segment() {
     let mut c = cfg(Flavor::NewReno);
     c.init_cwnd = 2;
-    let mut s = Sender::new(c, 2 * MSS + 10, Time::ZERO);
+    let mut s = Sender::new(c, 2 * MSS + 10);
     let sent: Vec<Transmit> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
     assert_eq!(sent.len(), 2);
     s.handle_packet(Time::from_us(1), &ack(MSS, false));
@@ -108,7 +108,7 @@ fn dctcp_delayed_acks_flush_the_old_ce_state_first() {
 
 #[test]
 fn ecn_cuts_the_window_at_most_once_per_window() {
-    let mut s = Sender::new(cfg(dctcp()), 1000 * MSS, Time::ZERO);
+    let mut s = Sender::new(cfg(dctcp()), 1000 * MSS);
     drain(&mut s, Time::ZERO);
     // Every ACK of the first window carries ECE: one cut only.
     for i in 1..=10 {
@@ -125,7 +125,7 @@ fn ecn_cuts_the_window_at_most_once_per_window() {
 
 #[test]
 fn newreno_ignores_ece() {
-    let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS, Time::ZERO);
+    let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS);
     drain(&mut s, Time::ZERO);
     s.handle_packet(Time::from_us(10), &ack(MSS, true));
     assert_eq!(s.stats.ecn_cuts, 0);
@@ -134,7 +134,7 @@ fn newreno_ignores_ece() {
 
 #[test]
 fn three_duplicate_acks_trigger_fast_retransmit() {
-    let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS, Time::ZERO);
+    let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS);
     drain(&mut s, Time::ZERO);
     // Segment 0 lost: the receiver acknowledges nothing new four times.
     s.handle_packet(Time::from_us(10), &ack(0, false));
@@ -149,7 +149,7 @@ fn three_duplicate_acks_trigger_fast_retransmit() {
 
 #[test]
 fn rto_fires_after_min_rto_and_goes_back_to_one_segment() {
-    let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS, Time::ZERO);
+    let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS);
     drain(&mut s, Time::ZERO);
     let deadline = s.poll_timeout().expect("armed with data in flight");
     assert_eq!(deadline, Time::from_us(100));
@@ -166,7 +166,7 @@ fn rto_fires_after_min_rto_and_goes_back_to_one_segment() {
 /// Two endpoints joined by a fixed one-way delay; `drop` decides the fate of each data
 /// packet by its transmission index. Returns the completion time and sender stats.
 fn pair(c: Config, size: u64, delay: Time, drop: impl Fn(usize) -> bool) -> (Time, super::sender::SenderStats) {
-    let mut s = Sender::new(c, size, Time::ZERO);
+    let mut s = Sender::new(c, size);
     let mut r = Receiver::new(c, size);
     // (arrival time, to_receiver, packet)
     let mut wire: VecDeque<(Time, bool, Transmit)> = VecDeque::new();
