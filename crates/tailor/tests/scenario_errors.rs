@@ -38,7 +38,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("init_cwnd = 10", "init_cwnd = 0", "transport.init_cwnd", "segments from 1"),
     ("init_cwnd = 10", "init_cwnd = 10\nmax_cwnd = 5", "transport.max_cwnd", "below init_cwnd"),
     ("init_cwnd = 10", "init_cwnd = 10\ndelayed_ack_timeout = \"1ms\"", "transport.delayed_ack_timeout", "only used with delayed_ack = true"),
-    ("sizes = \"websearch\"", "sizes = \"websurch\"", "class[0].sizes", "accepted names: websearch"),
+    ("sizes = \"websearch\"", "sizes = \"websurch\"", "class[0].sizes", "(accepted: websearch, hadoop"),
     ("arrival = \"poisson\"", "arrival = \"lognormal\"", "class[0].sigma", "needs sigma"),
     ("load = 0.5", "load = 1.5", "class[0].load", "out of range"),
     ("load = 0.5", "load = 0.5\nrate = \"1Gbps\"", "class[0].rate", "either load or rate"),

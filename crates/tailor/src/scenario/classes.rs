@@ -110,9 +110,9 @@ fn interpolation(s: &str) -> Result<Interpolation, String> {
 fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
     if let Some(name) = t.string("sizes")? {
         let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
-        return load_builtin(&name, interp).map(SizeDist::Cdf).map_err(|e| {
-            t.error("sizes", format!("{e}; or give sizes_cdf = \"path.cdf\" (accepted names: {})", builtin_names().join(", ")))
-        });
+        return load_builtin(&name, interp)
+            .map(SizeDist::Cdf)
+            .map_err(|e| t.error("sizes", format!("{e}; for a file of your own give sizes_cdf = \"path.cdf\"")));
     }
     if let Some(file) = t.string("sizes_cdf")? {
         let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
