@@ -54,6 +54,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--handed-over-only", action="store_true", help="skip the runs made here with ns-3")
     ap.add_argument("--json", type=Path, help="write every comparison here")
+    ap.add_argument("--prr", default="ns3", choices=["ns3", "rfc6937"],
+                    help="DCTCP reduction pacing in tailor: as ns-3 does it (default) or tailor's RFC 6937 default")
     args = ap.parse_args()
     from rich.console import Console
 
@@ -65,7 +67,7 @@ def main() -> int:
         runs += [p for p in (make_run(*n) for n in NEW) if p is not None]
     reports = []
     for run in runs:
-        report = crosscheck_ns3(run)
+        report = crosscheck_ns3(run, prr=args.prr)
         render(report, console)
         reports.append(report)
     console.print("\n[b]summary[/b]")

@@ -129,6 +129,10 @@ def crosscheck_ns3(
     out: Annotated[
         Optional[Path], typer.Option(help="Keep the replay (scenario, workload, tailor results) here.", show_default=False)
     ] = None,
+    prr: Annotated[
+        str,
+        typer.Option(help="DCTCP window-reduction pacing: 'ns3' (as ns-3 3.37 does it) or 'rfc6937' (tailor's default)."),
+    ] = "ns3",
 ) -> None:
     """Replay an ns-3 anchor run's flows in tailor and compare slowdowns per size bin.
 
@@ -140,7 +144,10 @@ def crosscheck_ns3(
     from tailor.crosscheck import crosscheck_ns3 as compare
     from tailor.crosscheck import render
 
-    report = compare(run_dir, out=out)
+    if prr not in ("ns3", "rfc6937"):
+        stderr.print(f"error: --prr: unknown value '{prr}'; accepted: ns3, rfc6937")
+        raise typer.Exit(2)
+    report = compare(run_dir, out=out, prr=prr)
     if json_out:
         print(json.dumps(report, indent=2))
     else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import random
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ def _bad(run_dir: Path, key: str, message: str) -> ScenarioError:
     return ScenarioError(str(run_dir / "summary.json"), key, message)
 
 
-def _transport(params: dict[str, Any], run_dir: Path) -> str:
+def _transport(params: dict[str, Any], run_dir: Path, prr: str) -> str:
     if params.get("syn_window_cap"):
         raise _bad(run_dir, "params.syn_window_cap", "true is not supported: tailor models no receive window")
     delack = int(params["del_ack_count"])
@@ -62,6 +63,7 @@ def _transport(params: dict[str, Any], run_dir: Path) -> str:
         f"dctcp_g = {float(params['dctcp_g'])!r}",
         # ns-3 opens each connection before the flow unless preconnectUs = 0.
         f"handshake = {'true' if float(params['preconnect_us']) == 0 else 'false'}",
+        f'prr = "{prr}"',
     ]
     if int(params["max_cwnd_segments"]) > 0:
         lines.append(f"max_cwnd = {int(params['max_cwnd_segments'])}")
@@ -118,8 +120,15 @@ _COMMON_KEYS = {"buffer_bytes", "init_cwnd_segments", "max_cwnd_segments", "mss_
                 "del_ack_count", "min_rto_us", "preconnect_us", "dctcp_g", "syn_window_cap"}
 
 
-def build_scenario(run_dir: Path, workload_csv: Path) -> tuple[str, str]:
-    """The tailor scenario (TOML text) of an ns-3 anchor run, and the anchor's kind."""
+def build_scenario(run_dir: Path, workload_csv: Path, prr: str = "ns3") -> tuple[str, str]:
+    """The tailor scenario (TOML text) of an ns-3 anchor run, and the anchor's kind.
+
+    ``prr = "ns3"`` (the default here) paces DCTCP's window reductions as ns-3 3.37 does,
+    so that the comparison is of the simulators and not of two readings of RFC 6937;
+    ``"rfc6937"`` is tailor's own default (docs/transport.md).
+    """
+    if prr not in ("ns3", "rfc6937"):
+        raise ValueError(f"prr must be 'ns3' or 'rfc6937', got {prr!r}")
     summary = json.loads((run_dir / "summary.json").read_text())
     params = summary.get("params")
     if not isinstance(params, dict):
@@ -142,7 +151,7 @@ seed = {int(params.get("seed", 1))}
 bins = [{edges}]
 
 {topo}
-{_transport(params, run_dir)}
+{_transport(params, run_dir, prr)}
 
 {klass}"""
     return text, kind
@@ -193,6 +202,26 @@ class BinRow:
         }
 
 
+def bootstrap_p99(values: list[float], resamples: int = 2000, seed: int = 1) -> tuple[float, float]:
+    """90 % bootstrap interval of the nearest-rank p99 of ``values`` (for explaining misses:
+    with a few hundred flows the p99 is the 2nd or 3rd largest sample)."""
+    rng = random.Random(seed)
+    n = len(values)
+    est = sorted(_nearest_rank([values[rng.randrange(n)] for _ in range(n)], 0.99) for _ in range(resamples))
+    return est[int(0.05 * resamples)], est[int(0.95 * resamples) - 1]
+
+
+def _explain(joined: pl.DataFrame, table: list[dict[str, Any]]) -> None:
+    """Adds ns-3's p99 bootstrap interval to every missed bin."""
+    for r in table:
+        if r["ok"]:
+            continue
+        part = joined.filter((pl.col("size_bytes") > r["lower_bytes"]) & (pl.col("size_bytes") <= r["upper_bytes"]))
+        lo, hi = bootstrap_p99(part["ns3_slowdown"].to_list())
+        r["ns3_p99_ci90"] = [lo, hi]
+        r["tailor_p99_in_ci90"] = lo <= r["tailor_p99"] <= hi
+
+
 def _bins(joined: pl.DataFrame, edges: list[dict[str, Any]]) -> list[BinRow]:
     rows = []
     for b in edges:
@@ -238,7 +267,7 @@ def _load_ns3_flows(run_dir: Path) -> pl.DataFrame:
         return pl.read_csv(f.read())
 
 
-def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None) -> dict[str, Any]:
+def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str = "ns3") -> dict[str, Any]:
     """Replays an ns-3 anchor run in tailor; returns the comparison (see module doc)."""
     run_dir = Path(run_dir)
     for f in ("summary.json", "workload.csv.gz", "flows.csv.gz"):
@@ -249,7 +278,7 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None) -> dict[s
     workload = work / "workload.csv"
     with gzip.open(run_dir / "workload.csv.gz", "rb") as src, open(workload, "wb") as dst:
         shutil.copyfileobj(src, dst)
-    text, kind = build_scenario(run_dir, workload)
+    text, kind = build_scenario(run_dir, workload, prr)
     scenario = work / "scenario.toml"
     scenario.write_text(text)
     result = run_scenario(scenario, out=work / "tailor")
@@ -272,10 +301,13 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None) -> dict[s
     tables = {"bins": [r.as_dict() for r in _bins(joined, ns3_summary["bins"])]}
     if "cdf_bins" in ns3_summary:
         tables["cdf_bins"] = [r.as_dict() for r in _bins(joined, ns3_summary["cdf_bins"])]
+    for rows in tables.values():
+        _explain(joined, rows)
     misses = [f"{name} ({r['lower_bytes']}, {r['upper_bytes']}]" for name, rows in tables.items() for r in rows if not r["ok"]]
     return {
         "anchor": kind,
         "run_dir": str(run_dir),
+        "prr": prr,
         "work_dir": str(work),
         "flows": {"ns3": ns3.height, "tailor_completed": result.summary["messages"]["completed"], "compared": joined.height},
         "max_ideal_difference": ideal_diff,
@@ -319,6 +351,14 @@ def render(report: dict[str, Any], console: Any) -> None:
                 f"{r['ns3_p99']:.3f}", f"{r['tailor_p99']:.3f}", f"{r['p99_ratio']:.3f}", verdict,
             )
         console.print(t)
+        for r in report[name]:
+            if "ns3_p99_ci90" in r:
+                lo, hi = r["ns3_p99_ci90"]
+                inside = "inside" if r["tailor_p99_in_ci90"] else "outside"
+                console.print(
+                    f"  miss ({_fmt_bytes(r['lower_bytes'])}, {_fmt_bytes(r['upper_bytes'])}]: ns-3's own p99 of these "
+                    f"{r['count']} flows has a 90 % bootstrap interval [{lo:.3f}, {hi:.3f}]; tailor's {r['tailor_p99']:.3f} is {inside} it"
+                )
     p = Table(title="port counters")
     for col in ("counter", "ns-3", "tailor"):
         p.add_column(col, justify="left" if col == "counter" else "right")

@@ -94,6 +94,10 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         initial_rto: t.time("initial_rto")?.unwrap_or(min_rto),
         rto_granularity: t.time("clock_granularity")?.unwrap_or(Time::from_ns(1)).max(Time::from_ps(1)),
         handshake: t.boolean("handshake")?.unwrap_or(false),
+        prr: match t.choice("prr", &["rfc6937", "ns3"])?.as_deref() {
+            Some("ns3") => tcp::cc::PrrVariant::Ns3,
+            _ => tcp::cc::PrrVariant::Rfc6937,
+        },
     };
     if cfg.max_cwnd.is_some_and(|m| m < cfg.init_cwnd) {
         return Err(t.error("max_cwnd", format!("is below init_cwnd ({})", cfg.init_cwnd)));

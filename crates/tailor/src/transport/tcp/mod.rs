@@ -52,6 +52,8 @@ pub struct Config {
     /// Open the connection with SYN / SYN-ACK before sending data (counted in the
     /// latency); otherwise the connection is already established.
     pub handshake: bool,
+    /// How an ECN window reduction is paced.
+    pub prr: cc::PrrVariant,
 }
 
 impl Config {

@@ -237,7 +237,9 @@ impl Sender {
         }
         match self.state {
             State::Cwr { recover, mut prr } => {
-                if segs > 0 || enter_cwr {
+                if enter_cwr {
+                    self.cwnd = prr.on_entry(newly, self.in_flight(), self.ssthresh, self.mss());
+                } else if segs > 0 {
                     self.cwnd = prr.on_ack(newly, self.in_flight(), self.ssthresh, self.mss());
                 }
                 self.state = State::Cwr { recover, prr };
@@ -254,7 +256,7 @@ impl Sender {
         let d = self.dctcp.expect("CWR is entered by DCTCP senders");
         self.ssthresh = d.ssthresh(self.cwnd).max(self.mss());
         self.stats.ecn_cuts += 1;
-        self.state = State::Cwr { recover: self.high_tx, prr: Prr::new(self.high_tx - self.snd_una) };
+        self.state = State::Cwr { recover: self.high_tx, prr: Prr::new(self.high_tx - self.snd_una, self.cfg.prr) };
     }
 
     fn on_recovery_ack(&mut self, ack: u64, recover: u64, newly: u64) {

@@ -21,6 +21,7 @@ fn cfg(flavor: Flavor) -> Config {
         initial_rto: Time::from_us(100),
         rto_granularity: Time::from_ps(1),
         handshake: false,
+        prr: super::cc::PrrVariant::Rfc6937,
     }
 }
 
