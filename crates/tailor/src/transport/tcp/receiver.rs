@@ -97,6 +97,11 @@ impl Receiver {
         if end <= self.rcv_nxt {
             return;
         }
+        if start <= self.rcv_nxt && self.above.first().is_none_or(|r| r.0 > end) {
+            // In order and touching nothing buffered: the common case.
+            self.rcv_nxt = end;
+            return;
+        }
         let start = start.max(self.rcv_nxt);
         let i = self.above.partition_point(|r| r.1 < start);
         let mut s = start;

@@ -246,3 +246,22 @@ fn harness_dctcp_with_marks_and_delayed_acks_completes() {
     let (_, st) = pair(c, 200 * MSS, Time::from_us(5), |_| false);
     assert_eq!(st.timeouts, 0);
 }
+
+#[test]
+fn receiver_reassembles_out_of_order_segments_with_duplicate_acks() {
+    let mut r = Receiver::new(cfg(Flavor::NewReno), 4 * MSS);
+    let acks = |r: &mut Receiver| -> Vec<u64> {
+        std::iter::from_fn(|| r.poll_transmit())
+            .map(|t| match t.hdr {
+                Header::TcpAck { ack, .. } => ack,
+                h => panic!("{h:?}"),
+            })
+            .collect()
+    };
+    for (seq, expect) in [(0, MSS), (2 * MSS, MSS), (3 * MSS, MSS), (MSS, 4 * MSS), (MSS, 4 * MSS)] {
+        r.handle_packet(Time::ZERO, &data(seq), Ecn::NotEct);
+        assert_eq!(acks(&mut r), vec![expect], "after segment at {seq}");
+    }
+    assert_eq!(r.rcv_nxt(), 4 * MSS);
+    assert_eq!(r.completed_at, Some(Time::ZERO));
+}
