@@ -2,11 +2,17 @@
 //!
 //! A `Scheduler` holds the packets that wait at a port and decides which one goes next:
 //! the classifier, the queues and the scheduling discipline of DESIGN.md's port pipeline
-//! in one object. This issue ships FIFO (switch ports and host NICs) and per-flow round
-//! robin (host NIC option, as the HPCC ns-3 fork's NIC); class schedulers (strict
-//! priority, DRR, WFQ, hierarchical) implement the same trait.
+//! in one object. FIFO and per-connection round robin (host NICs, as the HPCC ns-3
+//! fork's NIC) are here; the class schedulers — strict priority, round robin, DRR, WFQ
+//! and hierarchical class weights with per-flow fair queueing inside each class (SWP
+//! §2.1, §4.3) — are in `classes` and `hier`.
 
-use super::ids::ConnId;
+pub mod classes;
+pub mod hier;
+#[cfg(test)]
+mod class_tests;
+
+use super::ids::{ClassId, ConnId};
 use super::packet::Packet;
 use crate::sim::Time;
 use std::collections::{HashMap, VecDeque};
@@ -20,6 +26,12 @@ pub trait Scheduler: Send {
     fn bytes(&self) -> u64;
     /// Packets waiting.
     fn len(&self) -> usize;
+    /// Bytes waiting in the queue a packet of `class` joins (per-queue ECN and buffer
+    /// limits); a single-queue scheduler answers for the whole port.
+    fn queue_bytes(&self, class: ClassId) -> u64 {
+        let _ = class;
+        self.bytes()
+    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }

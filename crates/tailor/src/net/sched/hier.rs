@@ -1,0 +1,179 @@
+//! Hierarchical scheduling: weights across classes, fair queueing among the flows inside
+//! each class (SWP §2.1 and §4.3: the calendar-queue variant of Sharma et al., NSDI 2020,
+//! approximating per-flow fair queueing inside a class).
+//!
+//! The outer level is deficit round robin over classes with quanta proportional to their
+//! weights; inside a class, deficit round robin over connections with a one-packet
+//! quantum — the O(1) fair-queueing approximation that calendar queues also implement —
+//! so a short message never waits behind a long one of its own class. The inner level
+//! picks its next packet before the outer level decides (`Inner::select`), and keeps
+//! that choice until it is sent, so the outer level sees the true size of what it will
+//! send.
+
+use super::classes::{quanta, Classifier};
+use super::Scheduler;
+use crate::net::ids::{ClassId, ConnId};
+use crate::net::packet::Packet;
+use crate::sim::Time;
+use std::collections::{HashMap, VecDeque};
+
+#[derive(Default)]
+struct Flow {
+    pkts: VecDeque<Packet>,
+    deficit: u64,
+}
+
+/// Per-connection deficit round robin inside one class.
+struct Inner {
+    flows: HashMap<ConnId, Flow>,
+    active: VecDeque<ConnId>,
+    current: Option<ConnId>,
+    quantum: u64,
+    bytes: u64,
+    len: usize,
+    spare: Vec<VecDeque<Packet>>,
+}
+
+impl Inner {
+    fn new(quantum: u64) -> Self {
+        Inner { flows: HashMap::new(), active: VecDeque::new(), current: None, quantum, bytes: 0, len: 0, spare: Vec::new() }
+    }
+
+    fn push(&mut self, pkt: Packet) {
+        self.bytes += pkt.wire_bytes as u64;
+        self.len += 1;
+        let spare = &mut self.spare;
+        let active = &mut self.active;
+        self.flows
+            .entry(pkt.conn)
+            .or_insert_with(|| {
+                active.push_back(pkt.conn);
+                Flow { pkts: spare.pop().unwrap_or_default(), deficit: 0 }
+            })
+            .pkts
+            .push_back(pkt);
+    }
+
+    /// The connection whose head packet goes next from this class, and that packet's size.
+    fn select(&mut self) -> Option<(ConnId, u64)> {
+        loop {
+            let c = match self.current {
+                Some(c) => c,
+                None => {
+                    let c = self.active.pop_front()?;
+                    self.flows.get_mut(&c).expect("active flow").deficit += self.quantum;
+                    self.current = Some(c);
+                    c
+                }
+            };
+            let f = self.flows.get(&c).expect("current flow");
+            let size = f.pkts.front().expect("a flow in the schedule has packets").wire_bytes as u64;
+            if size <= f.deficit {
+                return Some((c, size));
+            }
+            self.active.push_back(c);
+            self.current = None;
+        }
+    }
+
+    fn pop(&mut self) -> Packet {
+        let (c, size) = self.select().expect("popping a backlogged class");
+        let f = self.flows.get_mut(&c).expect("selected flow");
+        let pkt = f.pkts.pop_front().expect("selected flow has a packet");
+        f.deficit -= size;
+        if f.pkts.is_empty() {
+            let f = self.flows.remove(&c).expect("present");
+            self.spare.push(f.pkts);
+            self.current = None;
+        }
+        self.bytes -= size;
+        self.len -= 1;
+        pkt
+    }
+}
+
+/// Class weights (outer DRR) over per-flow fair queueing (inner DRR).
+pub struct Hierarchical {
+    classifier: Classifier,
+    classes: Vec<Inner>,
+    quantum: Vec<u64>,
+    deficit: Vec<u64>,
+    active: VecDeque<usize>,
+    current: Option<usize>,
+    bytes: u64,
+    len: usize,
+}
+
+impl Hierarchical {
+    /// `base` is the smallest class quantum and the per-flow quantum (at least one full
+    /// packet).
+    pub fn new(classifier: Classifier, weights: &[f64], base: u64) -> Self {
+        let n = classifier.queues();
+        Hierarchical {
+            quantum: quanta(weights, n, base),
+            classes: (0..n).map(|_| Inner::new(base)).collect(),
+            classifier,
+            deficit: vec![0; n],
+            active: VecDeque::new(),
+            current: None,
+            bytes: 0,
+            len: 0,
+        }
+    }
+}
+
+impl Scheduler for Hierarchical {
+    fn enqueue(&mut self, _now: Time, pkt: Packet) {
+        let k = self.classifier.queue(pkt.class);
+        self.bytes += pkt.wire_bytes as u64;
+        self.len += 1;
+        let was_empty = self.classes[k].len == 0;
+        self.classes[k].push(pkt);
+        if was_empty && self.current != Some(k) {
+            self.active.push_back(k);
+        }
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+        loop {
+            let k = match self.current {
+                Some(k) => k,
+                None => {
+                    let k = self.active.pop_front()?;
+                    self.deficit[k] += self.quantum[k];
+                    self.current = Some(k);
+                    k
+                }
+            };
+            let Some((_, size)) = self.classes[k].select() else {
+                self.deficit[k] = 0;
+                self.current = None;
+                continue;
+            };
+            if size > self.deficit[k] {
+                self.active.push_back(k);
+                self.current = None;
+                continue;
+            }
+            self.deficit[k] -= size;
+            let pkt = self.classes[k].pop();
+            if self.classes[k].len == 0 {
+                self.deficit[k] = 0;
+                self.current = None;
+            }
+            self.bytes -= size;
+            self.len -= 1;
+            return Some(pkt);
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn queue_bytes(&self, class: ClassId) -> u64 {
+        self.classes[self.classifier.queue(class)].bytes
+    }
+}
