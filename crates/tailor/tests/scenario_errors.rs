@@ -48,6 +48,10 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("messages = 10", "messages = 10\nexact_load = \"yes\"", "class[0].exact_load", "expected true or false"),
     ("name = \"a\"", "name = \"a\"\ncolour = \"red\"", "class[0].colour", "unknown key"),
     ("[switch]", "[switch]\nbuffer = \"per_port\"", "switch.buffer_size", "needs a size"),
+    ("[switch]", "[switch]\nscheduler = \"wrr\"", "switch.scheduler", "accepted: \"fifo\", \"strict_priority\", \"round_robin\", \"drr\", \"wfq\", \"hierarchical\""),
+    ("[switch]", "[switch]\nscheduler = \"wfq\"\nquantum = \"3KB\"", "switch.quantum", "only used with scheduler = \"drr\" or \"hierarchical\""),
+    ("name = \"a\"", "name = \"a\"\nweight = 2.0", "class[0].weight", "only used with [switch] scheduler = \"drr\""),
+    ("name = \"a\"", "name = \"a\"\npriority = 1", "class[0].priority", "only used with [switch] scheduler = \"strict_priority\""),
 ];
 
 #[test]

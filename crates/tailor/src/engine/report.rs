@@ -75,6 +75,9 @@ pub struct PortRow {
     pub max_queue_bytes: u64,
     pub mean_queue_bytes: f64,
     pub utilization: f64,
+    /// Bytes sent per traffic class (index = class; not in ports.csv).
+    #[serde(skip)]
+    pub class_sent_bytes: Vec<u64>,
 }
 
 /// Packets and bytes: what hosts sent = delivered + dropped + still in the network.
@@ -109,6 +112,7 @@ impl Simulation {
                 max_queue_bytes: p.stats.max_queue_bytes,
                 mean_queue_bytes: p.stats.queue_area as f64 / span,
                 utilization: p.stats.busy_ps as f64 / span,
+                class_sent_bytes: p.stats.class_sent_bytes.clone(),
             })
             .collect()
     }

@@ -8,20 +8,40 @@
 use super::packet::{Ecn, Packet};
 use crate::sim::Time;
 
-pub trait Marker: Send {
-    /// Called for each admitted packet before it joins the queue; `backlog` is the
-    /// bytes already waiting at the port. Returns true if the packet was marked.
-    fn on_enqueue(&mut self, now: Time, backlog: u64, pkt: &mut Packet) -> bool;
+/// What an arriving packet finds waiting: at the whole port and in its own queue.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Backlog {
+    pub port: u64,
+    pub queue: u64,
 }
 
-/// Sets CE when the backlog found on arrival is at least `threshold` bytes.
+pub trait Marker: Send {
+    /// Called for each admitted packet before it joins its queue. Returns true if the
+    /// packet was marked.
+    fn on_enqueue(&mut self, now: Time, backlog: Backlog, pkt: &mut Packet) -> bool;
+}
+
+/// Sets CE when the backlog found on arrival is at least the threshold: the port's
+/// backlog against `port`, or — for a class with its own threshold in `per_class` — the
+/// backlog of that class's queue (per-queue ECN, SWP's per-class signals).
 pub struct EcnStep {
-    pub threshold: u64,
+    pub port: Option<u64>,
+    pub per_class: Vec<Option<u64>>,
+}
+
+impl EcnStep {
+    pub fn port(threshold: u64) -> Self {
+        EcnStep { port: Some(threshold), per_class: Vec::new() }
+    }
 }
 
 impl Marker for EcnStep {
-    fn on_enqueue(&mut self, _now: Time, backlog: u64, pkt: &mut Packet) -> bool {
-        if backlog >= self.threshold && pkt.ecn == Ecn::Ect {
+    fn on_enqueue(&mut self, _now: Time, backlog: Backlog, pkt: &mut Packet) -> bool {
+        let over = match self.per_class.get(pkt.class.index()).copied().flatten() {
+            Some(k) => backlog.queue >= k,
+            None => self.port.is_some_and(|k| backlog.port >= k),
+        };
+        if over && pkt.ecn == Ecn::Ect {
             pkt.ecn = Ecn::Ce;
             return true;
         }

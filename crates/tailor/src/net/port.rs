@@ -7,7 +7,7 @@
 //! counts: bytes, packets, drops, marks, and the time-weighted queue.
 
 use super::ids::{LinkId, Node};
-use super::marker::Marker;
+use super::marker::{Backlog, Marker};
 use super::packet::Packet;
 use super::sched::Scheduler;
 use crate::sim::{Rate, Time};
@@ -68,6 +68,8 @@ pub struct PortStats {
     /// Integral of the queue (bytes x ps), for the time-weighted mean.
     pub queue_area: u128,
     pub busy_ps: u64,
+    /// Bytes sent per traffic class (index = class).
+    pub class_sent_bytes: Vec<u64>,
 }
 
 pub struct Port {
@@ -79,6 +81,8 @@ pub struct Port {
     ps_per_byte: Option<u64>,
     pub role: PortRole,
     admission: Admission,
+    /// Per-class limits on the bytes in the class's queue (drop-tail), if any.
+    queue_limits: Vec<Option<u64>>,
     markers: Vec<Box<dyn Marker>>,
     sched: Box<dyn Scheduler>,
     /// The packet on the wire, if any (it is no longer in the queue).
@@ -105,12 +109,19 @@ impl Port {
             ps_per_byte,
             role,
             admission,
+            queue_limits: Vec::new(),
             markers,
             sched,
             busy: false,
             stats: PortStats::default(),
             last_change: Time::ZERO,
         }
+    }
+
+    /// Limits the bytes each class may hold in its queue (None: no limit of its own).
+    pub fn with_queue_limits(mut self, limits: Vec<Option<u64>>) -> Self {
+        self.queue_limits = limits;
+        self
     }
 
     pub fn queued_bytes(&self) -> u64 {
@@ -124,8 +135,14 @@ impl Port {
     /// the packet was dropped.
     pub fn offer(&mut self, now: Time, mut pkt: Packet, shared: Option<&mut SharedBuffer>) -> bool {
         let size = pkt.wire_bytes as u64;
-        let backlog = self.sched.bytes();
-        if !self.admits(backlog, size, shared) {
+        let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes(pkt.class) };
+        let queue_full = self
+            .queue_limits
+            .get(pkt.class.index())
+            .copied()
+            .flatten()
+            .is_some_and(|limit| backlog.queue + size > limit);
+        if queue_full || !self.admits(backlog.port, size, shared) {
             self.stats.drop_packets += 1;
             self.stats.drop_bytes += size;
             return false;
@@ -183,6 +200,11 @@ impl Port {
         self.stats.sent_bytes += pkt.wire_bytes as u64;
         let ser = self.ser(pkt.wire_bytes as u64);
         self.stats.busy_ps += ser.ps();
+        let c = pkt.class.index();
+        if self.stats.class_sent_bytes.len() <= c {
+            self.stats.class_sent_bytes.resize(c + 1, 0);
+        }
+        self.stats.class_sent_bytes[c] += pkt.wire_bytes as u64;
         Some((pkt, ser))
     }
 

@@ -12,6 +12,8 @@ use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
 use super::marker::{EcnStep, Marker};
 use super::port::{Admission, Port, PortRole, SharedBuffer};
 use super::routing::{Adjacency, PathChoice, Routes};
+use super::sched::classes::{Classifier, Drr, RoundRobin, StrictPriority, Wfq};
+use super::sched::hier::Hierarchical;
 use super::sched::{Fifo, FlowRoundRobin, Scheduler};
 use super::{Host, HostStats, Link, Network, Switch};
 use crate::sim::{Rate, Time};
@@ -51,6 +53,59 @@ pub enum NicQueue {
     FlowRoundRobin,
 }
 
+/// How switch ports treat traffic classes (SWP §4.3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Discipline {
+    Fifo,
+    StrictPriority,
+    RoundRobin,
+    Drr,
+    Wfq,
+    Hierarchical,
+}
+
+/// The class scheduling of every switch port; vectors are indexed by class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassPolicy {
+    pub discipline: Discipline,
+    /// Queue of each class (its priority level under strict priority).
+    pub queue_of: Vec<usize>,
+    pub weights: Vec<f64>,
+    /// DRR quantum of the lightest class and per-flow quantum (bytes).
+    pub quantum: u64,
+    /// Per-class ECN threshold on the class's queue.
+    pub ecn: Vec<Option<u64>>,
+    /// Per-class limit on the class's queue.
+    pub limits: Vec<Option<u64>>,
+}
+
+impl Default for ClassPolicy {
+    fn default() -> Self {
+        ClassPolicy {
+            discipline: Discipline::Fifo,
+            queue_of: Vec::new(),
+            weights: Vec::new(),
+            quantum: 1502,
+            ecn: Vec::new(),
+            limits: Vec::new(),
+        }
+    }
+}
+
+impl ClassPolicy {
+    pub fn scheduler(&self) -> Box<dyn Scheduler> {
+        let c = Classifier::new(self.queue_of.clone());
+        match self.discipline {
+            Discipline::Fifo => Box::new(Fifo::default()),
+            Discipline::StrictPriority => Box::new(StrictPriority::new(c)),
+            Discipline::RoundRobin => Box::new(RoundRobin::new(c)),
+            Discipline::Drr => Box::new(Drr::new(c, &self.weights, self.quantum)),
+            Discipline::Wfq => Box::new(Wfq::new(c, &self.weights)),
+            Discipline::Hierarchical => Box::new(Hierarchical::new(c, &self.weights, self.quantum)),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetSpec {
     pub shape: Shape,
@@ -62,6 +117,8 @@ pub struct NetSpec {
     pub host_rx_delay: Time,
     pub nic: NicQueue,
     pub paths: PathChoice,
+    /// Class scheduling at switch ports.
+    pub classes: ClassPolicy,
     pub seed: u64,
 }
 
@@ -125,11 +182,14 @@ impl Builder<'_> {
                     BufferSpec::Shared { alpha, .. } => Admission::Shared { alpha },
                 };
                 let mut markers: Vec<Box<dyn Marker>> = Vec::new();
-                if let Some(k) = spec.ecn_threshold.or(self.spec.ecn_threshold) {
-                    markers.push(Box::new(EcnStep { threshold: k }));
+                let port_k = spec.ecn_threshold.or(self.spec.ecn_threshold);
+                let classes = &self.spec.classes;
+                if port_k.is_some() || classes.ecn.iter().any(Option::is_some) {
+                    markers.push(Box::new(EcnStep { port: port_k, per_class: classes.ecn.clone() }));
                 }
                 self.net.switches[s.index()].ports.push(port_id);
-                Port::new(from, link_id, spec.rate, role, admission, markers, Box::new(Fifo::default()))
+                Port::new(from, link_id, spec.rate, role, admission, markers, classes.scheduler())
+                    .with_queue_limits(classes.limits.clone())
             }
         };
         self.net.ports.push(port);
@@ -253,6 +313,7 @@ mod tests {
             host_rx_delay: Time::ZERO,
             nic: NicQueue::Fifo,
             paths: PathChoice::Ecmp,
+            classes: ClassPolicy::default(),
             seed: 1,
         }
     }

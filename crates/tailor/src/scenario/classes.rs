@@ -3,6 +3,7 @@
 
 use super::reader::{ScenarioError, Table};
 use crate::net::ids::HostId;
+use crate::net::topology::Discipline;
 use crate::sim::{Rate, Time};
 use crate::workload::{builtin_names, load_builtin, Arrival, Cdf, Interpolation, Pattern, SizeDist};
 use std::path::{Path, PathBuf};
@@ -40,6 +41,38 @@ pub struct ClassSpec {
     pub name: String,
     pub kind: ClassKind,
     pub bins: Option<Vec<u64>>,
+    pub queue: QueueSpec,
+}
+
+/// How switch ports treat the class (docs/scenario.md, "Class scheduling").
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSpec {
+    /// Scheduling weight (drr, wfq, hierarchical).
+    pub weight: f64,
+    /// Priority level, 0 first (strict_priority); classes on one level share a queue.
+    pub priority: usize,
+    /// ECN threshold on the class's own queue.
+    pub ecn_threshold: Option<u64>,
+    /// Drop-tail limit on the class's own queue.
+    pub queue_limit: Option<u64>,
+}
+
+fn queue(t: &mut Table, discipline: Discipline) -> Result<QueueSpec, ScenarioError> {
+    let weighted = matches!(discipline, Discipline::Drr | Discipline::Wfq | Discipline::Hierarchical);
+    let weight = t.float("weight", 1e-6, 1e6)?;
+    if weight.is_some() && !weighted {
+        return Err(t.error("weight", "is only used with [switch] scheduler = \"drr\", \"wfq\" or \"hierarchical\""));
+    }
+    let priority = t.int("priority", 0, 63)?;
+    if priority.is_some() && discipline != Discipline::StrictPriority {
+        return Err(t.error("priority", "is only used with [switch] scheduler = \"strict_priority\""));
+    }
+    Ok(QueueSpec {
+        weight: weight.unwrap_or(1.0),
+        priority: priority.unwrap_or(0) as usize,
+        ecn_threshold: t.size("ecn_threshold")?,
+        queue_limit: t.size("queue_limit")?,
+    })
 }
 
 /// "0..4" (exclusive), "0..=3" (inclusive), or an array of host indices.
@@ -188,15 +221,16 @@ fn offered(t: &mut Table) -> Result<Offered, ScenarioError> {
     }
 }
 
-pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path) -> Result<ClassSpec, ScenarioError> {
+pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline: Discipline) -> Result<ClassSpec, ScenarioError> {
     let name = t.string("name")?.unwrap_or_else(|| format!("class{index}"));
     if name.is_empty() || name.contains(',') {
         return Err(t.error("name", "must be non-empty and contain no comma"));
     }
     let bins = bins(t)?;
+    let queue = queue(t, discipline)?;
     if let Some(file) = t.string("trace")? {
         let receiver = t.get("receiver", |v| host(v, n_hosts))?;
-        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins });
+        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue });
     }
     let sizes = sizes(t, dir)?;
     let arrival = arrival(t)?;
@@ -210,5 +244,5 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path) -> Result<
         return Err(t.error("exact_load", "needs messages = N (the sample whose load is made exact)"));
     }
     let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load };
-    Ok(ClassSpec { name, kind, bins })
+    Ok(ClassSpec { name, kind, bins, queue })
 }

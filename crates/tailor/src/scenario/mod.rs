@@ -84,7 +84,7 @@ impl Scenario {
         let n_hosts = net.shape.host_count();
         let mut classes = Vec::new();
         for (i, mut t) in root.tables("class")?.into_iter().enumerate() {
-            let c = classes::parse(&mut t, i, n_hosts, dir)?;
+            let c = classes::parse(&mut t, i, n_hosts, dir, net.classes.discipline)?;
             t.finish()?;
             if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
                 return Err(root.error("class", format!("two classes are named \"{}\"", c.name)));
@@ -102,6 +102,8 @@ impl Scenario {
             ));
         }
         root.finish()?;
+        let mut net = net;
+        apply_queues(&mut net, &classes);
         let host_rate = host_rate(&net);
         let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate };
         sc.check_traces()?;
@@ -194,6 +196,20 @@ impl Scenario {
         };
         Rate::from_bps(self.host_rate.bps() * n as u64)
     }
+}
+
+/// Copies each class's queue settings into the switch ports' class policy.
+fn apply_queues(net: &mut NetSpec, classes: &[ClassSpec]) {
+    use crate::net::topology::Discipline;
+    let p = &mut net.classes;
+    p.queue_of = classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| if p.discipline == Discipline::StrictPriority { c.queue.priority } else { i })
+        .collect();
+    p.weights = classes.iter().map(|c| c.queue.weight).collect();
+    p.ecn = classes.iter().map(|c| c.queue.ecn_threshold).collect();
+    p.limits = classes.iter().map(|c| c.queue.queue_limit).collect();
 }
 
 fn host_rate(net: &NetSpec) -> Rate {

@@ -2,7 +2,7 @@
 
 use super::reader::{ScenarioError, Table};
 use crate::net::routing::PathChoice;
-use crate::net::topology::{BufferSpec, LinkSpec, NetSpec, NicQueue, Shape};
+use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
 use crate::sim::Time;
 
 pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
@@ -87,12 +87,39 @@ pub struct SwitchPart {
     pub delay: Time,
     pub buffer: BufferSpec,
     pub ecn_threshold: Option<u64>,
+    pub discipline: Discipline,
+    pub quantum: u64,
 }
 
+pub const SCHEDULERS: &[&str] = &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical"];
+
 pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
-    let mut part = SwitchPart { delay: Time::ZERO, buffer: BufferSpec::Unlimited, ecn_threshold: None };
+    let mut part = SwitchPart {
+        delay: Time::ZERO,
+        buffer: BufferSpec::Unlimited,
+        ecn_threshold: None,
+        discipline: Discipline::Fifo,
+        quantum: 1502,
+    };
     let Some(mut t) = t else { return Ok(part) };
     part.delay = t.time("delay")?.unwrap_or(Time::ZERO);
+    part.discipline = match t.choice("scheduler", SCHEDULERS)?.as_deref() {
+        None | Some("fifo") => Discipline::Fifo,
+        Some("strict_priority") => Discipline::StrictPriority,
+        Some("round_robin") => Discipline::RoundRobin,
+        Some("drr") => Discipline::Drr,
+        Some("wfq") => Discipline::Wfq,
+        Some(_) => Discipline::Hierarchical,
+    };
+    if let Some(q) = t.size("quantum")? {
+        if !matches!(part.discipline, Discipline::Drr | Discipline::Hierarchical) {
+            return Err(t.error("quantum", "is only used with scheduler = \"drr\" or \"hierarchical\""));
+        }
+        if q < 64 {
+            return Err(t.error("quantum", "must be at least 64B (one packet or more is usual)"));
+        }
+        part.quantum = q;
+    }
     part.ecn_threshold = t.size("ecn_threshold")?;
     part.buffer = match t.choice("buffer", &["unlimited", "per_port", "shared"])?.as_deref() {
         None | Some("unlimited") => BufferSpec::Unlimited,
@@ -137,6 +164,7 @@ pub fn routing(t: Option<Table>) -> Result<PathChoice, ScenarioError> {
 }
 
 pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, seed: u64) -> NetSpec {
+    let classes = ClassPolicy { discipline: sw.discipline, quantum: sw.quantum, ..ClassPolicy::default() };
     NetSpec {
         shape,
         switch_delay: sw.delay,
@@ -146,6 +174,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         host_rx_delay: h.rx_delay,
         nic: h.nic,
         paths,
+        classes,
         seed,
     }
 }
