@@ -92,6 +92,8 @@ def run(
     with reporter(sc.name, quiet=quiet, json_lines=progress_json, console=stderr) as progress:
         result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress)
     stdout.print(result.table())
+    for line in result.slo_lines():
+        stdout.print(line, highlight=False)
     stdout.print(result.network_line())
     s = result.summary
     stdout.print(

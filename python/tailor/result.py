@@ -93,6 +93,22 @@ class Result:
             f"busiest port {100 * n['utilization']:.1f}% utilized"
         )
 
+    def slo_lines(self) -> list[str]:
+        """One line per SLO of every class: the SLI, its bound, met or missed, and the
+        loss of SWP eq. 1 ((SLI - threshold) / threshold, negative when met)."""
+        lines = []
+        for name, c in self.summary["classes"].items():
+            for slo in c.get("slo", []):
+                if slo["value"] is None:
+                    lines.append(f"SLO {name}: {slo['sli']} <= {slo['threshold']:g}: no messages in range")
+                    continue
+                verdict = "[green]met[/green]" if slo["met"] else "[red]MISSED[/red]"
+                lines.append(
+                    f"SLO {name}: {slo['sli']} = {slo['value']:.4g} (bound {slo['threshold']:g}, {slo['count']:,} messages) "
+                    f"{verdict}, loss {slo['loss']:+.3f}"
+                )
+        return lines
+
     def table(self, max_bins: int = 14) -> Table:
         """Slowdown per class and message-size bin (lower, upper], as a rich Table.
 

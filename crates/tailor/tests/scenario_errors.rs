@@ -52,6 +52,13 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("[switch]", "[switch]\nscheduler = \"wfq\"\nquantum = \"3KB\"", "switch.quantum", "only used with scheduler = \"drr\" or \"hierarchical\""),
     ("name = \"a\"", "name = \"a\"\nweight = 2.0", "class[0].weight", "only used with [switch] scheduler = \"drr\""),
     ("name = \"a\"", "name = \"a\"\npriority = 1", "class[0].priority", "only used with [switch] scheduler = \"strict_priority\""),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"q99\", threshold = 3.0 }]", "class[0].slo[0].sli", "accepted: \"mean\" or \"pN\""),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\" }]", "class[0].slo[0].threshold", "missing"),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 0.5 }]", "class[0].slo[0].threshold", "at least 1"),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = \"50us\" }]", "class[0].slo[0].threshold", "metric = \"latency\""),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"p50\", metric = \"latency\", threshold = 3.0 }]", "class[0].slo[0].threshold", "a time such as"),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0 }, { sli = \"mean\", threshold = 2.0, min_size = \"1MB\", max_size = \"1KB\" }]", "class[0].slo[1].max_size", "above min_size"),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0, percentile = 99 }]", "class[0].slo[0].percentile", "accepted keys here: max_size, metric, min_size, sli, threshold"),
 ];
 
 #[test]

@@ -46,6 +46,8 @@ pub struct ClassSetup {
     pub source: Box<dyn Source + Send>,
     /// Upper edges of the size bins of its summary.
     pub bins: Vec<u64>,
+    /// Its service-level objectives.
+    pub slos: Vec<crate::measure::slo::Slo>,
 }
 
 pub struct Config {
@@ -105,7 +107,7 @@ pub struct Simulation {
 impl Simulation {
     pub fn new(cfg: Config, sink: Box<dyn RecordSink>) -> Result<Simulation, RunError> {
         let net = topology::build(&cfg.net);
-        let summaries = cfg.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone())).collect();
+        let summaries = cfg.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
         let recorder = Recorder::new(summaries, ClassSummary::new("all", cfg.overall_bins), cfg.warmup, sink);
         let mut sim = Simulation {
             now: Time::ZERO,

@@ -4,6 +4,7 @@
 
 pub mod ideal;
 pub mod record;
+pub mod slo;
 pub mod stats;
 pub mod summary;
 

@@ -12,6 +12,8 @@ use serde::Serialize;
 const SCALE: f64 = 1000.0;
 
 pub struct SlowdownStats {
+    /// Recorded value = round(value x scale): 1000 for slowdowns, 1 for nanoseconds.
+    scale: f64,
     hist: Histogram<u64>,
     count: u64,
     sum: f64,
@@ -33,13 +35,18 @@ impl Default for SlowdownStats {
     fn default() -> Self {
         // 1.0 .. 10^7 slowdown at 3 significant digits; values above are clamped.
         let hist = Histogram::new_with_bounds(1, 10_000_000_000, 3).expect("valid bounds");
-        SlowdownStats { hist, count: 0, sum: 0.0, max: 0.0 }
+        SlowdownStats { scale: SCALE, hist, count: 0, sum: 0.0, max: 0.0 }
     }
 }
 
 impl SlowdownStats {
+    /// The same statistics over latencies in nanoseconds (1 ns .. 10 s at 3 digits).
+    pub fn latency_ns() -> Self {
+        SlowdownStats { scale: 1.0, ..Self::default() }
+    }
+
     pub fn record(&mut self, slowdown: f64) {
-        let v = (slowdown * SCALE).round().clamp(1.0, 1e10) as u64;
+        let v = (slowdown * self.scale).round().clamp(1.0, 1e10) as u64;
         self.hist.saturating_record(v);
         self.count += 1;
         self.sum += slowdown;
@@ -63,7 +70,7 @@ impl SlowdownStats {
         if self.count == 0 {
             return 0.0;
         }
-        let v = self.hist.value_at_quantile(q) as f64 / SCALE;
+        let v = self.hist.value_at_quantile(q) as f64 / self.scale;
         v.min(self.max)
     }
 

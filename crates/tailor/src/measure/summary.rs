@@ -6,6 +6,7 @@
 //! their start time) but left out of every summary.
 
 use super::record::{MessageRecord, RecordSink};
+use super::slo::{class_loss, Slo, SloReport, SloTracker};
 use super::stats::{Percentiles, SlowdownStats};
 use crate::sim::Time;
 use serde::Serialize;
@@ -16,6 +17,7 @@ pub struct ClassSummary {
     edges: Vec<u64>,
     all: SlowdownStats,
     bins: Vec<SlowdownStats>,
+    slos: Vec<SloTracker>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -31,6 +33,12 @@ pub struct BinReport {
 pub struct ClassReport {
     pub slowdown: Percentiles,
     pub bins: Vec<BinReport>,
+    /// The class's SLOs (absent when it has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slo: Vec<SloReport>,
+    /// SWP eq. 1 over all its SLOs: negative when every one is met.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slo_loss: Option<f64>,
 }
 
 impl ClassSummary {
@@ -38,13 +46,21 @@ impl ClassSummary {
         edges.sort_unstable();
         edges.dedup();
         let bins = (0..=edges.len()).map(|_| SlowdownStats::default()).collect();
-        ClassSummary { name: name.to_string(), edges, all: SlowdownStats::default(), bins }
+        ClassSummary { name: name.to_string(), edges, all: SlowdownStats::default(), bins, slos: Vec::new() }
     }
 
-    pub fn record(&mut self, size: u64, slowdown: f64) {
+    pub fn with_slos(mut self, slos: &[Slo]) -> Self {
+        self.slos = slos.iter().map(|s| SloTracker::new(*s)).collect();
+        self
+    }
+
+    pub fn record(&mut self, size: u64, slowdown: f64, latency_ns: f64) {
         self.all.record(slowdown);
         let i = self.edges.partition_point(|&e| e < size);
         self.bins[i].record(slowdown);
+        for s in &mut self.slos {
+            s.record(size, slowdown, latency_ns);
+        }
     }
 
     pub fn count(&self) -> u64 {
@@ -63,7 +79,9 @@ impl ClassSummary {
                 slowdown: b.percentiles(),
             })
             .collect();
-        ClassReport { slowdown: self.all.percentiles(), bins }
+        let slo: Vec<SloReport> = self.slos.iter().map(SloTracker::report).collect();
+        let slo_loss = class_loss(&slo);
+        ClassReport { slowdown: self.all.percentiles(), bins, slo, slo_loss }
     }
 }
 
@@ -90,9 +108,9 @@ impl Recorder {
             self.in_warmup += 1;
             return Ok(());
         }
-        let s = rec.slowdown();
-        class.record(rec.size, s);
-        self.overall.record(rec.size, s);
+        let (s, lat) = (rec.slowdown(), rec.latency().as_ns_f64());
+        class.record(rec.size, s, lat);
+        self.overall.record(rec.size, s, lat);
         Ok(())
     }
 
@@ -109,7 +127,7 @@ mod tests {
     fn bins_are_upper_inclusive_with_an_open_last_bin() {
         let mut c = ClassSummary::new("a", vec![100, 10]);
         for (size, sd) in [(10, 1.0), (11, 2.0), (100, 3.0), (101, 4.0)] {
-            c.record(size, sd);
+            c.record(size, sd, 0.0);
         }
         let r = c.report();
         let counts: Vec<(u64, Option<u64>, u64)> =

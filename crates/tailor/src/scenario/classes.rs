@@ -3,6 +3,7 @@
 
 use super::reader::{ScenarioError, Table};
 use crate::net::ids::HostId;
+use crate::measure::slo::{Metric, Slo, Stat};
 use crate::net::topology::Discipline;
 use crate::sim::{Rate, Time};
 use crate::workload::{builtin_names, load_builtin, Arrival, Cdf, Interpolation, Pattern, SizeDist};
@@ -42,6 +43,8 @@ pub struct ClassSpec {
     pub kind: ClassKind,
     pub bins: Option<Vec<u64>>,
     pub queue: QueueSpec,
+    /// Its service-level objectives ("and").
+    pub slos: Vec<Slo>,
 }
 
 /// How switch ports treat the class (docs/scenario.md, "Class scheduling").
@@ -228,9 +231,10 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
     }
     let bins = bins(t)?;
     let queue = queue(t, discipline)?;
+    let slos = t.tables("slo")?.into_iter().map(slo).collect::<Result<Vec<_>, _>>()?;
     if let Some(file) = t.string("trace")? {
         let receiver = t.get("receiver", |v| host(v, n_hosts))?;
-        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue });
+        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue, slos });
     }
     let sizes = sizes(t, dir)?;
     let arrival = arrival(t)?;
@@ -244,5 +248,47 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         return Err(t.error("exact_load", "needs messages = N (the sample whose load is made exact)"));
     }
     let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load };
-    Ok(ClassSpec { name, kind, bins, queue })
+    Ok(ClassSpec { name, kind, bins, queue, slos })
+}
+
+/// `{ sli = "p99", metric = "slowdown", max_size = "125KB", threshold = 3.0 }`.
+fn slo(mut t: Table) -> Result<Slo, ScenarioError> {
+    let stat = t.req("sli", "\"mean\" or a percentile such as \"p99\" or \"p99.9\"", |v| {
+        let s = v.as_str().ok_or("expected \"mean\" or a percentile such as \"p99\"")?;
+        if s == "mean" {
+            return Ok(Stat::Mean);
+        }
+        match s.strip_prefix('p').and_then(|p| p.parse::<f64>().ok()) {
+            Some(p) if p > 0.0 && p <= 100.0 => Ok(Stat::Percentile(p)),
+            _ => Err(format!("unknown SLI \"{s}\"; accepted: \"mean\" or \"pN\" with 0 < N <= 100 (\"p99\", \"p99.9\")")),
+        }
+    })?;
+    let metric = match t.choice("metric", &["slowdown", "latency"])?.as_deref() {
+        Some("latency") => Metric::Latency,
+        _ => Metric::Slowdown,
+    };
+    let threshold = match metric {
+        Metric::Slowdown => t.req("threshold", "a slowdown of at least 1 (e.g. 3.0)", |v| match v.as_float().or(v.as_integer().map(|i| i as f64)) {
+            Some(x) if x >= 1.0 && x.is_finite() => Ok(x),
+            Some(x) => Err(format!("{x} is out of range; a slowdown threshold is at least 1")),
+            None => Err("expected a slowdown (a number of at least 1); for a time use metric = \"latency\"".into()),
+        })?,
+        Metric::Latency => t
+            .req("threshold", "a time such as \"50us\"", |v| {
+                v.as_str().ok_or("expected a time such as \"50us\"".to_string()).and_then(super::units::parse_time)
+            })?
+            .as_ns_f64(),
+    };
+    if threshold <= 0.0 {
+        return Err(t.error("threshold", "must be positive"));
+    }
+    let min_size = t.size("min_size")?;
+    let max_size = t.size("max_size")?;
+    if let (Some(lo), Some(hi)) = (min_size, max_size) {
+        if lo >= hi {
+            return Err(t.error("max_size", format!("must be above min_size ({lo} B)")));
+        }
+    }
+    t.finish()?;
+    Ok(Slo { stat, metric, min_size, max_size, threshold })
 }

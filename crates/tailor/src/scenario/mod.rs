@@ -133,7 +133,7 @@ impl Scenario {
         for (i, c) in self.classes.iter().enumerate() {
             let bins = self.bins_of(c);
             all_bins.extend_from_slice(&bins);
-            classes.push(ClassSetup { name: c.name.clone(), source: self.source(i, seed)?, bins });
+            classes.push(ClassSetup { name: c.name.clone(), source: self.source(i, seed)?, bins, slos: c.slos.clone() });
         }
         let overall_bins = self.bins.clone().unwrap_or(all_bins);
         Ok(engine::Config {
