@@ -15,3 +15,4 @@ pub mod scenario;
 pub mod measure;
 pub mod engine;
 pub mod output;
+pub mod advisor;
