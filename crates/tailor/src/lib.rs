@@ -16,3 +16,4 @@ pub mod measure;
 pub mod engine;
 pub mod output;
 pub mod advisor;
+pub mod model;

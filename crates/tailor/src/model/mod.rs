@@ -1,0 +1,192 @@
+//! The SWP fast model (SWP §4): a fluid, time-stepped model of congestion-controlled
+//! flows through one bottleneck with a queueing discipline, 100–1000x cheaper than the
+//! packet engine because it tracks rates, not packets.
+//!
+//! Geometry (SWP Fig. 5): sources reach the bottleneck (capacity C, unbounded queues)
+//! after a one-way delay τ; RTT = 2τ. Time advances in steps of dt = RTT / 20 (τ is ten
+//! steps, so a byte sent in step n reaches the bottleneck in step n + 10). Each step:
+//! flows send at their rates (`cc`), the bottleneck serves its queues (`service`), and
+//! flows whose last byte left the bottleneck complete, at the interpolated instant, plus
+//! τ for the acknowledgement: a lone flow completes in exactly RTT + S / C, SWP's ideal.
+//! Idle periods are skipped. Forms and choices: docs/model.md.
+
+pub mod cc;
+mod run;
+pub mod service;
+
+pub use cc::CcParams;
+
+use crate::sim::Time;
+use crate::workload::MessageSpec;
+use std::collections::VecDeque;
+
+/// Steps per one-way delay τ.
+const STEPS_PER_TAU: usize = 10;
+
+/// How the bottleneck shares its capacity among classes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sharing {
+    /// One FIFO queue for every class.
+    Fifo,
+    /// Strict priority: `level[class]`, 0 first; a level is one FIFO queue.
+    Priority(Vec<usize>),
+    /// GPS over per-class queues with these weights (DRR, WFQ, round robin in the fluid
+    /// limit); `per_flow_fair` shares a class's service equally among its flows
+    /// (hierarchical) instead of FIFO.
+    Weighted { weights: Vec<f64>, per_flow_fair: bool },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelConfig {
+    /// Bottleneck capacity, bits per second.
+    pub capacity_bps: f64,
+    pub rtt: Time,
+    pub cc: CcParams,
+    pub sharing: Sharing,
+    pub classes: usize,
+}
+
+struct Flow {
+    id: u64,
+    spec: MessageSpec,
+    queue: usize,
+    start: f64,
+    unsent: f64,
+    /// Uncontrolled bytes left (min(size, R0·RTT) at arrival).
+    budget: f64,
+    controlled: bool,
+    rate: f64,
+    /// Per-flow fair queueing only: bytes on the way to the bottleneck per step, and
+    /// bytes waiting there.
+    pipe: VecDeque<f64>,
+    backlog: f64,
+    /// FIFO only: the queue's cumulative byte count at which this flow's last byte
+    /// leaves the bottleneck.
+    mark: Option<f64>,
+    /// When the last byte left the source (seconds).
+    last_sent: f64,
+}
+
+#[derive(Default)]
+struct Queue {
+    /// Bytes sent per step, on their way to the bottleneck (STEPS_PER_TAU entries).
+    pipe: VecDeque<f64>,
+    backlog: f64,
+    cum_sent: f64,
+    cum_out: f64,
+    /// Backlog of the last STEPS_PER_TAU steps (the signal the sources see τ late).
+    seen: VecDeque<f64>,
+    /// FIFO completions in mark order: (mark, flow slot).
+    marks: VecDeque<(f64, usize)>,
+    /// Served bytes per second in the last step (strict priority's leftover capacity).
+    last_rate: f64,
+    active: bool,
+}
+
+pub struct FluidModel {
+    cfg: ModelConfig,
+    dt: f64,
+    tau: f64,
+    cap: f64,
+    queues: Vec<Queue>,
+    flows: Vec<Option<Flow>>,
+    free: Vec<usize>,
+    next_id: u64,
+}
+
+/// What a model run did (for the summary).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelStats {
+    pub steps: u64,
+    pub sim_end: Time,
+    pub generated: u64,
+}
+
+impl FluidModel {
+    pub fn new(cfg: ModelConfig) -> FluidModel {
+        let n = match &cfg.sharing {
+            Sharing::Fifo => 1,
+            Sharing::Priority(levels) => levels.iter().copied().max().map_or(1, |m| m + 1),
+            Sharing::Weighted { .. } => cfg.classes.max(1),
+        };
+        let rtt = cfg.rtt.as_secs_f64();
+        let queues = (0..n)
+            .map(|_| Queue {
+                pipe: VecDeque::from(vec![0.0; STEPS_PER_TAU]),
+                seen: VecDeque::from(vec![0.0; STEPS_PER_TAU]),
+                ..Queue::default()
+            })
+            .collect();
+        FluidModel {
+            dt: rtt / (2 * STEPS_PER_TAU) as f64,
+            tau: rtt / 2.0,
+            cap: cfg.capacity_bps / 8.0,
+            cfg,
+            queues,
+            flows: Vec::new(),
+            free: Vec::new(),
+            next_id: 0,
+        }
+    }
+
+    fn queue_of(&self, class: usize) -> usize {
+        match &self.cfg.sharing {
+            Sharing::Fifo => 0,
+            Sharing::Priority(levels) => levels.get(class).copied().unwrap_or(0),
+            Sharing::Weighted { .. } => class,
+        }
+    }
+
+    fn weight(&self, q: usize) -> f64 {
+        match &self.cfg.sharing {
+            Sharing::Weighted { weights, .. } => weights.get(q).copied().unwrap_or(1.0),
+            _ => 1.0,
+        }
+    }
+
+    fn per_flow_fair(&self) -> bool {
+        matches!(self.cfg.sharing, Sharing::Weighted { per_flow_fair: true, .. })
+    }
+
+    fn admit(&mut self, spec: MessageSpec) -> u64 {
+        let rtt = 2.0 * self.tau;
+        let size = spec.size as f64;
+        let flow = Flow {
+            id: self.next_id,
+            queue: self.queue_of(spec.class.index()),
+            start: spec.start.as_secs_f64(),
+            unsent: size,
+            budget: size.min(self.cfg.cc.r0 * self.cap * rtt),
+            controlled: false,
+            rate: self.cfg.cc.r0 * self.cap,
+            pipe: if self.per_flow_fair() { VecDeque::from(vec![0.0; STEPS_PER_TAU]) } else { VecDeque::new() },
+            backlog: 0.0,
+            mark: None,
+            last_sent: f64::INFINITY,
+            spec,
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        match self.free.pop() {
+            Some(slot) => self.flows[slot] = Some(flow),
+            None => self.flows.push(Some(flow)),
+        }
+        id
+    }
+
+    fn busy(&self) -> bool {
+        self.flows.iter().any(Option::is_some)
+    }
+
+    /// Capacity (bytes/s) the congestion control of queue q may use (eq. 10).
+    fn capacity_of(&self, q: usize) -> f64 {
+        match &self.cfg.sharing {
+            Sharing::Fifo => self.cap,
+            Sharing::Priority(_) => (self.cap - self.queues[..q].iter().map(|x| x.last_rate).sum::<f64>()).max(0.0),
+            Sharing::Weighted { .. } => {
+                let active: f64 = (0..self.queues.len()).filter(|&k| k == q || self.queues[k].active).map(|k| self.weight(k)).sum();
+                self.cap * self.weight(q) / active
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The model's time loop: admit arrivals, send, serve, complete (see the module doc).
+
+use super::service::{gps, priority};
+use super::{FluidModel, ModelStats, Sharing};
+use crate::measure::{MessageRecord, Recorder};
+use crate::sim::Time;
+use crate::workload::{MessageSpec, Source, WorkloadError};
+
+/// A thousandth of a byte: below it, floating-point residue, not data.
+const EPS: f64 = 1e-3;
+
+fn secs_to_time(s: f64) -> Time {
+    Time::from_ps((s * 1e12).round().max(0.0) as u64)
+}
+
+impl FluidModel {
+    /// Runs every message of `sources` through the model, recording each completion.
+    pub fn run(&mut self, mut sources: Vec<Box<dyn Source + Send>>, rec: &mut Recorder) -> Result<ModelStats, WorkloadError> {
+        let mut next: Vec<Option<MessageSpec>> = sources.iter_mut().map(|s| s.next_message()).collect::<Result<_, _>>()?;
+        let mut stats = ModelStats::default();
+        let Some(first) = next.iter().flatten().map(|m| m.start).min() else { return Ok(stats) };
+        let mut t = first.as_secs_f64();
+        loop {
+            // Admit every message that starts before the end of this step.
+            while let Some(k) = earliest(&next).filter(|&k| next[k].expect("some").start.as_secs_f64() < t + self.dt) {
+                let m = next[k].take().expect("some");
+                self.admit(m);
+                stats.generated += 1;
+                next[k] = sources[k].next_message()?;
+            }
+            if !self.busy() {
+                match earliest(&next) {
+                    None => break,
+                    Some(k) => {
+                        self.reset_idle();
+                        t = next[k].expect("some").start.as_secs_f64();
+                        continue;
+                    }
+                }
+            }
+            self.step(t, rec).map_err(|e| WorkloadError::Io { file: "message records".into(), source: e })?;
+            stats.steps += 1;
+            t += self.dt;
+        }
+        stats.sim_end = secs_to_time(t);
+        Ok(stats)
+    }
+
+    /// Forgets floating-point residue when the network is empty.
+    fn reset_idle(&mut self) {
+        for q in &mut self.queues {
+            q.pipe.iter_mut().for_each(|x| *x = 0.0);
+            q.seen.iter_mut().for_each(|x| *x = 0.0);
+            q.backlog = 0.0;
+            q.last_rate = 0.0;
+            q.active = false;
+            q.cum_sent = 0.0;
+            q.cum_out = 0.0;
+        }
+    }
+
+    fn step(&mut self, t: f64, rec: &mut Recorder) -> std::io::Result<()> {
+        let ideal = self.ideal_rates(t);
+        let sent = self.send(t, &ideal);
+        self.arrive(&sent);
+        self.serve(t, rec)
+    }
+
+    /// Per queue: the ideal rate of its controlled flows this step (eq. 11).
+    fn ideal_rates(&self, t: f64) -> Vec<f64> {
+        let rtt = 2.0 * self.tau;
+        let n = self.queues.len();
+        let (mut unc, mut ctl) = (vec![0.0; n], vec![0usize; n]);
+        for f in self.flows.iter().flatten().filter(|f| f.unsent > 0.0) {
+            if t + self.dt > f.start + rtt {
+                ctl[f.queue] += 1;
+            } else {
+                unc[f.queue] += self.cfg.cc.r0 * self.cap;
+            }
+        }
+        (0..n)
+            .map(|q| {
+                let seen = *self.queues[q].seen.front().expect("history is full");
+                self.cfg.cc.ideal_rate(self.capacity_of(q), unc[q], seen, rtt, ctl[q])
+            })
+            .collect()
+    }
+
+    /// Every flow sends for this step; returns the bytes each queue's flows sent.
+    fn send(&mut self, t: f64, ideal: &[f64]) -> Vec<f64> {
+        let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
+        let (cc, cap, pff) = (self.cfg.cc, self.cap, self.per_flow_fair());
+        let mut sent = vec![0.0; self.queues.len()];
+        for (slot, f) in self.flows.iter_mut().enumerate() {
+            let Some(f) = f.as_mut() else { continue };
+            let mut amount = 0.0;
+            if f.unsent > 0.0 {
+                let t0 = f.start.max(t);
+                let feedback = f.start + rtt;
+                let mut finish = t_end;
+                if !f.controlled {
+                    let until = feedback.min(t_end);
+                    let a = (cc.r0 * cap * (until - t0).max(0.0)).min(f.budget).min(f.unsent);
+                    f.budget -= a;
+                    f.unsent -= a;
+                    amount += a;
+                    finish = t0 + a / (cc.r0 * cap);
+                    f.controlled = t_end > feedback;
+                }
+                if f.controlled && f.unsent > 0.0 {
+                    f.rate = cc.filter(f.rate, ideal[f.queue], dt, rtt);
+                    let from = t0.max(feedback);
+                    let a = (f.rate * (t_end - from).max(0.0)).min(f.unsent);
+                    f.unsent -= a;
+                    amount += a;
+                    finish = if f.rate > 0.0 { from + a / f.rate } else { t_end };
+                }
+                if f.unsent <= EPS {
+                    amount += f.unsent;
+                    f.unsent = 0.0;
+                    f.last_sent = finish.min(t_end);
+                }
+            }
+            let q = &mut self.queues[f.queue];
+            q.cum_sent += amount;
+            sent[f.queue] += amount;
+            if pff {
+                f.pipe.push_back(amount);
+            } else if f.unsent == 0.0 && f.mark.is_none() {
+                f.mark = Some(q.cum_sent);
+                q.marks.push_back((q.cum_sent, slot));
+            }
+        }
+        sent
+    }
+
+    /// Bytes sent τ ago reach the bottleneck.
+    fn arrive(&mut self, sent: &[f64]) {
+        for (q, &s) in self.queues.iter_mut().zip(sent) {
+            let arrived = q.pipe.pop_front().expect("pipe is full");
+            q.pipe.push_back(s);
+            q.backlog += arrived;
+            q.active = q.backlog > EPS;
+        }
+        if self.per_flow_fair() {
+            for f in self.flows.iter_mut().flatten() {
+                f.backlog += f.pipe.pop_front().expect("flow pipe is full");
+            }
+        }
+    }
+
+    fn serve(&mut self, t: f64, rec: &mut Recorder) -> std::io::Result<()> {
+        let demand: Vec<f64> = self.queues.iter().map(|q| q.backlog).collect();
+        let budget = self.cap * self.dt;
+        let served = match &self.cfg.sharing {
+            Sharing::Fifo => vec![demand[0].min(budget)],
+            Sharing::Priority(_) => priority(&demand, budget),
+            Sharing::Weighted { .. } => {
+                let w: Vec<f64> = (0..demand.len()).map(|q| self.weight(q)).collect();
+                gps(&demand, &w, budget)
+            }
+        };
+        let mut done: Vec<(usize, f64)> = Vec::new();
+        let rates: Vec<f64> = (0..self.queues.len()).map(|q| self.capacity_of(q)).collect();
+        for (qi, (q, &s)) in self.queues.iter_mut().zip(&served).enumerate() {
+            let before = q.cum_out;
+            q.backlog = (q.backlog - s).max(0.0);
+            q.cum_out += s;
+            q.last_rate = s / self.dt;
+            // While backlogged the queue is served at s / dt; when it drains within the
+            // step it was serving at (at least) its share and bytes left as they came.
+            let rate = if q.backlog > EPS { s / self.dt } else { rates[qi].max(s / self.dt) };
+            while let Some(&(mark, slot)) = q.marks.front() {
+                // Sums of many fractional steps drift: allow the residue, relative to the mark.
+                if mark > q.cum_out + EPS + 1e-12 * mark {
+                    break;
+                }
+                let crossing = if rate > 0.0 { t + ((mark - before) / rate).clamp(0.0, self.dt) } else { t + self.dt };
+                done.push((slot, crossing));
+                q.marks.pop_front();
+            }
+            q.seen.pop_front();
+            q.seen.push_back(q.backlog);
+        }
+        if self.per_flow_fair() {
+            self.serve_flows(t, &served, &mut done);
+        }
+        for (slot, at) in done {
+            self.complete(slot, at, rec)?;
+        }
+        Ok(())
+    }
+
+    /// Hierarchical: each queue's service is shared equally by its backlogged flows.
+    fn serve_flows(&mut self, t: f64, served: &[f64], done: &mut Vec<(usize, f64)>) {
+        for (qi, &s) in served.iter().enumerate() {
+            let slots: Vec<usize> = (0..self.flows.len())
+                .filter(|&i| self.flows[i].as_ref().is_some_and(|f| f.queue == qi && f.backlog > 0.0))
+                .collect();
+            let demand: Vec<f64> = slots.iter().map(|&i| self.flows[i].as_ref().expect("some").backlog).collect();
+            let share = gps(&demand, &vec![1.0; slots.len()], s);
+            let top = share.iter().copied().fold(0.0, f64::max);
+            for (k, &i) in slots.iter().enumerate() {
+                let f = self.flows[i].as_mut().expect("some");
+                f.backlog = (f.backlog - share[k]).max(0.0);
+                let in_flight: f64 = f.pipe.iter().sum();
+                if f.unsent == 0.0 && in_flight <= EPS && f.backlog <= EPS {
+                    let frac = if top > 0.0 { share[k] / top } else { 1.0 };
+                    done.push((i, t + frac * self.dt));
+                }
+            }
+        }
+    }
+
+    fn complete(&mut self, slot: usize, at: f64, rec: &mut Recorder) -> std::io::Result<()> {
+        let f = self.flows[slot].take().expect("completing a live flow");
+        // The last byte cannot leave the bottleneck before it arrived there.
+        let at = at.max(f.last_sent + self.tau);
+        self.free.push(slot);
+        let size = f.spec.size as f64;
+        let record = MessageRecord {
+            id: f.id,
+            class: f.spec.class,
+            src: f.spec.src,
+            dst: f.spec.dst,
+            size: f.spec.size,
+            start: f.spec.start,
+            finish: f.spec.start.max(secs_to_time(at + self.tau)),
+            ideal: secs_to_time(2.0 * self.tau + size / self.cap),
+        };
+        rec.record(&record)
+    }
+}
+
+fn earliest(next: &[Option<MessageSpec>]) -> Option<usize> {
+    next.iter().enumerate().filter_map(|(i, m)| m.map(|m| (m.start, i))).min().map(|(_, i)| i)
+}

@@ -1,0 +1,102 @@
+//! The fast model against closed forms (SWP §4): a lone flow takes exactly its ideal,
+//! equal long flows share the link equally, classes share it by weight.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use tailor::measure::record::MemorySink;
+use tailor::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
+use tailor::model::{CcParams, FluidModel, ModelConfig, Sharing};
+use tailor::net::ids::{ClassId, HostId};
+use tailor::sim::Time;
+use tailor::workload::{MessageSpec, Source, WorkloadError};
+
+struct List(std::vec::IntoIter<MessageSpec>);
+
+impl Source for List {
+    fn next_message(&mut self) -> Result<Option<MessageSpec>, WorkloadError> {
+        Ok(self.0.next())
+    }
+}
+
+struct Shared(Arc<Mutex<MemorySink>>);
+
+impl RecordSink for Shared {
+    fn record(&mut self, r: &MessageRecord, n: &str) -> std::io::Result<()> {
+        self.0.lock().unwrap().record(r, n)
+    }
+}
+
+fn msg(class: usize, start_ns: u64, size: u64) -> MessageSpec {
+    MessageSpec { start: Time::from_ns(start_ns), src: HostId::new(0), dst: HostId::new(1), size, class: ClassId::new(class) }
+}
+
+/// 100 Gbps, 10 us RTT, SWP-D.
+fn run(sharing: Sharing, classes: Vec<Vec<MessageSpec>>) -> Vec<MessageRecord> {
+    let cfg = ModelConfig { capacity_bps: 100e9, rtt: Time::from_us(10), cc: CcParams::SWP_D, sharing, classes: classes.len() };
+    let sink = Arc::new(Mutex::new(MemorySink::default()));
+    let summaries = (0..classes.len()).map(|k| ClassSummary::new(&format!("c{k}"), vec![])).collect();
+    let mut rec = Recorder::new(summaries, ClassSummary::new("all", vec![]), Time::ZERO, Box::new(Shared(sink.clone())));
+    let sources: Vec<Box<dyn Source + Send>> = classes.into_iter().map(|v| Box::new(List(v.into_iter())) as Box<dyn Source + Send>).collect();
+    FluidModel::new(cfg).run(sources, &mut rec).unwrap();
+    let out = std::mem::take(&mut sink.lock().unwrap().0);
+    out
+}
+
+#[test]
+fn a_lone_flow_takes_exactly_rtt_plus_size_over_capacity() {
+    // One flow at a time, 10 ms apart, arriving mid-step.
+    let sizes = [1u64, 1_000, 100_000, 124_999, 125_000, 125_001, 1_000_000, 30_000_000];
+    let msgs: Vec<MessageSpec> = sizes.iter().enumerate().map(|(i, &s)| msg(0, 1_000_333 + i as u64 * 10_000_000, s)).collect();
+    let recs = run(Sharing::Fifo, vec![msgs]);
+    assert_eq!(recs.len(), sizes.len());
+    for r in recs {
+        let ideal_ns = 10_000.0 + r.size as f64 * 0.08;
+        assert!((r.ideal.as_ns_f64() - ideal_ns).abs() < 1e-3);
+        assert!((r.slowdown() - 1.0).abs() < 1e-6, "size {}: slowdown {}", r.size, r.slowdown());
+    }
+}
+
+#[test]
+fn equal_long_flows_share_the_link_equally() {
+    let n = 4u64;
+    let size = 20_000_000u64;
+    let msgs: Vec<MessageSpec> = (0..n).map(|i| msg(0, 1000 + i, size)).collect();
+    let recs = run(Sharing::Fifo, vec![msgs]);
+    let fct: Vec<f64> = recs.iter().map(|r| r.latency().as_ns_f64()).collect();
+    let (lo, hi) = (fct.iter().copied().fold(f64::MAX, f64::min), fct.iter().copied().fold(0.0, f64::max));
+    assert!((hi - lo) / hi < 0.01, "completion times differ: {fct:?}");
+    // Together they need n S / C; equal sharing means none finishes much earlier.
+    let together_ns = (n * size) as f64 * 0.08;
+    assert!(hi > together_ns && hi < 1.05 * together_ns, "{hi} vs {together_ns}");
+}
+
+#[test]
+fn classes_share_the_link_by_weight_when_backlogged() {
+    // Weights 1 : 3, one 20 MB flow each: class 1 runs at 3C/4 until done (4/3 S/C),
+    // then class 0 (which had S/3) finishes the rest alone: 2 S/C.
+    let s = 20_000_000u64;
+    let recs = run(
+        Sharing::Weighted { weights: vec![1.0, 3.0], per_flow_fair: false },
+        vec![vec![msg(0, 1000, s)], vec![msg(1, 1000, s)]],
+    );
+    let fct = |c: usize| recs.iter().find(|r| r.class.index() == c).unwrap().latency().as_ns_f64();
+    let sc = s as f64 * 0.08;
+    assert!((fct(1) / (4.0 / 3.0 * sc) - 1.0).abs() < 0.03, "class 1: {} vs {}", fct(1), 4.0 / 3.0 * sc);
+    assert!((fct(0) / (2.0 * sc) - 1.0).abs() < 0.03, "class 0: {} vs {}", fct(0), 2.0 * sc);
+}
+
+#[test]
+fn hierarchical_fair_queueing_lets_a_short_flow_pass_a_queue() {
+    // Eight 2 MB flows arrive together: their uncontrolled first RTT (8 x 125 KB at line
+    // rate) builds a queue of about 875 KB. A 10 KB flow arriving into it waits behind all
+    // of it under FIFO (about 70 us); with per-flow fair queueing it gets a ninth of the
+    // link at once.
+    let mut msgs: Vec<MessageSpec> = (0..8).map(|i| msg(0, 1_000_000 + i, 2_000_000)).collect();
+    msgs.push(msg(0, 1_012_000, 10_000));
+    let fifo = run(Sharing::Weighted { weights: vec![1.0], per_flow_fair: false }, vec![msgs.clone()]);
+    let fair = run(Sharing::Weighted { weights: vec![1.0], per_flow_fair: true }, vec![msgs]);
+    let sd = |recs: &[MessageRecord]| recs.iter().find(|r| r.size == 10_000).unwrap().slowdown();
+    assert!(sd(&fifo) > 5.0, "fifo: {}", sd(&fifo));
+    assert!(sd(&fair) < 2.0, "fair queueing: {}", sd(&fair));
+}
