@@ -18,8 +18,11 @@ def run(
     out: str | PathLike[str],
     seed: int | None = None,
     progress: Callable[[dict[str, Any]], bool] | None = None,
+    engine: str = "packet",
 ) -> str:
     """Runs a scenario into the result directory ``out``; returns summary.json's text.
+
+    ``engine`` is "packet" (the packet simulator) or "model" (the SWP fast model).
 
     The GIL is released during the run. ``progress`` gets a dict {sim_ns, events,
     started, completed, active} at most every 0.2 s of wall time (and once at the end);

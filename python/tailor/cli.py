@@ -83,14 +83,20 @@ def run(
     progress_json: Annotated[
         bool, typer.Option("--progress-json", help="Progress as JSON lines on stderr (for scripts).")
     ] = False,
+    engine: Annotated[
+        str, typer.Option(help="'packet' (the packet simulator) or 'model' (the SWP fast model).")
+    ] = "packet",
 ) -> None:
-    """Run a scenario with the packet simulator and print slowdown by message size."""
+    """Run a scenario and print slowdown by message size."""
     import tailor
     from tailor.progress import reporter
 
+    if engine not in ("packet", "model"):
+        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: packet, model")
+        raise typer.Exit(2)
     sc = tailor.Scenario.load(scenario)
     with reporter(sc.name, quiet=quiet, json_lines=progress_json, console=stderr) as progress:
-        result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress)
+        result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine)
     stdout.print(result.table())
     for line in result.slo_lines():
         stdout.print(line, highlight=False)

@@ -29,11 +29,13 @@ def run(
     out: str | os.PathLike[str] | None = None,
     csv: bool = False,
     progress: Progress | None = None,
+    engine: str = "packet",
 ) -> Result:
     """Runs ``scenario`` with ``seed`` (default: the scenario's) into ``out``.
 
     The messages are converted to ``messages.parquet`` (the CSV is kept with
-    ``csv=True``). ``progress(dict) -> bool`` is called about five times a second with
+    ``csv=True``). ``engine`` is "packet" (the packet simulator, default) or "model"
+    (the SWP fast model, docs/model.md). ``progress(dict) -> bool`` is called about five times a second with
     {sim_ns, events, started, completed, active}; returning False cancels the run.
 
     Raises the exceptions of :mod:`tailor.errors`; a failed or cancelled run leaves no
@@ -42,7 +44,7 @@ def run(
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     seed = sc.seed if seed is None else seed
     out = Path(out) if out is not None else default_out(sc, seed)
-    _core.run(os.fspath(sc.path), os.fspath(out), seed, progress)
+    _core.run(os.fspath(sc.path), os.fspath(out), seed, progress, engine)
     _to_parquet(out / "messages.csv", keep_csv=csv)
     return Result(out)
 

@@ -81,3 +81,21 @@ def test_ctrl_c_cancels_the_run_and_leaves_nothing(tmp_path: Path) -> None:
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert stdout == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_model_engine_writes_the_same_result_format(tmp_path: Path) -> None:
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "swp" / "websearch-30.toml"
+    out = tmp_path / "m"
+    p = tailor_cli("run", str(scenario), "--engine", "model", "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["engine"] == "model"
+    assert summary["messages"]["completed"] == 2000
+    assert tailor.Result(out).messages.height == 2000
+
+
+def test_unknown_engine_exits_2(quickstart: Path, tmp_path: Path) -> None:
+    p = tailor_cli("run", str(quickstart), "--engine", "fluid", "--out", str(tmp_path / "x"))
+    assert p.returncode == 2
+    assert "--engine" in p.stderr and "packet, model" in p.stderr
+    assert not (tmp_path / "x").exists()

@@ -33,6 +33,7 @@ impl From<RunError> for Error {
             RunError::Workload(w) => Error::Workload(w),
             RunError::Io(io) => Error::Io(io),
             RunError::Cancelled => Error::Cancelled,
+            RunError::Scenario(s) => Error::Scenario(s),
         }
     }
 }

@@ -57,10 +57,26 @@ fn topology_name(shape: &Shape) -> &'static str {
 /// Ctrl-C does) cancels the run and is re-raised. A cancelled or failed run leaves no
 /// result directory.
 #[pyfunction]
-#[pyo3(signature = (path, out, seed=None, progress=None))]
-fn run(py: Python<'_>, path: PathBuf, out: PathBuf, seed: Option<u64>, progress: Option<Py<PyAny>>) -> PyResult<String> {
+#[pyo3(signature = (path, out, seed=None, progress=None, engine="packet"))]
+fn run(
+    py: Python<'_>,
+    path: PathBuf,
+    out: PathBuf,
+    seed: Option<u64>,
+    progress: Option<Py<PyAny>>,
+    engine: &str,
+) -> PyResult<String> {
+    let engine = match engine {
+        "packet" => tailor::output::Engine::Packet,
+        "model" => tailor::output::Engine::Model,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "engine must be 'packet' or 'model', got '{other}'"
+            )))
+        }
+    };
     let mut reporter = Reporter { callback: progress, last_call: Instant::now(), last_seen: None, raised: None };
-    let result = py.detach(|| run_detached(&path, &out, seed, &mut reporter));
+    let result = py.detach(|| run_detached(&path, &out, seed, engine, &mut reporter));
     let result = match (result, reporter.raised.take()) {
         (Err(Error::Cancelled), Some(raised)) => Err(Error::Python(raised)),
         (result, _) => result,
@@ -70,10 +86,16 @@ fn run(py: Python<'_>, path: PathBuf, out: PathBuf, seed: Option<u64>, progress:
     Ok(summary)
 }
 
-fn run_detached(path: &Path, out: &Path, seed: Option<u64>, reporter: &mut Reporter) -> Result<String, Error> {
+fn run_detached(
+    path: &Path,
+    out: &Path,
+    seed: Option<u64>,
+    engine: tailor::output::Engine,
+    reporter: &mut Reporter,
+) -> Result<String, Error> {
     let sc = Scenario::load(path)?;
     let seed = seed.unwrap_or(sc.seed);
-    let summary = tailor::output::run_to_dir(&sc, seed, out, &mut |p| reporter.tick(p))?;
+    let summary = tailor::output::run_engine_to_dir(&sc, seed, out, engine, &mut |p| reporter.tick(p))?;
     Ok(serde_json::to_string(&summary).expect("a summary serializes"))
 }
 

@@ -51,13 +51,33 @@ fn staging(out: &Path) -> PathBuf {
     out.with_file_name(format!(".{name}.partial-{}", std::process::id()))
 }
 
-/// Runs `sc` with `seed` and writes the result directory `out`, replacing an earlier
-/// tailor result there (a directory holding `summary.json`); any other existing
-/// non-empty directory is refused.
+/// Which engine runs a scenario.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The packet-level simulator.
+    Packet,
+    /// The SWP fast model (docs/model.md).
+    Model,
+}
+
+/// Runs `sc` with `seed` on the packet engine into `out` (see `run_engine_to_dir`).
 pub fn run_to_dir(
     sc: &Scenario,
     seed: u64,
     out: &Path,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Summary, RunError> {
+    run_engine_to_dir(sc, seed, out, Engine::Packet, progress)
+}
+
+/// Runs `sc` with `seed` on `engine` and writes the result directory `out`, replacing an
+/// earlier tailor result there (a directory holding `summary.json`); any other existing
+/// non-empty directory is refused.
+pub fn run_engine_to_dir(
+    sc: &Scenario,
+    seed: u64,
+    out: &Path,
+    engine: Engine,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Summary, RunError> {
     if out.exists() && !out.join("summary.json").exists() && fs::read_dir(out).map(|mut d| d.next().is_some()).unwrap_or(true) {
@@ -72,7 +92,10 @@ pub fn run_to_dir(
         fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
     }
     fs::create_dir_all(&tmp).map_err(|e| io_err(&tmp, e))?;
-    let result = write_run(sc, seed, &tmp, progress);
+    let result = match engine {
+        Engine::Packet => write_run(sc, seed, &tmp, progress),
+        Engine::Model => write_model_run(sc, seed, &tmp),
+    };
     match result {
         Ok(summary) => {
             if out.exists() {
@@ -125,11 +148,68 @@ pub fn simulate(
     Ok((sim, summary))
 }
 
+/// The fast model's run: the same files; `ports.csv` has its header only (the model has
+/// no ports) and `events` counts model steps.
+fn write_model_run(sc: &Scenario, seed: u64, dir: &Path) -> Result<Summary, RunError> {
+    let path = dir.join("messages.csv");
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    let sink = CsvSink::new(BufWriter::with_capacity(1 << 20, file))?;
+    let summary = simulate_model(sc, seed, Box::new(sink))?;
+    let json = serde_json::to_string_pretty(&summary).expect("summary serializes");
+    fs::write(dir.join("summary.json"), json + "\n").map_err(|e| io_err(dir, e))?;
+    write_port_rows(&[], &dir.join("ports.csv"))?;
+    Ok(summary)
+}
+
+/// Runs the fast model and summarises it in the packet engine's format.
+pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::RecordSink>) -> Result<Summary, RunError> {
+    use crate::engine::report::{Messages, NetworkReport, Totals};
+    use crate::measure::{ClassSummary, Recorder};
+    let started = Instant::now();
+    let cfg = crate::scenario::model::config(sc).map_err(RunError::Scenario)?;
+    let built = sc.build(seed)?;
+    let summaries = built.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
+    let mut rec = Recorder::new(summaries, ClassSummary::new("all", built.overall_bins), built.warmup, sink);
+    let sources = built.classes.into_iter().map(|c| c.source).collect();
+    let stats = crate::model::FluidModel::new(cfg).run(sources, &mut rec)?;
+    rec.flush()?;
+    let wall = started.elapsed().as_secs_f64();
+    let report = RunReport {
+        events: stats.steps,
+        sim_ns: stats.sim_end.as_ns_f64(),
+        messages: Messages {
+            generated: stats.generated,
+            completed: rec.completed,
+            incomplete: stats.generated - rec.completed,
+            warmup_excluded: rec.in_warmup,
+        },
+        overall: rec.overall.report(),
+        classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
+        network: NetworkReport { drops: 0, ecn_marks: 0, max_queue_bytes: 0, mean_queue_bytes: 0.0, utilization: 0.0, max_host_nic_queue_bytes: 0 },
+        transport_counters: Totals::default(),
+    };
+    Ok(Summary {
+        tailor_version: VERSION,
+        engine: "model",
+        scenario: sc.name.clone(),
+        scenario_file: sc.file.clone(),
+        seed,
+        transport: transport_name(&sc.transport),
+        wall_seconds: wall,
+        events_per_second: report.events as f64 / wall.max(1e-9),
+        report,
+    })
+}
+
 fn write_ports(sim: &Simulation, path: &Path) -> Result<(), RunError> {
+    write_port_rows(&sim.ports(), path)
+}
+
+fn write_port_rows(rows: &[crate::engine::report::PortRow], path: &Path) -> Result<(), RunError> {
     let file = fs::File::create(path).map_err(|e| io_err(path, e))?;
     let mut w = BufWriter::new(file);
     writeln!(w, "port,node,role,rate_bps,sent_packets,sent_bytes,drops,drop_bytes,ecn_marks,max_queue_bytes,mean_queue_bytes,utilization")?;
-    for r in sim.ports() {
+    for r in rows {
         writeln!(
             w,
             "{},{},{},{},{},{},{},{},{},{},{:.1},{:.6}",

@@ -100,3 +100,32 @@ fn hierarchical_fair_queueing_lets_a_short_flow_pass_a_queue() {
     assert!(sd(&fifo) > 5.0, "fifo: {}", sd(&fifo));
     assert!(sd(&fair) < 2.0, "fair queueing: {}", sd(&fair));
 }
+
+#[test]
+fn a_scenario_runs_on_the_model_engine_in_the_packet_engines_format() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/swp/websearch-30.toml");
+    let sc = tailor::scenario::Scenario::load(&path).unwrap();
+    let cfg = tailor::scenario::model::config(&sc).unwrap();
+    assert_eq!(cfg.capacity_bps, 100e9);
+    assert_eq!(cfg.rtt, Time::from_us(10));
+    assert_eq!(cfg.cc.q0, 100_000.0, "q0 is the switches' ECN threshold");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = tailor::output::run_engine_to_dir(&sc, 1, &tmp.path().join("m"), tailor::output::Engine::Model, &mut |_| true).unwrap();
+    assert_eq!(s.engine, "model");
+    assert_eq!((s.report.messages.generated, s.report.messages.completed), (2000, 2000));
+    let csv = std::fs::read_to_string(tmp.path().join("m/messages.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2001);
+    assert!(s.report.classes["websearch"].slowdown.p50 >= 1.0);
+}
+
+#[test]
+fn the_model_refuses_a_transport_it_does_not_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/swp/websearch-30.toml"))
+        .unwrap()
+        .replace("kind = \"dctcp\"", "kind = \"tcp\"")
+        .replace("dctcp_g = 0.0625\n", "");
+    let sc = common::scenario(&text, dir.path());
+    let err = tailor::scenario::model::config(&sc).unwrap_err();
+    assert_eq!(err.path, "transport.kind");
+}

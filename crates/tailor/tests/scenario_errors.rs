@@ -25,7 +25,7 @@ messages = 10
 
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[
-    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, name, routing, run, seed, switch, topology, transport"),
+    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, model, name, routing, run, seed, switch, topology, transport"),
     ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
     ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),
     ("hosts = 4", "hosts = \"4\"", "topology.hosts", "expected an integer"),
@@ -52,6 +52,8 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("[switch]", "[switch]\nscheduler = \"wfq\"\nquantum = \"3KB\"", "switch.quantum", "only used with scheduler = \"drr\" or \"hierarchical\""),
     ("name = \"a\"", "name = \"a\"\nweight = 2.0", "class[0].weight", "only used with [switch] scheduler = \"drr\""),
     ("name = \"a\"", "name = \"a\"\npriority = 1", "class[0].priority", "only used with [switch] scheduler = \"strict_priority\""),
+    ("seed = 1", "seed = 1\n[model]\npreset = \"swp-x\"", "model.preset", "accepted: \"swp-d\", \"swp-h\""),
+    ("seed = 1", "seed = 1\n[model]\nkappa = 0", "model.kappa", "out of range"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"q99\", threshold = 3.0 }]", "class[0].slo[0].sli", "accepted: \"mean\" or \"pN\""),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\" }]", "class[0].slo[0].threshold", "missing"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 0.5 }]", "class[0].slo[0].threshold", "at least 1"),

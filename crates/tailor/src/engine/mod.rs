@@ -70,6 +70,8 @@ pub enum RunError {
     Io(#[from] std::io::Error),
     #[error("stopped by the caller")]
     Cancelled,
+    #[error(transparent)]
+    Scenario(crate::scenario::ScenarioError),
 }
 
 /// What the progress callback sees.

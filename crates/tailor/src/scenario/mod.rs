@@ -6,6 +6,7 @@
 //! scenario that parses is a scenario that runs; building then only draws on the seed.
 
 pub mod classes;
+pub mod model;
 mod network;
 pub mod reader;
 pub mod transport;
@@ -37,6 +38,8 @@ pub struct Scenario {
     pub classes: Vec<ClassSpec>,
     /// The host link rate (every topology has one).
     pub host_rate: Rate,
+    /// `[model]`: parameters of the fast model engine.
+    pub model: model::ModelSpec,
 }
 
 impl Scenario {
@@ -77,6 +80,7 @@ impl Scenario {
         let sw = network::switch(root.table("switch")?)?;
         let host = network::host(root.table("host")?)?;
         let paths = network::routing(root.table("routing")?)?;
+        let model = model::parse(root.table("model")?)?;
         let net = network::assemble(shape, sw, host, paths, seed);
         let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; every scenario needs a [transport] table"))?;
         let transport = transport::parse(&mut tr, &net)?;
@@ -105,7 +109,7 @@ impl Scenario {
         let mut net = net;
         apply_queues(&mut net, &classes);
         let host_rate = host_rate(&net);
-        let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate };
+        let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate, model };
         sc.check_traces()?;
         Ok(sc)
     }

@@ -1,0 +1,98 @@
+//! `[model]` and the mapping of a scenario onto the SWP fast model (docs/model.md).
+//!
+//! The model has one bottleneck: the scenario's host link rate is its capacity and the
+//! round trip of propagation on the longest path its RTT (SWP's 2τ). DCTCP maps to the
+//! SWP-D preset with q0 = the switches' ECN threshold; `[model]` may pick SWP-H or
+//! override any parameter. The switch scheduler maps to the model's sharing: FIFO, strict
+//! priority by level, GPS by weight (DRR, WFQ, round robin with equal weights), GPS with
+//! per-flow fair queueing inside classes (hierarchical).
+
+use super::reader::{ScenarioError, Table};
+use super::Scenario;
+use crate::engine::TransportConfig;
+use crate::model::{CcParams, ModelConfig, Sharing};
+use crate::net::topology::{Discipline, Shape};
+use crate::sim::Time;
+use crate::transport::tcp::Flavor;
+
+/// What `[model]` sets; None keeps the preset's value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelSpec {
+    pub preset: Option<CcParams>,
+    pub eta: Option<f64>,
+    pub q0: Option<u64>,
+    pub beta: Option<f64>,
+    pub kappa: Option<f64>,
+}
+
+pub fn parse(t: Option<Table>) -> Result<ModelSpec, ScenarioError> {
+    let Some(mut t) = t else { return Ok(ModelSpec::default()) };
+    let preset = match t.choice("preset", &["swp-d", "swp-h"])?.as_deref() {
+        Some("swp-d") => Some(CcParams::SWP_D),
+        Some(_) => Some(CcParams::SWP_H),
+        None => None,
+    };
+    let spec = ModelSpec {
+        preset,
+        eta: t.float("eta", 0.01, 1.0)?,
+        q0: t.size("q0")?,
+        beta: t.float("beta", 0.0, 1.0)?,
+        kappa: t.float("kappa", 0.01, 1000.0)?,
+    };
+    t.finish()?;
+    Ok(spec)
+}
+
+fn error(sc: &Scenario, path: &str, message: impl Into<String>) -> ScenarioError {
+    ScenarioError { file: sc.file.clone(), path: path.into(), message: message.into() }
+}
+
+/// The round trip of propagation on the longest path.
+fn base_rtt(shape: &Shape) -> Time {
+    let one_way = match shape {
+        Shape::Star { link, .. } => link.delay + link.delay,
+        Shape::Dumbbell { host_link, trunk, .. } => host_link.delay + trunk.delay + host_link.delay,
+        Shape::LeafSpine { host_link, fabric_link, .. } => host_link.delay + fabric_link.delay + fabric_link.delay + host_link.delay,
+        Shape::FatTree { host_link, fabric_link, .. } => {
+            host_link.delay + host_link.delay + fabric_link.delay + fabric_link.delay + fabric_link.delay + fabric_link.delay
+        }
+    };
+    one_way + one_way
+}
+
+pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
+    let mut cc = match sc.transport {
+        TransportConfig::Tcp(c) if matches!(c.flavor, Flavor::Dctcp { .. }) => {
+            let mut p = CcParams::SWP_D;
+            if let Some(k) = sc.net.ecn_threshold {
+                p.q0 = k as f64;
+            }
+            p
+        }
+        _ if sc.model.preset.is_some() => CcParams::SWP_D,
+        _ => {
+            return Err(error(sc, "transport.kind", "the model engine models DCTCP (preset SWP-D); for another transport give [model] preset = \"swp-d\" or \"swp-h\""));
+        }
+    };
+    let m = &sc.model;
+    if let Some(p) = m.preset {
+        cc = p;
+    }
+    cc.eta = m.eta.unwrap_or(cc.eta);
+    cc.q0 = m.q0.map_or(cc.q0, |q| q as f64);
+    cc.beta = m.beta.unwrap_or(cc.beta);
+    cc.kappa = m.kappa.unwrap_or(cc.kappa);
+    let p = &sc.net.classes;
+    let sharing = match p.discipline {
+        Discipline::Fifo => Sharing::Fifo,
+        Discipline::StrictPriority => Sharing::Priority(p.queue_of.clone()),
+        Discipline::RoundRobin => Sharing::Weighted { weights: vec![1.0; sc.classes.len()], per_flow_fair: false },
+        Discipline::Drr | Discipline::Wfq => Sharing::Weighted { weights: p.weights.clone(), per_flow_fair: false },
+        Discipline::Hierarchical => Sharing::Weighted { weights: p.weights.clone(), per_flow_fair: true },
+    };
+    let rtt = base_rtt(&sc.net.shape);
+    if rtt == Time::ZERO {
+        return Err(error(sc, "topology", "the model needs a round trip: give the links a delay"));
+    }
+    Ok(ModelConfig { capacity_bps: sc.host_rate.bps() as f64, rtt, cc, sharing, classes: sc.classes.len() })
+}
