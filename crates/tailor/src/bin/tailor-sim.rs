@@ -17,6 +17,15 @@ struct Args {
     /// Result directory; without it only the summary is printed.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// The packet simulator or the SWP fast model.
+    #[arg(long, value_enum, default_value_t = EngineArg::Packet)]
+    engine: EngineArg,
+}
+
+#[derive(Copy, Clone, clap::ValueEnum)]
+enum EngineArg {
+    Packet,
+    Model,
 }
 
 fn main() -> ExitCode {
@@ -30,9 +39,15 @@ fn main() -> ExitCode {
     };
     let seed = args.seed.unwrap_or(sc.seed);
     let mut quiet = |_: &tailor::engine::Progress| true;
-    let result = match &args.out {
-        Some(out) => tailor::output::run_to_dir(&sc, seed, out, &mut quiet),
-        None => tailor::output::simulate(&sc, seed, Box::new(tailor::measure::record::NullSink), &mut quiet).map(|(_, s)| s),
+    let engine = match args.engine {
+        EngineArg::Packet => tailor::output::Engine::Packet,
+        EngineArg::Model => tailor::output::Engine::Model,
+    };
+    let null = || Box::new(tailor::measure::record::NullSink);
+    let result = match (&args.out, engine) {
+        (Some(out), e) => tailor::output::run_engine_to_dir(&sc, seed, out, e, &mut quiet),
+        (None, tailor::output::Engine::Packet) => tailor::output::simulate(&sc, seed, null(), &mut quiet).map(|(_, s)| s),
+        (None, tailor::output::Engine::Model) => tailor::output::simulate_model(&sc, seed, null()),
     };
     match result {
         Ok(summary) => {

@@ -1,9 +1,9 @@
 //! The functional model of congestion control (SWP §4.2, eqs. 2–7, 11; Table 2).
 //!
 //! A flow sends its first min(size, R0·RTT) bytes uncontrolled at R0 from its arrival;
-//! from one RTT after arrival (when feedback reaches it) it is controlled and its rate
-//! follows, through a first-order low-pass filter with time constant κ·RTT, the ideal
-//! rate of eq. 6 / 11:
+//! from one RTT after arrival (when feedback reaches it) it is controlled: it takes the
+//! ideal rate of eq. 6 / 11 at once, then follows it through a first-order low-pass filter
+//! with time constant κ·RTT:
 //!
 //!   f_k(t) = max(0, η·C_k(t) − β·U_k(t) − max(0, Q_k(t − τ) − q0) / RTT) / N_k(t)
 //!

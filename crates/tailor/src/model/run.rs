@@ -8,6 +8,8 @@ use crate::workload::{MessageSpec, Source, WorkloadError};
 
 /// A thousandth of a byte: below it, floating-point residue, not data.
 const EPS: f64 = 1e-3;
+/// A tenth of a picosecond: instants closer than this are the same instant.
+const TICK: f64 = 1e-13;
 
 fn secs_to_time(s: f64) -> Time {
     Time::from_ps((s * 1e12).round().max(0.0) as u64)
@@ -19,28 +21,33 @@ impl FluidModel {
         let mut next: Vec<Option<MessageSpec>> = sources.iter_mut().map(|s| s.next_message()).collect::<Result<_, _>>()?;
         let mut stats = ModelStats::default();
         let Some(first) = next.iter().flatten().map(|m| m.start).min() else { return Ok(stats) };
-        let mut t = first.as_secs_f64();
+        // t = anchor + k dt, not a running sum, so that instants one RTT (20 steps) after
+        // an arrival fall exactly on a step boundary instead of drifting past it.
+        let (mut anchor, mut k) = (first.as_secs_f64(), 0u64);
+        let mut t = anchor;
         loop {
             // Admit every message that starts before the end of this step.
-            while let Some(k) = earliest(&next).filter(|&k| next[k].expect("some").start.as_secs_f64() < t + self.dt) {
-                let m = next[k].take().expect("some");
+            while let Some(i) = earliest(&next).filter(|&i| next[i].expect("some").start.as_secs_f64() < t + self.dt) {
+                let m = next[i].take().expect("some");
                 self.admit(m);
                 stats.generated += 1;
-                next[k] = sources[k].next_message()?;
+                next[i] = sources[i].next_message()?;
             }
             if !self.busy() {
                 match earliest(&next) {
                     None => break,
-                    Some(k) => {
+                    Some(i) => {
                         self.reset_idle();
-                        t = next[k].expect("some").start.as_secs_f64();
+                        anchor = next[i].expect("some").start.as_secs_f64();
+                        (t, k) = (anchor, 0);
                         continue;
                     }
                 }
             }
             self.step(t, rec).map_err(|e| WorkloadError::Io { file: "message records".into(), source: e })?;
             stats.steps += 1;
-            t += self.dt;
+            k += 1;
+            t = anchor + k as f64 * self.dt;
         }
         stats.sim_end = secs_to_time(t);
         Ok(stats)
@@ -72,7 +79,7 @@ impl FluidModel {
         let n = self.queues.len();
         let (mut unc, mut ctl) = (vec![0.0; n], vec![0usize; n]);
         for f in self.flows.iter().flatten().filter(|f| f.unsent > 0.0) {
-            if t + self.dt > f.start + rtt {
+            if t + self.dt - (f.start + rtt) > TICK {
                 ctl[f.queue] += 1;
             } else {
                 unc[f.queue] += self.cfg.cc.r0 * self.cap;
@@ -105,7 +112,13 @@ impl FluidModel {
                     f.unsent -= a;
                     amount += a;
                     finish = t0 + a / (cc.r0 * cap);
-                    f.controlled = t_end > feedback;
+                    f.controlled = t_end - feedback > TICK;
+                    if f.controlled {
+                        // First feedback: the flow takes the rate it gives at once (DCTCP's
+                        // first marked ACK cuts the window then, it does not decay there);
+                        // from now on it follows the ideal through the filter.
+                        f.rate = ideal[f.queue];
+                    }
                 }
                 if f.controlled && f.unsent > 0.0 {
                     f.rate = cc.filter(f.rate, ideal[f.queue], dt, rtt);
