@@ -81,6 +81,12 @@ struct Queue {
     /// Served bytes per second in the last step (strict priority's leftover capacity).
     last_rate: f64,
     active: bool,
+    /// This step's signals and results (kept here so a step allocates nothing).
+    uncontrolled: f64,
+    controlled: usize,
+    ideal: f64,
+    sent: f64,
+    served: f64,
 }
 
 pub struct FluidModel {
@@ -92,6 +98,8 @@ pub struct FluidModel {
     flows: Vec<Option<Flow>>,
     free: Vec<usize>,
     next_id: u64,
+    /// Completions found in a step: (flow slot, instant).
+    done: Vec<(usize, f64)>,
 }
 
 /// What a model run did (for the summary).
@@ -126,6 +134,7 @@ impl FluidModel {
             flows: Vec::new(),
             free: Vec::new(),
             next_id: 0,
+            done: Vec::new(),
         }
     }
 

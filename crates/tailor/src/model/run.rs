@@ -67,39 +67,46 @@ impl FluidModel {
     }
 
     fn step(&mut self, t: f64, rec: &mut Recorder) -> std::io::Result<()> {
-        let ideal = self.ideal_rates(t);
-        let sent = self.send(t, &ideal);
-        self.arrive(&sent);
+        self.ideal_rates(t);
+        self.send(t);
+        self.arrive();
         self.serve(t, rec)
     }
 
     /// Per queue: the ideal rate of its controlled flows this step (eq. 11).
-    fn ideal_rates(&self, t: f64) -> Vec<f64> {
+    fn ideal_rates(&mut self, t: f64) {
         let rtt = 2.0 * self.tau;
-        let n = self.queues.len();
-        let (mut unc, mut ctl) = (vec![0.0; n], vec![0usize; n]);
+        for q in &mut self.queues {
+            q.uncontrolled = 0.0;
+            q.controlled = 0;
+        }
+        let r0 = self.cfg.cc.r0 * self.cap;
         for f in self.flows.iter().flatten().filter(|f| f.unsent > 0.0) {
+            let q = &mut self.queues[f.queue];
             if t + self.dt - (f.start + rtt) > TICK {
-                ctl[f.queue] += 1;
+                q.controlled += 1;
             } else {
-                unc[f.queue] += self.cfg.cc.r0 * self.cap;
+                q.uncontrolled += r0;
             }
         }
-        (0..n)
-            .map(|q| {
-                let seen = *self.queues[q].seen.front().expect("history is full");
-                self.cfg.cc.ideal_rate(self.capacity_of(q), unc[q], seen, rtt, ctl[q])
-            })
-            .collect()
+        for k in 0..self.queues.len() {
+            let capacity = self.capacity_of(k);
+            let q = &mut self.queues[k];
+            let seen = *q.seen.front().expect("history is full");
+            q.ideal = self.cfg.cc.ideal_rate(capacity, q.uncontrolled, seen, rtt, q.controlled);
+        }
     }
 
-    /// Every flow sends for this step; returns the bytes each queue's flows sent.
-    fn send(&mut self, t: f64, ideal: &[f64]) -> Vec<f64> {
+    /// Every flow sends for this step; each queue adds up what its flows sent.
+    fn send(&mut self, t: f64) {
         let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
         let (cc, cap, pff) = (self.cfg.cc, self.cap, self.per_flow_fair());
-        let mut sent = vec![0.0; self.queues.len()];
+        for q in &mut self.queues {
+            q.sent = 0.0;
+        }
         for (slot, f) in self.flows.iter_mut().enumerate() {
             let Some(f) = f.as_mut() else { continue };
+            let ideal = self.queues[f.queue].ideal;
             let mut amount = 0.0;
             if f.unsent > 0.0 {
                 let t0 = f.start.max(t);
@@ -117,11 +124,11 @@ impl FluidModel {
                         // First feedback: the flow takes the rate it gives at once (DCTCP's
                         // first marked ACK cuts the window then, it does not decay there);
                         // from now on it follows the ideal through the filter.
-                        f.rate = ideal[f.queue];
+                        f.rate = ideal;
                     }
                 }
                 if f.controlled && f.unsent > 0.0 {
-                    f.rate = cc.filter(f.rate, ideal[f.queue], dt, rtt);
+                    f.rate = cc.filter(f.rate, ideal, dt, rtt);
                     let from = t0.max(feedback);
                     let a = (f.rate * (t_end - from).max(0.0)).min(f.unsent);
                     f.unsent -= a;
@@ -136,7 +143,7 @@ impl FluidModel {
             }
             let q = &mut self.queues[f.queue];
             q.cum_sent += amount;
-            sent[f.queue] += amount;
+            q.sent += amount;
             if pff {
                 f.pipe.push_back(amount);
             } else if f.unsent == 0.0 && f.mark.is_none() {
@@ -144,14 +151,13 @@ impl FluidModel {
                 q.marks.push_back((q.cum_sent, slot));
             }
         }
-        sent
     }
 
     /// Bytes sent τ ago reach the bottleneck.
-    fn arrive(&mut self, sent: &[f64]) {
-        for (q, &s) in self.queues.iter_mut().zip(sent) {
+    fn arrive(&mut self) {
+        for q in &mut self.queues {
             let arrived = q.pipe.pop_front().expect("pipe is full");
-            q.pipe.push_back(s);
+            q.pipe.push_back(q.sent);
             q.backlog += arrived;
             q.active = q.backlog > EPS;
         }
@@ -162,33 +168,48 @@ impl FluidModel {
         }
     }
 
-    fn serve(&mut self, t: f64, rec: &mut Recorder) -> std::io::Result<()> {
-        let demand: Vec<f64> = self.queues.iter().map(|q| q.backlog).collect();
+    /// The discipline's service of this step, into each queue's `served`.
+    fn allocate(&mut self) {
         let budget = self.cap * self.dt;
-        let served = match &self.cfg.sharing {
-            Sharing::Fifo => vec![demand[0].min(budget)],
-            Sharing::Priority(_) => priority(&demand, budget),
-            Sharing::Weighted { .. } => {
-                let w: Vec<f64> = (0..demand.len()).map(|q| self.weight(q)).collect();
-                gps(&demand, &w, budget)
+        match &self.cfg.sharing {
+            Sharing::Fifo => self.queues[0].served = self.queues[0].backlog.min(budget),
+            Sharing::Priority(_) => {
+                let demand: Vec<f64> = self.queues.iter().map(|q| q.backlog).collect();
+                for (q, s) in self.queues.iter_mut().zip(priority(&demand, budget)) {
+                    q.served = s;
+                }
             }
-        };
-        let mut done: Vec<(usize, f64)> = Vec::new();
-        let rates: Vec<f64> = (0..self.queues.len()).map(|q| self.capacity_of(q)).collect();
-        for (qi, (q, &s)) in self.queues.iter_mut().zip(&served).enumerate() {
+            Sharing::Weighted { .. } => {
+                let demand: Vec<f64> = self.queues.iter().map(|q| q.backlog).collect();
+                let w: Vec<f64> = (0..demand.len()).map(|q| self.weight(q)).collect();
+                for (q, s) in self.queues.iter_mut().zip(gps(&demand, &w, budget)) {
+                    q.served = s;
+                }
+            }
+        }
+    }
+
+    fn serve(&mut self, t: f64, rec: &mut Recorder) -> std::io::Result<()> {
+        self.allocate();
+        let mut done = std::mem::take(&mut self.done);
+        for qi in 0..self.queues.len() {
+            let share = self.capacity_of(qi);
+            let dt = self.dt;
+            let q = &mut self.queues[qi];
+            let s = q.served;
             let before = q.cum_out;
             q.backlog = (q.backlog - s).max(0.0);
             q.cum_out += s;
-            q.last_rate = s / self.dt;
+            q.last_rate = s / dt;
             // While backlogged the queue is served at s / dt; when it drains within the
             // step it was serving at (at least) its share and bytes left as they came.
-            let rate = if q.backlog > EPS { s / self.dt } else { rates[qi].max(s / self.dt) };
+            let rate = if q.backlog > EPS { s / dt } else { share.max(s / dt) };
             while let Some(&(mark, slot)) = q.marks.front() {
                 // Sums of many fractional steps drift: allow the residue, relative to the mark.
                 if mark > q.cum_out + EPS + 1e-12 * mark {
                     break;
                 }
-                let crossing = if rate > 0.0 { t + ((mark - before) / rate).clamp(0.0, self.dt) } else { t + self.dt };
+                let crossing = if rate > 0.0 { t + ((mark - before) / rate).clamp(0.0, dt) } else { t + dt };
                 done.push((slot, crossing));
                 q.marks.pop_front();
             }
@@ -196,11 +217,14 @@ impl FluidModel {
             q.seen.push_back(q.backlog);
         }
         if self.per_flow_fair() {
+            let served: Vec<f64> = self.queues.iter().map(|q| q.served).collect();
             self.serve_flows(t, &served, &mut done);
         }
-        for (slot, at) in done {
+        for &(slot, at) in &done {
             self.complete(slot, at, rec)?;
         }
+        done.clear();
+        self.done = done;
         Ok(())
     }
 
