@@ -4,7 +4,7 @@
 //! end. Everything goes to a temporary sibling directory that is renamed into place only
 //! when the run succeeded, so a failed or cancelled run leaves nothing half-written.
 
-use crate::engine::report::RunReport;
+use crate::engine::report::{PortRow, RunReport};
 use crate::engine::{Progress, RunError, Simulation, TransportConfig};
 use crate::measure::record::CsvSink;
 use crate::scenario::Scenario;
@@ -112,13 +112,21 @@ pub fn run_engine_to_dir(
 }
 
 fn write_run(sc: &Scenario, seed: u64, dir: &Path, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Summary, RunError> {
+    write_result(dir, |sink| simulate(sc, seed, sink, progress).map(|(sim, s)| (s, sim.ports())))
+}
+
+/// Streams messages.csv while `run` runs, then writes summary.json and ports.csv.
+fn write_result(
+    dir: &Path,
+    run: impl FnOnce(Box<dyn crate::measure::RecordSink>) -> Result<(Summary, Vec<PortRow>), RunError>,
+) -> Result<Summary, RunError> {
     let path = dir.join("messages.csv");
     let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
     let sink = CsvSink::new(BufWriter::with_capacity(1 << 20, file))?;
-    let (sim, summary) = simulate(sc, seed, Box::new(sink), progress)?;
+    let (summary, ports) = run(Box::new(sink))?;
     let json = serde_json::to_string_pretty(&summary).expect("summary serializes");
     fs::write(dir.join("summary.json"), json + "\n").map_err(|e| io_err(dir, e))?;
-    write_ports(&sim, &dir.join("ports.csv"))?;
+    write_port_rows(&ports, &dir.join("ports.csv"))?;
     Ok(summary)
 }
 
@@ -132,33 +140,31 @@ pub fn simulate(
     let started = Instant::now();
     let mut sim = Simulation::new(sc.build(seed)?, sink)?;
     sim.run(progress)?;
-    let wall = started.elapsed().as_secs_f64();
-    let report = sim.report();
-    let summary = Summary {
-        tailor_version: VERSION,
-        engine: "packet",
-        scenario: sc.name.clone(),
-        scenario_file: sc.file.clone(),
-        seed,
-        transport: transport_name(&sc.transport),
-        wall_seconds: wall,
-        events_per_second: report.events as f64 / wall.max(1e-9),
-        report,
-    };
+    let summary = Summary::new(sc, seed, "packet", started, sim.report());
     Ok((sim, summary))
+}
+
+impl Summary {
+    fn new(sc: &Scenario, seed: u64, engine: &'static str, started: Instant, report: RunReport) -> Summary {
+        let wall = started.elapsed().as_secs_f64();
+        Summary {
+            tailor_version: VERSION,
+            engine,
+            scenario: sc.name.clone(),
+            scenario_file: sc.file.clone(),
+            seed,
+            transport: transport_name(&sc.transport),
+            wall_seconds: wall,
+            events_per_second: report.events as f64 / wall.max(1e-9),
+            report,
+        }
+    }
 }
 
 /// The fast model's run: the same files; `ports.csv` has its header only (the model has
 /// no ports) and `events` counts model steps.
 fn write_model_run(sc: &Scenario, seed: u64, dir: &Path) -> Result<Summary, RunError> {
-    let path = dir.join("messages.csv");
-    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
-    let sink = CsvSink::new(BufWriter::with_capacity(1 << 20, file))?;
-    let summary = simulate_model(sc, seed, Box::new(sink))?;
-    let json = serde_json::to_string_pretty(&summary).expect("summary serializes");
-    fs::write(dir.join("summary.json"), json + "\n").map_err(|e| io_err(dir, e))?;
-    write_port_rows(&[], &dir.join("ports.csv"))?;
-    Ok(summary)
+    write_result(dir, |sink| simulate_model(sc, seed, sink).map(|s| (s, Vec::new())))
 }
 
 /// Runs the fast model and summarises it in the packet engine's format.
@@ -173,7 +179,6 @@ pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::Re
     let sources = built.classes.into_iter().map(|c| c.source).collect();
     let stats = crate::model::FluidModel::new(cfg).run(sources, &mut rec)?;
     rec.flush()?;
-    let wall = started.elapsed().as_secs_f64();
     let report = RunReport {
         events: stats.steps,
         sim_ns: stats.sim_end.as_ns_f64(),
@@ -188,24 +193,10 @@ pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::Re
         network: NetworkReport { drops: 0, ecn_marks: 0, max_queue_bytes: 0, mean_queue_bytes: 0.0, utilization: 0.0, max_host_nic_queue_bytes: 0 },
         transport_counters: Totals::default(),
     };
-    Ok(Summary {
-        tailor_version: VERSION,
-        engine: "model",
-        scenario: sc.name.clone(),
-        scenario_file: sc.file.clone(),
-        seed,
-        transport: transport_name(&sc.transport),
-        wall_seconds: wall,
-        events_per_second: report.events as f64 / wall.max(1e-9),
-        report,
-    })
+    Ok(Summary::new(sc, seed, "model", started, report))
 }
 
-fn write_ports(sim: &Simulation, path: &Path) -> Result<(), RunError> {
-    write_port_rows(&sim.ports(), path)
-}
-
-fn write_port_rows(rows: &[crate::engine::report::PortRow], path: &Path) -> Result<(), RunError> {
+fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
     let file = fs::File::create(path).map_err(|e| io_err(path, e))?;
     let mut w = BufWriter::new(file);
     writeln!(w, "port,node,role,rate_bps,sent_packets,sent_bytes,drops,drop_bytes,ecn_marks,max_queue_bytes,mean_queue_bytes,utilization")?;

@@ -149,14 +149,72 @@ impl Scheduler for RoundRobin {
     queue_accessors!();
 }
 
-/// Deficit round robin with per-queue quanta.
-pub struct Drr {
-    queues: Queues,
+/// Whose turn it is in deficit round robin over indexed queues: the active list, the
+/// queue in its turn and the deficits (shared by `Drr` and the outer level of
+/// `hier::Hierarchical`).
+pub(super) struct Turns {
     quantum: Vec<u64>,
     deficit: Vec<u64>,
     active: VecDeque<usize>,
-    /// The queue whose turn it is, if its turn has started.
     current: Option<usize>,
+}
+
+impl Turns {
+    pub(super) fn new(quantum: Vec<u64>) -> Self {
+        let n = quantum.len();
+        Turns { quantum, deficit: vec![0; n], active: VecDeque::new(), current: None }
+    }
+
+    /// Queue k became backlogged.
+    pub(super) fn activate(&mut self, k: usize) {
+        if self.current != Some(k) {
+            self.active.push_back(k);
+        }
+    }
+
+    /// The queue to serve next, its head's size (`head(k)`, None if empty) already
+    /// charged to its deficit.
+    pub(super) fn next(&mut self, mut head: impl FnMut(usize) -> Option<u64>) -> Option<usize> {
+        loop {
+            let k = match self.current {
+                Some(k) => k,
+                None => {
+                    let k = self.active.pop_front()?;
+                    self.deficit[k] += self.quantum[k];
+                    self.current = Some(k);
+                    k
+                }
+            };
+            match head(k) {
+                Some(size) if size <= self.deficit[k] => {
+                    self.deficit[k] -= size;
+                    return Some(k);
+                }
+                Some(_) => {
+                    self.active.push_back(k);
+                    self.current = None;
+                }
+                None => {
+                    self.deficit[k] = 0;
+                    self.current = None;
+                }
+            }
+        }
+    }
+
+    /// A packet left queue k; an emptied queue ends its turn and loses its deficit.
+    pub(super) fn popped(&mut self, k: usize, now_empty: bool) {
+        if now_empty {
+            self.deficit[k] = 0;
+            self.current = None;
+        }
+    }
+}
+
+/// Deficit round robin with per-queue quanta.
+pub struct Drr {
+    queues: Queues,
+    turns: Turns,
 }
 
 impl Drr {
@@ -164,8 +222,7 @@ impl Drr {
     /// full packet, so that every visit sends something).
     pub fn new(classifier: Classifier, weights: &[f64], base: u64) -> Self {
         let n = classifier.queues();
-        let quantum = quanta(weights, n, base);
-        Drr { queues: Queues::new(classifier), quantum, deficit: vec![0; n], active: VecDeque::new(), current: None }
+        Drr { queues: Queues::new(classifier), turns: Turns::new(quanta(weights, n, base)) }
     }
 }
 
@@ -179,42 +236,15 @@ pub fn quanta(weights: &[f64], n: usize, base: u64) -> Vec<u64> {
 impl Scheduler for Drr {
     fn enqueue(&mut self, _now: Time, pkt: Packet) {
         if let (k, true) = self.queues.push(pkt) {
-            if self.current != Some(k) {
-                self.active.push_back(k);
-            }
+            self.turns.activate(k);
         }
     }
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {
-        loop {
-            let k = match self.current {
-                Some(k) => k,
-                None => {
-                    let k = self.active.pop_front()?;
-                    self.deficit[k] += self.quantum[k];
-                    self.current = Some(k);
-                    k
-                }
-            };
-            match self.queues.head_bytes(k) {
-                Some(size) if size <= self.deficit[k] => {
-                    self.deficit[k] -= size;
-                    let pkt = self.queues.pop(k);
-                    if self.queues.q[k].is_empty() {
-                        self.deficit[k] = 0;
-                        self.current = None;
-                    }
-                    return Some(pkt);
-                }
-                Some(_) => {
-                    self.active.push_back(k);
-                    self.current = None;
-                }
-                None => {
-                    self.deficit[k] = 0;
-                    self.current = None;
-                }
-            }
-        }
+        let queues = &self.queues;
+        let k = self.turns.next(|k| queues.head_bytes(k))?;
+        let pkt = self.queues.pop(k);
+        self.turns.popped(k, self.queues.q[k].is_empty());
+        Some(pkt)
     }
     queue_accessors!();
 }

@@ -10,7 +10,7 @@
 //! that choice until it is sent, so the outer level sees the true size of what it will
 //! send.
 
-use super::classes::{quanta, Classifier};
+use super::classes::{quanta, Classifier, Turns};
 use super::Scheduler;
 use crate::net::ids::{ClassId, ConnId};
 use crate::net::packet::Packet;
@@ -96,10 +96,7 @@ impl Inner {
 pub struct Hierarchical {
     classifier: Classifier,
     classes: Vec<Inner>,
-    quantum: Vec<u64>,
-    deficit: Vec<u64>,
-    active: VecDeque<usize>,
-    current: Option<usize>,
+    turns: Turns,
     bytes: u64,
     len: usize,
 }
@@ -110,12 +107,9 @@ impl Hierarchical {
     pub fn new(classifier: Classifier, weights: &[f64], base: u64) -> Self {
         let n = classifier.queues();
         Hierarchical {
-            quantum: quanta(weights, n, base),
+            turns: Turns::new(quanta(weights, n, base)),
             classes: (0..n).map(|_| Inner::new(base)).collect(),
             classifier,
-            deficit: vec![0; n],
-            active: VecDeque::new(),
-            current: None,
             bytes: 0,
             len: 0,
         }
@@ -129,42 +123,19 @@ impl Scheduler for Hierarchical {
         self.len += 1;
         let was_empty = self.classes[k].len == 0;
         self.classes[k].push(pkt);
-        if was_empty && self.current != Some(k) {
-            self.active.push_back(k);
+        if was_empty {
+            self.turns.activate(k);
         }
     }
 
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {
-        loop {
-            let k = match self.current {
-                Some(k) => k,
-                None => {
-                    let k = self.active.pop_front()?;
-                    self.deficit[k] += self.quantum[k];
-                    self.current = Some(k);
-                    k
-                }
-            };
-            let Some((_, size)) = self.classes[k].select() else {
-                self.deficit[k] = 0;
-                self.current = None;
-                continue;
-            };
-            if size > self.deficit[k] {
-                self.active.push_back(k);
-                self.current = None;
-                continue;
-            }
-            self.deficit[k] -= size;
-            let pkt = self.classes[k].pop();
-            if self.classes[k].len == 0 {
-                self.deficit[k] = 0;
-                self.current = None;
-            }
-            self.bytes -= size;
-            self.len -= 1;
-            return Some(pkt);
-        }
+        let classes = &mut self.classes;
+        let k = self.turns.next(|k| classes[k].select().map(|(_, size)| size))?;
+        let pkt = self.classes[k].pop();
+        self.turns.popped(k, self.classes[k].len == 0);
+        self.bytes -= pkt.wire_bytes as u64;
+        self.len -= 1;
+        Some(pkt)
     }
 
     fn bytes(&self) -> u64 {
