@@ -11,47 +11,30 @@
 //! send.
 
 use super::classes::{quanta, Classifier, Turns};
-use super::Scheduler;
+use super::{ConnQueues, Scheduler};
 use crate::net::ids::{ClassId, ConnId};
 use crate::net::packet::Packet;
 use crate::sim::Time;
-use std::collections::{HashMap, VecDeque};
-
-#[derive(Default)]
-struct Flow {
-    pkts: VecDeque<Packet>,
-    deficit: u64,
-}
+use std::collections::VecDeque;
 
 /// Per-connection deficit round robin inside one class.
 struct Inner {
-    flows: HashMap<ConnId, Flow>,
+    conns: ConnQueues,
     active: VecDeque<ConnId>,
     current: Option<ConnId>,
     quantum: u64,
-    bytes: u64,
-    len: usize,
-    spare: Vec<VecDeque<Packet>>,
 }
 
 impl Inner {
     fn new(quantum: u64) -> Self {
-        Inner { flows: HashMap::new(), active: VecDeque::new(), current: None, quantum, bytes: 0, len: 0, spare: Vec::new() }
+        Inner { conns: ConnQueues::default(), active: VecDeque::new(), current: None, quantum }
     }
 
     fn push(&mut self, pkt: Packet) {
-        self.bytes += pkt.wire_bytes as u64;
-        self.len += 1;
-        let spare = &mut self.spare;
-        let active = &mut self.active;
-        self.flows
-            .entry(pkt.conn)
-            .or_insert_with(|| {
-                active.push_back(pkt.conn);
-                Flow { pkts: spare.pop().unwrap_or_default(), deficit: 0 }
-            })
-            .pkts
-            .push_back(pkt);
+        let c = pkt.conn;
+        if self.conns.push(pkt) {
+            self.active.push_back(c);
+        }
     }
 
     /// The connection whose head packet goes next from this class, and that packet's size.
@@ -61,14 +44,13 @@ impl Inner {
                 Some(c) => c,
                 None => {
                     let c = self.active.pop_front()?;
-                    self.flows.get_mut(&c).expect("active flow").deficit += self.quantum;
+                    *self.conns.deficit(c) += self.quantum;
                     self.current = Some(c);
                     c
                 }
             };
-            let f = self.flows.get(&c).expect("current flow");
-            let size = f.pkts.front().expect("a flow in the schedule has packets").wire_bytes as u64;
-            if size <= f.deficit {
+            let size = self.conns.head_bytes(c).expect("a flow in the schedule has packets");
+            if size <= *self.conns.deficit(c) {
                 return Some((c, size));
             }
             self.active.push_back(c);
@@ -78,16 +60,11 @@ impl Inner {
 
     fn pop(&mut self) -> Packet {
         let (c, size) = self.select().expect("popping a backlogged class");
-        let f = self.flows.get_mut(&c).expect("selected flow");
-        let pkt = f.pkts.pop_front().expect("selected flow has a packet");
-        f.deficit -= size;
-        if f.pkts.is_empty() {
-            let f = self.flows.remove(&c).expect("present");
-            self.spare.push(f.pkts);
+        *self.conns.deficit(c) -= size;
+        let (pkt, empty) = self.conns.pop(c);
+        if empty {
             self.current = None;
         }
-        self.bytes -= size;
-        self.len -= 1;
         pkt
     }
 }
@@ -121,7 +98,7 @@ impl Scheduler for Hierarchical {
         let k = self.classifier.queue(pkt.class);
         self.bytes += pkt.wire_bytes as u64;
         self.len += 1;
-        let was_empty = self.classes[k].len == 0;
+        let was_empty = self.classes[k].conns.len() == 0;
         self.classes[k].push(pkt);
         if was_empty {
             self.turns.activate(k);
@@ -132,7 +109,7 @@ impl Scheduler for Hierarchical {
         let classes = &mut self.classes;
         let k = self.turns.next(|k| classes[k].select().map(|(_, size)| size))?;
         let pkt = self.classes[k].pop();
-        self.turns.popped(k, self.classes[k].len == 0);
+        self.turns.popped(k, self.classes[k].conns.len() == 0);
         self.bytes -= pkt.wire_bytes as u64;
         self.len -= 1;
         Some(pkt)
@@ -145,6 +122,6 @@ impl Scheduler for Hierarchical {
         self.len
     }
     fn queue_bytes(&self, class: ClassId) -> u64 {
-        self.classes[self.classifier.queue(class)].bytes
+        self.classes[self.classifier.queue(class)].conns.bytes()
     }
 }

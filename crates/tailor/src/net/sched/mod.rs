@@ -62,51 +62,93 @@ impl Scheduler for Fifo {
     }
 }
 
-/// Packet-by-packet round robin over connections: each backlogged connection sends one
-/// packet per round. Per-connection queues are recycled, so steady state allocates
-/// nothing per packet.
+/// Per-connection FIFO queues with a DRR deficit each; emptied queues are recycled, so
+/// steady state allocates nothing per packet. Shared by `FlowRoundRobin` and the
+/// per-flow level of `hier::Hierarchical`.
 #[derive(Default)]
-pub struct FlowRoundRobin {
-    queues: HashMap<ConnId, VecDeque<Packet>>,
-    active: VecDeque<ConnId>,
+pub(super) struct ConnQueues {
+    queues: HashMap<ConnId, (VecDeque<Packet>, u64)>,
     spare: Vec<VecDeque<Packet>>,
     bytes: u64,
     len: usize,
 }
 
-impl Scheduler for FlowRoundRobin {
-    fn enqueue(&mut self, _now: Time, pkt: Packet) {
+impl ConnQueues {
+    /// Queues the packet; true if its connection had nothing queued.
+    pub(super) fn push(&mut self, pkt: Packet) -> bool {
         self.bytes += pkt.wire_bytes as u64;
         self.len += 1;
         let spare = &mut self.spare;
-        let active = &mut self.active;
+        let mut new = false;
         self.queues
             .entry(pkt.conn)
             .or_insert_with(|| {
-                active.push_back(pkt.conn);
-                spare.pop().unwrap_or_default()
+                new = true;
+                (spare.pop().unwrap_or_default(), 0)
             })
+            .0
             .push_back(pkt);
+        new
     }
-    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
-        let conn = self.active.pop_front()?;
-        let q = self.queues.get_mut(&conn).expect("active connection has a queue");
-        let pkt = q.pop_front().expect("active queue is not empty");
-        if q.is_empty() {
-            let q = self.queues.remove(&conn).expect("queue present");
+
+    pub(super) fn head_bytes(&self, c: ConnId) -> Option<u64> {
+        self.queues.get(&c).and_then(|(q, _)| q.front()).map(|p| p.wire_bytes as u64)
+    }
+
+    pub(super) fn deficit(&mut self, c: ConnId) -> &mut u64 {
+        &mut self.queues.get_mut(&c).expect("a queued connection").1
+    }
+
+    /// Pops the head of c's queue; true if the queue is now empty (and recycled).
+    pub(super) fn pop(&mut self, c: ConnId) -> (Packet, bool) {
+        let (q, _) = self.queues.get_mut(&c).expect("a queued connection");
+        let pkt = q.pop_front().expect("a queued connection has a packet");
+        let empty = q.is_empty();
+        if empty {
+            let (q, _) = self.queues.remove(&c).expect("present");
             self.spare.push(q);
-        } else {
-            self.active.push_back(conn);
         }
         self.bytes -= pkt.wire_bytes as u64;
         self.len -= 1;
+        (pkt, empty)
+    }
+
+    pub(super) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// Packet-by-packet round robin over connections: each backlogged connection sends one
+/// packet per round.
+#[derive(Default)]
+pub struct FlowRoundRobin {
+    conns: ConnQueues,
+    active: VecDeque<ConnId>,
+}
+
+impl Scheduler for FlowRoundRobin {
+    fn enqueue(&mut self, _now: Time, pkt: Packet) {
+        let c = pkt.conn;
+        if self.conns.push(pkt) {
+            self.active.push_back(c);
+        }
+    }
+    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+        let c = self.active.pop_front()?;
+        let (pkt, empty) = self.conns.pop(c);
+        if !empty {
+            self.active.push_back(c);
+        }
         Some(pkt)
     }
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.conns.bytes()
     }
     fn len(&self) -> usize {
-        self.len
+        self.conns.len()
     }
 }
 
