@@ -25,8 +25,9 @@ _find_workloads()
 
 from tailor import errors  # noqa: E402
 from tailor._core import __version__  # noqa: E402
+from tailor.advise import Advice, advise  # noqa: E402
 from tailor.result import Result  # noqa: E402
 from tailor.run import run  # noqa: E402
 from tailor.scenario import Scenario, check  # noqa: E402
 
-__all__ = ["run", "check", "Scenario", "Result", "errors", "__version__"]
+__all__ = ["run", "check", "advise", "Advice", "Scenario", "Result", "errors", "__version__"]

@@ -29,3 +29,21 @@ def run(
     returning False cancels the run (tailor.errors.Cancelled), an exception it raises
     cancels the run and propagates. Raises tailor.errors.ScenarioError,
     WorkloadError, RunError, Cancelled."""
+
+def advise(
+    path: str | PathLike[str],
+    seed: int | None = None,
+    min_capacity: bool = False,
+    strategies: list[str] | None = None,
+    recheck: bool = True,
+    progress: Callable[[dict[str, Any]], bool] | None = None,
+    tolerance: float = 0.01,
+) -> str:
+    """Runs the advisor (SWP Algorithm 1 on the fast model, optionally a least-capacity
+    search per discipline) and returns its report as JSON text.
+
+    ``strategies``: "fifo", "drr", "hierarchical", "priority", "static". ``progress``
+    gets a dict per search step ({kind: baselines | iteration | probe | recheck,
+    strategy, capacity_bps, ...}); returning False stops (tailor.errors.Cancelled).
+    Raises ValueError for an unknown strategy, tailor.errors.ScenarioError (also for a
+    class without an SLO), WorkloadError, RunError, Cancelled."""

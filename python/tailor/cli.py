@@ -29,7 +29,8 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-stdout = Console()
+# Tables are wider than 80 columns; when stdout is a file or a pipe, do not wrap them there.
+stdout = Console() if Console().is_terminal else Console(width=160)
 stderr = Console(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -118,6 +119,65 @@ def check(scenario: Scenario_) -> None:
     sc = tailor.Scenario.load(scenario)
     print(sc.describe())
     print(f"{scenario}: ok")
+
+
+@app.command(
+    epilog="Examples: tailor advise scenarios/swp/two-class.toml | "
+    "tailor advise scenarios/swp/five-class.toml --min-capacity --discipline drr"
+)
+@user_errors
+def advise(
+    scenario: Scenario_,
+    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0)] = None,
+    min_capacity: Annotated[
+        bool, typer.Option("--min-capacity", help="Find the least link capacity meeting every SLO, per discipline.")
+    ] = False,
+    discipline: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--discipline",
+            "-d",
+            help="fifo | drr | hierarchical | priority | static (repeatable). Weights mode: drr or "
+            "hierarchical (default: the scenario's scheduler). --min-capacity: default all.",
+            show_default=False,
+        ),
+    ] = None,
+    recheck: Annotated[bool, typer.Option(help="Re-check each answer on the packet engine.")] = True,
+    tolerance: Annotated[float, typer.Option(help="Relative precision of the capacity search.", min=0.001, max=0.4)] = 0.01,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
+) -> None:
+    """Find switch weights that meet every class's SLO (SWP Algorithm 1 on the fast model),
+    or with --min-capacity the least capacity per discipline; re-check on the packet engine."""
+    from tailor.advise import advise as run_advisor
+    from tailor.advise import describe_event
+
+    status = None if quiet or json_out else stderr.status("advisor: reading the scenario", spinner="dots")
+
+    def progress(e: dict) -> bool:
+        if status is not None:
+            status.update(f"advisor: {describe_event(e)}")
+        return True
+
+    if status is not None:
+        status.start()
+    try:
+        a = run_advisor(
+            scenario,
+            seed=seed,
+            min_capacity=min_capacity,
+            disciplines=discipline,
+            recheck=recheck,
+            tolerance=tolerance,
+            progress=progress,
+        )
+    finally:
+        if status is not None:
+            status.stop()
+    if json_out:
+        print(a.to_json())
+    else:
+        a.render(stdout)
 
 
 crosscheck_app = typer.Typer(

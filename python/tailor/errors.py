@@ -72,3 +72,7 @@ class Cancelled(TailorError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class DisciplineError(TailorError, ValueError):
+    """An unknown queueing-discipline name given to the advisor."""

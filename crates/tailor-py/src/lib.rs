@@ -154,10 +154,112 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
     Ok(d)
 }
 
+/// Runs the advisor (`tailor advise`) on the scenario at `path` and returns its report as
+/// JSON text. `strategies` names the disciplines ("fifo", "drr", "hierarchical",
+/// "priority", "static"); without `min_capacity` it may name one weighted discipline
+/// (default: the scenario's). `progress(dict) -> bool` sees each step of the search with
+/// the GIL held; a false answer or an exception stops it.
+#[pyfunction]
+#[pyo3(signature = (path, seed=None, min_capacity=false, strategies=None, recheck=true, progress=None, tolerance=0.01))]
+#[allow(clippy::too_many_arguments)]
+fn advise(
+    py: Python<'_>,
+    path: PathBuf,
+    seed: Option<u64>,
+    min_capacity: bool,
+    strategies: Option<Vec<String>>,
+    recheck: bool,
+    progress: Option<Py<PyAny>>,
+    tolerance: f64,
+) -> PyResult<String> {
+    use tailor::advisor::{Request, Strategy};
+    let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
+    let mut chosen = Vec::new();
+    for name in strategies.unwrap_or_default() {
+        let s = Strategy::parse(&name)
+            .ok_or_else(|| bad(format!("unknown discipline '{name}'; accepted: {}", Strategy::NAMES.join(", "))))?;
+        if !chosen.contains(&s) {
+            chosen.push(s);
+        }
+    }
+    if !min_capacity && (chosen.len() > 1 || chosen.iter().any(|s| !matches!(s, Strategy::Weights | Strategy::WeightsFq))) {
+        return Err(bad("without min_capacity the advisor finds weights: name one of 'drr', 'hierarchical'".into()));
+    }
+    if min_capacity && chosen.is_empty() {
+        chosen = Strategy::ALL.to_vec();
+    }
+    if !(tolerance > 0.0 && tolerance < 0.5) {
+        return Err(bad(format!("tolerance must be in (0, 0.5), got {tolerance}")));
+    }
+    let mut search = tailor::advisor::capacity::SearchOptions::default();
+    search.tolerance = tolerance;
+    let req = Request { strategies: chosen, min_capacity, recheck, search };
+    let mut raised: Option<PyErr> = None;
+    let result = py.detach(|| -> Result<String, Error> {
+        let sc = Scenario::load(&path)?;
+        let seed = seed.unwrap_or(sc.seed);
+        let mut observe = |e: &tailor::advisor::Event| -> bool {
+            Python::attach(|py| {
+                let go = py.check_signals().and_then(|()| match &progress {
+                    None => Ok(true),
+                    Some(cb) => cb.bind(py).call1((advise_event(py, e)?,))?.is_truthy(),
+                });
+                match go {
+                    Ok(g) => g,
+                    Err(err) => {
+                        raised = Some(err);
+                        false
+                    }
+                }
+            })
+        };
+        let report = tailor::advisor::advise(&sc, seed, &req, &mut observe)?;
+        Ok(serde_json::to_string(&report).expect("a report serializes"))
+    });
+    let result = match (result, raised.take()) {
+        (Err(Error::Cancelled), Some(r)) => Err(Error::Python(r)),
+        (r, _) => r,
+    };
+    result.map_err(|e| e.into_py_err(py))
+}
+
+fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bound<'py, PyDict>> {
+    use tailor::advisor::Event;
+    let d = PyDict::new(py);
+    match e {
+        Event::Baselines { strategy, capacity_bps } => {
+            d.set_item("kind", "baselines")?;
+            d.set_item("strategy", strategy.name())?;
+            d.set_item("capacity_bps", capacity_bps)?;
+        }
+        Event::Iteration { strategy, capacity_bps, iteration, losses } => {
+            d.set_item("kind", "iteration")?;
+            d.set_item("strategy", strategy.name())?;
+            d.set_item("capacity_bps", capacity_bps)?;
+            d.set_item("iteration", iteration)?;
+            d.set_item("losses", losses.clone())?;
+        }
+        Event::Probe { strategy, capacity_bps, lo_bps, hi_bps } => {
+            d.set_item("kind", "probe")?;
+            d.set_item("strategy", strategy.name())?;
+            d.set_item("capacity_bps", capacity_bps)?;
+            d.set_item("lo_bps", lo_bps)?;
+            d.set_item("hi_bps", hi_bps)?;
+        }
+        Event::Recheck { strategy, capacity_bps } => {
+            d.set_item("kind", "recheck")?;
+            d.set_item("strategy", strategy.name())?;
+            d.set_item("capacity_bps", capacity_bps)?;
+        }
+    }
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tailor::output::VERSION)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(advise, m)?)?;
     Ok(())
 }

@@ -129,3 +129,15 @@ fn the_model_refuses_a_transport_it_does_not_model() {
     let err = tailor::scenario::model::config(&sc).unwrap_err();
     assert_eq!(err.path, "transport.kind");
 }
+
+#[test]
+fn a_class_against_backlogged_others_is_served_at_its_share() {
+    // A lone 20 MB flow holding a quarter of the weight: S / (C/4) after its first RTT,
+    // and its slowdown is against the whole link's ideal.
+    let s = 20_000_000u64;
+    let recs = run(Sharing::Backlogged { share: 0.25, per_flow_fair: false }, vec![vec![msg(0, 1000, s)]]);
+    let fct = recs[0].latency().as_ns_f64();
+    let expect = 4.0 * s as f64 * 0.08;
+    assert!((fct / expect - 1.0).abs() < 0.03, "{fct} vs {expect}");
+    assert!((recs[0].slowdown() - 4.0).abs() < 0.15, "{}", recs[0].slowdown());
+}

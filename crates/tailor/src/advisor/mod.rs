@@ -1,7 +1,248 @@
-//! The advisor: switch weights that meet every class's SLO (SWP §3.3, Algorithm 1).
+//! The advisor: switch weights that meet every class's SLO, or the least capacity that
+//! can (SWP §3.3 Algorithm 1, §5.2).
 //!
 //! The optimizer is independent of what evaluates a set of weights: anything that gives
-//! each class's loss (SWP eq. 1, negative when met) for a weight vector — the fast model
-//! or the packet engine — implements [`optimizer::Evaluator`].
+//! each class's loss (SWP eq. 1, negative when met) for a weight vector implements
+//! [`optimizer::Evaluator`]; [`problem::ModelEvaluator`] does it on the fast model. What
+//! it recommends is re-checked on the packet engine by [`recheck`].
 
+pub mod capacity;
 pub mod optimizer;
+pub mod problem;
+pub mod recheck;
+
+use capacity::CapacityAdvice;
+use optimizer::{Options, Outcome, Step};
+use problem::{ClassVerdict, ModelEvaluator, Problem};
+use serde::Serialize;
+
+/// How the bottleneck is shared (the disciplines SWP §5.2 compares).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// One FIFO queue for every class.
+    SharedFifo,
+    /// Per-class FIFO queues served by weight (DRR/WFQ), weights from Algorithm 1.
+    Weights,
+    /// Per-class weights with per-flow fair queueing inside each class (hierarchical).
+    WeightsFq,
+    /// Strict priority, the class with the tightest SLO first.
+    Priority,
+    /// Each class on capacity of its own, sized for it alone (SWP's "static").
+    Static,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 5] = [Strategy::SharedFifo, Strategy::Weights, Strategy::WeightsFq, Strategy::Priority, Strategy::Static];
+    /// The names the command line accepts.
+    pub const NAMES: [&'static str; 5] = ["fifo", "drr", "hierarchical", "priority", "static"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[Self::ALL.iter().position(|&s| s == self).expect("listed")]
+    }
+
+    pub fn parse(name: &str) -> Option<Strategy> {
+        Self::NAMES.iter().position(|&n| n == name).map(|i| Self::ALL[i])
+    }
+
+    /// A human description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Strategy::SharedFifo => "shared FIFO",
+            Strategy::Weights => "per-class FIFO, SWP weights",
+            Strategy::WeightsFq => "SWP weights + fair queueing in each class",
+            Strategy::Priority => "strict priority (tightest SLO first)",
+            Strategy::Static => "static per-class provisioning",
+        }
+    }
+}
+
+/// Written by its command-line name.
+impl Serialize for Strategy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// What the advisor reports while it searches (called between model runs).
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// Baseline weights are being searched (all classes in parallel).
+    Baselines { strategy: Strategy, capacity_bps: f64 },
+    /// One round of Algorithm 1 was evaluated.
+    Iteration { strategy: Strategy, capacity_bps: f64, iteration: usize, losses: Vec<f64> },
+    /// A capacity is being tried; the answer lies in (lo, hi].
+    Probe { strategy: Strategy, capacity_bps: f64, lo_bps: f64, hi_bps: Option<f64> },
+    /// The packet engine is re-checking an answer.
+    Recheck { strategy: Strategy, capacity_bps: f64 },
+}
+
+/// Receives progress; returning false stops the search.
+pub type Observer<'a> = dyn FnMut(&Event) -> bool + 'a;
+
+#[derive(Debug, thiserror::Error)]
+#[error("stopped by the caller")]
+pub struct Cancelled;
+
+/// Weights for a fixed capacity, from Algorithm 1.
+#[derive(Clone, Debug, Serialize)]
+pub struct WeightAdvice {
+    pub strategy: Strategy,
+    pub capacity_bps: f64,
+    pub outcome: Outcome,
+    /// Baseline weights (each class alone against always-backlogged others).
+    pub baselines: Vec<f64>,
+    /// The recommended weights (normalized; the last point of the trajectory).
+    pub weights: Vec<f64>,
+    /// Each class's SLOs under those weights, on the fast model.
+    pub verdicts: Vec<ClassVerdict>,
+    pub trajectory: Vec<Step>,
+}
+
+/// Runs Algorithm 1 on the fast model at `capacity_bps`.
+pub fn advise_weights(
+    problem: &Problem,
+    strategy: Strategy,
+    capacity_bps: f64,
+    opts: &Options,
+    observe: &mut Observer<'_>,
+) -> Result<WeightAdvice, Cancelled> {
+    let per_flow_fair = match strategy {
+        Strategy::Weights => false,
+        Strategy::WeightsFq => true,
+        other => panic!("advise_weights is for weighted strategies, not {other:?}"),
+    };
+    let eval = ModelEvaluator { problem, capacity_bps, per_flow_fair };
+    if !observe(&Event::Baselines { strategy, capacity_bps }) {
+        return Err(Cancelled);
+    }
+    let mut cancelled = false;
+    let r = optimizer::optimize_observed(&eval, problem.classes.len(), opts, &mut |i, step| {
+        let go = observe(&Event::Iteration { strategy, capacity_bps, iteration: i, losses: step.losses.clone() });
+        cancelled |= !go;
+        go
+    });
+    if cancelled {
+        return Err(Cancelled);
+    }
+    let weights = r.weights().to_vec();
+    let verdicts = problem.evaluate_all(crate::model::Sharing::Weighted { weights: weights.clone(), per_flow_fair }, capacity_bps);
+    Ok(WeightAdvice { strategy, capacity_bps, outcome: r.outcome, baselines: r.baselines, weights, verdicts, trajectory: r.trajectory })
+}
+
+/// What `tailor advise` asks for.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Weights mode: `Weights` or `WeightsFq`. Minimum-capacity mode: any strategies.
+    pub strategies: Vec<Strategy>,
+    pub min_capacity: bool,
+    /// Re-check each answer on the packet engine.
+    pub recheck: bool,
+    pub search: capacity::SearchOptions,
+}
+
+/// An answer with its packet-engine re-check beside it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Checked<T> {
+    #[serde(flatten)]
+    pub model: T,
+    /// Each class's SLOs on the packet engine (None when not re-checked).
+    pub packet: Option<Vec<ClassVerdict>>,
+    /// Why there is no re-check, when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packet_note: Option<String>,
+}
+
+/// Everything `tailor advise` found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub scenario: String,
+    pub scenario_file: String,
+    pub seed: u64,
+    pub nominal_bps: f64,
+    pub offered_bps: f64,
+    pub messages: usize,
+    pub weights: Option<Checked<WeightAdvice>>,
+    pub capacity: Vec<Checked<CapacityAdvice>>,
+    pub model_seconds: f64,
+    pub packet_seconds: f64,
+}
+
+/// The strategy `advise` uses for weights when none is named: the scenario's own
+/// weighted scheduler (hierarchical → weights with fair queueing), else DRR weights.
+pub fn default_weight_strategy(sc: &crate::scenario::Scenario) -> Strategy {
+    match sc.net.classes.discipline {
+        crate::net::topology::Discipline::Hierarchical => Strategy::WeightsFq,
+        _ => Strategy::Weights,
+    }
+}
+
+/// Runs the advisor on `sc` with `seed`.
+pub fn advise(
+    sc: &crate::scenario::Scenario,
+    seed: u64,
+    req: &Request,
+    observe: &mut Observer<'_>,
+) -> Result<Report, crate::engine::RunError> {
+    use crate::engine::RunError;
+    use std::time::Instant;
+    let problem = Problem::from_scenario(sc, seed)?;
+    let nominal = problem.nominal_bps();
+    let (mut model_s, mut packet_s) = (0.0, 0.0);
+    let mut packet = |setting: Option<recheck::Setting>, c: f64, observe: &mut Observer<'_>| -> Result<(Option<Vec<ClassVerdict>>, Option<String>), RunError> {
+        if !req.recheck {
+            return Ok((None, Some("not requested".into())));
+        }
+        let Some(setting) = setting else {
+            return Ok((None, Some("n/a (a link per class)".into())));
+        };
+        if !observe(&Event::Recheck { strategy: setting.strategy(), capacity_bps: c }) {
+            return Err(RunError::Cancelled);
+        }
+        let t = Instant::now();
+        let v = recheck::recheck(sc, &problem, seed, &setting, c)?;
+        packet_s += t.elapsed().as_secs_f64();
+        Ok((Some(v), None))
+    };
+    let mut weights = None;
+    let mut caps = Vec::new();
+    if req.min_capacity {
+        for &s in &req.strategies {
+            let t = Instant::now();
+            let a = capacity::min_capacity(&problem, s, &req.search, observe).map_err(|_| RunError::Cancelled)?;
+            model_s += t.elapsed().as_secs_f64();
+            let setting = match (s, a.capacity_bps) {
+                (_, None) | (Strategy::Static, _) => None,
+                (Strategy::SharedFifo, _) => Some(recheck::Setting::Fifo),
+                (Strategy::Priority, _) => a.levels.clone().map(recheck::Setting::Priority),
+                (Strategy::Weights | Strategy::WeightsFq, _) => {
+                    a.weights.clone().map(|w| recheck::Setting::Weights { weights: w, fair: s == Strategy::WeightsFq })
+                }
+            };
+            let (p, note) = match (a.capacity_bps, &setting) {
+                (None, _) => (None, Some("no feasible capacity found".to_string())),
+                (Some(c), _) => packet(setting, c, observe)?,
+            };
+            caps.push(Checked { model: a, packet: p, packet_note: note });
+        }
+    } else {
+        let s = req.strategies.first().copied().unwrap_or(default_weight_strategy(sc));
+        let t = Instant::now();
+        let a = advise_weights(&problem, s, nominal, &req.search.optimizer, observe).map_err(|_| RunError::Cancelled)?;
+        model_s += t.elapsed().as_secs_f64();
+        let setting = recheck::Setting::Weights { weights: a.weights.clone(), fair: s == Strategy::WeightsFq };
+        let (p, note) = packet(Some(setting), nominal, observe)?;
+        weights = Some(Checked { model: a, packet: p, packet_note: note });
+    }
+    Ok(Report {
+        scenario: sc.name.clone(),
+        scenario_file: sc.file.clone(),
+        seed,
+        nominal_bps: nominal,
+        offered_bps: problem.offered_bps(),
+        messages: problem.classes.iter().map(|c| c.messages.len()).sum(),
+        weights,
+        capacity: caps,
+        model_seconds: model_s,
+        packet_seconds: packet_s,
+    })
+}

@@ -46,13 +46,14 @@ impl Default for Options {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Step {
     pub weights: Vec<f64>,
     pub losses: Vec<f64>,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Every class meets its SLO with the last weights.
     Met,
@@ -60,19 +61,32 @@ pub enum Outcome {
     NoSlack,
     /// The iteration limit was reached.
     TimedOut,
+    /// The observer asked to stop.
+    Stopped,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Optimized {
     pub outcome: Outcome,
     pub baselines: Vec<f64>,
-    /// Every evaluated point, the last one being the answer.
+    /// Every evaluated point, in order.
     pub trajectory: Vec<Step>,
 }
 
 impl Optimized {
+    /// The answer: the last point when every class is met; otherwise the point whose
+    /// worst loss was smallest (the closest the search came).
+    pub fn best(&self) -> &Step {
+        let last = self.trajectory.last().expect("at least one step");
+        if self.outcome == Outcome::Met {
+            return last;
+        }
+        let worst = |s: &Step| s.losses.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        self.trajectory.iter().min_by(|a, b| worst(a).total_cmp(&worst(b))).unwrap_or(last)
+    }
+
     pub fn weights(&self) -> &[f64] {
-        &self.trajectory.last().expect("at least one step").weights
+        &self.best().weights
     }
 }
 
@@ -119,13 +133,27 @@ fn transfer(weights: &mut [f64], losses: &[f64], gamma: f64, margin: f64) {
 }
 
 pub fn optimize(eval: &dyn Evaluator, classes: usize, opts: &Options) -> Optimized {
+    optimize_observed(eval, classes, opts, &mut |_, _| true)
+}
+
+/// [`optimize`], showing each evaluated point (its index and the step) to `observe`,
+/// which stops the search by returning false.
+pub fn optimize_observed(
+    eval: &dyn Evaluator,
+    classes: usize,
+    opts: &Options,
+    observe: &mut dyn FnMut(usize, &Step) -> bool,
+) -> Optimized {
     let baselines: Vec<f64> = (0..classes).into_par_iter().map(|k| baseline(eval, k, opts.baseline_steps)).collect();
     let mut weights = baselines.clone();
     normalize(&mut weights);
     let mut trajectory = Vec::new();
-    for _ in 0..opts.max_iterations.max(1) {
+    for i in 0..opts.max_iterations.max(1) {
         let losses = eval.losses(&weights);
         trajectory.push(Step { weights: weights.clone(), losses: losses.clone() });
+        if !observe(i, trajectory.last().expect("just pushed")) {
+            return Optimized { outcome: Outcome::Stopped, baselines, trajectory };
+        }
         if losses.iter().all(|&l| l <= 0.0) {
             return Optimized { outcome: Outcome::Met, baselines, trajectory };
         }

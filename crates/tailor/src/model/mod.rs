@@ -34,6 +34,11 @@ pub enum Sharing {
     /// limit); `per_flow_fair` shares a class's service equally among its flows
     /// (hierarchical) instead of FIFO.
     Weighted { weights: Vec<f64>, per_flow_fair: bool },
+    /// Every class in one queue holding `share` of the link's weight against other
+    /// classes that are always backlogged (SWP Algorithm 1's baseline): the queue is
+    /// served at share·C whenever it holds bytes, and its congestion control sees share·C.
+    /// Line rate (R0) and the ideal stay those of the whole link.
+    Backlogged { share: f64, per_flow_fair: bool },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -113,7 +118,7 @@ pub struct ModelStats {
 impl FluidModel {
     pub fn new(cfg: ModelConfig) -> FluidModel {
         let n = match &cfg.sharing {
-            Sharing::Fifo => 1,
+            Sharing::Fifo | Sharing::Backlogged { .. } => 1,
             Sharing::Priority(levels) => levels.iter().copied().max().map_or(1, |m| m + 1),
             Sharing::Weighted { .. } => cfg.classes.max(1),
         };
@@ -140,7 +145,7 @@ impl FluidModel {
 
     fn queue_of(&self, class: usize) -> usize {
         match &self.cfg.sharing {
-            Sharing::Fifo => 0,
+            Sharing::Fifo | Sharing::Backlogged { .. } => 0,
             Sharing::Priority(levels) => levels.get(class).copied().unwrap_or(0),
             Sharing::Weighted { .. } => class,
         }
@@ -154,7 +159,7 @@ impl FluidModel {
     }
 
     fn per_flow_fair(&self) -> bool {
-        matches!(self.cfg.sharing, Sharing::Weighted { per_flow_fair: true, .. })
+        matches!(self.cfg.sharing, Sharing::Weighted { per_flow_fair: true, .. } | Sharing::Backlogged { per_flow_fair: true, .. })
     }
 
     fn admit(&mut self, spec: MessageSpec) -> u64 {
@@ -191,6 +196,7 @@ impl FluidModel {
     fn capacity_of(&self, q: usize) -> f64 {
         match &self.cfg.sharing {
             Sharing::Fifo => self.cap,
+            Sharing::Backlogged { share, .. } => self.cap * share,
             Sharing::Priority(_) => (self.cap - self.queues[..q].iter().map(|x| x.last_rate).sum::<f64>()).max(0.0),
             Sharing::Weighted { .. } => {
                 let active: f64 = (0..self.queues.len()).filter(|&k| k == q || self.queues[k].active).map(|k| self.weight(k)).sum();

@@ -17,7 +17,7 @@ fn secs_to_time(s: f64) -> Time {
 
 impl FluidModel {
     /// Runs every message of `sources` through the model, recording each completion.
-    pub fn run(&mut self, mut sources: Vec<Box<dyn Source + Send>>, rec: &mut Recorder) -> Result<ModelStats, WorkloadError> {
+    pub fn run<'s>(&mut self, mut sources: Vec<Box<dyn Source + Send + 's>>, rec: &mut Recorder) -> Result<ModelStats, WorkloadError> {
         let mut next: Vec<Option<MessageSpec>> = sources.iter_mut().map(|s| s.next_message()).collect::<Result<_, _>>()?;
         let mut stats = ModelStats::default();
         let Some(first) = next.iter().flatten().map(|m| m.start).min() else { return Ok(stats) };
@@ -173,6 +173,7 @@ impl FluidModel {
         let budget = self.cap * self.dt;
         match &self.cfg.sharing {
             Sharing::Fifo => self.queues[0].served = self.queues[0].backlog.min(budget),
+            Sharing::Backlogged { share, .. } => self.queues[0].served = self.queues[0].backlog.min(budget * share),
             Sharing::Priority(_) => {
                 let demand: Vec<f64> = self.queues.iter().map(|q| q.backlog).collect();
                 for (q, s) in self.queues.iter_mut().zip(priority(&demand, budget)) {

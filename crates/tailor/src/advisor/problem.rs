@@ -1,0 +1,161 @@
+//! What the advisor optimizes: a scenario's messages, drawn once, and its classes' SLOs,
+//! evaluated on the fast model under any sharing and capacity (SWP §3.3, §4).
+//!
+//! Every evaluation replays the same messages, so two weight vectors are compared on the
+//! same traffic (common random numbers) and an advice is a deterministic function of the
+//! scenario and its seed. The traffic is absolute (bytes at instants): a minimum-capacity
+//! search changes the link under fixed traffic, as SWP §5.2 does.
+
+use super::optimizer::Evaluator;
+use crate::engine::RunError;
+use crate::measure::record::NullSink;
+use crate::measure::slo::{class_loss, Slo, SloReport};
+use crate::measure::{ClassSummary, Recorder};
+use crate::model::{FluidModel, ModelConfig, Sharing};
+use crate::scenario::Scenario;
+use crate::sim::Time;
+use crate::workload::{MessageSpec, Source, WorkloadError};
+
+/// A class's messages and objectives.
+#[derive(Clone, Debug)]
+pub struct ClassTraffic {
+    pub name: String,
+    pub messages: Vec<MessageSpec>,
+    pub slos: Vec<Slo>,
+}
+
+impl ClassTraffic {
+    /// Mean offered rate in bits per second over the span of the class's arrivals.
+    pub fn offered_bps(&self) -> f64 {
+        offered_bps(self.messages.iter())
+    }
+}
+
+fn offered_bps<'a>(msgs: impl Iterator<Item = &'a MessageSpec> + Clone) -> f64 {
+    let bytes: u64 = msgs.clone().map(|m| m.size).sum();
+    let (lo, hi) = msgs.fold((Time::MAX, Time::ZERO), |(lo, hi), m| (lo.min(m.start), hi.max(m.start)));
+    if hi <= lo {
+        return 0.0;
+    }
+    bytes as f64 * 8.0 / (hi - lo).as_secs_f64()
+}
+
+/// One class's verdict under one configuration.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ClassVerdict {
+    pub class: String,
+    pub slo: Vec<SloReport>,
+    /// SWP eq. 1 over the class's SLOs; 0 when no message fell in any SLO's range (no
+    /// evidence either way: counted as met, with no slack to give).
+    pub loss: f64,
+    pub met: bool,
+}
+
+/// A scenario made ready for the advisor.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub name: String,
+    pub classes: Vec<ClassTraffic>,
+    /// The model configuration of the scenario as written (its capacity is the nominal one).
+    pub base: ModelConfig,
+    pub warmup: Time,
+}
+
+/// Replays a list of messages.
+struct Replay<'a>(std::slice::Iter<'a, MessageSpec>);
+
+impl Source for Replay<'_> {
+    fn next_message(&mut self) -> Result<Option<MessageSpec>, WorkloadError> {
+        Ok(self.0.next().copied())
+    }
+}
+
+impl Problem {
+    /// Draws the scenario's messages with `seed`. Every class must have an SLO: the
+    /// optimizer needs each class's loss.
+    pub fn from_scenario(sc: &Scenario, seed: u64) -> Result<Problem, RunError> {
+        if let Some(c) = sc.classes.iter().find(|c| c.slos.is_empty()) {
+            let i = sc.classes.iter().position(|x| x.name == c.name).unwrap_or(0);
+            return Err(RunError::Scenario(crate::scenario::ScenarioError {
+                file: sc.file.clone(),
+                path: format!("class[{i}].slo"),
+                message: format!("class \"{}\" has no SLO; the advisor needs one per class (e.g. slo = [{{ sli = \"p99\", max_size = \"125KB\", threshold = 4.0 }}])", c.name),
+            }));
+        }
+        let base = crate::scenario::model::config(sc).map_err(RunError::Scenario)?;
+        let built = sc.build(seed)?;
+        let mut classes = Vec::new();
+        for c in built.classes {
+            let mut source = c.source;
+            let mut messages = Vec::new();
+            while let Some(m) = source.next_message()? {
+                messages.push(m);
+            }
+            classes.push(ClassTraffic { name: c.name, messages, slos: c.slos });
+        }
+        Ok(Problem { name: sc.name.clone(), classes, base, warmup: built.warmup })
+    }
+
+    pub fn nominal_bps(&self) -> f64 {
+        self.base.capacity_bps
+    }
+
+    /// Mean offered rate of all classes together, bits per second.
+    pub fn offered_bps(&self) -> f64 {
+        offered_bps(self.classes.iter().flat_map(|c| c.messages.iter()))
+    }
+
+    /// Runs the classes in `which` together on the model with `sharing` at `capacity_bps`;
+    /// the verdicts of those classes, in that order.
+    pub fn evaluate(&self, which: &[usize], sharing: Sharing, capacity_bps: f64) -> Vec<ClassVerdict> {
+        let cfg = ModelConfig { capacity_bps, sharing, classes: self.classes.len(), ..self.base.clone() };
+        let summaries = self.classes.iter().map(|c| ClassSummary::new(&c.name, Vec::new()).with_slos(&c.slos)).collect();
+        let mut rec = Recorder::new(summaries, ClassSummary::new("all", Vec::new()), self.warmup, Box::new(NullSink));
+        let sources = self
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let msgs: &[MessageSpec] = if which.contains(&k) { &c.messages } else { &[] };
+                Box::new(Replay(msgs.iter())) as Box<dyn Source + Send + '_>
+            })
+            .collect();
+        FluidModel::new(cfg).run(sources, &mut rec).expect("replayed messages cannot fail and the null sink does not write");
+        which
+            .iter()
+            .map(|&k| {
+                let report = rec.classes[k].report();
+                let loss = class_loss(&report.slo).unwrap_or(0.0);
+                ClassVerdict { class: self.classes[k].name.clone(), slo: report.slo, loss, met: loss <= 0.0 }
+            })
+            .collect()
+    }
+
+    /// Every class together.
+    pub fn evaluate_all(&self, sharing: Sharing, capacity_bps: f64) -> Vec<ClassVerdict> {
+        let all: Vec<usize> = (0..self.classes.len()).collect();
+        self.evaluate(&all, sharing, capacity_bps)
+    }
+}
+
+/// The optimizer's evaluator on the fast model: weighted sharing (FIFO inside each class,
+/// or per-flow fair queueing inside each class) at a fixed capacity.
+pub struct ModelEvaluator<'a> {
+    pub problem: &'a Problem,
+    pub capacity_bps: f64,
+    pub per_flow_fair: bool,
+}
+
+impl Evaluator for ModelEvaluator<'_> {
+    fn losses(&self, weights: &[f64]) -> Vec<f64> {
+        let sharing = Sharing::Weighted { weights: weights.to_vec(), per_flow_fair: self.per_flow_fair };
+        self.problem.evaluate_all(sharing, self.capacity_bps).iter().map(|v| v.loss).collect()
+    }
+
+    /// Class k alone, holding weight w against always-backlogged others: it is served at
+    /// w·C whenever it has bytes queued (SWP Algorithm 1, line 2).
+    fn baseline_loss(&self, k: usize, w: f64) -> f64 {
+        let sharing = Sharing::Backlogged { share: w, per_flow_fair: self.per_flow_fair };
+        self.problem.evaluate(&[k], sharing, self.capacity_bps)[0].loss
+    }
+}

@@ -1,0 +1,122 @@
+//! Re-checking an advice on the packet engine, the ground truth (SWP §5.2 checks its
+//! model's verdicts the same way against ns-3).
+//!
+//! The packet engine replays the advisor's own messages (the same instants, sizes and
+//! endpoints), with the scenario's switches set to the advised discipline. When the
+//! advice is for another capacity than the scenario's, every link is scaled by the same
+//! factor and so are the window sizes given in segments (a window sized to one BDP stays
+//! one BDP), so a flow can still start at line rate as in the model.
+
+use super::problem::{ClassVerdict, Problem};
+use super::Strategy;
+use crate::engine::{ClassSetup, RunError, Simulation, TransportConfig};
+use crate::measure::record::NullSink;
+use crate::measure::slo::class_loss;
+use crate::net::topology::{Discipline, LinkSpec, Shape};
+use crate::scenario::Scenario;
+use crate::sim::Rate;
+use crate::workload::{MessageSpec, Source, WorkloadError};
+
+/// The configuration to re-check.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Setting {
+    Fifo,
+    /// Per-class queues with these weights; `fair` adds per-flow fair queueing inside
+    /// each class (hierarchical), else DRR.
+    Weights { weights: Vec<f64>, fair: bool },
+    /// Strict priority levels per class, 0 first.
+    Priority(Vec<usize>),
+}
+
+impl Setting {
+    pub fn strategy(&self) -> Strategy {
+        match self {
+            Setting::Fifo => Strategy::SharedFifo,
+            Setting::Weights { fair: false, .. } => Strategy::Weights,
+            Setting::Weights { fair: true, .. } => Strategy::WeightsFq,
+            Setting::Priority(_) => Strategy::Priority,
+        }
+    }
+}
+
+struct Owned(std::vec::IntoIter<MessageSpec>);
+
+impl Source for Owned {
+    fn next_message(&mut self) -> Result<Option<MessageSpec>, WorkloadError> {
+        Ok(self.0.next())
+    }
+}
+
+fn scale(link: &mut LinkSpec, factor: f64) {
+    link.rate = Rate::from_bps((link.rate.bps() as f64 * factor).round() as u64);
+}
+
+/// The scenario's network with every link scaled by `factor`.
+fn scale_shape(shape: &mut Shape, factor: f64) {
+    match shape {
+        Shape::Star { link, .. } => scale(link, factor),
+        Shape::Dumbbell { host_link, trunk, .. } => {
+            scale(host_link, factor);
+            scale(trunk, factor);
+        }
+        Shape::LeafSpine { host_link, fabric_link, .. } | Shape::FatTree { host_link, fabric_link, .. } => {
+            scale(host_link, factor);
+            scale(fabric_link, factor);
+        }
+    }
+}
+
+/// Runs the problem's messages through the packet engine with `setting` at
+/// `capacity_bps`; each class's SLO verdicts.
+pub fn recheck(sc: &Scenario, problem: &Problem, seed: u64, setting: &Setting, capacity_bps: f64) -> Result<Vec<ClassVerdict>, RunError> {
+    let mut cfg = sc.build(seed)?;
+    let factor = capacity_bps / sc.host_rate.bps() as f64;
+    if (factor - 1.0).abs() > 1e-9 {
+        scale_shape(&mut cfg.net.shape, factor);
+        if let TransportConfig::Tcp(t) = &mut cfg.transport {
+            t.init_cwnd = ((t.init_cwnd as f64 * factor).ceil() as u32).max(1);
+            t.max_cwnd = t.max_cwnd.map(|m| ((m as f64 * factor).ceil() as u32).max(1));
+        }
+    }
+    let n = problem.classes.len();
+    let policy = &mut cfg.net.classes;
+    match setting {
+        Setting::Fifo => {
+            policy.discipline = Discipline::Fifo;
+            policy.queue_of = vec![0; n];
+        }
+        Setting::Weights { weights, fair } => {
+            policy.discipline = if *fair { Discipline::Hierarchical } else { Discipline::Drr };
+            policy.queue_of = (0..n).collect();
+            // DRR quanta are proportional to weights, the lightest getting the base
+            // quantum; a vanishing weight is floored at a thousandth of the largest so
+            // no class's quantum grows without bound.
+            let top = weights.iter().copied().fold(0.0, f64::max);
+            policy.weights = weights.iter().map(|w| w.max(top * 1e-3)).collect();
+        }
+        Setting::Priority(levels) => {
+            policy.discipline = Discipline::StrictPriority;
+            policy.queue_of = levels.clone();
+        }
+    }
+    policy.ecn.resize(n, None);
+    policy.limits.resize(n, None);
+    cfg.classes = problem
+        .classes
+        .iter()
+        .zip(cfg.classes)
+        .map(|(c, setup)| ClassSetup { source: Box::new(Owned(c.messages.clone().into_iter())), ..setup })
+        .collect::<Vec<ClassSetup>>();
+    let mut sim = Simulation::new(cfg, Box::new(NullSink))?;
+    sim.run(&mut |_| true)?;
+    let report = sim.report();
+    Ok(problem
+        .classes
+        .iter()
+        .map(|c| {
+            let slo = report.classes[&c.name].slo.clone();
+            let loss = class_loss(&slo).unwrap_or(0.0);
+            ClassVerdict { class: c.name.clone(), slo, loss, met: loss <= 0.0 }
+        })
+        .collect())
+}

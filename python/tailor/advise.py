@@ -1,0 +1,249 @@
+"""The advisor from Python: switch weights that meet every class's SLO, or the least
+capacity that can, per discipline (SWP §3.3, §5.2), re-checked on the packet engine.
+
+    >>> import tailor
+    >>> a = tailor.advise("scenarios/swp/two-class.toml")
+    >>> a.weights            # {'rpc': 0.21, 'bulk': 0.79}
+    >>> a.render()           # the table `tailor advise` prints
+
+The search itself runs in Rust (``tailor._core.advise``) on the fast model; this module
+shapes its report for people.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from tailor import _core
+from tailor.errors import DisciplineError
+
+__all__ = ["DISCIPLINES", "Advice", "advise", "describe_event"]
+
+#: The disciplines the advisor compares, by their command-line names.
+DISCIPLINES = {
+    "fifo": "shared FIFO",
+    "drr": "per-class FIFO, SWP weights",
+    "hierarchical": "SWP weights + fair queueing in each class",
+    "priority": "strict priority (tightest SLO first)",
+    "static": "static per-class provisioning",
+}
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What ``advise`` found; ``report`` is the engine's JSON report as a dict."""
+
+    report: dict[str, Any]
+
+    @property
+    def weights(self) -> Optional[dict[str, float]]:
+        """Weights mode: the recommended weight per class."""
+        w = self.report.get("weights")
+        if w is None:
+            return None
+        return {v["class"]: x for v, x in zip(w["verdicts"], w["weights"])}
+
+    @property
+    def met(self) -> Optional[bool]:
+        """Weights mode: whether the model says every class meets its SLOs."""
+        w = self.report.get("weights")
+        return None if w is None else all(v["met"] for v in w["verdicts"])
+
+    def capacity(self, discipline: str) -> Optional[float]:
+        """Minimum-capacity mode: the least capacity (bps) found for a discipline."""
+        for c in self.report["capacity"]:
+            if c["strategy"] == discipline:
+                return c["capacity_bps"]
+        raise KeyError(f"{discipline!r} was not searched")
+
+    def to_json(self) -> str:
+        return json.dumps(self.report, indent=2)
+
+    def render(self, console: Console) -> None:
+        r = self.report
+        console.print(
+            f"advise: {r['scenario']} (seed {r['seed']}), link {_gbps(r['nominal_bps'])}, "
+            f"offered {_gbps(r['offered_bps'])}, {r['messages']:,} messages",
+            highlight=False,
+        )
+        if r["weights"] is not None:
+            _render_weights(r["weights"], console)
+        if r["capacity"]:
+            _render_capacity(r["capacity"], console)
+        console.print(
+            f"fast model {r['model_seconds']:.2f} s; packet-engine re-check {r['packet_seconds']:.2f} s", highlight=False
+        )
+
+
+def _gbps(bps: Optional[float]) -> str:
+    return "-" if bps is None else f"{bps / 1e9:.1f} Gbps"
+
+
+def _size(b: int) -> str:
+    for unit, div in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if b >= div:
+            return f"{b / div:g} {unit}"
+    return f"{b} B"
+
+
+def short_sli(sli: str) -> str:
+    """'p99 slowdown of messages in (0 B, 125000 B]' -> 'p99 slowdown <= 125 KB'."""
+    m = re.fullmatch(r"(.*) of messages in \((\d+) B, (inf|\d+ B)\]", sli)
+    if m is None:
+        return sli
+    what, lo, hi = m.group(1), int(m.group(2)), m.group(3)
+    if hi == "inf":
+        return f"{what} > {_size(lo)}"
+    hi_b = int(hi.split()[0])
+    return f"{what} <= {_size(hi_b)}" if lo == 0 else f"{what} ({_size(lo)}, {_size(hi_b)}]"
+
+
+def _mark(met: Optional[bool]) -> str:
+    return "-" if met is None else ("met" if met else "MISSED")
+
+
+def _fmt(x: Optional[float], spec: str = ".3f") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def _verdict_rows(table: Table, model: list[dict], packet: Optional[list[dict]], weights: Optional[list[float]]) -> None:
+    for k, cv in enumerate(model):
+        pv = packet[k] if packet is not None else None
+        for i, slo in enumerate(cv["slo"]):
+            ps = pv["slo"][i] if pv is not None else None
+            table.add_row(
+                cv["class"] if i == 0 else "",
+                (_fmt(weights[k]) if weights is not None else "") if i == 0 else "",
+                short_sli(slo["sli"]),
+                f"<= {slo['threshold']:g}",
+                _fmt(slo["value"]),
+                _fmt(slo["loss"], "+.3f"),
+                _mark(slo["met"]),
+                _fmt(ps["value"]) if ps else "-",
+                _fmt(ps["loss"], "+.3f") if ps else "-",
+                _mark(ps["met"]) if ps else "-",
+            )
+
+
+def _slo_table(title: str, with_weight: bool) -> Table:
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    for name, justify in [
+        ("class", "left"),
+        ("weight" if with_weight else "", "right"),
+        ("SLI", "left"),
+        ("SLO", "right"),
+        ("model", "right"),
+        ("loss", "right"),
+        ("", "left"),
+        ("packet", "right"),
+        ("loss ", "right"),
+        (" ", "left"),
+    ]:
+        t.add_column(name, justify=justify)  # type: ignore[arg-type]
+    return t
+
+
+def _render_weights(w: dict[str, Any], console: Console) -> None:
+    steps = len(w["trajectory"])
+    outcome = {"met": "every SLO met", "no_slack": "no class had slack to give", "timed_out": "iteration limit reached"}
+    title = (
+        f"{DISCIPLINES[w['strategy']]} at {_gbps(w['capacity_bps'])}: {outcome.get(w['outcome'], w['outcome'])} "
+        f"after {steps} evaluation{'s' if steps != 1 else ''}; baselines "
+        + " ".join(f"{b:.3f}" for b in w["baselines"])
+    )
+    t = _slo_table(title, with_weight=True)
+    _verdict_rows(t, w["verdicts"], w["packet"], w["weights"])
+    console.print(t)
+    if w.get("packet_note"):
+        console.print(f"packet engine: {w['packet_note']}", highlight=False)
+
+
+def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
+    ref = next((c["capacity_bps"] for c in caps if c["strategy"] == "drr" and c["capacity_bps"]), None)
+    t = Table(title="least capacity meeting every SLO", title_justify="left", box=box.SIMPLE_HEAD)
+    for name in ["discipline", "capacity", "x offered", "vs SWP weights", "model", "packet", "setting"]:
+        t.add_column(name, justify="left" if name in ("discipline", "setting", "model", "packet") else "right")
+    for c in caps:
+        cap = c["capacity_bps"]
+        model_ok = "all met" if c["verdicts"] and all(v["met"] for v in c["verdicts"]) else "-"
+        if c["packet"] is not None:
+            slos = [s for v in c["packet"] for s in v["slo"] if s["met"] is not None]
+            packet = f"{sum(s['met'] for s in slos)}/{len(slos)} SLOs met"
+        else:
+            packet = c.get("packet_note") or "-"
+        if c.get("weights"):
+            setting = "weights " + " ".join(f"{x:.3f}" for x in c["weights"])
+        elif c.get("class_capacity_bps"):
+            setting = "per class " + " ".join(_gbps(x) for x in c["class_capacity_bps"])
+        elif c.get("levels"):
+            setting = "levels " + " ".join(str(x) for x in c["levels"])
+        else:
+            setting = ""
+        t.add_row(
+            DISCIPLINES[c["strategy"]],
+            _gbps(cap) if cap is not None else f"> {_gbps(c['limit_bps'])}",
+            f"{cap / c['offered_bps']:.2f}" if cap else "-",
+            f"{(cap / ref - 1) * 100:+.0f} %" if cap and ref else "-",
+            model_ok,
+            packet,
+            setting,
+        )
+    console.print(t)
+
+
+def describe_event(e: dict[str, Any]) -> str:
+    """One line for a progress event of the search."""
+    s = DISCIPLINES.get(e["strategy"], e["strategy"])
+    at = _gbps(e["capacity_bps"])
+    if e["kind"] == "baselines":
+        return f"{s} at {at}: baseline weights (each class against backlogged others)"
+    if e["kind"] == "iteration":
+        worst = max(e["losses"]) if e["losses"] else 0.0
+        return f"{s} at {at}: iteration {e['iteration'] + 1}, worst loss {worst:+.3f}"
+    if e["kind"] == "probe":
+        hi = "?" if e["hi_bps"] is None else _gbps(e["hi_bps"])
+        return f"{s}: trying {at} (answer in ({_gbps(e['lo_bps'])}, {hi}])"
+    return f"{s} at {at}: re-checking on the packet engine"
+
+
+def advise(
+    scenario: "str | os.PathLike[str]",
+    *,
+    seed: Optional[int] = None,
+    min_capacity: bool = False,
+    disciplines: Optional[Sequence[str]] = None,
+    recheck: bool = True,
+    tolerance: float = 0.01,
+    progress: Optional[Callable[[dict[str, Any]], Any]] = None,
+) -> Advice:
+    """Runs the advisor on a scenario file.
+
+    Without ``min_capacity``: Algorithm 1's weights at the scenario's capacity for one
+    weighted discipline (``"drr"`` or ``"hierarchical"``; default the scenario's own).
+    With it: the least capacity per discipline (default all of :data:`DISCIPLINES`).
+    """
+    names = list(disciplines or [])
+    for n in names:
+        if n not in DISCIPLINES:
+            raise DisciplineError(f"unknown discipline '{n}'; accepted: {', '.join(DISCIPLINES)}")
+    if not min_capacity and (len(names) > 1 or any(n not in ("drr", "hierarchical") for n in names)):
+        raise DisciplineError("without --min-capacity the advisor finds weights: give one of drr, hierarchical")
+    text = _core.advise(
+        str(Path(scenario)),
+        seed=seed,
+        min_capacity=min_capacity,
+        strategies=names or None,
+        recheck=recheck,
+        progress=progress,
+        tolerance=tolerance,
+    )
+    return Advice(json.loads(text))

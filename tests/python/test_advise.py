@@ -1,0 +1,149 @@
+"""`tailor advise` and `tailor.advise`: weights that meet every SLO, least capacities,
+packet-engine re-checks, and the errors a user can make."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tailor
+from tailor.advise import short_sli
+from tailor.errors import DisciplineError, ScenarioError
+
+SCENARIO = """
+name = "advise-test"
+[topology]
+kind = "star"
+hosts = 9
+link = { rate = "100Gbps", delay = "2.5us" }
+[switch]
+scheduler = "drr"
+ecn_threshold = "100KB"
+[transport]
+kind = "dctcp"
+init_cwnd = "bdp"
+max_cwnd = "bdp"
+
+[[class]]
+name = "rpc"
+sizes = "google"
+arrival = "lognormal"
+sigma = 2.0
+load = 0.1
+pattern = "n_to_1"
+senders = "0..4"
+receiver = 8
+until = "5ms"
+start = "1ms"
+slo = [{ sli = "p99", max_size = "125KB", threshold = 6.0 }]
+
+[[class]]
+name = "bulk"
+sizes = "hadoop"
+arrival = "lognormal"
+sigma = 1.5
+load = 0.5
+pattern = "n_to_1"
+senders = "4..8"
+receiver = 8
+until = "5ms"
+start = "1ms"
+slo = [
+  { sli = "p99", max_size = "125KB", threshold = 8.0 },
+  { sli = "p99", min_size = "125KB", threshold = 16.0 },
+]
+"""
+
+
+@pytest.fixture
+def two_class(tmp_path: Path) -> Path:
+    p = tmp_path / "two.toml"
+    p.write_text(SCENARIO)
+    return p
+
+
+def tailor_cli(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_weights_meet_every_slo_on_the_model_and_are_rechecked(two_class: Path) -> None:
+    a = tailor.advise(two_class)
+    assert a.met is True
+    w = a.weights
+    assert w is not None and set(w) == {"rpc", "bulk"}
+    assert abs(sum(w.values()) - 1.0) < 1e-9
+    r = a.report["weights"]
+    assert r["strategy"] == "drr" and r["outcome"] == "met"
+    # The packet engine saw the same classes and SLOs; its values are real numbers.
+    assert [v["class"] for v in r["packet"]] == ["rpc", "bulk"]
+    assert all(s["value"] >= 1.0 for v in r["packet"] for s in v["slo"])
+    # The answer's losses are those of the last trajectory point.
+    assert [v["loss"] for v in r["verdicts"]] == pytest.approx(r["trajectory"][-1]["losses"])
+
+
+def test_cli_prints_both_verdicts_and_json(two_class: Path) -> None:
+    p = tailor_cli("advise", two_class)
+    assert p.returncode == 0, p.stderr
+    for text in ("rpc", "bulk", "p99 slowdown <= 125 KB", "p99 slowdown > 125 KB", "model", "packet", "met"):
+        assert text in p.stdout, text
+    assert p.stderr == "", "no progress output when stderr is not a terminal"
+    j = tailor_cli("advise", two_class, "--json", "--seed", "2")
+    assert j.returncode == 0, j.stderr
+    report = json.loads(j.stdout)
+    assert report["seed"] == 2 and report["weights"]["packet"] is not None
+
+
+def test_min_capacity_per_discipline(two_class: Path) -> None:
+    a = tailor.advise(
+        two_class, min_capacity=True, disciplines=["fifo", "drr", "static"], recheck=False, tolerance=0.05
+    )
+    fifo, drr, static = a.capacity("fifo"), a.capacity("drr"), a.capacity("static")
+    assert fifo and drr and static
+    assert drr < fifo, "SWP weights need less capacity than FIFO next to a bursty class"
+    offered = a.report["offered_bps"]
+    assert all(c > offered for c in (fifo, drr, static))
+    st = next(c for c in a.report["capacity"] if c["strategy"] == "static")
+    assert sum(st["class_capacity_bps"]) == pytest.approx(static)
+    assert all(c["packet"] is None for c in a.report["capacity"])
+
+
+def test_progress_sees_the_search(two_class: Path) -> None:
+    seen: list[dict] = []
+    tailor.advise(two_class, recheck=True, progress=lambda e: seen.append(e) or True)
+    kinds = [e["kind"] for e in seen]
+    assert kinds[0] == "baselines" and "iteration" in kinds and kinds[-1] == "recheck"
+
+
+def test_progress_can_stop_the_search(two_class: Path) -> None:
+    with pytest.raises(tailor.errors.Cancelled):
+        tailor.advise(two_class, progress=lambda e: False)
+
+
+def test_errors_exit_2_and_name_what_is_wrong(two_class: Path, tmp_path: Path) -> None:
+    p = tailor_cli("advise", two_class, "--discipline", "wrr")
+    assert p.returncode == 2
+    assert "unknown discipline 'wrr'" in p.stderr and "hierarchical" in p.stderr
+    p = tailor_cli("advise", two_class, "--discipline", "fifo")
+    assert p.returncode == 2 and "--min-capacity" in p.stderr
+    no_slo = tmp_path / "no-slo.toml"
+    no_slo.write_text(SCENARIO.split("slo = [\n")[0])
+    p = tailor_cli("advise", no_slo)
+    assert p.returncode == 2
+    assert "class[1].slo" in p.stderr and '"bulk" has no SLO' in p.stderr
+    with pytest.raises(DisciplineError):
+        tailor.advise(two_class, min_capacity=True, disciplines=["sp"])
+    with pytest.raises(ScenarioError):
+        tailor.advise(no_slo)
+
+
+def test_short_sli_names() -> None:
+    assert short_sli("p99 slowdown of messages in (0 B, 125000 B]") == "p99 slowdown <= 125 KB"
+    assert short_sli("p99 slowdown of messages in (125000 B, inf]") == "p99 slowdown > 125 KB"
+    assert short_sli("mean latency (ns) of messages in (1000 B, 2000000 B]") == "mean latency (ns) (1 KB, 2 MB]"
+    assert short_sli("p99.9 slowdown") == "p99.9 slowdown"
