@@ -180,6 +180,57 @@ def advise(
         a.render(stdout)
 
 
+reproduce_app = typer.Typer(
+    help="Reproduce a paper's headline experiment and print it beside the paper's numbers.", no_args_is_help=True
+)
+app.add_typer(reproduce_app, name="reproduce")
+
+Out_ = Annotated[
+    Optional[Path], typer.Option(help="Keep scenarios, runs and data here (default: a temporary directory).")
+]
+
+
+@reproduce_app.command("swp-fig1", epilog="Example: tailor reproduce swp-fig1 --out runs/fig1")
+@user_errors
+def reproduce_swp_fig1(
+    out: Out_ = None,
+    engine: Annotated[str, typer.Option(help="'model' (the SWP fast model, as the paper) or 'packet'.")] = "model",
+    until: Annotated[str, typer.Option(help="Simulated traffic per point (a time, e.g. 11ms).")] = "11ms",
+) -> None:
+    """SWP Fig. 1: foreground p99 slowdown under FIFO, priority, one weight, weight + fair
+    queueing, background 20-80 %; checks each of the paper's claims."""
+    from tailor.reproduce import swp_fig1
+
+    if engine not in ("model", "packet"):
+        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: model, packet")
+        raise typer.Exit(2)
+    report = swp_fig1.run(out, swp_fig1.Setup(engine=engine, until=until), say=lambda m: stderr.print(m, highlight=False))
+    swp_fig1.render(report, stdout)
+
+
+@reproduce_app.command("swp-capacity", epilog="Example: tailor reproduce swp-capacity --classes 5 --n 20")
+@user_errors
+def reproduce_swp_capacity(
+    n: Annotated[int, typer.Option(help="Random scenarios (the paper used 150).", min=1)] = 10,
+    classes: Annotated[int, typer.Option(help="Classes per scenario: 3 (Fig. 8) or 5 (Fig. 9).")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the scenario generator.", min=0)] = 1,
+    recheck: Annotated[int, typer.Option(help="Re-check this many scenarios' answers on the packet engine.", min=0)] = 3,
+    until: Annotated[str, typer.Option(help="Simulated traffic per scenario (a time).")] = "21ms",
+    out: Out_ = None,
+) -> None:
+    """SWP Fig. 8-9: least capacity per discipline over random scenarios (Table 4)."""
+    from tailor.reproduce import swp_capacity
+
+    if classes not in (3, 5):
+        stderr.print(f"error: --classes: {classes} is not accepted; accepted: 3, 5")
+        raise typer.Exit(2)
+    report = swp_capacity.run(
+        n=n, n_classes=classes, seed=seed, recheck=recheck, until=until, out=out,
+        say=lambda m: stderr.print(m, highlight=False),
+    )
+    swp_capacity.render(report, stdout)
+
+
 crosscheck_app = typer.Typer(
     help="Compare tailor with a reference simulator on the same flows.", no_args_is_help=True
 )

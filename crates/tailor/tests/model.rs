@@ -33,7 +33,7 @@ fn msg(class: usize, start_ns: u64, size: u64) -> MessageSpec {
 
 /// 100 Gbps, 10 us RTT, SWP-D.
 fn run(sharing: Sharing, classes: Vec<Vec<MessageSpec>>) -> Vec<MessageRecord> {
-    let cfg = ModelConfig { capacity_bps: 100e9, rtt: Time::from_us(10), cc: CcParams::SWP_D, sharing, classes: classes.len() };
+    let cfg = ModelConfig { capacity_bps: 100e9, rtt: Time::from_us(10), cc: CcParams::SWP_D, sharing, classes: classes.len(), own_threshold: Vec::new() };
     let sink = Arc::new(Mutex::new(MemorySink::default()));
     let summaries = (0..classes.len()).map(|k| ClassSummary::new(&format!("c{k}"), vec![])).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", vec![]), Time::ZERO, Box::new(Shared(sink.clone())));

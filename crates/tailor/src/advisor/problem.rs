@@ -59,6 +59,8 @@ pub struct Problem {
     /// The model configuration of the scenario as written (its capacity is the nominal one).
     pub base: ModelConfig,
     pub warmup: Time,
+    /// Each class's own ECN threshold (`[[class]] ecn_threshold`), if it has one.
+    pub class_ecn: Vec<Option<u64>>,
 }
 
 /// Replays a list of messages.
@@ -93,7 +95,9 @@ impl Problem {
             }
             classes.push(ClassTraffic { name: c.name, messages, slos: c.slos });
         }
-        Ok(Problem { name: sc.name.clone(), classes, base, warmup: built.warmup })
+        let mut class_ecn = sc.net.classes.ecn.clone();
+        class_ecn.resize(classes.len(), None);
+        Ok(Problem { name: sc.name.clone(), classes, base, warmup: built.warmup, class_ecn })
     }
 
     pub fn nominal_bps(&self) -> f64 {
@@ -108,7 +112,9 @@ impl Problem {
     /// Runs the classes in `which` together on the model with `sharing` at `capacity_bps`;
     /// the verdicts of those classes, in that order.
     pub fn evaluate(&self, which: &[usize], sharing: Sharing, capacity_bps: f64) -> Vec<ClassVerdict> {
-        let cfg = ModelConfig { capacity_bps, sharing, classes: self.classes.len(), ..self.base.clone() };
+        let alone = (which.len() == 1).then(|| which[0]);
+        let own_threshold = crate::scenario::model::queue_thresholds(&sharing, &self.class_ecn, alone);
+        let cfg = ModelConfig { capacity_bps, sharing, classes: self.classes.len(), own_threshold, ..self.base.clone() };
         let summaries = self.classes.iter().map(|c| ClassSummary::new(&c.name, Vec::new()).with_slos(&c.slos)).collect();
         let mut rec = Recorder::new(summaries, ClassSummary::new("all", Vec::new()), self.warmup, Box::new(NullSink));
         let sources = self

@@ -49,6 +49,12 @@ pub struct ModelConfig {
     pub cc: CcParams,
     pub sharing: Sharing,
     pub classes: usize,
+    /// Which backlog each queue's congestion signal compares with which threshold (the
+    /// Q − q0 of eq. 11): `Some(q0)` — the queue's own backlog against its own q0 (a
+    /// per-queue ECN threshold); `None` or a missing entry — the backlog of the whole
+    /// bottleneck against `cc.q0` (an ECN threshold on the port, as switches mark by
+    /// default).
+    pub own_threshold: Vec<Option<f64>>,
 }
 
 struct Flow {

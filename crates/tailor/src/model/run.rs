@@ -89,11 +89,21 @@ impl FluidModel {
                 q.uncontrolled += r0;
             }
         }
+        // The whole bottleneck's backlog τ ago, for queues marked on the port's backlog.
+        let port_seen: f64 = self.queues.iter().map(|q| *q.seen.front().expect("history is full")).sum();
         for k in 0..self.queues.len() {
             let capacity = self.capacity_of(k);
+            let own = self.cfg.own_threshold.get(k).copied().flatten();
+            let mut cc = self.cfg.cc;
             let q = &mut self.queues[k];
-            let seen = *q.seen.front().expect("history is full");
-            q.ideal = self.cfg.cc.ideal_rate(capacity, q.uncontrolled, seen, rtt, q.controlled);
+            let seen = match own {
+                Some(q0) => {
+                    cc.q0 = q0;
+                    *q.seen.front().expect("history is full")
+                }
+                None => port_seen,
+            };
+            q.ideal = cc.ideal_rate(capacity, q.uncontrolled, seen, rtt, q.controlled);
         }
     }
 

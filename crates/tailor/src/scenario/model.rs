@@ -94,5 +94,23 @@ pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
     if rtt == Time::ZERO {
         return Err(error(sc, "topology", "the model needs a round trip: give the links a delay"));
     }
-    Ok(ModelConfig { capacity_bps: sc.host_rate.bps() as f64, rtt, cc, sharing, classes: sc.classes.len() })
+    let own_threshold = queue_thresholds(&sharing, &p.ecn, None);
+    Ok(ModelConfig { capacity_bps: sc.host_rate.bps() as f64, rtt, cc, sharing, classes: sc.classes.len(), own_threshold })
+}
+
+/// The model's per-queue congestion thresholds from the classes' own ECN thresholds
+/// (`[[class]] ecn_threshold`): a queue whose classes mark on their own queue compares
+/// that queue with their threshold; every other queue sees the port's backlog against
+/// q0, as the packet engine's port-level marking does. `alone` is the class a one-queue
+/// sharing holds when it holds a single class (the optimizer's baseline).
+pub fn queue_thresholds(sharing: &Sharing, class_ecn: &[Option<u64>], alone: Option<usize>) -> Vec<Option<f64>> {
+    let of = |k: usize| class_ecn.get(k).copied().flatten().map(|b| b as f64);
+    match sharing {
+        Sharing::Fifo | Sharing::Backlogged { .. } => vec![alone.and_then(of)],
+        Sharing::Weighted { weights, .. } => (0..weights.len().max(class_ecn.len())).map(of).collect(),
+        Sharing::Priority(levels) => {
+            let n = levels.iter().copied().max().map_or(0, |m| m + 1);
+            (0..n).map(|l| (0..levels.len()).filter(|&k| levels[k] == l).find_map(of)).collect()
+        }
+    }
 }
