@@ -34,7 +34,7 @@ clean:
 # Cross-checks against ns-3 (installs libns3-dev with apt when missing); minutes to an hour.
 .PHONY: validate bench
 validate: build
-	$(PY) scripts/validate.py
+	st=0; $(PY) scripts/validate.py || st=$$?; $(PY) scripts/reproduce_swp.py; exit $$st
 
 # Speed and memory against ns-3 timed in the same script.
 bench: build
