@@ -37,6 +37,7 @@ pub fn transport_name(t: &TransportConfig) -> &'static str {
         TransportConfig::Tcp(c) => match c.flavor {
             Flavor::NewReno => "tcp",
             Flavor::Dctcp { .. } => "dctcp",
+            Flavor::Hpcc(_) => "hpcc",
         },
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::measure::MessageRecord;
 use crate::net::ids::{ConnId, HostId};
+use crate::net::int::Stack;
 use crate::net::packet::{Ecn, Header};
 use crate::sim::Time;
 use crate::transport::{raw, tcp, Transmit};
@@ -30,14 +31,14 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Feeds a packet that reached one of the endpoints.
-    pub fn on_packet(&mut self, now: Time, hdr: &Header, ecn: Ecn) {
+    /// Feeds a packet that reached one of the endpoints, with its INT stack if any.
+    pub fn on_packet(&mut self, now: Time, hdr: &Header, ecn: Ecn, int: Option<&Stack>) {
         match &mut self.ends {
             Ends::Tcp { tx, rx } => {
                 if hdr.is_forward() {
-                    rx.handle_packet(now, hdr, ecn)
+                    rx.handle_packet(now, hdr, ecn, int)
                 } else {
-                    tx.handle_packet(now, hdr)
+                    tx.handle_packet(now, hdr, int)
                 }
             }
             Ends::Raw { rx, .. } => rx.handle_packet(now, hdr),

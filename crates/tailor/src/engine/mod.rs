@@ -16,6 +16,7 @@ pub use conn::TransportConfig;
 use crate::measure::ideal::{last_ack, pipeline, Hop, Train};
 use crate::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
 use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId};
+use crate::net::int;
 use crate::net::packet::Packet;
 use crate::net::topology::{self, NetSpec};
 use crate::net::Network;
@@ -151,6 +152,11 @@ impl Simulation {
     }
     pub fn generated(&self) -> u64 {
         self.classes.iter().map(|c| c.generated).sum()
+    }
+    /// Moves the stop time, so that a stopped run can be continued by another `run`
+    /// (tests read counters at several instants of one run).
+    pub fn set_stop(&mut self, at: Option<Time>) {
+        self.stop_at = at;
     }
 
     /// Runs to the end (every message complete) or to the stop time. `progress` is
@@ -298,7 +304,8 @@ impl Simulation {
         }
         for (host, t) in out.drain(..) {
             let (s, d) = if host == src { (src, dst) } else { (dst, src) };
-            let pkt = Packet { conn: cid, src: s, dst: d, class, wire_bytes: t.wire_bytes, ecn: t.ecn, hdr: t.hdr };
+            let int = t.int.map(|stack| self.net.int.insert(stack));
+            let pkt = Packet { conn: cid, src: s, dst: d, class, wire_bytes: t.wire_bytes, ecn: t.ecn, hdr: t.hdr, int };
             self.emit(host, pkt);
         }
         self.scratch = out;
@@ -367,7 +374,11 @@ impl Simulation {
             Node::Switch(s) => self.net.switches[s.index()].shared.as_mut(),
             Node::Host(_) => None,
         };
-        if port.offer(now, pkt, shared) && !port.busy {
+        if !port.offer(now, pkt, shared) {
+            if let Some(slot) = pkt.int {
+                self.net.int.take(slot);
+            }
+        } else if !port.busy {
             self.start_tx(p);
         }
     }
@@ -380,6 +391,17 @@ impl Simulation {
             Node::Host(_) => None,
         };
         let Some((pkt, ser)) = port.start_next(now, shared) else { return };
+        if let (Some(slot), true) = (pkt.int, pkt.hdr.is_forward()) {
+            // HPCC's INT record, stamped as the packet starts on the link (net::int).
+            let hop = int::Hop {
+                port: p,
+                qlen: port.queued_bytes(),
+                tx_bytes: port.stats.sent_bytes - pkt.wire_bytes as u64,
+                ts: now,
+                rate: port.rate,
+            };
+            self.net.int.push(slot, hop);
+        }
         let done = now + ser;
         let l = port.link;
         let link = &mut self.net.links[l.index()];
@@ -417,9 +439,10 @@ impl Simulation {
         let stats = &mut self.net.hosts[host.index()].stats;
         stats.recv_packets += 1;
         stats.recv_bytes += pkt.wire_bytes as u64;
+        let int = pkt.int.map(|slot| self.net.int.take(slot));
         match self.conns.get_mut(pkt.conn) {
             Some(conn) => {
-                conn.on_packet(now, &pkt.hdr, pkt.ecn);
+                conn.on_packet(now, &pkt.hdr, pkt.ecn, int.as_ref());
                 self.pump(pkt.conn)
             }
             None => {

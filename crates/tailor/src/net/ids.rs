@@ -13,6 +13,8 @@ macro_rules! arena_id {
             pub fn index(self) -> usize {
                 self.0 as usize
             }
+            /// An id that names nothing (a placeholder in fixed-size records).
+            pub const MAX: $name = $name(u32::MAX);
         }
     };
 }

@@ -8,6 +8,7 @@
 //! pure delays in series and commute with the FIFO.
 
 pub mod ids;
+pub mod int;
 pub mod marker;
 pub mod packet;
 pub mod port;
@@ -69,6 +70,8 @@ pub struct Network {
     pub ports: Vec<Port>,
     pub links: Vec<Link>,
     pub routes: Routes,
+    /// The INT stacks of HPCC packets in flight.
+    pub int: int::Pool,
 }
 
 impl Network {

@@ -55,4 +55,6 @@ pub struct Packet {
     pub wire_bytes: u32,
     pub ecn: Ecn,
     pub hdr: Header,
+    /// The packet's INT stack in the network's pool (HPCC connections only).
+    pub int: Option<super::int::Slot>,
 }

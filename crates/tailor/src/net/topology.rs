@@ -228,6 +228,7 @@ pub fn build(spec: &NetSpec) -> Network {
             ports: Vec::new(),
             links: Vec::new(),
             routes: Routes::build(&Adjacency::new(), 0, 0, spec.paths, spec.seed),
+            int: Default::default(),
         },
         adj: Adjacency::new(),
     };

@@ -16,4 +16,7 @@ pub struct Transmit {
     pub hdr: Header,
     pub wire_bytes: u32,
     pub ecn: Ecn,
+    /// The INT stack the packet starts with: an empty one on HPCC data (the ports fill
+    /// it), the echoed one on HPCC ACKs; None for packets without telemetry.
+    pub int: Option<crate::net::int::Stack>,
 }

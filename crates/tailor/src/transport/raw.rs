@@ -36,7 +36,7 @@ impl Sender {
         let len = (self.cfg.mtu_payload as u64).min(self.size - self.next) as u32;
         let hdr = Header::Raw { offset: self.next, len };
         self.next += len as u64;
-        Some(Transmit { hdr, wire_bytes: len + self.cfg.header, ecn: Ecn::NotEct })
+        Some(Transmit { hdr, wire_bytes: len + self.cfg.header, ecn: Ecn::NotEct, int: None })
     }
 }
 

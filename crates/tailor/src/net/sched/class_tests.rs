@@ -18,6 +18,7 @@ fn pkt(class: usize, conn: u32, size: u32, seq: u64) -> Packet {
         wire_bytes: size,
         ecn: Ecn::NotEct,
         hdr: Header::Raw { offset: seq, len: size },
+        int: None,
     }
 }
 

@@ -167,6 +167,7 @@ mod tests {
             wire_bytes: 100,
             ecn: Ecn::NotEct,
             hdr: Header::Raw { offset, len: 46 },
+            int: None,
         }
     }
 

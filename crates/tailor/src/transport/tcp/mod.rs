@@ -1,5 +1,5 @@
-//! TCP: NewReno (RFC 5681, RFC 6582) and DCTCP (RFC 8257) over one connection per
-//! message.
+//! TCP: NewReno (RFC 5681, RFC 6582), DCTCP (RFC 8257) and HPCC (SIGCOMM 2019,
+//! Algorithm 1; `hpcc`) over one connection per message.
 //!
 //! The sender and the receiver are separate sans-IO state machines. Behaviour follows
 //! the RFCs where they decide and ns-3 3.37 (the reference the anchors were run with)
@@ -7,12 +7,16 @@
 //! only whole segments are sent except the message's tail; growth counts segments
 //! (Linux `tcp_cong_avoid_ai`); an ECN cut is applied through PRR and happens at most
 //! once per window; a DCTCP receiver echoes ECE on exactly the ACKs of CE segments.
+//! An HPCC sender sets its window from the INT stack each ACK echoes and paces at W / T.
 
 pub mod cc;
+pub mod hpcc;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
 
+#[cfg(test)]
+mod hpcc_tests;
 #[cfg(test)]
 mod tests;
 
@@ -28,6 +32,9 @@ pub enum Flavor {
     NewReno,
     /// DCTCP with EWMA gain `g` and initial alpha; packets (data and ACKs) are ECT(0).
     Dctcp { g: f64, initial_alpha: f64 },
+    /// HPCC: the window follows in-band telemetry, the sender paces at W / T; packets
+    /// are not ECN-capable; data packets collect INT and ACKs echo it.
+    Hpcc(hpcc::Params),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -5,9 +5,11 @@
 //! every second segment, or when the timer fires. ECN echo: under DCTCP the ECE bit of
 //! each ACK is the CE state of the segments it covers, and a change of CE state first
 //! flushes an ACK for the segments received before it with the old state (RFC 8257
-//! §3.2), so the sender sees exactly which bytes were marked.
+//! §3.2), so the sender sees exactly which bytes were marked. INT (HPCC): each ACK
+//! echoes the INT stack of the latest data segment received, as HPCC's receiver does.
 
 use super::Config;
+use crate::net::int::Stack;
 use crate::net::packet::{Ecn, Header};
 use crate::sim::Time;
 use crate::transport::Transmit;
@@ -24,6 +26,8 @@ pub struct Receiver {
     unacked: u32,
     ce_state: bool,
     ts_echo: Time,
+    /// The INT stack of the latest data segment, echoed by the next ACK.
+    int_echo: Option<Stack>,
     delack_at: Option<Time>,
     /// When the last byte of the message arrived.
     pub completed_at: Option<Time>,
@@ -40,6 +44,7 @@ impl Receiver {
             unacked: 0,
             ce_state: false,
             ts_echo: Time::ZERO,
+            int_echo: None,
             delack_at: None,
             completed_at: None,
         }
@@ -49,17 +54,24 @@ impl Receiver {
         self.rcv_nxt
     }
 
-    pub fn handle_packet(&mut self, now: Time, hdr: &Header, ecn: Ecn) {
+    /// A packet for this receiver arrived, with its INT stack if it collected one.
+    pub fn handle_packet(&mut self, now: Time, hdr: &Header, ecn: Ecn, int: Option<&Stack>) {
         match *hdr {
             Header::TcpSyn { ts } => {
                 let t = Transmit {
                     hdr: Header::TcpSynAck { ts_echo: ts },
                     wire_bytes: self.cfg.header,
                     ecn: self.ack_ecn(),
+                    int: None,
                 };
                 self.out.push_back(t);
             }
-            Header::TcpData { seq, len, ts } => self.on_data(now, seq, len as u64, ts, ecn == Ecn::Ce),
+            Header::TcpData { seq, len, ts } => {
+                if int.is_some() {
+                    self.int_echo = int.copied();
+                }
+                self.on_data(now, seq, len as u64, ts, ecn == Ecn::Ce)
+            }
             _ => {}
         }
     }
@@ -128,7 +140,7 @@ impl Receiver {
 
     fn push_ack(&mut self, ece: bool) {
         let hdr = Header::TcpAck { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo };
-        self.out.push_back(Transmit { hdr, wire_bytes: self.cfg.header, ecn: self.ack_ecn() });
+        self.out.push_back(Transmit { hdr, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo });
         self.unacked = 0;
         self.delack_at = None;
     }

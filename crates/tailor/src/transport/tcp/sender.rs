@@ -3,10 +3,18 @@
 //! States: Open (growth), Cwr (an ECN reduction through PRR, RFC 3168 §6.1.2 + RFC 6937)
 //! and Recovery (NewReno fast recovery, RFC 6582, with cwnd inflation). Every byte range
 //! is `[seq, seq + len)` in message bytes; `high_tx` is one past the highest byte sent.
+//!
+//! Under HPCC the window is not grown here: in the open state it is HPCC's W, set from
+//! the INT stack of every ACK (`hpcc::Control`), and data packets — new and resent — are
+//! paced at R = W / T by a deadline of their own (`next_send_at`). A loss episode caps
+//! the window only until it ends: HPCC has no loss reaction of its own (its paper
+//! assumes a lossless fabric; its ns-3 model goes back N at an unchanged rate).
 
 use super::cc::{Dctcp, Growth, Prr};
+use super::hpcc::Control;
 use super::rtt::RttEstimator;
 use super::{Config, Flavor};
+use crate::net::int::Stack;
 use crate::net::packet::{Ecn, Header};
 use crate::sim::Time;
 use crate::transport::Transmit;
@@ -44,6 +52,9 @@ pub struct Sender {
     ssthresh: u64,
     growth: Growth,
     dctcp: Option<Dctcp>,
+    hpcc: Option<Control>,
+    /// HPCC pacing: no data packet leaves before this time.
+    next_send_at: Time,
     dupacks: u32,
     retransmit_due: bool,
     rtt: RttEstimator,
@@ -59,7 +70,11 @@ impl Sender {
         let mss = cfg.mss as u64;
         let dctcp = match cfg.flavor {
             Flavor::Dctcp { g, initial_alpha } => Some(Dctcp::new(g, initial_alpha)),
-            Flavor::NewReno => None,
+            Flavor::NewReno | Flavor::Hpcc(_) => None,
+        };
+        let hpcc = match cfg.flavor {
+            Flavor::Hpcc(p) => Some(Control::new(p)),
+            _ => None,
         };
         let mut s = Sender {
             cfg,
@@ -68,10 +83,12 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
-            cwnd: cfg.init_cwnd as u64 * mss,
+            cwnd: hpcc.as_ref().map_or(cfg.init_cwnd as u64 * mss, Control::window),
             ssthresh: u64::MAX,
             growth: Growth::new(mss),
             dctcp,
+            hpcc,
+            next_send_at: Time::ZERO,
             dupacks: 0,
             retransmit_due: false,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.rto_granularity),
@@ -92,6 +109,10 @@ impl Sender {
     }
     pub fn alpha(&self) -> Option<f64> {
         self.dctcp.map(|d| d.alpha)
+    }
+    /// HPCC's controller, for HPCC senders.
+    pub fn hpcc(&self) -> Option<&Control> {
+        self.hpcc.as_ref()
     }
     pub fn in_flight(&self) -> u64 {
         self.snd_nxt - self.snd_una
@@ -128,6 +149,9 @@ impl Sender {
         if matches!(self.state, State::Connecting { .. } | State::Done) {
             return None;
         }
+        if self.hpcc.is_some() && now < self.next_send_at {
+            return None;
+        }
         if self.retransmit_due {
             self.retransmit_due = false;
             self.stats.retransmits += 1;
@@ -137,8 +161,7 @@ impl Sender {
             return None;
         }
         let len = self.mss().min(self.size - self.snd_nxt);
-        // Whole segments only, unless this is the message's tail (ns-3 / Linux SWS rule).
-        if self.in_flight() + len > self.cwnd {
+        if !self.window_allows(len) {
             return None;
         }
         let t = self.segment(now, self.snd_nxt);
@@ -153,19 +176,45 @@ impl Sender {
         Some(t)
     }
 
+    /// Whole segments only, unless this is the message's tail (ns-3 / Linux SWS rule).
+    /// HPCC may send one packet into an empty pipe whatever its window (its W can fall
+    /// below a segment when many flows share a link; the pacing rate still holds).
+    fn window_allows(&self, len: u64) -> bool {
+        self.in_flight() + len <= self.cwnd || (self.hpcc.is_some() && self.in_flight() == 0)
+    }
+
     fn segment(&mut self, now: Time, seq: u64) -> Transmit {
         let len = self.mss().min(self.size - seq) as u32;
         self.stats.data_packets += 1;
-        self.packet(Header::TcpData { seq, len, ts: now }, len)
+        let mut t = self.packet(Header::TcpData { seq, len, ts: now }, len);
+        if let Some(h) = &self.hpcc {
+            t.int = Some(Stack::default());
+            self.next_send_at = now + h.gap(t.wire_bytes as u64);
+        }
+        t
     }
 
     fn packet(&self, hdr: Header, payload: u32) -> Transmit {
-        Transmit { hdr, wire_bytes: payload + self.cfg.header, ecn: self.ecn() }
+        Transmit { hdr, wire_bytes: payload + self.cfg.header, ecn: self.ecn(), int: None }
     }
 
-    /// The time at which `handle_timeout` wants to be called.
+    /// The time at which `handle_timeout` wants to be called: the RTO, or for HPCC the
+    /// pacing deadline when a packet is waiting for it.
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.rto_at
+        let pacing = (self.hpcc.is_some() && self.has_data_to_send()).then_some(self.next_send_at);
+        match (self.rto_at, pacing) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// True if a data packet would be sent but for the pacing.
+    fn has_data_to_send(&self) -> bool {
+        if matches!(self.state, State::Connecting { .. } | State::Done) {
+            return false;
+        }
+        self.retransmit_due
+            || (self.snd_nxt < self.size && self.window_allows(self.mss().min(self.size - self.snd_nxt)))
     }
 
     fn arm_rto(&mut self, now: Time) {
@@ -173,12 +222,26 @@ impl Sender {
         self.rto_at = Some(now + Time::from_ps(rto.ps().saturating_mul(1 << self.backoff.min(16))));
     }
 
-    /// A packet for this sender arrived (an ACK or a SYN-ACK).
-    pub fn handle_packet(&mut self, now: Time, hdr: &Header) {
+    /// A packet for this sender arrived (an ACK or a SYN-ACK), with the INT stack it
+    /// echoes if it carries one.
+    pub fn handle_packet(&mut self, now: Time, hdr: &Header, int: Option<&Stack>) {
         match *hdr {
             Header::TcpSynAck { ts_echo } => self.on_syn_ack(now, ts_echo),
-            Header::TcpAck { ack, ece, ts_echo } => self.on_ack(now, ack, ece, ts_echo),
+            Header::TcpAck { ack, ece, ts_echo } => {
+                if let (Some(h), Some(int), false) = (self.hpcc.as_mut(), int, self.completed) {
+                    h.on_ack(ack, self.snd_nxt, int);
+                }
+                self.on_ack(now, ack, ece, ts_echo);
+                self.follow_hpcc();
+            }
             _ => {}
+        }
+    }
+
+    /// In the open state an HPCC sender's window is HPCC's W.
+    fn follow_hpcc(&mut self) {
+        if let (Some(h), State::Open) = (&self.hpcc, self.state) {
+            self.cwnd = h.window();
         }
     }
 
@@ -244,6 +307,7 @@ impl Sender {
                 }
                 self.state = State::Cwr { recover, prr };
             }
+            _ if self.hpcc.is_some() => {}
             _ => {
                 let grown = self.growth.grow(self.cwnd, self.ssthresh, segs);
                 self.cwnd = self.clamp(grown);

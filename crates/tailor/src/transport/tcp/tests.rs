@@ -51,7 +51,7 @@ fn drain(s: &mut Sender, now: Time) -> Vec<u64> {
 fn sends_the_initial_window_then_one_segment_per_ack_in_slow_start() {
     let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS);
     assert_eq!(drain(&mut s, Time::ZERO), (0..10).map(|i| i * MSS).collect::<Vec<_>>());
-    s.handle_packet(Time::from_us(10), &ack(MSS, false));
+    s.handle_packet(Time::from_us(10), &ack(MSS, false), None);
     // cwnd 11: two new segments (one freed + one grown).
     assert_eq!(drain(&mut s, Time::from_us(10)), vec![10 * MSS, 11 * MSS]);
     assert_eq!(s.cwnd(), 11 * MSS);
@@ -64,7 +64,7 @@ fn only_the_tail_may_be_a_partial_segment() {
     let mut s = Sender::new(c, 2 * MSS + 10);
     let sent: Vec<Transmit> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
     assert_eq!(sent.len(), 2);
-    s.handle_packet(Time::from_us(1), &ack(MSS, false));
+    s.handle_packet(Time::from_us(1), &ack(MSS, false), None);
     let tail = s.poll_transmit(Time::from_us(1)).expect("tail fits");
     assert_eq!(tail.wire_bytes, 10 + 50);
 }
@@ -76,7 +76,7 @@ fn dctcp_receiver_echoes_ce_on_exactly_the_acks_of_marked_segments() {
     let mut eces = Vec::new();
     for (i, &ce) in marks.iter().enumerate() {
         let ecn = if ce { Ecn::Ce } else { Ecn::Ect };
-        r.handle_packet(Time::from_ns(i as u64), &data(i as u64 * MSS), ecn);
+        r.handle_packet(Time::from_ns(i as u64), &data(i as u64 * MSS), ecn, None);
         match r.poll_transmit().expect("one ACK per segment").hdr {
             Header::TcpAck { ack, ece, .. } => {
                 assert_eq!(ack, (i as u64 + 1) * MSS);
@@ -94,14 +94,14 @@ fn dctcp_delayed_acks_flush_the_old_ce_state_first() {
     let mut c = cfg(dctcp());
     c.delayed_ack = true;
     let mut r = Receiver::new(c, 10 * MSS);
-    r.handle_packet(Time::ZERO, &data(0), Ecn::Ect);
+    r.handle_packet(Time::ZERO, &data(0), Ecn::Ect, None);
     assert!(r.poll_transmit().is_none(), "first segment's ACK is delayed");
-    r.handle_packet(Time::ZERO, &data(MSS), Ecn::Ce);
+    r.handle_packet(Time::ZERO, &data(MSS), Ecn::Ce, None);
     // The CE state changed: the unmarked segment is acknowledged at once, without ECE.
     let first: Vec<Header> = std::iter::from_fn(|| r.poll_transmit()).map(|t| t.hdr).collect();
     assert_eq!(first, vec![Header::TcpAck { ack: MSS, ece: false, ts_echo: Time::ZERO }]);
     // The marked segment's ACK is delayed until the next one, and carries ECE.
-    r.handle_packet(Time::ZERO, &data(2 * MSS), Ecn::Ce);
+    r.handle_packet(Time::ZERO, &data(2 * MSS), Ecn::Ce, None);
     let acks: Vec<Header> = std::iter::from_fn(|| r.poll_transmit()).map(|t| t.hdr).collect();
     assert_eq!(acks.len(), 1);
     assert!(matches!(acks[0], Header::TcpAck { ack, ece: true, .. } if ack == 3 * MSS));
@@ -113,14 +113,14 @@ fn ecn_cuts_the_window_at_most_once_per_window() {
     drain(&mut s, Time::ZERO);
     // Every ACK of the first window carries ECE: one cut only.
     for i in 1..=10 {
-        s.handle_packet(Time::from_us(10), &ack(i * MSS, true));
+        s.handle_packet(Time::from_us(10), &ack(i * MSS, true), None);
         drain(&mut s, Time::from_us(10));
     }
     assert_eq!(s.stats.ecn_cuts, 1);
     // alpha was 1: ssthresh = cwnd / 2.
     assert_eq!(s.ssthresh(), 5 * MSS);
     // An ACK past the recovery point (10 MSS) with ECE starts the next window's cut.
-    s.handle_packet(Time::from_us(20), &ack(11 * MSS, true));
+    s.handle_packet(Time::from_us(20), &ack(11 * MSS, true), None);
     assert_eq!(s.stats.ecn_cuts, 2);
 }
 
@@ -128,7 +128,7 @@ fn ecn_cuts_the_window_at_most_once_per_window() {
 fn newreno_ignores_ece() {
     let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS);
     drain(&mut s, Time::ZERO);
-    s.handle_packet(Time::from_us(10), &ack(MSS, true));
+    s.handle_packet(Time::from_us(10), &ack(MSS, true), None);
     assert_eq!(s.stats.ecn_cuts, 0);
     assert_eq!(s.cwnd(), 11 * MSS);
 }
@@ -138,10 +138,10 @@ fn three_duplicate_acks_trigger_fast_retransmit() {
     let mut s = Sender::new(cfg(Flavor::NewReno), 100 * MSS);
     drain(&mut s, Time::ZERO);
     // Segment 0 lost: the receiver acknowledges nothing new four times.
-    s.handle_packet(Time::from_us(10), &ack(0, false));
-    s.handle_packet(Time::from_us(10), &ack(0, false));
+    s.handle_packet(Time::from_us(10), &ack(0, false), None);
+    s.handle_packet(Time::from_us(10), &ack(0, false), None);
     assert!(drain(&mut s, Time::from_us(10)).is_empty());
-    s.handle_packet(Time::from_us(10), &ack(0, false));
+    s.handle_packet(Time::from_us(10), &ack(0, false), None);
     let sent = drain(&mut s, Time::from_us(10));
     assert_eq!(sent.first(), Some(&0), "retransmits the hole");
     assert_eq!(s.stats.fast_recoveries, 1);
@@ -196,9 +196,9 @@ fn pair(c: Config, size: u64, delay: Time, drop: impl Fn(usize) -> bool) -> (Tim
         wire.retain(|w| w.0 > now);
         for (_, fwd, t) in due {
             if fwd {
-                r.handle_packet(now, &t.hdr, t.ecn);
+                r.handle_packet(now, &t.hdr, t.ecn, t.int.as_ref());
             } else {
-                s.handle_packet(now, &t.hdr);
+                s.handle_packet(now, &t.hdr, t.int.as_ref());
             }
         }
         s.handle_timeout(now);
@@ -259,7 +259,7 @@ fn receiver_reassembles_out_of_order_segments_with_duplicate_acks() {
             .collect()
     };
     for (seq, expect) in [(0, MSS), (2 * MSS, MSS), (3 * MSS, MSS), (MSS, 4 * MSS), (MSS, 4 * MSS)] {
-        r.handle_packet(Time::ZERO, &data(seq), Ecn::NotEct);
+        r.handle_packet(Time::ZERO, &data(seq), Ecn::NotEct, None);
         assert_eq!(acks(&mut r), vec![expect], "after segment at {seq}");
     }
     assert_eq!(r.rcv_nxt(), 4 * MSS);
