@@ -66,7 +66,8 @@ def scenario(cfg: str, bg_load: float, setup: Setup, weights: dict[str, float]) 
         hosts=32,
         scheduler=scheduler,
         transport=setup.transport,
-        model_preset="swp-h",
+        # HPCC maps to SWP-H with HPCC's own eta on the model; another transport is told to.
+        model_preset=None if setup.transport == "hpcc" else "swp-h",
         until=setup.until,
         comment=f"SWP Fig. 1 {TITLES[cfg]}: foreground 10 %, background {bg_load:.0%}, W3 sizes, sigma 2.",
     )

@@ -2,8 +2,8 @@
 //!
 //! The model has one bottleneck: the scenario's host link rate is its capacity and the
 //! round trip of propagation on the longest path its RTT (SWP's 2τ). DCTCP maps to the
-//! SWP-D preset with q0 = the switches' ECN threshold; `[model]` may pick SWP-H or
-//! override any parameter. The switch scheduler maps to the model's sharing: FIFO, strict
+//! SWP-D preset with q0 = the switches' ECN threshold, HPCC to SWP-H with the transport's
+//! η; `[model]` may pick another preset or override any parameter. The switch scheduler maps to the model's sharing: FIFO, strict
 //! priority by level, GPS by weight (DRR, WFQ, round robin with equal weights), GPS with
 //! per-flow fair queueing inside classes (hierarchical).
 
@@ -69,9 +69,14 @@ pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
             }
             p
         }
+        // HPCC maps to SWP-H with the transport's own target utilization.
+        TransportConfig::Tcp(c) if matches!(c.flavor, Flavor::Hpcc(_)) => {
+            let Flavor::Hpcc(h) = c.flavor else { unreachable!() };
+            CcParams { eta: h.eta, ..CcParams::SWP_H }
+        }
         _ if sc.model.preset.is_some() => CcParams::SWP_D,
         _ => {
-            return Err(error(sc, "transport.kind", "the model engine models DCTCP (preset SWP-D); for another transport give [model] preset = \"swp-d\" or \"swp-h\""));
+            return Err(error(sc, "transport.kind", "the model engine models DCTCP (preset SWP-D) and HPCC (SWP-H); for another transport give [model] preset = \"swp-d\" or \"swp-h\""));
         }
     };
     let m = &sc.model;
