@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tailor import _core
-from tailor.errors import DisciplineError
+from tailor.errors import DisciplineError, OptionError
 
 __all__ = ["DISCIPLINES", "Advice", "advise", "describe_event"]
 
@@ -54,7 +54,8 @@ class Advice:
 
     @property
     def met(self) -> Optional[bool]:
-        """Weights mode: whether the model says every class meets its SLOs."""
+        """Weights mode: whether the model says every class meets its SLOs with the
+        recommended weights."""
         w = self.report.get("weights")
         return None if w is None else all(v["met"] for v in w["verdicts"])
 
@@ -154,10 +155,14 @@ def _slo_table(title: str, with_weight: bool) -> Table:
 
 def _render_weights(w: dict[str, Any], console: Console) -> None:
     steps = len(w["trajectory"])
-    outcome = {"met": "every SLO met", "no_slack": "no class had slack to give", "timed_out": "iteration limit reached"}
+    outcome = {
+        "met": "every SLO met",
+        "no_slack": "NOT MET: no class had slack to give; showing the closest point",
+        "timed_out": "NOT MET: iteration limit reached; showing the closest point",
+    }
     title = (
         f"{DISCIPLINES[w['strategy']]} at {_gbps(w['capacity_bps'])}: {outcome.get(w['outcome'], w['outcome'])} "
-        f"after {steps} evaluation{'s' if steps != 1 else ''}; baselines "
+        f"(evaluation {w['chosen'] + 1} of {steps}); baselines "
         + " ".join(f"{b:.3f}" for b in w["baselines"])
     )
     t = _slo_table(title, with_weight=True)
@@ -191,7 +196,7 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
         t.add_row(
             DISCIPLINES[c["strategy"]],
             _gbps(cap) if cap is not None else f"> {_gbps(c['limit_bps'])}",
-            f"{cap / c['offered_bps']:.2f}" if cap else "-",
+            f"{cap / c['offered_bps']:.2f}" if cap and c["offered_bps"] > 0 else "-",
             f"{(cap / ref - 1) * 100:+.0f} %" if cap and ref else "-",
             model_ok,
             packet,
@@ -231,12 +236,18 @@ def advise(
     weighted discipline (``"drr"`` or ``"hierarchical"``; default the scenario's own).
     With it: the least capacity per discipline (default all of :data:`DISCIPLINES`).
     """
-    names = list(disciplines or [])
+    names = list(dict.fromkeys(disciplines or []))
     for n in names:
         if n not in DISCIPLINES:
-            raise DisciplineError(f"unknown discipline '{n}'; accepted: {', '.join(DISCIPLINES)}")
+            raise DisciplineError(f"--discipline: unknown discipline '{n}'; accepted: {', '.join(DISCIPLINES)}")
     if not min_capacity and (len(names) > 1 or any(n not in ("drr", "hierarchical") for n in names)):
-        raise DisciplineError("without --min-capacity the advisor finds weights: give one of drr, hierarchical")
+        raise DisciplineError(
+            "--discipline: without --min-capacity the advisor finds weights; accepted: drr, hierarchical"
+        )
+    if seed is not None and not (0 <= seed < 2**64):
+        raise OptionError(f"--seed: {seed} is out of range; accepted: 0 to 2^64 - 1")
+    if not (0.0 < tolerance < 0.5):
+        raise OptionError(f"--tolerance: {tolerance} is out of range; accepted: above 0 and below 0.5")
     text = _core.advise(
         str(Path(scenario)),
         seed=seed,

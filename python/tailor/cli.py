@@ -128,7 +128,7 @@ def check(scenario: Scenario_) -> None:
 @user_errors
 def advise(
     scenario: Scenario_,
-    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0)] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0, max=2**64 - 1)] = None,
     min_capacity: Annotated[
         bool, typer.Option("--min-capacity", help="Find the least link capacity meeting every SLO, per discipline.")
     ] = False,
@@ -148,7 +148,10 @@ def advise(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
     """Find switch weights that meet every class's SLO (SWP Algorithm 1 on the fast model),
-    or with --min-capacity the least capacity per discipline; re-check on the packet engine."""
+    or with --min-capacity the least capacity per discipline; re-check on the packet engine.
+
+    Exit status 0; 1 when the weights found do not meet every SLO on the model; 2 for a
+    bad scenario or option."""
     from tailor.advise import advise as run_advisor
     from tailor.advise import describe_event
 
@@ -178,6 +181,8 @@ def advise(
         print(a.to_json())
     else:
         a.render(stdout)
+    if a.met is False:
+        raise typer.Exit(1)
 
 
 reproduce_app = typer.Typer(
@@ -188,6 +193,24 @@ app.add_typer(reproduce_app, name="reproduce")
 Out_ = Annotated[
     Optional[Path], typer.Option(help="Keep scenarios, runs and data here (default: a temporary directory).")
 ]
+
+
+def _reproduction_args(out: Optional[Path], until: str) -> Path:
+    """Checks a reproduction's options before anything is written; returns its directory."""
+    import re
+    import tempfile
+
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ps|ns|us|ms|s)", until)
+    if m is None or float(m.group(1)) <= 0:
+        stderr.print(f"error: --until: '{until}' is not a positive time; accepted: a number and a unit (ps, ns, us, ms, s), e.g. 11ms")
+        raise typer.Exit(2)
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="tailor-reproduce-"))
+    elif out.exists() and not out.is_dir():
+        stderr.print(f"error: --out: {out} exists and is not a directory")
+        raise typer.Exit(2)
+    stderr.print(f"writing scenarios, runs and data to {out}/", highlight=False)
+    return out
 
 
 @reproduce_app.command("swp-fig1", epilog="Example: tailor reproduce swp-fig1 --out runs/fig1")
@@ -204,6 +227,7 @@ def reproduce_swp_fig1(
     if engine not in ("model", "packet"):
         stderr.print(f"error: --engine: unknown value '{engine}'; accepted: model, packet")
         raise typer.Exit(2)
+    out = _reproduction_args(out, until)
     report = swp_fig1.run(out, swp_fig1.Setup(engine=engine, until=until), say=lambda m: stderr.print(m, highlight=False))
     swp_fig1.render(report, stdout)
 
@@ -224,6 +248,7 @@ def reproduce_swp_capacity(
     if classes not in (3, 5):
         stderr.print(f"error: --classes: {classes} is not accepted; accepted: 3, 5")
         raise typer.Exit(2)
+    out = _reproduction_args(out, until)
     report = swp_capacity.run(
         n=n, n_classes=classes, seed=seed, recheck=recheck, until=until, out=out,
         say=lambda m: stderr.print(m, highlight=False),

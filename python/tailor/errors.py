@@ -74,5 +74,9 @@ class Cancelled(TailorError):
         return self.message
 
 
-class DisciplineError(TailorError, ValueError):
+class OptionError(TailorError, ValueError):
+    """A bad option given to the advisor or a reproduction (a seed, a tolerance, a time)."""
+
+
+class DisciplineError(OptionError):
     """An unknown queueing-discipline name given to the advisor."""

@@ -12,7 +12,7 @@ import pytest
 
 import tailor
 from tailor.advise import short_sli
-from tailor.errors import DisciplineError, ScenarioError
+from tailor.errors import DisciplineError, OptionError, ScenarioError
 
 SCENARIO = """
 name = "advise-test"
@@ -83,8 +83,9 @@ def test_weights_meet_every_slo_on_the_model_and_are_rechecked(two_class: Path) 
     # The packet engine saw the same classes and SLOs; its values are real numbers.
     assert [v["class"] for v in r["packet"]] == ["rpc", "bulk"]
     assert all(s["value"] >= 1.0 for v in r["packet"] for s in v["slo"])
-    # The answer's losses are those of the last trajectory point.
-    assert [v["loss"] for v in r["verdicts"]] == pytest.approx(r["trajectory"][-1]["losses"])
+    # Met: the answer is the last trajectory point, and its losses are that point's.
+    assert r["chosen"] == len(r["trajectory"]) - 1
+    assert [v["loss"] for v in r["verdicts"]] == pytest.approx(r["trajectory"][r["chosen"]]["losses"])
 
 
 def test_cli_prints_both_verdicts_and_json(two_class: Path) -> None:
@@ -118,6 +119,8 @@ def test_progress_sees_the_search(two_class: Path) -> None:
     tailor.advise(two_class, recheck=True, progress=lambda e: seen.append(e) or True)
     kinds = [e["kind"] for e in seen]
     assert kinds[0] == "baselines" and "iteration" in kinds and kinds[-1] == "recheck"
+    rounds = [e["round"] for e in seen if e["kind"] == "baselines"]
+    assert rounds == list(range(len(rounds))) and len(rounds) > 1
 
 
 def test_progress_can_stop_the_search(two_class: Path) -> None:
@@ -128,7 +131,7 @@ def test_progress_can_stop_the_search(two_class: Path) -> None:
 def test_errors_exit_2_and_name_what_is_wrong(two_class: Path, tmp_path: Path) -> None:
     p = tailor_cli("advise", two_class, "--discipline", "wrr")
     assert p.returncode == 2
-    assert "unknown discipline 'wrr'" in p.stderr and "hierarchical" in p.stderr
+    assert "--discipline: unknown discipline 'wrr'" in p.stderr and "hierarchical" in p.stderr
     p = tailor_cli("advise", two_class, "--discipline", "fifo")
     assert p.returncode == 2 and "--min-capacity" in p.stderr
     no_slo = tmp_path / "no-slo.toml"
@@ -140,6 +143,23 @@ def test_errors_exit_2_and_name_what_is_wrong(two_class: Path, tmp_path: Path) -
         tailor.advise(two_class, min_capacity=True, disciplines=["sp"])
     with pytest.raises(ScenarioError):
         tailor.advise(no_slo)
+    with pytest.raises(OptionError):
+        tailor.advise(two_class, seed=-1)
+    with pytest.raises(OptionError):
+        tailor.advise(two_class, tolerance=0.7)
+    p = tailor_cli("advise", two_class, "--seed", str(2**64))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_unmet_slos_exit_1_and_say_so(two_class: Path, tmp_path: Path) -> None:
+    tight = tmp_path / "tight.toml"
+    tight.write_text(two_class.read_text().replace("threshold = 6.0", "threshold = 1.01"))
+    p = tailor_cli("advise", tight, "--no-recheck")
+    assert p.returncode == 1, p.stderr
+    assert "NOT MET" in p.stdout and "MISSED" in p.stdout
+    r = tailor.advise(tight, recheck=False).report["weights"]
+    worst = [max(s["losses"]) for s in r["trajectory"]]
+    assert worst[r["chosen"]] == min(worst), "the closest point is the answer"
 
 
 def test_short_sli_names() -> None:

@@ -172,7 +172,7 @@ fn advise(
     progress: Option<Py<PyAny>>,
     tolerance: f64,
 ) -> PyResult<String> {
-    use tailor::advisor::{Request, Strategy};
+    use tailor::advisor::{Mode, Request, Strategy};
     let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
     let mut chosen = Vec::new();
     for name in strategies.unwrap_or_default() {
@@ -182,18 +182,21 @@ fn advise(
             chosen.push(s);
         }
     }
-    if !min_capacity && (chosen.len() > 1 || chosen.iter().any(|s| !matches!(s, Strategy::Weights | Strategy::WeightsFq))) {
-        return Err(bad("without min_capacity the advisor finds weights: name one of 'drr', 'hierarchical'".into()));
-    }
-    if min_capacity && chosen.is_empty() {
-        chosen = Strategy::ALL.to_vec();
-    }
+    let mode = if min_capacity {
+        Mode::MinCapacity(if chosen.is_empty() { Strategy::ALL.to_vec() } else { chosen })
+    } else {
+        match chosen.as_slice() {
+            [] => Mode::Weights { fair: None },
+            [Strategy::Weights] => Mode::Weights { fair: Some(false) },
+            [Strategy::WeightsFq] => Mode::Weights { fair: Some(true) },
+            _ => return Err(bad("without min_capacity the advisor finds weights: name one of 'drr', 'hierarchical'".into())),
+        }
+    };
     if !(tolerance > 0.0 && tolerance < 0.5) {
         return Err(bad(format!("tolerance must be in (0, 0.5), got {tolerance}")));
     }
-    let mut search = tailor::advisor::capacity::SearchOptions::default();
-    search.tolerance = tolerance;
-    let req = Request { strategies: chosen, min_capacity, recheck, search };
+    let search = tailor::advisor::capacity::SearchOptions { tolerance, ..Default::default() };
+    let req = Request { mode, recheck, search };
     let mut raised: Option<PyErr> = None;
     let result = py.detach(|| -> Result<String, Error> {
         let sc = Scenario::load(&path)?;
@@ -227,10 +230,12 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
     use tailor::advisor::Event;
     let d = PyDict::new(py);
     match e {
-        Event::Baselines { strategy, capacity_bps } => {
+        Event::Baselines { strategy, capacity_bps, round, rounds } => {
             d.set_item("kind", "baselines")?;
             d.set_item("strategy", strategy.name())?;
             d.set_item("capacity_bps", capacity_bps)?;
+            d.set_item("round", round)?;
+            d.set_item("rounds", rounds)?;
         }
         Event::Iteration { strategy, capacity_bps, iteration, losses } => {
             d.set_item("kind", "iteration")?;

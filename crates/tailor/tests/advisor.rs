@@ -8,7 +8,8 @@ mod common;
 use tailor::advisor::capacity::{min_capacity, SearchOptions};
 use tailor::advisor::optimizer::Evaluator;
 use tailor::advisor::problem::{ModelEvaluator, Problem};
-use tailor::advisor::{advise, Request, Strategy};
+use tailor::advisor::recheck::{recheck, Setting};
+use tailor::advisor::{advise, Event, Mode, Request, Strategy};
 use tailor::model::Sharing;
 
 const NET: &str = r#"
@@ -120,7 +121,7 @@ fn weights_need_less_capacity_than_fifo_next_to_a_bursty_class() {
 #[test]
 fn advice_is_a_deterministic_function_of_scenario_and_seed() {
     let (sc, _) = problem(&[RPC, BULK]);
-    let req = Request { strategies: vec![Strategy::Weights], min_capacity: false, recheck: true, search: SearchOptions::default() };
+    let req = Request { mode: Mode::Weights { fair: Some(false) }, recheck: true, search: SearchOptions::default() };
     let strip = |r: tailor::advisor::Report| {
         let mut v = serde_json::to_value(&r).unwrap();
         let o = v.as_object_mut().unwrap();
@@ -145,7 +146,7 @@ fn the_packet_recheck_replays_exactly_the_scenarios_messages() {
     let text = format!("{NET}{RPC}{BULK}").replace("scheduler = \"drr\"", "scheduler = \"fifo\"");
     let sc = common::scenario(&text, dir.path());
     let p = Problem::from_scenario(&sc, 1).unwrap();
-    let v = tailor::advisor::recheck::recheck(&sc, &p, 1, &tailor::advisor::recheck::Setting::Fifo, 100e9).unwrap();
+    let v = recheck(&sc, &p, 1, &Setting::Fifo, 100e9, &mut || true).unwrap();
     let (sim, _) = common::run(&sc, 1);
     let report = sim.report();
     for c in &v {
@@ -172,4 +173,64 @@ fn the_advisor_needs_an_slo_on_every_class() {
 fn strict_priority_puts_the_tightest_slo_first() {
     let (_, p) = problem(&[BULK, RPC]);
     assert_eq!(tailor::advisor::capacity::priority_levels(&p), vec![1, 0]);
+}
+
+/// Rate-defined classes (the traffic does not depend on the link) for re-checks at another
+/// capacity.
+fn by_rate(link: &str, transport: &str) -> String {
+    format!("{NET}{RPC}{BULK}")
+        .replace("rate = \"100Gbps\"", &format!("rate = \"{link}\""))
+        .replace("load = 0.1", "rate = \"5Gbps\"")
+        .replace("load = 0.6", "rate = \"25Gbps\"")
+        .replace("kind = \"dctcp\"\ninit_cwnd = \"bdp\"\nmax_cwnd = \"bdp\"", transport)
+}
+
+#[test]
+fn a_recheck_at_another_capacity_is_the_scenario_written_at_that_capacity() {
+    // Re-checking a 50 Gbps scenario at 100 Gbps scales every link and the windows that
+    // follow the link (DCTCP's BDP window; HPCC's window, step, line rate and T), so it
+    // agrees with the same traffic in a scenario written at 100 Gbps.
+    for transport in ["kind = \"dctcp\"\ninit_cwnd = \"bdp\"\nmax_cwnd = \"bdp\"", "kind = \"hpcc\""] {
+        let dir = tempfile::tempdir().unwrap();
+        let slow = common::scenario(&by_rate("50Gbps", transport), dir.path());
+        let fast = common::scenario(&by_rate("100Gbps", transport), dir.path());
+        let p = Problem::from_scenario(&slow, 1).unwrap();
+        let scaled = recheck(&slow, &p, 1, &Setting::Fifo, 100e9, &mut || true).unwrap();
+        let direct = recheck(&fast, &Problem::from_scenario(&fast, 1).unwrap(), 1, &Setting::Fifo, 100e9, &mut || true).unwrap();
+        let at_50 = recheck(&slow, &p, 1, &Setting::Fifo, 50e9, &mut || true).unwrap();
+        for ((s, d), h) in scaled.iter().zip(&direct).zip(&at_50) {
+            for ((a, b), c) in s.slo.iter().zip(&d.slo).zip(&h.slo) {
+                let (a, b, c) = (a.value.unwrap(), b.value.unwrap(), c.value.unwrap());
+                assert!((a / b - 1.0).abs() < 0.05, "{transport}: {}: scaled {a} vs written at 100 Gbps {b}", s.class);
+                assert!(c > a, "{transport}: {}: half the capacity is slower ({c} vs {a})", s.class);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_class_with_nothing_to_measure_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("{NET}{RPC}{BULK}").replace("{ sli = \"p99\", max_size = \"125KB\", threshold = 3.0 }", "{ sli = \"p99\", min_size = \"1GB\", threshold = 3.0 }");
+    let sc = common::scenario(&text, dir.path());
+    match Problem::from_scenario(&sc, 1).unwrap_err() {
+        tailor::engine::RunError::Scenario(s) => {
+            assert_eq!(s.path, "class[0].slo");
+            assert!(s.message.contains("no message of class \"rpc\""), "{}", s.message);
+        }
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn an_observer_stops_the_search_during_the_baselines() {
+    let (sc, _) = problem(&[RPC, BULK]);
+    let mut seen = Vec::new();
+    let req = Request { mode: Mode::Weights { fair: None }, recheck: true, search: SearchOptions::default() };
+    let r = advise(&sc, 1, &req, &mut |e: &Event| {
+        seen.push(format!("{e:?}"));
+        !matches!(e, Event::Baselines { round: 2, .. })
+    });
+    assert!(matches!(r, Err(tailor::engine::RunError::Cancelled)));
+    assert_eq!(seen.len(), 3, "stopped at the third baseline round: {seen:?}");
 }

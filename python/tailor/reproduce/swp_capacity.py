@@ -138,8 +138,9 @@ def _fmt_packet(p: dict) -> str:
 
 
 def _excess(rows: list[dict], a: str, b: str) -> Optional[float]:
-    """Mean over scenarios of capacity(a) / capacity(b) - 1, in percent."""
-    r = [x["capacity_gbps"][a] / x["capacity_gbps"][b] - 1 for x in rows]
+    """Mean over scenarios of capacity(a) / capacity(b) - 1, in percent, over the
+    scenarios where both searches found a capacity."""
+    r = [x["capacity_gbps"][a] / x["capacity_gbps"][b] - 1 for x in rows if x["found"][a] and x["found"][b]]
     return 100 * statistics.fmean(r) if r else None
 
 

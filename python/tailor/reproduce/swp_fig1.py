@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import tailor
+from tailor.errors import RunError
 from tailor.reproduce.scenarios import Bottleneck, Class, Slo
 
 BG_LOADS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
@@ -103,6 +104,8 @@ def run(out: Optional[Path] = None, setup: Setup = Setup(), say: Callable[[str],
                 "fg_p99": cls["fg"]["slo"][0]["value"],
                 "bg_p99": cls["bg"]["slo"][0]["value"],
             }
+            if row["fg_p99"] is None or row["bg_p99"] is None:
+                raise RunError(f"{path}: a class completed no message below 125 KB; give the reproduction more time (--until)")
             rows.append(row)
             say(f"{TITLES[cfg]:28s} bg {load:.0%}: fg p99 {row['fg_p99']:.2f}, bg p99 {row['bg_p99']:.2f}")
     report = {"engine": setup.engine, "transport": setup.transport, "weights": weights, "rows": rows,

@@ -19,7 +19,6 @@ use super::problem::{ClassVerdict, Problem};
 use super::{advise_weights, Cancelled, Event, Observer, Strategy};
 use crate::measure::slo::Metric;
 use crate::model::Sharing;
-use rayon::prelude::*;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +107,7 @@ fn trial(problem: &Problem, strategy: Strategy, c: f64, opts: &SearchOptions, ob
             Trial { feasible: all_met(&verdicts), weights: None, verdicts }
         }
         Strategy::Weights | Strategy::WeightsFq => {
-            let a = advise_weights(problem, strategy, c, &opts.optimizer, observe)?;
+            let a = advise_weights(problem, strategy == Strategy::WeightsFq, c, &opts.optimizer, observe)?;
             Trial { feasible: all_met(&a.verdicts), weights: Some(a.weights), verdicts: a.verdicts }
         }
         Strategy::Static => unreachable!("static sizes each class on its own"),
@@ -116,7 +115,7 @@ fn trial(problem: &Problem, strategy: Strategy, c: f64, opts: &SearchOptions, ob
 }
 
 /// Brackets and bisects the least `c` at which `test(c)` holds, between `lo` (assumed
-/// infeasible) and `limit`.
+/// infeasible, positive) and `limit`.
 fn bisect<T>(
     lo: f64,
     limit: f64,
@@ -124,8 +123,7 @@ fn bisect<T>(
     mut test: impl FnMut(f64, f64, Option<f64>) -> Result<(bool, T), Cancelled>,
 ) -> Result<(Option<(f64, T)>, Vec<Probe>), Cancelled> {
     let mut probes = Vec::new();
-    // A floor of 1 Mbps keeps a class of a single message from asking for zero capacity.
-    let (mut lo, mut hi): (f64, Option<(f64, T)>) = (lo.max(1e6), None);
+    let (mut lo, mut hi): (f64, Option<(f64, T)>) = (lo, None);
     let mut c = lo * 1.25;
     // Bracket: grow until feasible.
     while hi.is_none() {
@@ -160,9 +158,9 @@ pub fn min_capacity(problem: &Problem, strategy: Strategy, opts: &SearchOptions,
         return min_static(problem, opts, observe);
     }
     let offered = problem.offered_bps();
-    let limit = offered * opts.max_factor;
+    let limit = floor(offered) * opts.max_factor;
     let levels = (strategy == Strategy::Priority).then(|| priority_levels(problem));
-    let (found, probes) = bisect(offered, limit, opts.tolerance, |c, lo, hi| {
+    let (found, probes) = bisect(floor(offered), limit, opts.tolerance, |c, lo, hi| {
         if !observe(&Event::Probe { strategy, capacity_bps: c, lo_bps: lo, hi_bps: hi }) {
             return Err(Cancelled);
         }
@@ -186,59 +184,50 @@ pub fn min_capacity(problem: &Problem, strategy: Strategy, opts: &SearchOptions,
     })
 }
 
-/// Static provisioning: each class's own least capacity, alone on a FIFO link; the
-/// classes are independent, so their searches run in parallel.
+/// The search's lower end: the offered load, and at least 1 Mbps (a class of one
+/// message offers no rate).
+fn floor(offered_bps: f64) -> f64 {
+    offered_bps.max(1e6)
+}
+
+/// Static provisioning: each class's own least capacity, alone on a FIFO link of its
+/// own; the answer is the sum.
 fn min_static(problem: &Problem, opts: &SearchOptions, observe: &mut Observer<'_>) -> Result<CapacityAdvice, Cancelled> {
     let offered = problem.offered_bps();
-    if !observe(&Event::Probe { strategy: Strategy::Static, capacity_bps: offered, lo_bps: offered, hi_bps: None }) {
-        return Err(Cancelled);
-    }
-    let per_class: Vec<_> = (0..problem.classes.len())
-        .into_par_iter()
-        .map(|k| {
-            let own = problem.classes[k].offered_bps();
-            let (found, probes) = bisect(own, own * opts.max_factor, opts.tolerance, |c, _, _| {
-                let v = problem.evaluate(&[k], Sharing::Fifo, c).remove(0);
-                Ok((v.met, v))
-            })
-            .expect("no observer inside");
-            (found, probes)
-        })
-        .collect();
     let mut probes = Vec::new();
     let mut caps = Vec::new();
     let mut verdicts = Vec::new();
-    for (found, p) in per_class {
-        probes.extend(p);
-        match found {
-            Some((c, v)) => {
-                caps.push(c);
-                verdicts.push(v);
-            }
-            None => {
-                return Ok(CapacityAdvice {
-                    strategy: Strategy::Static,
-                    capacity_bps: None,
-                    offered_bps: offered,
-                    limit_bps: offered * opts.max_factor,
-                    weights: None,
-                    levels: None,
-                    class_capacity_bps: None,
-                    verdicts: Vec::new(),
-                    probes,
-                })
-            }
-        }
-    }
-    Ok(CapacityAdvice {
+    let mut advice = CapacityAdvice {
         strategy: Strategy::Static,
-        capacity_bps: Some(caps.iter().sum()),
+        capacity_bps: None,
         offered_bps: offered,
-        limit_bps: offered * opts.max_factor,
+        limit_bps: floor(offered) * opts.max_factor,
         weights: None,
         levels: None,
-        class_capacity_bps: Some(caps),
-        verdicts,
-        probes,
-    })
+        class_capacity_bps: None,
+        verdicts: Vec::new(),
+        probes: Vec::new(),
+    };
+    for k in 0..problem.classes.len() {
+        let own = floor(problem.classes[k].offered_bps());
+        let (found, p) = bisect(own, own * opts.max_factor, opts.tolerance, |c, lo, hi| {
+            if !observe(&Event::Probe { strategy: Strategy::Static, capacity_bps: c, lo_bps: lo, hi_bps: hi }) {
+                return Err(Cancelled);
+            }
+            let v = problem.evaluate(&[k], Sharing::Fifo, c).remove(0);
+            Ok((v.met, v))
+        })?;
+        probes.extend(p);
+        let Some((c, v)) = found else {
+            advice.probes = probes;
+            return Ok(advice);
+        };
+        caps.push(c);
+        verdicts.push(v);
+    }
+    advice.capacity_bps = Some(caps.iter().sum());
+    advice.class_capacity_bps = Some(caps);
+    advice.verdicts = verdicts;
+    advice.probes = probes;
+    Ok(advice)
 }

@@ -63,16 +63,18 @@ impl Serialize for Strategy {
     }
 }
 
-/// What the advisor reports while it searches (called between model runs).
+/// What the advisor reports while it searches. Each is sent from the calling thread
+/// between pieces of work (a model run per class, or a few thousand packet events), so an
+/// observer that returns false stops the search promptly.
 #[derive(Clone, Debug)]
 pub enum Event {
-    /// Baseline weights are being searched (all classes in parallel).
-    Baselines { strategy: Strategy, capacity_bps: f64 },
+    /// A round of the baseline searches (every class one model run, in parallel).
+    Baselines { strategy: Strategy, capacity_bps: f64, round: usize, rounds: usize },
     /// One round of Algorithm 1 was evaluated.
     Iteration { strategy: Strategy, capacity_bps: f64, iteration: usize, losses: Vec<f64> },
     /// A capacity is being tried; the answer lies in (lo, hi].
     Probe { strategy: Strategy, capacity_bps: f64, lo_bps: f64, hi_bps: Option<f64> },
-    /// The packet engine is re-checking an answer.
+    /// The packet engine is re-checking an answer (sent again as it runs).
     Recheck { strategy: Strategy, capacity_bps: f64 },
 }
 
@@ -91,50 +93,54 @@ pub struct WeightAdvice {
     pub outcome: Outcome,
     /// Baseline weights (each class alone against always-backlogged others).
     pub baselines: Vec<f64>,
-    /// The recommended weights (normalized; the last point of the trajectory).
+    /// The recommended weights (normalized): the trajectory's point `chosen` — the last
+    /// one when every class is met, else the one whose worst loss was smallest.
     pub weights: Vec<f64>,
+    pub chosen: usize,
     /// Each class's SLOs under those weights, on the fast model.
     pub verdicts: Vec<ClassVerdict>,
     pub trajectory: Vec<Step>,
 }
 
-/// Runs Algorithm 1 on the fast model at `capacity_bps`.
+/// Runs Algorithm 1 on the fast model at `capacity_bps`: per-class FIFO queues served by
+/// weight, or with per-flow fair queueing inside each class (`fair`).
 pub fn advise_weights(
     problem: &Problem,
-    strategy: Strategy,
+    fair: bool,
     capacity_bps: f64,
     opts: &Options,
     observe: &mut Observer<'_>,
 ) -> Result<WeightAdvice, Cancelled> {
-    let per_flow_fair = match strategy {
-        Strategy::Weights => false,
-        Strategy::WeightsFq => true,
-        other => panic!("advise_weights is for weighted strategies, not {other:?}"),
-    };
-    let eval = ModelEvaluator { problem, capacity_bps, per_flow_fair };
-    if !observe(&Event::Baselines { strategy, capacity_bps }) {
-        return Err(Cancelled);
-    }
-    let mut cancelled = false;
-    let r = optimizer::optimize_observed(&eval, problem.classes.len(), opts, &mut |i, step| {
-        let go = observe(&Event::Iteration { strategy, capacity_bps, iteration: i, losses: step.losses.clone() });
-        cancelled |= !go;
-        go
+    let strategy = if fair { Strategy::WeightsFq } else { Strategy::Weights };
+    let eval = ModelEvaluator { problem, capacity_bps, per_flow_fair: fair };
+    let r = optimizer::optimize_observed(&eval, problem.classes.len(), opts, &mut |p| match p {
+        optimizer::Progress::Baseline { round, rounds } => observe(&Event::Baselines { strategy, capacity_bps, round, rounds }),
+        optimizer::Progress::Step { index, step } => {
+            observe(&Event::Iteration { strategy, capacity_bps, iteration: index, losses: step.losses.clone() })
+        }
     });
-    if cancelled {
+    if r.outcome == Outcome::Stopped {
         return Err(Cancelled);
     }
-    let weights = r.weights().to_vec();
-    let verdicts = problem.evaluate_all(crate::model::Sharing::Weighted { weights: weights.clone(), per_flow_fair }, capacity_bps);
-    Ok(WeightAdvice { strategy, capacity_bps, outcome: r.outcome, baselines: r.baselines, weights, verdicts, trajectory: r.trajectory })
+    let chosen = r.chosen().expect("a search that was not stopped evaluated a point");
+    let weights = r.trajectory[chosen].weights.clone();
+    let verdicts = problem.evaluate_all(crate::model::Sharing::Weighted { weights: weights.clone(), per_flow_fair: fair }, capacity_bps);
+    Ok(WeightAdvice { strategy, capacity_bps, outcome: r.outcome, baselines: r.baselines, weights, chosen, verdicts, trajectory: r.trajectory })
 }
 
 /// What `tailor advise` asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mode {
+    /// Algorithm 1's weights at the scenario's capacity; `fair`: per-flow fair queueing
+    /// inside each class (None: as the scenario's scheduler says).
+    Weights { fair: Option<bool> },
+    /// The least capacity for each of these disciplines.
+    MinCapacity(Vec<Strategy>),
+}
+
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// Weights mode: `Weights` or `WeightsFq`. Minimum-capacity mode: any strategies.
-    pub strategies: Vec<Strategy>,
-    pub min_capacity: bool,
+    pub mode: Mode,
     /// Re-check each answer on the packet engine.
     pub recheck: bool,
     pub search: capacity::SearchOptions,
@@ -167,13 +173,10 @@ pub struct Report {
     pub packet_seconds: f64,
 }
 
-/// The strategy `advise` uses for weights when none is named: the scenario's own
-/// weighted scheduler (hierarchical → weights with fair queueing), else DRR weights.
-pub fn default_weight_strategy(sc: &crate::scenario::Scenario) -> Strategy {
-    match sc.net.classes.discipline {
-        crate::net::topology::Discipline::Hierarchical => Strategy::WeightsFq,
-        _ => Strategy::Weights,
-    }
+/// Whether `advise` puts fair queueing inside classes when the request does not say:
+/// as the scenario's scheduler does (hierarchical), else per-class FIFO.
+pub fn scenario_is_fair(sc: &crate::scenario::Scenario) -> bool {
+    sc.net.classes.discipline == crate::net::topology::Discipline::Hierarchical
 }
 
 /// Runs the advisor on `sc` with `seed`.
@@ -195,43 +198,44 @@ pub fn advise(
         let Some(setting) = setting else {
             return Ok((None, Some("n/a (a link per class)".into())));
         };
-        if !observe(&Event::Recheck { strategy: setting.strategy(), capacity_bps: c }) {
-            return Err(RunError::Cancelled);
-        }
+        let event = Event::Recheck { strategy: setting.strategy(), capacity_bps: c };
         let t = Instant::now();
-        let v = recheck::recheck(sc, &problem, seed, &setting, c)?;
+        let v = recheck::recheck(sc, &problem, seed, &setting, c, &mut || observe(&event))?;
         packet_s += t.elapsed().as_secs_f64();
         Ok((Some(v), None))
     };
     let mut weights = None;
     let mut caps = Vec::new();
-    if req.min_capacity {
-        for &s in &req.strategies {
-            let t = Instant::now();
-            let a = capacity::min_capacity(&problem, s, &req.search, observe).map_err(|_| RunError::Cancelled)?;
-            model_s += t.elapsed().as_secs_f64();
-            let setting = match (s, a.capacity_bps) {
-                (_, None) | (Strategy::Static, _) => None,
-                (Strategy::SharedFifo, _) => Some(recheck::Setting::Fifo),
-                (Strategy::Priority, _) => a.levels.clone().map(recheck::Setting::Priority),
-                (Strategy::Weights | Strategy::WeightsFq, _) => {
-                    a.weights.clone().map(|w| recheck::Setting::Weights { weights: w, fair: s == Strategy::WeightsFq })
-                }
-            };
-            let (p, note) = match (a.capacity_bps, &setting) {
-                (None, _) => (None, Some("no feasible capacity found".to_string())),
-                (Some(c), _) => packet(setting, c, observe)?,
-            };
-            caps.push(Checked { model: a, packet: p, packet_note: note });
+    match &req.mode {
+        Mode::MinCapacity(strategies) => {
+            for &s in strategies {
+                let t = Instant::now();
+                let a = capacity::min_capacity(&problem, s, &req.search, observe).map_err(|_| RunError::Cancelled)?;
+                model_s += t.elapsed().as_secs_f64();
+                let setting = match (s, a.capacity_bps) {
+                    (_, None) | (Strategy::Static, _) => None,
+                    (Strategy::SharedFifo, _) => Some(recheck::Setting::Fifo),
+                    (Strategy::Priority, _) => a.levels.clone().map(recheck::Setting::Priority),
+                    (Strategy::Weights | Strategy::WeightsFq, _) => {
+                        a.weights.clone().map(|w| recheck::Setting::Weights { weights: w, fair: s == Strategy::WeightsFq })
+                    }
+                };
+                let (p, note) = match a.capacity_bps {
+                    None => (None, Some("no feasible capacity found".to_string())),
+                    Some(c) => packet(setting, c, observe)?,
+                };
+                caps.push(Checked { model: a, packet: p, packet_note: note });
+            }
         }
-    } else {
-        let s = req.strategies.first().copied().unwrap_or(default_weight_strategy(sc));
-        let t = Instant::now();
-        let a = advise_weights(&problem, s, nominal, &req.search.optimizer, observe).map_err(|_| RunError::Cancelled)?;
-        model_s += t.elapsed().as_secs_f64();
-        let setting = recheck::Setting::Weights { weights: a.weights.clone(), fair: s == Strategy::WeightsFq };
-        let (p, note) = packet(Some(setting), nominal, observe)?;
-        weights = Some(Checked { model: a, packet: p, packet_note: note });
+        Mode::Weights { fair } => {
+            let fair = fair.unwrap_or_else(|| scenario_is_fair(sc));
+            let t = Instant::now();
+            let a = advise_weights(&problem, fair, nominal, &req.search.optimizer, observe).map_err(|_| RunError::Cancelled)?;
+            model_s += t.elapsed().as_secs_f64();
+            let setting = recheck::Setting::Weights { weights: a.weights.clone(), fair };
+            let (p, note) = packet(Some(setting), nominal, observe)?;
+            weights = Some(Checked { model: a, packet: p, packet_note: note });
+        }
     }
     Ok(Report {
         scenario: sc.name.clone(),

@@ -27,6 +27,10 @@ pub trait Evaluator: Sync {
     fn losses(&self, weights: &[f64]) -> Vec<f64>;
     /// Loss of class `k` with weight `w` against every other class always backlogged.
     fn baseline_loss(&self, k: usize, w: f64) -> f64;
+    /// A weight below which class k certainly misses (its baseline is searched above it).
+    fn least_weight(&self, _k: usize) -> f64 {
+        0.0
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -38,12 +42,24 @@ pub struct Options {
     pub baseline_steps: usize,
     /// Loss a receiving class is steered to (−margin), in [0, 1).
     pub margin: f64,
+    /// The least baseline weight searched. It bounds the search's cost (a model run at
+    /// weight w serves a class at w·C, and takes about 1/w as long).
+    pub min_weight: f64,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_iterations: 50, gamma: 1.0, baseline_steps: 30, margin: 0.02 }
+        Options { max_iterations: 50, gamma: 1.0, baseline_steps: 30, margin: 0.02, min_weight: 1e-3 }
     }
+}
+
+/// What the optimizer shows its observer.
+#[derive(Copy, Clone, Debug)]
+pub enum Progress<'a> {
+    /// A round of the baseline bisections (every class one step) is about to run.
+    Baseline { round: usize, rounds: usize },
+    /// A point of the loop was evaluated.
+    Step { index: usize, step: &'a Step },
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -74,38 +90,80 @@ pub struct Optimized {
 }
 
 impl Optimized {
-    /// The answer: the last point when every class is met; otherwise the point whose
-    /// worst loss was smallest (the closest the search came).
-    pub fn best(&self) -> &Step {
-        let last = self.trajectory.last().expect("at least one step");
+    /// The index of the answer in the trajectory: the last point when every class is
+    /// met; otherwise the point whose worst loss was smallest (the closest the search
+    /// came). None when the search stopped before evaluating a point.
+    pub fn chosen(&self) -> Option<usize> {
         if self.outcome == Outcome::Met {
-            return last;
+            return self.trajectory.len().checked_sub(1);
         }
         let worst = |s: &Step| s.losses.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        self.trajectory.iter().min_by(|a, b| worst(a).total_cmp(&worst(b))).unwrap_or(last)
+        (0..self.trajectory.len()).min_by(|&a, &b| worst(&self.trajectory[a]).total_cmp(&worst(&self.trajectory[b])).then(a.cmp(&b)))
     }
 
-    pub fn weights(&self) -> &[f64] {
-        &self.best().weights
+    /// The answer's weights (see [`Optimized::chosen`]).
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.chosen().map(|i| self.trajectory[i].weights.as_slice())
     }
 }
 
-/// The smallest weight in (0, 1] meeting class k's SLO against always-backlogged others
-/// (1 if even the whole link does not).
-pub fn baseline(eval: &dyn Evaluator, k: usize, steps: usize) -> f64 {
-    if eval.baseline_loss(k, 1.0) > 0.0 {
-        return 1.0;
-    }
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..steps {
-        let mid = 0.5 * (lo + hi);
-        if eval.baseline_loss(k, mid) <= 0.0 {
-            hi = mid;
-        } else {
-            lo = mid;
+/// A bisection for one class's baseline: the answer lies in (lo, hi].
+#[derive(Copy, Clone, Debug)]
+struct Bisection {
+    lo: f64,
+    hi: f64,
+    done: bool,
+}
+
+impl Bisection {
+    /// A class that misses with the whole link gets 1. Otherwise the answer lies in
+    /// (lo, 1] with lo the larger of `min_weight` and the evaluator's `least_weight` (below
+    /// which the class cannot meet its SLOs); the floor itself is never run, as a model
+    /// run at weight w costs about 1/w.
+    fn start(eval: &dyn Evaluator, k: usize, min_weight: f64) -> Bisection {
+        if eval.baseline_loss(k, 1.0) > 0.0 {
+            return Bisection { lo: 1.0, hi: 1.0, done: true };
         }
+        Bisection { lo: min_weight.max(eval.least_weight(k)).min(1.0), hi: 1.0, done: false }
     }
-    hi
+
+    fn step(mut self, eval: &dyn Evaluator, k: usize) -> Bisection {
+        if !self.done {
+            let mid = 0.5 * (self.lo + self.hi);
+            if eval.baseline_loss(k, mid) <= 0.0 {
+                self.hi = mid;
+            } else {
+                self.lo = mid;
+            }
+        }
+        self
+    }
+}
+
+/// The smallest weight in [`min_weight`, 1] meeting class k's SLO against
+/// always-backlogged others (1 if even the whole link does not).
+pub fn baseline(eval: &dyn Evaluator, k: usize, steps: usize, min_weight: f64) -> f64 {
+    (0..steps).fold(Bisection::start(eval, k, min_weight), |b, _| b.step(eval, k)).hi
+}
+
+/// Every class's baseline, the classes in parallel and in lockstep so that `observe`
+/// (on the calling thread) sees each round and may stop the search (None).
+fn baselines(eval: &dyn Evaluator, classes: usize, opts: &Options, observe: &mut dyn FnMut(Progress) -> bool) -> Option<Vec<f64>> {
+    let rounds = opts.baseline_steps + 1;
+    if !observe(Progress::Baseline { round: 0, rounds }) {
+        return None;
+    }
+    let mut b: Vec<Bisection> = (0..classes).into_par_iter().map(|k| Bisection::start(eval, k, opts.min_weight)).collect();
+    for round in 1..rounds {
+        if b.iter().all(|x| x.done) {
+            break;
+        }
+        if !observe(Progress::Baseline { round, rounds }) {
+            return None;
+        }
+        b = b.into_par_iter().enumerate().map(|(k, x)| x.step(eval, k)).collect();
+    }
+    Some(b.iter().map(|x| x.hi).collect())
 }
 
 fn normalize(w: &mut [f64]) {
@@ -133,25 +191,23 @@ fn transfer(weights: &mut [f64], losses: &[f64], gamma: f64, margin: f64) {
 }
 
 pub fn optimize(eval: &dyn Evaluator, classes: usize, opts: &Options) -> Optimized {
-    optimize_observed(eval, classes, opts, &mut |_, _| true)
+    optimize_observed(eval, classes, opts, &mut |_| true)
 }
 
-/// [`optimize`], showing each evaluated point (its index and the step) to `observe`,
-/// which stops the search by returning false.
-pub fn optimize_observed(
-    eval: &dyn Evaluator,
-    classes: usize,
-    opts: &Options,
-    observe: &mut dyn FnMut(usize, &Step) -> bool,
-) -> Optimized {
-    let baselines: Vec<f64> = (0..classes).into_par_iter().map(|k| baseline(eval, k, opts.baseline_steps)).collect();
+/// [`optimize`], showing each baseline round and each evaluated point to `observe`,
+/// which stops the search by returning false (outcome `Stopped`; when it stops during
+/// the baselines the trajectory is empty).
+pub fn optimize_observed(eval: &dyn Evaluator, classes: usize, opts: &Options, observe: &mut dyn FnMut(Progress) -> bool) -> Optimized {
+    let Some(baselines) = baselines(eval, classes, opts, observe) else {
+        return Optimized { outcome: Outcome::Stopped, baselines: Vec::new(), trajectory: Vec::new() };
+    };
     let mut weights = baselines.clone();
     normalize(&mut weights);
     let mut trajectory = Vec::new();
-    for i in 0..opts.max_iterations.max(1) {
+    for index in 0..opts.max_iterations.max(1) {
         let losses = eval.losses(&weights);
         trajectory.push(Step { weights: weights.clone(), losses: losses.clone() });
-        if !observe(i, trajectory.last().expect("just pushed")) {
+        if !observe(Progress::Step { index, step: trajectory.last().expect("just pushed") }) {
             return Optimized { outcome: Outcome::Stopped, baselines, trajectory };
         }
         if losses.iter().all(|&l| l <= 0.0) {
@@ -189,8 +245,12 @@ mod tests {
     #[test]
     fn baselines_are_the_smallest_sufficient_weights() {
         let e = Synthetic { need: vec![0.1, 0.2], alone: vec![0.25, 0.6] };
-        assert!((baseline(&e, 0, 40) - 0.25).abs() < 1e-9);
-        assert!((baseline(&e, 1, 40) - 0.6).abs() < 1e-9);
+        assert!((baseline(&e, 0, 40, 1e-3) - 0.25).abs() < 1e-9);
+        assert!((baseline(&e, 1, 40, 1e-3) - 0.6).abs() < 1e-9);
+        // A class that needs almost nothing ends just above the floor.
+        let tiny = Synthetic { need: vec![1e-6], alone: vec![1e-6] };
+        let b = baseline(&tiny, 0, 40, 1e-3);
+        assert!(b > 1e-3 && b < 1e-3 + 1e-9, "{b}");
     }
 
     #[test]
@@ -201,7 +261,7 @@ mod tests {
         assert_eq!(r.outcome, Outcome::Met);
         assert!(r.trajectory.len() > 1, "the first point misses class 0");
         assert!(r.trajectory[0].losses[0] > 0.0);
-        let w = r.weights();
+        let w = r.weights().unwrap();
         for (k, need) in e.need.iter().enumerate() {
             assert!(w[k] >= need - 1e-12, "class {k}: {} < {need}", w[k]);
         }
@@ -213,7 +273,7 @@ mod tests {
         let e = Synthetic { need: vec![0.45, 0.35, 0.05, 0.05], alone: vec![0.2, 0.2, 0.2, 0.2] };
         let r = optimize(&e, 4, &Options { gamma: 0.5, ..Options::default() });
         assert_eq!(r.outcome, Outcome::Met);
-        assert!(r.weights().iter().zip(&e.need).all(|(w, d)| w >= d));
+        assert!(r.weights().unwrap().iter().zip(&e.need).all(|(w, d)| w >= d));
     }
 
     #[test]

@@ -95,6 +95,26 @@ impl Problem {
             }
             classes.push(ClassTraffic { name: c.name, messages, slos: c.slos });
         }
+        let err = |path: String, message: String| RunError::Scenario(crate::scenario::ScenarioError { file: sc.file.clone(), path, message });
+        // Every class must give its loss evidence: a class with nothing to measure would
+        // count as met and its baseline search would starve it down to the floor.
+        for (i, c) in classes.iter().enumerate() {
+            let measured = c.messages.iter().filter(|m| m.start >= built.warmup && c.slos.iter().any(|s| s.covers(m.size))).count();
+            if measured == 0 {
+                return Err(err(
+                    format!("class[{i}].slo"),
+                    format!(
+                        "no message of class \"{}\" ({} drawn) falls in any of its SLOs' size ranges after the warm-up; widen a range, shorten [run] warmup or draw more messages",
+                        c.name,
+                        c.messages.len()
+                    ),
+                ));
+            }
+        }
+        let total: usize = classes.iter().map(|c| c.messages.len()).sum();
+        if total < 2 || offered_bps(classes.iter().flat_map(|c| c.messages.iter())) <= 0.0 {
+            return Err(err("class".into(), format!("the advisor needs an offered load: the classes draw {total} message(s) arriving at one instant; give them messages or until")));
+        }
         let mut class_ecn = sc.net.classes.ecn.clone();
         class_ecn.resize(classes.len(), None);
         Ok(Problem { name: sc.name.clone(), classes, base, warmup: built.warmup, class_ecn })
@@ -163,5 +183,11 @@ impl Evaluator for ModelEvaluator<'_> {
     fn baseline_loss(&self, k: usize, w: f64) -> f64 {
         let sharing = Sharing::Backlogged { share: w, per_flow_fair: self.per_flow_fair };
         self.problem.evaluate(&[k], sharing, self.capacity_bps)[0].loss
+    }
+
+    /// A class served below its mean offered rate misses: its backlog grows for the whole
+    /// run (and simulating that takes longest).
+    fn least_weight(&self, k: usize) -> f64 {
+        self.problem.classes[k].offered_bps() / self.capacity_bps
     }
 }
