@@ -44,8 +44,17 @@ impl CcParams {
 
     /// One step of the low-pass filter (eq. 7) over `dt` seconds.
     pub fn filter(&self, rate: f64, ideal: f64, dt: f64, rtt: f64) -> f64 {
-        let a = (dt / (self.kappa * rtt)).min(1.0);
-        rate + (ideal - rate) * a
+        Self::smooth(rate, ideal, self.gain(dt, rtt))
+    }
+
+    /// The filter's gain per step of `dt`: the fraction of the gap closed in one step.
+    pub fn gain(&self, dt: f64, rtt: f64) -> f64 {
+        (dt / (self.kappa * rtt)).min(1.0)
+    }
+
+    /// One step of the filter with a precomputed `gain`.
+    pub fn smooth(rate: f64, ideal: f64, gain: f64) -> f64 {
+        rate + (ideal - rate) * gain
     }
 }
 

@@ -97,6 +97,11 @@ pub struct FluidModel {
     queues: Vec<Queue>,
     flows: Vec<Option<Flow>>,
     free: Vec<usize>,
+    /// Slots of the live flows, ascending: a step visits only these, in slot order (so
+    /// that per-queue sums and FIFO marks do not depend on how many slots are empty).
+    live: Vec<usize>,
+    /// Slots of the flows with bytes still to send, ascending (a subset of `live`).
+    sending: Vec<usize>,
     next_id: u64,
     /// Completions found in a step: (flow slot, instant).
     done: Vec<(usize, f64)>,
@@ -133,6 +138,8 @@ impl FluidModel {
             queues,
             flows: Vec::new(),
             free: Vec::new(),
+            live: Vec::new(),
+            sending: Vec::new(),
             next_id: 0,
             done: Vec::new(),
         }
@@ -176,15 +183,23 @@ impl FluidModel {
         };
         let id = self.next_id;
         self.next_id += 1;
-        match self.free.pop() {
-            Some(slot) => self.flows[slot] = Some(flow),
-            None => self.flows.push(Some(flow)),
-        }
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.flows[slot] = Some(flow);
+                slot
+            }
+            None => {
+                self.flows.push(Some(flow));
+                self.flows.len() - 1
+            }
+        };
+        insert_sorted(&mut self.live, slot);
+        insert_sorted(&mut self.sending, slot);
         id
     }
 
     fn busy(&self) -> bool {
-        self.flows.iter().any(Option::is_some)
+        !self.live.is_empty()
     }
 
     /// Capacity (bytes/s) the congestion control of queue q may use (eq. 10).
@@ -198,4 +213,10 @@ impl FluidModel {
             }
         }
     }
+}
+
+/// Inserts `slot` into the ascending list `v`.
+fn insert_sorted(v: &mut Vec<usize>, slot: usize) {
+    let at = v.partition_point(|&s| s < slot);
+    v.insert(at, slot);
 }

@@ -1,7 +1,7 @@
 //! The model's time loop: admit arrivals, send, serve, complete (see the module doc).
 
 use super::service::{gps, priority};
-use super::{FluidModel, ModelStats, Sharing};
+use super::{CcParams, FluidModel, ModelStats, Sharing};
 use crate::measure::{MessageRecord, Recorder};
 use crate::sim::Time;
 use crate::workload::{MessageSpec, Source, WorkloadError};
@@ -25,13 +25,17 @@ impl FluidModel {
         // an arrival fall exactly on a step boundary instead of drifting past it.
         let (mut anchor, mut k) = (first.as_secs_f64(), 0u64);
         let mut t = anchor;
+        // The earliest pending arrival (seconds), so that a step without one costs a compare.
+        let mut next_at = first.as_secs_f64();
         loop {
             // Admit every message that starts before the end of this step.
-            while let Some(i) = earliest(&next).filter(|&i| next[i].expect("some").start.as_secs_f64() < t + self.dt) {
+            while next_at < t + self.dt {
+                let i = earliest(&next).expect("an arrival is pending");
                 let m = next[i].take().expect("some");
                 self.admit(m);
                 stats.generated += 1;
                 next[i] = sources[i].next_message()?;
+                next_at = earliest(&next).map_or(f64::INFINITY, |i| next[i].expect("some").start.as_secs_f64());
             }
             if !self.busy() {
                 match earliest(&next) {
@@ -81,7 +85,8 @@ impl FluidModel {
             q.controlled = 0;
         }
         let r0 = self.cfg.cc.r0 * self.cap;
-        for f in self.flows.iter().flatten().filter(|f| f.unsent > 0.0) {
+        for &slot in &self.sending {
+            let f = self.flows[slot].as_ref().expect("a sending flow is live");
             let q = &mut self.queues[f.queue];
             if t + self.dt - (f.start + rtt) > TICK {
                 q.controlled += 1;
@@ -100,25 +105,29 @@ impl FluidModel {
     /// Every flow sends for this step; each queue adds up what its flows sent.
     fn send(&mut self, t: f64) {
         let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
-        let (cc, cap, pff) = (self.cfg.cc, self.cap, self.per_flow_fair());
+        let (r0, gain, pff) = (self.cfg.cc.r0 * self.cap, self.cfg.cc.gain(dt, rtt), self.per_flow_fair());
         for q in &mut self.queues {
             q.sent = 0.0;
         }
-        for (slot, f) in self.flows.iter_mut().enumerate() {
-            let Some(f) = f.as_mut() else { continue };
+        // Under FIFO a flow that has sent everything has its mark and nothing more to do
+        // here; under per-flow fair queueing its pipe still advances every step.
+        let slots = if pff { &self.live } else { &self.sending };
+        for &slot in slots {
+            let f = self.flows[slot].as_mut().expect("listed flows are live");
             let ideal = self.queues[f.queue].ideal;
             let mut amount = 0.0;
             if f.unsent > 0.0 {
                 let t0 = f.start.max(t);
                 let feedback = f.start + rtt;
-                let mut finish = t_end;
+                // The last stretch sent: (from, bytes, rate), for the instant of the last byte.
+                let mut stretch = (t_end, 0.0, 0.0);
                 if !f.controlled {
                     let until = feedback.min(t_end);
-                    let a = (cc.r0 * cap * (until - t0).max(0.0)).min(f.budget).min(f.unsent);
+                    let a = (r0 * (until - t0).max(0.0)).min(f.budget).min(f.unsent);
                     f.budget -= a;
                     f.unsent -= a;
                     amount += a;
-                    finish = t0 + a / (cc.r0 * cap);
+                    stretch = (t0, a, r0);
                     f.controlled = t_end - feedback > TICK;
                     if f.controlled {
                         // First feedback: the flow takes the rate it gives at once (DCTCP's
@@ -128,14 +137,16 @@ impl FluidModel {
                     }
                 }
                 if f.controlled && f.unsent > 0.0 {
-                    f.rate = cc.filter(f.rate, ideal, dt, rtt);
+                    f.rate = CcParams::smooth(f.rate, ideal, gain);
                     let from = t0.max(feedback);
                     let a = (f.rate * (t_end - from).max(0.0)).min(f.unsent);
                     f.unsent -= a;
                     amount += a;
-                    finish = if f.rate > 0.0 { from + a / f.rate } else { t_end };
+                    stretch = (from, a, f.rate);
                 }
                 if f.unsent <= EPS {
+                    let (from, a, rate) = stretch;
+                    let finish = if rate > 0.0 { from + a / rate } else { t_end };
                     amount += f.unsent;
                     f.unsent = 0.0;
                     f.last_sent = finish.min(t_end);
@@ -151,6 +162,8 @@ impl FluidModel {
                 q.marks.push_back((q.cum_sent, slot));
             }
         }
+        let flows = &self.flows;
+        self.sending.retain(|&slot| flows[slot].as_ref().is_some_and(|f| f.unsent > 0.0));
     }
 
     /// Bytes sent τ ago reach the bottleneck.
@@ -162,7 +175,8 @@ impl FluidModel {
             q.active = q.backlog > EPS;
         }
         if self.per_flow_fair() {
-            for f in self.flows.iter_mut().flatten() {
+            for &slot in &self.live {
+                let f = self.flows[slot].as_mut().expect("listed flows are live");
                 f.backlog += f.pipe.pop_front().expect("flow pipe is full");
             }
         }
@@ -231,7 +245,10 @@ impl FluidModel {
     /// Hierarchical: each queue's service is shared equally by its backlogged flows.
     fn serve_flows(&mut self, t: f64, served: &[f64], done: &mut Vec<(usize, f64)>) {
         for (qi, &s) in served.iter().enumerate() {
-            let slots: Vec<usize> = (0..self.flows.len())
+            let slots: Vec<usize> = self
+                .live
+                .iter()
+                .copied()
                 .filter(|&i| self.flows[i].as_ref().is_some_and(|f| f.queue == qi && f.backlog > 0.0))
                 .collect();
             let demand: Vec<f64> = slots.iter().map(|&i| self.flows[i].as_ref().expect("some").backlog).collect();
@@ -254,6 +271,12 @@ impl FluidModel {
         // The last byte cannot leave the bottleneck before it arrived there.
         let at = at.max(f.last_sent + self.tau);
         self.free.push(slot);
+        if let Ok(at) = self.live.binary_search(&slot) {
+            self.live.remove(at);
+        }
+        if let Ok(at) = self.sending.binary_search(&slot) {
+            self.sending.remove(at);
+        }
         let size = f.spec.size as f64;
         let record = MessageRecord {
             id: f.id,
