@@ -55,6 +55,11 @@ struct Flow {
     /// Uncontrolled bytes left (min(size, R0·RTT) at arrival).
     budget: f64,
     controlled: bool,
+    /// When feedback first reaches the flow (seconds): the acknowledgement of its first
+    /// byte; infinite until that byte has left the bottleneck.
+    feedback: f64,
+    /// Whether the first byte has been sent (and its crossing is awaited).
+    started: bool,
     rate: f64,
     /// Per-flow fair queueing only: bytes on the way to the bottleneck per step, and
     /// bytes waiting there.
@@ -78,6 +83,8 @@ struct Queue {
     seen: VecDeque<f64>,
     /// FIFO completions in mark order: (mark, flow slot).
     marks: VecDeque<(f64, usize)>,
+    /// First bytes in mark order: (mark, flow slot, instant sent).
+    firsts: VecDeque<(f64, usize, f64)>,
     /// Served bytes per second in the last step (strict priority's leftover capacity).
     last_rate: f64,
     active: bool,
@@ -85,6 +92,8 @@ struct Queue {
     uncontrolled: f64,
     controlled: usize,
     ideal: f64,
+    /// The most a flow may send with one initial window in flight (`cc::window_rate`).
+    window_rate: f64,
     sent: f64,
     served: f64,
 }
@@ -105,6 +114,7 @@ pub struct FluidModel {
     next_id: u64,
     /// Completions found in a step: (flow slot, instant).
     done: Vec<(usize, f64)>,
+    link: LinkTotals,
 }
 
 /// What a model run did (for the summary).
@@ -113,6 +123,20 @@ pub struct ModelStats {
     pub steps: u64,
     pub sim_end: Time,
     pub generated: u64,
+    /// The bottleneck's backlog (all its queues, at the end of each step): time average
+    /// over [0, sim_end] and maximum, bytes; and the fraction of [0, sim_end] it was busy.
+    pub mean_queue_bytes: f64,
+    pub max_queue_bytes: f64,
+    pub utilization: f64,
+}
+
+/// Running totals of the bottleneck (for the summary's `network`).
+#[derive(Default)]
+struct LinkTotals {
+    /// ∫ backlog dt (byte-seconds).
+    queue_area: f64,
+    max_queue: f64,
+    served: f64,
 }
 
 impl FluidModel {
@@ -142,6 +166,7 @@ impl FluidModel {
             sending: Vec::new(),
             next_id: 0,
             done: Vec::new(),
+            link: LinkTotals::default(),
         }
     }
 
@@ -174,6 +199,10 @@ impl FluidModel {
             unsent: size,
             budget: size.min(self.cfg.cc.r0 * self.cap * rtt),
             controlled: false,
+            // Under FIFO the feedback instant is found when the first byte leaves the
+            // bottleneck; per-flow queues keep SWP's arrival + RTT.
+            feedback: if self.per_flow_fair() { spec.start.as_secs_f64() + rtt } else { f64::INFINITY },
+            started: false,
             rate: self.cfg.cc.r0 * self.cap,
             pipe: if self.per_flow_fair() { VecDeque::from(vec![0.0; STEPS_PER_TAU]) } else { VecDeque::new() },
             backlog: 0.0,

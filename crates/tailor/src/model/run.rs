@@ -54,6 +54,10 @@ impl FluidModel {
             t = anchor + k as f64 * self.dt;
         }
         stats.sim_end = secs_to_time(t);
+        let span = stats.sim_end.as_secs_f64().max(1e-12);
+        stats.mean_queue_bytes = self.link.queue_area / span;
+        stats.max_queue_bytes = self.link.max_queue;
+        stats.utilization = self.link.served / (self.cap * span);
         Ok(stats)
     }
 
@@ -88,24 +92,27 @@ impl FluidModel {
         for &slot in &self.sending {
             let f = self.flows[slot].as_ref().expect("a sending flow is live");
             let q = &mut self.queues[f.queue];
-            if t + self.dt - (f.start + rtt) > TICK {
+            if t + self.dt - f.feedback > TICK {
                 q.controlled += 1;
-            } else {
+            } else if f.budget > 0.0 {
                 q.uncontrolled += r0;
             }
         }
+        let window = self.cfg.cc.r0 * self.cap * rtt;
         for k in 0..self.queues.len() {
             let capacity = self.capacity_of(k);
             let q = &mut self.queues[k];
             let seen = *q.seen.front().expect("history is full");
             q.ideal = self.cfg.cc.ideal_rate(capacity, q.uncontrolled, seen, rtt, q.controlled);
+            q.window_rate = super::cc::window_rate(window, rtt, seen, capacity);
         }
     }
 
     /// Every flow sends for this step; each queue adds up what its flows sent.
     fn send(&mut self, t: f64) {
         let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
-        let (r0, gain, pff) = (self.cfg.cc.r0 * self.cap, self.cfg.cc.gain(dt, rtt), self.per_flow_fair());
+        let gains = self.cfg.cc.gains(dt, rtt);
+        let (r0, pff) = (self.cfg.cc.r0 * self.cap, self.per_flow_fair());
         for q in &mut self.queues {
             q.sent = 0.0;
         }
@@ -114,11 +121,11 @@ impl FluidModel {
         let slots = if pff { &self.live } else { &self.sending };
         for &slot in slots {
             let f = self.flows[slot].as_mut().expect("listed flows are live");
-            let ideal = self.queues[f.queue].ideal;
+            let (ideal, window_rate) = (self.queues[f.queue].ideal, self.queues[f.queue].window_rate);
             let mut amount = 0.0;
             if f.unsent > 0.0 {
                 let t0 = f.start.max(t);
-                let feedback = f.start + rtt;
+                let feedback = f.feedback;
                 // The last stretch sent: (from, bytes, rate), for the instant of the last byte.
                 let mut stretch = (t_end, 0.0, 0.0);
                 if !f.controlled {
@@ -128,21 +135,19 @@ impl FluidModel {
                     f.unsent -= a;
                     amount += a;
                     stretch = (t0, a, r0);
+                    // From its first feedback the flow is controlled; its rate starts from
+                    // R0 and follows the ideal through the filter (eq. 7).
                     f.controlled = t_end - feedback > TICK;
-                    if f.controlled {
-                        // First feedback: the flow takes the rate it gives at once (DCTCP's
-                        // first marked ACK cuts the window then, it does not decay there);
-                        // from now on it follows the ideal through the filter.
-                        f.rate = ideal;
-                    }
                 }
                 if f.controlled && f.unsent > 0.0 {
-                    f.rate = CcParams::smooth(f.rate, ideal, gain);
+                    f.rate = CcParams::smooth(f.rate, ideal, gains);
+                    // No more than one initial window in flight (docs/model.md).
+                    let rate = f.rate.min(window_rate);
                     let from = t0.max(feedback);
-                    let a = (f.rate * (t_end - from).max(0.0)).min(f.unsent);
+                    let a = (rate * (t_end - from).max(0.0)).min(f.unsent);
                     f.unsent -= a;
                     amount += a;
-                    stretch = (from, a, f.rate);
+                    stretch = (from, a, rate);
                 }
                 if f.unsent <= EPS {
                     let (from, a, rate) = stretch;
@@ -157,7 +162,14 @@ impl FluidModel {
             q.sent += amount;
             if pff {
                 f.pipe.push_back(amount);
-            } else if f.unsent == 0.0 && f.mark.is_none() {
+                continue;
+            }
+            if !f.started && amount > 0.0 {
+                f.started = true;
+                // The acknowledgement of the head of its data: its first byte begins to leave.
+                q.firsts.push_back((q.cum_sent - amount, slot, f.start.max(t)));
+            }
+            if f.unsent == 0.0 && f.mark.is_none() {
                 f.mark = Some(q.cum_sent);
                 q.marks.push_back((q.cum_sent, slot));
             }
@@ -218,6 +230,15 @@ impl FluidModel {
             // While backlogged the queue is served at s / dt; when it drains within the
             // step it was serving at (at least) its share and bytes left as they came.
             let rate = if q.backlog > EPS { s / dt } else { share.max(s / dt) };
+            while let Some(&(mark, slot, sent)) = q.firsts.front() {
+                if mark > q.cum_out + EPS + 1e-12 * mark {
+                    break;
+                }
+                let crossing = if rate > 0.0 { t + ((mark - before) / rate).clamp(0.0, dt) } else { t + dt };
+                let f = self.flows[slot].as_mut().expect("a flow awaiting feedback is live");
+                f.feedback = f.feedback.min((crossing.max(sent + self.tau) + self.tau).max(f.start + 2.0 * self.tau));
+                q.firsts.pop_front();
+            }
             while let Some(&(mark, slot)) = q.marks.front() {
                 // Sums of many fractional steps drift: allow the residue, relative to the mark.
                 if mark > q.cum_out + EPS + 1e-12 * mark {
@@ -230,6 +251,10 @@ impl FluidModel {
             q.seen.pop_front();
             q.seen.push_back(q.backlog);
         }
+        let backlog: f64 = self.queues.iter().map(|q| q.backlog).sum();
+        self.link.queue_area += backlog * self.dt;
+        self.link.max_queue = self.link.max_queue.max(backlog);
+        self.link.served += self.queues.iter().map(|q| q.served).sum::<f64>();
         if self.per_flow_fair() {
             let served: Vec<f64> = self.queues.iter().map(|q| q.served).collect();
             self.serve_flows(t, &served, &mut done);
