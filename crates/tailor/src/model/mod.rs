@@ -8,7 +8,9 @@
 //! flows send at their rates (`cc`), the bottleneck serves its queues (`service`), and
 //! flows whose last byte left the bottleneck complete, at the interpolated instant, plus
 //! τ for the acknowledgement: a lone flow completes in exactly RTT + S / C, SWP's ideal.
-//! Idle periods are skipped. Forms and choices: docs/model.md.
+//! Idle periods are skipped, and a step visits only the flows that are live (those with
+//! bytes to send, under FIFO), in slot order, so its cost does not grow with the number
+//! of flows that have come and gone. Forms and choices: docs/model.md.
 
 pub mod cc;
 mod run;
@@ -224,6 +226,10 @@ impl FluidModel {
         };
         insert_sorted(&mut self.live, slot);
         insert_sorted(&mut self.sending, slot);
+        // A new flow is uncontrolled in its first step (its feedback is an RTT away).
+        let r0 = self.cfg.cc.r0 * self.cap;
+        let queue = self.flows[slot].as_ref().expect("just admitted").queue;
+        self.queues[queue].uncontrolled += r0;
         id
     }
 

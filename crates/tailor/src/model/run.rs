@@ -48,7 +48,8 @@ impl FluidModel {
                     }
                 }
             }
-            self.step(t, rec).map_err(|e| WorkloadError::Io { file: "message records".into(), source: e })?;
+            let next = anchor + (k + 1) as f64 * self.dt;
+            self.step(t, next, rec).map_err(|e| WorkloadError::Io { file: "message records".into(), source: e })?;
             stats.steps += 1;
             k += 1;
             t = anchor + k as f64 * self.dt;
@@ -69,35 +70,25 @@ impl FluidModel {
             q.backlog = 0.0;
             q.last_rate = 0.0;
             q.active = false;
+            q.uncontrolled = 0.0;
+            q.controlled = 0;
             q.cum_sent = 0.0;
             q.cum_out = 0.0;
         }
     }
 
-    fn step(&mut self, t: f64, rec: &mut Recorder) -> std::io::Result<()> {
-        self.ideal_rates(t);
-        self.send(t);
+    /// One step from `t`; `next` is the start of the following step.
+    fn step(&mut self, t: f64, next: f64, rec: &mut Recorder) -> std::io::Result<()> {
+        self.ideal_rates();
+        self.send(t, next);
         self.arrive();
         self.serve(t, rec)
     }
 
-    /// Per queue: the ideal rate of its controlled flows this step (eq. 11).
-    fn ideal_rates(&mut self, t: f64) {
+    /// Per queue: the ideal rate of its controlled flows this step (eq. 11). The queue's
+    /// U_k and N_k for this step were counted by the previous step's `send` (and `admit`).
+    fn ideal_rates(&mut self) {
         let rtt = 2.0 * self.tau;
-        for q in &mut self.queues {
-            q.uncontrolled = 0.0;
-            q.controlled = 0;
-        }
-        let r0 = self.cfg.cc.r0 * self.cap;
-        for &slot in &self.sending {
-            let f = self.flows[slot].as_ref().expect("a sending flow is live");
-            let q = &mut self.queues[f.queue];
-            if t + self.dt - f.feedback > TICK {
-                q.controlled += 1;
-            } else if f.budget > 0.0 {
-                q.uncontrolled += r0;
-            }
-        }
         let window = self.cfg.cc.r0 * self.cap * rtt;
         for k in 0..self.queues.len() {
             let capacity = self.capacity_of(k);
@@ -109,13 +100,20 @@ impl FluidModel {
     }
 
     /// Every flow sends for this step; each queue adds up what its flows sent.
-    fn send(&mut self, t: f64) {
+    fn send(&mut self, t: f64, next: f64) {
         let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
+        let span = (t_end - t).max(0.0);
         let gains = self.cfg.cc.gains(dt, rtt);
         let (r0, pff) = (self.cfg.cc.r0 * self.cap, self.per_flow_fair());
         for q in &mut self.queues {
             q.sent = 0.0;
+            q.uncontrolled = 0.0;
+            q.controlled = 0;
         }
+        // Flows still sending after this step are the next step's N_k and U_k (eq. 4, 5):
+        // controlled if their feedback comes before the next step ends. (A feedback found
+        // while serving this step is at least τ away, so it cannot change that.)
+        let next_end = next + dt;
         // Under FIFO a flow that has sent everything has its mark and nothing more to do
         // here; under per-flow fair queueing its pipe still advances every step.
         let slots = if pff { &self.live } else { &self.sending };
@@ -123,11 +121,20 @@ impl FluidModel {
             let f = self.flows[slot].as_mut().expect("listed flows are live");
             let (ideal, window_rate) = (self.queues[f.queue].ideal, self.queues[f.queue].window_rate);
             let mut amount = 0.0;
-            if f.unsent > 0.0 {
+            // The last stretch sent: (from, bytes, rate), for the instant of the last byte.
+            let mut stretch = (t_end, 0.0, 0.0);
+            if f.unsent > 0.0 && f.controlled && f.feedback <= t && f.start <= t {
+                // Controlled since an earlier step: it sends for the whole step (the same
+                // numbers as the general case below, with fewer steps to get there).
+                f.rate = CcParams::smooth(f.rate, ideal, gains);
+                let rate = f.rate.min(window_rate);
+                let a = (rate * span).min(f.unsent);
+                f.unsent -= a;
+                amount += a;
+                stretch = (t, a, rate);
+            } else if f.unsent > 0.0 {
                 let t0 = f.start.max(t);
                 let feedback = f.feedback;
-                // The last stretch sent: (from, bytes, rate), for the instant of the last byte.
-                let mut stretch = (t_end, 0.0, 0.0);
                 if !f.controlled {
                     let until = feedback.min(t_end);
                     let a = (r0 * (until - t0).max(0.0)).min(f.budget).min(f.unsent);
@@ -149,17 +156,24 @@ impl FluidModel {
                     amount += a;
                     stretch = (from, a, rate);
                 }
-                if f.unsent <= EPS {
-                    let (from, a, rate) = stretch;
-                    let finish = if rate > 0.0 { from + a / rate } else { t_end };
-                    amount += f.unsent;
-                    f.unsent = 0.0;
-                    f.last_sent = finish.min(t_end);
-                }
+            }
+            if stretch.1 > 0.0 && f.unsent <= EPS {
+                let (from, a, rate) = stretch;
+                let finish = if rate > 0.0 { from + a / rate } else { t_end };
+                amount += f.unsent;
+                f.unsent = 0.0;
+                f.last_sent = finish.min(t_end);
             }
             let q = &mut self.queues[f.queue];
             q.cum_sent += amount;
             q.sent += amount;
+            if f.unsent > 0.0 {
+                if next_end - f.feedback > TICK {
+                    q.controlled += 1;
+                } else if f.budget > 0.0 {
+                    q.uncontrolled += r0;
+                }
+            }
             if pff {
                 f.pipe.push_back(amount);
                 continue;
