@@ -70,6 +70,8 @@ def compare_results(packet: Result, model: Result, max_bins: int = 14) -> dict[s
     ps, ms = packet.summary, model.summary
     if ms.get("engine") != "model" or ps.get("engine", "packet") != "packet":
         raise RunError(f"{model.dir}: expected a model result beside a packet result in {packet.dir}")
+    if "model" not in ms:
+        raise RunError(f"{model.dir / 'summary.json'}: no 'model' block (written by an older tailor); run it again")
     bdp = float(ms["model"]["bdp_bytes"])
     names = list(ps["classes"]) + (["all"] if len(ps["classes"]) > 1 else [])
     classes = {}
