@@ -1,7 +1,8 @@
 //! The model's time loop: admit arrivals, send, serve, complete (see the module doc).
 
 use super::service::{gps, priority};
-use super::{CcParams, FluidModel, ModelStats, Sharing};
+use super::cc::Gains;
+use super::{CcParams, Flow, FluidModel, ModelStats, Sharing};
 use crate::measure::{MessageRecord, Recorder};
 use crate::sim::Time;
 use crate::workload::{MessageSpec, Source, WorkloadError};
@@ -102,9 +103,8 @@ impl FluidModel {
     /// Every flow sends for this step; each queue adds up what its flows sent.
     fn send(&mut self, t: f64, next: f64) {
         let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
-        let span = (t_end - t).max(0.0);
-        let gains = self.cfg.cc.gains(dt, rtt);
-        let (r0, pff) = (self.cfg.cc.r0 * self.cap, self.per_flow_fair());
+        let ctx = StepCtx { t, t_end, span: (t_end - t).max(0.0), r0: self.cfg.cc.r0 * self.cap, gains: self.cfg.cc.gains(dt, rtt) };
+        let pff = self.per_flow_fair();
         for q in &mut self.queues {
             q.sent = 0.0;
             q.uncontrolled = 0.0;
@@ -119,59 +119,15 @@ impl FluidModel {
         let slots = if pff { &self.live } else { &self.sending };
         for &slot in slots {
             let f = self.flows[slot].as_mut().expect("listed flows are live");
-            let (ideal, window_rate) = (self.queues[f.queue].ideal, self.queues[f.queue].window_rate);
-            let mut amount = 0.0;
-            // The last stretch sent: (from, bytes, rate), for the instant of the last byte.
-            let mut stretch = (t_end, 0.0, 0.0);
-            if f.unsent > 0.0 && f.controlled && f.feedback <= t && f.start <= t {
-                // Controlled since an earlier step: it sends for the whole step (the same
-                // numbers as the general case below, with fewer steps to get there).
-                f.rate = CcParams::smooth(f.rate, ideal, gains);
-                let rate = f.rate.min(window_rate);
-                let a = (rate * span).min(f.unsent);
-                f.unsent -= a;
-                amount += a;
-                stretch = (t, a, rate);
-            } else if f.unsent > 0.0 {
-                let t0 = f.start.max(t);
-                let feedback = f.feedback;
-                if !f.controlled {
-                    let until = feedback.min(t_end);
-                    let a = (r0 * (until - t0).max(0.0)).min(f.budget).min(f.unsent);
-                    f.budget -= a;
-                    f.unsent -= a;
-                    amount += a;
-                    stretch = (t0, a, r0);
-                    // From its first feedback the flow is controlled; its rate starts from
-                    // R0 and follows the ideal through the filter (eq. 7).
-                    f.controlled = t_end - feedback > TICK;
-                }
-                if f.controlled && f.unsent > 0.0 {
-                    f.rate = CcParams::smooth(f.rate, ideal, gains);
-                    // No more than one initial window in flight (docs/model.md).
-                    let rate = f.rate.min(window_rate);
-                    let from = t0.max(feedback);
-                    let a = (rate * (t_end - from).max(0.0)).min(f.unsent);
-                    f.unsent -= a;
-                    amount += a;
-                    stretch = (from, a, rate);
-                }
-            }
-            if stretch.1 > 0.0 && f.unsent <= EPS {
-                let (from, a, rate) = stretch;
-                let finish = if rate > 0.0 { from + a / rate } else { t_end };
-                amount += f.unsent;
-                f.unsent = 0.0;
-                f.last_sent = finish.min(t_end);
-            }
             let q = &mut self.queues[f.queue];
+            let amount = f.send_step(&ctx, q.ideal, q.window_rate);
             q.cum_sent += amount;
             q.sent += amount;
             if f.unsent > 0.0 {
                 if next_end - f.feedback > TICK {
                     q.controlled += 1;
                 } else if f.budget > 0.0 {
-                    q.uncontrolled += r0;
+                    q.uncontrolled += ctx.r0;
                 }
             }
             if pff {
@@ -333,4 +289,71 @@ impl FluidModel {
 
 fn earliest(next: &[Option<MessageSpec>]) -> Option<usize> {
     next.iter().enumerate().filter_map(|(i, m)| m.map(|m| (m.start, i))).min().map(|(_, i)| i)
+}
+
+/// What every flow's step shares.
+#[derive(Copy, Clone)]
+struct StepCtx {
+    t: f64,
+    t_end: f64,
+    /// t_end − t (not exactly dt in floating point).
+    span: f64,
+    /// R0 in bytes per second.
+    r0: f64,
+    gains: Gains,
+}
+
+impl Flow {
+    /// Sends for one step — uncontrolled at R0 until the first feedback (eq. 3), then at
+    /// the filtered rate (eq. 7) capped by the window — and returns the bytes sent. When
+    /// the last byte goes, records its instant.
+    fn send_step(&mut self, c: &StepCtx, ideal: f64, window_rate: f64) -> f64 {
+        if self.unsent <= 0.0 {
+            return 0.0;
+        }
+        let mut amount = 0.0;
+        // The last stretch sent: (from, bytes, rate), for the instant of the last byte.
+        let mut stretch = (c.t_end, 0.0, 0.0);
+        if self.controlled && self.feedback <= c.t && self.start <= c.t {
+            // Controlled since an earlier step: the whole step (the general case's numbers).
+            stretch = self.send_controlled(c.t, c.span, ideal, window_rate, c.gains);
+            amount += stretch.1;
+        } else {
+            let t0 = self.start.max(c.t);
+            if !self.controlled {
+                let until = self.feedback.min(c.t_end);
+                let a = (c.r0 * (until - t0).max(0.0)).min(self.budget).min(self.unsent);
+                self.budget -= a;
+                self.unsent -= a;
+                amount += a;
+                stretch = (t0, a, c.r0);
+                // From its first feedback the flow is controlled; its rate starts from R0
+                // and follows the ideal through the filter (eq. 7).
+                self.controlled = c.t_end - self.feedback > TICK;
+            }
+            if self.controlled && self.unsent > 0.0 {
+                let from = t0.max(self.feedback);
+                stretch = self.send_controlled(from, (c.t_end - from).max(0.0), ideal, window_rate, c.gains);
+                amount += stretch.1;
+            }
+        }
+        if stretch.1 > 0.0 && self.unsent <= EPS {
+            let (from, a, rate) = stretch;
+            let finish = if rate > 0.0 { from + a / rate } else { c.t_end };
+            amount += self.unsent;
+            self.unsent = 0.0;
+            self.last_sent = finish.min(c.t_end);
+        }
+        amount
+    }
+
+    /// Sends for `span` seconds from `from` at the filtered rate, with no more than one
+    /// initial window in flight (docs/model.md): returns (from, bytes, rate).
+    fn send_controlled(&mut self, from: f64, span: f64, ideal: f64, window_rate: f64, gains: Gains) -> (f64, f64, f64) {
+        self.rate = CcParams::smooth(self.rate, ideal, gains);
+        let rate = self.rate.min(window_rate);
+        let a = (rate * span).min(self.unsent);
+        self.unsent -= a;
+        (from, a, rate)
+    }
 }
