@@ -102,6 +102,82 @@ def memory_flatness(work: Path) -> list[dict]:
     return rows
 
 
+# SWP Table 3: (ns-3 s, swp s, ratio) per workload, DCTCP.
+PAPER_TABLE3 = {
+    "websearch-30": (113.22, 1.68, 67.39),
+    "websearch-60": (124.69, 2.35, 53.06),
+    "google-30": (54.77, 0.67, 81.75),
+    "google-60": (55.95, 0.80, 69.94),
+}
+MSS = 1448
+
+
+def segments(sizes: list[int], mss: int = MSS) -> int:
+    """Data segments of a list of messages: the sum of ceil(size / mss)."""
+    return sum(-(-s // mss) for s in sizes)
+
+
+def model_sizes(scenario: Path, work: Path) -> list[int]:
+    """The message sizes of `scenario` (from a model run's messages.csv)."""
+    import csv
+    out = work / f"sizes-{scenario.stem}"
+    subprocess.run([str(TAILOR_SIM), "--engine", "model", str(scenario), "--out", str(out)], check=True, capture_output=True)
+    with open(out / "messages.csv") as f:
+        return [int(r["size_bytes"]) for r in csv.DictReader(f)]
+
+
+def anchor_segments(anchor: str, run: str) -> int:
+    import csv
+    import gzip
+    with gzip.open(ns3.ANCHORS / anchor / "results" / run / "workload.csv.gz", "rt") as f:
+        return segments([int(r["size_bytes"]) for r in csv.DictReader(f)])
+
+
+def run_engine(scenario: Path, engine: str, repeat: int) -> dict:
+    """tailor-sim on `engine`: the median of `repeat` runs (process wall and engine wall)."""
+    import time
+    runs = []
+    for _ in range(repeat):
+        # /usr/bin/time reports wall time in 10 ms steps: too coarse for the model's runs.
+        started = time.perf_counter()
+        _, rss, out = timed([str(TAILOR_SIM), "--engine", engine, str(scenario)])
+        wall = time.perf_counter() - started
+        s = json.loads(out)
+        runs.append({"wall": wall, "engine_wall": s["wall_seconds"], "rss_kb": rss, "events": s["events"],
+                     "completed": s["messages"]["completed"]})
+    runs.sort(key=lambda r: r["wall"])
+    return {**runs[len(runs) // 2], "walls": [r["wall"] for r in runs]}
+
+
+def model_section(ns3_per_segment: float, ns3_label: str, work: Path, repeat: int, packet_repeat: int) -> list[dict]:
+    print(f"\nthe fast model (SWP Table 3 setup: 50,000 flows, 100 Gbps, 10 us RTT, DCTCP / SWP-D); "
+          f"ns-3 {ns3_label}: {ns3_per_segment * 1e6:.2f} us per data segment, scaled by segments")
+    head = (f"  {'scenario':<14} {'model s':>9} {'packet s':>9} {'pkt/model':>10} {'ns-3 s (scaled)':>16} "
+            f"{'ns-3/model':>11} {'paper ns-3/swp':>15}")
+    print(head)
+    rows = []
+    for name in PAPER_TABLE3:
+        scenario = ROOT / "scenarios" / "swp" / f"table3-{name}.toml"
+        m = run_engine(scenario, "model", repeat)
+        p = run_engine(scenario, "packet", packet_repeat)
+        if m["completed"] != p["completed"]:
+            raise RuntimeError(f"{scenario}: model completed {m['completed']} messages, packet {p['completed']}")
+        seg = segments(model_sizes(scenario, work))
+        ns3_s = ns3_per_segment * seg
+        paper = PAPER_TABLE3[name]
+        row = {"scenario": name, "model": m, "packet": p, "segments": seg, "ns3_scaled_s": ns3_s,
+               "packet_over_model": p["wall"] / m["wall"], "ns3_over_model": ns3_s / m["wall"],
+               "paper": {"ns3_s": paper[0], "swp_s": paper[1], "ratio": paper[2]}}
+        print(f"  {name:<14} {m['wall']:>9.3f} {p['wall']:>9.2f} {row['packet_over_model']:>9.1f}x {ns3_s:>16.1f} "
+              f"{row['ns3_over_model']:>10.0f}x {paper[2]:>14.1f}x", flush=True)
+        rows.append(row)
+    print("  (process wall times incl. /usr/bin/time, the median of the model's runs; the model's own engine time, without process "
+          "start and scenario loading: " + ", ".join(f"{r['scenario']} {r['model']['engine_wall']:.3f} s" for r in rows) + ")")
+    print("  note: scaling by segments ignores ns-3's per-flow costs (sockets, applications, handshakes), which "
+          "dominate for Google's small flows (the paper's ns-3 took 55 s there), so the Google ratios are lower bounds.")
+    return rows
+
+
 def fmt_row(label: str, r: dict) -> str:
     return f"  {label:<24} {r['wall']:>9.2f} s {r['events']:>13,} {r['events'] / r['wall'] / 1e6:>8.2f} M/s {r['rss_kb'] / 1024:>8.1f} MB"
 
@@ -111,10 +187,24 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="tailor runs per case (the median is reported)")
     ap.add_argument("--no-ns3", action="store_true", help="use the anchors' recorded ns-3 times")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--model-repeat", type=int, default=5, help="model runs per Table 3 scenario (the median is reported)")
+    ap.add_argument("--packet-repeat", type=int, default=1, help="packet-engine runs per Table 3 scenario")
+    ap.add_argument("--model-only", action="store_true", help="only the model section (after timing ns-3 on the single-bottleneck anchor)")
     args = ap.parse_args()
     results = {"cases": [], "memory": []}
     with tempfile.TemporaryDirectory(prefix="tailor-bench-") as tmp:
         work = Path(tmp)
+        if args.model_only:
+            label, anchor, run, flags = CASES[0]
+            _, workload = replay_scenario(anchor, run, work)
+            n = (None if args.no_ns3 else run_ns3(anchor, run, flags, workload, work)) or recorded_ns3(anchor, run)
+            print(f"ns-3 on the {label}: {n['wall']:.2f} s" + ("" if n["measured"] else " (RECORDED, other run)"), flush=True)
+            per_seg = n["wall"] / anchor_segments(anchor, run)
+            where = "measured in this script" if n["measured"] else "RECORDED (anchor run, other machine)"
+            results["model"] = model_section(per_seg, where, work, args.model_repeat, args.packet_repeat)
+            if args.json:
+                args.json.write_text(json.dumps(results, indent=2))
+            return 0
         for label, anchor, run, flags in CASES:
             print(f"\n{label}", flush=True)
             scenario, workload = replay_scenario(anchor, run, work)
@@ -135,6 +225,10 @@ def main() -> int:
         growth = rows[1]["rss_kb"] / rows[0]["rss_kb"]
         print(f"  RSS ratio 15,000 / 2,000 flows: {growth:.2f} (flows ratio 7.5)")
         results["memory"] = rows
+        first = results["cases"][0]
+        per_seg = first["ns3"]["wall"] / anchor_segments(*CASES[0][1:3])
+        label = "measured in this script" if first["ns3"]["measured"] else "RECORDED (anchor run, other machine)"
+        results["model"] = model_section(per_seg, label, work, args.model_repeat, args.packet_repeat)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0

@@ -4,7 +4,8 @@ Cross-checks (`tailor crosscheck ns3`) the runs handed over with the anchors in
 ../shared/anchors, then runs that are not: made here with the anchors' own run.sh at other
 loads, seeds, arrival processes, thresholds and flow counts (kept in target/ns3/ and
 reused). Prints one line per run and the per-bin tables; exit status 1 if any run misses
-the target (every bin of >= 100 flows: mean within 10 %, p99 within 15 %).
+the target (every bin of >= 100 flows: mean within 10 %, p99 within 15 %). Then the fast
+model against the packet engine (scripts/model_accuracy.py; skip with --no-model).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--handed-over-only", action="store_true", help="skip the runs made here with ns-3")
     ap.add_argument("--json", type=Path, help="write every comparison here")
+    ap.add_argument("--no-model", action="store_true", help="skip the model-vs-packet accuracy table")
     ap.add_argument("--prr", default="ns3", choices=["ns3", "rfc6937"],
                     help="DCTCP reduction pacing in tailor: as ns-3 does it (default) or tailor's RFC 6937 default")
     args = ap.parse_args()
@@ -78,7 +80,13 @@ def main() -> int:
                       + ("" if r["pass"] else f"; misses: {', '.join(r['misses'])}"))
     if args.json:
         args.json.write_text(json.dumps(reports, indent=2))
-    return 0 if all(r["pass"] for r in reports) else 1
+    ok = all(r["pass"] for r in reports)
+    if not args.no_model:
+        import model_accuracy
+
+        console.print("\n[b]the fast model against the packet engine[/b]")
+        ok = model_accuracy.main([]) == 0 and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

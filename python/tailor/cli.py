@@ -299,6 +299,35 @@ def crosscheck_ns3(
     raise typer.Exit(0 if report["pass"] else 1)
 
 
+@app.command(epilog="Example: tailor compare scenarios/swp/websearch-60.toml --json")
+@user_errors
+def compare(
+    scenario: Scenario_,
+    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0)] = None,
+    out: Annotated[
+        Optional[Path], typer.Option(help="Keep both runs here (DIR/packet, DIR/model).", show_default=False)
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object.")] = False,
+) -> None:
+    """Run a scenario on the packet engine and on the fast model (same flows) and compare
+    mean and p99 slowdown per size bin.
+
+    Exit status 0 when every judged bin meets its target (short flows: p99 within 10 %;
+    long flows: mean within 10 %), 1 otherwise, 2 for a scenario that cannot be run.
+    """
+    import json
+
+    from tailor.compare import compare as compare_engines
+    from tailor.compare import render
+
+    report = compare_engines(scenario, seed=seed, out=out)
+    if json_out:
+        print(json.dumps(report, indent=2))
+    else:
+        render(report, Console(width=max(stdout.width, 150)))
+    raise typer.Exit(0 if report["pass"] else 1)
+
+
 def main() -> None:
     app()
 

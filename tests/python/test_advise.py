@@ -39,7 +39,7 @@ senders = "0..4"
 receiver = 8
 until = "5ms"
 start = "1ms"
-slo = [{ sli = "p99", max_size = "125KB", threshold = 6.0 }]
+slo = [{ sli = "p99", max_size = "125KB", threshold = 3.0 }]
 
 [[class]]
 name = "bulk"
@@ -153,7 +153,7 @@ def test_errors_exit_2_and_name_what_is_wrong(two_class: Path, tmp_path: Path) -
 
 def test_unmet_slos_exit_1_and_say_so(two_class: Path, tmp_path: Path) -> None:
     tight = tmp_path / "tight.toml"
-    tight.write_text(two_class.read_text().replace("threshold = 6.0", "threshold = 1.01"))
+    tight.write_text(two_class.read_text().replace("threshold = 3.0", "threshold = 1.01"))
     p = tailor_cli("advise", tight, "--no-recheck")
     assert p.returncode == 1, p.stderr
     assert "NOT MET" in p.stdout and "MISSED" in p.stdout

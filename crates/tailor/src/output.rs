@@ -27,8 +27,39 @@ pub struct Summary {
     pub transport: &'static str,
     pub wall_seconds: f64,
     pub events_per_second: f64,
+    /// The fast model's parameters (model runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelInfo>,
     #[serde(flatten)]
     pub report: RunReport,
+}
+
+/// What the fast model ran with (docs/model.md): the bottleneck, its bandwidth-delay
+/// product (the short / long flow boundary of SWP §5.1) and the congestion control.
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelInfo {
+    pub capacity_bps: f64,
+    pub rtt_ns: f64,
+    pub bdp_bytes: f64,
+    pub eta: f64,
+    pub q0_bytes: f64,
+    pub beta: f64,
+    pub kappa: f64,
+}
+
+impl ModelInfo {
+    fn of(cfg: &crate::model::ModelConfig) -> ModelInfo {
+        let c = &cfg.cc;
+        ModelInfo {
+            capacity_bps: cfg.capacity_bps,
+            rtt_ns: cfg.rtt.as_ns_f64(),
+            bdp_bytes: cfg.capacity_bps / 8.0 * cfg.rtt.as_secs_f64(),
+            eta: c.eta,
+            q0_bytes: c.q0,
+            beta: c.beta,
+            kappa: c.kappa,
+        }
+    }
 }
 
 pub fn transport_name(t: &TransportConfig) -> &'static str {
@@ -157,6 +188,7 @@ impl Summary {
             transport: transport_name(&sc.transport),
             wall_seconds: wall,
             events_per_second: report.events as f64 / wall.max(1e-9),
+            model: None,
             report,
         }
     }
@@ -178,6 +210,7 @@ pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::Re
     let summaries = built.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", built.overall_bins), built.warmup, sink);
     let sources = built.classes.into_iter().map(|c| c.source).collect();
+    let info = ModelInfo::of(&cfg);
     let stats = crate::model::FluidModel::new(cfg).run(sources, &mut rec)?;
     rec.flush()?;
     let report = RunReport {
@@ -191,10 +224,17 @@ pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::Re
         },
         overall: rec.overall.report(),
         classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
-        network: NetworkReport { drops: 0, ecn_marks: 0, max_queue_bytes: 0, mean_queue_bytes: 0.0, utilization: 0.0, max_host_nic_queue_bytes: 0 },
+        network: NetworkReport {
+            drops: 0,
+            ecn_marks: 0,
+            max_queue_bytes: stats.max_queue_bytes.round() as u64,
+            mean_queue_bytes: stats.mean_queue_bytes,
+            utilization: stats.utilization,
+            max_host_nic_queue_bytes: 0,
+        },
         transport_counters: Totals::default(),
     };
-    Ok(Summary::new(sc, seed, "model", started, report))
+    Ok(Summary { model: Some(info), ..Summary::new(sc, seed, "model", started, report) })
 }
 
 fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {

@@ -1,16 +1,18 @@
 //! The functional model of congestion control (SWP §4.2, eqs. 2–7, 11; Table 2).
 //!
-//! A flow sends its first min(size, R0·RTT) bytes uncontrolled at R0 from its arrival;
-//! from one RTT after arrival (when feedback reaches it) it is controlled: it takes the
-//! ideal rate of eq. 6 / 11 at once, then follows it through a first-order low-pass filter
-//! with time constant κ·RTT:
+//! A flow sends its first min(size, R0·RTT) bytes uncontrolled at R0 from its arrival; it
+//! is controlled from its first feedback (the acknowledgement of its first byte: one RTT
+//! after arrival in an empty network, later behind a queue). From then its rate starts
+//! at R0 and follows the ideal rate of eq. 6 / 11 through a first-order low-pass filter:
 //!
 //!   f_k(t) = max(0, η·C_k(t) − β·U_k(t) − max(0, Q_k(t − τ) − q0) / RTT) / N_k(t)
 //!
 //! with U_k the class's uncontrolled rate and N_k its number of controlled flows, both
 //! known at the sources at t, Q_k the class's bottleneck queue seen τ earlier, and C_k
-//! the capacity available to the class. The extraction lost the exact forms; the choices
-//! (queue excess drained within one RTT, κ in RTTs) are in docs/model.md.
+//! the capacity available to the class. The filter rises with time constant κ·RTT and
+//! falls with time constant one RTT; a flow never has more than R0·RTT bytes in flight,
+//! so it sends at most R0·RTT / (RTT + Q_k / C_k). The extraction lost the exact forms;
+//! the choices and the calibration against the packet engine are in docs/model.md.
 
 /// SWP Table 2 parameters.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -44,9 +46,37 @@ impl CcParams {
 
     /// One step of the low-pass filter (eq. 7) over `dt` seconds.
     pub fn filter(&self, rate: f64, ideal: f64, dt: f64, rtt: f64) -> f64 {
-        let a = (dt / (self.kappa * rtt)).min(1.0);
-        rate + (ideal - rate) * a
+        Self::smooth(rate, ideal, self.gains(dt, rtt))
     }
+
+    /// The filter's gains per step of `dt` (the fraction of the gap closed in one step):
+    /// towards a higher ideal with time constant κ·RTT, towards a lower one with time
+    /// constant one RTT (docs/model.md, "asymmetric filter").
+    pub fn gains(&self, dt: f64, rtt: f64) -> Gains {
+        Gains { up: (dt / (self.kappa * rtt)).min(1.0), down: (dt / rtt).min(1.0) }
+    }
+
+    /// One step of the filter with precomputed `gains`.
+    pub fn smooth(rate: f64, ideal: f64, gains: Gains) -> f64 {
+        let g = if ideal < rate { gains.down } else { gains.up };
+        rate + (ideal - rate) * g
+    }
+}
+
+/// Per-step gains of the filter (`CcParams::gains`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Gains {
+    pub up: f64,
+    pub down: f64,
+}
+
+/// The rate (bytes/s) of a flow with `window` bytes in flight when the round trip is the
+/// base `rtt` plus the queueing delay of `queue` bytes served at `capacity` bytes/s.
+pub fn window_rate(window: f64, rtt: f64, queue: f64, capacity: f64) -> f64 {
+    if capacity <= 0.0 {
+        return 0.0;
+    }
+    window / (rtt + queue / capacity)
 }
 
 #[cfg(test)]
@@ -63,6 +93,30 @@ mod tests {
         let r = d.ideal_rate(10e9, 5e9, 150_000.0, 10e-6, 1);
         assert!((r - (10e9 - 50_000.0 / 10e-6)).abs() < 1.0);
         assert_eq!(d.ideal_rate(10e9, 0.0, 1e9, 10e-6, 2), 0.0, "never negative");
+    }
+
+    #[test]
+    fn the_filter_falls_within_one_rtt_and_rises_within_kappa_rtts() {
+        let p = CcParams::SWP_D;
+        let (rtt, dt) = (10e-6, 0.5e-6);
+        let run = |from: f64, to: f64, span: f64| (0..(span / dt).round() as usize).fold(from, |r, _| p.filter(r, to, dt, rtt));
+        // Down from 1 to 0: after one RTT, 1/e left (discrete steps: within 3 %).
+        let down = run(1.0, 0.0, rtt);
+        assert!((down - (-1.0f64).exp()).abs() < 0.03, "{down}");
+        // Up from 0 to 1: after one RTT only 1 - e^(-1/κ); after κ RTTs, 1 - 1/e.
+        let up = run(0.0, 1.0, rtt);
+        assert!((up - (1.0 - (-1.0 / p.kappa).exp())).abs() < 0.01, "{up}");
+        let up = run(0.0, 1.0, p.kappa * rtt);
+        assert!((up - (1.0 - (-1.0f64).exp())).abs() < 0.01, "{up}");
+    }
+
+    #[test]
+    fn one_window_in_flight_limits_the_rate_by_the_queueing_delay() {
+        // 125 KB in flight, 10 us base RTT, 12.5 GB/s: line rate with no queue; half of it
+        // behind one BDP of queue (the round trip doubles).
+        assert!((window_rate(125_000.0, 10e-6, 0.0, 12.5e9) - 12.5e9).abs() < 1.0);
+        assert!((window_rate(125_000.0, 10e-6, 125_000.0, 12.5e9) - 6.25e9).abs() < 1.0);
+        assert_eq!(window_rate(125_000.0, 10e-6, 1.0, 0.0), 0.0, "no capacity, no rate");
     }
 
     #[test]

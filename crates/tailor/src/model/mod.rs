@@ -8,7 +8,9 @@
 //! flows send at their rates (`cc`), the bottleneck serves its queues (`service`), and
 //! flows whose last byte left the bottleneck complete, at the interpolated instant, plus
 //! τ for the acknowledgement: a lone flow completes in exactly RTT + S / C, SWP's ideal.
-//! Idle periods are skipped. Forms and choices: docs/model.md.
+//! Idle periods are skipped, and a step visits only the flows that are live (those with
+//! bytes to send, under FIFO), in slot order, so its cost does not grow with the number
+//! of flows that have come and gone. Forms and choices: docs/model.md.
 
 pub mod cc;
 mod run;
@@ -66,6 +68,11 @@ struct Flow {
     /// Uncontrolled bytes left (min(size, R0·RTT) at arrival).
     budget: f64,
     controlled: bool,
+    /// When feedback first reaches the flow (seconds): the acknowledgement of its first
+    /// byte; infinite until that byte has left the bottleneck.
+    feedback: f64,
+    /// Whether the first byte has been sent (and its crossing is awaited).
+    started: bool,
     rate: f64,
     /// Per-flow fair queueing only: bytes on the way to the bottleneck per step, and
     /// bytes waiting there.
@@ -89,6 +96,8 @@ struct Queue {
     seen: VecDeque<f64>,
     /// FIFO completions in mark order: (mark, flow slot).
     marks: VecDeque<(f64, usize)>,
+    /// First bytes in mark order: (mark, flow slot, instant sent).
+    firsts: VecDeque<(f64, usize, f64)>,
     /// Served bytes per second in the last step (strict priority's leftover capacity).
     last_rate: f64,
     active: bool,
@@ -96,6 +105,8 @@ struct Queue {
     uncontrolled: f64,
     controlled: usize,
     ideal: f64,
+    /// The most a flow may send with one initial window in flight (`cc::window_rate`).
+    window_rate: f64,
     sent: f64,
     served: f64,
 }
@@ -108,9 +119,15 @@ pub struct FluidModel {
     queues: Vec<Queue>,
     flows: Vec<Option<Flow>>,
     free: Vec<usize>,
+    /// Slots of the live flows, ascending: a step visits only these, in slot order (so
+    /// that per-queue sums and FIFO marks do not depend on how many slots are empty).
+    live: Vec<usize>,
+    /// Slots of the flows with bytes still to send, ascending (a subset of `live`).
+    sending: Vec<usize>,
     next_id: u64,
     /// Completions found in a step: (flow slot, instant).
     done: Vec<(usize, f64)>,
+    link: LinkTotals,
 }
 
 /// What a model run did (for the summary).
@@ -119,6 +136,20 @@ pub struct ModelStats {
     pub steps: u64,
     pub sim_end: Time,
     pub generated: u64,
+    /// The bottleneck's backlog (all its queues, at the end of each step): time average
+    /// over [0, sim_end] and maximum, bytes; and the fraction of [0, sim_end] it was busy.
+    pub mean_queue_bytes: f64,
+    pub max_queue_bytes: f64,
+    pub utilization: f64,
+}
+
+/// Running totals of the bottleneck (for the summary's `network`).
+#[derive(Default)]
+struct LinkTotals {
+    /// ∫ backlog dt (byte-seconds).
+    queue_area: f64,
+    max_queue: f64,
+    served: f64,
 }
 
 impl FluidModel {
@@ -144,8 +175,11 @@ impl FluidModel {
             queues,
             flows: Vec::new(),
             free: Vec::new(),
+            live: Vec::new(),
+            sending: Vec::new(),
             next_id: 0,
             done: Vec::new(),
+            link: LinkTotals::default(),
         }
     }
 
@@ -178,6 +212,10 @@ impl FluidModel {
             unsent: size,
             budget: size.min(self.cfg.cc.r0 * self.cap * rtt),
             controlled: false,
+            // Under FIFO the feedback instant is found when the first byte leaves the
+            // bottleneck; per-flow queues keep SWP's arrival + RTT.
+            feedback: if self.per_flow_fair() { spec.start.as_secs_f64() + rtt } else { f64::INFINITY },
+            started: false,
             rate: self.cfg.cc.r0 * self.cap,
             pipe: if self.per_flow_fair() { VecDeque::from(vec![0.0; STEPS_PER_TAU]) } else { VecDeque::new() },
             backlog: 0.0,
@@ -187,15 +225,27 @@ impl FluidModel {
         };
         let id = self.next_id;
         self.next_id += 1;
-        match self.free.pop() {
-            Some(slot) => self.flows[slot] = Some(flow),
-            None => self.flows.push(Some(flow)),
-        }
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.flows[slot] = Some(flow);
+                slot
+            }
+            None => {
+                self.flows.push(Some(flow));
+                self.flows.len() - 1
+            }
+        };
+        insert_sorted(&mut self.live, slot);
+        insert_sorted(&mut self.sending, slot);
+        // A new flow is uncontrolled in its first step (its feedback is an RTT away).
+        let r0 = self.cfg.cc.r0 * self.cap;
+        let queue = self.flows[slot].as_ref().expect("just admitted").queue;
+        self.queues[queue].uncontrolled += r0;
         id
     }
 
     fn busy(&self) -> bool {
-        self.flows.iter().any(Option::is_some)
+        !self.live.is_empty()
     }
 
     /// Capacity (bytes/s) the congestion control of queue q may use (eq. 10).
@@ -210,4 +260,10 @@ impl FluidModel {
             }
         }
     }
+}
+
+/// Inserts `slot` into the ascending list `v`.
+fn insert_sorted(v: &mut Vec<usize>, slot: usize) {
+    let at = v.partition_point(|&s| s < slot);
+    v.insert(at, slot);
 }

@@ -1,7 +1,8 @@
 //! The model's time loop: admit arrivals, send, serve, complete (see the module doc).
 
 use super::service::{gps, priority};
-use super::{FluidModel, ModelStats, Sharing};
+use super::cc::Gains;
+use super::{CcParams, Flow, FluidModel, ModelStats, Sharing};
 use crate::measure::{MessageRecord, Recorder};
 use crate::sim::Time;
 use crate::workload::{MessageSpec, Source, WorkloadError};
@@ -25,13 +26,17 @@ impl FluidModel {
         // an arrival fall exactly on a step boundary instead of drifting past it.
         let (mut anchor, mut k) = (first.as_secs_f64(), 0u64);
         let mut t = anchor;
+        // The earliest pending arrival (seconds), so that a step without one costs a compare.
+        let mut next_at = first.as_secs_f64();
         loop {
             // Admit every message that starts before the end of this step.
-            while let Some(i) = earliest(&next).filter(|&i| next[i].expect("some").start.as_secs_f64() < t + self.dt) {
+            while next_at < t + self.dt {
+                let i = earliest(&next).expect("an arrival is pending");
                 let m = next[i].take().expect("some");
                 self.admit(m);
                 stats.generated += 1;
                 next[i] = sources[i].next_message()?;
+                next_at = earliest(&next).map_or(f64::INFINITY, |i| next[i].expect("some").start.as_secs_f64());
             }
             if !self.busy() {
                 match earliest(&next) {
@@ -44,12 +49,17 @@ impl FluidModel {
                     }
                 }
             }
-            self.step(t, rec).map_err(|e| WorkloadError::Io { file: "message records".into(), source: e })?;
+            let next = anchor + (k + 1) as f64 * self.dt;
+            self.step(t, next, rec).map_err(|e| WorkloadError::Io { file: "message records".into(), source: e })?;
             stats.steps += 1;
             k += 1;
             t = anchor + k as f64 * self.dt;
         }
         stats.sim_end = secs_to_time(t);
+        let span = stats.sim_end.as_secs_f64().max(1e-12);
+        stats.mean_queue_bytes = self.link.queue_area / span;
+        stats.max_queue_bytes = self.link.max_queue;
+        stats.utilization = self.link.served / (self.cap * span);
         Ok(stats)
     }
 
@@ -61,34 +71,26 @@ impl FluidModel {
             q.backlog = 0.0;
             q.last_rate = 0.0;
             q.active = false;
+            q.uncontrolled = 0.0;
+            q.controlled = 0;
             q.cum_sent = 0.0;
             q.cum_out = 0.0;
         }
     }
 
-    fn step(&mut self, t: f64, rec: &mut Recorder) -> std::io::Result<()> {
-        self.ideal_rates(t);
-        self.send(t);
+    /// One step from `t`; `next` is the start of the following step.
+    fn step(&mut self, t: f64, next: f64, rec: &mut Recorder) -> std::io::Result<()> {
+        self.ideal_rates();
+        self.send(t, next);
         self.arrive();
         self.serve(t, rec)
     }
 
-    /// Per queue: the ideal rate of its controlled flows this step (eq. 11).
-    fn ideal_rates(&mut self, t: f64) {
+    /// Per queue: the ideal rate of its controlled flows this step (eq. 11). The queue's
+    /// U_k and N_k for this step were counted by the previous step's `send` (and `admit`).
+    fn ideal_rates(&mut self) {
         let rtt = 2.0 * self.tau;
-        for q in &mut self.queues {
-            q.uncontrolled = 0.0;
-            q.controlled = 0;
-        }
-        let r0 = self.cfg.cc.r0 * self.cap;
-        for f in self.flows.iter().flatten().filter(|f| f.unsent > 0.0) {
-            let q = &mut self.queues[f.queue];
-            if t + self.dt - (f.start + rtt) > TICK {
-                q.controlled += 1;
-            } else {
-                q.uncontrolled += r0;
-            }
-        }
+        let window = self.cfg.cc.r0 * self.cap * rtt;
         // The whole bottleneck's backlog τ ago, for queues marked on the port's backlog.
         let port_seen: f64 = self.queues.iter().map(|q| *q.seen.front().expect("history is full")).sum();
         for k in 0..self.queues.len() {
@@ -96,71 +98,67 @@ impl FluidModel {
             let own = self.cfg.own_threshold.get(k).copied().flatten();
             let mut cc = self.cfg.cc;
             let q = &mut self.queues[k];
-            let seen = match own {
+            let own_seen = *q.seen.front().expect("history is full");
+            // The congestion signal follows the marking (eq. 11's Q); the window cap
+            // follows the delay of the flow's own queue.
+            let signal = match own {
                 Some(q0) => {
                     cc.q0 = q0;
-                    *q.seen.front().expect("history is full")
+                    own_seen
                 }
                 None => port_seen,
             };
-            q.ideal = cc.ideal_rate(capacity, q.uncontrolled, seen, rtt, q.controlled);
+            q.ideal = cc.ideal_rate(capacity, q.uncontrolled, signal, rtt, q.controlled);
+            q.window_rate = super::cc::window_rate(window, rtt, own_seen, capacity);
         }
     }
 
     /// Every flow sends for this step; each queue adds up what its flows sent.
-    fn send(&mut self, t: f64) {
+    fn send(&mut self, t: f64, next: f64) {
         let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
-        let (cc, cap, pff) = (self.cfg.cc, self.cap, self.per_flow_fair());
+        let ctx = StepCtx { t, t_end, span: (t_end - t).max(0.0), r0: self.cfg.cc.r0 * self.cap, gains: self.cfg.cc.gains(dt, rtt) };
+        let pff = self.per_flow_fair();
         for q in &mut self.queues {
             q.sent = 0.0;
+            q.uncontrolled = 0.0;
+            q.controlled = 0;
         }
-        for (slot, f) in self.flows.iter_mut().enumerate() {
-            let Some(f) = f.as_mut() else { continue };
-            let ideal = self.queues[f.queue].ideal;
-            let mut amount = 0.0;
-            if f.unsent > 0.0 {
-                let t0 = f.start.max(t);
-                let feedback = f.start + rtt;
-                let mut finish = t_end;
-                if !f.controlled {
-                    let until = feedback.min(t_end);
-                    let a = (cc.r0 * cap * (until - t0).max(0.0)).min(f.budget).min(f.unsent);
-                    f.budget -= a;
-                    f.unsent -= a;
-                    amount += a;
-                    finish = t0 + a / (cc.r0 * cap);
-                    f.controlled = t_end - feedback > TICK;
-                    if f.controlled {
-                        // First feedback: the flow takes the rate it gives at once (DCTCP's
-                        // first marked ACK cuts the window then, it does not decay there);
-                        // from now on it follows the ideal through the filter.
-                        f.rate = ideal;
-                    }
-                }
-                if f.controlled && f.unsent > 0.0 {
-                    f.rate = cc.filter(f.rate, ideal, dt, rtt);
-                    let from = t0.max(feedback);
-                    let a = (f.rate * (t_end - from).max(0.0)).min(f.unsent);
-                    f.unsent -= a;
-                    amount += a;
-                    finish = if f.rate > 0.0 { from + a / f.rate } else { t_end };
-                }
-                if f.unsent <= EPS {
-                    amount += f.unsent;
-                    f.unsent = 0.0;
-                    f.last_sent = finish.min(t_end);
-                }
-            }
+        // Flows still sending after this step are the next step's N_k and U_k (eq. 4, 5):
+        // controlled if their feedback comes before the next step ends. (A feedback found
+        // while serving this step is at least τ away, so it cannot change that.)
+        let next_end = next + dt;
+        // Under FIFO a flow that has sent everything has its mark and nothing more to do
+        // here; under per-flow fair queueing its pipe still advances every step.
+        let slots = if pff { &self.live } else { &self.sending };
+        for &slot in slots {
+            let f = self.flows[slot].as_mut().expect("listed flows are live");
             let q = &mut self.queues[f.queue];
+            let amount = f.send_step(&ctx, q.ideal, q.window_rate);
             q.cum_sent += amount;
             q.sent += amount;
+            if f.unsent > 0.0 {
+                if next_end - f.feedback > TICK {
+                    q.controlled += 1;
+                } else if f.budget > 0.0 {
+                    q.uncontrolled += ctx.r0;
+                }
+            }
             if pff {
                 f.pipe.push_back(amount);
-            } else if f.unsent == 0.0 && f.mark.is_none() {
+                continue;
+            }
+            if !f.started && amount > 0.0 {
+                f.started = true;
+                // The acknowledgement of the head of its data: its first byte begins to leave.
+                q.firsts.push_back((q.cum_sent - amount, slot, f.start.max(t)));
+            }
+            if f.unsent == 0.0 && f.mark.is_none() {
                 f.mark = Some(q.cum_sent);
                 q.marks.push_back((q.cum_sent, slot));
             }
         }
+        let flows = &self.flows;
+        self.sending.retain(|&slot| flows[slot].as_ref().is_some_and(|f| f.unsent > 0.0));
     }
 
     /// Bytes sent τ ago reach the bottleneck.
@@ -172,7 +170,8 @@ impl FluidModel {
             q.active = q.backlog > EPS;
         }
         if self.per_flow_fair() {
-            for f in self.flows.iter_mut().flatten() {
+            for &slot in &self.live {
+                let f = self.flows[slot].as_mut().expect("listed flows are live");
                 f.backlog += f.pipe.pop_front().expect("flow pipe is full");
             }
         }
@@ -215,6 +214,15 @@ impl FluidModel {
             // While backlogged the queue is served at s / dt; when it drains within the
             // step it was serving at (at least) its share and bytes left as they came.
             let rate = if q.backlog > EPS { s / dt } else { share.max(s / dt) };
+            while let Some(&(mark, slot, sent)) = q.firsts.front() {
+                if mark > q.cum_out + EPS + 1e-12 * mark {
+                    break;
+                }
+                let crossing = if rate > 0.0 { t + ((mark - before) / rate).clamp(0.0, dt) } else { t + dt };
+                let f = self.flows[slot].as_mut().expect("a flow awaiting feedback is live");
+                f.feedback = f.feedback.min((crossing.max(sent + self.tau) + self.tau).max(f.start + 2.0 * self.tau));
+                q.firsts.pop_front();
+            }
             while let Some(&(mark, slot)) = q.marks.front() {
                 // Sums of many fractional steps drift: allow the residue, relative to the mark.
                 if mark > q.cum_out + EPS + 1e-12 * mark {
@@ -227,6 +235,10 @@ impl FluidModel {
             q.seen.pop_front();
             q.seen.push_back(q.backlog);
         }
+        let backlog: f64 = self.queues.iter().map(|q| q.backlog).sum();
+        self.link.queue_area += backlog * self.dt;
+        self.link.max_queue = self.link.max_queue.max(backlog);
+        self.link.served += self.queues.iter().map(|q| q.served).sum::<f64>();
         if self.per_flow_fair() {
             let served: Vec<f64> = self.queues.iter().map(|q| q.served).collect();
             self.serve_flows(t, &served, &mut done);
@@ -242,7 +254,10 @@ impl FluidModel {
     /// Hierarchical: each queue's service is shared equally by its backlogged flows.
     fn serve_flows(&mut self, t: f64, served: &[f64], done: &mut Vec<(usize, f64)>) {
         for (qi, &s) in served.iter().enumerate() {
-            let slots: Vec<usize> = (0..self.flows.len())
+            let slots: Vec<usize> = self
+                .live
+                .iter()
+                .copied()
                 .filter(|&i| self.flows[i].as_ref().is_some_and(|f| f.queue == qi && f.backlog > 0.0))
                 .collect();
             let demand: Vec<f64> = slots.iter().map(|&i| self.flows[i].as_ref().expect("some").backlog).collect();
@@ -265,6 +280,12 @@ impl FluidModel {
         // The last byte cannot leave the bottleneck before it arrived there.
         let at = at.max(f.last_sent + self.tau);
         self.free.push(slot);
+        if let Ok(at) = self.live.binary_search(&slot) {
+            self.live.remove(at);
+        }
+        if let Ok(at) = self.sending.binary_search(&slot) {
+            self.sending.remove(at);
+        }
         let size = f.spec.size as f64;
         let record = MessageRecord {
             id: f.id,
@@ -282,4 +303,71 @@ impl FluidModel {
 
 fn earliest(next: &[Option<MessageSpec>]) -> Option<usize> {
     next.iter().enumerate().filter_map(|(i, m)| m.map(|m| (m.start, i))).min().map(|(_, i)| i)
+}
+
+/// What every flow's step shares.
+#[derive(Copy, Clone)]
+struct StepCtx {
+    t: f64,
+    t_end: f64,
+    /// t_end − t (not exactly dt in floating point).
+    span: f64,
+    /// R0 in bytes per second.
+    r0: f64,
+    gains: Gains,
+}
+
+impl Flow {
+    /// Sends for one step — uncontrolled at R0 until the first feedback (eq. 3), then at
+    /// the filtered rate (eq. 7) capped by the window — and returns the bytes sent. When
+    /// the last byte goes, records its instant.
+    fn send_step(&mut self, c: &StepCtx, ideal: f64, window_rate: f64) -> f64 {
+        if self.unsent <= 0.0 {
+            return 0.0;
+        }
+        let mut amount = 0.0;
+        // The last stretch sent: (from, bytes, rate), for the instant of the last byte.
+        let mut stretch = (c.t_end, 0.0, 0.0);
+        if self.controlled && self.feedback <= c.t && self.start <= c.t {
+            // Controlled since an earlier step: the whole step (the general case's numbers).
+            stretch = self.send_controlled(c.t, c.span, ideal, window_rate, c.gains);
+            amount += stretch.1;
+        } else {
+            let t0 = self.start.max(c.t);
+            if !self.controlled {
+                let until = self.feedback.min(c.t_end);
+                let a = (c.r0 * (until - t0).max(0.0)).min(self.budget).min(self.unsent);
+                self.budget -= a;
+                self.unsent -= a;
+                amount += a;
+                stretch = (t0, a, c.r0);
+                // From its first feedback the flow is controlled; its rate starts from R0
+                // and follows the ideal through the filter (eq. 7).
+                self.controlled = c.t_end - self.feedback > TICK;
+            }
+            if self.controlled && self.unsent > 0.0 {
+                let from = t0.max(self.feedback);
+                stretch = self.send_controlled(from, (c.t_end - from).max(0.0), ideal, window_rate, c.gains);
+                amount += stretch.1;
+            }
+        }
+        if stretch.1 > 0.0 && self.unsent <= EPS {
+            let (from, a, rate) = stretch;
+            let finish = if rate > 0.0 { from + a / rate } else { c.t_end };
+            amount += self.unsent;
+            self.unsent = 0.0;
+            self.last_sent = finish.min(c.t_end);
+        }
+        amount
+    }
+
+    /// Sends for `span` seconds from `from` at the filtered rate, with no more than one
+    /// initial window in flight (docs/model.md): returns (from, bytes, rate).
+    fn send_controlled(&mut self, from: f64, span: f64, ideal: f64, window_rate: f64, gains: Gains) -> (f64, f64, f64) {
+        self.rate = CcParams::smooth(self.rate, ideal, gains);
+        let rate = self.rate.min(window_rate);
+        let a = (rate * span).min(self.unsent);
+        self.unsent -= a;
+        (from, a, rate)
+    }
 }
