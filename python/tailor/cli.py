@@ -69,13 +69,14 @@ def _root(
 
 
 Scenario_ = Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)]
+Seed_ = Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0, max=2**64 - 1)]
 
 
 @app.command(epilog="Example: tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart")
 @user_errors
 def run(
     scenario: Scenario_,
-    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0)] = None,
+    seed: Seed_ = None,
     out: Annotated[
         Optional[Path], typer.Option(help="Result directory (default: runs/<name>-s<seed>).", show_default=False)
     ] = None,
@@ -128,7 +129,7 @@ def check(scenario: Scenario_) -> None:
 @user_errors
 def advise(
     scenario: Scenario_,
-    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0, max=2**64 - 1)] = None,
+    seed: Seed_ = None,
     min_capacity: Annotated[
         bool, typer.Option("--min-capacity", help="Find the least link capacity meeting every SLO, per discipline.")
     ] = False,
@@ -303,7 +304,7 @@ def crosscheck_ns3(
 @user_errors
 def compare(
     scenario: Scenario_,
-    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0)] = None,
+    seed: Seed_ = None,
     out: Annotated[
         Optional[Path], typer.Option(help="Keep both runs here (DIR/packet, DIR/model).", show_default=False)
     ] = None,

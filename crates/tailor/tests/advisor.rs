@@ -156,15 +156,16 @@ fn the_packet_recheck_replays_exactly_the_scenarios_messages() {
 
 #[test]
 fn the_advisor_needs_an_slo_on_every_class() {
+    let s = refused(&format!("{NET}{RPC}{}", BULK.split("slo = [").next().unwrap()));
+    assert_eq!(s.path, "class[1].slo");
+    assert!(s.message.contains("\"bulk\" has no SLO"), "{}", s.message);
+}
+
+/// The scenario error with which the advisor refuses `text`.
+fn refused(text: &str) -> tailor::scenario::ScenarioError {
     let dir = tempfile::tempdir().unwrap();
-    let text = format!("{NET}{RPC}{}", BULK.split("slo = [").next().unwrap());
-    let sc = common::scenario(&text, dir.path());
-    let e = Problem::from_scenario(&sc, 1).unwrap_err();
-    match e {
-        tailor::engine::RunError::Scenario(s) => {
-            assert_eq!(s.path, "class[1].slo");
-            assert!(s.message.contains("\"bulk\" has no SLO"), "{}", s.message);
-        }
+    match Problem::from_scenario(&common::scenario(text, dir.path()), 1).unwrap_err() {
+        tailor::engine::RunError::Scenario(s) => s,
         other => panic!("{other}"),
     }
 }
@@ -210,16 +211,10 @@ fn a_recheck_at_another_capacity_is_the_scenario_written_at_that_capacity() {
 
 #[test]
 fn a_class_with_nothing_to_measure_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
     let text = format!("{NET}{RPC}{BULK}").replace("{ sli = \"p99\", max_size = \"125KB\", threshold = 3.0 }", "{ sli = \"p99\", min_size = \"1GB\", threshold = 3.0 }");
-    let sc = common::scenario(&text, dir.path());
-    match Problem::from_scenario(&sc, 1).unwrap_err() {
-        tailor::engine::RunError::Scenario(s) => {
-            assert_eq!(s.path, "class[0].slo");
-            assert!(s.message.contains("no message of class \"rpc\""), "{}", s.message);
-        }
-        other => panic!("{other}"),
-    }
+    let s = refused(&text);
+    assert_eq!(s.path, "class[0].slo");
+    assert!(s.message.contains("no message of class \"rpc\""), "{}", s.message);
 }
 
 #[test]
