@@ -16,7 +16,7 @@ pub mod cc;
 mod run;
 pub mod service;
 
-pub use cc::CcParams;
+pub use cc::{CcParams, Split};
 
 use crate::sim::Time;
 use crate::workload::MessageSpec;
@@ -74,6 +74,10 @@ struct Flow {
     /// Whether the first byte has been sent (and its crossing is awaited).
     started: bool,
     rate: f64,
+    /// Split::Proportional: the rate the flow's ideal scales (HPCC's reference window
+    /// W_c), taken from `rate` once per RTT; and when it is next taken.
+    reference: f64,
+    reference_until: f64,
     /// Per-flow fair queueing only: bytes on the way to the bottleneck per step, and
     /// bytes waiting there.
     pipe: VecDeque<f64>,
@@ -104,7 +108,11 @@ struct Queue {
     /// This step's signals and results (kept here so a step allocates nothing).
     uncontrolled: f64,
     controlled: usize,
+    /// The sum of the next step's controlled flows' reference rates (Split::Proportional).
+    controlled_reference: f64,
     ideal: f64,
+    /// Split::Proportional: the residual per unit of reference rate (`CcParams::scale`).
+    scale: Option<f64>,
     /// The most a flow may send with one initial window in flight (`cc::window_rate`).
     window_rate: f64,
     sent: f64,
@@ -217,6 +225,8 @@ impl FluidModel {
             feedback: if self.per_flow_fair() { spec.start.as_secs_f64() + rtt } else { f64::INFINITY },
             started: false,
             rate: self.cfg.cc.r0 * self.cap,
+            reference: self.cfg.cc.r0 * self.cap,
+            reference_until: f64::NEG_INFINITY,
             pipe: if self.per_flow_fair() { VecDeque::from(vec![0.0; STEPS_PER_TAU]) } else { VecDeque::new() },
             backlog: 0.0,
             mark: None,
