@@ -210,7 +210,8 @@ impl FluidModel {
         matches!(self.cfg.sharing, Sharing::Weighted { per_flow_fair: true, .. } | Sharing::Backlogged { per_flow_fair: true, .. })
     }
 
-    fn admit(&mut self, spec: MessageSpec) -> u64 {
+    /// Admits a message that starts before `step_end`, the end of the current step.
+    fn admit(&mut self, spec: MessageSpec, step_end: f64) -> u64 {
         let rtt = 2.0 * self.tau;
         let size = spec.size as f64;
         let flow = Flow {
@@ -247,10 +248,13 @@ impl FluidModel {
         };
         insert_sorted(&mut self.live, slot);
         insert_sorted(&mut self.sending, slot);
-        // A new flow is uncontrolled in its first step (its feedback is an RTT away).
+        // A new flow is uncontrolled in its first step (its feedback is an RTT away): it
+        // adds the step-average of its line-rate sending, from its start to the step's end.
         let r0 = self.cfg.cc.r0 * self.cap;
-        let queue = self.flows[slot].as_ref().expect("just admitted").queue;
-        self.queues[queue].uncontrolled += r0;
+        let f = self.flows[slot].as_ref().expect("just admitted");
+        let queue = f.queue;
+        let bytes = f.budget.min(r0 * (step_end - f.start).max(0.0));
+        self.queues[queue].uncontrolled += bytes / self.dt;
         id
     }
 

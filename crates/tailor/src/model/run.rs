@@ -33,7 +33,7 @@ impl FluidModel {
             while next_at < t + self.dt {
                 let i = earliest(&next).expect("an arrival is pending");
                 let m = next[i].take().expect("some");
-                self.admit(m);
+                self.admit(m, t + self.dt);
                 stats.generated += 1;
                 next[i] = sources[i].next_message()?;
                 next_at = earliest(&next).map_or(f64::INFINITY, |i| next[i].expect("some").start.as_secs_f64());
@@ -151,7 +151,10 @@ impl FluidModel {
                     }
                     q.controlled_reference += f.reference;
                 } else if f.budget > 0.0 {
-                    q.uncontrolled += ctx.r0;
+                    // U_k is the step-average of the uncontrolled sending (eq. 3, 4): a flow
+                    // with less than a step's worth of uncontrolled bytes left sends at R0
+                    // for part of the step only.
+                    q.uncontrolled += ctx.r0.min(f.budget.min(f.unsent) / dt);
                 }
             }
             if pff {
