@@ -11,7 +11,9 @@
 //! known at the sources at t, Q_k the class's bottleneck queue seen τ earlier, and C_k
 //! the capacity available to the class. The filter rises with time constant κ·RTT and
 //! falls with time constant one RTT; a flow never has more than R0·RTT bytes in flight,
-//! so it sends at most R0·RTT / (RTT + Q_k / C_k). The extraction lost the exact forms;
+//! so it sends at most R0·RTT / (RTT + Q_k / C_k). SWP-H (HPCC) shares the residual
+//! N_k·f_k mostly in proportion to the flows' reference rates (`Split::Proportional`)
+//! rather than evenly. The extraction lost the exact forms;
 //! the choices and the calibration against the packet engine are in docs/model.md.
 
 /// SWP Table 2 parameters.
@@ -27,13 +29,33 @@ pub struct CcParams {
     pub kappa: f64,
     /// Initial rate R0 as a fraction of the link rate.
     pub r0: f64,
+    /// How the controlled flows share the residual (docs/model.md, "SWP-H against the
+    /// packet engine's HPCC").
+    pub split: Split,
+}
+
+/// Under `Split::Proportional`, the part of the residual shared in proportion to the
+/// flows' reference rates; the rest is shared evenly (docs/model.md, "SWP-H against the
+/// packet engine's HPCC": 0.5, 0.8 and 1 were tried, 0.8 adopted).
+pub const PROPORTIONAL_WEIGHT: f64 = 0.8;
+
+/// How eq. 6's residual is divided among a class's controlled flows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// Evenly (SWP §4.2): every controlled flow's ideal is the residual / N.
+    Even,
+    /// Mostly in proportion to the flows' reference rates — each flow's rate sampled once
+    /// per RTT, as HPCC's W_c — the rest evenly: HPCC scales every window by the same
+    /// η/U, so it keeps the ratios of the rates, and a newcomer that starts at line rate
+    /// keeps a large share.
+    Proportional,
 }
 
 impl CcParams {
     /// SWP-D: the DCTCP preset (η 100 %, q0 100 KB, β 0, κ 5.5).
-    pub const SWP_D: CcParams = CcParams { eta: 1.0, q0: 100_000.0, beta: 0.0, kappa: 5.5, r0: 1.0 };
+    pub const SWP_D: CcParams = CcParams { eta: 1.0, q0: 100_000.0, beta: 0.0, kappa: 5.5, r0: 1.0, split: Split::Even };
     /// SWP-H: the HPCC preset (η 90 %, q0 0, β 1, κ 5.0).
-    pub const SWP_H: CcParams = CcParams { eta: 0.9, q0: 0.0, beta: 1.0, kappa: 5.0, r0: 1.0 };
+    pub const SWP_H: CcParams = CcParams { eta: 0.9, q0: 0.0, beta: 1.0, kappa: 5.0, r0: 1.0, split: Split::Proportional };
 
     /// The ideal per-flow rate (bytes/s) of eq. 11.
     pub fn ideal_rate(&self, capacity: f64, uncontrolled: f64, queue_seen: f64, rtt: f64, controlled: usize) -> f64 {
@@ -42,6 +64,23 @@ impl CcParams {
         }
         let drain = (queue_seen - self.q0).max(0.0) / rtt;
         (self.eta * capacity - self.beta * uncontrolled - drain).max(0.0) / controlled as f64
+    }
+
+    /// Under `Split::Proportional`: the residual of eq. 6 (`even`·N) per unit of the
+    /// controlled flows' summed reference rates; None under `Split::Even` or when they
+    /// have none (then every flow's ideal is `even`).
+    pub fn scale(&self, even: f64, controlled: usize, reference_sum: f64) -> Option<f64> {
+        if self.split != Split::Proportional || controlled == 0 || reference_sum <= 0.0 {
+            return None;
+        }
+        Some(even * controlled as f64 / reference_sum)
+    }
+
+    /// A controlled flow's ideal under `Split::Proportional`: PROPORTIONAL_WEIGHT of the
+    /// residual in proportion to its reference rate (`scale`·`reference`), the rest
+    /// evenly (`even`). The flows' ideals still add up to the residual.
+    pub fn split_ideal(&self, even: f64, scale: f64, reference: f64) -> f64 {
+        (1.0 - PROPORTIONAL_WEIGHT) * even + PROPORTIONAL_WEIGHT * scale * reference
     }
 
     /// One step of the low-pass filter (eq. 7) over `dt` seconds.
@@ -93,6 +132,22 @@ mod tests {
         let r = d.ideal_rate(10e9, 5e9, 150_000.0, 10e-6, 1);
         assert!((r - (10e9 - 50_000.0 / 10e-6)).abs() < 1.0);
         assert_eq!(d.ideal_rate(10e9, 0.0, 1e9, 10e-6, 2), 0.0, "never negative");
+    }
+
+    #[test]
+    fn swp_h_splits_the_residual_mostly_by_reference_rate() {
+        let h = CcParams::SWP_H;
+        // Residual 8 GB/s over 2 flows (even 4 GB/s each), references 3 and 1 GB/s.
+        let m = h.scale(4e9, 2, 4e9).expect("proportional");
+        let a = h.split_ideal(4e9, m, 3e9);
+        let b = h.split_ideal(4e9, m, 1e9);
+        assert!((a + b - 8e9).abs() < 1.0, "the ideals add up to the residual");
+        let w = PROPORTIONAL_WEIGHT;
+        assert!((a - ((1.0 - w) * 4e9 + w * 6e9)).abs() < 1.0, "{a}");
+        assert!(b < 4e9 && a > 4e9);
+        // SWP-D shares evenly; no reference rate: even too.
+        assert_eq!(CcParams::SWP_D.scale(4e9, 2, 4e9), None);
+        assert_eq!(h.scale(4e9, 2, 0.0), None);
     }
 
     #[test]

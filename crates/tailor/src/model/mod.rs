@@ -16,7 +16,7 @@ pub mod cc;
 mod run;
 pub mod service;
 
-pub use cc::CcParams;
+pub use cc::{CcParams, Split};
 
 use crate::sim::Time;
 use crate::workload::MessageSpec;
@@ -74,6 +74,10 @@ struct Flow {
     /// Whether the first byte has been sent (and its crossing is awaited).
     started: bool,
     rate: f64,
+    /// Split::Proportional: the rate the flow's ideal scales (HPCC's reference window
+    /// W_c), taken from `rate` once per RTT; and when it is next taken.
+    reference: f64,
+    reference_until: f64,
     /// Per-flow fair queueing only: bytes on the way to the bottleneck per step, and
     /// bytes waiting there.
     pipe: VecDeque<f64>,
@@ -104,7 +108,11 @@ struct Queue {
     /// This step's signals and results (kept here so a step allocates nothing).
     uncontrolled: f64,
     controlled: usize,
+    /// The sum of the next step's controlled flows' reference rates (Split::Proportional).
+    controlled_reference: f64,
     ideal: f64,
+    /// Split::Proportional: the residual per unit of reference rate (`CcParams::scale`).
+    scale: Option<f64>,
     /// The most a flow may send with one initial window in flight (`cc::window_rate`).
     window_rate: f64,
     sent: f64,
@@ -202,7 +210,8 @@ impl FluidModel {
         matches!(self.cfg.sharing, Sharing::Weighted { per_flow_fair: true, .. } | Sharing::Backlogged { per_flow_fair: true, .. })
     }
 
-    fn admit(&mut self, spec: MessageSpec) -> u64 {
+    /// Admits a message that starts before `step_end`, the end of the current step.
+    fn admit(&mut self, spec: MessageSpec, step_end: f64) -> u64 {
         let rtt = 2.0 * self.tau;
         let size = spec.size as f64;
         let flow = Flow {
@@ -217,6 +226,8 @@ impl FluidModel {
             feedback: if self.per_flow_fair() { spec.start.as_secs_f64() + rtt } else { f64::INFINITY },
             started: false,
             rate: self.cfg.cc.r0 * self.cap,
+            reference: self.cfg.cc.r0 * self.cap,
+            reference_until: f64::NEG_INFINITY,
             pipe: if self.per_flow_fair() { VecDeque::from(vec![0.0; STEPS_PER_TAU]) } else { VecDeque::new() },
             backlog: 0.0,
             mark: None,
@@ -237,10 +248,13 @@ impl FluidModel {
         };
         insert_sorted(&mut self.live, slot);
         insert_sorted(&mut self.sending, slot);
-        // A new flow is uncontrolled in its first step (its feedback is an RTT away).
+        // A new flow is uncontrolled in its first step (its feedback is an RTT away): it
+        // adds the step-average of its line-rate sending, from its start to the step's end.
         let r0 = self.cfg.cc.r0 * self.cap;
-        let queue = self.flows[slot].as_ref().expect("just admitted").queue;
-        self.queues[queue].uncontrolled += r0;
+        let f = self.flows[slot].as_ref().expect("just admitted");
+        let queue = f.queue;
+        let bytes = f.budget.min(r0 * (step_end - f.start).max(0.0));
+        self.queues[queue].uncontrolled += bytes / self.dt;
         id
     }
 

@@ -33,7 +33,7 @@ impl FluidModel {
             while next_at < t + self.dt {
                 let i = earliest(&next).expect("an arrival is pending");
                 let m = next[i].take().expect("some");
-                self.admit(m);
+                self.admit(m, t + self.dt);
                 stats.generated += 1;
                 next[i] = sources[i].next_message()?;
                 next_at = earliest(&next).map_or(f64::INFINITY, |i| next[i].expect("some").start.as_secs_f64());
@@ -73,6 +73,7 @@ impl FluidModel {
             q.active = false;
             q.uncontrolled = 0.0;
             q.controlled = 0;
+            q.controlled_reference = 0.0;
             q.cum_sent = 0.0;
             q.cum_out = 0.0;
         }
@@ -109,6 +110,7 @@ impl FluidModel {
                 None => port_seen,
             };
             q.ideal = cc.ideal_rate(capacity, q.uncontrolled, signal, rtt, q.controlled);
+            q.scale = cc.scale(q.ideal, q.controlled, q.controlled_reference);
             q.window_rate = super::cc::window_rate(window, rtt, own_seen, capacity);
         }
     }
@@ -118,10 +120,12 @@ impl FluidModel {
         let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
         let ctx = StepCtx { t, t_end, span: (t_end - t).max(0.0), r0: self.cfg.cc.r0 * self.cap, gains: self.cfg.cc.gains(dt, rtt) };
         let pff = self.per_flow_fair();
+        let cc = self.cfg.cc;
         for q in &mut self.queues {
             q.sent = 0.0;
             q.uncontrolled = 0.0;
             q.controlled = 0;
+            q.controlled_reference = 0.0;
         }
         // Flows still sending after this step are the next step's N_k and U_k (eq. 4, 5):
         // controlled if their feedback comes before the next step ends. (A feedback found
@@ -133,14 +137,24 @@ impl FluidModel {
         for &slot in slots {
             let f = self.flows[slot].as_mut().expect("listed flows are live");
             let q = &mut self.queues[f.queue];
-            let amount = f.send_step(&ctx, q.ideal, q.window_rate);
+            let ideal = q.scale.map_or(q.ideal, |m| cc.split_ideal(q.ideal, m, f.reference));
+            let amount = f.send_step(&ctx, ideal, q.window_rate);
             q.cum_sent += amount;
             q.sent += amount;
             if f.unsent > 0.0 {
                 if next_end - f.feedback > TICK {
                     q.controlled += 1;
+                    // HPCC's reference window: taken from the rate once per RTT.
+                    if f.controlled && t >= f.reference_until - TICK {
+                        f.reference = f.rate;
+                        f.reference_until = t + rtt;
+                    }
+                    q.controlled_reference += f.reference;
                 } else if f.budget > 0.0 {
-                    q.uncontrolled += ctx.r0;
+                    // U_k is the step-average of the uncontrolled sending (eq. 3, 4): a flow
+                    // with less than a step's worth of uncontrolled bytes left sends at R0
+                    // for part of the step only.
+                    q.uncontrolled += ctx.r0.min(f.budget.min(f.unsent) / dt);
                 }
             }
             if pff {
