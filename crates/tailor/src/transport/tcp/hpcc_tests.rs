@@ -22,20 +22,7 @@ fn params(w_init: u64) -> Params {
 }
 
 fn cfg(w_init: u64) -> Config {
-    Config {
-        flavor: Flavor::Hpcc(params(w_init)),
-        mss: MSS as u32,
-        header: 50,
-        init_cwnd: w_init.div_ceil(MSS) as u32,
-        max_cwnd: None,
-        delayed_ack: false,
-        delack_timeout: Time::from_us(10),
-        min_rto: Time::from_us(100),
-        initial_rto: Time::from_us(100),
-        rto_granularity: Time::from_ps(1),
-        handshake: false,
-        prr: super::cc::PrrVariant::Rfc6937,
-    }
+    Config { init_cwnd: w_init.div_ceil(MSS) as u32, ..super::tests::cfg(Flavor::Hpcc(params(w_init))) }
 }
 
 /// One hop's record: `at` (in units of T), bytes sent so far, queue behind the packet.

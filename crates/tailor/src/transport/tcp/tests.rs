@@ -8,7 +8,9 @@ use std::collections::VecDeque;
 
 const MSS: u64 = 1000;
 
-fn cfg(flavor: Flavor) -> Config {
+/// The scripted exchanges' configuration (MSS 1000 B, 10 segments, 100 us RTO), shared
+/// with the HPCC tests.
+pub(super) fn cfg(flavor: Flavor) -> Config {
     Config {
         flavor,
         mss: MSS as u32,
