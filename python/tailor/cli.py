@@ -81,24 +81,33 @@ def run(
         Optional[Path], typer.Option(help="Result directory (default: runs/<name>-s<seed>).", show_default=False)
     ] = None,
     csv: Annotated[bool, typer.Option("--csv", help="Keep messages.csv beside messages.parquet.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr (errors only).")] = False,
     progress_json: Annotated[
-        bool, typer.Option("--progress-json", help="Progress as JSON lines on stderr (for scripts).")
+        bool,
+        typer.Option(
+            "--progress-json",
+            help="Progress as JSON lines on stderr even on a terminal (the default when stderr is not one).",
+        ),
     ] = False,
     engine: Annotated[
         str, typer.Option(help="'packet' (the packet simulator) or 'model' (the SWP fast model).")
     ] = "packet",
 ) -> None:
-    """Run a scenario and print slowdown by message size."""
+    """Run a scenario and print slowdown by message size.
+
+    Progress goes to stderr: a bar with an ETA on a terminal, JSON lines otherwise,
+    nothing with --quiet."""
     import tailor
-    from tailor.progress import reporter
+    from tailor.progress import reporter, run_total
 
     if engine not in ("packet", "model"):
         stderr.print(f"error: --engine: unknown value '{engine}'; accepted: packet, model")
         raise typer.Exit(2)
     sc = tailor.Scenario.load(scenario)
-    with reporter(sc.name, quiet=quiet, json_lines=progress_json, console=stderr) as progress:
+    json_lines = True if progress_json else None
+    with reporter(sc.name, quiet=quiet, json_lines=json_lines, console=stderr, total=run_total(sc)) as progress:
         result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine)
+        progress.finish(result.summary)
     stdout.print(result.table())
     for line in result.slo_lines():
         stdout.print(line, highlight=False)

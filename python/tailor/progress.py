@@ -1,21 +1,87 @@
-"""Showing a run's progress: a rich bar on a terminal, JSON lines otherwise (opt-in)."""
+"""Progress of runs: a rich bar on a terminal, JSON lines otherwise.
+
+Where the output goes, always on stderr:
+
+- ``quiet``: nothing at all;
+- JSON lines when ``json_lines`` is True (``--progress-json``), or when it is None (the
+  default) and stderr is not a terminal: one JSON object per line (the fields below);
+- otherwise, on a terminal, a live rich bar; with ``json_lines=False`` and no terminal,
+  nothing.
+
+**How far a run is.** The engine reports {sim_ns, events, started, completed, active}
+about five times a second but does not know how long the run will be, so the total is
+estimated from the scenario file (:func:`run_total`). Each class ends on its own
+criterion, and the run ends when every class has ended and its messages are done, or at
+``[run] stop``. Three estimates follow, each usable only when it covers every class:
+
+- messages: when every class has ``messages = N`` (or is a trace, whose rows of that
+  class are counted), the total is the sum of the N and the fraction
+  ``completed / total``. A class with both ``messages`` and ``until`` may stop short of
+  N, so this fraction may stay below 1 until the end.
+- horizon: when every class has ``until = T`` (an absolute simulated time: no message
+  starts after it), the total is the largest T and the fraction ``sim_ns / T``, held
+  below 0.99 because the run goes on until the messages started by T are done.
+- stop: with ``[run] stop = S``, the fraction ``sim_ns / S``.
+
+Each estimate bounds when the run ends, so the fraction reported is the largest of those
+available. With none (classes mixing ``messages`` and ``until`` without a ``stop``, or
+Python 3.10, which has no ``tomllib``, without a ``stop``) the total is unknown: a
+spinner without an ETA, and ``fraction`` and ``eta_s`` are null. The ETA is the wall
+time so far times ``(1 - fraction) / fraction``.
+
+**Run JSON lines** (at most one ``progress`` line per second, the first as soon as the
+engine reports, and a ``done`` line when the run succeeds)::
+
+    {"event": "progress" | "done", "scenario": str, "sim_ns": float, "events": int,
+     "started": int, "completed": int, "active": int, "fraction": float | null,
+     "eta_s": float | null, "events_per_second": float, "elapsed_s": float}
+
+``events_per_second`` is measured since the previous engine report on a ``progress``
+line and over the whole run on the ``done`` line (``summary.json``'s figure when given).
+"""
 
 from __future__ import annotations
 
 import json
-import sys
+import math
 import time
-from contextlib import contextmanager
 from collections.abc import Iterator
-from typing import Any, Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional, TextIO
 
 from rich.console import Console
-from rich.progress import Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Column
 from rich.text import Text
 
-__all__ = ["reporter", "format_sim_time"]
+__all__ = [
+    "reporter",
+    "RunProgress",
+    "RunTotal",
+    "run_total",
+    "format_sim_time",
+    "format_duration",
+    "parse_time_ns",
+]
 
-Callback = Callable[[dict[str, Any]], bool]
+Clock = Callable[[], float]
+
+#: At most one ``progress`` JSON line per this many seconds of wall time, for a run.
+JSON_EVERY_S = 1.0
+#: The horizon estimate never claims more than this: messages started before ``until``
+#: are still being delivered after it.
+HORIZON_CAP = 0.99
 
 
 def format_sim_time(ns: float) -> str:
@@ -25,64 +91,272 @@ def format_sim_time(ns: float) -> str:
     return f"{ns:.0f} ns"
 
 
-class _Stats(ProgressColumn):
+def format_duration(seconds: float) -> str:
+    """``0:00:07``, ``1:02:03``: hours, minutes and seconds of wall time."""
+    s = max(0, math.ceil(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+_TIME_SCALE_NS = {"ps": 1e-3, "ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def parse_time_ns(text: str) -> float:
+    """``"10ms"`` -> 1e7: a scenario time (docs/scenario.md, "Units") in nanoseconds."""
+    s = text.strip()
+    i = 0
+    while i < len(s) and (s[i].isdigit() or s[i] in "._"):
+        i += 1
+    number, unit = s[:i].replace("_", ""), s[i:].strip()
+    if not number or unit not in _TIME_SCALE_NS:
+        raise ValueError(f"not a time: {text!r}")
+    return float(number) * _TIME_SCALE_NS[unit]
+
+
+# ---------------------------------------------------------------------------------------
+# How far a run is
+
+
+@dataclass(frozen=True)
+class RunTotal:
+    """What a run's end is estimated from (see the module doc); None: not estimable."""
+
+    messages: Optional[int] = None
+    horizon_ns: Optional[float] = None
+    stop_ns: Optional[float] = None
+
+    @property
+    def known(self) -> bool:
+        return any(x is not None and x > 0 for x in (self.messages, self.horizon_ns, self.stop_ns))
+
+    def fraction(self, p: dict[str, Any]) -> Optional[float]:
+        """The largest of the available estimates for the engine report ``p``, in [0, 1]."""
+        candidates = []
+        if self.messages:
+            candidates.append(min(1.0, p["completed"] / self.messages))
+        if self.horizon_ns:
+            candidates.append(min(HORIZON_CAP, p["sim_ns"] / self.horizon_ns))
+        if self.stop_ns:
+            candidates.append(min(1.0, p["sim_ns"] / self.stop_ns))
+        return max(candidates) if candidates else None
+
+
+def run_total(scenario: Any) -> RunTotal:
+    """The estimate of a :class:`tailor.Scenario`'s length: its ``[run] stop`` (from
+    ``info``) and what its classes say (from the TOML file; the engine has already
+    checked it). Anything that cannot be read leaves that estimate unknown."""
+    stop_ns = scenario.info.get("stop_ns")
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: stop is the only estimate
+        return RunTotal(stop_ns=stop_ns)
+    try:
+        doc = tomllib.loads(Path(scenario.path).read_text())
+        classes = doc.get("class", [])
+        counts = [_class_messages(c, Path(scenario.path).parent) for c in classes]
+        untils = [parse_time_ns(c["until"]) if "until" in c and "trace" not in c else None for c in classes]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, tomllib.TOMLDecodeError):
+        return RunTotal(stop_ns=stop_ns)
+    known_counts = [n for n in counts if n is not None]
+    known_untils = [u for u in untils if u is not None]
+    return RunTotal(
+        messages=sum(known_counts) if classes and len(known_counts) == len(classes) else None,
+        horizon_ns=max(known_untils) if classes and len(known_untils) == len(classes) else None,
+        stop_ns=stop_ns,
+    )
+
+
+def _class_messages(c: dict[str, Any], directory: Path) -> Optional[int]:
+    if "trace" in c:
+        return _trace_rows(directory / c["trace"], c.get("name"))
+    n = c.get("messages")
+    return n if isinstance(n, int) else None
+
+
+def _trace_rows(path: Path, class_name: Optional[str]) -> Optional[int]:
+    """Rows of a trace file that the class replays (all, or its own with a class column)."""
+    import polars as pl
+
+    try:
+        lf = pl.scan_csv(path, infer_schema=False, with_column_names=lambda cols: [c.strip() for c in cols])
+        if "class" in lf.collect_schema().names() and class_name is not None:
+            lf = lf.filter(pl.col("class").str.strip_chars() == class_name)
+        return int(lf.select(pl.len()).collect().item())
+    except Exception:  # an unreadable trace fails the run itself, with its own error
+        return None
+
+
+# ---------------------------------------------------------------------------------------
+# Choosing the output
+
+
+def _mode(quiet: bool, json_lines: Optional[bool], console: Console) -> str:
+    if quiet:
+        return "quiet"
+    if json_lines or (json_lines is None and not console.is_terminal):
+        return "json"
+    return "bar" if console.is_terminal else "quiet"
+
+
+def _write(out: TextIO, line: dict[str, Any]) -> None:
+    out.write(json.dumps(line, default=str) + "\n")
+    out.flush()
+
+
+def _round(x: Optional[float], digits: int) -> Optional[float]:
+    return None if x is None else round(x, digits)
+
+
+def _fixed() -> Column:
+    """A column that is never wrapped: on a narrow terminal the last column gives way."""
+    return Column(no_wrap=True)
+
+
+class _Eta(ProgressColumn):
+    """``eta 0:00:12`` from the task's ``eta_s`` field (blank while unknown)."""
+
+    def __init__(self) -> None:
+        super().__init__(table_column=_fixed())
+
+    def render(self, task: Task) -> Text:
+        eta = task.fields.get("eta_s")
+        return Text("" if eta is None else f"eta {format_duration(eta)}", style="progress.remaining", no_wrap=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Runs
+
+
+class _RunStats(ProgressColumn):
+    """Simulated time, messages done/started, events/s; cut short on a narrow terminal."""
+
+    def __init__(self) -> None:
+        super().__init__(table_column=Column(overflow="ellipsis"))  # the one column that may shrink
+
     def render(self, task: Task) -> Text:
         p = task.fields.get("p")
         if not p:
             return Text("starting", style="dim")
         rate = task.fields.get("rate", 0.0)
         return Text(
-            f"{format_sim_time(p['sim_ns'])} simulated · {p['completed']:,}/{p['started']:,} messages done"
-            f" · {rate / 1e6:.1f}M events/s"
+            f"{format_sim_time(p['sim_ns'])} sim · {p['completed']:,}/{p['started']:,} msgs"
+            f" · {rate / 1e6:.1f}M ev/s",
+            no_wrap=True,
+            overflow="ellipsis",
         )
 
 
-class _Rate:
-    """Events per second between two progress reports."""
+class RunProgress:
+    """The progress callback of one run (pass it as ``tailor.run(progress=...)``).
 
-    def __init__(self) -> None:
-        self.t, self.events, self.rate = time.monotonic(), 0, 0.0
+    Calling it with an engine report updates the bar or writes a JSON line; it always
+    returns True (it never cancels the run). :meth:`finish` gives it the run's summary
+    for the final line.
+    """
 
-    def update(self, events: int) -> float:
-        now = time.monotonic()
-        if now > self.t:
-            self.rate = (events - self.events) / (now - self.t)
-        self.t, self.events = now, events
-        return self.rate
+    def __init__(self, name: str, total: RunTotal, mode: str, out: TextIO, bar: Optional[Progress], clock: Clock):
+        self.name, self.total, self.mode, self.out, self.bar, self.clock = name, total, mode, out, bar, clock
+        self.t0 = clock()
+        self.last: Optional[dict[str, Any]] = None
+        self.last_at = self.t0
+        self.rate = 0.0
+        self.last_line_at: Optional[float] = None
+        self.summary: Optional[dict[str, Any]] = None
+        self.task = bar.add_task(name, total=1.0 if total.known else None, p=None, rate=0.0, eta_s=None) if bar else None
+
+    def snapshot(self, p: dict[str, Any], now: float) -> dict[str, Any]:
+        """What is shown for report ``p`` at wall time ``now``: fraction, ETA, rates."""
+        fraction = self.total.fraction(p)
+        elapsed = now - self.t0
+        eta = elapsed * (1 - fraction) / fraction if fraction and elapsed > 0 else None
+        return {"fraction": fraction, "eta_s": eta, "elapsed_s": elapsed}
+
+    def __call__(self, p: dict[str, Any]) -> bool:
+        now = self.clock()
+        if self.last is not None and now > self.last_at:
+            self.rate = (p["events"] - self.last["events"]) / (now - self.last_at)
+        elif self.last is None and now > self.t0:
+            self.rate = p["events"] / (now - self.t0)
+        self.last, self.last_at = dict(p), now
+        s = self.snapshot(p, now)
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, completed=s["fraction"] or 0.0, p=p, rate=self.rate, eta_s=s["eta_s"])
+        elif self.mode == "json" and (self.last_line_at is None or now - self.last_line_at >= JSON_EVERY_S):
+            self.last_line_at = now
+            self._line("progress", p, s, self.rate)
+        return True
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        """The run's ``summary.json``: the ``done`` line reports its figures."""
+        self.summary = summary
+
+    def _done(self) -> None:
+        if self.mode != "json":
+            return
+        now = self.clock()
+        p = self.last or {}
+        if self.summary is not None:
+            m = self.summary["messages"]
+            p = {
+                "sim_ns": self.summary["sim_ns"],
+                "events": self.summary["events"],
+                "started": m["generated"],
+                "completed": m["completed"],
+                "active": m["incomplete"],
+            }
+        elapsed = now - self.t0
+        rate = p.get("events", 0) / elapsed if elapsed > 0 else 0.0
+        if self.summary is not None and "events_per_second" in self.summary:
+            rate = self.summary["events_per_second"]  # the engine's own wall time
+        self._line("done", p, {"fraction": 1.0, "eta_s": 0.0, "elapsed_s": elapsed}, rate)
+
+    def _line(self, event: str, p: dict[str, Any], s: dict[str, Any], rate: float) -> None:
+        line = {
+            "event": event,
+            "scenario": self.name,
+            **{k: p.get(k) for k in ("sim_ns", "events", "started", "completed", "active")},
+            "fraction": _round(s["fraction"], 4),
+            "eta_s": _round(s["eta_s"], 1),
+            "events_per_second": round(rate),
+            "elapsed_s": round(s["elapsed_s"], 2),
+        }
+        _write(self.out, line)
 
 
 @contextmanager
-def reporter(name: str, quiet: bool = False, json_lines: bool = False, console: Console | None = None) -> Iterator[Callback | None]:
-    """Yields the progress callback for a run of ``name``, or None for no output.
+def reporter(
+    name: str,
+    quiet: bool = False,
+    json_lines: Optional[bool] = None,
+    console: Optional[Console] = None,
+    total: Optional[RunTotal] = None,
+    clock: Clock = time.monotonic,
+) -> Iterator[RunProgress]:
+    """Yields the progress callback for a run of the scenario ``name``.
 
-    On a terminal (and not ``quiet``): a live bar on stderr. Otherwise nothing, or with
-    ``json_lines`` one JSON object per report on stderr.
+    ``total`` (:func:`run_total`) gives the bar its length and the ETA; without it a
+    spinner. The output is chosen as the module doc says; JSON lines go to ``console``'s
+    file (default: stderr). The ``done`` line is written when the block exits without an
+    exception.
     """
     console = console or Console(stderr=True)
-    if json_lines:
-        yield _json_lines(name)
-    elif quiet or not console.is_terminal:
-        yield None
-    else:
-        bar = Progress(SpinnerColumn(), TextColumn("[b]{task.description}"), _Stats(), TimeElapsedColumn(),
-                       console=console, transient=True)
-        task = bar.add_task(name, total=None)
-        rate = _Rate()
-
-        def update(p: dict[str, Any]) -> bool:
-            bar.update(task, p=p, rate=rate.update(p["events"]))
-            return True
-
+    total = total or RunTotal()
+    mode = _mode(quiet, json_lines, console)
+    if mode == "bar":
+        if total.known:
+            columns: tuple[ProgressColumn, ...] = (
+                TextColumn("[b]{task.description}", table_column=_fixed()), BarColumn(bar_width=20, table_column=_fixed()),
+                TaskProgressColumn(table_column=_fixed()), TimeElapsedColumn(table_column=_fixed()), _Eta(),
+                _RunStats(),
+            )
+        else:
+            columns = (
+                SpinnerColumn(table_column=_fixed()), TextColumn("[b]{task.description}", table_column=_fixed()),
+                TimeElapsedColumn(table_column=_fixed()), _RunStats(),
+            )
+        bar = Progress(*columns, console=console, transient=True, get_time=clock)
         with bar:
-            yield update
-
-
-def _json_lines(name: str) -> Callback:
-    rate = _Rate()
-
-    def emit(p: dict[str, Any]) -> bool:
-        line = {"scenario": name, **p, "events_per_second": round(rate.update(p["events"]))}
-        print(json.dumps(line), file=sys.stderr, flush=True)
-        return True
-
-    return emit
+            yield RunProgress(name, total, mode, console.file, bar, clock)
+    else:
+        progress = RunProgress(name, total, mode, console.file, None, clock)
+        yield progress
+        progress._done()

@@ -25,8 +25,19 @@ def test_run_prints_the_table_and_where_results_are(quickstart: Path, tmp_path: 
     assert p.returncode == 0, p.stderr
     for text in ("websearch", "rpc", "p99.9", "all sizes", "ECN marks", str(out)):
         assert text in p.stdout
-    assert p.stderr == "", "no progress output when stderr is not a terminal"
+    # stderr is not a terminal: progress is JSON lines there, never mixed into stdout.
+    lines = [json.loads(line) for line in p.stderr.splitlines()]
+    assert lines[-1]["event"] == "done" and lines[-1]["completed"] == 3400 and lines[-1]["fraction"] == 1.0
+    assert all(line["event"] == "progress" and line["scenario"] == "quickstart" for line in lines[:-1])
+    assert "{" not in p.stdout
     assert json.loads((out / "summary.json").read_text())["seed"] == 7
+
+
+def test_quiet_run_writes_nothing_on_stderr(quickstart: Path, tmp_path: Path) -> None:
+    p = tailor_cli("run", quickstart, "--out", tmp_path / "q", "--quiet", "--progress-json")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == "", "--quiet wins over --progress-json"
+    assert "results:" in p.stdout
 
 
 def test_run_default_out_dir_and_json_progress(quickstart: Path, tmp_path: Path) -> None:
@@ -36,6 +47,8 @@ def test_run_default_out_dir_and_json_progress(quickstart: Path, tmp_path: Path)
     assert (out / "messages.csv").exists() and (out / "messages.parquet").exists()
     lines = [json.loads(line) for line in p.stderr.splitlines()]
     assert lines and lines[-1]["completed"] == 3400
+    summary = json.loads((out / "summary.json").read_text())
+    assert (lines[-1]["events"], lines[-1]["sim_ns"]) == (summary["events"], summary["sim_ns"])
 
 
 def test_check_ok(quickstart: Path) -> None:
@@ -88,6 +101,7 @@ def test_model_engine_writes_the_same_result_format(tmp_path: Path) -> None:
     out = tmp_path / "m"
     p = tailor_cli("run", str(scenario), "--engine", "model", "--out", str(out), "--quiet")
     assert p.returncode == 0, p.stderr
+    assert p.stderr == "", "--quiet: nothing on stderr"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["engine"] == "model"
     assert summary["messages"]["completed"] == 2000

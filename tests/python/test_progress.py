@@ -1,0 +1,310 @@
+"""Progress of runs (tailor.progress), driven by a fake clock."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+import tailor
+from tailor.progress import (
+    RunTotal,
+    format_duration,
+    parse_time_ns,
+    reporter,
+    run_total,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+# Classes are read with tomllib (Python 3.11+); before it, only [run] stop is known.
+needs_tomllib = pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib is Python 3.11+")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def pipe() -> tuple[Console, io.StringIO]:
+    """A console on a file that is not a terminal, as stderr is under a pipe."""
+    buf = io.StringIO()
+    return Console(file=buf, force_terminal=False), buf
+
+
+def terminal(width: int = 140) -> tuple[Console, io.StringIO]:
+    buf = io.StringIO()
+    return Console(file=buf, force_terminal=True, width=width, color_system=None), buf
+
+
+def lines(buf: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in buf.getvalue().splitlines()]
+
+
+def report(sim_ns: float, events: int, completed: int, started: int | None = None) -> dict[str, Any]:
+    started = completed + 5 if started is None else started
+    return {"sim_ns": sim_ns, "events": events, "started": started, "completed": completed, "active": started - completed}
+
+
+# --- the length of a run -----------------------------------------------------------
+
+
+def test_parse_time_ns_every_unit() -> None:
+    assert parse_time_ns("10ms") == 1e7
+    assert parse_time_ns("2.5us") == 2500.0
+    assert parse_time_ns("1_000ns") == 1000.0
+    assert parse_time_ns("500ps") == 0.5
+    assert parse_time_ns("1s") == 1e9
+    with pytest.raises(ValueError):
+        parse_time_ns("10 fortnights")
+    with pytest.raises(ValueError):
+        parse_time_ns("ms")
+
+
+@needs_tomllib
+def test_total_of_counted_classes_is_their_messages(quickstart: Path) -> None:
+    # quickstart: websearch messages = 400, rpc messages = 3000.
+    assert run_total(tailor.Scenario.load(quickstart)) == RunTotal(messages=3400)
+
+
+@needs_tomllib
+def test_total_of_timed_classes_is_the_latest_until() -> None:
+    total = run_total(tailor.Scenario.load(ROOT / "scenarios" / "swp" / "two-class.toml"))
+    assert total == RunTotal(horizon_ns=31e6)
+
+
+def write(tmp_path: Path, text: str, name: str = "s.toml") -> tailor.Scenario:
+    path = tmp_path / name
+    path.write_text(text)
+    return tailor.Scenario.load(path)
+
+
+HEAD = """
+[topology]
+kind = "star"
+hosts = 4
+link = { rate = "100Gbps", delay = "1us" }
+[transport]
+kind = "dctcp"
+"""
+
+
+@needs_tomllib
+def test_mixed_classes_have_only_the_stop_estimate(tmp_path: Path) -> None:
+    sc = write(tmp_path, HEAD + """
+[run]
+stop = "5ms"
+[[class]]
+name = "a"
+sizes = "websearch"
+load = 0.3
+pattern = "all_to_all"
+arrival = "poisson"
+messages = 100
+[[class]]
+name = "b"
+sizes = "w3"
+load = 0.1
+pattern = "all_to_all"
+arrival = "poisson"
+until = "2ms"
+""")
+    assert run_total(sc) == RunTotal(stop_ns=5e6)
+
+
+def test_mixed_classes_without_stop_are_unknown(tmp_path: Path) -> None:
+    sc = write(tmp_path, HEAD + """
+[[class]]
+name = "a"
+sizes = "websearch"
+load = 0.3
+pattern = "all_to_all"
+arrival = "poisson"
+messages = 100
+[[class]]
+name = "b"
+sizes = "w3"
+load = 0.1
+pattern = "all_to_all"
+arrival = "poisson"
+until = "2ms"
+""")
+    total = run_total(sc)
+    assert not total.known and total.fraction(report(1e6, 10, 50)) is None
+
+
+@needs_tomllib
+def test_trace_classes_count_their_own_rows(tmp_path: Path) -> None:
+    rows = ["flow_id,sender,receiver,size_bytes,start_ns,class"]
+    rows += [f"{i},{i % 3},3,1000,{1000 * i},{'x' if i % 4 == 0 else 'y'}" for i in range(40)]
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    sc = write(tmp_path, HEAD + """
+[[class]]
+name = "x"
+trace = "t.csv"
+[[class]]
+name = "y"
+trace = "t.csv"
+[[class]]
+name = "z"
+sizes = "w3"
+load = 0.1
+pattern = "all_to_all"
+arrival = "poisson"
+messages = 7
+""")
+    assert run_total(sc) == RunTotal(messages=10 + 30 + 7)
+    # The engine replays exactly as many: the estimate is the run's real total.
+    summary = tailor.run(sc, out=tmp_path / "r").summary
+    assert summary["messages"]["generated"] == 47
+
+
+def test_fraction_is_the_largest_estimate_and_the_horizon_stays_below_one() -> None:
+    t = RunTotal(messages=1000, stop_ns=1e6)
+    assert t.fraction(report(2e5, 1, 500)) == 0.5
+    assert t.fraction(report(8e5, 1, 500)) == 0.8
+    assert RunTotal(horizon_ns=1e6).fraction(report(2e6, 1, 500)) == 0.99
+    assert RunTotal(messages=1000).fraction(report(1, 1, 1000)) == 1.0
+    assert RunTotal().fraction(report(1, 1, 1)) is None
+
+
+# --- a run's JSON lines ------------------------------------------------------------
+
+
+def test_json_lines_at_most_once_a_second_then_done() -> None:
+    console, buf = pipe()
+    clock = Clock()
+    with reporter("q", console=console, total=RunTotal(messages=2000), clock=clock) as progress:
+        for k in range(1, 26):  # 5 s of reports every 0.2 s, as the engine makes them
+            clock.t += 0.2
+            assert progress(report(1e6 * k, 100_000 * k, 80 * k)) is True
+        progress.finish({"sim_ns": 3e7, "events": 2_600_000,
+                         "messages": {"generated": 2000, "completed": 2000, "incomplete": 0}})
+        clock.t += 0.4
+    out = lines(buf)
+    progress_lines = [line for line in out if line["event"] == "progress"]
+    assert [line["event"] for line in out] == ["progress"] * len(progress_lines) + ["done"]
+    assert 5 <= len(progress_lines) <= 6
+    elapsed = [line["elapsed_s"] for line in progress_lines]
+    assert elapsed[0] == pytest.approx(0.2)  # the first report is shown at once
+    assert all(b - a >= 1.0 - 1e-9 for a, b in zip(elapsed, elapsed[1:]))
+    assert set(out[0]) == {"event", "scenario", "sim_ns", "events", "started", "completed", "active",
+                           "fraction", "eta_s", "events_per_second", "elapsed_s"}
+
+
+def test_json_line_fields_fraction_eta_and_rate() -> None:
+    console, buf = pipe()
+    clock = Clock()
+    with reporter("q", console=console, total=RunTotal(messages=2000), clock=clock) as progress:
+        clock.t += 2.0
+        progress(report(1e7, 4_000_000, 500, started=520))
+    first, done = lines(buf)
+    assert first == {
+        "event": "progress", "scenario": "q", "sim_ns": 1e7, "events": 4_000_000, "started": 520,
+        "completed": 500, "active": 20, "fraction": 0.25,
+        "eta_s": 6.0,  # 2 s for a quarter: 6 s for the rest
+        "events_per_second": 2_000_000, "elapsed_s": 2.0,
+    }
+    # Without a summary the done line repeats the last report, complete.
+    assert done["event"] == "done" and done["completed"] == 500
+    assert done["fraction"] == 1.0 and done["eta_s"] == 0.0
+
+
+def test_done_line_takes_the_summary() -> None:
+    console, buf = pipe()
+    clock = Clock()
+    with reporter("q", console=console, clock=clock) as progress:
+        clock.t += 4.0
+        progress.finish({"sim_ns": 5e6, "events": 8_000_000,
+                         "messages": {"generated": 30, "completed": 28, "incomplete": 2}})
+    (done,) = lines(buf)  # a run too short for any report still ends with its done line
+    assert done["event"] == "done"
+    assert (done["sim_ns"], done["events"], done["started"], done["completed"], done["active"]) == (5e6, 8_000_000, 30, 28, 2)
+    assert done["events_per_second"] == 2_000_000  # over the 4 s since the start
+
+
+def test_done_line_prefers_the_engines_own_rate() -> None:
+    console, buf = pipe()
+    clock = Clock()
+    with reporter("q", console=console, clock=clock) as progress:
+        clock.t += 4.0
+        progress.finish({"sim_ns": 5e6, "events": 8_000_000, "events_per_second": 3_000_000.4,
+                         "messages": {"generated": 30, "completed": 30, "incomplete": 0}})
+    assert lines(buf)[0]["events_per_second"] == 3_000_000
+
+
+def test_unknown_total_has_null_fraction_and_eta() -> None:
+    console, buf = pipe()
+    clock = Clock()
+    with reporter("q", console=console, clock=clock) as progress:
+        clock.t += 1
+        progress(report(1e6, 10, 5))
+    assert lines(buf)[0]["fraction"] is None and lines(buf)[0]["eta_s"] is None
+
+
+def test_no_done_line_when_the_run_fails() -> None:
+    console, buf = pipe()
+    with pytest.raises(tailor.errors.Cancelled):
+        with reporter("q", console=console, clock=Clock()) as progress:
+            progress(report(1e6, 10, 5))
+            raise tailor.errors.Cancelled()
+    assert [line["event"] for line in lines(buf)] == ["progress"]
+
+
+@pytest.mark.parametrize(
+    ("quiet", "json_lines", "is_terminal", "expect"),
+    [
+        (True, True, False, "nothing"),
+        (True, None, True, "nothing"),
+        (False, None, False, "json"),
+        (False, True, True, "json"),
+        (False, False, False, "nothing"),
+        (False, None, True, "bar"),
+    ],
+)
+def test_where_the_output_goes(quiet: bool, json_lines: bool | None, is_terminal: bool, expect: str) -> None:
+    console, buf = terminal() if is_terminal else pipe()
+    with reporter("q", quiet=quiet, json_lines=json_lines, console=console, clock=Clock()) as progress:
+        progress(report(1e6, 10, 5))
+    text = buf.getvalue()
+    if expect == "nothing":
+        assert text == ""
+    elif expect == "json":
+        assert [line["event"] for line in lines(buf)] == ["progress", "done"]
+    else:
+        assert "q" in text and "1.000 ms sim" in text and "{" not in text
+
+
+def test_terminal_bar_shows_percentage_and_eta() -> None:
+    console, buf = terminal()
+    clock = Clock()
+    with reporter("ws60", console=console, total=RunTotal(messages=2000), clock=clock) as progress:
+        clock.t += 3.0
+        progress(report(1.2e8, 10_000_000, 1000))
+        progress.bar.refresh()
+    text = buf.getvalue()
+    assert "50%" in text and "eta 0:00:03" in text and "1,000/1,005 msgs" in text
+
+
+def test_terminal_spinner_without_a_total_has_no_eta() -> None:
+    console, buf = terminal()
+    clock = Clock()
+    with reporter("ws60", console=console, clock=clock) as progress:
+        clock.t += 3.0
+        progress(report(1.2e8, 10_000_000, 1000))
+        progress.bar.refresh()
+    text = buf.getvalue()
+    assert "120.000 ms sim" in text and "eta" not in text and "%" not in text
+
+
+def test_format_duration() -> None:
+    assert format_duration(0) == "0:00:00"
+    assert format_duration(61.2) == "0:01:02"
+    assert format_duration(3723) == "1:02:03"
