@@ -1,6 +1,6 @@
-"""Progress of runs: a rich bar on a terminal, JSON lines otherwise.
+"""Progress of runs and sweeps: a rich bar on a terminal, JSON lines otherwise.
 
-Where the output goes, always on stderr:
+Where the output goes is decided the same way for a run and a sweep, always on stderr:
 
 - ``quiet``: nothing at all;
 - JSON lines when ``json_lines`` is True (``--progress-json``), or when it is None (the
@@ -38,12 +38,25 @@ engine reports, and a ``done`` line when the run succeeds)::
 
 ``events_per_second`` is measured since the previous engine report on a ``progress``
 line and over the whole run on the ``done`` line (``summary.json``'s figure when given).
+
+**Sweep JSON lines** (one per event, no throttling)::
+
+    {"event": "cached" | "started" | "finished" | "failed" | "done", "sweep": str,
+     "point": str | null, "params": dict | null, "wall_s": float | null,
+     "message": str | null, "done": int, "total": int, "cached": int,
+     "running": int, "failed": int, "eta_s": float | null, "elapsed_s": float}
+
+``wall_s`` is the point's run time (``finished``) or the sweep's (``done``); ``done``
+counts cached, finished and failed points. The sweep's ETA is the mean wall time of the
+points finished so far times the points left, less the time the running points have
+already spent, shared among ``min(workers, points left)`` workers.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,6 +67,7 @@ from typing import Any, Callable, Optional, TextIO
 from rich.console import Console
 from rich.progress import (
     BarColumn,
+    MofNCompleteColumn,
     Progress,
     ProgressColumn,
     SpinnerColumn,
@@ -70,6 +84,8 @@ __all__ = [
     "RunProgress",
     "RunTotal",
     "run_total",
+    "sweep_reporter",
+    "SweepProgress",
     "format_sim_time",
     "format_duration",
     "parse_time_ns",
@@ -358,5 +374,152 @@ def reporter(
             yield RunProgress(name, total, mode, console.file, bar, clock)
     else:
         progress = RunProgress(name, total, mode, console.file, None, clock)
+        yield progress
+        progress._done()
+
+
+# ---------------------------------------------------------------------------------------
+# Sweeps
+
+
+class _SweepStats(ProgressColumn):
+    """Cached, running and failed points; cut short on a narrow terminal."""
+
+    def __init__(self) -> None:
+        super().__init__(table_column=Column(overflow="ellipsis"))
+
+    def render(self, task: Task) -> Text:
+        f = task.fields
+        parts = [f"{f.get('cached', 0)} cached", f"{f.get('running', 0)} running"]
+        if f.get("failed"):
+            parts.append(f"{f['failed']} failed")
+        return Text(" · ".join(parts), no_wrap=True, overflow="ellipsis")
+
+
+class SweepProgress:
+    """Progress of a sweep over ``total`` points run by ``workers`` workers.
+
+    The sweep calls one method per point event; they may be called from several
+    threads.
+    """
+
+    def __init__(self, name: str, total: int, workers: int, mode: str, out: TextIO, bar: Optional[Progress], clock: Clock):
+        self.name, self.total, self.workers = name, total, max(1, workers)
+        self.mode, self.out, self.bar, self.clock = mode, out, bar, clock
+        self.t0 = clock()
+        self.n_cached = self.n_finished = self.n_failed = 0
+        self.walls: list[float] = []
+        self.running: dict[str, float] = {}
+        self.lock = threading.Lock()
+        self.task = bar.add_task(name, total=total, cached=0, running=0, failed=0, eta_s=None) if bar else None
+
+    @property
+    def done(self) -> int:
+        return self.n_cached + self.n_finished + self.n_failed
+
+    def eta_s(self, now: Optional[float] = None) -> Optional[float]:
+        """Seconds left (module doc), or None before the first point has finished."""
+        left = self.total - self.done
+        if left <= 0:
+            return 0.0
+        if not self.walls:
+            return None
+        now = self.clock() if now is None else now
+        mean = sum(self.walls) / len(self.walls)
+        spent = sum(min(now - t, mean) for t in self.running.values())
+        return max(0.0, (left * mean - spent) / min(self.workers, left))
+
+    def cached(self, point_id: str, params: dict[str, Any]) -> None:
+        """A point whose result was already there: not run again."""
+        with self.lock:
+            self.n_cached += 1
+            self._report("cached", point_id, params)
+
+    def started(self, point_id: str, params: dict[str, Any]) -> None:
+        with self.lock:
+            self.running[point_id] = self.clock()
+            self._report("started", point_id, params)
+
+    def finished(self, point_id: str, params: dict[str, Any], wall_s: float) -> None:
+        with self.lock:
+            self.running.pop(point_id, None)
+            self.n_finished += 1
+            self.walls.append(wall_s)
+            self._report("finished", point_id, params, wall_s=wall_s)
+
+    def failed(self, point_id: str, params: dict[str, Any], message: str) -> None:
+        with self.lock:
+            self.running.pop(point_id, None)
+            self.n_failed += 1
+            self._report("failed", point_id, params, message=message)
+            if self.bar is not None:
+                self.bar.console.print(f"{self.name}: point {point_id} failed: {message}", highlight=False)
+
+    def _report(
+        self,
+        event: str,
+        point: Optional[str],
+        params: Optional[dict[str, Any]],
+        wall_s: Optional[float] = None,
+        message: Optional[str] = None,
+    ) -> None:
+        now = self.clock()
+        eta = self.eta_s(now)
+        if self.bar is not None and self.task is not None:
+            self.bar.update(
+                self.task, completed=self.done, cached=self.n_cached, running=len(self.running),
+                failed=self.n_failed, eta_s=eta,
+            )
+        elif self.mode == "json":
+            _write(self.out, {
+                "event": event,
+                "sweep": self.name,
+                "point": point,
+                "params": params,
+                "wall_s": _round(wall_s, 3),
+                "message": message,
+                "done": self.done,
+                "total": self.total,
+                "cached": self.n_cached,
+                "running": len(self.running),
+                "failed": self.n_failed,
+                "eta_s": _round(eta, 1),
+                "elapsed_s": round(now - self.t0, 2),
+            })
+
+    def _done(self) -> None:
+        with self.lock:
+            self._report("done", None, None, wall_s=self.clock() - self.t0)
+
+
+@contextmanager
+def sweep_reporter(
+    name: str,
+    total: int,
+    quiet: bool = False,
+    json_lines: Optional[bool] = None,
+    console: Optional[Console] = None,
+    workers: int = 1,
+    clock: Clock = time.monotonic,
+) -> Iterator[SweepProgress]:
+    """Yields the progress of a sweep ``name`` of ``total`` points on ``workers`` workers.
+
+    On a terminal: a bar of points done/total with the cached, running and failed
+    counts, the elapsed time and the ETA; a failed point is also printed above it.
+    Otherwise JSON lines (module doc), ending with a ``done`` line when the block exits
+    without an exception.
+    """
+    console = console or Console(stderr=True)
+    mode = _mode(quiet, json_lines, console)
+    if mode == "bar":
+        bar = Progress(
+            TextColumn("[b]{task.description}", table_column=_fixed()), BarColumn(bar_width=20, table_column=_fixed()),
+            MofNCompleteColumn(table_column=_fixed()), TextColumn("points", table_column=_fixed()),
+            TimeElapsedColumn(table_column=_fixed()), _Eta(), _SweepStats(), console=console, get_time=clock,
+        )
+        with bar:
+            yield SweepProgress(name, total, workers, mode, console.file, bar, clock)
+    else:
+        progress = SweepProgress(name, total, workers, mode, console.file, None, clock)
         yield progress
         progress._done()

@@ -1,10 +1,11 @@
-"""Progress of runs (tailor.progress), driven by a fake clock."""
+"""Progress of runs and sweeps (tailor.progress), driven by a fake clock."""
 
 from __future__ import annotations
 
 import io
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from tailor.progress import (
     parse_time_ns,
     reporter,
     run_total,
+    sweep_reporter,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -308,3 +310,109 @@ def test_format_duration() -> None:
     assert format_duration(0) == "0:00:00"
     assert format_duration(61.2) == "0:01:02"
     assert format_duration(3723) == "1:02:03"
+
+
+# --- sweeps ------------------------------------------------------------------------
+
+
+def test_sweep_json_lines_tell_each_point() -> None:
+    console, buf = pipe()
+    clock = Clock()
+    with sweep_reporter("loads", 4, console=console, workers=2, clock=clock) as sweep:
+        sweep.cached("p0", {"load": 0.2})
+        sweep.started("p1", {"load": 0.4})
+        sweep.started("p2", {"load": 0.6})
+        clock.t += 10
+        sweep.finished("p1", {"load": 0.4}, 10.0)
+        sweep.failed("p2", {"load": 0.6}, "p2.toml: class[0].load: must be below 1")
+        sweep.started("p3", {"load": 0.8})
+        clock.t += 4
+        sweep.finished("p3", {"load": 0.8}, 4.0)
+    out = lines(buf)
+    assert [(x["event"], x["point"]) for x in out] == [
+        ("cached", "p0"), ("started", "p1"), ("started", "p2"), ("finished", "p1"), ("failed", "p2"),
+        ("started", "p3"), ("finished", "p3"), ("done", None),
+    ]
+    assert [x["done"] for x in out] == [1, 1, 1, 2, 3, 3, 4, 4]
+    assert all(x["total"] == 4 and x["sweep"] == "loads" for x in out)
+    assert out[0]["params"] == {"load": 0.2} and out[0]["wall_s"] is None
+    assert out[3]["wall_s"] == 10.0 and out[3]["running"] == 1
+    assert out[4]["message"] == "p2.toml: class[0].load: must be below 1" and out[4]["failed"] == 1
+    # One point left at a mean of 10 s, with none of it spent yet.
+    assert out[5]["eta_s"] == 10.0
+    assert out[-1] == {
+        "event": "done", "sweep": "loads", "point": None, "params": None, "wall_s": 14.0, "message": None,
+        "done": 4, "total": 4, "cached": 1, "running": 0, "failed": 1, "eta_s": 0.0, "elapsed_s": 14.0,
+    }
+
+
+def test_sweep_eta_uses_the_mean_wall_time_and_the_workers() -> None:
+    console, _ = pipe()
+    clock = Clock()
+    with sweep_reporter("s", 12, quiet=True, console=console, workers=4, clock=clock) as sweep:
+        assert sweep.eta_s() is None  # nothing finished: nothing to go on
+        for i in range(4):
+            sweep.started(f"a{i}", {})
+        clock.t += 6
+        for i in range(2):
+            sweep.finished(f"a{i}", {}, 6.0)
+        for i in range(2):
+            sweep.finished(f"b{i}", {}, 2.0)  # mean 4 s
+        # 8 left at 4 s, minus 2 running for min(6, 4) s each, on 4 workers.
+        assert sweep.eta_s() == pytest.approx((8 * 4 - 2 * 4) / 4)
+        for i in range(2, 4):
+            sweep.finished(f"a{i}", {}, 6.0)
+        for i in range(4):
+            sweep.cached(f"c{i}", {})
+        # 2 left: only two workers can help.
+        assert sweep.eta_s() == pytest.approx(2 * sweep_mean(sweep) / 2)
+
+
+def sweep_mean(sweep: Any) -> float:
+    return sum(sweep.walls) / len(sweep.walls)
+
+
+def test_sweep_bar_on_a_terminal() -> None:
+    console, buf = terminal()
+    clock = Clock()
+    with sweep_reporter("loads", 10, console=console, workers=2, clock=clock) as sweep:
+        sweep.cached("a", {})
+        sweep.started("b", {})
+        sweep.started("c", {})
+        clock.t += 4
+        sweep.finished("b", {}, 4.0)
+        sweep.failed("c", {}, "boom")
+    text = buf.getvalue()
+    assert "3/10" in text and "1 cached" in text and "1 failed" in text
+    assert "eta 0:00:14" in text  # 7 points at 4 s on 2 workers
+    assert "point c failed: boom" in text
+    assert "{" not in text
+
+
+def test_sweep_quiet_prints_nothing() -> None:
+    console, buf = pipe()
+    with sweep_reporter("s", 2, quiet=True, json_lines=True, console=console) as sweep:
+        sweep.started("a", {})
+        sweep.finished("a", {}, 1.0)
+        sweep.cached("b", {})
+    assert buf.getvalue() == ""
+
+
+def test_sweep_lines_from_many_threads_stay_whole() -> None:
+    console, buf = pipe()
+    with sweep_reporter("s", 400, console=console, workers=8) as sweep:
+        def work(k: int) -> None:
+            for i in range(50):
+                pid = f"{k}-{i}"
+                sweep.started(pid, {"k": k, "i": i})
+                sweep.finished(pid, {"k": k, "i": i}, 0.01)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    out = lines(buf)
+    assert len(out) == 801 and out[-1]["done"] == 400 and out[-1]["running"] == 0
+    finished = [x["done"] for x in out if x["event"] == "finished"]
+    assert finished == list(range(1, 401))
