@@ -20,9 +20,18 @@ from tailor.errors import TailorError
 
 __all__ = ["app", "main"]
 
+EXAMPLES = """\b
+Examples:
+  tailor check scenarios/quickstart.toml
+  tailor run scenarios/quickstart.toml --seed 7 --out runs/q
+  tailor run scenarios/swp/websearch-60.toml --engine model --progress-json
+  tailor advise scenarios/swp/two-class.toml
+  tailor COMMAND --help"""
+
 app = typer.Typer(
     name="tailor",
     help="Predict and control microsecond tail latency in datacenter networks.",
+    epilog=EXAMPLES,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -196,7 +205,9 @@ def advise(
 
 
 reproduce_app = typer.Typer(
-    help="Reproduce a paper's headline experiment and print it beside the paper's numbers.", no_args_is_help=True
+    help="Reproduce a paper's headline experiment and print it beside the paper's numbers.",
+    epilog="Example: tailor reproduce swp-fig1 --out runs/fig1",
+    no_args_is_help=True,
 )
 app.add_typer(reproduce_app, name="reproduce")
 
@@ -223,7 +234,11 @@ def _reproduction_args(out: Optional[Path], until: str) -> Path:
     return out
 
 
-@reproduce_app.command("swp-fig1", epilog="Example: tailor reproduce swp-fig1 --out runs/fig1")
+@reproduce_app.command(
+    "swp-fig1",
+    short_help="SWP Fig. 1: foreground p99 slowdown per scheduling choice.",
+    epilog="Example: tailor reproduce swp-fig1 --out runs/fig1",
+)
 @user_errors
 def reproduce_swp_fig1(
     out: Out_ = None,
@@ -242,7 +257,11 @@ def reproduce_swp_fig1(
     swp_fig1.render(report, stdout)
 
 
-@reproduce_app.command("swp-capacity", epilog="Example: tailor reproduce swp-capacity --classes 5 --n 20")
+@reproduce_app.command(
+    "swp-capacity",
+    short_help="SWP Fig. 8-9: least capacity per discipline.",
+    epilog="Example: tailor reproduce swp-capacity --classes 5 --n 20",
+)
 @user_errors
 def reproduce_swp_capacity(
     n: Annotated[int, typer.Option(help="Random scenarios (the paper used 150).", min=1)] = 10,
@@ -267,7 +286,9 @@ def reproduce_swp_capacity(
 
 
 crosscheck_app = typer.Typer(
-    help="Compare tailor with a reference simulator on the same flows.", no_args_is_help=True
+    help="Compare tailor with a reference simulator on the same flows.",
+    epilog="Example: tailor crosscheck ns3 ../shared/anchors/ns3/results/lognormal-0.6-2000-s1",
+    no_args_is_help=True,
 )
 app.add_typer(crosscheck_app, name="crosscheck")
 
@@ -339,7 +360,7 @@ def compare(
 
 
 def main() -> None:
-    app()
+    app(prog_name="tailor")
 
 
 if __name__ == "__main__":

@@ -7,10 +7,16 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
+from typer.testing import CliRunner
 
 import tailor
+from tailor.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def tailor_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -71,6 +77,12 @@ def test_bad_scenario_exits_2_naming_file_and_key(command: str, bad_scenario: Pa
 def test_version() -> None:
     p = tailor_cli("--version")
     assert p.returncode == 0 and p.stdout.strip() == f"tailor {tailor.__version__}"
+    # The Python package's version is the engine crate's (the workspace version).
+    tomllib = pytest.importorskip("tomllib")
+    cargo = tomllib.loads((ROOT / "Cargo.toml").read_text())
+    assert tailor.__version__ == cargo["workspace"]["package"]["version"]
+    crate = tomllib.loads((ROOT / "crates" / "tailor-py" / "Cargo.toml").read_text())
+    assert crate["package"]["version"] == {"workspace": True}
 
 
 @pytest.mark.parametrize("command", ["run", "check"])
@@ -78,6 +90,36 @@ def test_help_shows_an_example(command: str) -> None:
     p = tailor_cli(command, "--help")
     assert p.returncode == 0
     assert f"Example: tailor {command} scenarios/quickstart.toml" in p.stdout
+
+
+def every_command(group: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The path of every command and group under the click group ``group`` (typer's
+    TyperGroup, on typer's own copy of click), ``group`` itself first."""
+    found = [path]
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):  # a group: typer.add_typer
+            found += every_command(command, (*path, name))
+        else:
+            found.append((*path, name))
+    return found
+
+
+COMMANDS = every_command(typer.main.get_command(app))
+
+
+def test_every_command_is_walked() -> None:
+    assert {"run", "check", "advise", "compare"} <= {p[0] for p in COMMANDS if len(p) == 1}
+    assert ("reproduce", "swp-fig1") in COMMANDS and ("crosscheck", "ns3") in COMMANDS
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "tailor")
+def test_every_help_shows_an_example(path: tuple[str, ...]) -> None:
+    """A new command (or group) without an example in its help fails here."""
+    r = CliRunner().invoke(app, [*path, "--help"], prog_name="tailor")
+    assert r.exit_code == 0, r.output
+    assert "Example" in r.output, f"`tailor {' '.join(path)} --help` shows no example"
+    examples = r.output[r.output.index("Example"):]  # the epilog, after the options
+    assert f"tailor {' '.join(path)}".rstrip() in examples
 
 
 def test_ctrl_c_cancels_the_run_and_leaves_nothing(tmp_path: Path) -> None:
