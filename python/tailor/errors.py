@@ -7,7 +7,7 @@ attributes, never as a bare string to parse.
 
 from __future__ import annotations
 
-__all__ = ["TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled"]
+__all__ = ["TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError"]
 
 
 class TailorError(Exception):

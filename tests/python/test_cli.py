@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -120,6 +121,33 @@ def test_every_help_shows_an_example(path: tuple[str, ...]) -> None:
     assert "Example" in r.output, f"`tailor {' '.join(path)} --help` shows no example"
     examples = r.output[r.output.index("Example"):]  # the epilog, after the options
     assert f"tailor {' '.join(path)}".rstrip() in examples
+
+
+def test_every_error_class_is_a_tailor_error() -> None:
+    classes = [c for c in vars(tailor.errors).values() if isinstance(c, type) and issubclass(c, BaseException)]
+    assert len(classes) >= 5
+    for c in classes:
+        assert issubclass(c, tailor.errors.TailorError), c
+        assert c.__name__ in tailor.errors.__all__, f"{c.__name__} missing from tailor.errors.__all__"
+
+
+def test_the_rust_mapping_names_only_tailor_errors() -> None:
+    """crates/tailor-py/src/errors.rs is the one place engine errors become exceptions."""
+    source = (ROOT / "crates" / "tailor-py" / "src" / "errors.rs").read_text()
+    named = set(re.findall(r'raise\(py, "(\w+)"', source))
+    assert named == {"ScenarioError", "WorkloadError", "RunError", "Cancelled"}
+    for name in named:
+        assert issubclass(getattr(tailor.errors, name), tailor.errors.TailorError)
+
+
+def test_run_error_exits_2_with_its_message(quickstart: Path, tmp_path: Path) -> None:
+    out = tmp_path / "occupied"
+    out.mkdir()
+    (out / "precious.txt").write_text("mine")
+    p = tailor_cli("run", quickstart, "--out", out)
+    assert p.returncode == 2
+    assert p.stderr.startswith("error: ") and str(out) in p.stderr and "Traceback" not in p.stderr
+    assert (out / "precious.txt").read_text() == "mine"
 
 
 def test_ctrl_c_cancels_the_run_and_leaves_nothing(tmp_path: Path) -> None:
