@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,22 @@ def test_signatures_match(name: str) -> None:
     assert [p.name for p in params] == stub
     with_default = [p.name for p in params if p.default is not inspect.Parameter.empty]
     assert with_default == stub[len(stub) - stub_defaults :]
+
+
+def test_typed_package_ships_its_marker_and_stub() -> None:
+    """PEP 561: py.typed and the stub sit in the package maturin builds from python-source."""
+    tomllib = pytest.importorskip("tomllib")
+    root = STUB.parents[2]
+    maturin = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["maturin"]
+    package = root / maturin["python-source"] / "tailor"
+    assert maturin["module-name"] == "tailor._core"
+    assert (package / "py.typed").is_file() and (package / "_core.pyi") == STUB
+    # maturin leaves out of the wheel what .gitignore matches (PyO3/maturin#695), so both
+    # must be tracked and not ignored (--no-index: as if they were not tracked).
+    files = ["python/tailor/py.typed", "python/tailor/_core.pyi"]
+    tracked = subprocess.run(["git", "ls-files", "--error-unmatch", *files], cwd=root, capture_output=True, text=True)
+    if tracked.returncode != 0 and "not a git repository" in tracked.stderr:
+        pytest.skip("not a git checkout")
+    assert tracked.returncode == 0, tracked.stderr
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *files], cwd=root, capture_output=True, text=True)
+    assert ignored.returncode == 1 and ignored.stdout == "", f"ignored by git, so left out of the wheel: {ignored.stdout}"
