@@ -104,8 +104,8 @@ def run(
 ) -> None:
     """Run a scenario and print slowdown by message size.
 
-    Progress goes to stderr: a bar with an ETA on a terminal, JSON lines otherwise,
-    nothing with --quiet."""
+    Progress goes to stderr: a bar with an ETA on a terminal, JSON lines otherwise
+    (docs/cli.md), nothing with --quiet."""
     import tailor
     from tailor.progress import reporter, run_total
 
