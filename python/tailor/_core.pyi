@@ -7,11 +7,22 @@ from typing import Any
 
 __version__: str
 
-def check(path: str | PathLike[str]) -> dict[str, Any]:
-    """Parses a scenario and describes it: file, name, seed, topology, hosts,
-    host_rate_bps, transport, classes (names), stop_ns, warmup_ns.
+#: (dotted key path, value): value is bool, int, float, str, or lists / dicts of them.
+Overrides = list[tuple[str, Any]]
 
-    Raises tailor.errors.ScenarioError."""
+def check(path: str | PathLike[str], overrides: Overrides | None = None) -> dict[str, Any]:
+    """Parses a scenario, with ``overrides`` applied (docs/scenario.md, "Overrides"), and
+    describes it: file, name, seed, topology, hosts, host_rate_bps, transport, classes
+    (names), stop_ns, warmup_ns.
+
+    Raises tailor.errors.ScenarioError (at the override's key path for a bad
+    override), TypeError for a value that cannot be a scenario value."""
+
+def resolve(path: str | PathLike[str], overrides: Overrides | None = None) -> dict[str, Any]:
+    """Parses a scenario with ``overrides`` and returns {info (as check), document (the
+    TOML after overrides, keys sorted), identity (the text a result store hashes: the
+    document and every size distribution as loaded), inputs (trace files, whose bytes
+    belong to the identity)}. Raises as check."""
 
 def run(
     path: str | PathLike[str],
@@ -19,6 +30,7 @@ def run(
     seed: int | None = None,
     progress: Callable[[dict[str, Any]], bool] | None = None,
     engine: str = "packet",
+    overrides: Overrides | None = None,
 ) -> str:
     """Runs a scenario into the result directory ``out``; returns summary.json's text.
 
@@ -38,6 +50,7 @@ def advise(
     recheck: bool = True,
     progress: Callable[[dict[str, Any]], bool] | None = None,
     tolerance: float = 0.01,
+    overrides: Overrides | None = None,
 ) -> str:
     """Runs the advisor (SWP Algorithm 1 on the fast model, optionally a least-capacity
     search per discipline) and returns its report as JSON text.

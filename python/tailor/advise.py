@@ -25,6 +25,7 @@ from rich.table import Table
 
 from tailor import _core
 from tailor.errors import DisciplineError, OptionError
+from tailor.scenario import Scenario
 
 __all__ = ["DISCIPLINES", "Advice", "advise", "describe_event"]
 
@@ -221,7 +222,7 @@ def describe_event(e: dict[str, Any]) -> str:
 
 
 def advise(
-    scenario: "str | os.PathLike[str]",
+    scenario: "Scenario | str | os.PathLike[str]",
     *,
     seed: Optional[int] = None,
     min_capacity: bool = False,
@@ -248,13 +249,16 @@ def advise(
         raise OptionError(f"--seed: {seed} is out of range; accepted: 0 to 2^64 - 1")
     if not (0.0 < tolerance < 0.5):
         raise OptionError(f"--tolerance: {tolerance} is out of range; accepted: above 0 and below 0.5")
+    overrides = list(scenario.overrides) if isinstance(scenario, Scenario) else []
+    path = scenario.path if isinstance(scenario, Scenario) else Path(scenario)
     text = _core.advise(
-        str(Path(scenario)),
+        str(path),
         seed=seed,
         min_capacity=min_capacity,
         strategies=names or None,
         recheck=recheck,
         progress=progress,
         tolerance=tolerance,
+        overrides=overrides,
     )
     return Advice(json.loads(text))

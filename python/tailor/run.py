@@ -44,7 +44,7 @@ def run(
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     seed = sc.seed if seed is None else seed
     out = Path(out) if out is not None else default_out(sc, seed)
-    _core.run(os.fspath(sc.path), os.fspath(out), seed, progress, engine)
+    _core.run(os.fspath(sc.path), os.fspath(out), seed, progress, engine, list(sc.overrides))
     _to_parquet(out / "messages.csv", keep_csv=csv)
     return Result(out)
 

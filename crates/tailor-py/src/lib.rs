@@ -20,11 +20,76 @@ use tailor::scenario::Scenario;
 /// How often, in wall time, Python is given the GIL back during a run.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
-/// Parses the scenario at `path` and returns a description of it.
+/// Parses the scenario at `path`, with `overrides` applied, and returns a description of it.
 #[pyfunction]
-fn check<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
-    let sc = py.detach(|| Scenario::load(&path)).map_err(|e| Error::from(e).into_py_err(py))?;
-    describe(py, &sc)
+#[pyo3(signature = (path, overrides=None))]
+fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
+    let overrides = to_overrides(overrides)?;
+    let sc = py.detach(|| Scenario::resolve(&path, &overrides)).map_err(|e| Error::from(e).into_py_err(py))?;
+    describe(py, &sc.scenario)
+}
+
+/// Parses the scenario at `path` with `overrides` and returns what identifies it:
+/// {info (as `check`), document (the TOML after overrides, keys sorted), identity (the
+/// text a result store hashes), inputs (trace files whose bytes belong to the identity)}.
+#[pyfunction]
+#[pyo3(signature = (path, overrides=None))]
+fn resolve<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
+    let overrides = to_overrides(overrides)?;
+    let r = py.detach(|| Scenario::resolve(&path, &overrides)).map_err(|e| Error::from(e).into_py_err(py))?;
+    let d = PyDict::new(py);
+    d.set_item("info", describe(py, &r.scenario)?)?;
+    d.set_item("document", &r.document)?;
+    d.set_item("identity", &r.identity)?;
+    d.set_item("inputs", r.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>())?;
+    Ok(d)
+}
+
+/// Python (key, value) pairs as overrides; values are bool, int, float, str, lists and
+/// dicts of them (a TypeError names the key otherwise).
+fn to_overrides(pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> PyResult<Vec<tailor::scenario::Override>> {
+    pairs
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(key, v)| {
+            let value = to_toml(&v).map_err(|what| {
+                pyo3::exceptions::PyTypeError::new_err(format!(
+                    "override {key}: {what} cannot be a scenario value; accepted: bool, int, float, str, and lists or dicts of them"
+                ))
+            })?;
+            Ok(tailor::scenario::Override { key, value })
+        })
+        .collect()
+}
+
+fn to_toml(v: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
+    let what = || v.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "this value".into());
+    if v.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(v.extract::<bool>().map_err(|_| what())?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| format!("{} (beyond 64 bits)", what()));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        return Ok(toml::Value::Float(v.extract::<f64>().map_err(|_| what())?));
+    }
+    if v.is_instance_of::<PyString>() {
+        return Ok(toml::Value::String(v.extract::<String>().map_err(|_| what())?));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let items: Vec<Bound<'_, PyAny>> = v.extract().map_err(|_| what())?;
+        return items.iter().map(to_toml).collect::<Result<Vec<_>, _>>().map(toml::Value::Array);
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, item) in d.iter() {
+            let k: String = k.extract().map_err(|_| "a dict with a key that is not a str".to_string())?;
+            t.insert(k, to_toml(&item)?);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    Err(what())
 }
 
 fn describe<'py>(py: Python<'py>, sc: &Scenario) -> PyResult<Bound<'py, PyDict>> {
@@ -57,15 +122,17 @@ fn topology_name(shape: &Shape) -> &'static str {
 /// Ctrl-C does) cancels the run and is re-raised. A cancelled or failed run leaves no
 /// result directory.
 #[pyfunction]
-#[pyo3(signature = (path, out, seed=None, progress=None, engine="packet"))]
-fn run(
-    py: Python<'_>,
+#[pyo3(signature = (path, out, seed=None, progress=None, engine="packet", overrides=None))]
+fn run<'py>(
+    py: Python<'py>,
     path: PathBuf,
     out: PathBuf,
     seed: Option<u64>,
     progress: Option<Py<PyAny>>,
     engine: &str,
+    overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
 ) -> PyResult<String> {
+    let overrides = to_overrides(overrides)?;
     let engine = match engine {
         "packet" => tailor::output::Engine::Packet,
         "model" => tailor::output::Engine::Model,
@@ -76,7 +143,7 @@ fn run(
         }
     };
     let mut reporter = Reporter { callback: progress, last_call: Instant::now(), last_seen: None, raised: None };
-    let result = py.detach(|| run_detached(&path, &out, seed, engine, &mut reporter));
+    let result = py.detach(|| run_detached(&path, &overrides, &out, seed, engine, &mut reporter));
     let result = match (result, reporter.raised.take()) {
         (Err(Error::Cancelled), Some(raised)) => Err(Error::Python(raised)),
         (result, _) => result,
@@ -88,12 +155,13 @@ fn run(
 
 fn run_detached(
     path: &Path,
+    overrides: &[tailor::scenario::Override],
     out: &Path,
     seed: Option<u64>,
     engine: tailor::output::Engine,
     reporter: &mut Reporter,
 ) -> Result<String, Error> {
-    let sc = Scenario::load(path)?;
+    let sc = Scenario::resolve(path, overrides)?.scenario;
     let seed = seed.unwrap_or(sc.seed);
     let summary = tailor::output::run_engine_to_dir(&sc, seed, out, engine, &mut |p| reporter.tick(p))?;
     Ok(serde_json::to_string(&summary).expect("a summary serializes"))
@@ -160,10 +228,10 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
 /// (default: the scenario's). `progress(dict) -> bool` sees each step of the search with
 /// the GIL held; a false answer or an exception stops it.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, min_capacity=false, strategies=None, recheck=true, progress=None, tolerance=0.01))]
+#[pyo3(signature = (path, seed=None, min_capacity=false, strategies=None, recheck=true, progress=None, tolerance=0.01, overrides=None))]
 #[allow(clippy::too_many_arguments)]
-fn advise(
-    py: Python<'_>,
+fn advise<'py>(
+    py: Python<'py>,
     path: PathBuf,
     seed: Option<u64>,
     min_capacity: bool,
@@ -171,8 +239,10 @@ fn advise(
     recheck: bool,
     progress: Option<Py<PyAny>>,
     tolerance: f64,
+    overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
 ) -> PyResult<String> {
     use tailor::advisor::{Mode, Request, Strategy};
+    let overrides = to_overrides(overrides)?;
     let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
     let mut chosen = Vec::new();
     for name in strategies.unwrap_or_default() {
@@ -199,7 +269,7 @@ fn advise(
     let req = Request { mode, recheck, search };
     let mut raised: Option<PyErr> = None;
     let result = py.detach(|| -> Result<String, Error> {
-        let sc = Scenario::load(&path)?;
+        let sc = Scenario::resolve(&path, &overrides)?.scenario;
         let seed = seed.unwrap_or(sc.seed);
         let mut observe = |e: &tailor::advisor::Event| -> bool {
             Python::attach(|py| {
@@ -264,6 +334,7 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tailor::output::VERSION)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(advise, m)?)?;
     Ok(())

@@ -8,11 +8,13 @@
 pub mod classes;
 pub mod model;
 mod network;
+pub mod overrides;
 pub mod reader;
 pub mod transport;
 pub mod units;
 
 pub use classes::{ClassKind, ClassSpec, Offered};
+pub use overrides::Override;
 pub use reader::ScenarioError;
 
 use crate::engine::{self, ClassSetup, TransportConfig};
@@ -22,7 +24,39 @@ use crate::sim::{Rate, Time};
 use crate::workload::generated::mean_gap_ns;
 use crate::workload::{Cdf, GenSpec, Generated, Pattern, SizeDist, Source, Trace, WorkloadError};
 use reader::Table;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A scenario as run: the parsed scenario, the TOML document it was read from (after
+/// overrides), and the text that identifies what it computes.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    pub scenario: Scenario,
+    /// The document after overrides, as TOML with its keys sorted.
+    pub document: String,
+    /// `document` followed by every size distribution the classes draw from, as loaded
+    /// (a named table or a file's contents, not its name): two resolutions compute the
+    /// same thing when their identities are equal (and their `inputs` hold the same bytes).
+    pub identity: String,
+    /// Files read during the run rather than at parsing (traces), whose contents
+    /// belong to the identity too.
+    pub inputs: Vec<PathBuf>,
+}
+
+impl Resolved {
+    fn new(scenario: Scenario, doc: &toml::Table) -> Resolved {
+        // toml::Table is ordered by key (no `preserve_order`), so this text is canonical.
+        let document = toml::to_string(doc).expect("a parsed TOML document serializes");
+        let mut identity = document.clone();
+        let mut inputs = Vec::new();
+        for (i, c) in scenario.classes.iter().enumerate() {
+            match &c.kind {
+                ClassKind::Generated { sizes, .. } => identity.push_str(&format!("\n# class[{i}] sizes: {sizes:?}")),
+                ClassKind::Trace { file, .. } => inputs.push(file.clone()),
+            }
+        }
+        Resolved { scenario, document, identity, inputs }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -44,6 +78,12 @@ pub struct Scenario {
 
 impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        Scenario::resolve(path, &[]).map(|r| r.scenario)
+    }
+
+    /// Reads the file at `path`, applies `overrides` (docs/scenario.md, "Overrides")
+    /// and parses the result.
+    pub fn resolve(path: &Path, overrides: &[Override]) -> Result<Resolved, ScenarioError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
             file: file.clone(),
@@ -51,17 +91,28 @@ impl Scenario {
             message: format!("cannot read: {e}"),
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        Scenario::parse(&text, &file, dir)
+        Scenario::resolve_text(&text, &file, dir, overrides)
     }
 
     /// Parses scenario text; relative file names in it are taken from `dir`.
     pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Scenario, ScenarioError> {
-        let doc: toml::Table = toml::from_str(text).map_err(|e| ScenarioError {
+        Scenario::resolve_text(text, file, dir, &[]).map(|r| r.scenario)
+    }
+
+    /// Parses scenario text after applying `overrides` to it.
+    pub fn resolve_text(text: &str, file: &str, dir: &Path, overrides: &[Override]) -> Result<Resolved, ScenarioError> {
+        let mut doc: toml::Table = toml::from_str(text).map_err(|e| ScenarioError {
             file: file.to_string(),
             path: String::new(),
             message: format!("not valid TOML: {}", e.to_string().trim()),
         })?;
-        let mut root = Table::root(file, &doc);
+        overrides::apply(&mut doc, file, overrides)?;
+        let scenario = Scenario::from_document(&doc, file, dir)?;
+        Ok(Resolved::new(scenario, &doc))
+    }
+
+    fn from_document(doc: &toml::Table, file: &str, dir: &Path) -> Result<Scenario, ScenarioError> {
+        let mut root = Table::root(file, doc);
         let name = root.string("name")?.unwrap_or_else(|| {
             Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
         });
