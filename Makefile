@@ -5,7 +5,7 @@ SHELL := bash
 
 VENV := .venv
 PY := $(VENV)/bin/python
-PIP_PACKAGES := maturin polars rich typer pytest hypothesis
+PIP_PACKAGES := maturin polars numpy matplotlib rich typer pytest hypothesis "ray>=2.9"
 
 .PHONY: venv build demo test clean
 
@@ -40,3 +40,4 @@ validate: build
 bench: build
 	cargo build --release -p tailor --bin tailor-sim
 	$(PY) scripts/bench.py
+	$(PY) scripts/bench_sweep.py

@@ -4,6 +4,9 @@
     >>> result = tailor.run("scenarios/quickstart.toml", seed=7)
     >>> result.summary["overall"]["slowdown"]["p99"]
     >>> result.messages            # a polars DataFrame, one row per message
+    >>> sw = tailor.sweep("scenarios/quickstart.toml", load=[0.3, 0.5], seed=range(1, 4), out="sweeps/q")
+    >>> sw.summary()               # per load: mean and 95 % interval of each statistic across seeds
+    >>> tailor.open("sweeps/q").messages()   # every point's messages, a polars LazyFrame
 """
 
 from __future__ import annotations
@@ -29,5 +32,11 @@ from tailor.advise import Advice, advise  # noqa: E402
 from tailor.result import Result  # noqa: E402
 from tailor.run import run  # noqa: E402
 from tailor.scenario import Scenario, check  # noqa: E402
+from tailor.store import Store  # noqa: E402
+from tailor.store import open_store as open  # noqa: E402,A001
+from tailor.sweep import Sweep, sweep  # noqa: E402
 
-__all__ = ["run", "check", "advise", "Advice", "Scenario", "Result", "errors", "__version__"]
+__all__ = [
+    "run", "check", "advise", "Advice", "Scenario", "Result", "sweep", "Sweep", "open", "Store", "errors",
+    "__version__",
+]

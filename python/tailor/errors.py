@@ -7,7 +7,10 @@ attributes, never as a bare string to parse.
 
 from __future__ import annotations
 
-__all__ = ["TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError"]
+__all__ = [
+    "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError",
+    "StoreError", "SweepError", "PointsFailed",
+]
 
 
 class TailorError(Exception):
@@ -80,3 +83,26 @@ class OptionError(TailorError, ValueError):
 
 class DisciplineError(OptionError):
     """An unknown queueing-discipline name given to the advisor."""
+
+
+class StoreError(TailorError):
+    """A result store that cannot be opened or written (docs/sweeps.md)."""
+
+
+class SweepError(OptionError):
+    """A sweep that cannot be run as asked: a bad ``--set`` axis, ``--jobs`` or ``--ray``."""
+
+
+class PointsFailed(TailorError):
+    """A sweep some of whose points failed; the others are kept in the store.
+
+    ``failures`` maps each failed point's parameters (as text) to its error message.
+    """
+
+    def __init__(self, message: str, failures: dict[str, str] | None = None) -> None:
+        super().__init__(message, failures or {})
+        self.message = message
+        self.failures = failures or {}
+
+    def __str__(self) -> str:
+        return self.message

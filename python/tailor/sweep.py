@@ -1,0 +1,404 @@
+"""Sweeps: one scenario over a grid of its keys and seeds, run in parallel into a store.
+
+    >>> import tailor
+    >>> sc = tailor.Scenario.load("scenarios/swp/websearch-60.toml")
+    >>> sw = tailor.sweep(sc, load=[0.3, 0.5, 0.7], seed=range(1, 6), out="sweeps/ws")
+    >>> sw.summary()                      # per load: mean and 95 % interval across seeds
+
+Each axis is a scenario key by its dotted path (``switch.scheduler``, ``class[1].load``,
+``topology.link.rate``), ``load`` (the total offered load, scaling every class) or
+``seed``. The grid is their product. Every point is resolved and checked before any
+runs (a bad key stops the sweep with nothing run), looked up in the store (tailor.store)
+and, when absent, run in a process pool (spawn start method, one simulation per worker,
+``jobs`` workers, default one per core) or, with ``ray``, as Ray tasks. Workers return
+the point's files to this process, which alone writes the store, one atomic rename per
+point; Ctrl-C stops the workers, keeps the finished points and removes the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import time
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+import polars as pl
+
+from tailor.errors import PointsFailed, SweepError, TailorError
+from tailor.scenario import Scenario
+from tailor.store import PointSpec, Store
+
+__all__ = ["sweep", "Sweep", "parse_axis", "Listener", "Interrupted"]
+
+
+class Listener(Protocol):
+    """What a sweep reports as it goes (tailor.progress draws it)."""
+
+    def cached(self, point: str, params: dict[str, Any]) -> None: ...
+    def started(self, point: str, params: dict[str, Any]) -> None: ...
+    def finished(self, point: str, params: dict[str, Any], wall_s: float) -> None: ...
+    def failed(self, point: str, params: dict[str, Any], message: str) -> None: ...
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep, after its finished points were kept. ``done`` of ``total``
+    points are in the store."""
+
+    def __init__(self, store: Path, done: int, total: int) -> None:
+        super().__init__(store, done, total)
+        self.store, self.done, self.total = store, done, total
+
+    def __str__(self) -> str:
+        return (f"interrupted: {self.done} of {self.total} points are in {self.store}/ "
+                f"(partial points were removed); run the same sweep again to finish it")
+
+
+# -- axes ----------------------------------------------------------------------------
+
+
+def parse_axis(spec: str) -> tuple[str, list[Any]]:
+    """``key=v1,v2,...`` as (key, values), for ``--set``.
+
+    A value is a TOML value (``0.3``, ``true``, ``"a,b"``, ``[1, 2]``) or, failing
+    that, a bare string (``drr``, ``25Gbps``). ``a..b`` is the integers a to b
+    inclusive; ``a..b:step`` the numbers a, a + step, ... up to b.
+    """
+    key, eq, text = spec.partition("=")
+    key = key.strip()
+    if not eq or not key:
+        raise SweepError(f"--set {spec!r}: expected KEY=VALUES, e.g. load=0.3,0.5 or seed=1..5")
+    tokens = _split_top_level(text)
+    if not tokens or any(t == "" for t in tokens):
+        raise SweepError(f"--set {key}: empty value in {text!r}; give values separated by commas")
+    values: list[Any] = []
+    for t in tokens:
+        values.extend(_range(key, t) if ".." in t and not t.startswith(("[", '"', "'")) else [_value(t)])
+    return key, values
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Splits at commas outside brackets and quotes."""
+    parts, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    return [] if parts == [""] else parts
+
+
+def _value(token: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {token}")["v"]
+    except tomllib.TOMLDecodeError:
+        return token
+
+
+def _range(key: str, token: str) -> list[Any]:
+    body, _, step_text = token.partition(":")
+    lo_text, _, hi_text = body.partition("..")
+    try:
+        lo, hi = _value(lo_text.strip()), _value(hi_text.strip())
+        step = _value(step_text.strip()) if step_text else 1
+    except Exception:  # noqa: BLE001 - reported below with the accepted forms
+        lo = hi = step = None
+    nums = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (lo, hi, step))
+    if not nums or step <= 0 or hi < lo:
+        raise SweepError(f"--set {key}: {token!r} is not a range; accepted: a..b (integers, b >= a) or a..b:step (step > 0)")
+    if all(isinstance(x, int) for x in (lo, hi, step)):
+        return list(range(lo, hi + 1, step))
+    n = int(math.floor((hi - lo) / step + 1e-9))
+    return [float(f"{lo + i * step:.12g}") for i in range(n + 1)]
+
+
+def grid(axes: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """The product of the axes, the first axis varying slowest."""
+    for key, values in axes.items():
+        if len(values) == 0:
+            raise SweepError(f"axis {key}: no values")
+        if len(set(map(_hashable, values))) != len(values):
+            raise SweepError(f"axis {key}: a value is given twice in {list(values)}")
+    keys = list(axes)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(axes[k] for k in keys))]
+
+
+def _hashable(v: Any) -> str:
+    return json.dumps(v, sort_keys=True, default=str)
+
+
+# -- the sweep -----------------------------------------------------------------------
+
+
+class Sweep:
+    """A sweep run into a store: its points and their results."""
+
+    def __init__(self, store: Store, manifest: dict[str, Any]) -> None:
+        self.store = store
+        self.manifest = manifest
+
+    def __repr__(self) -> str:
+        return f"Sweep({self.manifest['name']!r}, {len(self.ids)} points in {str(self.store.dir)!r})"
+
+    @property
+    def ids(self) -> list[str]:
+        return [p["id"] for p in self.manifest["points"]]
+
+    @property
+    def axes(self) -> dict[str, list[Any]]:
+        return self.manifest["axes"]
+
+    def points(self) -> pl.DataFrame:
+        return self.store.points(self.ids)
+
+    def summary(self, stats: Sequence[str] = ("mean", "p50", "p99", "p999"), sizes: bool = True,
+                confidence: float = 0.95) -> pl.DataFrame:
+        """Across seeds, per axis values, class, size and statistic: mean and interval
+        (tailor.store.Store.summary)."""
+        return self.store.summary(self.ids, stats=stats, sizes=sizes, confidence=confidence)
+
+    def messages(self) -> pl.LazyFrame:
+        return self.store.messages(self.ids)
+
+    def slos(self) -> pl.LazyFrame:
+        return self.store.slos(self.ids)
+
+
+def sweep(
+    scenario: Scenario | str | os.PathLike[str],
+    axes: Mapping[str, Iterable[Any]] | None = None,
+    /,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    engine: str = "packet",
+    jobs: int | None = None,
+    ray: str | bool | None = None,
+    listener: Listener | None = None,
+    **more_axes: Iterable[Any],
+) -> Sweep:
+    """Runs ``scenario`` over the product of ``axes`` (dotted keys, as a mapping) and
+    ``more_axes`` (top-level keys as keywords: ``load=[0.3, 0.5], seed=range(5)``).
+
+    ``out`` is the store (default ``sweeps/<scenario name>``). ``jobs`` caps the
+    parallel simulations (default: one per core). ``ray``: None or False runs a local
+    process pool; ``"local"`` or True starts (or joins) a Ray instance on this machine;
+    ``"auto"`` joins the running Ray cluster; ``"ray://host:10001"`` a remote one.
+
+    Raises :class:`tailor.errors.ScenarioError` for a point that cannot be run (before
+    anything runs), :class:`tailor.errors.PointsFailed` when points failed while running
+    (the others are kept), :class:`Interrupted` on Ctrl-C.
+    """
+    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    if engine not in ("packet", "model"):
+        raise SweepError(f"--engine: unknown value {engine!r}; accepted: packet, model")
+    all_axes: dict[str, list[Any]] = {}
+    for key, values in [*(axes or {}).items(), *more_axes.items()]:
+        if key in all_axes:
+            raise SweepError(f"axis {key} is given twice")
+        all_axes[key] = [values] if isinstance(values, (str, bytes)) else list(values)
+    if jobs is not None and jobs < 1:
+        raise SweepError(f"--jobs: {jobs} is out of range; accepted: 1 or more")
+    store = Store(out if out is not None else Path("sweeps") / sc.name)
+    specs = _resolve_points(sc, all_axes, engine)
+    name = _sweep_name(sc, all_axes, engine)
+    manifest = {
+        "name": name,
+        "scenario": sc.name,
+        "scenario_file": os.fspath(sc.path),
+        "base_overrides": [[k, v] for k, v in sc.overrides],
+        "axes": all_axes,
+        "engine": engine,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "points": [{"id": s.id, "params": s.params} for s in specs],
+    }
+    store.create()
+    store.add_sweep(name, manifest)
+    _execute(store, specs, jobs, ray, listener)
+    return Sweep(store, manifest)
+
+
+def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> list[PointSpec]:
+    specs, seen = [], set()
+    for params in grid(axes):
+        overrides = [*sc.overrides, *((k, v) for k, v in params.items())]
+        seed = params.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
+            raise SweepError(f"axis seed: {seed!r} is not a seed; accepted: integers 0 to 2^63 - 1")
+        spec = PointSpec.resolve(sc.path, overrides, seed, engine, params)
+        if spec.id in seen:
+            raise SweepError(f"the point {params} computes the same as an earlier one (an axis that changes nothing?)")
+        seen.add(spec.id)
+        specs.append(spec)
+    return specs
+
+
+def _sweep_name(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> str:
+    text = json.dumps([sc.name, [[k, v] for k, v in sc.overrides], axes, engine], sort_keys=True, default=str)
+    return f"{sc.name}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+# -- execution -----------------------------------------------------------------------
+
+
+def _task(spec: PointSpec, work: Path) -> dict[str, Any]:
+    return {
+        "id": spec.id,
+        "path": os.path.abspath(spec.scenario.path),
+        "overrides": list(spec.scenario.overrides),
+        "seed": spec.seed,
+        "engine": spec.engine,
+        "work": os.fspath(work),
+        "workloads": os.environ.get("TAILOR_WORKLOADS", ""),
+    }
+
+
+def run_point(task: dict[str, Any]) -> dict[str, Any]:
+    """Runs one point in a worker and returns its files (name -> bytes).
+
+    A tailor error is returned as ``{"error": message}`` so that one bad point does not
+    stop the others. The run directory is made under ``task["work"]`` when that exists
+    here (a local worker: the store's tmp, which the sweep cleans), else in this
+    machine's temporary directory (a Ray node elsewhere).
+    """
+    if task.get("workloads") and not os.environ.get("TAILOR_WORKLOADS"):
+        os.environ["TAILOR_WORKLOADS"] = task["workloads"]
+    from tailor.run import run
+
+    root = Path(task["work"]) if Path(task["work"]).is_dir() else Path(tempfile.gettempdir())
+    work = Path(tempfile.mkdtemp(prefix=f"{task['id']}-", dir=root))
+    started = time.perf_counter()
+    try:
+        sc = Scenario(Path(task["path"]), {}, tuple((k, v) for k, v in task["overrides"]))
+        result = run(sc, seed=task["seed"], out=work / "run", engine=task["engine"])
+        files = {p.name: p.read_bytes() for p in sorted(result.dir.iterdir()) if p.is_file()}
+        return {"id": task["id"], "files": files, "wall_s": time.perf_counter() - started, "host": socket.gethostname()}
+    except TailorError as e:
+        return {"id": task["id"], "error": f"{type(e).__name__}: {e}"}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the sweep, which stops them itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: str | bool | None,
+             listener: Listener | None) -> None:
+    todo = []
+    for s in specs:
+        if store.has(s.id):
+            if listener:
+                listener.cached(s.id, s.params)
+        else:
+            todo.append(s)
+    if not todo:
+        return
+    tmp = store.tmp_dir()
+    by_id = {s.id: s for s in todo}
+    failures: dict[str, str] = {}
+    done = len(specs) - len(todo)
+    try:
+        tasks = [_task(s, tmp) for s in todo]
+        runner = _ray_results(tasks, ray, jobs, listener, by_id) if ray else _pool_results(tasks, jobs, listener, by_id)
+        with contextlib.closing(runner):
+            for r in runner:
+                spec = by_id[r["id"]]
+                if "error" in r:
+                    failures[json.dumps(spec.params, default=str)] = r["error"]
+                    if listener:
+                        listener.failed(spec.id, spec.params, r["error"])
+                    continue
+                meta = {"wall_s": r["wall_s"], "host": r["host"],
+                        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                store.commit(spec, r["files"], meta, tmp)
+                done += 1
+                if listener:
+                    listener.finished(spec.id, spec.params, r["wall_s"])
+    except KeyboardInterrupt:
+        raise Interrupted(store.dir, done, len(specs)) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        lines = "; ".join(f"{p}: {m}" for p, m in failures.items())
+        raise PointsFailed(f"{len(failures)} of {len(specs)} points failed (the others are in {store.dir}/): {lines}",
+                           failures)
+
+
+def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Listener | None,
+                  by_id: dict[str, PointSpec]) -> Iterable[dict[str, Any]]:
+    n = min(jobs or os.cpu_count() or 1, len(tasks))
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(n, initializer=_ignore_sigint)
+    try:
+        _announce(tasks[:n], listener, by_id)
+        waiting = iter(tasks[n:])
+        for r in pool.imap_unordered(run_point, tasks, chunksize=1):
+            nxt = next(waiting, None)
+            if nxt is not None:
+                _announce([nxt], listener, by_id)
+            yield r
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _announce(tasks: list[dict[str, Any]], listener: Listener | None, by_id: dict[str, PointSpec]) -> None:
+    if listener:
+        for t in tasks:
+            listener.started(t["id"], by_id[t["id"]].params)
+
+
+def _ray_results(tasks: list[dict[str, Any]], address: str | bool, jobs: int | None, listener: Listener | None,
+                 by_id: dict[str, PointSpec]) -> Iterable[dict[str, Any]]:
+    try:
+        import ray as ray_mod
+    except ImportError:
+        raise SweepError("--ray: Ray is not installed; install it with `pip install tailor[ray]`") from None
+    if not ray_mod.is_initialized():
+        address = None if address in (True, "local") else address
+        if address not in (None, "auto") and not str(address).startswith("ray://"):
+            raise SweepError(f"--ray: {address!r} is not accepted; accepted: local, auto, ray://HOST:PORT")
+        env = {"env_vars": {"TAILOR_WORKLOADS": os.environ.get("TAILOR_WORKLOADS", "")}}
+        try:
+            if address is None:
+                ray_mod.init(num_cpus=jobs, runtime_env=env, log_to_driver=False, include_dashboard=False)
+            else:
+                ray_mod.init(address=address, runtime_env=env, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise SweepError(f"--ray {address or 'local'}: cannot start or join Ray: {e}") from None
+    remote = ray_mod.remote(num_cpus=1, max_retries=0)(run_point)
+    pending = {remote.remote(t): t for t in tasks}
+    _announce(tasks, listener, by_id)
+    try:
+        while pending:
+            ready, _ = ray_mod.wait(list(pending), num_returns=1)
+            for ref in ready:
+                pending.pop(ref)
+                yield ray_mod.get(ref)
+    finally:
+        for ref in pending:
+            ray_mod.cancel(ref, force=True)

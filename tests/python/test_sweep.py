@@ -1,0 +1,331 @@
+"""Sweeps, overrides and the result store (docs/sweeps.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import tailor
+from tailor.errors import PointsFailed, ScenarioError, StoreError, SweepError
+from tailor.sweep import grid, parse_axis
+
+from conftest import QUICKSTART, ROOT
+
+SMALL = ROOT / "scenarios" / "quickstart.toml"
+
+
+class Recorder:
+    """A sweep listener that remembers what it was told."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    def cached(self, point: str, params: dict[str, Any]) -> None:
+        self.events.append(("cached", point))
+
+    def started(self, point: str, params: dict[str, Any]) -> None:
+        self.events.append(("started", point))
+
+    def finished(self, point: str, params: dict[str, Any], wall_s: float) -> None:
+        self.events.append(("finished", point))
+
+    def failed(self, point: str, params: dict[str, Any], message: str) -> None:
+        self.events.append(("failed", point))
+
+    def of(self, kind: str) -> set[str]:
+        return {p for k, p in self.events if k == kind}
+
+
+# -- axes -----------------------------------------------------------------------------
+
+
+def test_axis_values_parse_as_toml_ranges_or_bare_strings() -> None:
+    assert parse_axis("load=0.3,0.5,0.7") == ("load", [0.3, 0.5, 0.7])
+    assert parse_axis("seed=1..5") == ("seed", [1, 2, 3, 4, 5])
+    assert parse_axis("seed=1..9:4") == ("seed", [1, 5, 9])
+    assert parse_axis("load=0.2..0.8:0.2") == ("load", [0.2, 0.4, 0.6, 0.8])
+    assert parse_axis("switch.scheduler=drr,wfq") == ("switch.scheduler", ["drr", "wfq"])
+    assert parse_axis("topology.link.rate=25Gbps,100Gbps") == ("topology.link.rate", ["25Gbps", "100Gbps"])
+    assert parse_axis('run.bins=[1, 2],"a,b",true') == ("run.bins", [[1, 2], "a,b", True])
+
+
+@pytest.mark.parametrize(
+    "spec, says",
+    [("load", "expected KEY=VALUES"), ("=1", "expected KEY=VALUES"), ("load=", "empty value"),
+     ("load=0.3,,0.5", "empty value"), ("seed=5..1", "is not a range"), ("seed=1..5:0", "is not a range"),
+     ("seed=a..b", "is not a range")],
+)
+def test_bad_axes_are_refused_naming_the_option(spec: str, says: str) -> None:
+    with pytest.raises(SweepError, match=says) as e:
+        parse_axis(spec)
+    assert "--set" in str(e.value)
+
+
+def test_grid_is_the_product_first_axis_slowest() -> None:
+    g = grid({"a": [1, 2], "b": ["x", "y", "z"]})
+    assert g[:3] == [{"a": 1, "b": "x"}, {"a": 1, "b": "y"}, {"a": 1, "b": "z"}] and len(g) == 6
+    with pytest.raises(SweepError, match="given twice"):
+        grid({"a": [1, 1]})
+
+
+# -- overrides ------------------------------------------------------------------------
+
+
+def test_an_override_runs_exactly_as_the_edited_file(tmp_path: Path) -> None:
+    """Setting class[0].load by override and by editing the file give the same bytes."""
+    text = QUICKSTART.read_text()
+    edited = tmp_path / "edited.toml"
+    lines = text.splitlines()
+    first_load = next(i for i, line in enumerate(lines) if line.strip().startswith("load ="))
+    lines[first_load] = "load = 0.2"
+    edited.write_text("\n".join(lines) + "\n")
+    a = tailor.run(tailor.Scenario.load(QUICKSTART).with_({"class[0].load": 0.2}), seed=3, out=tmp_path / "a")
+    b = tailor.run(edited, seed=3, out=tmp_path / "b")
+    assert a.messages.equals(b.messages)
+    c = tailor.run(QUICKSTART, seed=3, out=tmp_path / "c")
+    assert not a.messages.equals(c.messages)
+
+
+def test_total_load_scales_every_class_and_changes_the_offered_bytes(tmp_path: Path) -> None:
+    sc = tailor.Scenario.load(QUICKSTART)
+    doc = sc.with_(load=0.4).resolve()["document"]
+    import tomllib
+
+    loads = [c["load"] for c in tomllib.loads(doc)["class"]]
+    orig = [c["load"] for c in tomllib.loads(QUICKSTART.read_text())["class"]]
+    assert sum(loads) == pytest.approx(0.4)
+    assert loads[0] / loads[1] == pytest.approx(orig[0] / orig[1])
+
+
+def test_bad_overrides_name_the_key_path() -> None:
+    sc = tailor.Scenario.load(QUICKSTART)
+    with pytest.raises(ScenarioError) as e:
+        sc.with_({"switch.schedulr": "drr"})
+    assert e.value.key_path == "switch.schedulr" and "accepted keys here" in e.value.message
+    with pytest.raises(ScenarioError) as e:
+        sc.with_({"class[9].load": 0.1})
+    assert e.value.key_path == "class[9].load" and "accepted indices 0 to 1" in e.value.message
+    with pytest.raises(ScenarioError) as e:
+        sc.with_({"switch.scheduler": "lifo"})
+    assert e.value.key_path == "switch.scheduler" and "accepted" in e.value.message
+
+
+# -- the store ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def store_a(tmp_path_factory: pytest.TempPathFactory) -> tailor.Sweep:
+    out = tmp_path_factory.mktemp("sweeps") / "a"
+    return tailor.sweep(SMALL, load=[0.3, 0.6], seed=range(1, 4), out=out, engine="model", jobs=2)
+
+
+def test_a_sweep_stores_every_point_once_with_its_axes(store_a: tailor.Sweep) -> None:
+    pts = store_a.points()
+    assert pts.height == 6 and pts["point"].n_unique() == 6
+    assert sorted(pts["load"].unique().to_list()) == [0.3, 0.6]
+    assert sorted(pts["seed"].to_list()) == [1, 1, 2, 2, 3, 3]
+    assert not any((store_a.store.dir / "tmp").iterdir()), "nothing is left in tmp/"
+    for id in store_a.ids:
+        d = store_a.store.dir / "points" / id
+        assert {"point.json", "summary.json", "scenario.toml", "messages.parquet", "rows.parquet"} <= {p.name for p in d.iterdir()}
+        s = json.loads((d / "summary.json").read_text())
+        assert s["engine"] == "model" and s["seed"] == json.loads((d / "point.json").read_text())["seed"]
+
+
+def test_summary_is_the_mean_across_seeds_with_an_interval_around_it(store_a: tailor.Sweep) -> None:
+    df = store_a.summary(stats=("p99",), sizes=False)
+    assert set(df.columns) >= {"load", "engine", "class", "size", "stat", "mean", "ci_low", "ci_high", "n_seeds"}
+    assert df.height == 2 * 3  # loads x (2 classes + all)
+    rows = store_a.store.rows(store_a.ids).filter((pl.col("stat") == "p99") & (pl.col("size") == "all")).collect()
+    for r in df.iter_rows(named=True):
+        per_seed = rows.filter((pl.col("load") == r["load"]) & (pl.col("class") == r["class"]))["value"]
+        assert per_seed.len() == r["n_seeds"] == 3
+        assert r["mean"] == pytest.approx(per_seed.mean())
+        assert per_seed.min() <= r["ci_low"] <= r["mean"] <= r["ci_high"] <= per_seed.max()
+    # Load raises the tail: the all-class p99 at 0.6 is above that at 0.3.
+    at = {r["load"]: r["mean"] for r in df.filter(pl.col("class") == "all").iter_rows(named=True)}
+    assert at[0.6] > at[0.3]
+
+
+def test_messages_of_every_point_query_lazily(store_a: tailor.Sweep) -> None:
+    lf = tailor.open(store_a.store.dir).messages()
+    assert isinstance(lf, pl.LazyFrame)
+    per_point = lf.group_by("point", "load", "seed").len().collect()
+    assert per_point.height == 6
+    for r in per_point.iter_rows(named=True):
+        s = json.loads((store_a.store.dir / "points" / r["point"] / "summary.json").read_text())
+        assert r["len"] == s["messages"]["completed"]
+
+
+def test_a_second_sweep_reuses_the_points_it_shares(store_a: tailor.Sweep) -> None:
+    before = {id: (store_a.store.dir / "points" / id / "point.json").stat().st_mtime_ns for id in store_a.ids}
+    rec = Recorder()
+    sw = tailor.sweep(SMALL, load=[0.6, 0.9], seed=range(1, 4), out=store_a.store.dir, engine="model", listener=rec)
+    shared = set(sw.ids) & set(store_a.ids)
+    assert len(shared) == 3 and rec.of("cached") == shared
+    assert rec.of("finished") == set(sw.ids) - shared
+    assert all((store_a.store.dir / "points" / id / "point.json").stat().st_mtime_ns == before[id] for id in shared)
+    assert len(tailor.open(store_a.store.dir).point_ids()) == 9
+    assert sorted(tailor.open(store_a.store.dir).points()["load"].unique().to_list()) == [0.3, 0.6, 0.9]
+
+
+TRACE_SCENARIO = """
+name = "replay"
+[topology]
+kind = "star"
+hosts = 4
+link = { rate = "10Gbps", delay = "1us" }
+[transport]
+kind = "dctcp"
+[[class]]
+name = "replay"
+trace = "good.csv"
+receiver = 3
+"""
+
+
+def test_a_point_that_fails_while_running_is_reported_and_the_others_kept(tmp_path: Path) -> None:
+    """A trace whose fifth row is broken parses (the header is checked) but fails its run."""
+    rows = "".join(f"{i},{i % 3},{1000 * (i + 1)},{i * 10_000}\n" for i in range(8))
+    (tmp_path / "good.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows)
+    (tmp_path / "bad.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows.replace("4,1,5000", "4,1,five"))
+    (tmp_path / "replay.toml").write_text(TRACE_SCENARIO)
+    rec = Recorder()
+    with pytest.raises(PointsFailed, match="1 of 2 points failed") as e:
+        tailor.sweep(tmp_path / "replay.toml", {"class[0].trace": ["good.csv", "bad.csv"]}, out=tmp_path / "s",
+                     listener=rec)
+    assert list(e.value.failures) == ['{"class[0].trace": "bad.csv"}']
+    assert "WorkloadError" in e.value.failures['{"class[0].trace": "bad.csv"}']
+    assert len(rec.of("failed")) == 1 and len(rec.of("finished")) == 1
+    kept = tailor.open(tmp_path / "s")
+    assert kept.points().height == 1 and kept.messages().collect().height == 8
+    assert not any((tmp_path / "s" / "tmp").iterdir())
+
+
+def test_a_trace_point_is_keyed_by_the_trace_bytes(tmp_path: Path) -> None:
+    rows = "".join(f"{i},{i % 3},{1000 * (i + 1)},{i * 10_000}\n" for i in range(8))
+    (tmp_path / "good.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows)
+    (tmp_path / "replay.toml").write_text(TRACE_SCENARIO)
+    first = tailor.sweep(tmp_path / "replay.toml", seed=[1], out=tmp_path / "s").ids
+    (tmp_path / "good.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows.replace(",1000,", ",2000,"))
+    second = tailor.sweep(tmp_path / "replay.toml", seed=[1], out=tmp_path / "s").ids
+    assert first != second, "an edited trace is a new point, not a cached one"
+
+
+def test_a_point_that_cannot_be_resolved_stops_the_sweep_before_anything_runs(tmp_path: Path) -> None:
+    rec = Recorder()
+    with pytest.raises(ScenarioError) as e:
+        tailor.sweep(SMALL, {"class[0].load": [0.3, 7.0]}, out=tmp_path / "s", engine="model", listener=rec)
+    assert e.value.key_path == "class[0].load"
+    assert rec.events == [] and not (tmp_path / "s").exists()
+
+
+def test_open_refuses_what_is_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="not a tailor result store"):
+        tailor.open(tmp_path)
+    (tmp_path / "x.txt").write_text("x")
+    with pytest.raises(StoreError, match="not a tailor result store"):
+        tailor.sweep(SMALL, seed=[1], out=tmp_path, engine="model")
+    assert PointsFailed("m").failures == {}
+
+
+# -- resume after a kill, Ctrl-C ------------------------------------------------------
+
+
+def _sweep_cmd(out: Path) -> list[str]:
+    return [sys.executable, "-m", "tailor", "sweep", str(SMALL), "--set", "load=0.3,0.5,0.7", "--set", "seed=1..3",
+            "--jobs", "1", "--out", str(out), "--progress-json"]
+
+
+def _wait_for_points(out: Path, n: int, proc: subprocess.Popen[bytes], timeout: float = 120) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pts = [p.name for p in (out / "points").glob("*") if (p / "point.json").exists()] if (out / "points").exists() else []
+        if len(pts) >= n:
+            return pts
+        assert proc.poll() is None, "the sweep ended before it was killed"
+        time.sleep(0.05)
+    raise AssertionError("the sweep made no progress")
+
+
+def _comparable(out: Path) -> dict[str, Any]:
+    """A store's content: per point its messages and summary, run-time fields aside."""
+    content = {}
+    for d in sorted((out / "points").iterdir()):
+        s = json.loads((d / "summary.json").read_text())
+        for k in ("wall_seconds", "events_per_second"):
+            s.pop(k, None)
+        content[d.name] = (pl.read_parquet(d / "messages.parquet").to_dicts(), s, (d / "scenario.toml").read_text())
+    return content
+
+
+def test_a_killed_sweep_restarts_without_recomputing_and_ends_as_an_uninterrupted_one(tmp_path: Path) -> None:
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(_sweep_cmd(out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    finished = _wait_for_points(out, 3, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = [p.name for p in (out / "points").iterdir()]
+    assert 3 <= len(finished) < 9
+    stamps = {id: (out / "points" / id / "messages.parquet").stat().st_mtime_ns for id in finished}
+    again = subprocess.run(_sweep_cmd(out), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    events = [json.loads(line) for line in again.stderr.splitlines() if line.startswith("{")]
+    cached = {e["point"] for e in events if e["event"] == "cached"}
+    ran = {e["point"] for e in events if e["event"] == "finished"}
+    assert cached == set(finished), "every finished point is reused"
+    assert not (ran & set(finished)), "no finished point is computed again"
+    assert len(cached) + len(ran) == 9
+    assert all((out / "points" / id / "messages.parquet").stat().st_mtime_ns == stamps[id] for id in finished)
+    assert not any((out / "tmp").iterdir()), "the killed sweep's partial point was removed"
+    whole = tmp_path / "whole"
+    subprocess.run([*_sweep_cmd(whole)[:-1], "--quiet"], check=True, capture_output=True, timeout=300)
+    assert _comparable(out) == _comparable(whole)
+
+
+def test_ctrl_c_keeps_finished_points_and_leaves_nothing_partial(tmp_path: Path) -> None:
+    out = tmp_path / "interrupted"
+    proc = subprocess.Popen(_sweep_cmd(out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    _wait_for_points(out, 2, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert b"interrupted:" in err and b"Traceback" not in err
+    kept = [p for p in (out / "points").iterdir()]
+    assert all((p / "point.json").exists() and (p / "messages.parquet").exists() for p in kept)
+    assert not any((out / "tmp").iterdir())
+
+
+# -- Ray ------------------------------------------------------------------------------
+
+
+def test_the_same_sweep_on_ray_gives_the_same_store(tmp_path: Path, store_a: tailor.Sweep) -> None:
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install tailor[ray])")
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    except Exception as e:  # noqa: BLE001 - whatever stops Ray from starting here
+        pytest.skip(f"Ray cannot start on this machine: {e}")
+    try:
+        sw = tailor.sweep(SMALL, load=[0.3, 0.6], seed=range(1, 4), out=tmp_path / "ray", engine="model", ray=True)
+    finally:
+        ray.shutdown()
+    assert sorted(sw.ids) == sorted(store_a.ids)
+    mine = {k: v for k, v in _comparable(store_a.store.dir).items() if k in sw.ids}
+    assert _comparable(tmp_path / "ray") == mine
+    hosts = {json.loads((tmp_path / "ray" / "points" / id / "point.json").read_text())["host"] for id in sw.ids}
+    assert hosts
+
+
+def test_ray_addresses_are_checked(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="Ray is not installed")
+    with pytest.raises(SweepError, match="accepted: local, auto, ray://HOST:PORT"):
+        tailor.sweep(SMALL, seed=[5], out=tmp_path / "s", engine="model", ray="somewhere")
