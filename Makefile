@@ -5,7 +5,7 @@ SHELL := bash
 
 VENV := .venv
 PY := $(VENV)/bin/python
-PIP_PACKAGES := maturin polars rich typer pytest hypothesis
+PIP_PACKAGES := maturin polars rich typer matplotlib pytest hypothesis
 
 .PHONY: venv build demo test clean
 

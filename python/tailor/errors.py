@@ -7,7 +7,10 @@ attributes, never as a bare string to parse.
 
 from __future__ import annotations
 
-__all__ = ["TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled"]
+__all__ = [
+    "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError",
+    "DataError", "NotRecordedError",
+]
 
 
 class TailorError(Exception):
@@ -80,3 +83,24 @@ class OptionError(TailorError, ValueError):
 
 class DisciplineError(OptionError):
     """An unknown queueing-discipline name given to the advisor."""
+
+
+class DataError(TailorError, ValueError):
+    """Data that cannot be plotted or reported: not a result directory, a table without
+    the columns it needs, or values that do not fit the plot asked for."""
+
+
+class NotRecordedError(DataError):
+    """A record a plot or report needs that the run did not write (e.g. queue samples).
+
+    ``what`` names the record and ``hint`` says which scenario key makes a run write it.
+    """
+
+    def __init__(self, message: str, what: str = "", hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.what = what
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
