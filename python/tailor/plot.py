@@ -13,6 +13,11 @@ figures render with Agg in any process, headless or not. ``save(fig, stem)`` wri
 Percentiles here are nearest-rank (the smallest value with at least that fraction of the
 values at or below it), computed exactly from the message records; ``summary.json``
 keeps them to 0.1 % (docs/results.md), so the two can differ in the last digit.
+
+Bad arguments raise :class:`~tailor.errors.OptionError` whose message starts with the
+parameter's name (``percentiles: 120 is out of range; accepted: ...``); data that cannot be
+drawn raises :class:`~tailor.errors.DataError` (a run without queue samples:
+:class:`~tailor.errors.NotRecordedError`).
 """
 
 from __future__ import annotations
@@ -413,11 +418,12 @@ def p99_vs_load(
     _check_columns(summary_df, ("stat", "mean", "ci_low", "ci_high", "n_seeds"), "the sweep summary")
     by_cols = [] if by is None else [by] if isinstance(by, str) else list(by)
     where = dict(where or {})
-    for col in [x, *by_cols, *where]:
+    for param, col in [("x", x), *(("by", c) for c in by_cols), *(("where", c) for c in where)]:
         if col not in summary_df.columns:
             axes = [c for c in summary_df.columns if c not in SUMMARY_VALUE_COLUMNS]
             raise OptionError(
-                f"'{col}' is not a column of the sweep summary; accepted: {', '.join(axes + ['engine', 'class', 'size'])}"
+                f"{param}: '{col}' is not a column of the sweep summary; "
+                f"accepted: {', '.join(axes + ['engine', 'class', 'size'])}"
             )
     stats = summary_df["stat"].unique().sort().to_list()
     if y not in stats:
@@ -600,15 +606,15 @@ def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
 
 
 def save(fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] = ("png", "svg"), dpi: int = 150) -> list[Path]:
-    """Writes ``fig`` as ``path_stem.<format>`` for each format; returns the paths.
+    """Writes ``fig`` as ``path_stem.<format>`` for each format (png, svg, pdf); returns the paths.
 
     A stem that already ends in one of the formats' suffixes (``plot.png``) loses it."""
     formats = [formats] if isinstance(formats, str) else list(formats)
     if not formats:
-        raise OptionError(f"--format: none given; accepted: {', '.join(FORMATS)}")
+        raise OptionError(f"formats: none given; accepted: {', '.join(FORMATS)}")
     for f in formats:
         if f not in FORMATS:
-            raise OptionError(f"--format: unknown format '{f}'; accepted: {', '.join(FORMATS)}")
+            raise OptionError(f"formats: unknown format '{f}'; accepted: {', '.join(FORMATS)}")
     stem = Path(path_stem)
     if stem.suffix.lstrip(".").lower() in FORMATS:
         stem = stem.with_suffix("")

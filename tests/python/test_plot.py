@@ -146,7 +146,7 @@ def test_p99_vs_load_refuses_ambiguous_or_unknown_columns() -> None:
     df = sweep_summary()
     with pytest.raises(DataError, match="several values of 'switch.scheduler'"):
         tp.p99_vs_load(df)
-    with pytest.raises(OptionError, match="'transport.kind' is not a column.*accepted: load, switch.scheduler"):
+    with pytest.raises(OptionError, match="by: 'transport.kind' is not a column.*accepted: load, switch.scheduler"):
         tp.p99_vs_load(df, by="transport.kind")
     with pytest.raises(OptionError, match="no stat 'p90'.*accepted: mean, p99"):
         tp.p99_vs_load(df, y="p90", by="switch.scheduler")
@@ -236,7 +236,7 @@ def test_save_writes_valid_png_and_svg(result7: tailor.Result, tmp_path: Path) -
     # Same figure, same bytes: no date in the SVG.
     again = tp.save(fig, tmp_path / "again", formats=("svg",))
     assert again[0].read_bytes() == paths[1].read_bytes()
-    with pytest.raises(OptionError, match="unknown format 'jpg'; accepted: png, svg, pdf"):
+    with pytest.raises(OptionError, match="formats: unknown format 'jpg'; accepted: png, svg, pdf"):
         tp.save(fig, tmp_path / "x", formats=("jpg",))
 
 
@@ -259,3 +259,53 @@ def test_not_a_run_directory(tmp_path: Path) -> None:
         tp.latency_cdf(tmp_path)
     with pytest.raises(DataError, match="no such directory"):
         tp.latency_cdf(tmp_path / "missing")
+
+
+def tailor_cli(*args: object) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_plot_writes_the_formats_asked(result7: tailor.Result, tmp_path: Path) -> None:
+    p = tailor_cli("plot", result7.dir, "--kind", "slowdown-vs-size", "--out", tmp_path / "sd", "--percentiles", "50,99.9")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == f"wrote {tmp_path / 'sd.png'}, {tmp_path / 'sd.svg'}"
+    assert (tmp_path / "sd.png").read_bytes()[:8] == PNG_MAGIC
+    svg = ET.parse(tmp_path / "sd.svg").getroot()
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    p = tailor_cli("plot", result7.dir, "--kind", "latency-cdf", "--out", tmp_path / "cdf", "--format", "svg", "--class", "rpc")
+    assert p.returncode == 0, p.stderr
+    assert [f.name for f in sorted(tmp_path.glob("cdf*"))] == ["cdf.svg"]
+    summary = tmp_path / "sweep.parquet"
+    sweep_summary().write_parquet(summary)
+    p = tailor_cli("plot", summary, "--kind", "p99-vs-load", "--by", "switch.scheduler", "--where", "class=a", "--format", "png")
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "sweep-p99-vs-load.png").read_bytes()[:8] == PNG_MAGIC
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("--kind", "pie"), "--kind: unknown value 'pie'; accepted: slowdown-vs-size, latency-cdf, queue, p99-vs-load"),
+        (("--kind", "queue"), 'the run did not record queues (no queues.parquet); add `[record] queues = "10us"`'),
+        (("--kind", "slowdown-vs-size", "--percentiles", "50,abc"), "--percentiles: '50,abc' is not a list of numbers"),
+        (("--kind", "slowdown-vs-size", "--percentiles", "0"), "--percentiles: 0 is out of range"),
+        (("--kind", "latency-cdf", "--class", "nope"), "--class: unknown class 'nope'; accepted: rpc, websearch, all"),
+        (("--kind", "latency-cdf", "--format", "png,gif"), "--format: unknown format 'gif'; accepted: png, svg, pdf"),
+        (("--kind", "latency-cdf", "--by", "load"), "--by: not an option of --kind latency-cdf; its options: --class"),
+        (("--kind", "p99-vs-load"), "neither a sweep store (points/) nor a summary table"),
+    ],
+)
+def test_cli_plot_errors_name_the_option(
+    result7: tailor.Result, tmp_path: Path, args: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In-process (the subprocess path is exercised above): exit status 2 and one line."""
+    from tailor.cli import app
+
+    status = app(["plot", str(result7.dir), *args, "--out", str(tmp_path / "x")], standalone_mode=False)
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1
+    assert not list(tmp_path.iterdir()), "nothing written"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -230,3 +231,22 @@ def test_harness_sees_broken_pages(tmp_path: Path) -> None:
     assert got.remote_requests == ["https://example.invalid/a.png"]
     assert got.probe == [0, 0]
 
+
+def tailor_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_cli_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rep.html"
+    p = tailor_cli("report", result7.dir, "--out", out, "--scenario", quickstart)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == f"report: {out}"
+    assert out.is_file() and (tmp_path / "rep-slowdown.png").is_file()
+    p = tailor_cli("report", tmp_path / "missing")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("error: ") and "no such directory" in p.stderr and len(p.stderr.splitlines()) == 1
+    p = tailor_cli("report", "--help")
+    help_text = " ".join(p.stdout.split())
+    assert p.returncode == 0 and "Example: tailor run" in help_text and "tailor report runs/q --scenario" in help_text
