@@ -46,6 +46,7 @@ __all__ = [
     "read_queues",
     "overlay",
     "swp_capacity_figure",
+    "swp_fig1_figure",
     "crosscheck_figure",
     "save",
     "FORMATS",
@@ -576,6 +577,35 @@ def swp_capacity_figure(report: Mapping[str, Any]) -> Figure:
         ours, theirs, labels=("tailor", "paper (150 scenarios)"), kind="bar", ylabel="extra capacity (%)",
         title=f"SWP Fig. {8 if k == 3 else 9}: mean extra capacity, {k} classes, {n} random scenarios",
     )
+
+
+def swp_fig1_figure(report: Mapping[str, Any]) -> Figure:
+    """SWP Fig. 1 as we reproduce it (the report of ``tailor.reproduce.swp_fig1.run``): per
+    configuration, the foreground's and the background's p99 slowdown of messages up to
+    the BDP against the background load, with the SLO. The paper's figure is not in its
+    text (only its claims are), so there is no paper curve to overlay."""
+    from tailor.reproduce.swp_fig1 import CONFIGS, SLO, TITLES
+
+    try:
+        rows, engine = report["rows"], report["engine"]
+    except (KeyError, TypeError):
+        raise DataError("not a swp-fig1 report (needs rows, engine)") from None
+    fig, axes = _figure(width=13, height=3.8, ncols=len(CONFIGS))
+    top = max([SLO, *(r[k] for r in rows for k in ("fg_p99", "bg_p99"))]) * 1.08
+    for ax, cfg in zip(axes, CONFIGS):
+        part = sorted((r for r in rows if r["config"] == cfg), key=lambda r: r["bg_load"])
+        loads = [100 * r["bg_load"] for r in part]
+        ax.plot(loads, [r["fg_p99"] for r in part], marker="o", color=_color(0), label="foreground (10 %)")
+        ax.plot(loads, [r["bg_p99"] for r in part], marker="s", color=_color(1), linestyle="--", label="background")
+        ax.axhline(SLO, color="black", linewidth=0.8, linestyle=":", label=f"SLO {SLO:g}")
+        ax.set_ylim(0, top)
+        ax.set_title(TITLES[cfg], fontsize="medium")
+        ax.set_xlabel("background load (%)")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("p99 slowdown, messages ≤ 125 KB")
+    axes[0].legend(fontsize="small")
+    fig.suptitle(f"SWP Fig. 1 on the {engine} engine", fontsize="medium")
+    return fig
 
 
 def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:

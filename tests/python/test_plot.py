@@ -309,3 +309,27 @@ def test_cli_plot_errors_name_the_option(
     assert status == 2 and out == ""
     assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1
     assert not list(tmp_path.iterdir()), "nothing written"
+
+
+def test_reproductions_write_their_plots(tmp_path: Path) -> None:
+    """Short runs of both SWP reproductions: the plot is written beside their data and
+    shows the numbers they report."""
+    from tailor.reproduce import swp_capacity, swp_fig1
+
+    cap = swp_capacity.run(n=2, n_classes=3, recheck=0, until="2ms", out=tmp_path / "cap", say=lambda m: None)
+    assert cap["plots"] == [str(tmp_path / "cap" / "capacity.png"), str(tmp_path / "cap" / "capacity.svg")]
+    assert (tmp_path / "cap" / "capacity.png").read_bytes()[:8] == PNG_MAGIC
+    ax = tp.swp_capacity_figure(cap).axes[0]
+    ours = sorted(b.get_height() for b in next(c for c in ax.containers if c.get_label() == "tailor"))
+    keys = ("fifo_vs_drr", "fifo_vs_fq", "fifo_vs_drr_tight_bursty", "static_vs_drr", "static_vs_fifo")
+    assert ours == pytest.approx(sorted(cap["summary"][k] for k in keys if cap["summary"][k] is not None))
+
+    fig1 = swp_fig1.run(tmp_path / "fig1", swp_fig1.Setup(until="2ms"), say=lambda m: None)
+    assert (tmp_path / "fig1" / "fig1.svg").is_file() and len(fig1["plots"]) == 2
+    axes = tp.swp_fig1_figure(fig1).axes
+    assert [a.get_title() for a in axes] == [swp_fig1.TITLES[c] for c in swp_fig1.CONFIGS]
+    for ax, cfg in zip(axes, swp_fig1.CONFIGS):
+        fg = ax.get_lines()[0]
+        rows = sorted((r for r in fig1["rows"] if r["config"] == cfg), key=lambda r: r["bg_load"])
+        assert list(fg.get_xdata()) == pytest.approx([100 * r["bg_load"] for r in rows])
+        assert list(fg.get_ydata()) == pytest.approx([r["fg_p99"] for r in rows])
