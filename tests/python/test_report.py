@@ -142,6 +142,20 @@ def test_report_escapes_everything_from_the_run(result7: tailor.Result, tmp_path
     assert probe["title"].startswith("tailor report: <script>alert(1)</script>")
 
 
+def test_run_report_draws_recorded_queues(result7: tailor.Result, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(result7.dir, run)
+    without = report(run).read_text()
+    assert without.count("data:image/png;base64,") == 2 and 'id="no-queues"' in without
+    assert '[record] queues = &quot;10us&quot;' in without
+    rows = [(t, port, (t // 1000 * (port + 1)) % 50_000) for port in range(4) for t in range(0, 200_000, 10_000)]
+    pl.DataFrame(rows, schema=["time_ns", "port", "queue_bytes"], orient="row").write_parquet(run / "queues.parquet")
+    out = report(run, out=tmp_path / "with.html")
+    text = out.read_text()
+    assert text.count("data:image/png;base64,") == 3 and 'id="no-queues"' not in text
+    assert (tmp_path / "with-queues.png").is_file()
+
+
 def sweep_tables() -> tuple[pl.DataFrame, pl.DataFrame]:
     """A sweep of load x scheduler, 3 seeds, two classes (the store's schema)."""
     loads, scheds, seeds = (0.3, 0.5, 0.7), ("fifo", "drr"), (1, 2, 3)
