@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP_PACKAGES := maturin polars numpy matplotlib rich typer pytest hypothesis "ray>=2.9"
 
-.PHONY: venv build demo test clean
+.PHONY: venv build demo test clean chromium
 
 venv: $(VENV)/.stamp
 
@@ -22,7 +22,16 @@ build: venv
 demo: build
 	$(VENV)/bin/tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart
 
-test: build
+# The report tests open HTML in headless Chromium: Debian's package, installed with apt-get
+# when missing and we are root (otherwise those tests are skipped, saying why).
+chromium:
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  echo "installing chromium with apt-get ..." >&2 && \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "chromium is not installed: the browser tests will be skipped" >&2
+
+test: build chromium
 	cargo test -p tailor
 	$(VENV)/bin/pytest -q tests/python
 

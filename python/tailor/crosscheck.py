@@ -10,6 +10,9 @@ the per-flow records of both simulators with the same code), plus port counters.
 Both sides use ns-3's ideal for every flow (``ideal_ns`` of ``flows.csv``), so the ratios
 compare the simulators, not the definitions; tailor's own ideal is reported next to it
 (it is the same formula: the largest relative difference is printed).
+
+The mean and p99 per bin are also drawn, ns-3 beside tailor, into the work directory
+(``crosscheck.png`` and ``.svg``; their paths are the report's ``plots``).
 """
 
 from __future__ import annotations
@@ -304,7 +307,7 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str 
     for rows in tables.values():
         _explain(joined, rows)
     misses = [f"{name} ({r['lower_bytes']}, {r['upper_bytes']}]" for name, rows in tables.items() for r in rows if not r["ok"]]
-    return {
+    report = {
         "anchor": kind,
         "run_dir": str(run_dir),
         "prr": prr,
@@ -322,6 +325,11 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str 
         "misses": misses,
         "pass": not misses and joined.height == ns3.height,
     }
+    from tailor.plot import crosscheck_figure, save
+
+    if any(r["count"] for r in report["bins"]):
+        report["plots"] = [str(p) for p in save(crosscheck_figure(report), work / "crosscheck")]
+    return report
 
 
 def _fmt_bytes(n: int) -> str:
@@ -377,3 +385,5 @@ def render(report: dict[str, Any], console: Any) -> None:
         f"target: mean within {tol['mean']:.0%}, p99 within {tol['p99']:.0%} in every bin of at least "
         f"{tol['min_flows']} flows -> {verdict}"
     )
+    if report.get("plots"):
+        console.print(f"plot, ns-3 beside tailor: {', '.join(report['plots'])}", highlight=False)

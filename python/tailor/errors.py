@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError",
     "StoreError", "SweepError", "PointsFailed",
+    "DataError", "NotRecordedError",
 ]
 
 
@@ -103,6 +104,27 @@ class PointsFailed(TailorError):
         super().__init__(message, failures or {})
         self.message = message
         self.failures = failures or {}
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class DataError(TailorError, ValueError):
+    """Data that cannot be plotted or reported: not a result directory, a table without
+    the columns it needs, or values that do not fit the plot asked for."""
+
+
+class NotRecordedError(DataError):
+    """A record a plot or report needs that the run did not write (e.g. queue samples).
+
+    ``what`` names the record and ``hint`` says which scenario key makes a run write it.
+    """
+
+    def __init__(self, message: str, what: str = "", hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.what = what
+        self.hint = hint
 
     def __str__(self) -> str:
         return self.message

@@ -90,6 +90,14 @@ def test_slower_reference_fails_with_exit_status_1(fake_run: Path, tmp_path: Pat
     _gz(slow / "flows.csv.gz", flows.write_csv())
     report = crosscheck_ns3(slow, out=tmp_path / "cc")
     assert not report["pass"] and report["misses"]
+    # The plot written beside the replay: ns-3's curves 25 % above tailor's in both panels.
+    assert report["plots"] == [str(tmp_path / "cc" / "crosscheck.png"), str(tmp_path / "cc" / "crosscheck.svg")]
+    assert (tmp_path / "cc" / "crosscheck.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from tailor.plot import crosscheck_figure
+
+    for ax in crosscheck_figure(report).axes:
+        lines = {ln.get_label(): ln.get_ydata() for ln in ax.get_lines()}
+        assert list(lines["ns-3"]) == pytest.approx([1.25 * v for v in lines["tailor"]], rel=1e-6)
     p = subprocess.run([sys.executable, "-m", "tailor", "crosscheck", "ns3", str(slow), "--json"],
                        capture_output=True, text=True)
     assert p.returncode == 1, p.stderr

@@ -117,6 +117,9 @@ def run(
         )
     report = {"n": n, "classes": n_classes, "seed": seed, "until": until, "scenarios": scenarios,
               "summary": summarize(scenarios), "paper": PAPER[n_classes]}
+    from tailor.plot import save, swp_capacity_figure
+
+    report["plots"] = [str(p) for p in save(swp_capacity_figure(report), out / "capacity")]
     (out / "capacity.json").write_text(json.dumps(report, indent=2))
     with open(out / "capacity_cdf.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -195,3 +198,5 @@ def render(report: dict, console: "Console") -> None:  # noqa: F821
     missing = {k: v for k, v in s["not_found"].items() if v}
     if missing:
         console.print(f"no feasible capacity up to 64x the offered load: {missing}", highlight=False)
+    if report.get("plots"):
+        console.print(f"plot, ours beside the paper's: {', '.join(report['plots'])}", highlight=False)

@@ -110,6 +110,9 @@ def run(out: Optional[Path] = None, setup: Setup = Setup(), say: Callable[[str],
             say(f"{TITLES[cfg]:28s} bg {load:.0%}: fg p99 {row['fg_p99']:.2f}, bg p99 {row['bg_p99']:.2f}")
     report = {"engine": setup.engine, "transport": setup.transport, "weights": weights, "rows": rows,
               "claims": claims(rows, weights)}
+    from tailor.plot import save, swp_fig1_figure
+
+    report["plots"] = [str(p) for p in save(swp_fig1_figure(report), out / "fig1")]
     (out / "fig1.json").write_text(json.dumps(report, indent=2))
     return report
 
@@ -170,3 +173,5 @@ def render(report: dict, console: "Console") -> None:  # noqa: F821
     for claim in report["claims"]:
         c.add_row(claim["claim"], "holds" if claim["holds"] else "DOES NOT HOLD")
     console.print(c)
+    if report.get("plots"):
+        console.print(f"plot: {', '.join(report['plots'])}", highlight=False)

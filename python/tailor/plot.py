@@ -1,0 +1,663 @@
+"""Plots of runs, sweeps and reproductions, as matplotlib Figures.
+
+Every function returns a :class:`matplotlib.figure.Figure` built without pyplot (no
+global figure registry, no backend switch): nothing leaks between calls, and the
+figures render with Agg in any process, headless or not. ``save(fig, stem)`` writes
+``stem.png`` and ``stem.svg``.
+
+    >>> import tailor, tailor.plot as tp
+    >>> r = tailor.Result("runs/q")
+    >>> tp.save(tp.slowdown_vs_size(r), "runs/q/slowdown")          # runs/q/slowdown.png, .svg
+    >>> tp.save(tp.slowdown_vs_size({"dctcp": r, "hpcc": tailor.Result("runs/h")}), "both")
+
+Percentiles here are nearest-rank (the smallest value with at least that fraction of the
+values at or below it), computed exactly from the message records; ``summary.json``
+keeps them to 0.1 % (docs/results.md), so the two can differ in the last digit.
+
+Bad arguments raise :class:`~tailor.errors.OptionError` whose message starts with the
+parameter's name (``percentiles: 120 is out of range; accepted: ...``); data that cannot be
+drawn raises :class:`~tailor.errors.DataError` (a run without queue samples:
+:class:`~tailor.errors.NotRecordedError`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Union
+
+import polars as pl
+from matplotlib import colormaps, rc_context
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from tailor.errors import DataError, NotRecordedError, OptionError
+from tailor.result import Result, format_bytes
+
+__all__ = [
+    "slowdown_vs_size",
+    "latency_cdf",
+    "p99_vs_load",
+    "queue_over_time",
+    "read_queues",
+    "overlay",
+    "swp_capacity_figure",
+    "swp_fig1_figure",
+    "crosscheck_figure",
+    "save",
+    "FORMATS",
+    "SUMMARY_VALUE_COLUMNS",
+    "QUEUE_COLUMNS",
+    "QUEUES_HINT",
+]
+
+#: Formats ``save`` writes.
+FORMATS = ("png", "svg", "pdf")
+#: Columns of a sweep summary (``Sweep.summary()``) that are not sweep axes.
+SUMMARY_VALUE_COLUMNS = (
+    "engine", "class", "size", "lower_bytes", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds",
+)
+#: Columns of a run's queue samples (``queues.parquet``).
+QUEUE_COLUMNS = ("time_ns", "port", "queue_bytes")
+#: The scenario key that makes a run record its queues.
+QUEUES_HINT = '[record] queues = "10us"'
+
+Source = Union[Result, pl.DataFrame, str, "os.PathLike[str]"]
+Runs = Union[Source, Mapping[str, Source], Sequence[Source]]
+
+#: Log-scale tick labels in decimal byte units (1 KB, 10 MB).
+_BYTES = FuncFormatter(lambda v, _pos: format_bytes(v) if v > 0 else "0")
+_LINESTYLES = ("-", "--", ":", "-.")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _figure(width: float = 7.5, height: float = 4.6, ncols: int = 1) -> tuple[Figure, list[Axes]]:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
+    return fig, axes
+
+
+def _color(i: int) -> Any:
+    return colormaps["tab10"](i % 10)
+
+
+def nearest_rank(values: Sequence[float] | pl.Series, p: float) -> float:
+    """The nearest-rank ``p``-th percentile (0 < p <= 100) of ``values``: the smallest
+    value with at least ``p`` % of the values at or below it. NaN when empty."""
+    s = sorted(values) if not isinstance(values, pl.Series) else values.sort().to_list()
+    if not s:
+        return math.nan
+    # round() keeps 99.9 % of 1000 at rank 999 despite 99.9 * 1000 / 100 = 999.0000000000001.
+    k = math.ceil(round(p * len(s) / 100, 9))
+    return float(s[min(max(k, 1), len(s)) - 1])
+
+
+def _check_percentiles(percentiles: Sequence[float]) -> tuple[float, ...]:
+    if isinstance(percentiles, (int, float)):
+        percentiles = (percentiles,)
+    ps = tuple(float(p) for p in percentiles)
+    if not ps:
+        raise OptionError("percentiles: none given; accepted: numbers in (0, 100], e.g. 50, 99, 99.9")
+    for p in ps:
+        if not 0 < p <= 100:
+            raise OptionError(f"percentiles: {p:g} is out of range; accepted: numbers in (0, 100], e.g. 50, 99, 99.9")
+    return ps
+
+
+def _plabel(p: float) -> str:
+    return f"p{p:g}"
+
+
+def _check_columns(df: pl.DataFrame, needed: Sequence[str], what: str) -> None:
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise DataError(
+            f"{what} lacks column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
+            f"it has: {', '.join(df.columns) or 'no columns'}"
+        )
+
+
+def _open(source: Source) -> tuple[pl.DataFrame, Result | None]:
+    """The summarised messages of a run (warm-up excluded) and the run, or a bare frame."""
+    if isinstance(source, pl.DataFrame):
+        _check_columns(source, ("class", "size_bytes", "start_ns", "finish_ns", "slowdown"), "the messages table")
+        return source, None
+    r = source if isinstance(source, Result) else open_result(source)
+    if not any((r.dir / f"messages.{ext}").exists() for ext in ("parquet", "csv")):
+        raise DataError(f"{r.dir}: no messages.parquet or messages.csv; the plot needs the message records")
+    return r.summarised(), r
+
+
+def open_result(path: str | os.PathLike[str]) -> Result:
+    """``Result(path)``, or a :class:`DataError` saying why ``path`` is not a run directory."""
+    p = Path(path)
+    if not p.is_dir():
+        raise DataError(f"{p}: no such directory; expected a run directory (with summary.json)")
+    if not (p / "summary.json").is_file():
+        raise DataError(f"{p}: not a run directory (no summary.json)")
+    try:
+        return Result(p)
+    except ValueError as e:  # json.JSONDecodeError
+        raise DataError(f"{p / 'summary.json'}: not valid JSON ({e})") from None
+
+
+def _runs(runs: Runs) -> list[tuple[str | None, pl.DataFrame, Result | None]]:
+    """(label, messages, run) per run; the label is None for a single run."""
+    if isinstance(runs, Mapping):
+        if not runs:
+            raise DataError("no runs given")
+        return [(str(k), *_open(v)) for k, v in runs.items()]
+    if isinstance(runs, (list, tuple)):
+        if not runs:
+            raise DataError("no runs given")
+        opened = [_open(v) for v in runs]
+        labels = [_label(r, i) for i, (_, r) in enumerate(opened)]
+        if len(set(labels)) < len(labels):
+            labels = [f"{lab} #{i + 1}" for i, lab in enumerate(labels)]
+        return [(lab, df, r) for lab, (df, r) in zip(labels, opened)]
+    return [(None, *_open(runs))]  # type: ignore[arg-type]
+
+
+def _label(r: Result | None, i: int) -> str:
+    if r is None:
+        return f"run {i + 1}"
+    return f"{r.summary.get('scenario', r.dir.name)} s{r.summary.get('seed', '?')}"
+
+
+def _classes(df: pl.DataFrame, r: Result | None, classes: Sequence[str] | str | None) -> list[str]:
+    present = r.classes if r is not None else sorted(df["class"].unique().to_list())
+    if classes is None:
+        return present
+    wanted = [classes] if isinstance(classes, str) else list(classes)
+    for c in wanted:
+        if c != "all" and c not in present:
+            raise OptionError(f"classes: unknown class '{c}'; accepted: {', '.join(present + ['all'])}")
+    return wanted
+
+
+def _of_class(df: pl.DataFrame, cls: str) -> pl.DataFrame:
+    return df if cls == "all" else df.filter(pl.col("class") == cls)
+
+
+def _edges(df: pl.DataFrame, r: Result | None, cls: str, bins: Sequence[float] | None) -> list[tuple[float, float]]:
+    """Size bins (lower, upper]: given, else the run's for this class, else ~10 of equal count."""
+    if bins is not None:
+        e = [float(b) for b in bins]
+        if len(e) < 2 or any(b <= a for a, b in zip(e, e[1:])):
+            raise OptionError("bins: need at least two increasing edges in bytes, e.g. [0, 10000, 100000, 1e6]")
+        return list(zip(e, e[1:]))
+    if r is not None:
+        report = r.summary["overall"] if cls == "all" else r.summary["classes"][cls]
+        return [
+            (float(b["lower_bytes"]), math.inf if b["upper_bytes"] is None else float(b["upper_bytes"]))
+            for b in report["bins"]
+        ]
+    sizes = _of_class(df, cls)["size_bytes"].sort().to_list()
+    if not sizes:
+        return []
+    uppers = sorted({nearest_rank(sizes, 10 * k) for k in range(1, 11)})
+    return list(zip([0.0] + uppers[:-1], uppers))
+
+
+def _binned(df: pl.DataFrame, edges: list[tuple[float, float]], percentiles: tuple[float, ...], x: str) -> list[dict]:
+    rows = []
+    for lo, hi in edges:
+        size = pl.col("size_bytes")
+        part = df.filter((size > lo) & (size <= hi)) if math.isfinite(hi) else df.filter(size > lo)
+        if part.height == 0:
+            continue
+        sizes = part["size_bytes"]
+        xv = nearest_rank(sizes, 50) if x == "median" else (hi if math.isfinite(hi) else float(sizes.max()))
+        row = {"lower": lo, "upper": hi, "count": part.height, "x": xv}
+        for p in percentiles:
+            row[p] = nearest_rank(part["slowdown"], p)
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------- run plots
+
+
+def slowdown_vs_size(
+    result_or_frames: Runs,
+    percentiles: Sequence[float] = (50, 99),
+    *,
+    classes: Sequence[str] | str | None = None,
+    bins: Sequence[float] | None = None,
+    x: str = "median",
+    logy: bool = False,
+    title: str | None = None,
+) -> Figure:
+    """Slowdown percentiles per message-size bin against message size (log x), one line
+    per run, class and percentile (Homa Fig. 8 / pFabric style).
+
+    ``result_or_frames``: a :class:`~tailor.result.Result`, a run directory, a messages
+    DataFrame, or several of them as a list or a ``{label: run}`` dict to overlay.
+    ``classes``: the classes to draw (default: every class of the run; ``"all"`` is all
+    classes together). ``bins``: size edges in bytes (default: the run's own bins per
+    class, or ten of equal count for a bare DataFrame). ``x``: ``"median"`` (the median
+    message size in the bin) or ``"upper"`` (the bin's upper bound). Warm-up messages
+    are left out, as in the run's summary.
+    """
+    ps = _check_percentiles(percentiles)
+    if x not in ("median", "upper"):
+        raise OptionError(f"x: unknown value '{x}'; accepted: median, upper")
+    runs = _runs(result_or_frames)
+    fig, (ax,) = _figure()
+    n = 0
+    for label, df, r in runs:
+        for cls in _classes(df, r, classes):
+            rows = _binned(_of_class(df, cls), _edges(df, r, cls, bins), ps, x)
+            color = _color(n)
+            n += 1
+            for j, p in enumerate(ps):
+                name = f"{cls} {_plabel(p)}" if label is None else f"{label}: {cls} {_plabel(p)}"
+                ax.plot(
+                    [row["x"] for row in rows], [row[p] for row in rows],
+                    color=color, linestyle=_LINESTYLES[j % len(_LINESTYLES)], marker=_MARKERS[j % len(_MARKERS)],
+                    markersize=4, label=name,
+                )
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(_BYTES)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel("message size (bytes, bin median)" if x == "median" else "message size (bytes, bin upper bound)")
+    ax.set_ylabel("slowdown (latency / ideal)")
+    ax.set_title(title or _title(runs, "slowdown by message size"))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def _title(runs: list[tuple[str | None, pl.DataFrame, Result | None]], what: str) -> str:
+    if len(runs) == 1 and runs[0][2] is not None:
+        s = runs[0][2].summary
+        return f"{s.get('scenario', '?')} (seed {s.get('seed', '?')}, {s.get('transport', '?')}): {what}"
+    return what
+
+
+def latency_cdf(result: Runs, *, classes: Sequence[str] | str | None = None, title: str | None = None) -> Figure:
+    """The CDF of message latency (finish - start, in microseconds, log x), one line per
+    run and class. Warm-up messages are left out, as in the run's summary."""
+    runs = _runs(result)
+    fig, (ax,) = _figure()
+    n = 0
+    for label, df, r in runs:
+        for cls in _classes(df, r, classes):
+            lat = _of_class(df, cls).select(((pl.col("finish_ns") - pl.col("start_ns")) / 1e3).alias("us"))["us"].sort()
+            if lat.len() == 0:
+                continue
+            y = [(i + 1) / lat.len() for i in range(lat.len())]
+            ax.plot(lat.to_list(), y, drawstyle="steps-post", color=_color(n), label=cls if label is None else f"{label}: {cls}")
+            n += 1
+    if n == 0:
+        raise DataError("latency_cdf: no messages to plot")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("latency (µs)")
+    ax.set_ylabel("fraction of messages")
+    ax.set_title(title or _title(runs, "latency CDF"))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small", loc="lower right")
+    return fig
+
+
+def read_queues(source: Result | str | os.PathLike[str]) -> pl.DataFrame:
+    """A run's queue samples (``queues.parquet``, or ``queues.csv``).
+
+    Raises :class:`~tailor.errors.NotRecordedError` when the run did not record them."""
+    r = source if isinstance(source, Result) else open_result(source)
+    for ext in ("parquet", "csv"):
+        f = r.dir / f"queues.{ext}"
+        if f.exists():
+            df = pl.read_parquet(f) if ext == "parquet" else pl.read_csv(f)
+            _check_columns(df, QUEUE_COLUMNS, str(f))
+            return df
+    raise NotRecordedError(
+        f"{r.dir}: the run did not record queues (no queues.parquet); "
+        f"add `{QUEUES_HINT}` to the scenario to sample every port's queue, and run it again",
+        what="queues",
+        hint=QUEUES_HINT,
+    )
+
+
+def queue_over_time(
+    queues_df: pl.DataFrame | Result | str | os.PathLike[str],
+    ports: Sequence[int] | None = None,
+    *,
+    top: int = 6,
+    title: str | None = None,
+) -> Figure:
+    """Queue occupancy (KB) over time, one step line per port.
+
+    ``queues_df``: the samples (columns ``time_ns, port, queue_bytes``), or a run (its
+    ``queues.parquet``; :class:`~tailor.errors.NotRecordedError` when the run did not
+    record queues). ``ports``: the ports to draw (default: the ``top`` ports with the
+    largest peak queue).
+    """
+    r: Result | None = None
+    if isinstance(queues_df, pl.DataFrame):
+        df = queues_df
+        _check_columns(df, QUEUE_COLUMNS, "the queue samples")
+    else:
+        r = queues_df if isinstance(queues_df, Result) else open_result(queues_df)
+        df = read_queues(r)
+    if df.height == 0:
+        raise DataError("queue_over_time: the queue samples are empty")
+    present = sorted(df["port"].unique().to_list())
+    if ports is None:
+        if top < 1:
+            raise OptionError(f"top: {top} is out of range; accepted: 1 or more")
+        peaks = df.group_by("port").agg(pl.col("queue_bytes").max().alias("peak")).sort(["peak", "port"], descending=[True, False])
+        chosen = peaks["port"].head(top).to_list()
+        note = f" (the {len(chosen)} of {len(present)} ports with the largest peak)" if len(chosen) < len(present) else ""
+    else:
+        chosen = list(ports)
+        unknown = [p for p in chosen if p not in set(present)]
+        if unknown:
+            shown = ", ".join(map(str, present[:20])) + (", ..." if len(present) > 20 else "")
+            raise OptionError(f"ports: no samples of port {', '.join(map(str, unknown))}; ports sampled: {shown}")
+        note = ""
+    span = float(df["time_ns"].max() - df["time_ns"].min())
+    unit, scale = ("ms", 1e6) if span >= 1e7 else ("µs", 1e3) if span >= 1e4 else ("ns", 1.0)
+    names = _port_names(r)
+    fig, (ax,) = _figure()
+    for i, port in enumerate(chosen):
+        part = df.filter(pl.col("port") == port).sort("time_ns")
+        ax.plot(
+            (part["time_ns"] / scale).to_list(), (part["queue_bytes"] / 1e3).to_list(),
+            drawstyle="steps-post", color=_color(i), label=names.get(port, f"port {port}"),
+        )
+    ax.set_xlabel(f"time ({unit})")
+    ax.set_ylabel("queue (KB)")
+    ax.set_ylim(bottom=0)
+    base = f"{r.summary.get('scenario', '?')} (seed {r.summary.get('seed', '?')}): queues" if r is not None else "queue occupancy"
+    ax.set_title(title or base + note)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def _port_names(r: Result | None) -> dict[int, str]:
+    if r is None or not any((r.dir / f"ports.{e}").exists() for e in ("parquet", "csv")):
+        return {}
+    ports = r.ports
+    if not {"port", "node", "role"} <= set(ports.columns):
+        return {}
+    return {int(p): f"port {p} ({n} {role})" for p, n, role in ports.select("port", "node", "role").iter_rows()}
+
+
+# ---------------------------------------------------------------------------- sweeps
+
+
+def p99_vs_load(
+    summary_df: pl.DataFrame,
+    x: str = "load",
+    y: str = "p99",
+    by: str | Sequence[str] | None = None,
+    *,
+    where: Mapping[str, Any] | None = None,
+    logy: bool = False,
+    title: str | None = None,
+) -> Figure:
+    """A sweep's statistic against one axis, one line per value of ``by``, with the 95 %
+    interval across seeds as error bars.
+
+    ``summary_df`` is ``Sweep.summary()``: one column per sweep axis (``load``,
+    ``switch.scheduler``, ...) and ``engine, class, size, stat, mean, ci_low, ci_high,
+    n_seeds``. ``y`` is the ``stat`` to draw (``mean``, ``p50``, ``p99``, ``p999``).
+    ``by`` names one or more columns (an axis, ``engine``, ``class``) whose values get a
+    line each; ``where`` fixes other columns (``{"class": "websearch"}``). ``class`` and
+    ``size`` default to ``"all"``. Every other column must then have a single value.
+    """
+    _check_columns(summary_df, ("stat", "mean", "ci_low", "ci_high", "n_seeds"), "the sweep summary")
+    by_cols = [] if by is None else [by] if isinstance(by, str) else list(by)
+    where = dict(where or {})
+    for param, col in [("x", x), *(("by", c) for c in by_cols), *(("where", c) for c in where)]:
+        if col not in summary_df.columns:
+            axes = [c for c in summary_df.columns if c not in SUMMARY_VALUE_COLUMNS]
+            raise OptionError(
+                f"{param}: '{col}' is not a column of the sweep summary; "
+                f"accepted: {', '.join(axes + ['engine', 'class', 'size'])}"
+            )
+    stats = summary_df["stat"].unique().sort().to_list()
+    if y not in stats:
+        raise OptionError(f"y: no stat '{y}' in the sweep summary; accepted: {', '.join(stats)}")
+    df = summary_df.filter(pl.col("stat") == y)
+    for col in ("class", "size"):
+        if col in df.columns and col not in where and col not in by_cols and col != x and "all" in df[col].to_list():
+            where[col] = "all"
+    for col, val in where.items():
+        df = df.filter(pl.col(col) == val)
+        if df.height == 0:
+            raise OptionError(f"where: no rows with {col} = {val!r}; values: {', '.join(map(str, summary_df[col].unique().sort().to_list()))}")
+    fixed = [c for c in df.columns if c not in {x, "stat", "mean", "ci_low", "ci_high", "n_seeds", *by_cols}]
+    for col in fixed:
+        vals = df[col].unique().sort().to_list()
+        if len(vals) > 1:
+            raise DataError(
+                f"the sweep summary has several values of '{col}' ({', '.join(map(str, vals))}) for one {x}; "
+                f"draw a line per value (by='{col}') or pick one (where={{'{col}': ...}})"
+            )
+    numeric = df[x].dtype.is_numeric()
+    xs_all = df[x].unique().sort().to_list()
+    pos = {v: (float(v) if numeric else float(i)) for i, v in enumerate(xs_all)}
+    groups = df.partition_by(by_cols, maintain_order=True, as_dict=True) if by_cols else {(): df}
+    fig, (ax,) = _figure()
+    for i, (key, part) in enumerate(sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0])))):
+        part = part.sort(x)
+        mean = part["mean"].to_list()
+        lo = [m - v if v is not None and not math.isnan(v) else 0.0 for m, v in zip(mean, part["ci_low"].to_list())]
+        hi = [v - m if v is not None and not math.isnan(v) else 0.0 for m, v in zip(mean, part["ci_high"].to_list())]
+        label = ", ".join(f"{c}={v}" for c, v in zip(by_cols, key)) if by_cols else y
+        ax.errorbar(
+            [pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], color=_color(i),
+            marker=_MARKERS[i % len(_MARKERS)], markersize=4, capsize=3, label=label,
+        )
+    if not numeric:
+        ax.set_xticks([pos[v] for v in xs_all], [str(v) for v in xs_all])
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(x)
+    seeds = sorted(set(df["n_seeds"].to_list()))
+    ax.set_ylabel(f"{y} slowdown" if y != "mean" else "mean slowdown")
+    fixed_text = ", ".join(f"{c}={df[c][0]}" for c in fixed if c in df.columns)
+    ax.set_title(
+        title or f"{y} slowdown vs {x}" + (f" ({fixed_text})" if fixed_text else "")
+        + f"\nmean over {'/'.join(map(str, seeds))} seeds, bars: 95 % interval",
+        fontsize="medium",
+    )
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+# ---------------------------------------------------------------------------- reproductions
+
+
+def overlay(
+    ours: Mapping[Any, float | None],
+    paper: Mapping[Any, float | None],
+    *,
+    labels: tuple[str, str] = ("tailor", "paper"),
+    kind: str = "bar",
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str = "",
+    logx: bool = False,
+) -> Figure:
+    """Our values beside a reference's (a paper's, or another simulator's), per key.
+
+    ``kind="bar"``: grouped bars, one group per key (keys are category names); a value
+    that is missing (None or NaN) gets no bar and an "n/a" mark. ``kind="line"``: keys are
+    numbers (an x axis), one line per side. ``labels`` names (ours, reference).
+    """
+    if kind not in ("bar", "line"):
+        raise OptionError(f"kind: unknown value '{kind}'; accepted: bar, line")
+    fig, (ax,) = _figure()
+    _overlay(ax, ours, paper, labels=labels, kind=kind, logx=logx)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize="medium")
+    return fig
+
+
+def _missing(v: float | None) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _overlay(
+    ax: Axes,
+    ours: Mapping[Any, float | None],
+    paper: Mapping[Any, float | None],
+    *,
+    labels: tuple[str, str],
+    kind: str,
+    logx: bool = False,
+) -> None:
+    keys = list(dict.fromkeys([*paper, *ours]))
+    if not keys:
+        raise DataError("overlay: nothing to draw (no keys)")
+    if kind == "line":
+        try:
+            keys = sorted(keys, key=float)
+        except (TypeError, ValueError):
+            raise DataError("overlay: kind='line' needs numeric keys (an x axis)") from None
+        for i, (side, vals) in enumerate(((labels[1], paper), (labels[0], ours))):
+            pts = [(float(k), float(vals[k])) for k in keys if k in vals and not _missing(vals[k])]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=_MARKERS[i], color=_color(i), label=side,
+                    linestyle=_LINESTYLES[i])
+        if logx:
+            ax.set_xscale("log")
+    else:
+        width = 0.38
+        for i, (side, vals) in enumerate(((labels[1], paper), (labels[0], ours))):
+            xs = [j + (i - 0.5) * width for j in range(len(keys))]
+            heights = [None if _missing(vals.get(k)) else float(vals[k]) for k in keys]  # type: ignore[arg-type]
+            bars = ax.bar(
+                [x for x, h in zip(xs, heights) if h is not None], [h for h in heights if h is not None],
+                width=width, color=_color(i), label=side,
+            )
+            ax.bar_label(bars, fmt="%.3g", fontsize="x-small", padding=2)
+            for x, h in zip(xs, heights):
+                if h is None:
+                    ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize="x-small", color=_color(i))
+        ax.set_xticks(range(len(keys)), [str(k) for k in keys], fontsize="small")
+        ax.axhline(0, color="black", linewidth=0.6)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+
+
+#: The comparisons ``tailor reproduce swp-capacity`` reports, in its table's order.
+_CAPACITY_LABELS = {
+    "fifo_vs_drr": "FIFO vs\nSWP weights",
+    "fifo_vs_fq": "FIFO vs SWP\nweights + FQ",
+    "fifo_vs_drr_tight_bursty": "FIFO vs SWP weights,\nbursty + tight SLO",
+    "static_vs_drr": "static vs\nSWP weights",
+    "static_vs_fifo": "static vs\nFIFO",
+}
+
+
+def swp_capacity_figure(report: Mapping[str, Any]) -> Figure:
+    """SWP Fig. 8/9: the mean extra capacity of each discipline, the paper's beside ours
+    (the report of ``tailor.reproduce.swp_capacity.run``)."""
+    try:
+        summary, paper, n, k = report["summary"], report["paper"], report["n"], report["classes"]
+    except (KeyError, TypeError):
+        raise DataError("not a swp-capacity report (needs summary, paper, n, classes)") from None
+    ours = {_CAPACITY_LABELS[key]: summary.get(key) for key in _CAPACITY_LABELS}
+    theirs = {_CAPACITY_LABELS[key]: paper.get(key) for key in _CAPACITY_LABELS}
+    return overlay(
+        ours, theirs, labels=("tailor", "paper (150 scenarios)"), kind="bar", ylabel="extra capacity (%)",
+        title=f"SWP Fig. {8 if k == 3 else 9}: mean extra capacity, {k} classes, {n} random scenarios",
+    )
+
+
+def swp_fig1_figure(report: Mapping[str, Any]) -> Figure:
+    """SWP Fig. 1 as we reproduce it (the report of ``tailor.reproduce.swp_fig1.run``): per
+    configuration, the foreground's and the background's p99 slowdown of messages up to
+    the BDP against the background load, with the SLO. The paper's figure is not in its
+    text (only its claims are), so there is no paper curve to overlay."""
+    from tailor.reproduce.swp_fig1 import CONFIGS, SLO, TITLES
+
+    try:
+        rows, engine = report["rows"], report["engine"]
+    except (KeyError, TypeError):
+        raise DataError("not a swp-fig1 report (needs rows, engine)") from None
+    fig, axes = _figure(width=13, height=3.8, ncols=len(CONFIGS))
+    top = max([SLO, *(r[k] for r in rows for k in ("fg_p99", "bg_p99"))]) * 1.08
+    for ax, cfg in zip(axes, CONFIGS):
+        part = sorted((r for r in rows if r["config"] == cfg), key=lambda r: r["bg_load"])
+        loads = [100 * r["bg_load"] for r in part]
+        ax.plot(loads, [r["fg_p99"] for r in part], marker="o", color=_color(0), label="foreground (10 %)")
+        ax.plot(loads, [r["bg_p99"] for r in part], marker="s", color=_color(1), linestyle="--", label="background")
+        ax.axhline(SLO, color="black", linewidth=0.8, linestyle=":", label=f"SLO {SLO:g}")
+        ax.set_ylim(0, top)
+        ax.set_title(TITLES[cfg], fontsize="medium")
+        ax.set_xlabel("background load (%)")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("p99 slowdown, messages ≤ 125 KB")
+    axes[0].legend(fontsize="small")
+    fig.suptitle(f"SWP Fig. 1 on the {engine} engine", fontsize="medium")
+    return fig
+
+
+def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
+    """ns-3 beside tailor on the same flows: mean and p99 slowdown per size bin (the
+    report of ``tailor.crosscheck.crosscheck_ns3``); x is each bin's upper bound."""
+    if table not in report:
+        raise DataError(f"not a crosscheck report with a '{table}' table")
+    rows = [r for r in report[table] if r["count"] > 0]
+    if not rows:
+        raise DataError("crosscheck_figure: no bin has flows")
+    fig, axes = _figure(width=11, height=4.4, ncols=2)
+    for ax, stat in zip(axes, ("mean", "p99")):
+        _overlay(
+            ax,
+            {r["upper_bytes"]: r[f"tailor_{stat}"] for r in rows},
+            {r["upper_bytes"]: r[f"ns3_{stat}"] for r in rows},
+            labels=("tailor", "ns-3"), kind="line", logx=True,
+        )
+        ax.xaxis.set_major_formatter(_BYTES)
+        ax.set_xlabel("message size (bytes, bin upper bound)")
+        ax.set_ylabel(f"{stat} slowdown")
+        ax.set_title(f"{stat} slowdown per size bin", fontsize="medium")
+    fig.suptitle(f"{Path(str(report.get('run_dir', ''))).name}: ns-3 vs tailor, same flows", fontsize="medium")
+    return fig
+
+
+# ---------------------------------------------------------------------------- files
+
+
+def save(fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] = ("png", "svg"), dpi: int = 150) -> list[Path]:
+    """Writes ``fig`` as ``path_stem.<format>`` for each format (png, svg, pdf); returns the paths.
+
+    A stem that already ends in one of the formats' suffixes (``plot.png``) loses it."""
+    formats = [formats] if isinstance(formats, str) else list(formats)
+    if not formats:
+        raise OptionError(f"formats: none given; accepted: {', '.join(FORMATS)}")
+    for f in formats:
+        if f not in FORMATS:
+            raise OptionError(f"formats: unknown format '{f}'; accepted: {', '.join(FORMATS)}")
+    stem = Path(path_stem)
+    if stem.suffix.lstrip(".").lower() in FORMATS:
+        stem = stem.with_suffix("")
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for f in formats:
+        path = stem.parent / f"{stem.name}.{f}"
+        # No dates in the files: the same figure gives the same bytes.
+        meta = {"Date": None} if f == "svg" else {"CreationDate": None} if f == "pdf" else None
+        # A fixed salt for the SVG's element ids (random otherwise), for this call only.
+        with rc_context({"svg.hashsalt": "tailor"}):
+            fig.savefig(path, format=f, dpi=dpi, metadata=meta)
+        out.append(path)
+    return out

@@ -1,0 +1,335 @@
+"""tailor.plot: the figures are read back (axes, scales, line data) and compared with
+statistics recomputed here from the message records; the files written are checked to
+be what their names say."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from matplotlib.container import ErrorbarContainer
+from matplotlib.figure import Figure
+
+import tailor
+import tailor.plot as tp
+from tailor.errors import DataError, NotRecordedError, OptionError, TailorError
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def inverted_cdf(values: list[float], p: float) -> float:
+    """numpy's nearest-rank percentile, independent of tailor.plot's."""
+    return float(np.percentile(np.asarray(values, dtype=float), p, method="inverted_cdf"))
+
+
+def expected_lines(result: tailor.Result, cls: str, percentiles: tuple[float, ...]) -> dict[float, tuple[list, list]]:
+    """Per percentile: (bin median sizes, bin percentiles) from the run's bins, recomputed."""
+    m = result.messages.sort("start_ns").slice(result.summary["messages"]["warmup_excluded"])
+    m = m if cls == "all" else m.filter(pl.col("class") == cls)
+    bins = (result.summary["overall"] if cls == "all" else result.summary["classes"][cls])["bins"]
+    out: dict[float, tuple[list, list]] = {p: ([], []) for p in percentiles}
+    for b in bins:
+        part = m.filter((pl.col("size_bytes") > b["lower_bytes"]) & (pl.col("size_bytes") <= b["upper_bytes"]))
+        assert part.height == b["count"], "the summary's bin counts are the messages'"
+        if part.height == 0:
+            continue
+        for p in percentiles:
+            out[p][0].append(inverted_cdf(part["size_bytes"].to_list(), 50))
+            out[p][1].append(inverted_cdf(part["slowdown"].to_list(), p))
+    return out
+
+
+def test_slowdown_vs_size_lines_are_the_binned_percentiles(result7: tailor.Result) -> None:
+    ps = (50, 99, 99.9)
+    fig = tp.slowdown_vs_size(result7, ps)
+    assert isinstance(fig, Figure)
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"
+    assert "message size" in ax.get_xlabel() and "slowdown" in ax.get_ylabel()
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    assert len(ax.get_lines()) == len(result7.classes) * len(ps)
+    for cls in result7.classes:
+        for p, (xs, ys) in expected_lines(result7, cls, ps).items():
+            line = lines[f"{cls} p{p:g}"]
+            assert list(line.get_xdata()) == pytest.approx(xs)
+            assert list(line.get_ydata()) == pytest.approx(ys)
+    # The summary keeps its percentiles to 0.1 %: the plotted ones agree with it.
+    ws = result7.summary["classes"]["websearch"]["bins"]
+    p99 = [b["p99"] for b in ws if b["count"]]
+    assert list(lines["websearch p99"].get_ydata()) == pytest.approx(p99, rel=2e-3)
+
+
+def test_slowdown_vs_size_overlays_runs_and_takes_frames(result7: tailor.Result) -> None:
+    other = result7.messages.with_columns(pl.col("slowdown") * 2)
+    fig = tp.slowdown_vs_size({"seed 7": result7, "doubled": other}, percentiles=(99,), classes=["rpc"], x="upper")
+    (ax,) = fig.axes
+    by = {ln.get_label(): ln for ln in ax.get_lines()}
+    assert set(by) == {"seed 7: rpc p99", "doubled: rpc p99"}
+    # A bare frame has no run bins: ten bins of equal count, ending at the largest size.
+    x = list(by["doubled: rpc p99"].get_xdata())
+    rpc = other.filter(pl.col("class") == "rpc")
+    assert x[-1] == rpc["size_bytes"].max() and len(x) <= 10
+    assert x == sorted(x)
+    # With the run, x is each bin's upper bound.
+    uppers = [b["upper_bytes"] for b in result7.summary["classes"]["rpc"]["bins"] if b["count"]]
+    assert list(by["seed 7: rpc p99"].get_xdata()) == pytest.approx(uppers)
+
+
+def test_slowdown_vs_size_rejects_bad_options(result7: tailor.Result) -> None:
+    with pytest.raises(OptionError, match="percentiles: 120"):
+        tp.slowdown_vs_size(result7, (50, 120))
+    with pytest.raises(OptionError, match="unknown class 'nope'; accepted: rpc, websearch, all"):
+        tp.slowdown_vs_size(result7, classes="nope")
+    with pytest.raises(OptionError, match="x: unknown value 'mean'"):
+        tp.slowdown_vs_size(result7, x="mean")
+    with pytest.raises(DataError, match="lacks column"):
+        tp.slowdown_vs_size(pl.DataFrame({"size_bytes": [1]}))
+
+
+def test_latency_cdf_is_monotone_and_ends_at_one(result7: tailor.Result) -> None:
+    fig = tp.latency_cdf(result7)
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and "latency" in ax.get_xlabel()
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    assert set(lines) == set(result7.classes)
+    for cls, line in lines.items():
+        x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+        m = result7.messages.filter(pl.col("class") == cls)
+        assert len(x) == m.height
+        assert np.all(np.diff(x) >= 0) and np.all(np.diff(y) > 0)
+        assert y[-1] == pytest.approx(1.0) and y[0] > 0
+        lat_us = ((m["finish_ns"] - m["start_ns"]) / 1e3).to_numpy()
+        assert x[-1] == pytest.approx(lat_us.max()) and x[0] == pytest.approx(lat_us.min())
+        # The curve at the median latency is the fraction of messages at or below it.
+        med = float(np.median(lat_us))
+        assert y[np.searchsorted(x, med, side="right") - 1] == pytest.approx(np.mean(lat_us <= med))
+
+
+def sweep_summary() -> pl.DataFrame:
+    """Sweep.summary()'s schema: two axes, two classes plus "all", two stats, 3 seeds."""
+    rows = []
+    for load, sched, cls, stat in itertools.product((0.3, 0.5, 0.7), ("fifo", "drr"), ("all", "a", "b"), ("mean", "p99")):
+        m = 10 * load * (1.6 if sched == "fifo" else 1.0) + (4 if stat == "p99" else 0) + (cls == "b")
+        rows.append({"load": load, "switch.scheduler": sched, "engine": "packet", "class": cls, "size": "all",
+                     "stat": stat, "mean": m, "ci_low": m - 0.4, "ci_high": m + 0.9, "n_seeds": 3})
+    return pl.DataFrame(rows)
+
+
+def test_p99_vs_load_draws_a_line_per_value_with_error_bars() -> None:
+    df = sweep_summary()
+    fig = tp.p99_vs_load(df, x="load", y="p99", by="switch.scheduler")
+    (ax,) = fig.axes
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 2 and all(c.has_yerr for c in bars)
+    assert ax.get_xlabel() == "load" and "p99" in ax.get_ylabel()
+    for c in bars:
+        sched = c.get_label().split("=")[1]
+        want = df.filter((pl.col("switch.scheduler") == sched) & (pl.col("class") == "all") & (pl.col("stat") == "p99")).sort("load")
+        line, _caps, (segments,) = c.lines
+        assert list(line.get_xdata()) == want["load"].to_list()
+        assert list(line.get_ydata()) == pytest.approx(want["mean"].to_list())
+        segs = segments.get_segments()
+        assert [s[0][1] for s in segs] == pytest.approx(want["ci_low"].to_list())
+        assert [s[1][1] for s in segs] == pytest.approx(want["ci_high"].to_list())
+    # by class, fixing the scheduler
+    fig = tp.p99_vs_load(df, by="class", where={"switch.scheduler": "drr"})
+    labels = sorted(c.get_label() for c in fig.axes[0].containers if isinstance(c, ErrorbarContainer))
+    assert labels == ["class=a", "class=all", "class=b"]
+
+
+def test_p99_vs_load_refuses_ambiguous_or_unknown_columns() -> None:
+    df = sweep_summary()
+    with pytest.raises(DataError, match="several values of 'switch.scheduler'"):
+        tp.p99_vs_load(df)
+    with pytest.raises(OptionError, match="by: 'transport.kind' is not a column.*accepted: load, switch.scheduler"):
+        tp.p99_vs_load(df, by="transport.kind")
+    with pytest.raises(OptionError, match="no stat 'p90'.*accepted: mean, p99"):
+        tp.p99_vs_load(df, y="p90", by="switch.scheduler")
+    with pytest.raises(DataError, match="lacks columns ci_low, ci_high"):
+        tp.p99_vs_load(df.drop("ci_low", "ci_high"))
+
+
+def queues() -> pl.DataFrame:
+    t = list(range(0, 100_000, 10_000))
+    rows = [(ti, port, (port * 1000 + ti // 100) % 7000) for port in range(5) for ti in t]
+    return pl.DataFrame(rows, schema=["time_ns", "port", "queue_bytes"], orient="row")
+
+
+def test_queue_over_time_draws_the_fullest_ports_and_the_chosen_ones() -> None:
+    q = queues()
+    fig = tp.queue_over_time(q, top=2)
+    (ax,) = fig.axes
+    peaks = q.group_by("port").agg(pl.col("queue_bytes").max()).sort("queue_bytes", descending=True)
+    assert [ln.get_label() for ln in ax.get_lines()] == [f"port {p}" for p in peaks["port"].head(2)]
+    assert ax.get_xlabel() == "time (µs)" and ax.get_ylabel() == "queue (KB)"
+    fig = tp.queue_over_time(q, ports=[3])
+    (line,) = fig.axes[0].get_lines()
+    part = q.filter(pl.col("port") == 3).sort("time_ns")
+    assert list(line.get_xdata()) == pytest.approx((part["time_ns"] / 1e3).to_list())
+    assert list(line.get_ydata()) == pytest.approx((part["queue_bytes"] / 1e3).to_list())
+    with pytest.raises(OptionError, match="no samples of port 9"):
+        tp.queue_over_time(q, ports=[9])
+
+
+def test_queue_over_time_says_how_to_record_queues(result7: tailor.Result, tmp_path: Path) -> None:
+    with pytest.raises(NotRecordedError) as e:
+        tp.queue_over_time(result7)
+    assert isinstance(e.value, TailorError)
+    assert '[record] queues = "10us"' in str(e.value) and str(result7.dir) in str(e.value)
+    assert e.value.hint == '[record] queues = "10us"'
+    # Once the run has them, the run's own samples are drawn, named by ports.csv.
+    run = tmp_path / "run"
+    run.mkdir()
+    for f in ("summary.json", "ports.csv", "messages.parquet"):
+        (run / f).write_bytes((result7.dir / f).read_bytes())
+    queues().write_parquet(run / "queues.parquet")
+    fig = tp.queue_over_time(run, ports=[1])
+    assert fig.axes[0].get_lines()[0].get_label() == "port 1 (switch0 to_host)"
+
+
+def test_overlay_and_reproduction_figures() -> None:
+    fig = tp.overlay({"a": 1.0, "b": 3.0, "c": None}, {"a": 2.0, "c": 5.0}, labels=("tailor", "paper"), ylabel="x")
+    (ax,) = fig.axes
+    heights = {c.get_label(): [b.get_height() for b in c] for c in ax.containers}
+    assert heights == {"paper": [2.0, 5.0], "tailor": [1.0, 3.0]}
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "c", "b"]
+    assert sum(t.get_text() == "n/a" for t in ax.texts) == 2  # paper's b, ours c
+    report = {
+        "n": 4, "classes": 5, "paper": {"fifo_vs_drr": 65.0, "fifo_vs_drr_tight_bursty": 79.0},
+        "summary": {"fifo_vs_drr": 40.0, "fifo_vs_fq": 120.0, "fifo_vs_drr_tight_bursty": None,
+                    "static_vs_drr": 90.0, "static_vs_fifo": 10.0},
+    }
+    ax = tp.swp_capacity_figure(report).axes[0]
+    assert "Fig. 9" in ax.get_title()
+    got = {c.get_label(): sorted(b.get_height() for b in c) for c in ax.containers}
+    assert got == {"paper (150 scenarios)": [65.0, 79.0], "tailor": [10.0, 40.0, 90.0, 120.0]}
+    cc = {"run_dir": "/x/anchor-1", "bins": [
+        {"lower_bytes": 0, "upper_bytes": 10_000, "count": 50, "ns3_mean": 1.5, "tailor_mean": 1.4, "ns3_p99": 4.0, "tailor_p99": 4.4},
+        {"lower_bytes": 10_000, "upper_bytes": 100_000, "count": 0, "ns3_mean": math.nan, "tailor_mean": math.nan,
+         "ns3_p99": math.nan, "tailor_p99": math.nan},
+        {"lower_bytes": 100_000, "upper_bytes": 1_000_000, "count": 9, "ns3_mean": 3.0, "tailor_mean": 3.3, "ns3_p99": 9.0, "tailor_p99": 8.0},
+    ]}
+    fig = tp.crosscheck_figure(cc)
+    assert len(fig.axes) == 2 and all(a.get_xscale() == "log" for a in fig.axes)
+    p99 = {ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[1].get_lines()}
+    assert p99 == {"ns-3": [4.0, 9.0], "tailor": [4.4, 8.0]}
+    with pytest.raises(OptionError, match="kind: unknown value 'pie'"):
+        tp.overlay({"a": 1}, {"a": 1}, kind="pie")
+
+
+def test_save_writes_valid_png_and_svg(result7: tailor.Result, tmp_path: Path) -> None:
+    fig = tp.latency_cdf(result7)
+    paths = tp.save(fig, tmp_path / "sub" / "cdf.png")  # a suffix on the stem is dropped
+    assert paths == [tmp_path / "sub" / "cdf.png", tmp_path / "sub" / "cdf.svg"]
+    png = paths[0].read_bytes()
+    assert png[:8] == PNG_MAGIC and len(png) > 10_000
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert (width, height) == (round(7.5 * 150), round(4.6 * 150))
+    root = ET.parse(paths[1]).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert len(root.findall(".//{http://www.w3.org/2000/svg}path")) > 10
+    # Same figure, same bytes: no date in the SVG.
+    again = tp.save(fig, tmp_path / "again", formats=("svg",))
+    assert again[0].read_bytes() == paths[1].read_bytes()
+    with pytest.raises(OptionError, match="formats: unknown format 'jpg'; accepted: png, svg, pdf"):
+        tp.save(fig, tmp_path / "x", formats=("jpg",))
+
+
+def test_plots_leave_no_pyplot_state(result7: tailor.Result) -> None:
+    import matplotlib
+
+    backend = matplotlib.get_backend()
+    tp.slowdown_vs_size(result7)
+    import sys
+
+    if "matplotlib.pyplot" in sys.modules:
+        import matplotlib.pyplot as plt
+
+        assert plt.get_fignums() == []
+    assert matplotlib.get_backend() == backend
+
+
+def test_not_a_run_directory(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="not a run directory"):
+        tp.latency_cdf(tmp_path)
+    with pytest.raises(DataError, match="no such directory"):
+        tp.latency_cdf(tmp_path / "missing")
+
+
+def tailor_cli(*args: object) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_plot_writes_the_formats_asked(result7: tailor.Result, tmp_path: Path) -> None:
+    p = tailor_cli("plot", result7.dir, "--kind", "slowdown-vs-size", "--out", tmp_path / "sd", "--percentiles", "50,99.9")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == f"wrote {tmp_path / 'sd.png'}, {tmp_path / 'sd.svg'}"
+    assert (tmp_path / "sd.png").read_bytes()[:8] == PNG_MAGIC
+    svg = ET.parse(tmp_path / "sd.svg").getroot()
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    p = tailor_cli("plot", result7.dir, "--kind", "latency-cdf", "--out", tmp_path / "cdf", "--format", "svg", "--class", "rpc")
+    assert p.returncode == 0, p.stderr
+    assert [f.name for f in sorted(tmp_path.glob("cdf*"))] == ["cdf.svg"]
+    summary = tmp_path / "sweep.parquet"
+    sweep_summary().write_parquet(summary)
+    p = tailor_cli("plot", summary, "--kind", "p99-vs-load", "--by", "switch.scheduler", "--where", "class=a", "--format", "png")
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "sweep-p99-vs-load.png").read_bytes()[:8] == PNG_MAGIC
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("--kind", "pie"), "--kind: unknown value 'pie'; accepted: slowdown-vs-size, latency-cdf, queue, p99-vs-load"),
+        (("--kind", "queue"), 'the run did not record queues (no queues.parquet); add `[record] queues = "10us"`'),
+        (("--kind", "slowdown-vs-size", "--percentiles", "50,abc"), "--percentiles: '50,abc' is not a list of numbers"),
+        (("--kind", "slowdown-vs-size", "--percentiles", "0"), "--percentiles: 0 is out of range"),
+        (("--kind", "latency-cdf", "--class", "nope"), "--class: unknown class 'nope'; accepted: rpc, websearch, all"),
+        (("--kind", "latency-cdf", "--format", "png,gif"), "--format: unknown format 'gif'; accepted: png, svg, pdf"),
+        (("--kind", "latency-cdf", "--by", "load"), "--by: not an option of --kind latency-cdf; its options: --class"),
+        (("--kind", "p99-vs-load"), "neither a sweep store (points/) nor a summary table"),
+    ],
+)
+def test_cli_plot_errors_name_the_option(
+    result7: tailor.Result, tmp_path: Path, args: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In-process (the subprocess path is exercised above): exit status 2 and one line."""
+    from tailor.cli import app
+
+    status = app(["plot", str(result7.dir), *args, "--out", str(tmp_path / "x")], standalone_mode=False)
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1
+    assert not list(tmp_path.iterdir()), "nothing written"
+
+
+def test_reproductions_write_their_plots(tmp_path: Path) -> None:
+    """Short runs of both SWP reproductions: the plot is written beside their data and
+    shows the numbers they report."""
+    from tailor.reproduce import swp_capacity, swp_fig1
+
+    cap = swp_capacity.run(n=2, n_classes=3, recheck=0, until="2ms", out=tmp_path / "cap", say=lambda m: None)
+    assert cap["plots"] == [str(tmp_path / "cap" / "capacity.png"), str(tmp_path / "cap" / "capacity.svg")]
+    assert (tmp_path / "cap" / "capacity.png").read_bytes()[:8] == PNG_MAGIC
+    ax = tp.swp_capacity_figure(cap).axes[0]
+    ours = sorted(b.get_height() for b in next(c for c in ax.containers if c.get_label() == "tailor"))
+    keys = ("fifo_vs_drr", "fifo_vs_fq", "fifo_vs_drr_tight_bursty", "static_vs_drr", "static_vs_fifo")
+    assert ours == pytest.approx(sorted(cap["summary"][k] for k in keys if cap["summary"][k] is not None))
+
+    fig1 = swp_fig1.run(tmp_path / "fig1", swp_fig1.Setup(until="2ms"), say=lambda m: None)
+    assert (tmp_path / "fig1" / "fig1.svg").is_file() and len(fig1["plots"]) == 2
+    axes = tp.swp_fig1_figure(fig1).axes
+    assert [a.get_title() for a in axes] == [swp_fig1.TITLES[c] for c in swp_fig1.CONFIGS]
+    for ax, cfg in zip(axes, swp_fig1.CONFIGS):
+        fg = ax.get_lines()[0]
+        rows = sorted((r for r in fig1["rows"] if r["config"] == cfg), key=lambda r: r["bg_load"])
+        assert list(fg.get_xdata()) == pytest.approx([100 * r["bg_load"] for r in rows])
+        assert list(fg.get_ydata()) == pytest.approx([r["fg_p99"] for r in rows])

@@ -1,0 +1,266 @@
+"""tailor.report: the HTML report, opened in headless Chromium as a reader would.
+
+The browser is driven by ``headless.py`` (the DevTools protocol over
+``--remote-debugging-pipe``; its docstring says why that and not Playwright or a
+websocket client). Each page must load without console errors, exceptions or failed
+requests, request nothing but file: and data: URLs, decode every image to a non-zero
+size and hold the expected tables with the expected numbers of rows. A deliberately
+broken page checks that the harness does see such failures.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import tailor
+from tailor.errors import DataError, OptionError
+from tailor.report import report, sweep_report
+
+sys.path.insert(0, str(Path(__file__).parent))
+import headless  # noqa: E402
+
+needs_chromium = pytest.mark.skipif(
+    headless.CHROMIUM is None, reason="chromium is not installed (`make test` installs Debian's chromium with apt-get)"
+)
+
+#: Reads back, in the browser, what the tests check.
+PROBE = """(() => {
+  const rows = t => t ? t.querySelectorAll('tbody tr').length : -1;
+  return {
+    images: [...document.images].map(i => ({w: i.naturalWidth, h: i.naturalHeight, src: i.src.slice(0, 22)})),
+    run: rows(document.querySelector('table#run')),
+    slo: rows(document.querySelector('table#slo')),
+    slo_verdicts: [...document.querySelectorAll('table#slo tbody tr td:nth-child(6)')].map(td => td.textContent),
+    slowdown: Object.fromEntries([...document.querySelectorAll('table.slowdown')].map(t => [t.dataset.class, rows(t)])),
+    ports: rows(document.querySelector('table#ports')),
+    axes: rows(document.querySelector('table#axes')),
+    sweep: rows(document.querySelector('table#sweep-summary')),
+    points: rows(document.querySelector('table#points')),
+    slos: rows(document.querySelector('table#slos')),
+    scenario: (document.querySelector('pre#scenario') || {}).textContent || null,
+    h3: [...document.querySelectorAll('h3')].map(h => h.textContent),
+    scripts: document.querySelectorAll('script').length,
+    title: document.title,
+  };
+})()"""
+
+
+def open_page(path: Path, shot: Path | None = None) -> dict:
+    page = headless.load(path, PROBE)
+    assert page.errors == [], f"errors while loading {path}: {page.errors}"
+    assert page.remote_requests == [], "the report must not fetch anything"
+    assert page.requests and page.requests[0] == path.resolve().as_uri()
+    probe = page.probe
+    assert probe["images"], "the report has plots"
+    for img in probe["images"]:
+        assert img["w"] > 0 and img["h"] > 0, img
+        assert img["src"] == "data:image/png;base64,", "plots are inline"
+    assert page.screenshot[:8] == b"\x89PNG\r\n\x1a\n"
+    if shot is not None:
+        shot.write_bytes(page.screenshot)
+    return probe
+
+
+def nonempty_bins(rep: dict) -> int:
+    return sum(1 for b in rep["bins"] if b["count"] > 0)
+
+
+@needs_chromium
+def test_run_report_renders_tables_and_plots(result7: tailor.Result, quickstart: Path, tmp_path: Path) -> None:
+    out = report(result7.dir, out=tmp_path / "r" / "q7.html", scenario=quickstart)
+    assert out == tmp_path / "r" / "q7.html"
+    assert sorted(p.name for p in out.parent.iterdir()) == ["q7-latency.png", "q7-slowdown.png", "q7.html"]
+    probe = open_page(out, tmp_path / "screenshot.png")
+    s = result7.summary
+    assert len(probe["images"]) == 2  # slowdown by size, latency CDF (the run recorded no queues)
+    assert probe["run"] == 13
+    slos = [slo for c in s["classes"].values() for slo in c.get("slo", [])]
+    assert probe["slo"] == len(slos) == 2
+    assert probe["slo_verdicts"] == ["met" if slo["met"] else "MISSED" for slo in slos]
+    want = {name: nonempty_bins(s["classes"][name]) + 1 for name in result7.classes}
+    want["all"] = nonempty_bins(s["overall"]) + 1
+    assert probe["slowdown"] == want
+    assert probe["ports"] == min(10, result7.ports.height)
+    assert probe["scenario"] == quickstart.read_text()
+    assert probe["scripts"] == 0 and "quickstart" in probe["title"] and "seed 7" in probe["title"]
+
+
+def test_run_report_is_self_contained_and_shows_the_numbers(result7: tailor.Result, tmp_path: Path) -> None:
+    """Without a browser: no element may point outside the file, and the numbers are the summary's."""
+    out = report(result7.dir, out=tmp_path / "q7.html")
+    text = out.read_text()
+
+    class Refs(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: list[str] = []
+            self.refs: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tags.append(tag)
+            self.refs += [v or "" for k, v in attrs if k in ("src", "href", "srcset", "action", "data", "poster")]
+
+    p = Refs()
+    p.feed(text)
+    assert "script" not in p.tags and "link" not in p.tags and "iframe" not in p.tags
+    assert p.refs and all(r.startswith("data:image/png;base64,") for r in p.refs)
+    assert "url(" not in text and "@import" not in text
+    sd = result7.summary["classes"]["websearch"]["slowdown"]
+    assert f"<td>{sd['count']:,}</td><td>{sd['mean']:.2f}</td><td>{sd['p50']:.2f}</td><td>{sd['p99']:.2f}</td>" in text
+    assert f"tailor {tailor.__version__}" in text
+    # The run directory does not hold the scenario and none was given, but the summary
+    # names the file: it is shown only if it is found and is the run's scenario.
+    assert ('id="scenario"' in text) == Path(result7.summary["scenario_file"]).is_file()
+
+
+@needs_chromium
+def test_report_escapes_everything_from_the_run(result7: tailor.Result, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    evil = '<img src=x onerror="console.error(1)">&amp;'
+    summary = json.loads((result7.dir / "summary.json").read_text())
+    summary["classes"] = {evil if k == "rpc" else k: v for k, v in summary["classes"].items()}
+    summary["scenario"] = "<script>alert(1)</script>"
+    (run / "summary.json").write_text(json.dumps(summary))
+    result7.messages.with_columns(
+        pl.when(pl.col("class") == "rpc").then(pl.lit(evil)).otherwise(pl.col("class")).alias("class")
+    ).write_parquet(run / "messages.parquet")
+    shutil.copy(result7.dir / "ports.csv", run / "ports.csv")
+    (run / "scenario.toml").write_text('name = "</pre><script>console.error(2)</script>"\n')
+    probe = open_page(report(run))
+    assert probe["scripts"] == 0
+    assert evil in probe["h3"]
+    assert probe["scenario"] == (run / "scenario.toml").read_text()
+    assert probe["title"].startswith("tailor report: <script>alert(1)</script>")
+
+
+def test_run_report_draws_recorded_queues(result7: tailor.Result, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(result7.dir, run)
+    without = report(run).read_text()
+    assert without.count("data:image/png;base64,") == 2 and 'id="no-queues"' in without
+    assert '[record] queues = &quot;10us&quot;' in without
+    rows = [(t, port, (t // 1000 * (port + 1)) % 50_000) for port in range(4) for t in range(0, 200_000, 10_000)]
+    pl.DataFrame(rows, schema=["time_ns", "port", "queue_bytes"], orient="row").write_parquet(run / "queues.parquet")
+    out = report(run, out=tmp_path / "with.html")
+    text = out.read_text()
+    assert text.count("data:image/png;base64,") == 3 and 'id="no-queues"' not in text
+    assert (tmp_path / "with-queues.png").is_file()
+
+
+def sweep_tables() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A sweep of load x scheduler, 3 seeds, two classes (the store's schema)."""
+    loads, scheds, seeds = (0.3, 0.5, 0.7), ("fifo", "drr"), (1, 2, 3)
+    points = pl.DataFrame(
+        [
+            {"point": f"{hash((load, s)) & 0xFFFFFFFF:08x}", "seed": seed, "engine": "packet", "scenario": "two-class",
+             "load": load, "switch.scheduler": s}
+            for load, s, seed in itertools.product(loads, scheds, seeds)
+        ]
+    )
+    rows = []
+    for load, s, cls, size, stat in itertools.product(loads, scheds, ("all", "a", "b"), ("all", "(0 B, 125 KB]"),
+                                                      ("mean", "p50", "p99", "p999")):
+        m = 1 + 10 * load * (1.5 if s == "fifo" else 1) + {"mean": 0, "p50": -0.5, "p99": 4, "p999": 8}[stat]
+        rows.append({"load": load, "switch.scheduler": s, "engine": "packet", "class": cls, "size": size, "stat": stat,
+                     "mean": m, "ci_low": m - 0.3, "ci_high": m + 0.5, "n_seeds": len(seeds)})
+    return pl.DataFrame(rows), points
+
+
+@needs_chromium
+def test_sweep_report_renders(tmp_path: Path) -> None:
+    summary, points = sweep_tables()
+    out = sweep_report(summary, points, tmp_path / "sweep.html", title="load x scheduler", source="runs/sweep")
+    probe = open_page(out, tmp_path / "sweep.png")
+    # p99 of all classes and of each class, and the mean of all classes
+    assert len(probe["images"]) == 4
+    assert sorted(p.name for p in tmp_path.glob("sweep-*.png")) == [
+        "sweep-mean-all.png", "sweep-p99-a.png", "sweep-p99-all.png", "sweep-p99-b.png"]
+    assert probe["axes"] == 2
+    assert probe["sweep"] == 3 * 2 * 3  # loads x schedulers x classes, at size "all"
+    assert probe["points"] == points["point"].n_unique() == 6
+
+
+@needs_chromium
+def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickstart: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    sw = tailor.sweep(quickstart, load=[0.3, 0.6], seed=[1, 2], out=store, engine="model")
+    out = report(store)
+    assert out == store / "report.html"
+    probe = open_page(out, tmp_path / "store.png")
+    assert probe["axes"] == 1
+    assert probe["sweep"] == 2 * 3  # loads x (2 classes + all), at size "all"
+    assert probe["points"] == 2  # one row per load, its seeds listed
+    assert len(probe["images"]) == 4 and all(i["w"] > 0 for i in probe["images"])
+    # quickstart's websearch class has 2 SLOs: one row per load and SLO
+    assert probe["slos"] == 2 * 2
+    verdicts = sw.slos().collect()
+    assert verdicts.height == 2 * 2 * 2  # loads x seeds x SLOs
+    text = out.read_text()
+    assert "tailor sweep report: store" in text
+    with pytest.raises(OptionError, match="--scenario: only for a run directory"):
+        report(store, scenario=tmp_path / "x.toml")
+
+
+def test_report_rejects_what_it_cannot_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no such directory"):
+        report(tmp_path / "missing")
+    with pytest.raises(DataError, match="neither a run directory .* nor a sweep store"):
+        report(tmp_path)
+    other = tmp_path / "other.toml"
+    other.write_text(quickstart.read_text().replace('name = "quickstart"', 'name = "another"'))
+    with pytest.raises(OptionError, match="--scenario: .*other.toml is scenario 'another', but the run .* is of 'quickstart'"):
+        report(result7.dir, out=tmp_path / "r.html", scenario=other)
+    with pytest.raises(OptionError, match="--scenario: cannot read"):
+        report(result7.dir, out=tmp_path / "r.html", scenario=tmp_path / "nope.toml")
+    with pytest.raises(OptionError, match="--out: .* is a directory"):
+        report(result7.dir, out=tmp_path)
+    with pytest.raises(DataError, match="lacks columns ci_low"):
+        summary, points = sweep_tables()
+        sweep_report(summary.drop("ci_low"), points, tmp_path / "s.html")
+
+
+@needs_chromium
+def test_harness_sees_broken_pages(tmp_path: Path) -> None:
+    """The checks above can fail: a page with a missing image, a remote image and a
+    script error is caught on every count."""
+    page = tmp_path / "bad.html"
+    page.write_text(
+        '<!DOCTYPE html><html><body><img src="missing.png"><img src="https://example.invalid/a.png">'
+        '<script>console.error("boom"); undefinedFunction();</script></body></html>'
+    )
+    got = headless.load(page, "[...document.images].map(i => i.naturalWidth)")
+    assert "boom" in got.console_errors
+    assert any("undefinedFunction" in e for e in got.exceptions)
+    assert any("missing.png" in e for e in got.log_errors)
+    assert got.remote_requests == ["https://example.invalid/a.png"]
+    assert got.probe == [0, 0]
+
+
+def tailor_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_cli_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rep.html"
+    p = tailor_cli("report", result7.dir, "--out", out, "--scenario", quickstart)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == f"report: {out}"
+    assert out.is_file() and (tmp_path / "rep-slowdown.png").is_file()
+    p = tailor_cli("report", tmp_path / "missing")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("error: ") and "no such directory" in p.stderr and len(p.stderr.splitlines()) == 1
+    p = tailor_cli("report", "--help")
+    help_text = " ".join(p.stdout.split())
+    assert p.returncode == 0 and "Example: tailor run" in help_text and "tailor report runs/q --scenario" in help_text
