@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -19,8 +21,13 @@ Progress = Callable[[dict[str, Any]], bool]
 
 
 def default_out(scenario: Scenario, seed: int) -> Path:
-    """``runs/<scenario name>-s<seed>`` under the current directory."""
-    return Path("runs") / f"{scenario.name}-s{seed}"
+    """``runs/<scenario name>-s<seed>`` under the current directory, with a short hash of
+    the overrides before the seed when :meth:`Scenario.with_` changed keys (so two
+    variants of one scenario do not meet in one directory)."""
+    if not scenario.overrides:
+        return Path("runs") / f"{scenario.name}-s{seed}"
+    text = json.dumps([[k, v] for k, v in scenario.overrides], sort_keys=True, default=str)
+    return Path("runs") / f"{scenario.name}-{hashlib.sha256(text.encode()).hexdigest()[:8]}-s{seed}"
 
 
 def run(

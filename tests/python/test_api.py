@@ -149,3 +149,38 @@ def test_format_bytes() -> None:
 def test_workloads_dir_is_found_from_any_cwd(quickstart: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert tailor.check(quickstart)["classes"] == ["websearch", "rpc"]
+
+
+def test_a_run_releases_the_gil(quickstart: Path, tmp_path: Path) -> None:
+    """While the engine runs in one thread, Python code keeps running in another."""
+    import threading
+    import time
+
+    ticks = 0
+    done = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    start = time.perf_counter()
+    tailor.run(quickstart, seed=7, out=tmp_path / "r")
+    wall = time.perf_counter() - start
+    done.set()
+    t.join()
+    # With the GIL held for the whole run the counter would stall (a progress callback
+    # gives it back five times a second at most, and there is none here).
+    assert wall > 0.2 and ticks > 0.3 * wall / 0.0011, (ticks, wall)
+
+
+def test_variants_of_a_scenario_get_their_own_default_directory(quickstart: Path) -> None:
+    from tailor.run import default_out
+
+    sc = tailor.Scenario.load(quickstart)
+    a, b = default_out(sc.with_(load=0.3), 1), default_out(sc.with_(load=0.5), 1)
+    assert a != b and default_out(sc, 1) == Path("runs/quickstart-s1")
+    assert a.name.startswith("quickstart-") and a.name.endswith("-s1")
