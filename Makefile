@@ -20,7 +20,10 @@ build: venv
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet
 
 demo: build
-	$(VENV)/bin/tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart
+	$(VENV)/bin/tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart --quiet
+	$(VENV)/bin/tailor report runs/quickstart --scenario scenarios/quickstart.toml
+	$(VENV)/bin/tailor sweep scenarios/quickstart.toml --set load=0.3,0.5,0.7 --set seed=1..3 --out sweeps/quickstart --quiet
+	$(VENV)/bin/tailor report sweeps/quickstart
 
 # The report tests open HTML in headless Chromium: Debian's package, installed with apt-get
 # when missing and we are root (otherwise those tests are skipped, saying why).
@@ -36,7 +39,7 @@ test: build chromium
 	$(VENV)/bin/pytest -q tests/python
 
 clean:
-	rm -rf $(VENV) target runs
+	rm -rf $(VENV) target runs sweeps
 	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -f python/tailor/_core*.so
 

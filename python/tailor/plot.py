@@ -439,7 +439,9 @@ def p99_vs_load(
         df = df.filter(pl.col(col) == val)
         if df.height == 0:
             raise OptionError(f"where: no rows with {col} = {val!r}; values: {', '.join(map(str, summary_df[col].unique().sort().to_list()))}")
-    fixed = [c for c in df.columns if c not in {x, "stat", "mean", "ci_low", "ci_high", "n_seeds", *by_cols}]
+    # lower_bytes / upper_bytes follow the size label; they are not conditions of their own.
+    skip = {x, "stat", "mean", "ci_low", "ci_high", "n_seeds", "lower_bytes", "upper_bytes", *by_cols}
+    fixed = [c for c in df.columns if c not in skip]
     for col in fixed:
         vals = df[col].unique().sort().to_list()
         if len(vals) > 1:

@@ -171,19 +171,26 @@ def report(
     if (p / "points").is_dir():
         if scenario is not None:
             raise OptionError("--scenario: only for a run directory; a sweep store keeps its scenarios")
-        summary, points, slos = store_frames(p)
-        return sweep_report(summary, points, target, title=p.name, source=str(p), slos=slos)
+        summary, points, slos, scenarios = store_frames(p)
+        return sweep_report(summary, points, target, title=p.name, source=str(p), slos=slos, scenarios=scenarios)
     raise DataError(f"{p}: neither a run directory (no summary.json) nor a sweep store (no points/)")
 
 
-def store_frames(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The ``summary()``, points and SLO tables of the sweep store at ``path``."""
+def store_frames(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[tuple[str, str]]]:
+    """The ``summary()``, points and SLO tables of the sweep store at ``path``, and per
+    scenario the resolved document of its first point (caption, TOML)."""
     import tailor
 
     store = tailor.open(path)
     axes = store.axes()
     points = store.points().select("point", "seed", "engine", "scenario", *axes)
-    return store.summary(), points, store.slos().collect()
+    scenarios = []
+    for first in points.sort("point").unique("scenario", keep="first", maintain_order=True).iter_rows(named=True):
+        at = ", ".join(f"{a} = {first[a]}" for a in axes) + (", " if axes else "") + f"seed = {first['seed']}"
+        caption = (f"{first['scenario']}, as run at point {first['point'][:10]} ({at}); "
+                   "the other points differ only in the axes")
+        scenarios.append((caption, (Path(path) / "points" / first["point"] / "scenario.toml").read_text()))
+    return store.summary(), points, store.slos().collect(), scenarios
 
 
 def _scenario_text(r: Result, scenario: str | os.PathLike[str] | None) -> tuple[str | None, str]:
@@ -377,6 +384,7 @@ def sweep_report(
     title: str = "sweep",
     source: str | None = None,
     slos: pl.DataFrame | None = None,
+    scenarios: Sequence[tuple[str, str]] = (),
 ) -> Path:
     """Writes the report of a sweep from its ``summary`` and ``points`` tables (see the
     module doc) to ``out``, with its PNGs beside it. ``slos`` (``Store.slos()``, one
@@ -399,14 +407,16 @@ def sweep_report(
     axes = _axes(summary)
     stem = out.parent / out.stem
     n_points = points["point"].n_unique()
-    seeds = points.group_by("point").agg(pl.col("seed").n_unique())["seed"]
+    # A point is one seed of one axis combination: count seeds per combination.
+    combo = [c for c in points.columns if c not in ("point", "seed")]
+    seeds = points.group_by(combo).agg(pl.col("seed").n_unique())["seed"] if combo else pl.Series([points.height])
     ident = [
         ("sweep", _e(title)),
         ("store", _e(source or "–")),
         ("scenarios", _e(", ".join(map(str, points["scenario"].unique().sort().to_list())))),
         ("engines", _e(", ".join(map(str, summary["engine"].unique().sort().to_list())))),
-        ("points", _e(f"{n_points:,} ({points.height:,} runs)")),
-        ("seeds per point", _e(f"{seeds.min()}" if seeds.min() == seeds.max() else f"{seeds.min()} to {seeds.max()}")),
+        ("points", _e(f"{n_points:,} runs of {seeds.len():,} axis values")),
+        ("seeds per axis values", _e(f"{seeds.min()}" if seeds.min() == seeds.max() else f"{seeds.min()} to {seeds.max()}")),
         ("reported by", _e(f"tailor {_version()}")),
         ("report written", _e(_now())),
     ]
@@ -428,6 +438,11 @@ def sweep_report(
     if slos is not None and slos.height:
         parts.append("<h2>SLO verdicts (seeds meeting each SLO)</h2>\n")
         parts.append(_sweep_slos(slos, [a for a in axes if a in slos.columns]))
+
+    if scenarios:
+        parts.append("<h2>Scenario</h2>\n")
+        for i, (caption, text) in enumerate(scenarios):
+            parts.append(f'<p class="note">{_e(caption)}</p>\n<pre id="scenario-{i}">{_e(text)}</pre>\n')
 
     parts.append("<h2>Points</h2>\n")
     p_axes = [c for c in points.columns if c not in ("point", "seed", "engine", "scenario")]

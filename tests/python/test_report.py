@@ -207,6 +207,7 @@ def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickst
     assert verdicts.height == 2 * 2 * 2  # loads x seeds x SLOs
     text = out.read_text()
     assert "tailor sweep report: store" in text
+    assert '<pre id="scenario-0">' in text and "[[class]]" in text, "the scenario as run is shown"
     with pytest.raises(OptionError, match="--scenario: only for a run directory"):
         report(store, scenario=tmp_path / "x.toml")
 
@@ -263,4 +264,4 @@ def test_cli_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) ->
     assert p.stderr.startswith("error: ") and "no such directory" in p.stderr and len(p.stderr.splitlines()) == 1
     p = tailor_cli("report", "--help")
     help_text = " ".join(p.stdout.split())
-    assert p.returncode == 0 and "Example: tailor run" in help_text and "tailor report runs/q --scenario" in help_text
+    assert p.returncode == 0 and "tailor report runs/q --scenario" in help_text and "tailor report sweeps/ws" in help_text
