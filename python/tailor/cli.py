@@ -387,6 +387,9 @@ def sweep(
                      show_default=False),
     ] = None,
     stat: Annotated[str, typer.Option(help="The statistic to print per class: mean, p50, p90, p99, p999, max.")] = "p99",
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List the points and which the store holds; run nothing.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     progress_json: Annotated[
         bool, typer.Option("--progress-json", help="Progress as JSON lines on stderr (for scripts).")
@@ -415,6 +418,14 @@ def sweep(
             raise typer.Exit(2)
         axes[key] = values
     sc = tailor.Scenario.load(scenario)
+    if engine not in ("packet", "model"):
+        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: packet, model")
+        raise typer.Exit(2)
+    if dry_run:
+        from tailor.sweep import plan
+
+        _print_plan(plan(sc, axes, out=out, engine=engine), out or Path("sweeps") / sc.name)
+        return
     total = len(grid(axes)) if axes else 1
     workers = jobs or os.cpu_count() or 1
     try:
@@ -425,6 +436,19 @@ def sweep(
         print(str(e), file=sys.stderr)
         raise typer.Exit(130) from None
     _print_sweep(sw, stat)
+
+
+def _print_plan(points: Any, store: Path) -> None:
+    from rich.table import Table
+
+    table = Table()
+    for col in points.columns:
+        table.add_column(col, justify="right" if col == "seed" else "left")
+    for row in points.iter_rows():
+        table.add_row(*("yes" if v is True else "no" if v is False else str(v) for v in row))
+    stdout.print(table)
+    stored = int(points["stored"].sum())
+    stdout.print(f"{points.height} points: {stored} in {store}/, {points.height - stored} to run", highlight=False)
 
 
 def _print_sweep(sw: Any, stat: str) -> None:

@@ -41,7 +41,7 @@ from tailor.errors import PointsFailed, SweepError, TailorError
 from tailor.scenario import Scenario
 from tailor.store import PointSpec, Store
 
-__all__ = ["sweep", "Sweep", "parse_axis", "Listener", "Interrupted"]
+__all__ = ["sweep", "plan", "Sweep", "parse_axis", "Listener", "Interrupted"]
 
 
 class Listener(Protocol):
@@ -213,11 +213,7 @@ def sweep(
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     if engine not in ("packet", "model"):
         raise SweepError(f"--engine: unknown value {engine!r}; accepted: packet, model")
-    all_axes: dict[str, list[Any]] = {}
-    for key, values in [*(axes or {}).items(), *more_axes.items()]:
-        if key in all_axes:
-            raise SweepError(f"axis {key} is given twice")
-        all_axes[key] = [values] if isinstance(values, (str, bytes)) else list(values)
+    all_axes = _axes(axes, more_axes)
     if jobs is not None and jobs < 1:
         raise SweepError(f"--jobs: {jobs} is out of range; accepted: 1 or more")
     store = Store(out if out is not None else Path("sweeps") / sc.name)
@@ -237,6 +233,36 @@ def sweep(
     store.add_sweep(name, manifest)
     _execute(store, specs, jobs, ray, listener)
     return Sweep(store, manifest)
+
+
+def plan(
+    scenario: Scenario | str | os.PathLike[str],
+    axes: Mapping[str, Iterable[Any]] | None = None,
+    /,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    engine: str = "packet",
+    **more_axes: Iterable[Any],
+) -> pl.DataFrame:
+    """What :func:`sweep` with these arguments would do, without running or writing
+    anything: one row per point (its id, axis values, seed, and whether the store
+    already holds it). Raises as :func:`sweep` for a point that cannot be run."""
+    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    all_axes = _axes(axes, more_axes)
+    store = Store(out if out is not None else Path("sweeps") / sc.name)
+    specs = _resolve_points(sc, all_axes, engine)
+    rows = [{"point": s.id, **{k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in s.params.items()},
+             "seed": s.seed, "engine": s.engine, "stored": store.has(s.id)} for s in specs]
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _axes(axes: Mapping[str, Iterable[Any]] | None, more: Mapping[str, Iterable[Any]]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for key, values in [*(axes or {}).items(), *more.items()]:
+        if key in out:
+            raise SweepError(f"axis {key} is given twice")
+        out[key] = [values] if isinstance(values, (str, bytes)) else list(values)
+    return out
 
 
 def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> list[PointSpec]:

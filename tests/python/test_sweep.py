@@ -329,3 +329,17 @@ def test_ray_addresses_are_checked(tmp_path: Path) -> None:
     pytest.importorskip("ray", reason="Ray is not installed")
     with pytest.raises(SweepError, match="accepted: local, auto, ray://HOST:PORT"):
         tailor.sweep(SMALL, seed=[5], out=tmp_path / "s", engine="model", ray="somewhere")
+
+
+def test_plan_lists_the_points_and_what_the_store_holds_without_writing(store_a: tailor.Sweep, tmp_path: Path) -> None:
+    from tailor.sweep import plan
+
+    p = plan(SMALL, load=[0.3, 0.45], seed=range(1, 4), out=store_a.store.dir, engine="model")
+    assert p.height == 6
+    stored = set(p.filter(pl.col("stored"))["point"].to_list())
+    assert stored == set(p.filter(pl.col("load") == 0.3)["point"].to_list()) and stored <= set(store_a.ids)
+    assert plan(SMALL, seed=[1], out=tmp_path / "new", engine="model")["stored"].to_list() == [False]
+    assert not (tmp_path / "new").exists()
+    r = subprocess.run([sys.executable, "-m", "tailor", "sweep", str(SMALL), "--set", "load=0.3,0.45", "--set", "seed=1..3",
+                        "--engine", "model", "--out", str(store_a.store.dir), "--dry-run"], capture_output=True, text=True)
+    assert r.returncode == 0 and "6 points: 3 in" in r.stdout and "3 to run" in r.stdout
