@@ -52,8 +52,8 @@ pub struct ModelInfo {
     pub kappa: f64,
 }
 
-/// The queue samples of a run: the interval, the sampled ports (ids of `ports.csv`) and
-/// the rows written.
+/// The queue samples of a run: the interval, the sampled ports (ids of `ports.csv`;
+/// empty for the model, whose one bottleneck has no port id) and the rows written.
 #[derive(Clone, Debug, Serialize)]
 pub struct QueueInfo {
     pub interval_ns: f64,
@@ -242,18 +242,18 @@ impl Summary {
 /// The fast model's run: the same files; `ports.csv` has its header only (the model has
 /// no ports) and `events` counts model steps.
 fn write_model_run(sc: &Scenario, seed: u64, dir: &Path) -> Result<Summary, RunError> {
-    if sc.record.queues.is_some() {
-        return Err(RunError::Scenario(crate::scenario::ScenarioError {
-            file: sc.file.clone(),
-            path: "record.queues".into(),
-            message: "the model engine does not record queues yet; run the packet engine, or remove [record] queues".into(),
-        }));
-    }
-    write_result(dir, |sink| simulate_model(sc, seed, sink).map(|s| (s, Vec::new())))
+    let queues = queue_log(sc, dir)?;
+    write_result(dir, |sink| simulate_model(sc, seed, sink, queues).map(|s| (s, Vec::new())))
 }
 
-/// Runs the fast model and summarises it in the packet engine's format.
-pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::RecordSink>) -> Result<Summary, RunError> {
+/// Runs the fast model and summarises it in the packet engine's format; samples the
+/// bottleneck's queue into `queues` when given.
+pub fn simulate_model(
+    sc: &Scenario,
+    seed: u64,
+    sink: Box<dyn crate::measure::RecordSink>,
+    mut queues: Option<QueueLog>,
+) -> Result<Summary, RunError> {
     use crate::engine::report::{Messages, NetworkReport, Totals};
     use crate::measure::{ClassSummary, Recorder};
     let started = Instant::now();
@@ -263,8 +263,9 @@ pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::Re
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", built.overall_bins), built.warmup, sink);
     let sources = built.classes.into_iter().map(|c| c.source).collect();
     let info = ModelInfo::of(&cfg);
-    let stats = crate::model::FluidModel::new(cfg).run(sources, &mut rec)?;
+    let stats = crate::model::FluidModel::new(cfg).run_sampled(sources, &mut rec, queues.as_mut())?;
     rec.flush()?;
+    let queues = queues.map(|log| QueueInfo { interval_ns: log.every().as_ns_f64(), ports: Vec::new(), rows: log.rows() });
     let report = RunReport {
         events: stats.steps,
         sim_ns: stats.sim_end.as_ns_f64(),
@@ -286,7 +287,7 @@ pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::Re
         },
         transport_counters: Totals::default(),
     };
-    Ok(Summary { model: Some(info), ..Summary::new(sc, seed, "model", started, report) })
+    Ok(Summary { model: Some(info), queues, ..Summary::new(sc, seed, "model", started, report) })
 }
 
 fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {

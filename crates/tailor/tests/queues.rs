@@ -251,10 +251,53 @@ fn a_stopped_run_is_sampled_up_to_its_stop() {
 }
 
 #[test]
-fn the_model_refuses_to_record_queues_it_does_not_sample() {
-    let sc = Scenario::parse(&with_record("queues = \"1us\""), "test.toml", Path::new(".")).unwrap();
+fn the_model_writes_its_bottleneck_in_the_same_format() {
     let tmp = tempfile::tempdir().unwrap();
-    let err = run_engine_to_dir(&sc, 1, &tmp.path().join("m"), Engine::Model, &mut |_| true).unwrap_err();
-    let tailor::engine::RunError::Scenario(e) = err else { panic!("{err}") };
-    assert_eq!(e.path, "record.queues");
+    let out = tmp.path().join("m");
+    run(&with_record("queues = \"100ns\""), 1, &out, Engine::Model);
+    let q = read_queues(&out);
+    assert_eq!(q.header, "time_ns,port,queue_bytes");
+    let s = summary(&out);
+    let end_ps = (s["sim_ns"].as_f64().unwrap() * 1000.0).round() as u64;
+    assert_eq!(q.rows.len() as u64, end_ps / 100_000 + 1);
+    for (i, r) in q.rows.iter().enumerate() {
+        assert_eq!((r.ps, r.port), (i as u64 * 100_000, None));
+    }
+    let mean = s["network"]["mean_queue_bytes"].as_f64().unwrap();
+    let max = s["network"]["max_queue_bytes"].as_u64().unwrap();
+    assert!(mean > 1_000.0, "the model's bottleneck holds a queue: {mean}");
+    let sampled_mean = q.rows.iter().map(|r| r.bytes as f64).sum::<f64>() / q.rows.len() as f64;
+    assert!((sampled_mean / mean - 1.0).abs() < 0.03, "sampled {sampled_mean}, summary {mean}");
+    assert!(q.rows.iter().map(|r| r.bytes).max().unwrap() <= max);
+    assert_eq!(s["queues"]["ports"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn the_model_fills_a_class_cell_only_for_a_queue_of_its_own() {
+    let two = INCAST.replace("[switch]", "[switch]\nscheduler = \"drr\"")
+        + r#"
+[[class]]
+name = "rpc"
+sizes_fixed = "3KB"
+arrival = "poisson"
+load = 0.1
+pattern = "n_to_1"
+senders = "0..8"
+receiver = 8
+messages = 1000
+[record]
+queues = "1us"
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("drr");
+    run(&two, 1, &out, Engine::Model);
+    let q = read_queues(&out);
+    assert_eq!(q.header, "time_ns,port,queue_bytes,queue_bytes.bulk,queue_bytes.rpc");
+    for r in &q.rows {
+        let sum: u64 = r.classes.iter().map(|c| c.expect("class queues under drr")).sum();
+        assert!(sum.abs_diff(r.bytes) <= 1, "rounded parts {sum} of {}", r.bytes);
+    }
+    let out = tmp.path().join("fifo");
+    run(&two.replace("scheduler = \"drr\"", "scheduler = \"fifo\""), 1, &out, Engine::Model);
+    assert!(read_queues(&out).rows.iter().all(|r| r.classes == [None, None]));
 }

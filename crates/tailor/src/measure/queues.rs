@@ -8,10 +8,10 @@
 //! with the run's length.
 //!
 //! Columns: `time_ns` (the tick, ns with 3 decimals: exact picoseconds, as in
-//! `messages.csv`), `port` (the id of `ports.csv`), `queue_bytes`, and when the scenario
-//! has more than one class, `queue_bytes.<class>` per class: the bytes of that class's
-//! packets (data and ACKs) among them. A row may leave `port` or a class cell empty for
-//! an engine that cannot fill it.
+//! `messages.csv`), `port` (the id of `ports.csv`; empty for the fast model, which has
+//! one bottleneck and no ports), `queue_bytes`, and when the scenario has more than one
+//! class, `queue_bytes.<class>` per class: the bytes of that class's packets (data and
+//! ACKs) among them, empty where the engine cannot tell (the model's shared queues).
 
 use crate::net::ids::{Node, PortId};
 use crate::net::port::PortRole;
