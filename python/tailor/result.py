@@ -1,8 +1,8 @@
 """A result directory (DESIGN.md, "Result format") opened for reading.
 
-``summary.json`` is read eagerly (it is small); ``messages`` and ``ports`` are read on
-first use, from Parquet when the run was converted (``tailor.run`` does that) or from
-the engine's CSV.
+``summary.json`` is read eagerly (it is small); ``messages``, ``ports`` and ``queues``
+are read on first use, from Parquet when the run was converted (``tailor.run`` does that)
+or from the engine's CSV.
 """
 
 from __future__ import annotations
@@ -17,10 +17,19 @@ from typing import Any
 import polars as pl
 from rich.table import Table
 
-__all__ = ["Result", "format_bytes"]
+__all__ = ["Result", "format_bytes", "queue_schema"]
 
 #: Columns of messages.csv / messages.parquet, in order.
 MESSAGE_COLUMNS = ["id", "class", "src", "dst", "size_bytes", "start_ns", "finish_ns", "ideal_ns", "slowdown"]
+
+
+def queue_schema(csv: str | os.PathLike[str]) -> dict[str, Any]:
+    """The column types of a ``queues.csv`` (docs/results.md): ``time_ns`` a float, every
+    other column an integer — also where the fast model leaves ``port`` and the class
+    cells of shared queues empty, which would otherwise be read as text."""
+    with open(csv) as f:
+        header = f.readline().rstrip("\n").split(",")
+    return {c: pl.Float64 if c == "time_ns" else pl.Int64 for c in header}
 
 
 def format_bytes(n: float | None) -> str:
@@ -45,7 +54,8 @@ class _Row:
 
 
 class Result:
-    """The result of one run: ``summary`` (dict), ``messages`` and ``ports`` (DataFrames)."""
+    """The result of one run: ``summary`` (dict), ``messages``, ``ports`` and ``queues``
+    (DataFrames)."""
 
     def __init__(self, dir: str | os.PathLike[str]) -> None:
         self.dir = Path(dir)
@@ -68,6 +78,27 @@ class Result:
     def ports(self) -> pl.DataFrame:
         """Per port: queue statistics, drops, ECN marks, bytes sent, utilization."""
         return self._read("ports")
+
+    @cached_property
+    def queues(self) -> pl.DataFrame:
+        """Queue occupancy over time, for a scenario with ``[record] queues``: one row per
+        sampled port per tick, ``time_ns``, ``port``, ``queue_bytes`` and, with several
+        classes, ``queue_bytes.<class>`` (docs/results.md). Raises
+        :class:`tailor.errors.NotRecordedError`, naming the key, for a run that did not
+        record queues."""
+        if "queues" not in self.summary:
+            from tailor.errors import NotRecordedError
+
+            raise NotRecordedError(
+                f"{self.dir}: this run did not record queues; give its scenario "
+                '[record] queues = "10us" (a sampling interval, docs/scenario.md) and run it again',
+                what="queues", hint='[record] queues = "10us"',
+            )
+        parquet = self.dir / "queues.parquet"
+        if parquet.exists():
+            return pl.read_parquet(parquet)
+        csv = self.dir / "queues.csv"
+        return pl.read_csv(csv, schema_overrides=queue_schema(csv))
 
     def _read(self, stem: str, **csv_options: Any) -> pl.DataFrame:
         parquet = self.dir / f"{stem}.parquet"

@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from tailor import _core
-from tailor.result import Result
+from tailor.result import Result, queue_schema
 from tailor.scenario import Scenario
 
 __all__ = ["run", "default_out"]
@@ -40,7 +40,8 @@ def run(
 ) -> Result:
     """Runs ``scenario`` with ``seed`` (default: the scenario's) into ``out``.
 
-    The messages are converted to ``messages.parquet`` (the CSV is kept with
+    The messages are converted to ``messages.parquet``, and the queue samples of a
+    scenario with ``[record] queues`` to ``queues.parquet`` (the CSVs are kept with
     ``csv=True``). ``engine`` is "packet" (the packet simulator, default) or "model"
     (the SWP fast model, docs/model.md). ``progress(dict) -> bool`` is called about five times a second with
     {sim_ns, events, started, completed, active}; returning False cancels the run.
@@ -52,15 +53,19 @@ def run(
     seed = sc.seed if seed is None else seed
     out = Path(out) if out is not None else default_out(sc, seed)
     _core.run(os.fspath(sc.path), os.fspath(out), seed, progress, engine, list(sc.overrides))
-    _to_parquet(out / "messages.csv", keep_csv=csv)
+    _to_parquet(out / "messages.csv", keep_csv=csv, schema={"class": pl.Utf8})
+    queues = out / "queues.csv"
+    if queues.exists():
+        _to_parquet(queues, keep_csv=csv, schema=queue_schema(queues))
     return Result(out)
 
 
-def _to_parquet(csv: Path, keep_csv: bool) -> None:
-    """Streams the message records into Parquet (they may not fit in memory)."""
+def _to_parquet(csv: Path, keep_csv: bool, schema: dict[str, Any]) -> None:
+    """Streams a record file into Parquet (it may not fit in memory); ``schema``
+    overrides the inferred types of some columns."""
     parquet = csv.with_suffix(".parquet")
     tmp = csv.with_suffix(".parquet.partial")
-    pl.scan_csv(csv, schema_overrides={"class": pl.Utf8}).sink_parquet(tmp)
+    pl.scan_csv(csv, schema_overrides=schema).sink_parquet(tmp)
     tmp.replace(parquet)
     if not keep_csv:
         csv.unlink()

@@ -1,11 +1,13 @@
 //! Running a scenario into a result directory (DESIGN.md, "Result format").
 //!
-//! `messages.csv` is written as messages complete; `summary.json` and `ports.csv` at the
-//! end. Everything goes to a temporary sibling directory that is renamed into place only
+//! `messages.csv` is written as messages complete, `queues.csv` (when `[record] queues`
+//! asks for it) as the run advances; `summary.json` and `ports.csv` at the end.
+//! Everything goes to a temporary sibling directory that is renamed into place only
 //! when the run succeeded, so a failed or cancelled run leaves nothing half-written.
 
 use crate::engine::report::{PortRow, RunReport};
 use crate::engine::{Progress, RunError, Simulation, TransportConfig};
+use crate::measure::queues::QueueLog;
 use crate::measure::record::CsvSink;
 use crate::scenario::Scenario;
 use crate::transport::tcp::Flavor;
@@ -30,6 +32,9 @@ pub struct Summary {
     /// The fast model's parameters (model runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelInfo>,
+    /// What `queues.csv` holds (runs with `[record] queues` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queues: Option<QueueInfo>,
     #[serde(flatten)]
     pub report: RunReport,
 }
@@ -45,6 +50,15 @@ pub struct ModelInfo {
     pub q0_bytes: f64,
     pub beta: f64,
     pub kappa: f64,
+}
+
+/// The queue samples of a run: the interval, the sampled ports (ids of `ports.csv`;
+/// empty for the model, whose one bottleneck has no port id) and the rows written.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueInfo {
+    pub interval_ns: f64,
+    pub ports: Vec<usize>,
+    pub rows: u64,
 }
 
 impl ModelInfo {
@@ -144,7 +158,17 @@ pub fn run_engine_to_dir(
 }
 
 fn write_run(sc: &Scenario, seed: u64, dir: &Path, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Summary, RunError> {
-    write_result(dir, |sink| simulate(sc, seed, sink, progress).map(|(sim, s)| (s, sim.ports())))
+    let queues = queue_log(sc, dir)?;
+    write_result(dir, |sink| simulate_recording(sc, seed, sink, queues, progress).map(|(sim, s)| (s, sim.ports())))
+}
+
+/// `queues.csv` in `dir`, when the scenario records queues.
+fn queue_log(sc: &Scenario, dir: &Path) -> Result<Option<QueueLog>, RunError> {
+    let Some(spec) = &sc.record.queues else { return Ok(None) };
+    let path = dir.join("queues.csv");
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    let names: Vec<String> = sc.classes.iter().map(|c| c.name.clone()).collect();
+    Ok(Some(QueueLog::new(spec.every, &names, Box::new(BufWriter::with_capacity(1 << 20, file)))?))
 }
 
 /// Streams messages.csv while `run` runs, then writes summary.json and ports.csv.
@@ -163,16 +187,36 @@ fn write_result(
 }
 
 /// Builds and runs a simulation, returning it (for ports and ledgers) and its summary.
+/// Queues are not recorded (see `simulate_recording`).
 pub fn simulate(
     sc: &Scenario,
     seed: u64,
     sink: Box<dyn crate::measure::RecordSink>,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<(Simulation, Summary), RunError> {
+    simulate_recording(sc, seed, sink, None, progress)
+}
+
+/// `simulate`, sampling the queues `[record]` selects into `queues` when given.
+pub fn simulate_recording(
+    sc: &Scenario,
+    seed: u64,
+    sink: Box<dyn crate::measure::RecordSink>,
+    queues: Option<QueueLog>,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<(Simulation, Summary), RunError> {
     let started = Instant::now();
     let mut sim = Simulation::new(sc.build(seed)?, sink)?;
+    if let (Some(spec), Some(log)) = (&sc.record.queues, queues) {
+        sim.record_queues(spec, log);
+    }
     sim.run(progress)?;
-    let summary = Summary::new(sc, seed, "packet", started, sim.report());
+    let mut summary = Summary::new(sc, seed, "packet", started, sim.report());
+    summary.queues = sim.queue_log().map(|log| QueueInfo {
+        interval_ns: log.every().as_ns_f64(),
+        ports: sim.sampled_ports().iter().map(|p| p.index()).collect(),
+        rows: log.rows(),
+    });
     Ok((sim, summary))
 }
 
@@ -189,6 +233,7 @@ impl Summary {
             wall_seconds: wall,
             events_per_second: report.events as f64 / wall.max(1e-9),
             model: None,
+            queues: None,
             report,
         }
     }
@@ -197,11 +242,18 @@ impl Summary {
 /// The fast model's run: the same files; `ports.csv` has its header only (the model has
 /// no ports) and `events` counts model steps.
 fn write_model_run(sc: &Scenario, seed: u64, dir: &Path) -> Result<Summary, RunError> {
-    write_result(dir, |sink| simulate_model(sc, seed, sink).map(|s| (s, Vec::new())))
+    let queues = queue_log(sc, dir)?;
+    write_result(dir, |sink| simulate_model(sc, seed, sink, queues).map(|s| (s, Vec::new())))
 }
 
-/// Runs the fast model and summarises it in the packet engine's format.
-pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::RecordSink>) -> Result<Summary, RunError> {
+/// Runs the fast model and summarises it in the packet engine's format; samples the
+/// bottleneck's queue into `queues` when given.
+pub fn simulate_model(
+    sc: &Scenario,
+    seed: u64,
+    sink: Box<dyn crate::measure::RecordSink>,
+    mut queues: Option<QueueLog>,
+) -> Result<Summary, RunError> {
     use crate::engine::report::{Messages, NetworkReport, Totals};
     use crate::measure::{ClassSummary, Recorder};
     let started = Instant::now();
@@ -211,8 +263,9 @@ pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::Re
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", built.overall_bins), built.warmup, sink);
     let sources = built.classes.into_iter().map(|c| c.source).collect();
     let info = ModelInfo::of(&cfg);
-    let stats = crate::model::FluidModel::new(cfg).run(sources, &mut rec)?;
+    let stats = crate::model::FluidModel::new(cfg).run_sampled(sources, &mut rec, queues.as_mut())?;
     rec.flush()?;
+    let queues = queues.map(|log| QueueInfo { interval_ns: log.every().as_ns_f64(), ports: Vec::new(), rows: log.rows() });
     let report = RunReport {
         events: stats.steps,
         sim_ns: stats.sim_end.as_ns_f64(),
@@ -234,7 +287,7 @@ pub fn simulate_model(sc: &Scenario, seed: u64, sink: Box<dyn crate::measure::Re
         },
         transport_counters: Totals::default(),
     };
-    Ok(Summary { model: Some(info), ..Summary::new(sc, seed, "model", started, report) })
+    Ok(Summary { model: Some(info), queues, ..Summary::new(sc, seed, "model", started, report) })
 }
 
 fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {

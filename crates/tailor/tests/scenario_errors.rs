@@ -25,7 +25,7 @@ messages = 10
 
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[
-    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, model, name, routing, run, seed, switch, topology, transport"),
+    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, model, name, record, routing, run, seed, switch, topology, transport"),
     ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
     ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),
     ("hosts = 4", "hosts = \"4\"", "topology.hosts", "expected an integer"),
@@ -70,6 +70,18 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p50\", metric = \"latency\", threshold = 3.0 }]", "class[0].slo[0].threshold", "a time such as"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0 }, { sli = \"mean\", threshold = 2.0, min_size = \"1MB\", max_size = \"1KB\" }]", "class[0].slo[1].max_size", "above min_size"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0, percentile = 99 }]", "class[0].slo[0].percentile", "accepted keys here: max_size, metric, min_size, sli, threshold"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"0us\"", "record.queues", "must be positive"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = 10", "record.queues", "expected a string with a unit such as \"2.5us\""),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"10 parsecs\"", "record.queues", "units: ps, ns, us, ms, s"),
+    ("seed = 1", "seed = 1\n[record]\nqueue = \"10us\"", "record.queue", "unknown key; accepted keys here: queue_ports, queues"),
+    ("seed = 1", "seed = 1\n[record]\nqueue_ports = \"all\"", "record.queue_ports", "needs queues, the sampling interval"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"spines\"", "record.queue_ports", "unknown value \"spines\"; accepted: \"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"trunk\"", "record.queue_ports", "a star topology has no \"trunk\" ports"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [3, 8]", "record.queue_ports", "port 8 does not exist; this star has ports 0 to 7"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [7, 7]", "record.queue_ports", "port 7 is listed twice"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = []", "record.queue_ports", "an empty list selects no port"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [\"7\"]", "record.queue_ports", "a list of port ids holds integers"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = 7", "record.queue_ports", "expected \"switches\", \"all\""),
 ];
 
 #[test]

@@ -47,7 +47,7 @@ fn main() -> ExitCode {
     let result = match (&args.out, engine) {
         (Some(out), e) => tailor::output::run_engine_to_dir(&sc, seed, out, e, &mut quiet),
         (None, tailor::output::Engine::Packet) => tailor::output::simulate(&sc, seed, null(), &mut quiet).map(|(_, s)| s),
-        (None, tailor::output::Engine::Model) => tailor::output::simulate_model(&sc, seed, null()),
+        (None, tailor::output::Engine::Model) => tailor::output::simulate_model(&sc, seed, null(), None),
     };
     match result {
         Ok(summary) => {

@@ -6,9 +6,11 @@
 //! the wire (its head's arrival), per host with packets in its transmit delay, per class
 //! (its next arrival) and per connection (its earliest timer, re-armed lazily: a later
 //! deadline waits for the pending entry to fire, so an RTO restarted by every ACK costs
-//! no heap operation).
+//! no heap operation). Queue sampling (`[record] queues`) rides on the loop without
+//! events of its own (`queues`).
 
 mod conn;
+mod queues;
 pub mod report;
 
 pub use conn::TransportConfig;
@@ -105,6 +107,10 @@ pub struct Simulation {
     scratch: Vec<(HostId, Transmit)>,
     pub(crate) totals: report::Totals,
     seed: u64,
+    /// Queue sampling, if recorded, and its next tick (`Time::MAX` when not recorded, so
+    /// the loop's check is one comparison).
+    sampler: Option<queues::Sampler>,
+    next_tick: Time,
 }
 
 impl Simulation {
@@ -126,6 +132,8 @@ impl Simulation {
             scratch: Vec::new(),
             totals: report::Totals::default(),
             seed: cfg.seed,
+            sampler: None,
+            next_tick: Time::MAX,
         };
         for (i, c) in cfg.classes.into_iter().enumerate() {
             let mut run = ClassRun { source: c.source, next: None, generated: 0 };
@@ -167,6 +175,9 @@ impl Simulation {
                 self.now = self.stop_at.expect("checked");
                 break;
             }
+            if self.next_tick < t {
+                self.sample_before(t)?;
+            }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.dispatch(ev)?;
@@ -177,6 +188,7 @@ impl Simulation {
         for p in &mut self.net.ports {
             p.settle(self.now);
         }
+        self.sample_through(self.now)?;
         self.recorder.flush()?;
         progress(&self.progress());
         Ok(())

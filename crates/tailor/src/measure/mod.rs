@@ -1,8 +1,10 @@
 //! Streaming measurement: one record per completed message, written as it completes,
-//! and online histograms for the summaries. Memory is bounded by the number of classes
-//! and bins, never by the number of messages.
+//! and online histograms for the summaries; optionally, queue occupancy sampled over
+//! time (`queues`), also streamed. Memory is bounded by the number of classes, bins and
+//! sampled ports, never by the number of messages or samples.
 
 pub mod ideal;
+pub mod queues;
 pub mod record;
 pub mod slo;
 pub mod stats;

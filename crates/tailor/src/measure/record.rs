@@ -68,7 +68,7 @@ impl<W: Write> CsvSink<W> {
 
 /// A time written in ns with 3 decimals, without building a string (a run writes
 /// millions of them).
-struct Ns(Time);
+pub(crate) struct Ns(pub(crate) Time);
 
 impl std::fmt::Display for Ns {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

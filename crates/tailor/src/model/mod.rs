@@ -14,6 +14,7 @@
 
 pub mod cc;
 mod run;
+mod sample;
 pub mod service;
 
 pub use cc::{CcParams, Split};

@@ -3,6 +3,7 @@
 use super::service::{gps, priority};
 use super::cc::Gains;
 use super::{CcParams, Flow, FluidModel, ModelStats, Sharing};
+use crate::measure::queues::QueueLog;
 use crate::measure::{MessageRecord, Recorder};
 use crate::sim::Time;
 use crate::workload::{MessageSpec, Source, WorkloadError};
@@ -12,13 +13,40 @@ const EPS: f64 = 1e-3;
 /// A tenth of a picosecond: instants closer than this are the same instant.
 const TICK: f64 = 1e-13;
 
+fn queue_io(e: std::io::Error) -> WorkloadError {
+    WorkloadError::Io { file: "queues.csv".into(), source: e }
+}
+
 fn secs_to_time(s: f64) -> Time {
     Time::from_ps((s * 1e12).round().max(0.0) as u64)
 }
 
 impl FluidModel {
     /// Runs every message of `sources` through the model, recording each completion.
-    pub fn run<'s>(&mut self, mut sources: Vec<Box<dyn Source + Send + 's>>, rec: &mut Recorder) -> Result<ModelStats, WorkloadError> {
+    pub fn run<'s>(&mut self, sources: Vec<Box<dyn Source + Send + 's>>, rec: &mut Recorder) -> Result<ModelStats, WorkloadError> {
+        self.run_sampled(sources, rec, None)
+    }
+
+    /// `run`, also sampling the bottleneck's backlog into `queues` (`super::sample`).
+    pub fn run_sampled<'s>(
+        &mut self,
+        sources: Vec<Box<dyn Source + Send + 's>>,
+        rec: &mut Recorder,
+        mut queues: Option<&mut QueueLog>,
+    ) -> Result<ModelStats, WorkloadError> {
+        let stats = self.run_steps(sources, rec, &mut queues)?;
+        if let Some(log) = queues {
+            self.sample_through(log, stats.sim_end).map_err(queue_io)?;
+        }
+        Ok(stats)
+    }
+
+    fn run_steps<'s>(
+        &mut self,
+        mut sources: Vec<Box<dyn Source + Send + 's>>,
+        rec: &mut Recorder,
+        queues: &mut Option<&mut QueueLog>,
+    ) -> Result<ModelStats, WorkloadError> {
         let mut next: Vec<Option<MessageSpec>> = sources.iter_mut().map(|s| s.next_message()).collect::<Result<_, _>>()?;
         let mut stats = ModelStats::default();
         let Some(first) = next.iter().flatten().map(|m| m.start).min() else { return Ok(stats) };
@@ -50,7 +78,13 @@ impl FluidModel {
                 }
             }
             let next = anchor + (k + 1) as f64 * self.dt;
+            if let Some(log) = queues.as_deref_mut() {
+                self.sample_before(log, secs_to_time(t)).map_err(queue_io)?;
+            }
             self.step(t, next, rec).map_err(|e| WorkloadError::Io { file: "message records".into(), source: e })?;
+            if let Some(log) = queues.as_deref_mut() {
+                self.sample_before(log, secs_to_time(next)).map_err(queue_io)?;
+            }
             stats.steps += 1;
             k += 1;
             t = anchor + k as f64 * self.dt;

@@ -89,6 +89,9 @@ pub struct Port {
     pub busy: bool,
     pub stats: PortStats,
     last_change: Time,
+    /// Bytes waiting per traffic class (index = class; a class never seen is absent):
+    /// the class make-up of the queue, whatever queues the scheduler keeps.
+    class_queued: Vec<u64>,
 }
 
 impl Port {
@@ -115,6 +118,7 @@ impl Port {
             busy: false,
             stats: PortStats::default(),
             last_change: Time::ZERO,
+            class_queued: Vec::new(),
         }
     }
 
@@ -129,6 +133,10 @@ impl Port {
     }
     pub fn queued_packets(&self) -> usize {
         self.sched.len()
+    }
+    /// Bytes of class `class` waiting (they sum to `queued_bytes`).
+    pub fn queued_class_bytes(&self, class: usize) -> u64 {
+        self.class_queued.get(class).copied().unwrap_or(0)
     }
 
     /// Runs admission and the markers; queues the packet if admitted. Returns false if
@@ -153,6 +161,11 @@ impl Port {
             }
         }
         self.account_queue(now);
+        let c = pkt.class.index();
+        if self.class_queued.len() <= c {
+            self.class_queued.resize(c + 1, 0);
+        }
+        self.class_queued[c] += size;
         self.sched.enqueue(now, pkt);
         self.stats.enq_packets += 1;
         self.stats.enq_bytes += size;
@@ -201,6 +214,7 @@ impl Port {
         let ser = self.ser(pkt.wire_bytes as u64);
         self.stats.busy_ps += ser.ps();
         let c = pkt.class.index();
+        self.class_queued[c] -= pkt.wire_bytes as u64;
         if self.stats.class_sent_bytes.len() <= c {
             self.stats.class_sent_bytes.resize(c + 1, 0);
         }

@@ -131,6 +131,39 @@ impl Shape {
             Shape::FatTree { pods, tors, hosts_per_tor, .. } => pods * tors * hosts_per_tor,
         }
     }
+
+    /// How many egress ports `build` makes: two per cable (ids 0 to this minus one), so
+    /// a scenario can check port ids without building the network.
+    pub fn port_count(&self) -> usize {
+        let cables = match *self {
+            Shape::Star { hosts, .. } => hosts,
+            Shape::Dumbbell { left, right, .. } => left + right + 1,
+            Shape::LeafSpine { racks, hosts_per_rack, spines, .. } => racks * hosts_per_rack + racks * spines,
+            Shape::FatTree { pods, tors, aggs, hosts_per_tor, cores, .. } => {
+                pods * tors * hosts_per_tor + pods * tors * aggs + pods * aggs * (cores / aggs)
+            }
+        };
+        2 * cables
+    }
+
+    /// Whether `build` makes ports of this role.
+    pub fn has_role(&self, role: PortRole) -> bool {
+        match role {
+            PortRole::HostNic | PortRole::ToHost => true,
+            PortRole::Trunk => matches!(self, Shape::Dumbbell { .. }),
+            PortRole::Up | PortRole::Down => matches!(self, Shape::LeafSpine { .. } | Shape::FatTree { .. }),
+        }
+    }
+
+    /// The name of the shape as `[topology] kind` spells it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Shape::Star { .. } => "star",
+            Shape::Dumbbell { .. } => "dumbbell",
+            Shape::LeafSpine { .. } => "leaf_spine",
+            Shape::FatTree { .. } => "fat_tree",
+        }
+    }
 }
 
 struct Builder<'a> {
@@ -316,6 +349,24 @@ mod tests {
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),
             seed: 1,
+        }
+    }
+
+    #[test]
+    fn port_count_and_roles_match_the_built_network() {
+        let shapes = [
+            Shape::Star { hosts: 5, link: link(10) },
+            Shape::Dumbbell { left: 3, right: 2, host_link: link(10), trunk: link(10) },
+            Shape::LeafSpine { racks: 3, hosts_per_rack: 4, spines: 2, host_link: link(10), fabric_link: link(40) },
+            Shape::FatTree { pods: 4, tors: 2, aggs: 2, hosts_per_tor: 3, cores: 4, host_link: link(10), fabric_link: link(10) },
+        ];
+        let roles = [PortRole::HostNic, PortRole::ToHost, PortRole::Up, PortRole::Down, PortRole::Trunk];
+        for shape in shapes {
+            let net = build(&spec(shape.clone()));
+            assert_eq!(shape.port_count(), net.ports.len(), "{}", shape.kind());
+            for r in roles {
+                assert_eq!(shape.has_role(r), net.ports.iter().any(|p| p.role == r), "{} {}", shape.kind(), r.name());
+            }
         }
     }
 

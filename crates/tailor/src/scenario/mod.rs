@@ -10,6 +10,7 @@ pub mod model;
 mod network;
 pub mod overrides;
 pub mod reader;
+pub mod record;
 pub mod transport;
 pub mod units;
 
@@ -74,6 +75,8 @@ pub struct Scenario {
     pub host_rate: Rate,
     /// `[model]`: parameters of the fast model engine.
     pub model: model::ModelSpec,
+    /// `[record]`: what the run records besides messages, ports and the summary.
+    pub record: record::RecordSpec,
 }
 
 impl Scenario {
@@ -132,6 +135,7 @@ impl Scenario {
         let host = network::host(root.table("host")?)?;
         let paths = network::routing(root.table("routing")?)?;
         let model = model::parse(root.table("model")?)?;
+        let record = record::parse(root.table("record")?, &shape)?;
         let net = network::assemble(shape, sw, host, paths, seed);
         let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; every scenario needs a [transport] table"))?;
         let transport = transport::parse(&mut tr, &net)?;
@@ -160,7 +164,7 @@ impl Scenario {
         let mut net = net;
         apply_queues(&mut net, &classes);
         let host_rate = host_rate(&net);
-        let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate, model };
+        let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate, model, record };
         sc.check_traces()?;
         Ok(sc)
     }

@@ -1,0 +1,85 @@
+//! `[record]`: what a run records beyond messages, ports and the summary.
+//!
+//! `queues = "10us"` samples the queue occupancy of the ports `queue_ports` selects
+//! ("switches" by default) every interval into `queues.csv` (`measure::queues`). Port
+//! ids are those of `ports.csv`; they are checked against the topology here, so a
+//! scenario that parses names only ports that exist.
+
+use super::reader::{ScenarioError, Table};
+use crate::measure::queues::{PortSelect, QueueSpec};
+use crate::net::ids::PortId;
+use crate::net::port::PortRole;
+use crate::net::topology::Shape;
+use crate::sim::Time;
+use toml::Value;
+
+/// What `[record]` asks for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RecordSpec {
+    /// Queue occupancy over time; None: not recorded.
+    pub queues: Option<QueueSpec>,
+}
+
+const SELECTIONS: &str = "\"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids";
+
+pub fn parse(t: Option<Table>, shape: &Shape) -> Result<RecordSpec, ScenarioError> {
+    let Some(mut t) = t else { return Ok(RecordSpec::default()) };
+    let every = t.time("queues")?;
+    if every == Some(Time::ZERO) {
+        return Err(t.error("queues", "the sampling interval must be positive, such as \"10us\""));
+    }
+    let ports = t.get("queue_ports", |v| select(v, shape))?;
+    let queues = match (every, ports) {
+        (Some(every), ports) => Some(QueueSpec { every, ports: ports.unwrap_or(PortSelect::Switches) }),
+        (None, Some(_)) => return Err(t.error("queue_ports", "needs queues, the sampling interval (such as queues = \"10us\")")),
+        (None, None) => None,
+    };
+    t.finish()?;
+    Ok(RecordSpec { queues })
+}
+
+fn select(v: &Value, shape: &Shape) -> Result<PortSelect, String> {
+    match v {
+        Value::String(s) => named(s, shape),
+        Value::Array(items) => ids(items, shape),
+        _ => Err(format!("expected {SELECTIONS}")),
+    }
+}
+
+fn named(s: &str, shape: &Shape) -> Result<PortSelect, String> {
+    let role = match s {
+        "switches" => return Ok(PortSelect::Switches),
+        "all" => return Ok(PortSelect::All),
+        "to_host" => PortRole::ToHost,
+        "host_nic" => PortRole::HostNic,
+        "up" => PortRole::Up,
+        "down" => PortRole::Down,
+        "trunk" => PortRole::Trunk,
+        _ => return Err(format!("unknown value \"{s}\"; accepted: {SELECTIONS}")),
+    };
+    if !shape.has_role(role) {
+        return Err(format!("a {} topology has no \"{s}\" ports", shape.kind()));
+    }
+    Ok(PortSelect::Role(role))
+}
+
+fn ids(items: &[Value], shape: &Shape) -> Result<PortSelect, String> {
+    let n = shape.port_count();
+    if items.is_empty() {
+        return Err(format!("an empty list selects no port; accepted: {SELECTIONS}"));
+    }
+    let mut ids = Vec::with_capacity(items.len());
+    for it in items {
+        let id = match it.as_integer() {
+            Some(i) if (0..n as i64).contains(&i) => i as usize,
+            Some(i) => return Err(format!("port {i} does not exist; this {} has ports 0 to {} (ports.csv lists them)", shape.kind(), n - 1)),
+            None => return Err(format!("a list of port ids holds integers; got {it}")),
+        };
+        if ids.contains(&id) {
+            return Err(format!("port {id} is listed twice"));
+        }
+        ids.push(id);
+    }
+    ids.sort_unstable();
+    Ok(PortSelect::Ids(ids.into_iter().map(PortId::new).collect()))
+}
