@@ -127,7 +127,8 @@ def run(
         f"{s['messages']['completed']:,} messages in {s['sim_ns'] / 1e6:.3f} ms simulated, "
         f"{s['events']:,} events in {s['wall_seconds']:.2f} s"
     )
-    stdout.print(f"results: {result.dir}/ (summary.json, messages.parquet, ports.csv)", highlight=False)
+    files = ", ".join(sorted(p.name for p in result.dir.iterdir() if p.is_file()))
+    stdout.print(f"results: {result.dir}/ ({files})", highlight=False)
 
 
 @app.command(epilog="Example: tailor check scenarios/quickstart.toml")

@@ -352,7 +352,8 @@ def queue_over_time(
         df = read_queues(r)
     if df.height == 0:
         raise DataError("queue_over_time: the queue samples are empty")
-    present = sorted(df["port"].unique().to_list())
+    # The fast model's samples have no port (it has one bottleneck, not ports): null.
+    present = sorted(df["port"].unique().to_list(), key=lambda p: (p is not None, p or 0))
     if ports is None:
         if top < 1:
             raise OptionError(f"top: {top} is out of range; accepted: 1 or more")
@@ -371,10 +372,11 @@ def queue_over_time(
     names = _port_names(r)
     fig, (ax,) = _figure()
     for i, port in enumerate(chosen):
-        part = df.filter(pl.col("port") == port).sort("time_ns")
+        part = df.filter(pl.col("port").eq_missing(port)).sort("time_ns")
+        label = "the model's bottleneck" if port is None else names.get(port, f"port {port}")
         ax.plot(
             (part["time_ns"] / scale).to_list(), (part["queue_bytes"] / 1e3).to_list(),
-            drawstyle="steps-post", color=_color(i), label=names.get(port, f"port {port}"),
+            drawstyle="steps-post", color=_color(i), label=label,
         )
     ax.set_xlabel(f"time ({unit})")
     ax.set_ylabel("queue (KB)")

@@ -45,6 +45,12 @@ def test_the_model_rows_have_no_port(quickstart: Path, tmp_path: Path) -> None:
     assert q.height == r.summary["queues"]["rows"] > 0
     assert q["port"].dtype == pl.Int64 and q["port"].null_count() == q.height
     assert q["queue_bytes.rpc"].null_count() == q.height, "FIFO: the model does not split a shared queue"
+    # Its one line is drawn, with the samples as they are.
+    from tailor.plot import queue_over_time
+
+    (line,) = queue_over_time(r).axes[0].get_lines()
+    assert line.get_label() == "the model's bottleneck"
+    assert list(line.get_ydata()) == pytest.approx((q.sort("time_ns")["queue_bytes"] / 1e3).to_list())
 
 
 def test_a_run_without_the_key_says_how_to_record(result7: tailor.Result) -> None:
