@@ -16,13 +16,14 @@ def check(path: str | PathLike[str], overrides: Overrides | None = None) -> dict
     (names), stop_ns, warmup_ns.
 
     Raises tailor.errors.ScenarioError (at the override's key path for a bad
-    override), TypeError for a value that cannot be a scenario value."""
+    override, also for a value that cannot be a scenario value)."""
 
 def resolve(path: str | PathLike[str], overrides: Overrides | None = None) -> dict[str, Any]:
     """Parses a scenario with ``overrides`` and returns {info (as check), document (the
     TOML after overrides, keys sorted), identity (the text a result store hashes: the
-    document and every size distribution as loaded), inputs (trace files, whose bytes
-    belong to the identity)}. Raises as check."""
+    document and every size distribution as loaded), config (identity without the
+    document's seed), inputs (trace files, whose bytes belong to the identity)}.
+    Raises as check."""
 
 def run(
     path: str | PathLike[str],

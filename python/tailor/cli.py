@@ -403,6 +403,7 @@ def sweep(
     finished points. Exit status 0; 1 when points failed (the others are kept); 2 for a
     bad scenario, axis or option; 130 when interrupted."""
     import tailor
+    from tailor.errors import PointsFailed
     from tailor.progress import sweep_reporter
     from tailor.sweep import Interrupted, grid, parse_axis
 
@@ -436,6 +437,11 @@ def sweep(
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         raise typer.Exit(130) from None
+    except PointsFailed as e:
+        print(f"error: {e}", file=sys.stderr)
+        if e.sweep is not None and e.sweep.ids:
+            _print_sweep(e.sweep, stat)
+        raise typer.Exit(1) from None
     _print_sweep(sw, stat)
 
 

@@ -97,13 +97,15 @@ class SweepError(OptionError):
 class PointsFailed(TailorError):
     """A sweep some of whose points failed; the others are kept in the store.
 
-    ``failures`` maps each failed point's parameters (as text) to its error message.
+    ``failures`` maps each failed point's parameters (as text) to its error message;
+    ``sweep`` is the :class:`tailor.Sweep` of the points that finished.
     """
 
     def __init__(self, message: str, failures: dict[str, str] | None = None) -> None:
         super().__init__(message, failures or {})
         self.message = message
         self.failures = failures or {}
+        self.sweep: object | None = None
 
     def __str__(self) -> str:
         return self.message

@@ -369,7 +369,10 @@ def _ports(r: Result) -> str:
 
 
 def _axes(summary: pl.DataFrame) -> list[str]:
-    return [c for c in summary.columns if c not in SUMMARY_VALUE_COLUMNS]
+    """The sweep axes, and the scenario when a store holds several (the identity table
+    names a store's one scenario)."""
+    return [c for c in summary.columns
+            if c not in SUMMARY_VALUE_COLUMNS and (c != "scenario" or summary["scenario"].n_unique() > 1)]
 
 
 def _varying(df: pl.DataFrame, cols: Sequence[str]) -> list[str]:

@@ -10,7 +10,8 @@ A store is a directory::
 
 ``<id>`` is a hash of the resolved scenario (the TOML after overrides, keys sorted, and
 every size distribution as loaded), the bytes of the trace files it reads, the seed,
-the engine and the tailor version. A point is only ever written whole: its files are
+the engine and the tailor build (the digest of the compiled engine, so a rebuilt engine
+never reuses an older one's results). A point is only ever written whole: its files are
 made in ``tmp/`` and the directory is renamed into ``points/`` (atomic on one file
 system), so a killed sweep leaves finished points and nothing else, a restarted sweep
 skips them, and two sweeps into one store share the points they have in common.
@@ -18,10 +19,12 @@ skips them, and two sweeps into one store share the points they have in common.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import shutil
+import socket
 import tomllib
 import uuid
 from collections.abc import Iterable, Sequence
@@ -37,7 +40,7 @@ from tailor.result import format_bytes
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_mean_ci
 
-__all__ = ["Store", "PointSpec", "open_store", "point_id", "STATS"]
+__all__ = ["Store", "PointSpec", "open_store", "point_id", "config_id", "build_id", "STATS"]
 
 #: Format of the point directory and of the id's hash input; bumped on any change.
 FORMAT = 1
@@ -57,24 +60,48 @@ class PointSpec:
     id: str
     #: The TOML document after overrides (kept beside the results).
     document: str
+    #: What the point computes but for its seed: equal for the seeds of one configuration.
+    config: str
 
     @classmethod
-    def resolve(cls, path: Path, overrides: Sequence[Override], seed: int | None, engine: str, params: dict[str, Any]) -> PointSpec:
+    def resolve(cls, path: Path, overrides: Sequence[Override], engine: str, params: dict[str, Any]) -> PointSpec:
+        """The point of ``path`` with ``overrides``. The seed it runs with is always
+        written into the document (the scenario's own when no override gives one), so
+        that running "the scenario's seed" and "seed = that value" are one point."""
         r = _core.resolve(os.fspath(path), list(overrides))
-        seed = r["info"]["seed"] if seed is None else seed
+        if not any(k == "seed" for k, _ in overrides):
+            overrides = [*overrides, ("seed", r["info"]["seed"])]
+            r = _core.resolve(os.fspath(path), list(overrides))
+        seed = r["info"]["seed"]
         sc = Scenario(Path(path), r["info"], tuple(overrides))
-        return cls(sc, seed, engine, params, point_id(r, seed, engine), r["document"])
+        return cls(sc, seed, engine, params, point_id(r, seed, engine), r["document"], config_id(r, engine))
+
+
+@functools.cache
+def build_id() -> str:
+    """The digest of the compiled engine: results of another build are other points."""
+    with open(_core.__file__, "rb") as f:
+        return f"{_core.__version__}+{hashlib.sha256(f.read()).hexdigest()[:16]}"
+
+
+def _digest(resolved: dict[str, Any], engine: str, text: str, seed: int | None) -> str:
+    h = hashlib.sha256()
+    head = {"format": FORMAT, "tailor": build_id(), "engine": engine, "seed": seed}
+    h.update(json.dumps(head, sort_keys=True).encode())
+    h.update(b"\0" + text.encode())
+    for f in resolved["inputs"]:
+        h.update(b"\0" + _file_digest(Path(f)).encode())
+    return h.hexdigest()[:24]
 
 
 def point_id(resolved: dict[str, Any], seed: int, engine: str) -> str:
     """The store key of a resolved scenario (``_core.resolve``) run with ``seed`` on ``engine``."""
-    h = hashlib.sha256()
-    head = {"format": FORMAT, "tailor": _core.__version__, "engine": engine, "seed": seed}
-    h.update(json.dumps(head, sort_keys=True).encode())
-    h.update(b"\0" + resolved["identity"].encode())
-    for f in resolved["inputs"]:
-        h.update(b"\0" + _file_digest(Path(f)).encode())
-    return h.hexdigest()[:24]
+    return _digest(resolved, engine, resolved["identity"], seed)
+
+
+def config_id(resolved: dict[str, Any], engine: str) -> str:
+    """What a point computes but for its seed (summaries across seeds group by it)."""
+    return _digest(resolved, engine, resolved["config"], None)[:16]
 
 
 def _file_digest(path: Path) -> str:
@@ -138,11 +165,14 @@ class Store:
         Directories left by processes that no longer run (a killed sweep) are removed.
         """
         self.create()
+        host = _host()
         for d in (self.dir / "tmp").iterdir():
-            pid = d.name.split("-", 1)[0]
-            if pid.isdigit() and not _alive(int(pid)):
+            # Only this host's processes can be checked; another host's sweep may be alive.
+            owner, _, rest = d.name.rpartition("~")
+            pid = rest.split("-", 1)[0]
+            if owner == host and pid.isdigit() and not _alive(int(pid)):
                 shutil.rmtree(d, ignore_errors=True)
-        d = self.dir / "tmp" / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        d = self.dir / "tmp" / f"{host}~{os.getpid()}-{uuid.uuid4().hex[:8]}"
         d.mkdir()
         return d
 
@@ -169,12 +199,20 @@ class Store:
             "params": spec.params,
             "seed": spec.seed,
             "engine": spec.engine,
+            "config": spec.config,
             "tailor_version": _core.__version__,
+            "tailor_build": build_id(),
             **meta,
         }
         (work / "point.json").write_text(json.dumps(point, indent=2, default=str))
+        # Durable before visible: a crash of the machine must not leave a renamed point
+        # whose files were never written out.
+        for f in work.iterdir():
+            _fsync(f)
+        _fsync(work)
         try:
             os.rename(work, self.dir / "points" / spec.id)
+            _fsync(self.dir / "points")
         except OSError:
             shutil.rmtree(work, ignore_errors=True)
             if self.has(spec.id):
@@ -185,7 +223,7 @@ class Store:
     def add_sweep(self, name: str, manifest: dict[str, Any]) -> Path:
         self.create()
         path = self.dir / "sweeps" / f"{name}.json"
-        tmp = path.with_suffix(".json.partial")
+        tmp = path.with_name(f".{name}.{_host()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.partial")
         tmp.write_text(json.dumps(manifest, indent=2, default=str))
         tmp.replace(path)
         return path
@@ -217,9 +255,9 @@ class Store:
             d = self.dir / "points" / id
             p = json.loads((d / "point.json").read_text())
             doc = tomllib.loads((d / "scenario.toml").read_text())
-            row = {k: p[k] for k in ("scenario", "seed", "engine", "tailor_version", "wall_s")}
+            row = {k: p.get(k) for k in ("scenario", "seed", "engine", "config", "tailor_version", "wall_s")}
             rows.append({"point": id, **row, **{a: _lookup(doc, a) for a in axes}})
-        schema = {"point": pl.Utf8, "scenario": pl.Utf8, "seed": pl.UInt64, "engine": pl.Utf8,
+        schema = {"point": pl.Utf8, "scenario": pl.Utf8, "seed": pl.UInt64, "engine": pl.Utf8, "config": pl.Utf8,
                   "tailor_version": pl.Utf8, "wall_s": pl.Float64}
         if not rows:
             return pl.DataFrame(schema={**schema, **{a: pl.Utf8 for a in axes}})
@@ -255,36 +293,52 @@ class Store:
         sizes: bool = True,
         confidence: float = 0.95,
     ) -> pl.DataFrame:
-        """Across seeds: one row per axis values (seed excluded), engine, class, size and
-        statistic, with the mean over seeds of the per-seed value, the percentile
+        """Across seeds: one row per axis values (seed excluded), scenario, engine, class,
+        size and statistic, with the mean over seeds of the per-seed value, the percentile
         bootstrap interval of that mean (``ci_low``, ``ci_high``; null for one seed;
         tailor.stats explains the method) and ``n_seeds``. ``sizes=False`` keeps only
-        the "all sizes" rows."""
+        the "all sizes" rows.
+
+        Seeds are grouped by what they compute (the point's ``config``), never only by
+        their axis values: points of a store that agree on every axis but differ in
+        something else (an edited scenario file, other base overrides, another tailor
+        build) raise :class:`StoreError` rather than being averaged together."""
         bad = [s for s in stats if s not in STATS]
         if bad:
             raise StoreError(f"unknown statistic {bad[0]!r}; accepted: {', '.join(STATS)}")
         ids = list(ids) if ids is not None else None
         axes = self.axes()
-        keys = [*axes, "engine", "class", "size", "lower_bytes", "upper_bytes", "stat"]
+        shown = [*axes, "scenario", "engine", "class", "size", "lower_bytes", "upper_bytes", "stat"]
         lf = self.rows(ids).filter(pl.col("stat").is_in(list(stats)))
         if not sizes:
             lf = lf.filter(pl.col("size") == "all")
         grouped = (
-            lf.group_by(keys, maintain_order=True)
-            .agg(pl.col("value").sort_by("seed"), pl.col("seed").n_unique().alias("n_seeds"))
+            lf.group_by([*shown, "config"], maintain_order=True)
+            .agg(pl.col("value").sort_by("seed"), pl.col("seed").sort().alias("seeds"))
             .collect()
         )
+        clash = grouped.group_by(shown).agg(pl.col("config").n_unique().alias("n")).filter(pl.col("n") > 1)
+        if clash.height:
+            at = {k: clash[k][0] for k in [*axes, "scenario", "engine"]}
+            raise StoreError(
+                f"{self.dir}: points with the same axis values {at} compute different things (an edited "
+                "scenario, other base overrides or another tailor build); summarise one sweep "
+                "(Sweep.summary, or Store.summary(ids)) or keep such sweeps in separate stores"
+            )
+        if any(len(set(seeds)) != len(seeds) for seeds in grouped["seeds"].to_list()):
+            raise StoreError(f"{self.dir}: a seed appears twice among the points of one configuration")
         intervals = [bootstrap_mean_ci(v, confidence) if v is not None else None for v in grouped["value"].to_list()]
         out = grouped.with_columns(
             pl.col("value").list.mean().alias("mean"),
             pl.Series("ci_low", [i[0] if i else None for i in intervals], dtype=pl.Float64),
             pl.Series("ci_high", [i[1] if i else None for i in intervals], dtype=pl.Float64),
-        ).drop("value")
+            pl.col("seeds").list.len().cast(pl.UInt32).alias("n_seeds"),
+        ).drop("value", "seeds", "config")
         order = {s: i for i, s in enumerate(stats)}
         out = out.with_columns(pl.col("stat").replace_strict(order, return_dtype=pl.Int32).alias("_o"))
-        sort_keys = [*axes, "engine", "class", "lower_bytes", "_o"]
+        sort_keys = [*axes, "scenario", "engine", "class", "lower_bytes", "_o"]
         out = out.sort(sort_keys, nulls_last=False).drop("_o")
-        return out.select([*axes, "engine", "class", "size", "lower_bytes", "upper_bytes", "stat",
+        return out.select([*axes, "scenario", "engine", "class", "size", "lower_bytes", "upper_bytes", "stat",
                            "mean", "ci_low", "ci_high", "n_seeds"])
 
 
@@ -335,6 +389,18 @@ def _slos(id: str, summary: dict[str, Any]) -> pl.DataFrame:
     schema = {"point": pl.Utf8, "class": pl.Utf8, "sli": pl.Utf8, "threshold": pl.Float64, "value": pl.Float64,
               "count": pl.UInt64, "met": pl.Boolean, "loss": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
+
+
+def _host() -> str:
+    return socket.gethostname().replace("~", "-") or "host"
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _alive(pid: int) -> bool:

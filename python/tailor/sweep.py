@@ -17,6 +17,7 @@ point; Ctrl-C stops the workers, keeps the finished points and removes the rest.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import itertools
@@ -24,22 +25,23 @@ import json
 import math
 import multiprocessing
 import os
+import queue
 import shutil
 import signal
 import socket
 import tempfile
 import time
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
 import polars as pl
 
-from tailor.errors import PointsFailed, SweepError, TailorError
+from tailor.errors import PointsFailed, SweepError
 from tailor.scenario import Scenario
-from tailor.store import PointSpec, Store
+from tailor.store import PointSpec, Store, point_id
 
 __all__ = ["sweep", "plan", "Sweep", "parse_axis", "Listener", "Interrupted"]
 
@@ -128,14 +130,23 @@ def _range(key: str, token: str) -> list[Any]:
     nums = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (lo, hi, step))
     if not nums or step <= 0 or hi < lo:
         raise SweepError(f"--set {key}: {token!r} is not a range; accepted: a..b (integers, b >= a) or a..b:step (step > 0)")
+    n = int(math.floor((hi - lo) / step + 1e-9)) + 1
+    if n > MAX_POINTS:
+        raise SweepError(f"--set {key}: {token!r} has {n:,} values; at most {MAX_POINTS:,} points per sweep")
     if all(isinstance(x, int) for x in (lo, hi, step)):
         return list(range(lo, hi + 1, step))
-    n = int(math.floor((hi - lo) / step + 1e-9))
-    return [float(f"{lo + i * step:.12g}") for i in range(n + 1)]
+    return [float(f"{lo + i * step:.12g}") for i in range(n)]
+
+
+#: The most points one sweep may have (a guard against a typo such as seed=1..3000000000).
+MAX_POINTS = 100_000
 
 
 def grid(axes: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     """The product of the axes, the first axis varying slowest."""
+    size = math.prod(len(v) for v in axes.values())
+    if size > MAX_POINTS:
+        raise SweepError(f"the grid has {size:,} points; at most {MAX_POINTS:,} per sweep")
     for key, values in axes.items():
         if len(values) == 0:
             raise SweepError(f"axis {key}: no values")
@@ -217,6 +228,7 @@ def sweep(
     if jobs is not None and jobs < 1:
         raise SweepError(f"--jobs: {jobs} is out of range; accepted: 1 or more")
     store = Store(out if out is not None else Path("sweeps") / sc.name)
+    ray_mod = _ray_module(ray) if ray else None
     specs = _resolve_points(sc, all_axes, engine)
     name = _sweep_name(sc, all_axes, engine)
     manifest = {
@@ -231,7 +243,11 @@ def sweep(
     }
     store.create()
     store.add_sweep(name, manifest)
-    _execute(store, specs, jobs, ray, listener)
+    try:
+        _execute(store, specs, jobs, (ray_mod, ray) if ray_mod else None, listener)
+    except PointsFailed as e:
+        e.sweep = Sweep(store, {**manifest, "points": [p for p in manifest["points"] if store.has(p["id"])]})
+        raise
     return Sweep(store, manifest)
 
 
@@ -261,7 +277,10 @@ def _axes(axes: Mapping[str, Iterable[Any]] | None, more: Mapping[str, Iterable[
     for key, values in [*(axes or {}).items(), *more.items()]:
         if key in out:
             raise SweepError(f"axis {key} is given twice")
-        out[key] = [values] if isinstance(values, (str, bytes)) else list(values)
+        if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+            out[key] = [values]  # one value, not a list of them
+        else:
+            out[key] = list(values)
     return out
 
 
@@ -272,7 +291,7 @@ def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> li
         seed = params.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
             raise SweepError(f"axis seed: {seed!r} is not a seed; accepted: integers 0 to 2^63 - 1")
-        spec = PointSpec.resolve(sc.path, overrides, seed, engine, params)
+        spec = PointSpec.resolve(sc.path, overrides, engine, params)
         if spec.id in seen:
             raise SweepError(f"the point {params} computes the same as an earlier one (an axis that changes nothing?)")
         seen.add(spec.id)
@@ -281,7 +300,10 @@ def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> li
 
 
 def _sweep_name(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> str:
-    text = json.dumps([sc.name, [[k, v] for k, v in sc.overrides], axes, engine], sort_keys=True, default=str)
+    """The scenario's name and a hash of what the sweep computes: the resolved base
+    scenario (its content, not only its name), the axes and the engine."""
+    base = sc.resolve()
+    text = json.dumps([sc.name, base["config"], axes, engine], sort_keys=True, default=str)
     return f"{sc.name}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
 
 
@@ -303,24 +325,38 @@ def _task(spec: PointSpec, work: Path) -> dict[str, Any]:
 def run_point(task: dict[str, Any]) -> dict[str, Any]:
     """Runs one point in a worker and returns its files (name -> bytes).
 
-    A tailor error is returned as ``{"error": message}`` so that one bad point does not
-    stop the others. The run directory is made under ``task["work"]`` when that exists
-    here (a local worker: the store's tmp, which the sweep cleans), else in this
-    machine's temporary directory (a Ray node elsewhere).
+    The worker resolves the point itself before and after the run and refuses to return
+    results under an id they do not have: a scenario, size table or trace edited while
+    the sweep runs, or a Ray node with other files or another tailor build, gives a failed
+    point, never a wrong one in the store. Any exception is returned as
+    ``{"error": message}`` so that one bad point does not stop the others. The run
+    directory is made under ``task["work"]`` when that exists here (a local worker: the
+    store's tmp, which the sweep cleans), else in this machine's temporary directory.
     """
     if task.get("workloads") and not os.environ.get("TAILOR_WORKLOADS"):
         os.environ["TAILOR_WORKLOADS"] = task["workloads"]
+    from tailor import _core
     from tailor.run import run
 
+    def same_point() -> bool:
+        r = _core.resolve(task["path"], [(k, v) for k, v in task["overrides"]])
+        return point_id(r, task["seed"], task["engine"]) == task["id"]
+
+    changed = ("the scenario, a file it reads or the tailor build differs from when the sweep planned this "
+               "point (edited meanwhile, or another node); run the sweep again")
     root = Path(task["work"]) if Path(task["work"]).is_dir() else Path(tempfile.gettempdir())
     work = Path(tempfile.mkdtemp(prefix=f"{task['id']}-", dir=root))
     started = time.perf_counter()
     try:
+        if not same_point():
+            return {"id": task["id"], "error": changed}
         sc = Scenario(Path(task["path"]), {}, tuple((k, v) for k, v in task["overrides"]))
         result = run(sc, seed=task["seed"], out=work / "run", engine=task["engine"])
+        if not same_point():
+            return {"id": task["id"], "error": changed}
         files = {p.name: p.read_bytes() for p in sorted(result.dir.iterdir()) if p.is_file()}
         return {"id": task["id"], "files": files, "wall_s": time.perf_counter() - started, "host": socket.gethostname()}
-    except TailorError as e:
+    except Exception as e:  # noqa: BLE001 - reported as this point's failure, with its type
         return {"id": task["id"], "error": f"{type(e).__name__}: {e}"}
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -331,7 +367,7 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: str | bool | None,
+def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[Any, str | bool] | None,
              listener: Listener | None) -> None:
     todo = []
     for s in specs:
@@ -348,7 +384,7 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: str | 
     done = len(specs) - len(todo)
     try:
         tasks = [_task(s, tmp) for s in todo]
-        runner = _ray_results(tasks, ray, jobs, listener, by_id) if ray else _pool_results(tasks, jobs, listener, by_id)
+        runner = _ray_results(tasks, *ray, jobs, listener, by_id) if ray else _pool_results(tasks, jobs, listener, by_id)
         with contextlib.closing(runner):
             for r in runner:
                 spec = by_id[r["id"]]
@@ -374,57 +410,146 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: str | 
 
 
 def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Listener | None,
-                  by_id: dict[str, PointSpec]) -> Iterable[dict[str, Any]]:
-    n = min(jobs or os.cpu_count() or 1, len(tasks))
+                  by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
+    """Runs ``tasks`` in spawned worker processes, one task at a time per worker.
+
+    Hand-rolled (a result queue, and an inbox per worker through which the sweep hands
+    each point to an idle worker) rather than multiprocessing.Pool or ProcessPoolExecutor:
+    Pool waits forever for a task whose worker was killed (OOM killer, a native abort),
+    and ProcessPoolExecutor cannot stop its running workers on Ctrl-C before Python
+    3.14. Here the sweep watches every worker: one that dies fails only the point it was
+    running (and is replaced), and stopping the sweep terminates them all.
+    """
     ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(n, initializer=_ignore_sigint)
+    n = min(jobs or os.cpu_count() or 1, len(tasks))
+    waiting = collections.deque(tasks)
+    results: Any = ctx.Queue()
+    workers: dict[int, tuple[Any, Any]] = {}  # pid -> (process, its own inbox)
+    running: dict[int, str] = {}  # pid -> the point it was given
+    ready: set[int] = set()
+    lost_at_start = 0
+
+    def start() -> None:
+        inbox = ctx.Queue()
+        p = ctx.Process(target=_worker, args=(inbox, results), daemon=True)
+        p.start()
+        workers[p.pid] = (p, inbox)
+
+    def give(pid: int) -> None:
+        """The next point to an idle worker (the sweep always knows who runs what)."""
+        inbox = workers[pid][1]
+        if not waiting:
+            inbox.put(None)
+            return
+        task = waiting.popleft()
+        running[pid] = task["id"]
+        inbox.put(task)
+        if listener:
+            listener.started(task["id"], by_id[task["id"]].params)
+
+    remaining = len(tasks)
     try:
-        _announce(tasks[:n], listener, by_id)
-        waiting = iter(tasks[n:])
-        for r in pool.imap_unordered(run_point, tasks, chunksize=1):
-            nxt = next(waiting, None)
-            if nxt is not None:
-                _announce([nxt], listener, by_id)
-            yield r
-        pool.close()
+        for _ in range(n):
+            start()
+        while remaining:
+            try:
+                kind, pid, payload = results.get(timeout=0.2)
+            except queue.Empty:
+                kind = None
+            if kind == "ready":
+                ready.add(pid)
+                give(pid)
+                continue
+            if kind == "result":
+                running.pop(pid, None)
+                remaining -= 1
+                give(pid)
+                yield payload
+                continue
+            for pid, (p, inbox) in list(workers.items()):
+                if p.is_alive():
+                    continue
+                p.join()
+                del workers[pid]
+                inbox.cancel_join_thread()
+                lost = running.pop(pid, None)
+                if pid not in ready:
+                    lost_at_start += 1
+                    if lost_at_start > n:
+                        raise SweepError(
+                            f"the sweep's worker processes exit as they start (exit code {p.exitcode}); from a "
+                            "script, call tailor.sweep under `if __name__ == \"__main__\":` (the spawn start "
+                            "method imports the script in each worker)"
+                        )
+                if lost is not None:
+                    remaining -= 1
+                    yield {"id": lost, "error": f"the worker process running it died (exit code {p.exitcode})"}
+                if waiting and len(workers) < n:
+                    start()
     finally:
-        pool.terminate()
-        pool.join()
+        for p, _ in workers.values():
+            if p.is_alive():
+                p.terminate()
+        for p, inbox in workers.values():
+            p.join(timeout=5)
+            inbox.cancel_join_thread()
+        results.cancel_join_thread()
+
+
+def _worker(inbox: Any, results: Any) -> None:
+    """A worker process: runs the points it is given until it is given None."""
+    _ignore_sigint()
+    pid = os.getpid()
+    results.put(("ready", pid, None))
+    while (task := inbox.get()) is not None:
+        results.put(("result", pid, run_point(task)))
+
+
+def _ray_module(address: str | bool) -> Any:
+    """Ray, imported, and the address checked before anything is written."""
+    try:
+        import ray as ray_mod
+    except ImportError:
+        raise SweepError("--ray: Ray is not installed; install it with `pip install tailor[ray]`") from None
+    if not (address in (True, "local", "auto") or str(address).startswith("ray://")):
+        raise SweepError(f"--ray: {address!r} is not accepted; accepted: local, auto, ray://HOST:PORT")
+    return ray_mod
+
+
+def _ray_results(tasks: list[dict[str, Any]], ray_mod: Any, address: str | bool, jobs: int | None,
+                 listener: Listener | None, by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
+    if not ray_mod.is_initialized():
+        env = {"env_vars": {"TAILOR_WORKLOADS": os.environ.get("TAILOR_WORKLOADS", "")}}
+        try:
+            if address in (True, "local"):
+                ray_mod.init(num_cpus=jobs, runtime_env=env, log_to_driver=False, include_dashboard=False)
+            else:
+                ray_mod.init(address=address, runtime_env=env, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise SweepError(f"--ray {address}: cannot start or join Ray: {e}") from None
+    remote = ray_mod.remote(num_cpus=1, max_retries=0)(run_point)
+    pending = {remote.remote(t): t for t in tasks}
+    # Ray starts tasks as CPUs free up; report as many as it has CPUs, then one per result.
+    cpus = max(1, int(ray_mod.cluster_resources().get("CPU", 1)))
+    waiting = iter(tasks)
+    _announce(list(itertools.islice(waiting, cpus)), listener, by_id)
+    try:
+        while pending:
+            ready, _ = ray_mod.wait(list(pending), num_returns=1)
+            for ref in ready:
+                task = pending.pop(ref)
+                try:
+                    result = ray_mod.get(ref)
+                except Exception as e:  # noqa: BLE001 - a lost node or worker fails this point only
+                    result = {"id": task["id"], "error": f"the Ray task failed: {type(e).__name__}: {e}"}
+                _announce(list(itertools.islice(waiting, 1)), listener, by_id)
+                yield result
+    finally:
+        for ref in pending:
+            ray_mod.cancel(ref, force=True)
 
 
 def _announce(tasks: list[dict[str, Any]], listener: Listener | None, by_id: dict[str, PointSpec]) -> None:
     if listener:
         for t in tasks:
             listener.started(t["id"], by_id[t["id"]].params)
-
-
-def _ray_results(tasks: list[dict[str, Any]], address: str | bool, jobs: int | None, listener: Listener | None,
-                 by_id: dict[str, PointSpec]) -> Iterable[dict[str, Any]]:
-    try:
-        import ray as ray_mod
-    except ImportError:
-        raise SweepError("--ray: Ray is not installed; install it with `pip install tailor[ray]`") from None
-    if not ray_mod.is_initialized():
-        address = None if address in (True, "local") else address
-        if address not in (None, "auto") and not str(address).startswith("ray://"):
-            raise SweepError(f"--ray: {address!r} is not accepted; accepted: local, auto, ray://HOST:PORT")
-        env = {"env_vars": {"TAILOR_WORKLOADS": os.environ.get("TAILOR_WORKLOADS", "")}}
-        try:
-            if address is None:
-                ray_mod.init(num_cpus=jobs, runtime_env=env, log_to_driver=False, include_dashboard=False)
-            else:
-                ray_mod.init(address=address, runtime_env=env, log_to_driver=False)
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            raise SweepError(f"--ray {address or 'local'}: cannot start or join Ray: {e}") from None
-    remote = ray_mod.remote(num_cpus=1, max_retries=0)(run_point)
-    pending = {remote.remote(t): t for t in tasks}
-    _announce(tasks, listener, by_id)
-    try:
-        while pending:
-            ready, _ = ray_mod.wait(list(pending), num_returns=1)
-            for ref in ready:
-                pending.pop(ref)
-                yield ray_mod.get(ref)
-    finally:
-        for ref in pending:
-            ray_mod.cancel(ref, force=True)

@@ -24,7 +24,7 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
 fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
-    let overrides = to_overrides(overrides)?;
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let sc = py.detach(|| Scenario::resolve(&path, &overrides)).map_err(|e| Error::from(e).into_py_err(py))?;
     describe(py, &sc.scenario)
 }
@@ -35,27 +35,32 @@ fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bou
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
 fn resolve<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
-    let overrides = to_overrides(overrides)?;
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let r = py.detach(|| Scenario::resolve(&path, &overrides)).map_err(|e| Error::from(e).into_py_err(py))?;
     let d = PyDict::new(py);
     d.set_item("info", describe(py, &r.scenario)?)?;
     d.set_item("document", &r.document)?;
     d.set_item("identity", &r.identity)?;
+    d.set_item("config", &r.config)?;
     d.set_item("inputs", r.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>())?;
     Ok(d)
 }
 
 /// Python (key, value) pairs as overrides; values are bool, int, float, str, lists and
-/// dicts of them (a TypeError names the key otherwise).
-fn to_overrides(pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> PyResult<Vec<tailor::scenario::Override>> {
+/// dicts of them (otherwise a ScenarioError at the key, as a bad value in the file is).
+fn to_overrides(path: &Path, pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> Result<Vec<tailor::scenario::Override>, Error> {
     pairs
         .unwrap_or_default()
         .into_iter()
         .map(|(key, v)| {
             let value = to_toml(&v).map_err(|what| {
-                pyo3::exceptions::PyTypeError::new_err(format!(
-                    "override {key}: {what} cannot be a scenario value; accepted: bool, int, float, str, and lists or dicts of them"
-                ))
+                Error::Scenario(tailor::scenario::ScenarioError {
+                    file: path.display().to_string(),
+                    path: key.clone(),
+                    message: format!(
+                        "{what} cannot be a scenario value; accepted: true/false, integers (64 bits), numbers, strings, and lists or tables of them"
+                    ),
+                })
             })?;
             Ok(tailor::scenario::Override { key, value })
         })
@@ -64,12 +69,16 @@ fn to_overrides(pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> PyResult<Vec<
 
 fn to_toml(v: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
     use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
-    let what = || v.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "this value".into());
+    let what = || {
+        let kind = v.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "value".into());
+        let text = v.repr().map(|r| r.to_string()).unwrap_or_default();
+        format!("{text} (a Python {kind})")
+    };
     if v.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(v.extract::<bool>().map_err(|_| what())?));
     }
     if v.is_instance_of::<PyInt>() {
-        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| format!("{} (beyond 64 bits)", what()));
+        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| format!("{}, beyond 64 bits,", what()));
     }
     if v.is_instance_of::<PyFloat>() {
         return Ok(toml::Value::Float(v.extract::<f64>().map_err(|_| what())?));
@@ -132,7 +141,7 @@ fn run<'py>(
     engine: &str,
     overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
 ) -> PyResult<String> {
-    let overrides = to_overrides(overrides)?;
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let engine = match engine {
         "packet" => tailor::output::Engine::Packet,
         "model" => tailor::output::Engine::Model,
@@ -242,7 +251,7 @@ fn advise<'py>(
     overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
 ) -> PyResult<String> {
     use tailor::advisor::{Mode, Request, Strategy};
-    let overrides = to_overrides(overrides)?;
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
     let mut chosen = Vec::new();
     for name in strategies.unwrap_or_default() {

@@ -55,6 +55,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("pattern = \"n_to_1\"", "pattern = \"incast\"", "class[0].pattern", "accepted: \"n_to_1\", \"all_to_all\", \"permutation\""),
     ("messages = 10", "", "class", "generates messages forever"),
     ("messages = 10", "messages = 10\nexact_load = \"yes\"", "class[0].exact_load", "expected true or false"),
+    ("name = \"a\"", "name = \"all\"", "class[0].name", "\"all\" is reserved for the aggregate of every class"),
     ("name = \"a\"", "name = \"a\"\ncolour = \"red\"", "class[0].colour", "unknown key"),
     ("[switch]", "[switch]\nbuffer = \"per_port\"", "switch.buffer_size", "needs a size"),
     ("[switch]", "[switch]\nscheduler = \"wrr\"", "switch.scheduler", "accepted: \"fifo\", \"strict_priority\", \"round_robin\", \"drr\", \"wfq\", \"hierarchical\""),

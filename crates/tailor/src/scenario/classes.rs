@@ -229,6 +229,10 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
     if name.is_empty() || name.contains(',') {
         return Err(t.error("name", "must be non-empty and contain no comma"));
     }
+    // Summaries, tables and plots call the aggregate of every class "all".
+    if name == "all" {
+        return Err(t.error("name", "\"all\" is reserved for the aggregate of every class; choose another name"));
+    }
     let bins = bins(t)?;
     let queue = queue(t, discipline)?;
     let slos = t.tables("slo")?.into_iter().map(slo).collect::<Result<Vec<_>, _>>()?;

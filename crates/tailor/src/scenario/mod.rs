@@ -41,21 +41,30 @@ pub struct Resolved {
     /// Files read during the run rather than at parsing (traces), whose contents
     /// belong to the identity too.
     pub inputs: Vec<PathBuf>,
+    /// `identity` without the document's `seed`: equal for the seeds of one configuration.
+    pub config: String,
 }
 
 impl Resolved {
     fn new(scenario: Scenario, doc: &toml::Table) -> Resolved {
         // toml::Table is ordered by key (no `preserve_order`), so this text is canonical.
         let document = toml::to_string(doc).expect("a parsed TOML document serializes");
+        let mut unseeded = doc.clone();
+        unseeded.remove("seed");
         let mut identity = document.clone();
+        let mut config = toml::to_string(&unseeded).expect("a parsed TOML document serializes");
         let mut inputs = Vec::new();
         for (i, c) in scenario.classes.iter().enumerate() {
             match &c.kind {
-                ClassKind::Generated { sizes, .. } => identity.push_str(&format!("\n# class[{i}] sizes: {sizes:?}")),
+                ClassKind::Generated { sizes, .. } => {
+                    let line = format!("\n# class[{i}] sizes: {sizes:?}");
+                    identity.push_str(&line);
+                    config.push_str(&line);
+                }
                 ClassKind::Trace { file, .. } => inputs.push(file.clone()),
             }
         }
-        Resolved { scenario, document, identity, inputs }
+        Resolved { scenario, document, identity, inputs, config }
     }
 }
 
