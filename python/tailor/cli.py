@@ -582,9 +582,9 @@ def _plot(
         import polars as pl
 
         if path.is_dir() and (path / "points").is_dir():
-            from tailor.report import store_frames
+            import tailor
 
-            summary, _ = store_frames(path)
+            summary = tailor.open(path).summary()
         elif path.is_file() and path.suffix in (".parquet", ".csv"):
             summary = pl.read_parquet(path) if path.suffix == ".parquet" else pl.read_csv(path)
         else:

@@ -458,3 +458,20 @@ def test_a_scalar_axis_is_one_value() -> None:
 
     assert _axes({"switch.scheduler": "drr"}, {"load": 0.5, "seed": range(2)}) == {
         "switch.scheduler": ["drr"], "load": [0.5], "seed": [0, 1]}
+
+
+def test_p99_vs_load_of_a_real_store_from_python_and_the_cli(store_a: tailor.Sweep, tmp_path: Path) -> None:
+    from tailor.plot import p99_vs_load
+
+    df = store_a.summary(sizes=False)
+    fig = p99_vs_load(df, where={"class": "rpc"})
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "load"
+    (bars,) = ax.containers
+    xs, ys = bars.lines[0].get_data()
+    want = df.filter((pl.col("class") == "rpc") & (pl.col("stat") == "p99")).sort("load")
+    assert list(xs) == want["load"].to_list() and list(ys) == pytest.approx(want["mean"].to_list())
+    r = subprocess.run([sys.executable, "-m", "tailor", "plot", str(store_a.store.dir), "--kind", "p99-vs-load",
+                        "--where", "class=rpc", "--out", str(tmp_path / "p")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
