@@ -430,10 +430,16 @@ def sweep(
         return
     total = len(grid(axes)) if axes else 1
     workers = jobs or os.cpu_count() or 1
+    failed: PointsFailed | None = None
     try:
         with sweep_reporter(sc.name, total=total, quiet=quiet, json_lines=True if progress_json else None,
                             console=stderr, workers=workers) as listener:
-            sw = tailor.sweep(sc, axes, out=out, engine=engine, jobs=jobs, ray=ray, listener=listener)
+            try:
+                sw = tailor.sweep(sc, axes, out=out, engine=engine, jobs=jobs, ray=ray, listener=listener)
+            except PointsFailed as e:
+                failed = e  # the reporter still ends with its `done` line
+        if failed is not None:
+            raise failed
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         raise typer.Exit(130) from None
@@ -584,9 +590,14 @@ def _plot(
         if path.is_dir() and (path / "points").is_dir():
             import tailor
 
-            summary = tailor.open(path).summary()
+            from tailor.store import STATS
+
+            summary = tailor.open(path).summary(stats=STATS)
         elif path.is_file() and path.suffix in (".parquet", ".csv"):
-            summary = pl.read_parquet(path) if path.suffix == ".parquet" else pl.read_csv(path)
+            try:
+                summary = pl.read_parquet(path) if path.suffix == ".parquet" else pl.read_csv(path)
+            except (pl.exceptions.PolarsError, OSError) as e:
+                raise DataError(f"{path}: cannot read ({type(e).__name__}: {e})") from None
         else:
             raise DataError(f"{path}: neither a sweep store (points/) nor a summary table (.parquet, .csv)")
         conditions: dict[str, Any] = {}
@@ -594,7 +605,13 @@ def _plot(
             key, eq, value = item.partition("=")
             if not eq or not key:
                 raise OptionError(f"where: '{item}' is not KEY=VALUE, e.g. --where class=websearch")
-            if key in summary.columns and summary[key].dtype.is_numeric():
+            if key in conditions:
+                raise OptionError(f"where: {key} is given twice; give one value per key")
+            if key in summary.columns and summary[key].dtype == pl.Boolean:
+                if value.lower() not in ("true", "false"):
+                    raise OptionError(f"where: {key} is true or false; '{value}' is neither")
+                conditions[key] = value.lower() == "true"
+            elif key in summary.columns and summary[key].dtype.is_numeric():
                 try:
                     conditions[key] = float(value)
                 except ValueError:

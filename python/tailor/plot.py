@@ -133,7 +133,10 @@ def _open(source: Source) -> tuple[pl.DataFrame, Result | None]:
     r = source if isinstance(source, Result) else open_result(source)
     if not any((r.dir / f"messages.{ext}").exists() for ext in ("parquet", "csv")):
         raise DataError(f"{r.dir}: no messages.parquet or messages.csv; the plot needs the message records")
-    return r.summarised(), r
+    try:
+        return r.summarised(), r
+    except (pl.exceptions.PolarsError, OSError) as e:
+        raise DataError(f"{r.dir}: cannot read the message records ({type(e).__name__}: {e})") from None
 
 
 def open_result(path: str | os.PathLike[str]) -> Result:
@@ -654,14 +657,17 @@ def save(fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] 
     stem = Path(path_stem)
     if stem.suffix.lstrip(".").lower() in FORMATS:
         stem = stem.with_suffix("")
-    stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
-    for f in formats:
-        path = stem.parent / f"{stem.name}.{f}"
-        # No dates in the files: the same figure gives the same bytes.
-        meta = {"Date": None} if f == "svg" else {"CreationDate": None} if f == "pdf" else None
-        # A fixed salt for the SVG's element ids (random otherwise), for this call only.
-        with rc_context({"svg.hashsalt": "tailor"}):
-            fig.savefig(path, format=f, dpi=dpi, metadata=meta)
-        out.append(path)
+    try:
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        for f in formats:
+            path = stem.parent / f"{stem.name}.{f}"
+            # No dates in the files: the same figure gives the same bytes.
+            meta = {"Date": None} if f == "svg" else {"CreationDate": None} if f == "pdf" else None
+            # A fixed salt for the SVG's element ids (random otherwise), for this call only.
+            with rc_context({"svg.hashsalt": "tailor"}):
+                fig.savefig(path, format=f, dpi=dpi, metadata=meta)
+            out.append(path)
+    except OSError as e:
+        raise OptionError(f"--out: cannot write {e.filename or stem} ({e.strerror or e})") from None
     return out

@@ -14,17 +14,19 @@ estimated from the scenario file (:func:`run_total`). Each class ends on its own
 criterion, and the run ends when every class has ended and its messages are done, or at
 ``[run] stop``. Three estimates follow, each usable only when it covers every class:
 
-- messages: when every class has ``messages = N`` (or is a trace, whose rows of that
-  class are counted), the total is the sum of the N and the fraction
-  ``completed / total``. A class with both ``messages`` and ``until`` may stop short of
-  N, so this fraction may stay below 1 until the end.
+- messages: when the scenario has one class and it has ``messages = N`` (or is a trace,
+  whose rows are counted), the fraction ``completed / N``. With several classes the
+  counts are not used: classes complete at their own paces (quickstart's 3,000 RPCs are
+  done in the first 5 ms of a 170 ms run), so a sum of counts would run far ahead. A
+  class with both ``messages`` and ``until`` may stop short of N, so this fraction may
+  stay below 1 until the end.
 - horizon: when every class has ``until = T`` (an absolute simulated time: no message
   starts after it), the total is the largest T and the fraction ``sim_ns / T``, held
   below 0.99 because the run goes on until the messages started by T are done.
 - stop: with ``[run] stop = S``, the fraction ``sim_ns / S``.
 
-Each estimate bounds when the run ends, so the fraction reported is the largest of those
-available. With none (classes mixing ``messages`` and ``until`` without a ``stop``, or
+The fraction reported is the largest of those available. With none (several classes
+with message counts, classes mixing ``messages`` and ``until``, without a ``stop``; or
 Python 3.10, which has no ``tomllib``, without a ``stop``) the total is unknown: a
 spinner without an ETA, and ``fraction`` and ``eta_s`` are null. The ETA is the wall
 time so far times ``(1 - fraction) / fraction``.
@@ -55,6 +57,7 @@ already spent, shared among ``min(workers, points left)`` workers.
 from __future__ import annotations
 
 import json
+import os
 import math
 import threading
 import time
@@ -175,7 +178,9 @@ def run_total(scenario: Any) -> RunTotal:
     known_counts = [n for n in counts if n is not None]
     known_untils = [u for u in untils if u is not None]
     return RunTotal(
-        messages=sum(known_counts) if classes and len(known_counts) == len(classes) else None,
+        # Several classes complete at their own paces (quickstart's 3,000 RPCs are done
+        # in 5 ms of a 170 ms run), so a sum of counts is no measure of the whole run.
+        messages=known_counts[0] if len(classes) == 1 and len(known_counts) == 1 else None,
         horizon_ns=max(known_untils) if classes and len(known_untils) == len(classes) else None,
         stop_ns=stop_ns,
     )
@@ -213,9 +218,27 @@ def _mode(quiet: bool, json_lines: Optional[bool], console: Console) -> str:
     return "bar" if console.is_terminal else "quiet"
 
 
+#: Streams whose reader went away (ids): progress to them is dropped.
+_closed: set[int] = set()
+
+
 def _write(out: TextIO, line: dict[str, Any]) -> None:
-    out.write(json.dumps(line, default=str) + "\n")
-    out.flush()
+    """One JSON line. A closed pipe (`tailor run ... 2>&1 | head -1`) must not kill the
+    run or sweep it reports on: progress goes quiet, and the stream's descriptor is
+    pointed at /dev/null so that Python's flush at exit does not fail either."""
+    if id(out) in _closed:
+        return
+    try:
+        out.write(json.dumps(line, default=str) + "\n")
+        out.flush()
+    except (BrokenPipeError, OSError):
+        _closed.add(id(out))
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, out.fileno())
+            os.close(null)
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 def _round(x: Optional[float], digits: int) -> Optional[float]:

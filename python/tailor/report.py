@@ -138,10 +138,13 @@ def _now() -> str:
 
 
 def _write(out: Path, text: str) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".partial")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+    except OSError as e:
+        raise OptionError(f"--out: cannot write {e.filename or out} ({e.strerror or e})") from None
     return out
 
 
@@ -304,9 +307,18 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
         parts.append('<p class="note">The scenario sets no SLO.</p>\n')
 
     parts.append("<h2>Plots</h2>\n")
-    parts.append(_figure(slowdown_vs_size(r, (50, 99)), stem.with_name(f"{stem.name}-slowdown"),
-                         "p50 and p99 slowdown per size bin, per class"))
-    parts.append(_figure(latency_cdf(r), stem.with_name(f"{stem.name}-latency"), "latency CDF per class"))
+    # A plot that cannot be drawn (no messages after the warm-up, no message records)
+    # becomes a note: the tables below come from summary.json and still hold.
+    for draw, suffix, caption in (
+        (lambda: slowdown_vs_size(r, (50, 99)), "slowdown", "p50 and p99 slowdown per size bin, per class"),
+        (lambda: latency_cdf(r), "latency", "latency CDF per class"),
+    ):
+        try:
+            parts.append(_figure(draw(), stem.with_name(f"{stem.name}-{suffix}"), caption))
+        except NotRecordedError:
+            raise
+        except DataError as e:
+            parts.append(f'<p class="note">No {_e(caption)} plot: {_e(str(e))}</p>\n')
     try:
         parts.append(_figure(queue_over_time(r), stem.with_name(f"{stem.name}-queues"), "queue occupancy of the fullest ports"))
     except NotRecordedError as e:
@@ -462,15 +474,21 @@ def sweep_report(
 
 def _sweep_slos(slos: pl.DataFrame, axes: list[str]) -> str:
     keys = [*axes, "engine", "class", "sli", "threshold"]
+    # A seed with no message in the SLO's range has no verdict (met is null): not a miss.
     per = slos.group_by(keys, maintain_order=True).agg(
-        pl.col("met").sum().alias("met"), pl.len().alias("n"), pl.col("value").mean().alias("value"))
+        pl.col("met").sum().alias("met"), pl.col("met").is_not_null().sum().alias("n"), pl.len().alias("seeds"),
+        pl.col("value").mean().alias("value"))
     rows = []
     for row in per.sort(keys).iter_rows(named=True):
-        verdict = "met" if row["met"] == row["n"] else ("missed" if row["met"] == 0 else "mixed")
-        cls = {"met": "met", "missed": "missed", "mixed": "none"}[verdict]
+        if row["n"] == 0:
+            cell = '<span class="none">no messages in range</span>'
+        else:
+            cls = "met" if row["met"] == row["n"] else "missed" if row["met"] == 0 else "none"
+            unjudged = row["seeds"] - row["n"]
+            extra = f" ({unjudged} without messages in range)" if unjudged else ""
+            cell = f'<span class="{cls}">{row["met"]} of {row["n"]}</span>{_e(extra)}'
         rows.append([*(_e(row[a]) for a in axes), _e(row["engine"]), _e(row["class"]), _e(row["sli"]),
-                     _num(row["threshold"], ".4g"), _num(row["value"], ".4g"),
-                     f'<span class="{cls}">{row["met"]} of {row["n"]}</span>'])
+                     _num(row["threshold"], ".4g"), _num(row["value"], ".4g"), cell])
     return _table((*axes, "engine", "class", "SLI", "bound", "mean value", "seeds met"), rows, 'id="slos"',
                   left=len(axes) + 3)
 

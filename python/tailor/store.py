@@ -153,8 +153,11 @@ class Store:
     # -- writing -------------------------------------------------------------------
 
     def create(self) -> None:
-        for sub in ("points", "sweeps", "tmp"):
-            (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        try:
+            for sub in ("points", "sweeps", "tmp"):
+                (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"--out: cannot make the store {self.dir} ({e.strerror or e})") from None
 
     def has(self, id: str) -> bool:
         return (self.dir / "points" / id / "point.json").is_file()

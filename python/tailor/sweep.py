@@ -463,8 +463,8 @@ def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Liste
             if kind == "result":
                 running.pop(pid, None)
                 remaining -= 1
+                yield payload  # reported finished before the worker's next point is reported started
                 give(pid)
-                yield payload
                 continue
             for pid, (p, inbox) in list(workers.items()):
                 if p.is_alive():
@@ -542,8 +542,8 @@ def _ray_results(tasks: list[dict[str, Any]], ray_mod: Any, address: str | bool,
                     result = ray_mod.get(ref)
                 except Exception as e:  # noqa: BLE001 - a lost node or worker fails this point only
                     result = {"id": task["id"], "error": f"the Ray task failed: {type(e).__name__}: {e}"}
-                _announce(list(itertools.islice(waiting, 1)), listener, by_id)
                 yield result
+                _announce(list(itertools.islice(waiting, 1)), listener, by_id)
     finally:
         for ref in pending:
             ray_mod.cancel(ref, force=True)

@@ -265,3 +265,31 @@ def test_cli_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) ->
     p = tailor_cli("report", "--help")
     help_text = " ".join(p.stdout.split())
     assert p.returncode == 0 and "tailor report runs/q --scenario" in help_text and "tailor report sweeps/ws" in help_text
+
+
+def test_a_run_with_nothing_to_plot_still_gets_its_report(quickstart: Path, tmp_path: Path) -> None:
+    """A warm-up that covers every message leaves the tables (from summary.json) and
+    notes in place of the plots."""
+    sc = tmp_path / "warm.toml"
+    sc.write_text(quickstart.read_text().replace('seed = 1', 'seed = 1\n[run]\nwarmup = "500ms"\nstop = "1s"', 1))
+    r = tailor.run(sc, out=tmp_path / "r")
+    assert r.summarised().height == 0
+    html = report(r.dir, scenario=sc).read_text()
+    assert "No latency CDF per class plot" in html and "no messages" in html
+    import re
+
+    assert re.search(r'<table[^>]*class="slowdown"', html), "the tables from summary.json are there"
+
+
+def test_corrupt_records_are_a_data_error(result7: tailor.Result, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(result7.dir, broken)
+    (broken / "messages.parquet").write_bytes((broken / "messages.parquet").read_bytes()[:1000])
+    r = subprocess.run([sys.executable, "-m", "tailor", "plot", str(broken), "--kind", "latency-cdf"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "cannot read the message records" in r.stderr and "Traceback" not in r.stderr
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("garbage")
+    r = subprocess.run([sys.executable, "-m", "tailor", "plot", str(bad), "--kind", "p99-vs-load"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr

@@ -475,3 +475,54 @@ def test_p99_vs_load_of_a_real_store_from_python_and_the_cli(store_a: tailor.Swe
                         "--where", "class=rpc", "--out", str(tmp_path / "p")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- what the second review found ----------------------------------------------------
+
+
+def test_unwritable_outputs_exit_2_with_the_option_named(store_a: tailor.Sweep, result7: tailor.Result,
+                                                        tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for args in (["plot", str(result7.dir), "--kind", "latency-cdf", "--out", str(blocker / "x")],
+                 ["report", str(result7.dir), "--out", str(blocker / "r.html")],
+                 ["sweep", str(SMALL), "--set", "seed=1", "--engine", "model", "--out", str(blocker / "s"), "-q"]):
+        r = subprocess.run([sys.executable, "-m", "tailor", *args], capture_output=True, text=True)
+        assert r.returncode == 2, (args, r.stderr)
+        assert "--out" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_closed_progress_pipe_does_not_kill_the_sweep(tmp_path: Path) -> None:
+    """`tailor sweep ... 2>&1 | head -1`: progress goes quiet, the points are kept."""
+    cmd = (f"{sys.executable} -m tailor sweep {SMALL} --set seed=1..3 --engine model --jobs 1 "
+           f"--out {tmp_path / 's'} 2>&1 >/dev/null | head -1")
+    r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=300)
+    assert r.stdout.startswith("{"), r.stdout
+    deadline = time.monotonic() + 120
+    while len(list((tmp_path / "s" / "points").glob("*/point.json"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(list((tmp_path / "s" / "points").glob("*/point.json"))) == 3
+
+
+def test_sweep_progress_never_runs_more_points_than_workers_and_ends_with_done(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "tailor", "sweep", str(SMALL), "--set", "seed=1..4", "--engine", "model",
+                        "--jobs", "1", "--out", str(tmp_path / "s"), "--progress-json"],
+                       capture_output=True, text=True, timeout=300)
+    events = [json.loads(line) for line in r.stderr.splitlines() if line.startswith("{")]
+    assert max(e["running"] for e in events) == 1
+    assert events[-1]["event"] == "done" and events[-1]["done"] == 4
+
+
+def test_the_sweep_report_shows_an_slo_without_messages_as_such(tmp_path: Path) -> None:
+    text = SMALL.read_text().replace(
+        '{ sli = "p99", min_size = "125KB", threshold = 20.0 },',
+        '{ sli = "p99", min_size = "125KB", threshold = 20.0 },\n  { sli = "p99", min_size = "50MB", threshold = 20.0 },')
+    assert "50MB" in text
+    path = tmp_path / "slo.toml"
+    path.write_text(text)
+    tailor.sweep(path, seed=[1, 2], out=tmp_path / "s", engine="model")
+    from tailor.report import report
+
+    html = report(tmp_path / "s").read_text()
+    row = next(r for r in html.split("<tr>") if "50000000 B" in r)
+    assert "no messages in range" in row and "missed" not in row
