@@ -413,65 +413,82 @@ def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Liste
                   by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
     """Runs ``tasks`` in spawned worker processes, one task at a time per worker.
 
-    Hand-rolled (a result queue, and an inbox per worker through which the sweep hands
-    each point to an idle worker) rather than multiprocessing.Pool or ProcessPoolExecutor:
-    Pool waits forever for a task whose worker was killed (OOM killer, a native abort),
-    and ProcessPoolExecutor cannot stop its running workers on Ctrl-C before Python
-    3.14. Here the sweep watches every worker: one that dies fails only the point it was
-    running (and is replaced), and stopping the sweep terminates them all.
+    Hand-rolled rather than multiprocessing.Pool or ProcessPoolExecutor: Pool waits
+    forever for a task whose worker was killed (OOM killer, a native abort), and
+    ProcessPoolExecutor cannot stop its running workers on Ctrl-C before Python 3.14.
+    Each worker talks to the sweep over a pipe of its own (a queue shared by workers has
+    a lock that a killed worker can take to its grave, blocking the others), and the
+    sweep waits on every pipe and every process's exit at once: it hands each point to an
+    idle worker, so it knows who runs what; a worker that dies fails only its point and
+    is replaced; stopping the sweep terminates them all.
     """
+    from multiprocessing.connection import wait
+
     ctx = multiprocessing.get_context("spawn")
     n = min(jobs or os.cpu_count() or 1, len(tasks))
     waiting = collections.deque(tasks)
-    results: Any = ctx.Queue()
-    workers: dict[int, tuple[Any, Any]] = {}  # pid -> (process, its own inbox)
+    workers: dict[int, tuple[Any, Any]] = {}  # pid -> (process, the sweep's end of its pipe)
     running: dict[int, str] = {}  # pid -> the point it was given
     ready: set[int] = set()
     lost_at_start = 0
 
     def start() -> None:
-        inbox = ctx.Queue()
-        p = ctx.Process(target=_worker, args=(inbox, results), daemon=True)
+        mine, theirs = ctx.Pipe()
+        p = ctx.Process(target=_worker, args=(theirs,), daemon=True)
         p.start()
-        workers[p.pid] = (p, inbox)
+        theirs.close()
+        workers[p.pid] = (p, mine)
 
     def give(pid: int) -> None:
-        """The next point to an idle worker (the sweep always knows who runs what)."""
-        inbox = workers[pid][1]
-        if not waiting:
-            inbox.put(None)
+        """The next point to an idle worker, or None to let it exit."""
+        conn = workers[pid][1]
+        task = waiting.popleft() if waiting else None
+        try:
+            conn.send(task)
+        except OSError:  # it died meanwhile: its exit is handled below, the point waits
+            if task is not None:
+                waiting.appendleft(task)
             return
-        task = waiting.popleft()
-        running[pid] = task["id"]
-        inbox.put(task)
-        if listener:
-            listener.started(task["id"], by_id[task["id"]].params)
+        if task is not None:
+            running[pid] = task["id"]
+            if listener:
+                listener.started(task["id"], by_id[task["id"]].params)
 
     remaining = len(tasks)
     try:
         for _ in range(n):
             start()
         while remaining:
-            try:
-                kind, pid, payload = results.get(timeout=0.2)
-            except queue.Empty:
-                kind = None
-            if kind == "ready":
-                ready.add(pid)
-                give(pid)
-                continue
-            if kind == "result":
-                running.pop(pid, None)
-                remaining -= 1
-                yield payload  # reported finished before the worker's next point is reported started
-                give(pid)
-                continue
-            for pid, (p, inbox) in list(workers.items()):
+            owner: dict[Any, int] = {}
+            for pid, (p, conn) in workers.items():
+                owner[conn] = pid
+                owner[p.sentinel] = pid
+            for obj in wait(list(owner)):
+                pid = owner[obj]
+                if pid not in workers:
+                    continue
+                p, conn = workers[pid]
+                messages = []
+                try:
+                    while conn.poll():
+                        messages.append(conn.recv())
+                except (EOFError, OSError):
+                    pass
+                for kind, payload in messages:
+                    if kind == "ready":
+                        ready.add(pid)
+                        give(pid)
+                    elif kind == "result":
+                        running.pop(pid, None)
+                        remaining -= 1
+                        yield payload  # reported finished before the worker's next point is started
+                        if pid in workers:
+                            give(pid)
                 if p.is_alive():
                     continue
                 p.join()
+                conn.close()
                 del workers[pid]
-                inbox.cancel_join_thread()
                 lost = running.pop(pid, None)
                 if pid not in ready:
                     lost_at_start += 1
@@ -490,19 +507,20 @@ def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Liste
         for p, _ in workers.values():
             if p.is_alive():
                 p.terminate()
-        for p, inbox in workers.values():
+        for p, conn in workers.values():
             p.join(timeout=5)
-            inbox.cancel_join_thread()
-        results.cancel_join_thread()
+            conn.close()
 
 
-def _worker(inbox: Any, results: Any) -> None:
+def _worker(conn: Any) -> None:
     """A worker process: runs the points it is given until it is given None."""
     _ignore_sigint()
-    pid = os.getpid()
-    results.put(("ready", pid, None))
-    while (task := inbox.get()) is not None:
-        results.put(("result", pid, run_point(task)))
+    try:
+        conn.send(("ready", None))
+        while (task := conn.recv()) is not None:
+            conn.send(("result", run_point(task)))
+    except (EOFError, OSError):  # the sweep is gone
+        pass
 
 
 def _ray_module(address: str | bool) -> Any:
