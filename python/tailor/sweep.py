@@ -25,7 +25,6 @@ import json
 import math
 import multiprocessing
 import os
-import queue
 import shutil
 import signal
 import socket

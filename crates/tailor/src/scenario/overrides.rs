@@ -10,7 +10,7 @@
 //! It scales every class's `load` by the same factor so that they sum to the value,
 //! keeping the classes' proportions (the x axis of a "p99 vs load" figure).
 
-use super::reader::ScenarioError;
+use super::reader::{type_name, ScenarioError};
 use toml::Value;
 
 /// One key set to one value.
@@ -51,18 +51,6 @@ fn steps<'k>(path: &'k str) -> Result<Vec<Step<'k>>, String> {
             }
         })
         .collect()
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::String(_) => "a string",
-        Value::Integer(_) => "an integer",
-        Value::Float(_) => "a number",
-        Value::Boolean(_) => "a boolean",
-        Value::Datetime(_) => "a date",
-        Value::Array(_) => "an array",
-        Value::Table(_) => "a table",
-    }
 }
 
 /// Applies `overrides` in order to the document of `file`.

@@ -37,7 +37,8 @@ pub struct Table<'a> {
     asked: Vec<&'static str>,
 }
 
-fn type_name(v: &Value) -> &'static str {
+/// "a string", "an integer", ...: a TOML value's kind, for error messages.
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::String(_) => "a string",
         Value::Integer(_) => "an integer",
