@@ -34,9 +34,13 @@ time so far times ``(1 - fraction) / fraction``.
 **Run JSON lines** (at most one ``progress`` line per second, the first as soon as the
 engine reports, and a ``done`` line when the run succeeds)::
 
-    {"event": "progress" | "done", "scenario": str, "sim_ns": float, "events": int,
+    {"event": "progress" | "done", "scenario": str, "phase": "building" | "running",
+     "built": int, "ports": int, "sim_ns": float, "events": int,
      "started": int, "completed": int, "active": int, "fraction": float | null,
      "eta_s": float | null, "events_per_second": float, "elapsed_s": float}
+
+``phase`` is "building" while the engine builds the topology (``built`` of ``ports``
+egress ports so far; a million-host star takes seconds), then "running".
 
 ``events_per_second`` is measured since the previous engine report on a ``progress``
 line and over the whole run on the ``done`` line (``summary.json``'s figure when given).
@@ -275,6 +279,8 @@ class _RunStats(ProgressColumn):
         p = task.fields.get("p")
         if not p:
             return Text("starting", style="dim")
+        if p.get("phase") == "building":
+            return Text(f"building topology: {p['built']:,}/{p['ports']:,} ports", no_wrap=True, overflow="ellipsis")
         rate = task.fields.get("rate", 0.0)
         return Text(
             f"{format_sim_time(p['sim_ns'])} sim · {p['completed']:,}/{p['started']:,} msgs"
@@ -336,6 +342,9 @@ class RunProgress:
         if self.summary is not None:
             m = self.summary["messages"]
             p = {
+                "phase": "running",
+                "built": p.get("built"),
+                "ports": p.get("ports"),
                 "sim_ns": self.summary["sim_ns"],
                 "events": self.summary["events"],
                 "started": m["generated"],
@@ -352,7 +361,7 @@ class RunProgress:
         line = {
             "event": event,
             "scenario": self.name,
-            **{k: p.get(k) for k in ("sim_ns", "events", "started", "completed", "active")},
+            **{k: p.get(k) for k in ("phase", "built", "ports", "sim_ns", "events", "started", "completed", "active")},
             "fraction": _round(s["fraction"], 4),
             "eta_s": _round(s["eta_s"], 1),
             "events_per_second": round(rate),

@@ -52,7 +52,14 @@ def lines(buf: io.StringIO) -> list[dict[str, Any]]:
 
 def report(sim_ns: float, events: int, completed: int, started: int | None = None) -> dict[str, Any]:
     started = completed + 5 if started is None else started
-    return {"sim_ns": sim_ns, "events": events, "started": started, "completed": completed, "active": started - completed}
+    return {"phase": "running", "built": 32, "ports": 32, "sim_ns": sim_ns, "events": events, "started": started,
+            "completed": completed, "active": started - completed}
+
+
+def building(built: int, ports: int) -> dict[str, Any]:
+    """An engine report while the topology is built."""
+    return {"phase": "building", "built": built, "ports": ports, "sim_ns": 0.0, "events": 0, "started": 0,
+            "completed": 0, "active": 0}
 
 
 # --- the length of a run -----------------------------------------------------------
@@ -206,8 +213,8 @@ def test_json_lines_at_most_once_a_second_then_done() -> None:
     elapsed = [line["elapsed_s"] for line in progress_lines]
     assert elapsed[0] == pytest.approx(0.2)  # the first report is shown at once
     assert all(b - a >= 1.0 - 1e-9 for a, b in zip(elapsed, elapsed[1:]))
-    assert set(out[0]) == {"event", "scenario", "sim_ns", "events", "started", "completed", "active",
-                           "fraction", "eta_s", "events_per_second", "elapsed_s"}
+    assert set(out[0]) == {"event", "scenario", "phase", "built", "ports", "sim_ns", "events", "started", "completed",
+                           "active", "fraction", "eta_s", "events_per_second", "elapsed_s"}
 
 
 def test_json_line_fields_fraction_eta_and_rate() -> None:
@@ -218,7 +225,8 @@ def test_json_line_fields_fraction_eta_and_rate() -> None:
         progress(report(1e7, 4_000_000, 500, started=520))
     first, done = lines(buf)
     assert first == {
-        "event": "progress", "scenario": "q", "sim_ns": 1e7, "events": 4_000_000, "started": 520,
+        "event": "progress", "scenario": "q", "phase": "running", "built": 32, "ports": 32,
+        "sim_ns": 1e7, "events": 4_000_000, "started": 520,
         "completed": 500, "active": 20, "fraction": 0.25,
         "eta_s": 6.0,  # 2 s for a quarter: 6 s for the rest
         "events_per_second": 2_000_000, "elapsed_s": 2.0,
@@ -313,6 +321,30 @@ def test_terminal_spinner_without_a_total_has_no_eta() -> None:
         progress.bar.refresh()
     text = buf.getvalue()
     assert "120.000 ms sim" in text and "eta" not in text and "%" not in text
+
+
+def test_building_the_topology_is_a_phase_of_its_own() -> None:
+    console, buf = pipe()
+    clock = Clock()
+    with reporter("big", console=console, total=RunTotal(messages=10), clock=clock) as progress:
+        clock.t += 0.5
+        progress(building(65_536, 2_097_152))
+        clock.t += 1.0
+        progress(report(1e6, 10, 5))
+    first, second, done = lines(buf)
+    assert (first["phase"], first["built"], first["ports"], first["fraction"]) == ("building", 65_536, 2_097_152, 0.0)
+    assert (second["phase"], second["built"]) == ("running", 32)
+    assert done["phase"] == "running"
+
+
+def test_terminal_bar_counts_the_ports_built() -> None:
+    console, buf = terminal()
+    clock = Clock()
+    with reporter("big", console=console, total=RunTotal(messages=10), clock=clock) as progress:
+        clock.t += 3.0
+        progress(building(65_536, 2_097_152))
+        progress.bar.refresh()
+    assert "building topology: 65,536/2,097,152 ports" in buf.getvalue()
 
 
 def test_format_duration() -> None:

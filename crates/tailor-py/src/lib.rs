@@ -223,6 +223,9 @@ impl Reporter {
 
 fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    d.set_item("phase", p.phase.name())?;
+    d.set_item("built", p.built)?;
+    d.set_item("ports", p.ports)?;
     d.set_item("sim_ns", p.now.as_ns_f64())?;
     d.set_item("events", p.events)?;
     d.set_item("started", p.started)?;

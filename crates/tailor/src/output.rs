@@ -206,7 +206,7 @@ pub fn simulate_recording(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<(Simulation, Summary), RunError> {
     let started = Instant::now();
-    let mut sim = Simulation::new(sc.build(seed)?, sink)?;
+    let mut sim = Simulation::new_reporting(sc.build(seed)?, sink, progress)?;
     if let (Some(spec), Some(log)) = (&sc.record.queues, queues) {
         sim.record_queues(spec, log);
     }

@@ -77,14 +77,43 @@ pub enum RunError {
     Scenario(crate::scenario::ScenarioError),
 }
 
+/// What the engine is doing when it reports progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Building the network (routing included): `built` of `ports` egress ports so far.
+    Building,
+    /// Simulating.
+    Running,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Building => "building",
+            Phase::Running => "running",
+        }
+    }
+}
+
 /// What the progress callback sees.
 #[derive(Copy, Clone, Debug)]
 pub struct Progress {
+    pub phase: Phase,
+    /// Egress ports built so far and in all (equal once the network is built): a star of a
+    /// million hosts takes seconds to build before the first event.
+    pub built: u64,
+    pub ports: u64,
     pub now: Time,
     pub events: u64,
     pub started: u64,
     pub completed: u64,
     pub active: usize,
+}
+
+impl Progress {
+    fn building(built: u64, ports: u64) -> Progress {
+        Progress { phase: Phase::Building, built, ports, now: Time::ZERO, events: 0, started: 0, completed: 0, active: 0 }
+    }
 }
 
 struct ClassRun {
@@ -115,7 +144,18 @@ pub struct Simulation {
 
 impl Simulation {
     pub fn new(cfg: Config, sink: Box<dyn RecordSink>) -> Result<Simulation, RunError> {
-        let net = topology::build(&cfg.net);
+        Simulation::new_reporting(cfg, sink, &mut |_| true)
+    }
+
+    /// `new`, telling `progress` how far the network is built (every 2^16 ports);
+    /// returning false cancels.
+    pub fn new_reporting(
+        cfg: Config,
+        sink: Box<dyn RecordSink>,
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<Simulation, RunError> {
+        let mut building = |built, ports| progress(&Progress::building(built, ports));
+        let net = topology::build_reporting(&cfg.net, &mut building).ok_or(RunError::Cancelled)?;
         let summaries = cfg.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
         let recorder = Recorder::new(summaries, ClassSummary::new("all", cfg.overall_bins), cfg.warmup, sink);
         let mut sim = Simulation {
@@ -195,7 +235,11 @@ impl Simulation {
     }
 
     pub fn progress(&self) -> Progress {
+        let ports = self.net.ports.len() as u64;
         Progress {
+            phase: Phase::Running,
+            built: ports,
+            ports,
             now: self.now,
             events: self.events.popped(),
             started: self.next_id,

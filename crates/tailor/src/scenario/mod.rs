@@ -146,6 +146,9 @@ impl Scenario {
         let model = model::parse(root.table("model")?)?;
         let record = record::parse(root.table("record")?, &shape)?;
         let net = network::assemble(shape, sw, host, paths, seed);
+        // Before the classes, whose host lists are as long as the topology is wide.
+        let n_classes = doc.get("class").and_then(toml::Value::as_array).map_or(1, Vec::len);
+        network::check_fits(&net, n_classes, file)?;
         let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; every scenario needs a [transport] table"))?;
         let transport = transport::parse(&mut tr, &net)?;
         tr.finish()?;

@@ -1,6 +1,7 @@
 //! `[topology]`, `[switch]`, `[host]` and `[routing]`.
 
 use super::reader::{ScenarioError, Table};
+use crate::net::ids::PortId;
 use crate::net::routing::PathChoice;
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
 use crate::sim::Time;
@@ -177,4 +178,50 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         classes,
         seed,
     }
+}
+
+/// Refuses a network that cannot be built here: more ports than 32-bit ids can name, or
+/// an estimated size (`NetSpec::memory_bytes`) above this machine's physical memory —
+/// found before anything is built, where building would exhaust memory after minutes.
+pub fn check_fits(net: &NetSpec, classes: usize, file: &str) -> Result<(), ScenarioError> {
+    let (hosts, ports) = (net.shape.host_count() as u64, net.shape.port_count() as u64);
+    let error = |message: String| ScenarioError { file: file.to_string(), path: size_key(&net.shape).to_string(), message };
+    let max_ports = PortId::MAX.index() as u64;
+    if ports > max_ports {
+        return Err(error(format!(
+            "{hosts} hosts make {ports} ports; accepted: at most {max_ports} ports (ids are 32-bit)"
+        )));
+    }
+    let (need, Some(have)) = (net.memory_bytes(classes), physical_memory()) else { return Ok(()) };
+    if need <= have {
+        return Ok(());
+    }
+    let fit = (have as f64 / (need as f64 / hosts as f64)) as u64;
+    Err(error(format!(
+        "{hosts} hosts ({ports} ports) need about {:.1} GB; this machine has {:.1} GB; accepted: about {fit} hosts \
+         or fewer in this topology",
+        need as f64 / 1e9,
+        have as f64 / 1e9
+    )))
+}
+
+/// The key that sets the host count of a shape (the table for shapes that multiply several).
+fn size_key(shape: &Shape) -> &'static str {
+    match shape {
+        Shape::Star { .. } => "topology.hosts",
+        _ => "topology",
+    }
+}
+
+/// This machine's physical memory in bytes, where the system says.
+fn physical_memory() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf only reads system configuration.
+        let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+        if pages > 0 && size > 0 {
+            return Some(pages as u64 * size as u64);
+        }
+    }
+    None
 }
