@@ -19,6 +19,9 @@ from rich.table import Table
 
 __all__ = ["Result", "format_bytes", "queue_schema"]
 
+#: How many size bins the summary's ``table_bins`` merge a class into (at most about).
+TABLE_BINS = 14
+
 #: Columns of messages.csv / messages.parquet, in order.
 MESSAGE_COLUMNS = ["id", "class", "src", "dst", "size_bytes", "start_ns", "finish_ns", "ideal_ns", "slowdown"]
 
@@ -140,11 +143,14 @@ class Result:
                 )
         return lines
 
-    def table(self, max_bins: int = 14) -> Table:
+    def table(self, max_bins: int = TABLE_BINS) -> Table:
         """Slowdown per class and message-size bin (lower, upper], as a rich Table.
 
         Classes whose size table has more than ``max_bins`` non-empty bins are shown in
-        about ``max_bins`` bins of similar counts, computed from ``messages``.
+        about ``max_bins`` bins of similar counts: with the default, the summary's
+        ``table_bins`` (merged by the engine, so the messages are not read: memory does
+        not grow with the run's length); with another ``max_bins``, or a result written
+        by a tailor without them, computed from ``messages``.
         """
         s = self.summary
         table = Table(title=f"{s['scenario']} ({self._identity()}): slowdown by message size")
@@ -170,8 +176,12 @@ class Result:
 
     def _rows(self, name: str, report: dict[str, Any], max_bins: int) -> list[_Row]:
         bins = [b for b in report["bins"] if b["count"] > 0]
-        fine = [_Row(b["lower_bytes"], b["upper_bytes"], b["count"], b["mean"], b["p50"], b["p99"], b["p999"]) for b in bins]
-        if len(bins) <= max_bins or not self._has_messages():
+        fine = [_row(b) for b in bins]
+        if len(bins) <= max_bins:
+            return fine
+        if max_bins == TABLE_BINS and "table_bins" in report:
+            return [_row(b) for b in report["table_bins"]]
+        if not self._has_messages():
             return fine
         df = self.summarised()
         if name != "all":
@@ -180,6 +190,10 @@ class Result:
 
     def _has_messages(self) -> bool:
         return any((self.dir / f"messages.{ext}").exists() for ext in ("parquet", "csv"))
+
+
+def _row(b: dict[str, Any]) -> _Row:
+    return _Row(b["lower_bytes"], b["upper_bytes"], b["count"], b["mean"], b["p50"], b["p99"], b["p999"])
 
 
 def _merge(bins: list[dict[str, Any]], max_bins: int) -> list[tuple[int, int | None]]:

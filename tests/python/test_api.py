@@ -117,7 +117,8 @@ def test_progress_is_reported(quickstart: Path, tmp_path: Path) -> None:
     seen: list[dict] = []
     tailor.run(quickstart, seed=7, out=tmp_path / "p", progress=lambda p: seen.append(p) or True)
     assert seen, "the final state is always reported"
-    assert set(seen[-1]) == {"sim_ns", "events", "started", "completed", "active"}
+    assert set(seen[-1]) == {"phase", "built", "ports", "sim_ns", "events", "started", "completed", "active"}
+    assert seen[-1]["phase"] == "running" and seen[-1]["built"] == seen[-1]["ports"] == 2 * 16
     assert seen[-1]["completed"] == 3400 and seen[-1]["active"] == 0
     assert [p["events"] for p in seen] == sorted(p["events"] for p in seen)
 

@@ -57,6 +57,16 @@ impl SlowdownStats {
         self.count
     }
 
+    /// Adds `other`'s samples: the result is what recording both sets into one would
+    /// give (histograms of equal bounds add bucket by bucket, exactly).
+    pub fn merge(&mut self, other: &SlowdownStats) {
+        debug_assert_eq!(self.scale, other.scale);
+        self.hist.add(&other.hist).expect("histograms of equal bounds add");
+        self.count += other.count;
+        self.sum += other.sum;
+        self.max = self.max.max(other.max);
+    }
+
     pub fn mean(&self) -> f64 {
         if self.count == 0 {
             0.0

@@ -4,6 +4,11 @@
 //! (edge[i-1], edge[i]]; sizes above the last edge fall in a final open bin. Messages
 //! that started before the warm-up time are written to the record sink (flagged by
 //! their start time) but left out of every summary.
+//!
+//! A class with more than [`TABLE_BINS`] non-empty bins also reports `table_bins`: its
+//! non-empty bins grouped, in order, into about that many of similar counts, each with
+//! the statistics of its merged histograms — what `tailor run` prints, computed here so
+//! that printing never reads the run's messages (memory stays flat at any run length).
 
 use super::record::{MessageRecord, RecordSink};
 use super::slo::{class_loss, Slo, SloReport, SloTracker};
@@ -39,7 +44,13 @@ pub struct ClassReport {
     /// SWP eq. 1 over all its SLOs: negative when every one is met.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slo_loss: Option<f64>,
+    /// The non-empty bins merged into about `TABLE_BINS` (absent when there are no more).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub table_bins: Vec<BinReport>,
 }
+
+/// How many bins the printed table shows at most (about: see `table_bins`).
+pub const TABLE_BINS: usize = 14;
 
 impl ClassSummary {
     pub fn new(name: &str, mut edges: Vec<u64>) -> Self {
@@ -73,15 +84,42 @@ impl ClassSummary {
             .iter()
             .enumerate()
             .filter(|(i, b)| *i < self.edges.len() || b.count() > 0)
-            .map(|(i, b)| BinReport {
-                lower_bytes: if i == 0 { 0 } else { self.edges[i - 1] },
-                upper_bytes: self.edges.get(i).copied(),
-                slowdown: b.percentiles(),
+            .map(|(i, b)| {
+                let (lower_bytes, upper_bytes) = self.bounds(i);
+                BinReport { lower_bytes, upper_bytes, slowdown: b.percentiles() }
             })
             .collect();
         let slo: Vec<SloReport> = self.slos.iter().map(SloTracker::report).collect();
         let slo_loss = class_loss(&slo);
-        ClassReport { slowdown: self.all.percentiles(), bins, slo, slo_loss }
+        ClassReport { slowdown: self.all.percentiles(), bins, slo, slo_loss, table_bins: self.table_bins() }
+    }
+
+    /// The bounds of bin i: (lower, upper), upper None for the open bin.
+    fn bounds(&self, i: usize) -> (u64, Option<u64>) {
+        (if i == 0 { 0 } else { self.edges[i - 1] }, self.edges.get(i).copied())
+    }
+
+    /// Consecutive non-empty bins grouped until a group holds 1/`TABLE_BINS` of the
+    /// messages; a group starts where the one before it ended. Empty when there are at
+    /// most `TABLE_BINS` non-empty bins.
+    fn table_bins(&self) -> Vec<BinReport> {
+        let full: Vec<usize> = (0..self.bins.len()).filter(|&i| self.bins[i].count() > 0).collect();
+        if full.len() <= TABLE_BINS {
+            return Vec::new();
+        }
+        let target = self.all.count() as f64 / TABLE_BINS as f64;
+        let mut out = Vec::new();
+        let (mut lower, mut acc, mut merged) = (self.bounds(full[0]).0, 0u64, SlowdownStats::default());
+        for (k, &i) in full.iter().enumerate() {
+            acc += self.bins[i].count();
+            merged.merge(&self.bins[i]);
+            if acc as f64 >= target || k + 1 == full.len() {
+                let upper = self.bounds(i).1;
+                out.push(BinReport { lower_bytes: lower, upper_bytes: upper, slowdown: merged.percentiles() });
+                (lower, acc, merged) = (upper.unwrap_or(u64::MAX), 0, SlowdownStats::default());
+            }
+        }
+        out
     }
 }
 
@@ -134,5 +172,35 @@ mod tests {
             r.bins.iter().map(|b| (b.lower_bytes, b.upper_bytes, b.slowdown.count)).collect();
         assert_eq!(counts, vec![(0, Some(10), 1), (10, Some(100), 2), (100, None, 1)]);
         assert_eq!(r.bins[1].slowdown.mean, 2.5);
+        assert!(r.table_bins.is_empty(), "three bins need no merging");
+    }
+
+    #[test]
+    fn table_bins_group_the_bins_and_merge_their_histograms_exactly() {
+        let edges: Vec<u64> = (1..=40).map(|k| k * 100).collect();
+        let mut c = ClassSummary::new("a", edges);
+        // Bin k gets k + 1 messages; bins 10 to 14 none.
+        let samples: Vec<(u64, f64)> = (0..40u64)
+            .filter(|k| !(10..15).contains(k))
+            .flat_map(|k| (0..=k).map(move |j| (k * 100 + 50, 1.0 + (k * 7 + j * 13) as f64 / 10.0)))
+            .collect();
+        for &(size, sd) in &samples {
+            c.record(size, sd, 0.0);
+        }
+        let r = c.report();
+        let t = &r.table_bins;
+        assert!(t.len() <= TABLE_BINS + 1 && t.len() > 1, "{} table bins", t.len());
+        assert_eq!((t[0].lower_bytes, t.last().unwrap().upper_bytes), (0, Some(4000)));
+        assert!(t.windows(2).all(|w| w[0].upper_bytes == Some(w[1].lower_bytes)), "contiguous");
+        assert_eq!(t.iter().map(|b| b.slowdown.count).sum::<u64>(), samples.len() as u64);
+        for b in t {
+            // One histogram fed the group's samples directly.
+            let mut direct = SlowdownStats::default();
+            let inside = samples.iter().filter(|(s, _)| *s > b.lower_bytes && b.upper_bytes.is_none_or(|u| *s <= u));
+            inside.for_each(|&(_, sd)| direct.record(sd));
+            let want = direct.percentiles();
+            assert_eq!((b.slowdown.count, b.slowdown.p50, b.slowdown.p99, b.slowdown.max), (want.count, want.p50, want.p99, want.max));
+            assert!((b.slowdown.mean - want.mean).abs() < 1e-9);
+        }
     }
 }
