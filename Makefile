@@ -48,8 +48,11 @@ clean:
 validate: build
 	st=0; $(PY) scripts/validate.py || st=$$?; $(PY) scripts/reproduce_swp.py; exit $$st
 
-# Speed and memory against ns-3 timed in the same script.
+# Speed and memory against ns-3 timed in the same script; set-up time by hosts; the CLI's
+# peak memory against the simulation's by run length.
 bench: build
 	cargo build --release -p tailor --bin tailor-sim
 	$(PY) scripts/bench.py
 	$(PY) scripts/bench_sweep.py
+	$(PY) scripts/bench_setup.py
+	$(PY) scripts/bench_memory.py
