@@ -167,13 +167,14 @@ impl Shape {
 }
 
 impl NetSpec {
-    /// About how many bytes the built network takes with `classes` traffic classes (hosts, ports, links, queues, routing),
-    /// before a packet is sent, so a scenario too large for the machine is refused before
-    /// it is built. Per port (each with its link): 700 bytes, and per switch port and
-    /// class the queue its class scheduler keeps. These are the heap bytes `build` allocates
-    /// (`tests/topology_memory.rs` checks the estimate lies between them and twice them)
-    /// with the allocator's overhead on top: a 1,048,576-host star with one class
-    /// measured 1.36 GB peak RSS against 1.47 GB estimated (docs/performance.md).
+    /// About how many bytes the built network takes (hosts, ports, links, queues, routing)
+    /// with `classes` traffic classes, before a packet is sent, so a scenario too large
+    /// for the machine is refused before it is built. Per port (each with its link): 700
+    /// bytes, and per switch port and class the queue its class scheduler keeps. These are
+    /// the heap bytes `build` allocates (`tests/topology_memory.rs` checks the estimate
+    /// lies between them and twice them) with the allocator's overhead on top: a
+    /// 1,048,576-host star with one class measured 1.36 GB peak RSS against 1.50 GB
+    /// estimated (docs/scenario.md, "Topology size").
     pub fn memory_bytes(&self, classes: usize) -> u64 {
         let classes = classes.max(1) as u64;
         let per_class = match self.classes.discipline {
@@ -195,8 +196,9 @@ struct Builder<'a> {
     net: Network,
     /// Told (ports built, ports in all) every `PROGRESS_EVERY` ports; false stops the build.
     progress: &'a mut dyn FnMut(u64, u64) -> bool,
-    /// Ports the shape has; whether the caller asked to stop.
+    /// Ports the shape has.
     total: u64,
+    /// The caller asked to stop: the remaining cables are skipped.
     stopped: bool,
 }
 
