@@ -37,8 +37,10 @@ def run(
 
     ``engine`` is "packet" (the packet simulator) or "model" (the SWP fast model).
 
-    The GIL is released during the run. ``progress`` gets a dict {sim_ns, events,
-    started, completed, active} at most every 0.2 s of wall time (and once at the end);
+    The GIL is released during the run. ``progress`` gets a dict {phase, built, ports,
+    sim_ns, events, started, completed, active} at most every 0.2 s of wall time (and
+    once at the end); ``phase`` is "building" while the topology is built (``built`` of
+    ``ports`` ports), then "running";
     returning False cancels the run (tailor.errors.Cancelled), an exception it raises
     cancels the run and propagates. Raises tailor.errors.ScenarioError,
     WorkloadError, RunError, Cancelled."""
