@@ -181,7 +181,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
 }
 
 /// Refuses a network that cannot be built here: more ports than 32-bit ids can name, or
-/// an estimated size (`NetSpec::memory_bytes`) above this machine's physical memory —
+/// an estimated size (`NetSpec::memory_bytes`) above this machine's memory —
 /// found before anything is built, where building would exhaust memory after minutes.
 pub fn check_fits(net: &NetSpec, classes: usize, file: &str) -> Result<(), ScenarioError> {
     let (hosts, ports) = (net.shape.host_count() as u64, net.shape.port_count() as u64);
@@ -192,7 +192,7 @@ pub fn check_fits(net: &NetSpec, classes: usize, file: &str) -> Result<(), Scena
             "{hosts} hosts make {ports} ports; accepted: at most {max_ports} ports (ids are 32-bit)"
         )));
     }
-    let (need, Some(have)) = (net.memory_bytes(classes), physical_memory()) else { return Ok(()) };
+    let (need, Some(have)) = (net.memory_bytes(classes), memory_limit()) else { return Ok(()) };
     if need <= have {
         return Ok(());
     }
@@ -210,6 +210,18 @@ fn size_key(shape: &Shape) -> &'static str {
     match shape {
         Shape::Star { .. } => "topology.hosts",
         _ => "topology",
+    }
+}
+
+/// The memory a run may use: the machine's physical memory, or less under a cgroup limit
+/// (a container's `--memory`), where the system says.
+fn memory_limit() -> Option<u64> {
+    const CGROUP: [&str; 2] = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"];
+    // "max" (v2) or a huge number (v1) when unlimited: either way no tighter bound.
+    let cgroup = CGROUP.iter().find_map(|p| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok());
+    match (physical_memory(), cgroup) {
+        (Some(p), Some(c)) => Some(p.min(c)),
+        (p, c) => p.or(c),
     }
 }
 
