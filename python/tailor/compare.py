@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from tailor import _core
 from tailor.errors import RunError
 from tailor.result import Result, _merge, _stats, format_bytes
 from tailor.run import run as run_scenario
@@ -50,10 +51,15 @@ def compare(
 ) -> dict[str, Any]:
     """Runs ``scenario`` on the packet engine and on the model; returns the comparison.
 
+    A scenario outside the model's scope (no one bottleneck that every class's traffic
+    crosses, docs/model.md) raises ScenarioError before either engine runs.
+
     With ``out`` the two result directories are kept as ``out/packet`` and ``out/model``;
     without it they go to a temporary directory that is removed.
     """
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    # Outside the model's scope there is nothing to compare: say so before the packet run.
+    _core.model_scope(os.fspath(sc.path), list(sc.overrides))
     seed = sc.seed if seed is None else seed
     work = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="tailor-compare-"))
     try:

@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from tailor import _core
 from tailor.errors import PointsFailed, SweepError
 from tailor.scenario import Scenario
 from tailor.store import PointSpec, Store, point_id
@@ -291,6 +292,9 @@ def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> li
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
             raise SweepError(f"axis seed: {seed!r} is not a seed; accepted: integers 0 to 2^63 - 1")
         spec = PointSpec.resolve(sc.path, overrides, engine, params)
+        if engine == "model":
+            # A point outside the model's scope is the user's error, not a point that failed.
+            _core.model_scope(os.fspath(sc.path), overrides)
         if spec.id in seen:
             raise SweepError(f"the point {params} computes the same as an earlier one (an axis that changes nothing?)")
         seen.add(spec.id)

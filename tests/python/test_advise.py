@@ -151,6 +151,26 @@ def test_errors_exit_2_and_name_what_is_wrong(two_class: Path, tmp_path: Path) -
     assert p.returncode == 2 and "Traceback" not in p.stderr
 
 
+def test_a_scenario_outside_the_models_scope_exits_2(two_class: Path, tmp_path: Path) -> None:
+    """The optimizer runs on the fast model: bulk traffic between every pair of hosts has
+    no one bottleneck, so its advice would be about a link that does not exist."""
+    spread = tmp_path / "spread.toml"
+    spread.write_text(SCENARIO.replace('pattern = "n_to_1"\nsenders = "4..8"\nreceiver = 8', 'pattern = "all_to_all"'))
+    assert spread.read_text() != SCENARIO
+    for args in ([], ["--min-capacity", "-d", "fifo"]):
+        p = tailor_cli("advise", spread, *args)
+        assert p.returncode == 2, p.stderr
+        assert p.stderr.startswith(f'error: {spread}: class[1].pattern: "all_to_all" spreads traffic over many links'), p.stderr
+    with pytest.raises(ScenarioError) as e:
+        tailor.advise(spread)
+    assert e.value.key_path == "class[1].pattern"
+    # Two incasts into different receivers share no link either.
+    apart = tmp_path / "apart.toml"
+    apart.write_text(SCENARIO.replace('hosts = 9', 'hosts = 10').replace('senders = "4..8"\nreceiver = 8', 'senders = "4..8"\nreceiver = 9'))
+    p = tailor_cli("advise", apart)
+    assert p.returncode == 2 and "class[1].receiver: sends to host 9 while class[0] sends to host 8" in p.stderr, p.stderr
+
+
 def test_unmet_slos_exit_1_and_say_so(two_class: Path, tmp_path: Path) -> None:
     tight = tmp_path / "tight.toml"
     tight.write_text(two_class.read_text().replace("threshold = 3.0", "threshold = 1.01"))
