@@ -346,7 +346,8 @@ def compare(
     mean and p99 slowdown per size bin.
 
     Exit status 0 when every judged bin meets its target (short flows: p99 within 10 %;
-    long flows: mean within 10 %), 1 otherwise, 2 for a scenario that cannot be run.
+    long flows: mean within 10 %), 1 otherwise, 2 for a scenario that cannot be run or
+    that has no one bottleneck for the model (docs/model.md, "Scope").
     """
     import json
 

@@ -191,9 +191,9 @@ def test_sweep_report_renders(tmp_path: Path) -> None:
 
 
 @needs_chromium
-def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickstart: Path, tmp_path: Path) -> None:
+def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickstart_model: Path, tmp_path: Path) -> None:
     store = tmp_path / "store"
-    sw = tailor.sweep(quickstart, load=[0.3, 0.6], seed=[1, 2], out=store, engine="model")
+    sw = tailor.sweep(quickstart_model, load=[0.3, 0.6], seed=[1, 2], out=store, engine="model")
     out = report(store)
     assert out == store / "report.html"
     probe = open_page(out, tmp_path / "store.png")

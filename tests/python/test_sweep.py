@@ -18,9 +18,10 @@ import tailor
 from tailor.errors import PointsFailed, ScenarioError, StoreError, SweepError
 from tailor.sweep import grid, parse_axis
 
-from conftest import QUICKSTART, ROOT
+from conftest import QUICKSTART, QUICKSTART_MODEL, ROOT
 
-SMALL = ROOT / "scenarios" / "quickstart.toml"
+# Most sweeps here run on the fast model: quickstart stating its bottleneck.
+SMALL = QUICKSTART_MODEL
 
 
 class Recorder:
