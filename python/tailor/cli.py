@@ -171,8 +171,10 @@ def advise(
     """Find switch weights that meet every class's SLO (SWP Algorithm 1 on the fast model),
     or with --min-capacity the least capacity per discipline; re-check on the packet engine.
 
-    Exit status 0; 1 when the weights found do not meet every SLO on the model; 2 for a
-    bad scenario or option."""
+    Exit status 0 when every check passed; 1 when the weights found do not meet every SLO
+    on the model, or the packet engine's re-check of an answer rejects an SLO (listed
+    after the tables); 2 for a bad scenario or option, or one outside the fast model's
+    scope."""
     from tailor.advise import advise as run_advisor
     from tailor.advise import describe_event
 
@@ -202,7 +204,7 @@ def advise(
         print(a.to_json())
     else:
         a.render(stdout)
-    if a.met is False:
+    if not a.passed:
         raise typer.Exit(1)
 
 
