@@ -131,6 +131,31 @@ fn the_model_refuses_a_transport_it_does_not_model() {
 }
 
 #[test]
+fn the_model_engine_and_the_advisor_refuse_traffic_without_one_bottleneck() {
+    // websearch-30 with its incast turned into all-to-all traffic: no one link to model.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/swp/websearch-30.toml"))
+        .unwrap()
+        .replace("pattern = \"n_to_1\"", "pattern = \"all_to_all\"\nslo = [{ sli = \"p99\", threshold = 3.0 }]")
+        .replace("receiver = 64\n", "")
+        .replace("senders = \"0..64\"\n", "");
+    let sc = common::scenario(&text, dir.path());
+    let out = dir.path().join("m");
+    let err = tailor::output::run_engine_to_dir(&sc, 1, &out, tailor::output::Engine::Model, &mut |_| true).unwrap_err();
+    let tailor::engine::RunError::Scenario(e) = err else { panic!("a scenario error: {err}") };
+    assert_eq!(e.path, "class[0].pattern");
+    assert!(e.message.starts_with("\"all_to_all\" spreads traffic over many links (to 65 receivers)"), "{}", e.message);
+    assert!(!out.exists(), "nothing written");
+    let req = tailor::advisor::Request {
+        mode: tailor::advisor::Mode::Weights { fair: None },
+        recheck: false,
+        search: Default::default(),
+    };
+    let err = tailor::advisor::advise(&sc, 1, &req, &mut |_| true).unwrap_err();
+    assert!(matches!(err, tailor::engine::RunError::Scenario(e) if e.path == "class[0].pattern"));
+}
+
+#[test]
 fn a_class_against_backlogged_others_is_served_at_its_share() {
     // A lone 20 MB flow holding a quarter of the weight: S / (C/4) after its first RTT,
     // and its slowdown is against the whole link's ideal.
