@@ -43,6 +43,8 @@ pub struct Summary {
 /// product (the short / long flow boundary of SWP §5.1) and the congestion control.
 #[derive(Clone, Debug, Serialize)]
 pub struct ModelInfo {
+    /// The link the model stood for ("the link into host 64"; docs/model.md, "Scope").
+    pub bottleneck: String,
     pub capacity_bps: f64,
     pub rtt_ns: f64,
     pub bdp_bytes: f64,
@@ -62,9 +64,10 @@ pub struct QueueInfo {
 }
 
 impl ModelInfo {
-    fn of(cfg: &crate::model::ModelConfig) -> ModelInfo {
+    fn of(cfg: &crate::model::ModelConfig, bottleneck: &crate::scenario::scope::Bottleneck) -> ModelInfo {
         let c = &cfg.cc;
         ModelInfo {
+            bottleneck: bottleneck.describe(),
             capacity_bps: cfg.capacity_bps,
             rtt_ns: cfg.rtt.as_ns_f64(),
             bdp_bytes: cfg.capacity_bps / 8.0 * cfg.rtt.as_secs_f64(),
@@ -257,12 +260,12 @@ pub fn simulate_model(
     use crate::engine::report::{Messages, NetworkReport, Totals};
     use crate::measure::{ClassSummary, Recorder};
     let started = Instant::now();
-    let cfg = crate::scenario::model::config(sc).map_err(RunError::Scenario)?;
+    let (cfg, bottleneck) = crate::scenario::model::configure(sc).map_err(RunError::Scenario)?;
     let built = sc.build(seed)?;
     let summaries = built.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", built.overall_bins), built.warmup, sink);
     let sources = built.classes.into_iter().map(|c| c.source).collect();
-    let info = ModelInfo::of(&cfg);
+    let info = ModelInfo::of(&cfg, &bottleneck);
     let stats = crate::model::FluidModel::new(cfg).run_sampled(sources, &mut rec, queues.as_mut())?;
     rec.flush()?;
     let queues = queues.map(|log| QueueInfo { interval_ns: log.every().as_ns_f64(), ports: Vec::new(), rows: log.rows() });

@@ -112,6 +112,7 @@ fn a_scenario_runs_on_the_model_engine_in_the_packet_engines_format() {
     let tmp = tempfile::tempdir().unwrap();
     let s = tailor::output::run_engine_to_dir(&sc, 1, &tmp.path().join("m"), tailor::output::Engine::Model, &mut |_| true).unwrap();
     assert_eq!(s.engine, "model");
+    assert_eq!(s.model.as_ref().unwrap().bottleneck, "the link into host 64");
     assert_eq!((s.report.messages.generated, s.report.messages.completed), (2000, 2000));
     let csv = std::fs::read_to_string(tmp.path().join("m/messages.csv")).unwrap();
     assert_eq!(csv.lines().count(), 2001);

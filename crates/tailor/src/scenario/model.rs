@@ -10,6 +10,7 @@
 //! per-flow fair queueing inside classes (hierarchical).
 
 use super::reader::{ScenarioError, Table};
+use super::scope::Bottleneck;
 use super::Scenario;
 use crate::engine::TransportConfig;
 use crate::model::{CcParams, ModelConfig, Sharing};
@@ -119,6 +120,11 @@ fn base_rtt(shape: &Shape) -> Time {
 
 /// The model of `sc`, or why the model does not apply to it (its scope: [`super::scope`]).
 pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
+    configure(sc).map(|(cfg, _)| cfg)
+}
+
+/// The model of `sc` and the link it stands for.
+pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioError> {
     let bottleneck = super::scope::bottleneck(sc)?;
     let mut cc = match sc.transport {
         TransportConfig::Tcp(c) if matches!(c.flavor, Flavor::Dctcp { .. }) => {
@@ -161,7 +167,8 @@ pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
         return Err(error(sc, "topology", "the model needs a round trip: give the links a delay"));
     }
     let own_threshold = queue_thresholds(&sharing, &p.ecn, None);
-    Ok(ModelConfig { capacity_bps: bottleneck.rate.bps() as f64, rtt, cc, sharing, classes: sc.classes.len(), own_threshold })
+    let capacity_bps = bottleneck.rate.bps() as f64;
+    Ok((ModelConfig { capacity_bps, rtt, cc, sharing, classes: sc.classes.len(), own_threshold }, bottleneck))
 }
 
 /// The model's per-queue congestion thresholds from the classes' own ECN thresholds
