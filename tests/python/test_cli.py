@@ -212,6 +212,7 @@ def test_a_stated_bottleneck_runs_on_the_model(quickstart: Path, tmp_path: Path)
     stated.write_text(quickstart.read_text() + '\n[model]\nbottleneck = "link"\n')
     r = tailor.run(stated, out=tmp_path / "m", engine="model")
     assert r.summary["engine"] == "model" and r.summary["messages"]["completed"] == 3400
+    assert r.summary["model"]["bottleneck"] == '[model] bottleneck = "link" (stated, not checked)'
 
 
 def test_unknown_engine_exits_2(quickstart: Path, tmp_path: Path) -> None:

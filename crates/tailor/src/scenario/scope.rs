@@ -54,12 +54,12 @@ pub enum Link {
 }
 
 impl Bottleneck {
-    /// For people: "the link into host 15", "the trunk", "the trunk (stated in [model] bottleneck)".
+    /// For people: "the link into host 15", "the trunk", "[model] bottleneck = \"trunk\" (stated, not checked)".
     pub fn describe(&self) -> String {
         match &self.link {
             Link::Into(h) => format!("the link into host {}", h.index()),
             Link::Trunk => "the trunk".into(),
-            Link::Stated(k) => format!("{} (stated in [model] bottleneck)", k.name()),
+            Link::Stated(k) => format!("[model] bottleneck = \"{}\" (stated, not checked)", k.name()),
         }
     }
 }
@@ -360,7 +360,8 @@ mod tests {
     fn a_stated_bottleneck_is_taken_as_stated() {
         let all = [class("pattern = \"all_to_all\"")];
         let b = bottleneck(&scenario(STAR, &all, "[model]\nbottleneck = \"link\"")).unwrap();
-        assert_eq!((b.link, b.rate.bps()), (Link::Stated(LinkKind::Link), 100_000_000_000));
+        assert_eq!((&b.link, b.rate.bps()), (&Link::Stated(LinkKind::Link), 100_000_000_000));
+        assert_eq!(b.describe(), "[model] bottleneck = \"link\" (stated, not checked)");
         let b = bottleneck(&scenario(DUMBBELL_SLOW, &all, "[model]\nbottleneck = \"trunk\"")).unwrap();
         assert_eq!((b.rate.bps(), b.ecn_threshold), (40_000_000_000, Some(30_000)));
         let text = format!("[topology]\n{STAR}\n[transport]\nkind = \"dctcp\"\n[model]\nbottleneck = \"trunk\"\n{}", all[0]);
