@@ -285,16 +285,18 @@ def _axes(axes: Mapping[str, Iterable[Any]] | None, more: Mapping[str, Iterable[
 
 
 def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> list[PointSpec]:
-    specs, seen = [], set()
+    specs, seen, in_scope = [], set(), set()
     for params in grid(axes):
         overrides = [*sc.overrides, *((k, v) for k, v in params.items())]
         seed = params.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
             raise SweepError(f"axis seed: {seed!r} is not a seed; accepted: integers 0 to 2^63 - 1")
         spec = PointSpec.resolve(sc.path, overrides, engine, params)
-        if engine == "model":
-            # A point outside the model's scope is the user's error, not a point that failed.
+        if engine == "model" and spec.config not in in_scope:
+            # A point outside the model's scope is the user's error, not a point that
+            # failed; the seeds of one configuration share its scope (and its trace scan).
             _core.model_scope(os.fspath(sc.path), overrides)
+            in_scope.add(spec.config)
         if spec.id in seen:
             raise SweepError(f"the point {params} computes the same as an earlier one (an axis that changes nothing?)")
         seen.add(spec.id)
