@@ -188,10 +188,17 @@ fn spread(sc: &Scenario, traffic: &[Traffic]) -> ScenarioError {
     let (path, what) = match traffic.iter().position(|t| t.receivers.len() > 1) {
         Some(i) => (key(i, "pattern"), spreads(sc, i, &traffic[i])),
         None => {
-            let first = traffic[0].receivers.first().copied().unwrap_or(0);
-            let j = traffic.iter().position(|t| t.receivers.first().copied().unwrap_or(first) != first).unwrap_or(0);
-            let r = traffic[j].receivers.first().copied().unwrap_or(0);
-            (key(j, "receiver"), format!("sends to host {r} while class[0] sends to host {first}: no one link carries every class's traffic"))
+            // Each class has at most one receiver (a trace may have none), and two differ.
+            let to = |i: usize| traffic[i].receivers.first().copied();
+            let f = (0..traffic.len()).find(|&i| to(i).is_some());
+            let j = f.and_then(|f| (f + 1..traffic.len()).find(|&j| to(j).is_some_and(|r| Some(r) != to(f))));
+            match (f, j) {
+                (Some(f), Some(j)) => (
+                    key(j, "receiver"),
+                    format!("sends to host {} while class[{f}] sends to host {}: no one link carries every class's traffic", to(j).unwrap_or(0), to(f).unwrap_or(0)),
+                ),
+                _ => (key(0, "pattern"), "no class sends a message, so no link carries traffic".into()),
+            }
         }
     };
     let stated = LinkKind::names(&sc.net.shape).iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(" | ");
@@ -354,6 +361,12 @@ mod tests {
         assert_eq!(decide(STAR, &[trace(&plain, "receiver = 9")]).unwrap().link, into(9));
         let e = refused(STAR, &[trace(&plain, "receiver = 9"), class("pattern = \"n_to_1\"\nreceiver = 15")]);
         assert_eq!(e.path, "class[1].receiver");
+        // A trace with no row of its class shares any link; the others decide.
+        let empty = write("empty.csv", "flow_id,sender,receiver,size_bytes,start_ns\n");
+        let c = [trace(&empty, ""), class("pattern = \"n_to_1\"\nreceiver = 15"), class("pattern = \"n_to_1\"\nreceiver = 14")];
+        let e = refused(STAR, &c);
+        assert_eq!(e.path, "class[2].receiver");
+        assert!(e.message.starts_with("sends to host 14 while class[1] sends to host 15"), "{}", e.message);
     }
 
     #[test]
