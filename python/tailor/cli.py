@@ -18,6 +18,7 @@ from rich.console import Console
 
 from tailor import __version__
 from tailor.errors import TailorError
+from tailor.signals import Terminated, terminate_as_interrupt
 
 __all__ = ["app", "main"]
 
@@ -56,8 +57,11 @@ def user_errors(f: F) -> F:
         except TailorError as e:
             print(f"error: {e}", file=sys.stderr)
             raise typer.Exit(2) from None
+        except Terminated:
+            print("terminated; no results were written (an earlier result at --out is unchanged)", file=sys.stderr)
+            raise typer.Exit(143) from None
         except KeyboardInterrupt:
-            print("interrupted; no results were written", file=sys.stderr)
+            print("interrupted; no results were written (an earlier result at --out is unchanged)", file=sys.stderr)
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
@@ -88,7 +92,12 @@ def run(
     scenario: Scenario_,
     seed: Seed_ = None,
     out: Annotated[
-        Optional[Path], typer.Option(help="Result directory (default: runs/<name>-s<seed>).", show_default=False)
+        Optional[Path],
+        typer.Option(
+            help="Result directory (default: runs/<name>-<engine>-s<seed>). An earlier tailor run there is "
+            "replaced (its own files only); any other non-empty directory is refused.",
+            show_default=False,
+        ),
     ] = None,
     csv: Annotated[bool, typer.Option("--csv", help="Keep messages.csv beside messages.parquet.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr (errors only).")] = False,
@@ -127,8 +136,7 @@ def run(
         f"{s['messages']['completed']:,} messages in {s['sim_ns'] / 1e6:.3f} ms simulated, "
         f"{s['events']:,} events in {s['wall_seconds']:.2f} s"
     )
-    files = ", ".join(sorted(p.name for p in result.dir.iterdir() if p.is_file()))
-    stdout.print(f"results: {result.dir}/ ({files})", highlight=False)
+    stdout.print(f"results: {result.dir}/ ({', '.join(result.files())})", highlight=False)
 
 
 @app.command(epilog="Example: tailor check scenarios/quickstart.toml")
@@ -214,25 +222,31 @@ reproduce_app = typer.Typer(
 app.add_typer(reproduce_app, name="reproduce")
 
 Out_ = Annotated[
-    Optional[Path], typer.Option(help="Keep scenarios, runs and data here (default: a temporary directory).")
+    Optional[Path],
+    typer.Option(
+        help="Keep scenarios, runs and data here (default: runs/<reproduction>). Written whole once complete; "
+        "an earlier reproduction there is replaced (its own files only).",
+        show_default=False,
+    ),
 ]
 
 
-def _reproduction_args(out: Optional[Path], until: str) -> Path:
-    """Checks a reproduction's options before anything is written; returns its directory."""
+def _reproduction_args(until: str) -> None:
+    """Checks a reproduction's options before anything is written."""
     import re
-    import tempfile
 
     m = re.fullmatch(r"(\d+(?:\.\d+)?)(ps|ns|us|ms|s)", until)
     if m is None or float(m.group(1)) <= 0:
         stderr.print(f"error: --until: '{until}' is not a positive time; accepted: a number and a unit (ps, ns, us, ms, s), e.g. 11ms")
         raise typer.Exit(2)
-    if out is None:
-        out = Path(tempfile.mkdtemp(prefix="tailor-reproduce-"))
-    elif out.exists() and not out.is_dir():
-        stderr.print(f"error: --out: {out} exists and is not a directory")
-        raise typer.Exit(2)
-    stderr.print(f"writing scenarios, runs and data to {out}/", highlight=False)
+
+
+def _reproduction_dir(out: Path) -> Path:
+    """Checks ``out`` before hours are spent, and says where the results will go."""
+    from tailor.outdir import check_target
+
+    check_target(out, "reproduction")
+    stderr.print(f"writing scenarios, runs and data to {out}/ (once complete)", highlight=False)
     return out
 
 
@@ -254,9 +268,12 @@ def reproduce_swp_fig1(
     if engine not in ("model", "packet"):
         stderr.print(f"error: --engine: unknown value '{engine}'; accepted: model, packet")
         raise typer.Exit(2)
-    out = _reproduction_args(out, until)
-    report = swp_fig1.run(out, swp_fig1.Setup(engine=engine, until=until), say=lambda m: stderr.print(m, highlight=False))
+    _reproduction_args(until)
+    setup = swp_fig1.Setup(engine=engine, until=until)
+    out = _reproduction_dir(out or swp_fig1.default_dir(setup))
+    report = swp_fig1.run(out, setup, say=lambda m: stderr.print(m, highlight=False))
     swp_fig1.render(report, stdout)
+    stdout.print(f"results: {out}/", highlight=False)
 
 
 @reproduce_app.command(
@@ -279,12 +296,14 @@ def reproduce_swp_capacity(
     if classes not in (3, 5):
         stderr.print(f"error: --classes: {classes} is not accepted; accepted: 3, 5")
         raise typer.Exit(2)
-    out = _reproduction_args(out, until)
+    _reproduction_args(until)
+    out = _reproduction_dir(out or swp_capacity.default_dir(classes))
     report = swp_capacity.run(
         n=n, n_classes=classes, seed=seed, recheck=recheck, until=until, out=out,
         say=lambda m: stderr.print(m, highlight=False),
     )
     swp_capacity.render(report, stdout)
+    stdout.print(f"results: {out}/", highlight=False)
 
 
 crosscheck_app = typer.Typer(
@@ -304,7 +323,12 @@ def crosscheck_ns3(
     run_dir: Annotated[Path, typer.Argument(help="An ns-3 anchor run directory (summary.json, workload.csv.gz, flows.csv.gz).")],
     json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object.")] = False,
     out: Annotated[
-        Optional[Path], typer.Option(help="Keep the replay (scenario, workload, tailor results) here.", show_default=False)
+        Optional[Path],
+        typer.Option(
+            help="Keep the replay (scenario, workload, tailor results, plots) here (default: "
+            "runs/crosscheck-<anchor run>); an earlier cross-check there is replaced (its own files only).",
+            show_default=False,
+        ),
     ] = None,
     prr: Annotated[
         str,
@@ -329,6 +353,7 @@ def crosscheck_ns3(
         print(json.dumps(report, indent=2))
     else:
         render(report, stdout)
+        stdout.print(f"replay and plots: {report['work_dir']}/", highlight=False)
     raise typer.Exit(0 if report["pass"] else 1)
 
 
@@ -442,7 +467,7 @@ def sweep(
             raise failed
     except Interrupted as e:
         print(str(e), file=sys.stderr)
-        raise typer.Exit(130) from None
+        raise typer.Exit(e.status) from None
     except PointsFailed as e:
         print(f"error: {e}", file=sys.stderr)
         if e.sweep is not None and e.sweep.ids:
@@ -634,6 +659,7 @@ def _plot(
 
 
 def main() -> None:
+    terminate_as_interrupt()
     app(prog_name="tailor")
 
 

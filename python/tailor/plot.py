@@ -657,17 +657,20 @@ def save(fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] 
     stem = Path(path_stem)
     if stem.suffix.lstrip(".").lower() in FORMATS:
         stem = stem.with_suffix("")
+    from tailor import __version__
+    from tailor.outdir import SIGNATURE, write_file
+
+    # The signature lets a later save replace the file (and only a file tailor wrote);
+    # no dates in the files: the same figure gives the same bytes.
+    sign = f"{SIGNATURE} {__version__}"
+    metas = {"png": {"Software": sign}, "svg": {"Date": None, "Creator": sign},
+             "pdf": {"CreationDate": None, "Creator": sign}}
     out = []
-    try:
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        for f in formats:
-            path = stem.parent / f"{stem.name}.{f}"
-            # No dates in the files: the same figure gives the same bytes.
-            meta = {"Date": None} if f == "svg" else {"CreationDate": None} if f == "pdf" else None
+    for f in formats:
+        def draw(tmp: Path, f: str = f) -> None:
             # A fixed salt for the SVG's element ids (random otherwise), for this call only.
             with rc_context({"svg.hashsalt": "tailor"}):
-                fig.savefig(path, format=f, dpi=dpi, metadata=meta)
-            out.append(path)
-    except OSError as e:
-        raise OptionError(f"--out: cannot write {e.filename or stem} ({e.strerror or e})") from None
+                fig.savefig(tmp, format=f, dpi=dpi, metadata=metas[f])
+
+        out.append(write_file(stem.parent / f"{stem.name}.{f}", draw))
     return out

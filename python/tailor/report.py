@@ -34,6 +34,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from tailor.errors import DataError, NotRecordedError, OptionError
+from tailor.outdir import SIGNATURE, write_file
 from tailor.plot import (
     SUMMARY_VALUE_COLUMNS,
     latency_cdf,
@@ -121,6 +122,7 @@ def _page(title: str, body: str) -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<meta name=\"generator\" content=\"{SIGNATURE} {_version()}\">\n"
         f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n{body}"
         f"<footer>Written by tailor {_e(_version())} on {_e(_now())}. Self-contained: nothing here is fetched.</footer>\n"
         "</body>\n</html>\n"
@@ -138,14 +140,8 @@ def _now() -> str:
 
 
 def _write(out: Path, text: str) -> Path:
-    tmp = out.with_name(out.name + ".partial")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)
-    except OSError as e:
-        raise OptionError(f"--out: cannot write {e.filename or out} ({e.strerror or e})") from None
-    return out
+    """Writes the page, replacing an existing file only when tailor wrote it (tailor.outdir)."""
+    return write_file(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 # ---------------------------------------------------------------------------- entry point

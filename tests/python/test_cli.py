@@ -50,7 +50,7 @@ def test_quiet_run_writes_nothing_on_stderr(quickstart: Path, tmp_path: Path) ->
 def test_run_default_out_dir_and_json_progress(quickstart: Path, tmp_path: Path) -> None:
     p = tailor_cli("run", quickstart, "--seed", "5", "--csv", "--progress-json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    out = tmp_path / "runs" / "quickstart-s5"
+    out = tmp_path / "runs" / "quickstart-packet-s5"
     assert (out / "messages.csv").exists() and (out / "messages.parquet").exists()
     lines = [json.loads(line) for line in p.stderr.splitlines()]
     assert lines and lines[-1]["completed"] == 3400
