@@ -363,7 +363,12 @@ def compare(
     scenario: Scenario_,
     seed: Seed_ = None,
     out: Annotated[
-        Optional[Path], typer.Option(help="Keep both runs here (DIR/packet, DIR/model).", show_default=False)
+        Optional[Path],
+        typer.Option(
+            help="Keep both runs here (DIR/packet, DIR/model; default: none kept). An earlier comparison "
+            "there is replaced (its own files only).",
+            show_default=False,
+        ),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object.")] = False,
 ) -> None:

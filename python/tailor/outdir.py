@@ -24,6 +24,7 @@ replacement is reported, never read as a result.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -119,17 +120,17 @@ def check_target(out: Path, kind: str) -> dict[str, Any] | None:
     if not out.exists():
         return None
     if not out.is_dir():
-        raise OutputError(f"{out}: exists and is not a directory; give a new or empty directory, or a {kind} of tailor's")
+        raise OutputError(f"--out: {out}: exists and is not a directory; give a new or empty directory, or a {kind} of tailor's")
     marker = read_marker(out)
     if marker is None:
         if any(out.iterdir()):
             raise OutputError(
-                f"{out}: exists, is not empty and has no {MARKER} marker, so it is not a directory tailor wrote; "
+                f"--out: {out}: exists, is not empty and has no {MARKER} marker, so it is not a directory tailor wrote; "
                 f"refusing to write into it (nothing in it was touched). Give a new or empty directory"
             )
         return None
     if marker["kind"] != kind:
-        raise OutputError(f"{out}: is a tailor {marker['kind']} directory, not a {kind}; refusing to replace it. "
+        raise OutputError(f"--out: {out}: is a tailor {marker['kind']} directory, not a {kind}; refusing to replace it. "
                           "Give a new or empty directory")
     return marker
 
@@ -152,7 +153,7 @@ def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr) ->
         stage.mkdir()
         _write_marker(stage, kind, "partial", [])
     except OSError as e:
-        raise OutputError(f"{e.filename or out}: cannot write ({e.strerror or e})") from None
+        raise OutputError(f"--out: {e.filename or out}: cannot write ({e.strerror or e})") from None
     try:
         yield stage
         _install(stage, out, kind, say)
@@ -174,7 +175,7 @@ def _install(stage: Path, out: Path, kind: str, say: Say | None) -> None:
             return
         _replace(stage, out, kind, new, [str(f) for f in old["files"]], say)
     except OSError as e:
-        raise OutputError(f"{e.filename or out}: cannot write ({e.strerror or e})") from None
+        raise OutputError(f"--out: {e.filename or out}: cannot write ({e.strerror or e})") from None
 
 
 def _replace(stage: Path, out: Path, kind: str, new: list[str], old: list[str], say: Say | None) -> None:
@@ -183,7 +184,7 @@ def _replace(stage: Path, out: Path, kind: str, new: list[str], old: list[str], 
     ours = set(old)
     foreign = [f for f in new if f not in ours and (out / f).exists()]
     if foreign:
-        raise OutputError(f"{out / foreign[0]}: exists and was not written by tailor; refusing to overwrite it "
+        raise OutputError(f"--out: {out / foreign[0]}: exists and was not written by tailor; refusing to overwrite it "
                           f"(nothing was changed). Move it away or give another directory")
     if say is not None:
         kept = [f for f in _files(out) if f not in ours]
@@ -281,9 +282,9 @@ def write_file(path: str | os.PathLike[str], write: Callable[[Path], None]) -> P
     directory's marker when that directory is tailor's."""
     path = Path(path)
     if path.is_dir():
-        raise OutputError(f"{path}: is a directory; give the file to write")
+        raise OutputError(f"--out: {path}: is a directory; give the file to write")
     if path.exists() and not written_by_tailor(path):
-        raise OutputError(f"{path}: exists and was not written by tailor; refusing to overwrite it. "
+        raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it. "
                           "Move it away or give another --out")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
@@ -292,9 +293,10 @@ def write_file(path: str | os.PathLike[str], write: Callable[[Path], None]) -> P
         os.replace(tmp, path)
         _claim(path)
     except OSError as e:
-        raise OutputError(f"{e.filename or path}: cannot write ({e.strerror or e})") from None
+        raise OutputError(f"--out: {e.filename or path}: cannot write ({e.strerror or e})") from None
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
     return path
 
 

@@ -356,7 +356,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         result = run(sc, seed=task["seed"], out=work / "run", engine=task["engine"])
         if not same_point():
             return {"id": task["id"], "error": changed}
-        files = {p.name: p.read_bytes() for p in sorted(result.dir.iterdir()) if p.is_file()}
+        files = {name: (result.dir / name).read_bytes() for name in result.files()}
         return {"id": task["id"], "files": files, "wall_s": time.perf_counter() - started, "host": socket.gethostname()}
     except Exception as e:  # noqa: BLE001 - reported as this point's failure, with its type
         return {"id": task["id"], "error": f"{type(e).__name__}: {e}"}
