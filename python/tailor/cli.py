@@ -86,7 +86,10 @@ Scenario_ = Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_de
 Seed_ = Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0, max=2**64 - 1)]
 
 
-@app.command(epilog="Example: tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart")
+@app.command(
+    short_help="Run a scenario and print slowdown by message size.",
+    epilog="Example: tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart",
+)
 @user_errors
 def run(
     scenario: Scenario_,
@@ -139,7 +142,10 @@ def run(
     stdout.print(f"results: {result.dir}/ ({', '.join(result.files())})", highlight=False)
 
 
-@app.command(epilog="Example: tailor check scenarios/quickstart.toml")
+@app.command(
+    short_help="Check a scenario file without running it, and describe it.",
+    epilog="Example: tailor check scenarios/quickstart.toml",
+)
 @user_errors
 def check(scenario: Scenario_) -> None:
     """Check a scenario file without running it, and describe it."""
@@ -151,6 +157,7 @@ def check(scenario: Scenario_) -> None:
 
 
 @app.command(
+    short_help="Find switch weights or the least capacity meeting every SLO.",
     epilog="Examples: tailor advise scenarios/swp/two-class.toml | "
     "tailor advise scenarios/swp/five-class.toml --min-capacity --discipline drr"
 )
@@ -215,6 +222,7 @@ def advise(
 
 
 reproduce_app = typer.Typer(
+    short_help="Reproduce a paper's experiment beside the paper's numbers.",
     help="Reproduce a paper's headline experiment and print it beside the paper's numbers.",
     epilog="Example: tailor reproduce swp-fig1 --out runs/fig1",
     no_args_is_help=True,
@@ -307,6 +315,7 @@ def reproduce_swp_capacity(
 
 
 crosscheck_app = typer.Typer(
+    short_help="Compare tailor with another simulator on the same flows.",
     help="Compare tailor with a reference simulator on the same flows.",
     epilog="Example: tailor crosscheck ns3 ../shared/anchors/ns3/results/lognormal-0.6-2000-s1",
     no_args_is_help=True,
@@ -316,6 +325,7 @@ app.add_typer(crosscheck_app, name="crosscheck")
 
 @crosscheck_app.command(
     "ns3",
+    short_help="Replay an ns-3 run's flows in tailor and compare slowdowns.",
     epilog="Example: tailor crosscheck ns3 ../shared/anchors/ns3/results/lognormal-0.6-2000-s1 --json",
 )
 @user_errors
@@ -357,7 +367,10 @@ def crosscheck_ns3(
     raise typer.Exit(0 if report["pass"] else 1)
 
 
-@app.command(epilog="Example: tailor compare scenarios/swp/websearch-60.toml --json")
+@app.command(
+    short_help="Compare the fast model with the packet engine, same flows.",
+    epilog="Example: tailor compare scenarios/swp/websearch-60.toml --json",
+)
 @user_errors
 def compare(
     scenario: Scenario_,
@@ -392,6 +405,7 @@ def compare(
 
 
 @app.command(
+    short_help="Run a scenario over a grid of keys and seeds.",
     epilog="Examples: tailor sweep scenarios/swp/websearch-60.toml --set load=0.3,0.5,0.7 --set seed=1..5 --out sweeps/ws | "
     "tailor sweep scenarios/quickstart.toml --set switch.scheduler=drr,wfq --ray local"
 )
@@ -513,6 +527,7 @@ def _print_sweep(sw: Any, stat: str) -> None:
 
 @app.command(
     "report",
+    short_help="Write a run's or a sweep's report as one offline HTML file.",
     epilog="Examples: tailor report runs/q --scenario scenarios/quickstart.toml (a run: writes runs/q/report.html) | "
     "tailor report sweeps/ws (a sweep store: writes sweeps/ws/report.html)",
 )
@@ -543,6 +558,7 @@ _PLOT_OPTIONS = {"percentiles": "--percentiles", "classes": "--class", "ports": 
 
 @app.command(
     "plot",
+    short_help="Draw one plot of a run or of a sweep (PNG, SVG, PDF).",
     epilog="Examples: tailor plot runs/q --kind slowdown-vs-size --percentiles 50,99,99.9 | "
     "tailor plot runs/q --kind latency-cdf --out plots/q-cdf --format svg | "
     "tailor plot runs/sweep --kind p99-vs-load --x load --by switch.scheduler",
