@@ -41,6 +41,8 @@ from tailor.plot import (
     open_result,
     p99_vs_load,
     queue_over_time,
+    needs_text,
+    samples_needed,
     save,
     slowdown_vs_size,
 )
@@ -66,7 +68,7 @@ th { background: #f5f5f7; } th.l, td.l { text-align: left; }
 table.kv td:first-child { color: #555; } table.kv td { text-align: left; }
 tr.total td { font-weight: 600; border-top: 2px solid #ccc; }
 .met { color: #1a7f37; font-weight: 600; } .missed { color: #c62828; font-weight: 600; }
-.none { color: #777; }
+.none { color: #777; } .few { color: #999; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #555; font-size: .9em; }
 pre { background: #f5f5f7; padding: 1em; overflow-x: auto; font-size: 13px; }
@@ -239,14 +241,35 @@ def _size(b: dict[str, Any]) -> str:
     return f"({format_bytes(b['lower_bytes'])}, {format_bytes(b['upper_bytes'])}]"
 
 
+#: The percentiles of the slowdown tables: (summary key, percentile).
+_PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p999", 99.9))
+#: Said once above the slowdown tables.
+_BINS_NOTE = (
+    "Each size bin is (lower, upper]; the plots draw it at its upper edge. A percentile in grey "
+    f"and parentheses has too few messages in its bin to be a result ({needs_text([p for _, p in _PERCENTILES])} "
+    "messages needed): it is the largest slowdown seen, not a tail estimate."
+)
+
+
+def _percentile(value: float | None, count: int, p: float) -> str:
+    """A percentile cell: greyed, in parentheses, when ``count`` messages are too few for it."""
+    need = samples_needed(p)
+    if value is None or count >= need:
+        return _num(value)
+    return f'<span class="few" title="{count:,} messages; p{p:g} needs {need:,}">({_num(value)})</span>'
+
+
+def _slowdown_row(label: str, b: dict[str, Any]) -> list[str]:
+    return [label, f"{b['count']:,}", _num(b.get("mean")), *(_percentile(b.get(k), b["count"], p) for k, p in _PERCENTILES)]
+
+
 def _slowdown_table(name: str, rep: dict[str, Any]) -> str:
     rows = [
-        [_e(_size(b)), f"{b['count']:,}", _num(b["mean"]), _num(b["p50"]), _num(b["p99"]), _num(b["p999"])]
+        _slowdown_row(f'<span data-upper-bytes="{b["upper_bytes"]}">{_e(_size(b))}</span>', b)
         for b in rep["bins"]
         if b["count"] > 0
     ]
-    sd = rep["slowdown"]
-    total = ["all sizes", f"{sd['count']:,}", *(_num(sd.get(k)) for k in ("mean", "p50", "p99", "p999"))]
+    total = _slowdown_row("all sizes", rep["slowdown"])
     return f"<h3>{_e(name)}</h3>\n" + _table(
         ("size", "count", "mean", "p50", "p99", "p99.9"), rows, f'class="slowdown" data-class="{_e(name)}"', total
     )
@@ -320,11 +343,15 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
     except NotRecordedError as e:
         parts.append(f'<p class="note" id="no-queues">No queue plot: the run did not record queues. '
                      f"Add <code>{_e(e.hint)}</code> to the scenario to record them.</p>\n")
+    except DataError as e:  # queues recorded, none ever held a byte
+        parts.append(f'<p class="note" id="no-queues">No queue plot: {_e(str(e))}</p>\n')
 
     parts.append("<h2>Slowdown by message size</h2>\n")
+    parts.append(f'<p class="note">{_e(_BINS_NOTE)}</p>\n')
     for name in r.classes:
         parts.append(_slowdown_table(name, s["classes"][name]))
-    parts.append(_slowdown_table("all", s["overall"]))
+    if len(r.classes) != 1:  # with one class, "all" is the same messages again
+        parts.append(_slowdown_table("all", s["overall"]))
 
     parts.append("<h2>Network</h2>\n")
     parts.append(_network(s))
@@ -381,6 +408,12 @@ def _axes(summary: pl.DataFrame) -> list[str]:
     names a store's one scenario)."""
     return [c for c in summary.columns
             if c not in SUMMARY_VALUE_COLUMNS and (c != "scenario" or summary["scenario"].n_unique() > 1)]
+
+
+def _one_class(summary: pl.DataFrame) -> pl.DataFrame:
+    """The summary without its "all" rows when it has one class: they repeat the class's."""
+    classes = set(summary["class"].unique().to_list()) - {"all"}
+    return summary.filter(pl.col("class") != "all") if len(classes) == 1 else summary
 
 
 def _varying(df: pl.DataFrame, cols: Sequence[str]) -> list[str]:
@@ -441,10 +474,10 @@ def sweep_report(
     ))
 
     parts.append("<h2>Plots</h2>\n")
-    parts.append(_sweep_plots(summary, axes, stem))
+    parts.append(_sweep_plots(_one_class(summary), axes, stem))
 
     parts.append("<h2>Slowdown, mean over seeds [95 % interval]</h2>\n")
-    parts.append(_sweep_table(summary, axes))
+    parts.append(_sweep_table(_one_class(summary), axes))
 
     if slos is not None and slos.height:
         parts.append("<h2>SLO verdicts (seeds meeting each SLO)</h2>\n")
@@ -506,7 +539,9 @@ def _sweep_plots(summary: pl.DataFrame, axes: list[str], stem: Path) -> str:
     by = _varying(df, [a for a in axes if a != x] + ["engine"])
     stats = df["stat"].unique().to_list()
     classes = sorted(df["class"].unique().to_list(), key=lambda c: (c != "all", c))
-    wanted = [("p99", c) for c in classes] + ([("mean", "all")] if "all" in classes else [])
+    # The mean of all classes; of the one class when there is one.
+    means = ["all"] if "all" in classes else classes if len(classes) == 1 else []
+    wanted = [("p99", c) for c in classes] + [("mean", c) for c in means]
     html_parts = []
     for stat, cls in wanted:
         if stat not in stats:
