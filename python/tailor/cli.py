@@ -583,7 +583,7 @@ def plot_cmd(
     ] = None,
     port: Annotated[
         Optional[list[int]],
-        typer.Option(help="queue: a port to draw (repeatable; default: the ports with the largest peaks).", show_default=False),
+        typer.Option(help="queue: a port to draw (repeatable; default: the six largest peaks among the ports that held a queue).", show_default=False),
     ] = None,
     x: Annotated[str, typer.Option("--x", help="p99-vs-load: the axis on x.")] = "load",
     stat: Annotated[str, typer.Option(help="p99-vs-load: mean, p50, p99 or p999 slowdown.")] = "p99",
@@ -638,7 +638,10 @@ def _plot(
 
             from tailor.store import STATS
 
-            summary = tailor.open(path).summary(stats=STATS)
+            from tailor.report import with_messages
+
+            store = tailor.open(path)
+            summary = with_messages(store.summary(stats=STATS), store, store.axes())
         elif path.is_file() and path.suffix in (".parquet", ".csv"):
             try:
                 summary = pl.read_parquet(path) if path.suffix == ".parquet" else pl.read_csv(path)

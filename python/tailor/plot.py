@@ -71,8 +71,10 @@ __all__ = [
 FORMATS = ("png", "svg", "pdf")
 #: Columns of a sweep summary (``Sweep.summary()``) that are not sweep axes.
 SUMMARY_VALUE_COLUMNS = (
-    "engine", "class", "size", "lower_bytes", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds",
+    "engine", "class", "size", "lower_bytes", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds", "messages",
 )
+#: The percentile of each percentile statistic of a sweep summary.
+STAT_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 #: Columns of a run's queue samples (``queues.parquet``).
 QUEUE_COLUMNS = ("time_ns", "port", "queue_bytes")
 #: The scenario key that makes a run record its queues.
@@ -419,8 +421,8 @@ def queue_over_time(
                 "name ports to draw them anyway"
             )
         chosen = held[:top]
-        note = (f" (the {len(chosen)} largest peaks; " if len(chosen) < len(held) else " (") + (
-            f"{len(held)} of {len(present)} ports sampled held a queue)")
+        note = (f"\nthe {len(chosen)} largest peaks; " if len(chosen) < len(held) else "\n") + (
+            f"{len(held)} of {len(present)} ports sampled held a queue")
     else:
         chosen = list(ports)
         unknown = [p for p in chosen if p not in set(present)]
@@ -445,7 +447,7 @@ def queue_over_time(
     ax.set_ylabel("queue (KB)")
     ax.set_ylim(bottom=0)
     base = f"{r.summary.get('scenario', '?')} (seed {r.summary.get('seed', '?')}): queues" if r is not None else "queue occupancy"
-    ax.set_title(title or base + note)
+    ax.set_title(title or base + note, fontsize="medium")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return fig
@@ -505,7 +507,7 @@ def p99_vs_load(
         if df.height == 0:
             raise OptionError(f"where: no rows with {col} = {val!r}; values: {', '.join(map(str, summary_df[col].unique().sort().to_list()))}")
     # lower_bytes / upper_bytes follow the size label; they are not conditions of their own.
-    skip = {x, "stat", "mean", "ci_low", "ci_high", "n_seeds", "lower_bytes", "upper_bytes", *by_cols}
+    skip = {x, "stat", "mean", "ci_low", "ci_high", "n_seeds", "lower_bytes", "upper_bytes", "messages", *by_cols}
     fixed = [c for c in df.columns if c not in skip]
     for col in fixed:
         vals = df[col].unique().sort().to_list()
@@ -518,20 +520,26 @@ def p99_vs_load(
     xs_all = df[x].unique().sort().to_list()
     pos = {v: (float(v) if numeric else float(i)) for i, v in enumerate(xs_all)}
     groups = df.partition_by(by_cols, maintain_order=True, as_dict=True) if by_cols else {(): df}
+    # With the fewest messages of a seed per row (tailor.report adds them), a percentile
+    # of too few messages is a hollow point off the line, as in slowdown_vs_size.
+    need = samples_needed(STAT_PERCENTILES[y]) if y in STAT_PERCENTILES and "messages" in df.columns else 0
     fig, (ax,) = _figure()
+    hollow = False
     for i, (key, part) in enumerate(sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0])))):
         part = part.sort(x)
-        # A statistic of no samples is null: a gap in the line, not a point at 0.
-        mean = [math.nan if m is None else m for m in part["mean"].to_list()]
-        lo = [m - v if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
-              for m, v in zip(mean, part["ci_low"].to_list())]
-        hi = [v - m if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
-              for m, v in zip(mean, part["ci_high"].to_list())]
         label = ", ".join(f"{c}={v}" for c, v in zip(by_cols, key)) if by_cols else y
-        ax.errorbar(
-            [pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], color=_color(i),
-            marker=_MARKERS[i % len(_MARKERS)], markersize=4, capsize=3, label=label,
-        )
+        style = {"color": _color(i), "marker": _MARKERS[i % len(_MARKERS)], "markersize": 4}
+        too_few = pl.col("messages").fill_null(need) < need  # a row without a count is not judged
+        few = part.filter(too_few) if need else part.clear()
+        ok = part.filter(~too_few) if need else part
+        _errorbars(ax, ok, x, pos, label, style)
+        if few.height:
+            hollow = True
+            ax.plot([pos[v] for v in few[x].to_list()], _means(few), linestyle="none", markerfacecolor="none",
+                    label=f"_too few: {label}", **style)
+    if hollow:
+        ax.plot([], [], linestyle="none", marker="o", markersize=4, markerfacecolor="none", color="grey",
+                label=f"hollow: a seed had too few messages ({needs_text([STAT_PERCENTILES[y]])})")
     if not numeric:
         ax.set_xticks([pos[v] for v in xs_all], [str(v) for v in xs_all])
     if logy:
@@ -548,6 +556,21 @@ def p99_vs_load(
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return fig
+
+
+def _means(part: pl.DataFrame) -> list[float]:
+    """The rows' means; a statistic of no samples is null: NaN, a gap in the line, not 0."""
+    return [math.nan if m is None else float(m) for m in part["mean"].to_list()]
+
+
+def _errorbars(ax: Axes, part: pl.DataFrame, x: str, pos: dict, label: str, style: dict) -> None:
+    """The rows' means against x with their 95 % intervals as error bars."""
+    mean = _means(part)
+    lo = [m - v if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
+          for m, v in zip(mean, part["ci_low"].to_list())]
+    hi = [v - m if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
+          for m, v in zip(mean, part["ci_high"].to_list())]
+    ax.errorbar([pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], capsize=3, label=label, **style)
 
 
 # ---------------------------------------------------------------------------- reproductions

@@ -36,6 +36,7 @@ from matplotlib.figure import Figure
 from tailor.errors import DataError, NotRecordedError, OptionError
 from tailor.outdir import SIGNATURE, write_file
 from tailor.plot import (
+    STAT_PERCENTILES,
     SUMMARY_VALUE_COLUMNS,
     latency_cdf,
     open_result,
@@ -48,7 +49,7 @@ from tailor.plot import (
 )
 from tailor.result import Result, format_bytes
 
-__all__ = ["report", "run_report", "sweep_report", "store_frames"]
+__all__ = ["report", "run_report", "sweep_report", "store_frames", "with_messages"]
 
 #: Resolution of the report's PNGs.
 DPI = 110
@@ -191,7 +192,15 @@ def store_frames(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, pl.DataFra
         caption = (f"{first['scenario']}, as run at point {first['point'][:10]} ({at}); "
                    "the other points differ only in the axes")
         scenarios.append((caption, (Path(path) / "points" / first["point"] / "scenario.toml").read_text()))
-    return store.summary(), points, store.slos().collect(), scenarios
+    return with_messages(store.summary(), store, axes), points, store.slos().collect(), scenarios
+
+
+def with_messages(summary: pl.DataFrame, store: Any, axes: list[str]) -> pl.DataFrame:
+    """``summary`` with ``messages``: the fewest messages any seed had in the row's class and
+    size, so that a percentile of too few messages can be marked (``samples_needed``)."""
+    keys = [*axes, "scenario", "engine", "class", "size"]
+    fewest = store.rows().group_by(keys).agg(pl.col("count").min().alias("messages")).collect()
+    return summary.join(fewest, on=keys, how="left", nulls_equal=True, maintain_order="left")
 
 
 def _scenario_text(r: Result, scenario: str | os.PathLike[str] | None) -> tuple[str | None, str]:
@@ -477,6 +486,9 @@ def sweep_report(
     parts.append(_sweep_plots(_one_class(summary), axes, stem))
 
     parts.append("<h2>Slowdown, mean over seeds [95 % interval]</h2>\n")
+    if "messages" in summary.columns:
+        parts.append(f'<p class="note">In grey and parentheses: a seed had too few messages for the percentile '
+                     f"({_e(needs_text(list(STAT_PERCENTILES.values())))} needed); not a result.</p>\n")
     parts.append(_sweep_table(_one_class(summary), axes))
 
     if slos is not None and slos.height:
@@ -558,8 +570,20 @@ def _slug(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in s)
 
 
+def _sweep_cell(row: dict[str, Any]) -> str:
+    """``mean [ci_low, ci_high]`` (HTML), greyed in parentheses when a seed had too few
+    messages for the percentile."""
+    text = _e(f"{_num(row['mean'])} [{_num(row['ci_low'])}, {_num(row['ci_high'])}]")
+    p = STAT_PERCENTILES.get(row["stat"])
+    n = row.get("messages")
+    if p is None or n is None or n >= samples_needed(p):
+        return text
+    return f'<span class="few" title="a seed had {n:,} messages; p{p:g} needs {samples_needed(p):,}">({text})</span>'
+
+
 def _sweep_table(summary: pl.DataFrame, axes: list[str]) -> str:
-    """One row per (axes, engine, class) at size "all"; a column per stat."""
+    """One row per (axes, engine, class) at size "all"; a column per stat. With a
+    ``messages`` column, a percentile that a seed had too few messages for is greyed."""
     df = summary.filter(pl.col("size") == "all") if "all" in summary["size"].to_list() else summary
     keys = [*axes, "engine", "class", *([] if "all" in summary["size"].to_list() else ["size"])]
     stats = [s for s in STATS if s in df["stat"].unique().to_list()]
@@ -567,9 +591,7 @@ def _sweep_table(summary: pl.DataFrame, axes: list[str]) -> str:
     seeds: dict[tuple, int] = {}
     for row in df.sort(keys).iter_rows(named=True):
         k = tuple(row[c] for c in keys)
-        cells.setdefault(k, {})[row["stat"]] = (
-            f"{_num(row['mean'])} [{_num(row['ci_low'])}, {_num(row['ci_high'])}]"
-        )
+        cells.setdefault(k, {})[row["stat"]] = _sweep_cell(row)
         seeds[k] = row["n_seeds"]
-    rows = [[*(_e(v) for v in k), *(_e(cells[k].get(s, "–")) for s in stats), _e(seeds[k])] for k in cells]
+    rows = [[*(_e(v) for v in k), *(cells[k].get(s, "–") for s in stats), _e(seeds[k])] for k in cells]
     return _table((*keys, *stats, "seeds"), rows, 'id="sweep-summary"', left=len(keys))

@@ -195,6 +195,21 @@ def test_p99_vs_load_draws_around_a_statistic_of_no_samples() -> None:
     assert len(ys) == 3 and math.isnan(ys[1]) and not math.isnan(ys[0])
 
 
+def test_p99_vs_load_marks_statistics_of_too_few_messages() -> None:
+    """With a `messages` column (the fewest messages of a seed, as tailor.report adds it),
+    a p99 of fewer than 100 messages is a hollow point off the line."""
+    df = sweep_summary().filter(pl.col("switch.scheduler") == "drr").drop("switch.scheduler")
+    df = df.with_columns(pl.when(pl.col("load") == 0.7).then(60).otherwise(400).alias("messages"))
+    (ax,) = tp.p99_vs_load(df).axes
+    (bars,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert list(bars.lines[0].get_xdata()) == [0.3, 0.5]
+    (few,) = [ln for ln in ax.get_lines() if ln.get_label() == "_too few: p99"]
+    assert list(few.get_xdata()) == [0.7] and few.get_markerfacecolor() == "none"
+    assert any("p99: 100" in t.get_text() for t in ax.get_legend().get_texts())
+    (ax,) = tp.p99_vs_load(df, y="mean").axes  # a mean needs no more than one message
+    assert not [ln for ln in ax.get_lines() if ln.get_label().startswith("_too few")]
+
+
 def test_p99_vs_load_refuses_ambiguous_or_unknown_columns() -> None:
     df = sweep_summary()
     with pytest.raises(DataError, match="several values of 'switch.scheduler'"):

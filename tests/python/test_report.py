@@ -158,6 +158,28 @@ def test_run_report_draws_recorded_queues(result7: tailor.Result, tmp_path: Path
     assert (tmp_path / "with-queues.png").is_file()
 
 
+def test_a_one_class_sweep_store_reports_the_fewest_messages(tmp_path: Path) -> None:
+    """A real store of one class: the class is shown once, and its p99.9 of 300 messages
+    per seed is greyed in the table (it needs 1,000)."""
+    from tailor.report import store_frames
+
+    scenario = tmp_path / "one.toml"
+    text = (Path(__file__).resolve().parents[2] / "scenarios" / "swp" / "websearch-60.toml").read_text()
+    scenario.write_text(text.replace("messages = 2000", "messages = 300"))
+    tailor.sweep(scenario, load=[0.3, 0.6], seed=[1, 2], out=tmp_path / "store", jobs=1)
+    summary = store_frames(tmp_path / "store")[0]
+    total = summary.filter(pl.col("size") == "all")
+    assert set(total["messages"].to_list()) == {300}
+    out = report(tmp_path / "store")
+    table = re.findall(r'<table [^>]*id="sweep-summary".*?</table>', out.read_text(), flags=re.S)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], flags=re.S)
+    assert len(rows) == 2, "one row per load: the class, not 'all' beside it"
+    for row in rows:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)
+        p99, p999 = cells[-3], cells[-2]
+        assert 'class="few"' not in p99 and 'class="few"' in p999 and "1,000" in p999
+
+
 class Tables(HTMLParser):
     """The report's slowdown tables: per class, per row, the cells' text and classes, and
     the upper edge each row's bin is drawn at."""
