@@ -263,6 +263,21 @@ def test_report_tables_and_plots_put_a_bin_at_its_upper_edge(result7: tailor.Res
         assert xs == [float(u) for u in t.uppers[name]]
 
 
+def test_report_tables_show_statistics_of_no_samples_as_a_dash(result7: tailor.Result, tmp_path: Path) -> None:
+    """summary.json may hold null for a statistic of no samples: a dash, not a crash."""
+    run = tmp_path / "run"
+    shutil.copytree(result7.dir, run)
+    summary = json.loads((run / "summary.json").read_text())
+    rpc = summary["classes"]["rpc"]
+    for k in ("mean", "p50", "p99", "p999"):
+        rpc["bins"][-1][k] = None
+        rpc["slowdown"][k] = None
+    (run / "summary.json").write_text(json.dumps(summary))
+    rows = slowdown_tables(report(run).read_text()).tables["rpc"]
+    for row in (rows[-2], rows[-1]):  # the last bin, "all sizes"
+        assert [text for text, _ in row[2:]] == ["–"] * 4
+
+
 def one_class_run(tmp_path: Path) -> tailor.Result:
     scenario = tmp_path / "one.toml"
     text = (Path(__file__).resolve().parents[2] / "scenarios" / "swp" / "websearch-60.toml").read_text()
