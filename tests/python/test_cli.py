@@ -50,7 +50,7 @@ def test_quiet_run_writes_nothing_on_stderr(quickstart: Path, tmp_path: Path) ->
 def test_run_default_out_dir_and_json_progress(quickstart: Path, tmp_path: Path) -> None:
     p = tailor_cli("run", quickstart, "--seed", "5", "--csv", "--progress-json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    out = tmp_path / "runs" / "quickstart-s5"
+    out = tmp_path / "runs" / "quickstart-packet-s5"
     assert (out / "messages.csv").exists() and (out / "messages.parquet").exists()
     lines = [json.loads(line) for line in p.stderr.splitlines()]
     assert lines and lines[-1]["completed"] == 3400
@@ -220,3 +220,48 @@ def test_unknown_engine_exits_2(quickstart: Path, tmp_path: Path) -> None:
     assert p.returncode == 2
     assert "--engine" in p.stderr and "packet, model" in p.stderr
     assert not (tmp_path / "x").exists()
+
+
+def listed_summaries(output: str) -> dict[str, str]:
+    """The Commands section of a group's help: name -> summary (wrapped lines joined)."""
+    section = output.split("Commands:\n", 1)[1]
+    rows: dict[str, str] = {}
+    name = None
+    for line in section.splitlines():
+        if not line.strip() or not line.startswith("  "):
+            break
+        m = re.match(r"  (\S+)\s{2,}(.*)", line)
+        if m and not line.startswith("   "):
+            name = m.group(1)
+            rows[name] = m.group(2).strip()
+        elif name is not None:
+            rows[name] += " " + line.strip()
+    return rows
+
+
+def group_of(path: tuple[str, ...]) -> Any:
+    command = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize("width", [50, 80, 120])
+@pytest.mark.parametrize(
+    "path", [p for p in COMMANDS if hasattr(group_of(p), "commands")], ids=lambda p: " ".join(p) or "tailor"
+)
+def test_command_lists_show_whole_sentences(path: tuple[str, ...], width: int) -> None:
+    """`tailor --help` and each group's --help list every command with its whole summary:
+    click cuts a long docstring's first sentence at the column limit ("...(SWP..."), so
+    every command and group states a short summary that is one complete sentence."""
+    group = group_of(path)
+    r = CliRunner().invoke(app, [*path, "--help"], prog_name="tailor", terminal_width=width)
+    assert r.exit_code == 0, r.output
+    listed = listed_summaries(r.output)
+    assert set(listed) == set(group.commands)
+    for name, text in listed.items():
+        assert not text.endswith("..."), f"`tailor {' '.join((*path, name))}`: summary cut: {text!r}"
+        assert text.endswith("."), f"`tailor {' '.join((*path, name))}`: summary is not a sentence: {text!r}"
+        whole = " ".join(group.commands[name].get_short_help_str(limit=10_000).split())
+        assert text == whole, f"`tailor {' '.join((*path, name))}`: listed {text!r}, its summary is {whole!r}"
+        assert len(text) <= 60, f"`tailor {' '.join((*path, name))}`: summary longer than one line: {text!r}"

@@ -467,7 +467,7 @@ def test_p99_vs_load_of_a_real_store_from_python_and_the_cli(store_a: tailor.Swe
     df = store_a.summary(sizes=False)
     fig = p99_vs_load(df, where={"class": "rpc"})
     ax = fig.axes[0]
-    assert ax.get_xlabel() == "load"
+    assert ax.get_xlabel() == "load (fraction of link capacity)"
     (bars,) = ax.containers
     xs, ys = bars.lines[0].get_data()
     want = df.filter((pl.col("class") == "rpc") & (pl.col("stat") == "p99")).sort("load")

@@ -141,11 +141,12 @@ fn topology_name(shape: &Shape) -> &'static str {
     }
 }
 
-/// Runs the scenario at `path` into the result directory `out` and returns the summary
-/// as JSON text. `progress(dict) -> bool` is called with the GIL held; returning a false
-/// value cancels the run, and an exception it raises (or a signal handler raises, as
-/// Ctrl-C does) cancels the run and is re-raised. A cancelled or failed run leaves no
-/// result directory.
+/// Runs the scenario at `path`, writing the result's files into the existing directory
+/// `out` (the caller's staging directory, `tailor.outdir.staged`), and returns the
+/// summary as JSON text. `progress(dict) -> bool` is called with the GIL held; returning
+/// a false value cancels the run, and an exception it raises (or a signal handler raises,
+/// as Ctrl-C and, in the CLI, SIGTERM do) cancels the run and is re-raised. After a
+/// cancelled or failed run, `out` holds a partial result for the caller to remove.
 #[pyfunction]
 #[pyo3(signature = (path, out, seed=None, progress=None, engine="packet", overrides=None))]
 fn run<'py>(
@@ -188,7 +189,7 @@ fn run_detached(
 ) -> Result<String, Error> {
     let sc = Scenario::resolve(path, overrides)?.scenario;
     let seed = seed.unwrap_or(sc.seed);
-    let summary = tailor::output::run_engine_to_dir(&sc, seed, out, engine, &mut |p| reporter.tick(p))?;
+    let summary = tailor::output::write_into(&sc, seed, out, engine, &mut |p| reporter.tick(p))?;
     Ok(serde_json::to_string(&summary).expect("a summary serializes"))
 }
 
