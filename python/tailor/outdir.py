@@ -144,6 +144,7 @@ def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr) ->
     out = Path(out)
     check_target(out, kind)
     parent = out.parent
+    made = _missing_parents(parent)
     try:
         parent.mkdir(parents=True, exist_ok=True)
         clean_stale_partials(parent)
@@ -159,7 +160,19 @@ def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr) ->
         _install(stage, out, kind, say)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
+        for d in made:  # deepest first: the directories this call made, if still empty
+            with contextlib.suppress(OSError):
+                d.rmdir()
         raise
+
+
+def _missing_parents(d: Path) -> list[Path]:
+    """The directories from ``d`` up that do not exist yet, deepest first."""
+    missing = []
+    while not d.exists() and d != d.parent:
+        missing.append(d)
+        d = d.parent
+    return missing
 
 
 def _install(stage: Path, out: Path, kind: str, say: Say | None) -> None:

@@ -272,3 +272,11 @@ def test_run_raises_tailor_errors_for_bad_options(tmp_path: Path, kwargs: dict, 
     with pytest.raises(OptionError, match=match):
         tailor.run(small(tmp_path), out=tmp_path / "r", **kwargs)
     assert not (tmp_path / "r").exists()
+
+
+def test_a_failed_run_leaves_no_directory_it_made(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SMALL.replace("MESSAGES", "10").replace('pattern = "n_to_1"', 'pattern = "all_to_all"'))
+    r = cli("run", str(bad), "--engine", "model", "--out", str(tmp_path / "a" / "b"), "--quiet")
+    assert r.returncode == 2, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
