@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError",
-    "StoreError", "SweepError", "PointsFailed", "OutputError",
+    "StoreError", "PointError", "SweepError", "PointsFailed", "OutputError",
     "DataError", "NotRecordedError",
 ]
 
@@ -93,6 +93,26 @@ class DisciplineError(OptionError):
 
 class StoreError(TailorError):
     """A result store that cannot be opened or written (docs/sweeps.md)."""
+
+
+class PointError(StoreError):
+    """A damaged point of a result store: a file of it missing, truncated or changed since
+    it was written (docs/sweeps.md, "Damaged points").
+
+    ``point`` is its id, ``dir`` its directory, ``file`` the file at fault (a name inside
+    ``dir``), ``problem`` what is wrong with it and ``remedy`` what to do about it.
+    """
+
+    def __init__(self, dir: object, point: str, file: str, problem: str, remedy: str) -> None:
+        super().__init__(dir, point, file, problem, remedy)
+        self.dir = dir
+        self.point = point
+        self.file = file
+        self.problem = problem
+        self.remedy = remedy
+
+    def __str__(self) -> str:
+        return f"{self.dir}/{self.file}: point {self.point}: {self.problem}; {self.remedy}"
 
 
 class SweepError(OptionError):
