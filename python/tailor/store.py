@@ -336,14 +336,17 @@ class Store:
             self._check_size(id, name, entry["bytes"])
         for name in reads:
             if name not in meta["files"]:
-                raise self._error(id, name, "is not part of this point (its point.json does not list it)")
+                raise self._error(id, name, "not part of this point (its point.json does not list it)")
             self._check_digest(id, name, meta["files"][name]["sha256"])
         return meta
 
     def verify(self, id: str) -> dict[str, Any]:
-        """:meth:`check` of every file of point ``id`` (what a sweep does before reusing it)."""
+        """:meth:`check` of every file of point ``id`` (what a sweep does before reusing
+        it). A point of format 1 has no checksums to verify: it is not reused."""
         meta = self._manifest(id)
-        return self.check(id, meta.get("files", ()))
+        if "files" not in meta:
+            raise self._format1_error(id, "point.json", "no checksums, so not verifiable whole")
+        return self.check(id, meta["files"])
 
     def problem(self, id: str) -> PointError | None:
         """What :meth:`verify` finds wrong with point ``id``, or None when it is whole."""
@@ -359,20 +362,20 @@ class Store:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise self._error(id, "point.json", "is missing") from None
+            raise self._error(id, "point.json", "missing") from None
         except (OSError, UnicodeDecodeError) as e:
-            raise self._error(id, "point.json", f"cannot be read ({type(e).__name__}: {e})") from None
+            raise self._error(id, "point.json", f"unreadable ({type(e).__name__}: {e})") from None
         try:
             meta = json.loads(text)
         except json.JSONDecodeError as e:
-            raise self._error(id, "point.json", f"is not valid JSON, truncated or corrupt ({e})") from None
+            raise self._error(id, "point.json", f"not valid JSON, truncated or corrupt ({e})") from None
         if not isinstance(meta, dict) or not isinstance(meta.get("format"), int):
-            raise self._error(id, "point.json", "is not a point manifest (no format)")
+            raise self._error(id, "point.json", "not a point manifest (it has no format)")
         if meta["format"] > FORMAT:
-            raise self._error(id, "point.json", f"is of store format {meta['format']}, newer than this tailor reads "
+            raise self._error(id, "point.json", f"of store format {meta['format']}, newer than this tailor reads "
                               f"(formats 1 to {FORMAT})", remedy="read the store with the tailor that wrote it")
         if meta["format"] >= 2 and meta.get("sha256") != _manifest_digest(meta):
-            raise self._error(id, "point.json", "does not match its own SHA-256 (changed since it was written)")
+            raise self._error(id, "point.json", "its content differs from its own SHA-256 (changed since it was written)")
         if meta.get("id") != id:
             raise self._error(id, "point.json", f"names point {meta.get('id')!r}, not the directory's")
         return meta
@@ -381,7 +384,7 @@ class Store:
         try:
             actual = (self.dir / "points" / id / name).stat().st_size
         except FileNotFoundError:
-            raise self._error(id, name, "is missing") from None
+            raise self._error(id, name, "missing") from None
         if actual != size:
             what = "truncated" if actual < size else "longer than written"
             raise self._error(id, name, f"{what}: {actual:,} bytes where point.json records {size:,}")
@@ -393,7 +396,7 @@ class Store:
         if self._hashed.get(path) == (st.st_size, st.st_mtime_ns):
             return
         if _file_digest(path) != digest:
-            raise self._error(id, name, "its content does not match the SHA-256 in point.json (changed since "
+            raise self._error(id, name, "its content differs from its SHA-256 in point.json (changed since "
                               "it was written)")
         self._hashed[path] = (st.st_size, st.st_mtime_ns)
 
@@ -405,7 +408,7 @@ class Store:
         for name in FORMAT1_FILES:
             path = d / name
             if not path.is_file():
-                raise self._format1_error(id, name, "is missing")
+                raise self._format1_error(id, name, "missing")
             try:
                 if name.endswith(".parquet"):
                     pl.read_parquet_schema(path)
@@ -414,7 +417,7 @@ class Store:
                 else:
                     tomllib.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError, pl.exceptions.PolarsError) as e:
-                raise self._format1_error(id, name, f"cannot be read, truncated or corrupt ({type(e).__name__}: {e})") from None
+                raise self._format1_error(id, name, f"unreadable, truncated or corrupt ({type(e).__name__}: {e})") from None
         return meta
 
     def _error(self, id: str, file: str, problem: str, remedy: str | None = None) -> PointError:

@@ -397,7 +397,7 @@ def _to_run(store: Store, specs: list[PointSpec], listener: Listener | None) -> 
                 listener.cached(s.id, s.params)
             continue
         if bad is not None:
-            _note(f"recomputing point {s.id} ({_params_text(s.params)}), damaged: {bad.dir}/{bad.file} {bad.problem}")
+            _note(f"recomputing point {s.id} ({_params_text(s.params)}), damaged: {bad.dir}/{bad.file}: {bad.problem}")
         todo.append(s)
     return todo
 

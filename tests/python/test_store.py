@@ -157,7 +157,10 @@ def _as_previous_format(point: Path) -> None:
     (point / "point.json").write_text(json.dumps(meta, indent=2))
 
 
-def test_points_of_the_previous_format_are_read_and_checked_as_far_as_possible(pristine: Path, tmp_path: Path) -> None:
+def test_points_of_the_previous_format_are_read_and_checked_as_far_as_possible(
+        pristine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Format 1 had no checksums: a read checks that every file is there and parses; a
+    sweep does not reuse such a point (it cannot be verified whole) but recomputes it."""
     store = tmp_path / "s"
     shutil.copytree(pristine, store)
     for p in (store / "points").iterdir():
@@ -170,6 +173,11 @@ def test_points_of_the_previous_format_are_read_and_checked_as_far_as_possible(p
     with pytest.raises(StoreError, match="no checksums") as e:
         tailor.open(store).messages()
     assert e.value.point == bad and e.value.file == "messages.parquet"
+    rec = Recorder()
+    _sweep(store, rec)
+    assert rec.of("finished") == set(opened.point_ids())
+    assert "no checksums" in capsys.readouterr().err
+    assert tailor.open(store).messages().collect()["point"].n_unique() == 3
 
 
 # -- two sweeps into one store -----------------------------------------------------------
