@@ -215,7 +215,7 @@ class Store:
         """Writes a finished point: its files into ``tmp``, then one rename into
         ``points/``. False when the point was already there whole (another sweep wrote
         it). A damaged point there is replaced: it is moved into ``tmp`` (removed with it)
-        only once the new one is written, so the store never lacks a copy it had."""
+        only once the new one is written, so a sweep killed meanwhile leaves it in place."""
         if self.has(spec.id):
             return False
         work = tmp / spec.id
