@@ -4,6 +4,7 @@ sweeps into one store compute each shared point once."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -79,6 +80,7 @@ DAMAGES = {
     "truncated messages.parquet": _truncate("messages.parquet"),
     "truncated summary.json": _truncate("summary.json"),
     "deleted rows.parquet": _delete("rows.parquet"),
+    "deleted point.json": _delete("point.json"),
 }
 
 
@@ -252,3 +254,53 @@ def test_the_lock_of_a_killed_sweep_is_taken_over(tmp_path: Path) -> None:
     _sweep(out, rec)
     assert rec.of("finished") == set(ids)
     assert not any((out / "tmp").iterdir())
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from tailor.store import Store
+
+lock = Store(sys.argv[1]).try_lock(sys.argv[2])
+assert lock is not None
+print("locked", flush=True)
+while not Path(sys.argv[3]).exists():
+    time.sleep(0.01)
+lock.release()
+"""
+
+
+class _Tripwire(io.StringIO):
+    """stderr that makes a file once the sweep says it waits for another sweep's point."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    def write(self, text: str) -> int:
+        if "waiting for" in text:
+            self.path.write_text("go")
+        return super().write(text)
+
+
+def test_a_point_another_sweep_holds_is_waited_for_and_run_when_that_sweep_lets_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The holder releases the lock without writing the point (as a sweep whose point
+    failed): this sweep runs the others, says whom it waits for, then runs that point."""
+    out, go = tmp_path / "s", tmp_path / "go"
+    ids = plan(SMALL, seed=SEEDS, out=out, engine="model")["point"].to_list()
+    Store(out).create()
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(out), ids[1], str(go)], stdout=subprocess.PIPE,
+                              text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    err = _Tripwire(go)
+    monkeypatch.setattr(sys, "stderr", err)
+    rec = Recorder()
+    try:
+        _sweep(out, rec)
+    finally:
+        go.write_text("go")
+        holder.wait(timeout=60)
+    assert f"waiting for 1 point(s) another sweep into {out} is computing (pid {holder.pid} on host" in err.getvalue()
+    assert [p for k, p in rec.events if k == "finished"][-1] == ids[1], "the held point is run last"
+    assert rec.of("finished") == set(ids)
