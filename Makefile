@@ -53,3 +53,4 @@ bench: build
 	cargo build --release -p tailor --bin tailor-sim
 	$(PY) scripts/bench.py
 	$(PY) scripts/bench_sweep.py
+	$(PY) scripts/bench_store.py
