@@ -54,5 +54,6 @@ bench: build
 	cargo build --release -p tailor --bin tailor-sim
 	$(PY) scripts/bench.py
 	$(PY) scripts/bench_sweep.py
+	$(PY) scripts/bench_store.py
 	$(PY) scripts/bench_setup.py
 	$(PY) scripts/bench_memory.py

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError",
-    "StoreError", "SweepError", "PointsFailed",
+    "StoreError", "PointError", "SweepError", "PointsFailed", "OutputError",
     "DataError", "NotRecordedError",
 ]
 
@@ -82,12 +82,37 @@ class OptionError(TailorError, ValueError):
     """A bad option given to the advisor or a reproduction (a seed, a tolerance, a time)."""
 
 
+class OutputError(OptionError):
+    """An output path tailor may not write: a directory or file it did not write itself
+    (docs/results.md, "Output directories"), or one the system refuses."""
+
+
 class DisciplineError(OptionError):
     """An unknown queueing-discipline name given to the advisor."""
 
 
 class StoreError(TailorError):
     """A result store that cannot be opened or written (docs/sweeps.md)."""
+
+
+class PointError(StoreError):
+    """A damaged point of a result store: a file of it missing, truncated or changed since
+    it was written (docs/sweeps.md, "Damaged points").
+
+    ``point`` is its id, ``dir`` its directory, ``file`` the file at fault (a name inside
+    ``dir``), ``problem`` what is wrong with it and ``remedy`` what to do about it.
+    """
+
+    def __init__(self, dir: object, point: str, file: str, problem: str, remedy: str) -> None:
+        super().__init__(dir, point, file, problem, remedy)
+        self.dir = dir
+        self.point = point
+        self.file = file
+        self.problem = problem
+        self.remedy = remedy
+
+    def __str__(self) -> str:
+        return f"{self.dir}/{self.file}: point {self.point}: {self.problem}; {self.remedy}"
 
 
 class SweepError(OptionError):

@@ -7,6 +7,7 @@ A store is a directory::
                         (and queues.parquet when the scenario records queues)
     DIR/sweeps/<name>.json   the sweeps run into it: scenario, axes, their points
     DIR/tmp/<token>/    points being written; removed when their sweep ends
+    DIR/tmp/<id>.lock   the lock of a point being computed (held by its sweep)
 
 ``<id>`` is a hash of the resolved scenario (the TOML after overrides, keys sorted, and
 every size distribution as loaded), the bytes of the trace files it reads, the seed,
@@ -15,16 +16,27 @@ never reuses an older one's results). A point is only ever written whole: its fi
 made in ``tmp/`` and the directory is renamed into ``points/`` (atomic on one file
 system), so a killed sweep leaves finished points and nothing else, a restarted sweep
 skips them, and two sweeps into one store share the points they have in common.
+
+``point.json`` is the point's manifest: it lists every other file of the point with its
+size and SHA-256, and holds the SHA-256 of its own content. A read checks the points it
+reads (the manifest, the size of every file, the checksum of each file it loads) and
+raises :class:`tailor.errors.PointError` naming a damaged one; a sweep checks every file
+of a point before reusing it and recomputes a damaged one. A sweep computes a point under
+its lock (an ``flock`` on ``tmp/<id>.lock``), so two sweeps into one store compute a shared
+point once. docs/sweeps.md says what each check costs and what the lock guarantees.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import functools
 import hashlib
 import json
 import os
 import shutil
 import socket
+import time
 import tomllib
 import uuid
 from collections.abc import Iterable, Sequence
@@ -35,15 +47,21 @@ from typing import Any
 import polars as pl
 
 from tailor import _core
-from tailor.errors import StoreError
+from tailor.errors import PointError, StoreError
+from tailor.outdir import MARKER, mark, read_marker
 from tailor.result import format_bytes
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_mean_ci
 
-__all__ = ["Store", "PointSpec", "open_store", "point_id", "config_id", "build_id", "STATS"]
+__all__ = ["Store", "PointSpec", "PointLock", "open_store", "point_id", "config_id", "build_id", "STATS"]
 
 #: Format of the point directory and of the id's hash input; bumped on any change.
-FORMAT = 1
+#: 2: point.json lists every file's size and SHA-256 and holds its own checksum.
+FORMAT = 2
+#: The files of every point of format 1 (written before checksums).
+FORMAT1_FILES = ("summary.json", "scenario.toml", "messages.parquet", "rows.parquet", "slo.parquet")
+#: What a store holds at its top level (reports and their plots aside).
+STORE_ENTRIES = {"points", "sweeps", "tmp", MARKER}
 #: The slowdown statistics summary.json gives per class and size bin.
 STATS = ("mean", "p50", "p90", "p99", "p999", "max")
 
@@ -112,6 +130,12 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def _manifest_digest(meta: dict[str, Any]) -> str:
+    """The SHA-256 of a point manifest's content but its own checksum (keys sorted)."""
+    body = {k: v for k, v in meta.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def _round(v: Any) -> Any:
     """Floats to 12 significant digits, so a load scaled to 0.3 reads back as 0.3."""
     return float(f"{v:.12g}") if isinstance(v, float) else v
@@ -144,8 +168,11 @@ class Store:
         self.dir = Path(dir)
         if self.dir.exists() and not self.dir.is_dir():
             raise StoreError(f"{self.dir}: exists and is not a directory")
-        if self.dir.is_dir() and any(self.dir.iterdir()) and not (self.dir / "points").is_dir():
-            raise StoreError(f"{self.dir}: not a tailor result store (no points/ directory); give an empty or new directory")
+        if self.dir.is_dir() and any(self.dir.iterdir()) and not _is_store(self.dir):
+            raise StoreError(f"{self.dir}: not a tailor result store (no {MARKER} marker of a store, nor a store's "
+                             "points/ and sweeps/ alone); refusing to write into it. Give an empty or new directory")
+        # Files whose SHA-256 this Store has checked: path -> (size, mtime) when checked.
+        self._hashed: dict[Path, tuple[int, int]] = {}
 
     def __repr__(self) -> str:
         return f"Store({str(self.dir)!r}, {len(self.point_ids())} points)"
@@ -156,11 +183,14 @@ class Store:
         try:
             for sub in ("points", "sweeps", "tmp"):
                 (self.dir / sub).mkdir(parents=True, exist_ok=True)
+            if read_marker(self.dir) is None:
+                mark(self.dir, "store")
         except OSError as e:
             raise StoreError(f"--out: cannot make the store {self.dir} ({e.strerror or e})") from None
 
     def has(self, id: str) -> bool:
-        return (self.dir / "points" / id / "point.json").is_file()
+        """Whether the store holds point ``id`` whole: every file there and as written."""
+        return self.exists(id) and self.problem(id) is None
 
     def tmp_dir(self) -> Path:
         """A directory of this process's own under ``tmp/``, for points being written.
@@ -175,13 +205,17 @@ class Store:
             pid = rest.split("-", 1)[0]
             if owner == host and pid.isdigit() and not _alive(int(pid)):
                 shutil.rmtree(d, ignore_errors=True)
+            elif d.suffix == ".lock" and (lock := self.try_lock(d.stem)) is not None:
+                lock.release()  # a lock its holder left when it was killed: free, so removed
         d = self.dir / "tmp" / f"{host}~{os.getpid()}-{uuid.uuid4().hex[:8]}"
         d.mkdir()
         return d
 
     def commit(self, spec: PointSpec, files: dict[str, bytes], meta: dict[str, Any], tmp: Path) -> bool:
         """Writes a finished point: its files into ``tmp``, then one rename into
-        ``points/``. False when the point was already there (another sweep wrote it)."""
+        ``points/``. False when the point was already there whole (another sweep wrote
+        it). A damaged point there is replaced: it is moved into ``tmp`` (removed with it)
+        only once the new one is written, so a sweep killed meanwhile leaves it in place."""
         if self.has(spec.id):
             return False
         work = tmp / spec.id
@@ -207,14 +241,21 @@ class Store:
             "tailor_build": build_id(),
             **meta,
         }
-        (work / "point.json").write_text(json.dumps(point, indent=2, default=str))
+        point["files"] = {f.name: {"bytes": f.stat().st_size, "sha256": _file_digest(f)} for f in sorted(work.iterdir())}
+        # Through JSON once, so the checksum covers exactly what a reader will load.
+        point = json.loads(json.dumps(point, default=str))
+        point["sha256"] = _manifest_digest(point)
+        (work / "point.json").write_text(json.dumps(point, indent=2))
         # Durable before visible: a crash of the machine must not leave a renamed point
         # whose files were never written out.
         for f in work.iterdir():
             _fsync(f)
         _fsync(work)
+        target = self.dir / "points" / spec.id
         try:
-            os.rename(work, self.dir / "points" / spec.id)
+            if target.exists():  # damaged (checked above): aside, into this sweep's tmp
+                os.rename(target, tmp / f"damaged-{spec.id}")
+            os.rename(work, target)
             _fsync(self.dir / "points")
         except OSError:
             shutil.rmtree(work, ignore_errors=True)
@@ -234,8 +275,14 @@ class Store:
     # -- reading -------------------------------------------------------------------
 
     def point_ids(self) -> list[str]:
+        """Every point directory of the store, whole or damaged (reading a damaged one
+        raises :class:`PointError`)."""
         d = self.dir / "points"
-        return sorted(p.name for p in d.iterdir() if (p / "point.json").is_file()) if d.is_dir() else []
+        return sorted(p.name for p in d.iterdir() if p.is_dir()) if d.is_dir() else []
+
+    def exists(self, id: str) -> bool:
+        """Whether ``points/<id>/`` is there, whole or not."""
+        return (self.dir / "points" / id).is_dir()
 
     def sweeps(self) -> list[dict[str, Any]]:
         d = self.dir / "sweeps"
@@ -256,7 +303,7 @@ class Store:
         rows = []
         for id in self.point_ids() if ids is None else ids:
             d = self.dir / "points" / id
-            p = json.loads((d / "point.json").read_text())
+            p = self.check(id, ("scenario.toml",))
             doc = tomllib.loads((d / "scenario.toml").read_text())
             row = {k: p.get(k) for k in ("scenario", "seed", "engine", "config", "tailor_version", "wall_s")}
             rows.append({"point": id, **row, **{a: _lookup(doc, a) for a in axes}})
@@ -267,11 +314,164 @@ class Store:
         return pl.DataFrame(rows, schema_overrides=schema, infer_schema_length=None)
 
     def _scan(self, name: str, ids: Iterable[str] | None) -> pl.LazyFrame:
-        files = [self.dir / "points" / id / name for id in (self.point_ids() if ids is None else ids)]
-        files = [f for f in files if f.exists()]
-        if not files:
+        """``name`` of every point in ``ids``, each point checked first (a damaged one
+        raises rather than being left out)."""
+        ids = self.point_ids() if ids is None else list(ids)
+        for id in ids:
+            self.check(id, (name,))
+        if not ids:
             raise StoreError(f"{self.dir}: no points with {name}")
-        return pl.scan_parquet(files, include_file_paths="_file")
+        return pl.scan_parquet([self.dir / "points" / id / name for id in ids], include_file_paths="_file")
+
+    # -- checking points (docs/sweeps.md, "Damaged points") -------------------------
+
+    def check(self, id: str, reads: Iterable[str] = ()) -> dict[str, Any]:
+        """Point ``id``'s manifest (point.json), once the point is found whole enough for a
+        read of the files ``reads``: the manifest intact, every file it lists there at its
+        size, and each file of ``reads`` at its SHA-256. Raises :class:`PointError`."""
+        meta = self._manifest(id)
+        if "files" not in meta:
+            return self._check_format1(id, meta)
+        for name, entry in meta["files"].items():
+            self._check_size(id, name, entry["bytes"])
+        for name in reads:
+            if name not in meta["files"]:
+                raise self._error(id, name, "not part of this point (its point.json does not list it)")
+            self._check_digest(id, name, meta["files"][name]["sha256"])
+        return meta
+
+    def verify(self, id: str) -> dict[str, Any]:
+        """:meth:`check` of every file of point ``id`` (what a sweep does before reusing
+        it). A point of format 1 has no checksums to verify: it is not reused."""
+        meta = self._manifest(id)
+        if "files" not in meta:
+            raise self._format1_error(id, "point.json", "no checksums, so not verifiable whole")
+        return self.check(id, meta["files"])
+
+    def problem(self, id: str) -> PointError | None:
+        """What :meth:`verify` finds wrong with point ``id``, or None when it is whole."""
+        try:
+            self.verify(id)
+        except PointError as e:
+            return e
+        return None
+
+    def _manifest(self, id: str) -> dict[str, Any]:
+        """point.json of point ``id``, parsed and matched against its own checksum."""
+        path = self.dir / "points" / id / "point.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise self._error(id, "point.json", "missing") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise self._error(id, "point.json", f"unreadable ({type(e).__name__}: {e})") from None
+        try:
+            meta = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise self._error(id, "point.json", f"not valid JSON, truncated or corrupt ({e})") from None
+        if not isinstance(meta, dict) or not isinstance(meta.get("format"), int):
+            raise self._error(id, "point.json", "not a point manifest (it has no format)")
+        if meta["format"] > FORMAT:
+            raise self._error(id, "point.json", f"of store format {meta['format']}, newer than this tailor reads "
+                              f"(formats 1 to {FORMAT})", remedy="read the store with the tailor that wrote it")
+        if meta["format"] >= 2 and meta.get("sha256") != _manifest_digest(meta):
+            raise self._error(id, "point.json", "its content differs from its own SHA-256 (changed since it was written)")
+        if meta.get("id") != id:
+            raise self._error(id, "point.json", f"names point {meta.get('id')!r}, not the directory's")
+        return meta
+
+    def _check_size(self, id: str, name: str, size: int) -> None:
+        try:
+            actual = (self.dir / "points" / id / name).stat().st_size
+        except FileNotFoundError:
+            raise self._error(id, name, "missing") from None
+        if actual != size:
+            what = "truncated" if actual < size else "longer than written"
+            raise self._error(id, name, f"{what}: {actual:,} bytes where point.json records {size:,}")
+
+    def _check_digest(self, id: str, name: str, digest: str) -> None:
+        """The file's SHA-256 against the manifest's, once per file while it is unchanged."""
+        path = self.dir / "points" / id / name
+        st = path.stat()
+        if self._hashed.get(path) == (st.st_size, st.st_mtime_ns):
+            return
+        if _file_digest(path) != digest:
+            raise self._error(id, name, "its content differs from its SHA-256 in point.json (changed since "
+                              "it was written)")
+        self._hashed[path] = (st.st_size, st.st_mtime_ns)
+
+    def _check_format1(self, id: str, meta: dict[str, Any]) -> dict[str, Any]:
+        """A point written before checksums: every file there and readable (a JSON or
+        TOML file parses, a Parquet file's footer reads). This finds a missing or
+        truncated file, not one changed in place."""
+        d = self.dir / "points" / id
+        for name in FORMAT1_FILES:
+            path = d / name
+            if not path.is_file():
+                raise self._format1_error(id, name, "missing")
+            try:
+                if name.endswith(".parquet"):
+                    pl.read_parquet_schema(path)
+                elif name.endswith(".json"):
+                    json.loads(path.read_text(encoding="utf-8"))
+                else:
+                    tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError, pl.exceptions.PolarsError) as e:
+                raise self._format1_error(id, name, f"unreadable, truncated or corrupt ({type(e).__name__}: {e})") from None
+        return meta
+
+    def _error(self, id: str, file: str, problem: str, remedy: str | None = None) -> PointError:
+        return PointError(self.dir / "points" / id, id, file, problem, remedy or (
+            f"run its sweep again with --out {self.dir} to recompute it (the damaged point is replaced)"))
+
+    def _format1_error(self, id: str, file: str, problem: str) -> PointError:
+        return self._error(id, file, f"{problem} (a point of store format 1, written with no checksums by an older tailor)",
+                           remedy=f"run its sweep again into a new --out to recompute it; this tailor writes format {FORMAT}")
+
+    # -- locking (docs/sweeps.md, "Two sweeps into one store") ----------------------
+
+    def try_lock(self, id: str) -> PointLock | None:
+        """The lock of point ``id``, or None when another process holds it.
+
+        An ``flock`` on ``tmp/<id>.lock``, which the system releases when its process
+        ends however it ends: the lock of a killed sweep is free and taken over. The
+        file records the holder (pid, host, since) for messages."""
+        self.create()
+        path = self.dir / "tmp" / f"{id}.lock"
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return None
+            except OSError as e:
+                os.close(fd)
+                if e.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
+                    raise StoreError(f"{path}: this file system does not support locks ({e.strerror}); give an --out on "
+                                     "a local disk or an NFS mount with locking") from None
+                raise
+            # The last holder removes the file when it is done: a lock taken on the
+            # removed file is no lock. Then open the file anew.
+            try:
+                if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+        holder = {"pid": os.getpid(), "host": socket.gethostname(),
+                  "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps(holder).encode())
+        return PointLock(path, fd)
+
+    def lock_holder(self, id: str) -> str:
+        """Who holds point ``id``'s lock, as its lock file says ("pid 12 on host h")."""
+        try:
+            h = json.loads((self.dir / "tmp" / f"{id}.lock").read_text())
+            return f"pid {h['pid']} on host {h['host']}"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "another sweep"
 
     def rows(self, ids: Iterable[str] | None = None) -> pl.LazyFrame:
         """Per point, class ("all" too) and size bin ("all" too): each slowdown statistic
@@ -345,6 +545,24 @@ class Store:
                            "mean", "ci_low", "ci_high", "n_seeds"])
 
 
+class PointLock:
+    """A point's lock, held by the sweep computing it (:meth:`Store.try_lock`)."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path, self._fd = path, fd
+
+    def release(self) -> None:
+        """Removes the lock file, then unlocks: a process that opened the file before
+        its removal sees it gone once it gets the lock, and tries again."""
+        if self._fd < 0:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            os.close(self._fd)  # closing the last descriptor releases the flock
+            self._fd = -1
+
+
 def open_store(dir: str | os.PathLike[str]) -> Store:
     """Opens an existing result store (``tailor.open``)."""
     d = Path(dir)
@@ -392,6 +610,17 @@ def _slos(id: str, summary: dict[str, Any]) -> pl.DataFrame:
     schema = {"point": pl.Utf8, "class": pl.Utf8, "sli": pl.Utf8, "threshold": pl.Float64, "value": pl.Float64,
               "count": pl.UInt64, "met": pl.Boolean, "loss": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
+
+
+def _is_store(dir: Path) -> bool:
+    """Whether ``dir`` is a store: its marker says so, or (a store written before markers)
+    it holds nothing but what a store holds."""
+    marker = read_marker(dir)
+    if marker is not None:
+        return marker["kind"] == "store"
+    names = {p.name for p in dir.iterdir()}
+    return "points" in names and all(n in STORE_ENTRIES or (n.startswith("report") and n.endswith((".html", ".png")))
+                                     for n in names)
 
 
 def _host() -> str:

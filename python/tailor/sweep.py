@@ -9,10 +9,15 @@ Each axis is a scenario key by its dotted path (``switch.scheduler``, ``class[1]
 ``topology.link.rate``), ``load`` (the total offered load, scaling every class) or
 ``seed``. The grid is their product. Every point is resolved and checked before any
 runs (a bad key stops the sweep with nothing run), looked up in the store (tailor.store)
-and, when absent, run in a process pool (spawn start method, one simulation per worker,
-``jobs`` workers, default one per core) or, with ``ray``, as Ray tasks. Workers return
-the point's files to this process, which alone writes the store, one atomic rename per
-point; Ctrl-C stops the workers, keeps the finished points and removes the rest.
+and, when absent or damaged, run in a process pool (spawn start method, one simulation
+per worker, ``jobs`` workers, default one per core) or, with ``ray``, as Ray tasks. Workers
+return the point's files to this process, which alone writes the store, one atomic rename
+per point; Ctrl-C stops the workers, keeps the finished points and removes the rest.
+
+This process holds each point's lock (tailor.store.Store.try_lock) from handing it out
+until it is written, and hands out only points whose lock it got: a point another sweep
+into the same store is computing is passed over and looked at again when its lock is
+free, found finished (reported as cached) or, if that sweep failed or died, run here.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import os
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import time
 import tomllib
@@ -38,9 +44,11 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from tailor import _core
 from tailor.errors import PointsFailed, SweepError
+from tailor.signals import exit_status
 from tailor.scenario import Scenario
-from tailor.store import PointSpec, Store, point_id
+from tailor.store import PointLock, PointSpec, Store, point_id
 
 __all__ = ["sweep", "plan", "Sweep", "parse_axis", "Listener", "Interrupted"]
 
@@ -55,15 +63,17 @@ class Listener(Protocol):
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a sweep, after its finished points were kept. ``done`` of ``total``
-    points are in the store."""
+    """Ctrl-C (or SIGTERM) during a sweep, after its finished points were kept. ``done``
+    of ``total`` points are in the store; ``status`` is the exit status the CLI gives,
+    130 for Ctrl-C and 143 for SIGTERM."""
 
-    def __init__(self, store: Path, done: int, total: int) -> None:
+    def __init__(self, store: Path, done: int, total: int, status: int = 130) -> None:
         super().__init__(store, done, total)
-        self.store, self.done, self.total = store, done, total
+        self.store, self.done, self.total, self.status = store, done, total, status
 
     def __str__(self) -> str:
-        return (f"interrupted: {self.done} of {self.total} points are in {self.store}/ "
+        how = "terminated" if self.status == 143 else "interrupted"
+        return (f"{how}: {self.done} of {self.total} points are in {self.store}/ "
                 f"(partial points were removed); run the same sweep again to finish it")
 
 
@@ -284,13 +294,18 @@ def _axes(axes: Mapping[str, Iterable[Any]] | None, more: Mapping[str, Iterable[
 
 
 def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> list[PointSpec]:
-    specs, seen = [], set()
+    specs, seen, in_scope = [], set(), set()
     for params in grid(axes):
         overrides = [*sc.overrides, *((k, v) for k, v in params.items())]
         seed = params.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
             raise SweepError(f"axis seed: {seed!r} is not a seed; accepted: integers 0 to 2^63 - 1")
         spec = PointSpec.resolve(sc.path, overrides, engine, params)
+        if engine == "model" and spec.config not in in_scope:
+            # A point outside the model's scope is the user's error, not a point that
+            # failed; the seeds of one configuration share its scope (and its trace scan).
+            _core.model_scope(os.fspath(sc.path), overrides)
+            in_scope.add(spec.config)
         if spec.id in seen:
             raise SweepError(f"the point {params} computes the same as an earlier one (an axis that changes nothing?)")
         seen.add(spec.id)
@@ -353,7 +368,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         result = run(sc, seed=task["seed"], out=work / "run", engine=task["engine"])
         if not same_point():
             return {"id": task["id"], "error": changed}
-        files = {p.name: p.read_bytes() for p in sorted(result.dir.iterdir()) if p.is_file()}
+        files = {name: (result.dir / name).read_bytes() for name in result.files()}
         return {"id": task["id"], "files": files, "wall_s": time.perf_counter() - started, "host": socket.gethostname()}
     except Exception as e:  # noqa: BLE001 - reported as this point's failure, with its type
         return {"id": task["id"], "error": f"{type(e).__name__}: {e}"}
@@ -366,41 +381,129 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[Any, str | bool] | None,
-             listener: Listener | None) -> None:
+def _note(message: str) -> None:
+    """A line on stderr about what the sweep does that its listener has no event for."""
+    print(f"sweep: {message}", file=sys.stderr, flush=True)
+
+
+def _to_run(store: Store, specs: list[PointSpec], listener: Listener | None) -> list[PointSpec]:
+    """The points to run: those the store lacks or holds damaged (each file of a stored
+    point is checked against its checksum first; a damaged one is named on stderr)."""
     todo = []
     for s in specs:
-        if store.has(s.id):
+        bad = store.problem(s.id) if store.exists(s.id) else None
+        if store.exists(s.id) and bad is None:
             if listener:
                 listener.cached(s.id, s.params)
-        else:
-            todo.append(s)
+            continue
+        if bad is not None:
+            _note(f"recomputing point {s.id} ({_params_text(s.params)}), damaged: {bad.dir}/{bad.file}: {bad.problem}")
+        todo.append(s)
+    return todo
+
+
+def _params_text(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "the scenario as it is"
+
+
+class _Claims:
+    """The points a sweep has still to run, handed out one at a time with their lock held.
+
+    A point whose lock another process holds (another sweep into the same store is
+    computing it) is passed over and tried again at the next call. Once its lock is free
+    the point is either in the store, whole (that sweep finished it: reported as cached),
+    or not (it failed or was killed: run here).
+    """
+
+    def __init__(self, store: Store, specs: list[PointSpec], tmp: Path, listener: Listener | None) -> None:
+        self.store, self.tmp, self.listener = store, tmp, listener
+        self.waiting = collections.deque(specs)
+        self.returned: collections.deque[dict[str, Any]] = collections.deque()  # claimed, not run
+        self.locks: dict[str, PointLock] = {}
+        #: Points found finished by another sweep after this one planned to run them.
+        self.found = 0
+        self._noted: set[str] = set()
+
+    def __len__(self) -> int:
+        """Points not yet handed out."""
+        return len(self.waiting) + len(self.returned)
+
+    def next(self) -> dict[str, Any] | None:
+        """The task of a point to run now, or None when every point left is locked by
+        another process (or none is left)."""
+        if self.returned:
+            return self.returned.popleft()
+        for _ in range(len(self.waiting)):
+            spec = self.waiting.popleft()
+            lock = self.store.try_lock(spec.id)
+            if lock is None:
+                self.waiting.append(spec)
+                continue
+            if self.store.has(spec.id):
+                lock.release()
+                self.found += 1
+                if self.listener:
+                    self.listener.cached(spec.id, spec.params)
+                continue
+            self.locks[spec.id] = lock
+            return _task(spec, self.tmp)
+        return None
+
+    def put_back(self, task: dict[str, Any]) -> None:
+        """A claimed task that was not run (its worker died before taking it)."""
+        self.returned.append(task)
+
+    def release(self, id: str) -> None:
+        lock = self.locks.pop(id, None)
+        if lock is not None:
+            lock.release()
+
+    def note_waiting(self) -> None:
+        """Says once per point that this sweep waits for another one computing it."""
+        new = [s for s in self.waiting if s.id not in self._noted]
+        if new:
+            self._noted.update(s.id for s in new)
+            _note(f"waiting for {len(new)} point(s) another sweep into {self.store.dir} is computing "
+                  f"({self.store.lock_holder(new[0].id)}); they are taken over if it stops")
+
+    def close(self) -> None:
+        for id in list(self.locks):
+            self.release(id)
+
+
+def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[Any, str | bool] | None,
+             listener: Listener | None) -> None:
+    todo = _to_run(store, specs, listener)
     if not todo:
         return
     tmp = store.tmp_dir()
     by_id = {s.id: s for s in todo}
+    claims = _Claims(store, todo, tmp, listener)
     failures: dict[str, str] = {}
     done = len(specs) - len(todo)
     try:
-        tasks = [_task(s, tmp) for s in todo]
-        runner = _ray_results(tasks, *ray, jobs, listener, by_id) if ray else _pool_results(tasks, jobs, listener, by_id)
+        runner = _ray_results(claims, *ray, jobs, listener, by_id) if ray else _pool_results(claims, jobs, listener, by_id)
         with contextlib.closing(runner):
             for r in runner:
                 spec = by_id[r["id"]]
-                if "error" in r:
-                    failures[json.dumps(spec.params, default=str)] = r["error"]
-                    if listener:
-                        listener.failed(spec.id, spec.params, r["error"])
-                    continue
-                meta = {"wall_s": r["wall_s"], "host": r["host"],
-                        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-                store.commit(spec, r["files"], meta, tmp)
+                try:
+                    if "error" in r:
+                        failures[json.dumps(spec.params, default=str)] = r["error"]
+                        if listener:
+                            listener.failed(spec.id, spec.params, r["error"])
+                        continue
+                    meta = {"wall_s": r["wall_s"], "host": r["host"],
+                            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                    store.commit(spec, r["files"], meta, tmp)
+                finally:
+                    claims.release(spec.id)
                 done += 1
                 if listener:
                     listener.finished(spec.id, spec.params, r["wall_s"])
-    except KeyboardInterrupt:
-        raise Interrupted(store.dir, done, len(specs)) from None
+    except KeyboardInterrupt as e:
+        raise Interrupted(store.dir, done + claims.found, len(specs), exit_status(e)) from None
     finally:
+        claims.close()
         shutil.rmtree(tmp, ignore_errors=True)
     if failures:
         lines = "; ".join(f"{p}: {m}" for p, m in failures.items())
@@ -408,9 +511,13 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[
                            failures)
 
 
-def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Listener | None,
+#: Seconds between two looks at points another sweep holds, when nothing else is to do.
+POLL_S = 0.2
+
+
+def _pool_results(claims: _Claims, jobs: int | None, listener: Listener | None,
                   by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
-    """Runs ``tasks`` in spawned worker processes, one task at a time per worker.
+    """Runs the points of ``claims`` in spawned worker processes, one at a time per worker.
 
     Hand-rolled rather than multiprocessing.Pool or ProcessPoolExecutor: Pool waits
     forever for a task whose worker was killed (OOM killer, a native abort), and
@@ -419,16 +526,18 @@ def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Liste
     a lock that a killed worker can take to its grave, blocking the others), and the
     sweep waits on every pipe and every process's exit at once: it hands each point to an
     idle worker, so it knows who runs what; a worker that dies fails only its point and
-    is replaced; stopping the sweep terminates them all.
+    is replaced; stopping the sweep terminates them all. A worker with nothing to run
+    while points are locked by another sweep waits, and the claims are tried again every
+    ``POLL_S`` seconds.
     """
     from multiprocessing.connection import wait
 
     ctx = multiprocessing.get_context("spawn")
-    n = min(jobs or os.cpu_count() or 1, len(tasks))
-    waiting = collections.deque(tasks)
+    n = min(jobs or os.cpu_count() or 1, len(claims))
     workers: dict[int, tuple[Any, Any]] = {}  # pid -> (process, the sweep's end of its pipe)
     running: dict[int, str] = {}  # pid -> the point it was given
     ready: set[int] = set()
+    idle: set[int] = set()  # ready, given nothing: every point left is locked elsewhere
     lost_at_start = 0
 
     def start() -> None:
@@ -439,30 +548,38 @@ def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Liste
         workers[p.pid] = (p, mine)
 
     def give(pid: int) -> None:
-        """The next point to an idle worker, or None to let it exit."""
+        """The next point to an idle worker, None to let it exit when no point is left,
+        or nothing yet when the points left are locked elsewhere."""
         conn = workers[pid][1]
-        task = waiting.popleft() if waiting else None
+        task = claims.next()
+        if task is None and len(claims):
+            idle.add(pid)
+            return
+        idle.discard(pid)
         try:
             conn.send(task)
         except OSError:  # it died meanwhile: its exit is handled below, the point waits
             if task is not None:
-                waiting.appendleft(task)
+                claims.put_back(task)
             return
         if task is not None:
             running[pid] = task["id"]
             if listener:
                 listener.started(task["id"], by_id[task["id"]].params)
 
-    remaining = len(tasks)
     try:
         for _ in range(n):
             start()
-        while remaining:
+        while len(claims) or running:
+            for pid in list(idle):
+                give(pid)
+            if idle and not running:
+                claims.note_waiting()
             owner: dict[Any, int] = {}
             for pid, (p, conn) in workers.items():
                 owner[conn] = pid
                 owner[p.sentinel] = pid
-            for obj in wait(list(owner)):
+            for obj in wait(list(owner), timeout=POLL_S if idle else None):
                 pid = owner[obj]
                 if pid not in workers:
                     continue
@@ -479,7 +596,6 @@ def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Liste
                         give(pid)
                     elif kind == "result":
                         running.pop(pid, None)
-                        remaining -= 1
                         yield payload  # reported finished before the worker's next point is started
                         if pid in workers:
                             give(pid)
@@ -488,6 +604,7 @@ def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Liste
                 p.join()
                 conn.close()
                 del workers[pid]
+                idle.discard(pid)
                 lost = running.pop(pid, None)
                 if pid not in ready:
                     lost_at_start += 1
@@ -498,9 +615,8 @@ def _pool_results(tasks: list[dict[str, Any]], jobs: int | None, listener: Liste
                             "method imports the script in each worker)"
                         )
                 if lost is not None:
-                    remaining -= 1
                     yield {"id": lost, "error": f"the worker process running it died (exit code {p.exitcode})"}
-                if waiting and len(workers) < n:
+                if len(claims) and len(workers) < n:
                     start()
     finally:
         for p, _ in workers.values():
@@ -533,8 +649,10 @@ def _ray_module(address: str | bool) -> Any:
     return ray_mod
 
 
-def _ray_results(tasks: list[dict[str, Any]], ray_mod: Any, address: str | bool, jobs: int | None,
+def _ray_results(claims: _Claims, ray_mod: Any, address: str | bool, jobs: int | None,
                  listener: Listener | None, by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
+    """Runs the points of ``claims`` as Ray tasks, as many at once as the cluster has
+    CPUs: a point is claimed (its lock taken) only when it is submitted."""
     if not ray_mod.is_initialized():
         env = {"env_vars": {"TAILOR_WORKLOADS": os.environ.get("TAILOR_WORKLOADS", "")}}
         try:
@@ -545,14 +663,19 @@ def _ray_results(tasks: list[dict[str, Any]], ray_mod: Any, address: str | bool,
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise SweepError(f"--ray {address}: cannot start or join Ray: {e}") from None
     remote = ray_mod.remote(num_cpus=1, max_retries=0)(run_point)
-    pending = {remote.remote(t): t for t in tasks}
-    # Ray starts tasks as CPUs free up; report as many as it has CPUs, then one per result.
     cpus = max(1, int(ray_mod.cluster_resources().get("CPU", 1)))
-    waiting = iter(tasks)
-    _announce(list(itertools.islice(waiting, cpus)), listener, by_id)
+    pending: dict[Any, dict[str, Any]] = {}
     try:
-        while pending:
-            ready, _ = ray_mod.wait(list(pending), num_returns=1)
+        while len(claims) or pending:
+            while len(pending) < cpus and (task := claims.next()) is not None:
+                pending[remote.remote(task)] = task
+                _announce([task], listener, by_id)
+            if not pending:
+                if len(claims):
+                    claims.note_waiting()
+                    time.sleep(POLL_S)
+                continue
+            ready, _ = ray_mod.wait(list(pending), num_returns=1, timeout=POLL_S if len(claims) else None)
             for ref in ready:
                 task = pending.pop(ref)
                 try:
@@ -560,7 +683,6 @@ def _ray_results(tasks: list[dict[str, Any]], ray_mod: Any, address: str | bool,
                 except Exception as e:  # noqa: BLE001 - a lost node or worker fails this point only
                     result = {"id": task["id"], "error": f"the Ray task failed: {type(e).__name__}: {e}"}
                 yield result
-                _announce(list(itertools.islice(waiting, 1)), listener, by_id)
     finally:
         for ref in pending:
             ray_mod.cancel(ref, force=True)
