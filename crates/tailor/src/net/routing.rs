@@ -10,9 +10,9 @@
 //! 2008, state the same rule as prefixes and suffixes). The unit tests check this, for
 //! every switch and host, against a breadth-first search over the link graph.
 //!
-//! The state is one entry per switch port, linear in the size of the network (an
-//! all-pairs table is hosts × switches: 2.7 GB for a 65,536-host fat-tree), and building
-//! it is one pass over the ports. The candidates of a switch are its ports in id order,
+//! The state is one entry per host and per port between switches, linear in the size of
+//! the network (an all-pairs table is hosts × switches: 2.7 GB for the 65,536-host k = 64
+//! fat-tree), and building it is one pass over the ports. The candidates of a switch are its ports in id order,
 //! so an ECMP hash or a spraying draw picks the same port as it would from a table.
 //! Per-flow ECMP picks one candidate by a seeded hash of the connection and the switch,
 //! so a flow keeps its path and different switches decorrelate; spraying draws a port
@@ -54,7 +54,7 @@ pub struct Routes {
 }
 
 /// Hosts below a switch: the range `first..end` and how many (equal to its length when
-/// the range is contiguous, which `Routes::build` checks).
+/// the range is contiguous, which `hosts_below` checks).
 #[derive(Copy, Clone, Default)]
 struct Below {
     first: u32,
