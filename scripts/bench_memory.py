@@ -47,8 +47,9 @@ messages = {n}
 
 # The imports of `tailor run`, then the engine alone.
 SIMULATE = """
-import sys
+import os, sys
 import tailor, tailor.cli, tailor.progress, polars, rich
+os.makedirs(sys.argv[2])
 tailor._core.run(sys.argv[1], sys.argv[2], None, None, "packet", [])
 """
 

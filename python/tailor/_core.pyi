@@ -38,8 +38,11 @@ def run(
     progress: Callable[[dict[str, Any]], bool] | None = None,
     engine: str = "packet",
     overrides: Overrides | None = None,
+    csv: bool = False,
 ) -> str:
-    """Runs a scenario into the result directory ``out``; returns summary.json's text.
+    """Runs a scenario, writing its files into the existing directory ``out``; returns
+    summary.json's text. The messages go to ``messages.parquet`` as they complete (and
+    to ``messages.csv`` too with ``csv``).
 
     ``engine`` is "packet" (the packet simulator) or "model" (the SWP fast model).
 

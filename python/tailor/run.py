@@ -61,8 +61,9 @@ def run(
     says so; anything else in it is kept. Any other existing directory is refused with
     :class:`tailor.errors.OutputError` (docs/results.md, "Output directories").
 
-    The messages are converted to ``messages.parquet``, and the queue samples of a
-    scenario with ``[record] queues`` to ``queues.parquet`` (the CSVs are kept with
+    The engine writes the messages to ``messages.parquet`` as they complete (and to
+    ``messages.csv`` too with ``csv=True``); the queue samples of a scenario with
+    ``[record] queues`` are converted to ``queues.parquet`` (the CSV kept with
     ``csv=True``). ``engine`` is "packet" (the packet simulator, default) or "model"
     (the SWP fast model, docs/model.md). ``progress(dict) -> bool`` is called about five times a second with
     {phase, built, ports, sim_ns, events, started, completed, active} (``phase`` is
@@ -78,8 +79,9 @@ def run(
     seed = sc.seed if seed is None else seed
     out = Path(out) if out is not None else default_out(sc, seed, engine)
     with outdir.staged(out, "run") as stage:
-        _core.run(os.fspath(sc.path), os.fspath(stage), seed, progress, engine, list(sc.overrides))
-        _to_parquet(stage / "messages.csv", keep_csv=csv, schema={"class": pl.Utf8})
+        # The engine writes messages.parquet itself, as messages complete: converting a
+        # CSV afterwards cost memory that grew with the run (docs/performance.md).
+        _core.run(os.fspath(sc.path), os.fspath(stage), seed, progress, engine, list(sc.overrides), csv)
         queues = stage / "queues.csv"
         if queues.exists():
             _to_parquet(queues, keep_csv=csv, schema=queue_schema(queues))

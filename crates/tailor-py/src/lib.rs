@@ -148,7 +148,7 @@ fn topology_name(shape: &Shape) -> &'static str {
 /// as Ctrl-C and, in the CLI, SIGTERM do) cancels the run and is re-raised. After a
 /// cancelled or failed run, `out` holds a partial result for the caller to remove.
 #[pyfunction]
-#[pyo3(signature = (path, out, seed=None, progress=None, engine="packet", overrides=None))]
+#[pyo3(signature = (path, out, seed=None, progress=None, engine="packet", overrides=None, csv=false))]
 fn run<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -157,6 +157,7 @@ fn run<'py>(
     progress: Option<Py<PyAny>>,
     engine: &str,
     overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+    csv: bool,
 ) -> PyResult<String> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let engine = match engine {
@@ -169,7 +170,8 @@ fn run<'py>(
         }
     };
     let mut reporter = Reporter { callback: progress, last_call: Instant::now(), last_seen: None, raised: None };
-    let result = py.detach(|| run_detached(&path, &overrides, &out, seed, engine, &mut reporter));
+    let records = if csv { tailor::output::Records::Both } else { tailor::output::Records::Parquet };
+    let result = py.detach(|| run_detached(&path, &overrides, &out, seed, (engine, records), &mut reporter));
     let result = match (result, reporter.raised.take()) {
         (Err(Error::Cancelled), Some(raised)) => Err(Error::Python(raised)),
         (result, _) => result,
@@ -184,12 +186,12 @@ fn run_detached(
     overrides: &[tailor::scenario::Override],
     out: &Path,
     seed: Option<u64>,
-    engine: tailor::output::Engine,
+    (engine, records): (tailor::output::Engine, tailor::output::Records),
     reporter: &mut Reporter,
 ) -> Result<String, Error> {
     let sc = Scenario::resolve(path, overrides)?.scenario;
     let seed = seed.unwrap_or(sc.seed);
-    let summary = tailor::output::write_into(&sc, seed, out, engine, &mut |p| reporter.tick(p))?;
+    let summary = tailor::output::write_into(&sc, seed, out, engine, records, &mut |p| reporter.tick(p))?;
     Ok(serde_json::to_string(&summary).expect("a summary serializes"))
 }
 

@@ -8,6 +8,7 @@
 use crate::engine::report::{PortRow, RunReport};
 use crate::engine::{Progress, RunError, Simulation, TransportConfig};
 use crate::measure::queues::QueueLog;
+use crate::measure::parquet::{ParquetSink, Tee};
 use crate::measure::record::CsvSink;
 use crate::scenario::Scenario;
 use crate::transport::tcp::Flavor;
@@ -18,6 +19,20 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// How a file says tailor wrote it (as `tailor.outdir.SIGNATURE` in Python): Parquet's
+/// `created_by`, HTML's generator tag, the plots' metadata.
+pub const SIGNATURE: &str = "written by tailor";
+
+/// Which files hold the per-message records.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Records {
+    /// `messages.csv`.
+    Csv,
+    /// `messages.parquet`, written as the run goes (bounded memory, `measure::parquet`).
+    Parquet,
+    /// Both.
+    Both,
+}
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -141,7 +156,7 @@ pub fn run_engine_to_dir(
         fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
     }
     fs::create_dir(&tmp).map_err(|e| io_err(&tmp, e))?;
-    match write_into(sc, seed, &tmp, engine, progress) {
+    match write_into(sc, seed, &tmp, engine, Records::Csv, progress) {
         Ok(summary) => {
             fs::rename(&tmp, out).map_err(|e| io_err(out, e))?;
             Ok(summary)
@@ -153,25 +168,32 @@ pub fn run_engine_to_dir(
     }
 }
 
-/// Runs `sc` with `seed` on `engine`, writing the result's files into the existing
-/// directory `dir` (a caller's staging directory: on an error what was written stays
-/// for the caller to remove).
+/// Runs `sc` with `seed` on `engine`, writing the result's files, the messages as
+/// `records` says, into the existing directory `dir` (a caller's staging directory: on
+/// an error what was written stays for the caller to remove).
 pub fn write_into(
     sc: &Scenario,
     seed: u64,
     dir: &Path,
     engine: Engine,
+    records: Records,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Summary, RunError> {
     match engine {
-        Engine::Packet => write_run(sc, seed, dir, progress),
-        Engine::Model => write_model_run(sc, seed, dir),
+        Engine::Packet => write_run(sc, seed, dir, records, progress),
+        Engine::Model => write_model_run(sc, seed, dir, records),
     }
 }
 
-fn write_run(sc: &Scenario, seed: u64, dir: &Path, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Summary, RunError> {
+fn write_run(
+    sc: &Scenario,
+    seed: u64,
+    dir: &Path,
+    records: Records,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Summary, RunError> {
     let queues = queue_log(sc, dir)?;
-    write_result(dir, |sink| simulate_recording(sc, seed, sink, queues, progress).map(|(sim, s)| (s, sim.ports())))
+    write_result(dir, records, |sink| simulate_recording(sc, seed, sink, queues, progress).map(|(sim, s)| (s, sim.ports())))
 }
 
 /// `queues.csv` in `dir`, when the scenario records queues.
@@ -183,19 +205,34 @@ fn queue_log(sc: &Scenario, dir: &Path) -> Result<Option<QueueLog>, RunError> {
     Ok(Some(QueueLog::new(spec.every, &names, Box::new(BufWriter::with_capacity(1 << 20, file)))?))
 }
 
-/// Streams messages.csv while `run` runs, then writes summary.json and ports.csv.
+/// Streams the messages while `run` runs, then writes summary.json and ports.csv.
 fn write_result(
     dir: &Path,
+    records: Records,
     run: impl FnOnce(Box<dyn crate::measure::RecordSink>) -> Result<(Summary, Vec<PortRow>), RunError>,
 ) -> Result<Summary, RunError> {
-    let path = dir.join("messages.csv");
-    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
-    let sink = CsvSink::new(BufWriter::with_capacity(1 << 20, file))?;
-    let (summary, ports) = run(Box::new(sink))?;
+    let sink: Box<dyn crate::measure::RecordSink> = match records {
+        Records::Csv => Box::new(csv_sink(dir)?),
+        Records::Parquet => Box::new(parquet_sink(dir)?),
+        Records::Both => Box::new(Tee(parquet_sink(dir)?, csv_sink(dir)?)),
+    };
+    let (summary, ports) = run(sink)?;
     let json = serde_json::to_string_pretty(&summary).expect("summary serializes");
     fs::write(dir.join("summary.json"), json + "\n").map_err(|e| io_err(dir, e))?;
     write_port_rows(&ports, &dir.join("ports.csv"))?;
     Ok(summary)
+}
+
+fn csv_sink(dir: &Path) -> Result<CsvSink<BufWriter<fs::File>>, RunError> {
+    let path = dir.join("messages.csv");
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    Ok(CsvSink::new(BufWriter::with_capacity(1 << 20, file))?)
+}
+
+fn parquet_sink(dir: &Path) -> Result<ParquetSink<BufWriter<fs::File>>, RunError> {
+    let path = dir.join("messages.parquet");
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    Ok(ParquetSink::new(BufWriter::with_capacity(1 << 20, file))?)
 }
 
 /// Builds and runs a simulation, returning it (for ports and ledgers) and its summary.
@@ -253,9 +290,9 @@ impl Summary {
 
 /// The fast model's run: the same files; `ports.csv` has its header only (the model has
 /// no ports) and `events` counts model steps.
-fn write_model_run(sc: &Scenario, seed: u64, dir: &Path) -> Result<Summary, RunError> {
+fn write_model_run(sc: &Scenario, seed: u64, dir: &Path, records: Records) -> Result<Summary, RunError> {
     let queues = queue_log(sc, dir)?;
-    write_result(dir, |sink| simulate_model(sc, seed, sink, queues).map(|s| (s, Vec::new())))
+    write_result(dir, records, |sink| simulate_model(sc, seed, sink, queues).map(|s| (s, Vec::new())))
 }
 
 /// Runs the fast model and summarises it in the packet engine's format; samples the

@@ -5,6 +5,7 @@
 
 pub mod ideal;
 pub mod queues;
+pub mod parquet;
 pub mod record;
 pub mod slo;
 pub mod stats;
