@@ -51,6 +51,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("arrival = \"poisson\"", "arrival = \"lognormal\"", "class[0].sigma", "needs sigma"),
     ("load = 0.5", "load = 1.5", "class[0].load", "out of range"),
     ("load = 0.5", "load = 0.5\nrate = \"1Gbps\"", "class[0].rate", "either load or rate"),
+    ("load = 0.5", "load = 1e308", "class[0].load", "1e308 is out of range; accepted: 0.000001 to 1"),
+    ("sizes = \"websearch\"", "sizes = \"websearch\"\nsizes_fixed = \"1KB\"", "class[0].sizes_fixed", "sizes and sizes_fixed exclude each other; accepted: one of sizes, sizes_cdf, sizes_fixed, sizes_exponential_mean"),
+    ("sizes = \"websearch\"", "sizes_fixed = \"1KB\"\nsizes_exponential_mean = \"1KB\"", "class[0].sizes_exponential_mean", "sizes_fixed and sizes_exponential_mean exclude each other"),
+    ("receiver = 3", "receiver = 3\nsenders = [0, 1, 1]", "class[0].senders", "host 1 is listed twice"),
+    ("pattern = \"n_to_1\"\nreceiver = 3", "pattern = \"permutation\"\nhosts = [0, 2, 2]", "class[0].hosts", "host 2 is listed twice"),
+    ("pattern = \"n_to_1\"\nreceiver = 3", "pattern = \"all_to_all\"\nreceivers = [3, 3]", "class[0].receivers", "host 3 is listed twice"),
     ("receiver = 3", "receiver = 9", "class[0].receiver", "host 9 does not exist; hosts are 0 to 3"),
     ("pattern = \"n_to_1\"", "pattern = \"incast\"", "class[0].pattern", "accepted: \"n_to_1\", \"all_to_all\", \"permutation\""),
     ("messages = 10", "", "class", "generates messages forever"),
@@ -95,6 +101,21 @@ fn every_bad_scenario_names_its_key() {
         assert_eq!(&err.path, path, "{to:?}: {err}");
         assert!(err.message.contains(fragment), "{to:?}: message {:?} lacks {fragment:?}", err.message);
     }
+}
+
+#[test]
+fn a_total_load_names_the_value_typed_and_its_bound() {
+    use tailor::scenario::Override;
+    let two = BASE.replacen("messages = 10", "messages = 10\n[[class]]\nname = \"b\"\nsizes = \"websearch\"\narrival = \"poisson\"\nload = 0.4\npattern = \"n_to_1\"\nreceiver = 2\nmessages = 10", 1);
+    let set = |v: toml::Value| vec![Override { key: "load".into(), value: v }];
+    let err = Scenario::resolve_text(&two, "bad.toml", std::path::Path::new("."), &set(toml::Value::Integer(2))).unwrap_err();
+    assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "load"), "{err}");
+    assert!(err.message.starts_with("2 is out of range"), "{err}");
+    assert!(err.message.contains("accepted: a total offered load above 0 and at most 1.8"), "{err}");
+    let ok = Scenario::resolve_text(&two, "ok.toml", std::path::Path::new("."), &set(toml::Value::Float(1.8))).unwrap();
+    assert_eq!(ok.scenario.classes.len(), 2);
+    let err = Scenario::resolve_text(&two, "bad.toml", std::path::Path::new("."), &set(toml::Value::Float(1e308))).unwrap_err();
+    assert!(err.message.starts_with("1e308 is out of range"), "{err}");
 }
 
 #[test]

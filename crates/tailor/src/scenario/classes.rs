@@ -1,7 +1,7 @@
 //! `[[class]]`: traffic classes, generated (sizes, arrivals, load, pattern) or replayed
 //! from a trace.
 
-use super::reader::{ScenarioError, Table};
+use super::reader::{num, ScenarioError, Table};
 use crate::net::ids::HostId;
 use crate::measure::slo::{Metric, Slo, Stat};
 use crate::net::topology::Discipline;
@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use toml::Value;
 
 pub const PATTERNS: &[&str] = &["n_to_1", "all_to_all", "permutation"];
+
+/// The largest `load` of one class: a fraction of its reference capacity.
+pub const MAX_LOAD: f64 = 1.0;
 
 /// How the mean arrival rate of a generated class is given.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,7 +146,14 @@ fn interpolation(s: &str) -> Result<Interpolation, String> {
     }
 }
 
+/// The keys that each give a class its sizes; exactly one of them.
+const SIZE_KEYS: [&str; 4] = ["sizes", "sizes_cdf", "sizes_fixed", "sizes_exponential_mean"];
+
 fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
+    let given: Vec<&str> = SIZE_KEYS.into_iter().filter(|k| t.has(k)).collect();
+    if let [first, second, ..] = given[..] {
+        return Err(t.error(second, format!("{first} and {second} exclude each other; accepted: one of {}", SIZE_KEYS.join(", "))));
+    }
     if let Some(name) = t.string("sizes")? {
         let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
         return load_builtin(&name, interp)
@@ -186,35 +196,26 @@ fn arrival(t: &mut Table) -> Result<Arrival, ScenarioError> {
 fn pattern(t: &mut Table, n: usize) -> Result<Pattern, ScenarioError> {
     let kind = t.choice("pattern", PATTERNS)?.ok_or_else(|| t.error("pattern", format!("missing; accepted: {}", PATTERNS.join(", "))))?;
     let all: Vec<HostId> = (0..n).map(HostId::new).collect();
-    Ok(match kind.as_str() {
+    let pattern = match kind.as_str() {
         "n_to_1" => {
             let receiver = t.get("receiver", |v| host(v, n))?.unwrap_or(HostId::new(n - 1));
             let senders = t.get("senders", |v| hosts(v, n))?.unwrap_or_else(|| all.iter().copied().filter(|&h| h != receiver).collect());
-            if senders.contains(&receiver) {
-                return Err(t.error("senders", format!("includes the receiver (host {})", receiver.index())));
-            }
             Pattern::NToOne { senders, receiver }
         }
         "all_to_all" => {
             let senders = t.get("senders", |v| hosts(v, n))?.unwrap_or_else(|| all.clone());
             let receivers = t.get("receivers", |v| hosts(v, n))?.unwrap_or_else(|| all.clone());
-            if receivers.len() == 1 && senders == receivers {
-                return Err(t.error("receivers", "a single host cannot send to anyone but itself"));
-            }
             Pattern::AllToAll { senders, receivers }
         }
-        _ => {
-            let hosts = t.get("hosts", |v| hosts(v, n))?.unwrap_or(all);
-            if hosts.len() < 2 {
-                return Err(t.error("hosts", "a permutation needs at least 2 hosts"));
-            }
-            Pattern::Permutation { hosts }
-        }
-    })
+        _ => Pattern::Permutation { hosts: t.get("hosts", |v| hosts(v, n))?.unwrap_or(all) },
+    };
+    // The workload's own check, so that what parses is exactly what the engine accepts.
+    pattern.validate().map_err(|e| t.error(e.key, e.msg))?;
+    Ok(pattern)
 }
 
 fn offered(t: &mut Table) -> Result<Offered, ScenarioError> {
-    let load = t.float("load", 1e-6, 1.0)?;
+    let load = t.float("load", 1e-6, MAX_LOAD)?;
     let rate = t.rate("rate")?;
     match (load, rate) {
         (Some(l), None) => Ok(Offered::Load(l)),
@@ -274,7 +275,7 @@ fn slo(mut t: Table) -> Result<Slo, ScenarioError> {
     let threshold = match metric {
         Metric::Slowdown => t.req("threshold", "a slowdown of at least 1 (e.g. 3.0)", |v| match v.as_float().or(v.as_integer().map(|i| i as f64)) {
             Some(x) if x >= 1.0 && x.is_finite() => Ok(x),
-            Some(x) => Err(format!("{x} is out of range; a slowdown threshold is at least 1")),
+            Some(x) => Err(format!("{} is out of range; accepted: a slowdown threshold of at least 1", num(x))),
             None => Err("expected a slowdown (a number of at least 1); for a time use metric = \"latency\"".into()),
         })?,
         Metric::Latency => t

@@ -10,7 +10,8 @@
 //! It scales every class's `load` by the same factor so that they sum to the value,
 //! keeping the classes' proportions (the x axis of a "p99 vs load" figure).
 
-use super::reader::{type_name, ScenarioError};
+use super::classes::MAX_LOAD;
+use super::reader::{num, type_name, ScenarioError};
 use toml::Value;
 
 /// One key set to one value.
@@ -123,41 +124,55 @@ fn out_of_range(key: &str, i: usize, n: usize) -> String {
 }
 
 /// `load = x`: every class's `load` times the same factor, so that they sum to x.
+/// Errors speak of x, the value typed, and of the largest total the classes allow (each
+/// class's load is at most [`MAX_LOAD`]), not of the class loads it would derive.
 fn total_load(doc: &mut toml::Table, value: &Value) -> Result<(), String> {
     let target = match value {
         Value::Float(f) => *f,
         Value::Integer(i) => *i as f64,
         other => return Err(format!("expected the total offered load, a number above 0, got {}", type_name(other))),
     };
-    if !(target.is_finite() && target > 0.0) {
-        return Err(format!("{target} is out of range; the total offered load must be above 0"));
-    }
     let Some(Value::Array(classes)) = doc.get_mut("class") else {
-        return Err("the scenario has no [[class]] to load".into());
+        return Err("the scenario has no [[class]] to load; accepted: a scenario with generated classes".into());
     };
-    let mut loads = Vec::with_capacity(classes.len());
-    for (i, c) in classes.iter().enumerate() {
-        match c.get("load") {
-            Some(Value::Float(f)) => loads.push(*f),
-            Some(Value::Integer(n)) => loads.push(*n as f64),
-            Some(other) => return Err(format!("class[{i}].load is {}, not a number", type_name(other))),
-            None => {
-                return Err(format!(
-                    "class[{i}] has no load (a trace or a fixed rate); set class[i].load of each class instead"
-                ))
-            }
-        }
-    }
+    let loads = class_loads(classes)?;
     let sum: f64 = loads.iter().sum();
+    let top = loads.iter().copied().fold(0.0, f64::max);
     if sum <= 0.0 {
-        return Err("the classes' loads sum to 0; set class[i].load instead".into());
+        return Err("the classes' loads sum to 0; accepted: class[i].load of each class instead".into());
+    }
+    let most = sum / top * MAX_LOAD;
+    if !(target.is_finite() && target > 0.0 && target <= most) {
+        return Err(format!(
+            "{} is out of range; accepted: a total offered load above 0 and at most {} (the classes keep their proportions and each class's load is at most {})",
+            num(target),
+            num(most),
+            num(MAX_LOAD)
+        ));
     }
     for (c, l) in classes.iter_mut().zip(loads) {
         if let Value::Table(t) = c {
-            t.insert("load".into(), Value::Float(l * target / sum));
+            // At the bound, rounding must not push the largest class past MAX_LOAD.
+            t.insert("load".into(), Value::Float((l * target / sum).min(MAX_LOAD)));
         }
     }
     Ok(())
+}
+
+/// Each class's `load`, in order; an error names a class that has none.
+fn class_loads(classes: &[Value]) -> Result<Vec<f64>, String> {
+    classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match c.get("load") {
+            Some(Value::Float(f)) => Ok(*f),
+            Some(Value::Integer(n)) => Ok(*n as f64),
+            Some(other) => Err(format!("class[{i}].load is {}, not a number; accepted: a number", type_name(other))),
+            None => Err(format!(
+                "class[{i}] has no load (a trace or a fixed rate); accepted: class[i].load of each class instead"
+            )),
+        })
+        .collect()
 }
 
 #[cfg(test)]

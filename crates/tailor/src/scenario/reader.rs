@@ -50,6 +50,16 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// A number as a person writes it: `0.5`, `1e308`, `1e-9` — never 309 digits.
+pub(crate) fn num(x: f64) -> String {
+    let a = x.abs();
+    if a != 0.0 && a.is_finite() && !(1e-6..1e15).contains(&a) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 impl<'a> Table<'a> {
     pub fn root(file: &'a str, map: &'a toml::Table) -> Self {
         Table { file, path: String::new(), map, asked: Vec::new() }
@@ -111,12 +121,12 @@ impl<'a> Table<'a> {
             let x = match v {
                 Value::Float(f) => *f,
                 Value::Integer(i) => *i as f64,
-                _ => return Err(format!("expected a number from {min} to {max}, got {}", type_name(v))),
+                _ => return Err(format!("expected a number from {} to {}, got {}", num(min), num(max), type_name(v))),
             };
             if x.is_finite() && x >= min && x <= max {
                 Ok(x)
             } else {
-                Err(format!("{x} is out of range; accepted: {min} to {max}"))
+                Err(format!("{} is out of range; accepted: {} to {}", num(x), num(min), num(max)))
             }
         })
     }
