@@ -26,6 +26,7 @@ messages = 10
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[
     ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, model, name, record, routing, run, seed, switch, topology, transport"),
+    ("seed = 1", "seed = -1", "seed", "-1 is out of range; accepted: 0 to 9223372036854775807"),
     ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
     ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),
     ("hosts = 4", "hosts = \"4\"", "topology.hosts", "expected an integer"),
@@ -118,6 +119,20 @@ fn a_total_load_names_the_value_typed_and_its_bound() {
     assert!(err.message.starts_with("1e308 is out of range"), "{err}");
 }
 
+/// One seed range: a file holds 0 to 2^63 - 1, and a seed given outside it (`--seed`,
+/// the Python API) is held to the same bound.
+#[test]
+fn seeds_stop_at_2_63_minus_1_everywhere() {
+    use tailor::scenario::{check_seed, MAX_SEED};
+    let top = BASE.replacen("seed = 1", "seed = 9223372036854775807", 1);
+    assert_eq!(Scenario::parse(&top, "ok.toml", std::path::Path::new(".")).unwrap().seed, MAX_SEED);
+    assert_eq!(MAX_SEED, (1u64 << 63) - 1);
+    assert_eq!(check_seed("f.toml", MAX_SEED), Ok(MAX_SEED));
+    let e = check_seed("f.toml", MAX_SEED + 1).unwrap_err();
+    assert_eq!((e.file.as_str(), e.path.as_str()), ("f.toml", "seed"));
+    assert!(e.message.starts_with("9223372036854775808 is out of range; accepted: 0 to 9223372036854775807"), "{e}");
+}
+
 #[test]
 fn the_base_scenario_is_valid_and_syntax_errors_name_the_line() {
     Scenario::parse(BASE, "ok.toml", std::path::Path::new(".")).unwrap();
@@ -148,4 +163,104 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+/// BASE with its class replaced by a replay of `trace` (written to a temporary file).
+fn with_trace(dir: &tempfile::TempDir, trace: &str, run: &str) -> (String, String) {
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, trace).unwrap();
+    let class = BASE.find("[[class]]").unwrap();
+    let text = format!("{}[[class]]\nname = \"a\"\ntrace = \"t.csv\"\n{run}\n", &BASE[..class]);
+    (text, path.display().to_string())
+}
+
+fn parse_in(dir: &tempfile::TempDir, text: &str) -> Result<Scenario, tailor::scenario::ScenarioError> {
+    Scenario::parse(text, "bad.toml", dir.path())
+}
+
+/// `check` reads a trace as fully as `run`: every row `run` refuses is refused at parsing,
+/// at the trace file, line and column.
+#[test]
+fn traces_are_read_whole_when_the_scenario_is_read() {
+    let head = "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10,100\n";
+    let cases = [
+        ("1,0,1,10,99\n", "line 3, start_ns", "99 is before the previous row's 100; accepted: 100 or later"),
+        ("1,0,1,10,-5\n", "line 3, start_ns", "'-5' is not a non-negative integer"),
+        ("1,9,1,10,200\n", "line 3, sender", "9 is not a host; accepted: 0 to 3"),
+        ("1,2,2,10,200\n", "line 3, receiver", "sender and receiver are both host 2"),
+        ("1,0,1,0,200\n", "line 3, size_bytes", "0 bytes; accepted: 1 or more"),
+        ("1,0,1,10\n", "line 3", "4 fields; accepted: 5, one per column of the header"),
+        ("2,0,1,10,200\n0,1,2,10,300\n", "line 4, flow_id", "0 repeats line 2's; accepted: a distinct flow_id on every row"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (rows, path, fragment) in cases {
+        let (text, trace) = with_trace(&dir, &format!("{head}{rows}"), "");
+        let err = parse_in(&dir, &text).expect_err(rows);
+        assert_eq!((err.file.as_str(), err.path.as_str()), (trace.as_str(), path), "{rows:?}: {err}");
+        assert!(err.message.contains(fragment), "{rows:?}: {err}");
+    }
+    let (text, _) = with_trace(&dir, "flow_id,sender,size_bytes,start_ns\n0,0,10,100\n", "");
+    let err = parse_in(&dir, &text).unwrap_err();
+    assert_eq!(err.path, "class[0].receiver", "{err}");
+    let (text, _) = with_trace(&dir, &format!("{head}7,0,1,10,200\n"), "");
+    parse_in(&dir, &text).unwrap();
+}
+
+/// A scenario that would summarise no message is refused when it is read, at the key
+/// that empties it.
+#[test]
+fn empty_scenarios_are_refused_at_the_key_that_empties_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10,1000\n1,0,1,10,2000\n";
+    let traced = [
+        ("flow_id,sender,receiver,size_bytes,start_ns\n", "", "class[0].trace", "has no row of class \"a\""),
+        (trace, "[run]\nstop = \"0ns\"", "run.stop", "accepted: a positive time"),
+        (trace, "[run]\nstop = \"1us\"", "run.stop", "\"1us\" is not after class[0]'s first message, at \"1us\""),
+        (trace, "[run]\nwarmup = \"3us\"", "run.warmup", "\"3us\" is after class[0]'s last message, at \"2us\""),
+        (trace, "[run]\nstop = \"5us\"\nwarmup = \"5us\"", "run.warmup", "is not before run.stop \"5us\""),
+    ];
+    for (rows, run, path, fragment) in traced {
+        let (text, _) = with_trace(&dir, rows, run);
+        let err = parse_in(&dir, &text).expect_err(run);
+        assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", path), "{run:?}: {err}");
+        assert!(err.message.contains(fragment), "{run:?}: {err}");
+    }
+    let generated = [
+        ("messages = 10", "until = \"1ms\"\nstart = \"2ms\"", "class[0].until", "\"1ms\" is not after the class's start \"2ms\""),
+        ("messages = 10", "messages = 10\nstart = \"2ms\"\n[run]\nstop = \"1ms\"", "class[0].start", "\"2ms\" is not before run.stop \"1ms\""),
+        ("messages = 10", "until = \"1ms\"\n[run]\nwarmup = \"1ms\"", "class[0].until", "\"1ms\" is not after run.warmup \"1ms\""),
+    ];
+    for (from, to, path, fragment) in generated {
+        let err = parse_in(&dir, &BASE.replacen(from, to, 1)).expect_err(to);
+        assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", path), "{to:?}: {err}");
+        assert!(err.message.contains(fragment), "{to:?}: {err}");
+    }
+}
+
+/// What only the run can tell: every message completing inside the warm-up, or none
+/// completing before the stop. The run fails at that key instead of summarising nothing.
+#[test]
+fn a_run_that_summarises_nothing_fails() {
+    use tailor::engine::RunError;
+    use tailor::measure::record::NullSink;
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("messages = 10", "messages = 3\n[run]\nwarmup = \"1s\"", "run.warmup", "all 3 messages that completed started inside the warm-up"),
+        ("messages = 10", "messages = 3\n[run]\nstop = \"100ms\"\nwarmup = \"99999999ns\"", "run.warmup", "started inside the warm-up (\"99999999ns\")"),
+        ("messages = 10", "messages = 3\n[run]\nstop = \"2ns\"", "run.stop", "no message completed by \"2ns\" (0 started)"),
+        ("messages = 10", "messages = 3", "", ""),
+    ];
+    for (from, to, path, fragment) in cases {
+        let sc = parse_in(&dir, &BASE.replacen(from, to, 1)).unwrap();
+        let res = tailor::output::simulate(&sc, 1, Box::new(NullSink), &mut |_| true);
+        match (res, path) {
+            (Ok(_), "") => {}
+            (Err(RunError::Scenario(e)), _) => {
+                assert_eq!((e.file.as_str(), e.path.as_str()), ("bad.toml", path), "{to:?}: {e}");
+                assert!(e.message.contains(fragment), "{to:?}: {e}");
+            }
+            (Err(e), _) => panic!("{to:?}: {e}"),
+            (Ok(_), _) => panic!("{to:?} must fail"),
+        }
+    }
 }

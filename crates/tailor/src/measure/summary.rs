@@ -133,6 +133,20 @@ mod tests {
         let counts: Vec<(u64, Option<u64>, u64)> =
             r.bins.iter().map(|b| (b.lower_bytes, b.upper_bytes, b.slowdown.count)).collect();
         assert_eq!(counts, vec![(0, Some(10), 1), (10, Some(100), 2), (100, None, 1)]);
-        assert_eq!(r.bins[1].slowdown.mean, 2.5);
+        assert_eq!(r.bins[1].slowdown.mean, Some(2.5));
+    }
+
+    /// An edge's bin that no message fell in, and a class with no message, report null
+    /// statistics, not zeros.
+    #[test]
+    fn empty_bins_and_classes_write_null() {
+        let mut c = ClassSummary::new("a", vec![10, 100]);
+        c.record(50, 2.0, 0.0);
+        let json = serde_json::to_value(c.report()).unwrap();
+        assert_eq!(json["bins"][0]["count"], 0);
+        assert!(json["bins"][0]["p99"].is_null() && json["bins"][0]["mean"].is_null(), "{json}");
+        assert_eq!(json["bins"][1]["p99"], 2.0);
+        let empty = serde_json::to_value(ClassSummary::new("b", vec![10]).report()).unwrap();
+        assert!(empty["slowdown"]["p99"].is_null() && empty["slowdown"]["max"].is_null(), "{empty}");
     }
 }

@@ -6,6 +6,7 @@
 //! scenario that parses is a scenario that runs; building then only draws on the seed.
 
 pub mod classes;
+mod empty;
 pub mod model;
 mod network;
 pub mod overrides;
@@ -15,6 +16,7 @@ pub mod transport;
 pub mod units;
 
 pub use classes::{ClassKind, ClassSpec, Offered};
+pub use empty::check_result;
 pub use overrides::Override;
 pub use reader::ScenarioError;
 
@@ -26,6 +28,25 @@ use crate::workload::generated::mean_gap_ns;
 use crate::workload::{Cdf, GenSpec, Generated, Pattern, SizeDist, Source, Trace, WorkloadError};
 use reader::Table;
 use std::path::{Path, PathBuf};
+
+/// The largest seed: 2^63 - 1, the largest integer a TOML file (and so a scenario, a
+/// `--set seed=…` axis and the resolved document a store keeps) can hold. Seeds given
+/// on the command line or to the Python API are held to the same bound, so that every
+/// run's seed can be written back into its scenario (docs/scenario.md, "Seeds").
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
+/// Checks a seed given outside the file (`--seed`, `tailor.run(seed=…)`) against the
+/// bound a file has; the error is located at `seed` in `file`.
+pub fn check_seed(file: &str, seed: u64) -> Result<u64, ScenarioError> {
+    if seed <= MAX_SEED {
+        return Ok(seed);
+    }
+    Err(ScenarioError {
+        file: file.to_string(),
+        path: "seed".into(),
+        message: format!("{seed} is out of range; accepted: 0 to {MAX_SEED} (2^63 - 1, the largest integer a scenario file holds)"),
+    })
+}
 
 /// A scenario as run: the parsed scenario, the TOML document it was read from (after
 /// overrides), and the text that identifies what it computes.
@@ -128,7 +149,7 @@ impl Scenario {
         let name = root.string("name")?.unwrap_or_else(|| {
             Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
         });
-        let seed = root.int("seed", 0, i64::MAX)?.unwrap_or(1) as u64;
+        let seed = root.int("seed", 0, MAX_SEED as i64)?.unwrap_or(1) as u64;
         let (stop, warmup, bins) = match root.table("run")? {
             Some(mut r) => {
                 let v = (r.time("stop")?, r.time("warmup")?.unwrap_or(Time::ZERO), classes::bins(&mut r)?);
@@ -174,22 +195,8 @@ impl Scenario {
         apply_queues(&mut net, &classes);
         let host_rate = host_rate(&net);
         let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate, model, record };
-        sc.check_traces()?;
+        sc.check_offered()?;
         Ok(sc)
-    }
-
-    /// Opens every trace once, so that a missing file or column is a scenario error.
-    fn check_traces(&self) -> Result<(), ScenarioError> {
-        for (i, c) in self.classes.iter().enumerate() {
-            if let ClassKind::Trace { .. } = c.kind {
-                self.source(i, self.seed).map_err(|e| ScenarioError {
-                    file: self.file.clone(),
-                    path: format!("class[{i}].trace"),
-                    message: e.to_string(),
-                })?;
-            }
-        }
-        Ok(())
     }
 
     /// The engine configuration of this scenario with `seed`.

@@ -102,6 +102,17 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     whole(&v, scale).map_err(|e| format!("size \"{s}\" {e} (bytes)"))
 }
 
+/// A time as a scenario writes it, in the largest unit that keeps it exact: "2ms",
+/// "1500ns", "0ns".
+pub fn show_time(t: Time) -> String {
+    let ps = t.ps();
+    let units = [("s", 1_000_000_000_000), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000)];
+    match units.iter().find(|(_, scale)| ps % scale == 0) {
+        Some((unit, scale)) => format!("\"{}{unit}\"", ps / scale),
+        None => format!("\"{ps}ps\""),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +163,11 @@ mod tests {
         assert!(parse_size("1.2.3KB").is_err() && parse_size(".KB").is_err());
         assert!(parse_time("18446744073709552s").unwrap_err().contains("out of range"));
         assert!(parse_time("99999999999999999999999999999999999999999ps").is_err());
+    }
+
+    #[test]
+    fn times_are_shown_in_the_largest_exact_unit() {
+        let shown: Vec<String> = ["0ns", "2ms", "1.5us", "1001ps"].iter().map(|s| show_time(parse_time(s).unwrap())).collect();
+        assert_eq!(shown, ["\"0s\"", "\"2ms\"", "\"1500ns\"", "\"1001ps\""]);
     }
 }
