@@ -171,7 +171,7 @@ fn run_detached(
     reporter: &mut Reporter,
 ) -> Result<String, Error> {
     let sc = Scenario::resolve(path, overrides)?.scenario;
-    let seed = seed.unwrap_or(sc.seed);
+    let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
     let summary = tailor::output::run_engine_to_dir(&sc, seed, out, engine, &mut |p| reporter.tick(p))?;
     Ok(serde_json::to_string(&summary).expect("a summary serializes"))
 }
@@ -279,7 +279,7 @@ fn advise<'py>(
     let mut raised: Option<PyErr> = None;
     let result = py.detach(|| -> Result<String, Error> {
         let sc = Scenario::resolve(&path, &overrides)?.scenario;
-        let seed = seed.unwrap_or(sc.seed);
+        let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
         let mut observe = |e: &tailor::advisor::Event| -> bool {
             Python::attach(|py| {
                 let go = py.check_signals().and_then(|()| match &progress {
