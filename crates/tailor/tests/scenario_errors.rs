@@ -29,18 +29,18 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("seed = 1", "seed = -1", "seed", "-1 is out of range; accepted: 0 to 9223372036854775807"),
     ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
     ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),
-    ("hosts = 4", "hosts = \"4\"", "topology.hosts", "expected an integer"),
+    ("hosts = 4", "hosts = \"4\"", "topology.hosts", "is a string; accepted: an integer from 2 to"),
     ("rate = \"100Gbps\"", "rate = \"100GBps\"", "topology.link.rate", "units: bps, Kbps, Mbps, Gbps, Tbps"),
-    ("rate = \"100Gbps\"", "rate = 100", "topology.link.rate", "expected a string with a unit"),
+    ("rate = \"100Gbps\"", "rate = 100", "topology.link.rate", "is an integer; accepted: a string with a unit"),
     ("delay = \"1us\"", "delay = \"1 fortnight\"", "topology.link.delay", "units: ps, ns, us, ms, s"),
     ("delay = \"1us\"", "delay = \"1us\", speed = 3", "topology.link.speed", "accepted keys here: delay, ecn_threshold, rate"),
     ("ecn_threshold = \"100KB\"", "ecn_threshold = \"100Kb\"", "switch.ecn_threshold", "units: B, KB, MB"),
     ("kind = \"dctcp\"", "kind = \"cubic\"", "transport.kind", "accepted: \"dctcp\", \"tcp\", \"hpcc\", \"raw\""),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\neta = 1.5", "transport.eta", "1.5 is out of range; accepted: 0.5 to 1"),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nmax_stage = -1", "transport.max_stage", "out of range; accepted: 0 to 1000"),
-    ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = \"0B\"", "transport.w_ai", "must be from 1B to 1GiB"),
-    ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = 80", "transport.w_ai", "expected a string with a unit such as \"100KB\""),
-    ("kind = \"dctcp\"", "kind = \"hpcc\"\nint_header = \"65500B\"", "transport.int_header", "header + int_header must be at most 65535B"),
+    ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = \"0B\"", "transport.w_ai", "is out of range; accepted: \"1B\" to \"1GiB\""),
+    ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = 80", "transport.w_ai", "accepted: a string with a unit such as \"100KB\""),
+    ("kind = \"dctcp\"", "kind = \"hpcc\"\nint_header = \"65500B\"", "transport.int_header", "header + int_header is above 65535B (header is 54B); accepted: at most \"65481B\""),
     ("kind = \"dctcp\"\ninit_cwnd = 10", "kind = \"hpcc\"\ninit_cwnd = 0", "transport.init_cwnd", "segments from 1 to 1000000, or \"bdp\""),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nmax_cwnd = 10", "transport.max_cwnd", "unknown key; accepted keys here: clock_granularity, delayed_ack, delayed_ack_timeout, eta, handshake, header, init_cwnd, initial_rto, int_header, kind, max_stage, min_rto, mss, w_ai"),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\ndctcp_g = 0.1", "transport.dctcp_g", "unknown key"),
@@ -48,23 +48,23 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("init_cwnd = 10", "init_cwnd = 0", "transport.init_cwnd", "segments from 1"),
     ("init_cwnd = 10", "init_cwnd = 10\nmax_cwnd = 5", "transport.max_cwnd", "below init_cwnd"),
     ("init_cwnd = 10", "init_cwnd = 10\ndelayed_ack_timeout = \"1ms\"", "transport.delayed_ack_timeout", "only used with delayed_ack = true"),
-    ("sizes = \"websearch\"", "sizes = \"websurch\"", "class[0].sizes", "(accepted: websearch, hadoop"),
+    ("sizes = \"websearch\"", "sizes = \"websurch\"", "class[0].sizes", "unknown workload \"websurch\"; accepted: websearch, hadoop"),
     ("arrival = \"poisson\"", "arrival = \"lognormal\"", "class[0].sigma", "needs sigma"),
     ("load = 0.5", "load = 1.5", "class[0].load", "out of range"),
-    ("load = 0.5", "load = 0.5\nrate = \"1Gbps\"", "class[0].rate", "either load or rate"),
+    ("load = 0.5", "load = 0.5\nrate = \"1Gbps\"", "class[0].rate", "load and rate exclude each other; accepted: either load or rate"),
     ("load = 0.5", "load = 1e308", "class[0].load", "1e308 is out of range; accepted: 0.000001 to 1"),
     ("sizes = \"websearch\"", "sizes = \"websearch\"\nsizes_fixed = \"1KB\"", "class[0].sizes_fixed", "sizes and sizes_fixed exclude each other; accepted: one of sizes, sizes_cdf, sizes_fixed, sizes_exponential_mean"),
     ("sizes = \"websearch\"", "sizes_fixed = \"1KB\"\nsizes_exponential_mean = \"1KB\"", "class[0].sizes_exponential_mean", "sizes_fixed and sizes_exponential_mean exclude each other"),
     ("receiver = 3", "receiver = 3\nsenders = [0, 1, 1]", "class[0].senders", "host 1 is listed twice"),
     ("pattern = \"n_to_1\"\nreceiver = 3", "pattern = \"permutation\"\nhosts = [0, 2, 2]", "class[0].hosts", "host 2 is listed twice"),
     ("pattern = \"n_to_1\"\nreceiver = 3", "pattern = \"all_to_all\"\nreceivers = [3, 3]", "class[0].receivers", "host 3 is listed twice"),
-    ("receiver = 3", "receiver = 9", "class[0].receiver", "host 9 does not exist; hosts are 0 to 3"),
+    ("receiver = 3", "receiver = 9", "class[0].receiver", "host 9 does not exist; accepted: hosts 0 to 3"),
     ("pattern = \"n_to_1\"", "pattern = \"incast\"", "class[0].pattern", "accepted: \"n_to_1\", \"all_to_all\", \"permutation\""),
     ("messages = 10", "", "class", "generates messages forever"),
-    ("messages = 10", "messages = 10\nexact_load = \"yes\"", "class[0].exact_load", "expected true or false"),
+    ("messages = 10", "messages = 10\nexact_load = \"yes\"", "class[0].exact_load", "is a string; accepted: true or false"),
     ("name = \"a\"", "name = \"all\"", "class[0].name", "\"all\" is reserved for the aggregate of every class"),
     ("name = \"a\"", "name = \"a\"\ncolour = \"red\"", "class[0].colour", "unknown key"),
-    ("[switch]", "[switch]\nbuffer = \"per_port\"", "switch.buffer_size", "needs a size"),
+    ("[switch]", "[switch]\nbuffer = \"per_port\"", "switch.buffer_size", "needs one; accepted: a size such as \"1MB\""),
     ("[switch]", "[switch]\nscheduler = \"wrr\"", "switch.scheduler", "accepted: \"fifo\", \"strict_priority\", \"round_robin\", \"drr\", \"wfq\", \"hierarchical\""),
     ("[switch]", "[switch]\nscheduler = \"wfq\"\nquantum = \"3KB\"", "switch.quantum", "only used with scheduler = \"drr\" or \"hierarchical\""),
     ("name = \"a\"", "name = \"a\"\nweight = 2.0", "class[0].weight", "only used with [switch] scheduler = \"drr\""),
@@ -76,20 +76,20 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 0.5 }]", "class[0].slo[0].threshold", "at least 1"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = \"50us\" }]", "class[0].slo[0].threshold", "metric = \"latency\""),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p50\", metric = \"latency\", threshold = 3.0 }]", "class[0].slo[0].threshold", "a time such as"),
-    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0 }, { sli = \"mean\", threshold = 2.0, min_size = \"1MB\", max_size = \"1KB\" }]", "class[0].slo[1].max_size", "above min_size"),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0 }, { sli = \"mean\", threshold = 2.0, min_size = \"1MB\", max_size = \"1KB\" }]", "class[0].slo[1].max_size", "is not above min_size (1000000 B); accepted: a size above 1000000 B"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0, percentile = 99 }]", "class[0].slo[0].percentile", "accepted keys here: max_size, metric, min_size, sli, threshold"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = \"0us\"", "record.queues", "must be positive"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = 10", "record.queues", "expected a string with a unit such as \"2.5us\""),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"0us\"", "record.queues", "is 0; accepted: a positive sampling interval"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = 10", "record.queues", "is an integer; accepted: a string with a unit such as \"2.5us\""),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"10 parsecs\"", "record.queues", "units: ps, ns, us, ms, s"),
     ("seed = 1", "seed = 1\n[record]\nqueue = \"10us\"", "record.queue", "unknown key; accepted keys here: queue_ports, queues"),
     ("seed = 1", "seed = 1\n[record]\nqueue_ports = \"all\"", "record.queue_ports", "needs queues, the sampling interval"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"spines\"", "record.queue_ports", "unknown value \"spines\"; accepted: \"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"trunk\"", "record.queue_ports", "a star topology has no \"trunk\" ports"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [3, 8]", "record.queue_ports", "port 8 does not exist; this star has ports 0 to 7"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [3, 8]", "record.queue_ports", "port 8 does not exist; accepted: ports 0 to 7 of this star"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [7, 7]", "record.queue_ports", "port 7 is listed twice"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = []", "record.queue_ports", "an empty list selects no port"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [\"7\"]", "record.queue_ports", "a list of port ids holds integers"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = 7", "record.queue_ports", "expected \"switches\", \"all\""),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [\"7\"]", "record.queue_ports", "holds \"7\"; accepted: a list of port ids (integers)"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = 7", "record.queue_ports", "is an integer; accepted: \"switches\", \"all\""),
 ];
 
 #[test]
@@ -101,6 +101,17 @@ fn every_bad_scenario_names_its_key() {
         assert_eq!(err.file, "bad.toml");
         assert_eq!(&err.path, path, "{to:?}: {err}");
         assert!(err.message.contains(fragment), "{to:?}: message {:?} lacks {fragment:?}", err.message);
+    }
+}
+
+/// One format everywhere, `FILE: key.path: what; accepted: …`: every error of the table
+/// says what is accepted.
+#[test]
+fn every_error_says_what_is_accepted() {
+    for (from, to, _, _) in CASES {
+        let text = BASE.replacen(from, to, 1);
+        let err = Scenario::parse(&text, "bad.toml", std::path::Path::new(".")).expect_err(to);
+        assert!(err.message.contains("; accepted") && !err.path.is_empty(), "{to:?}: {err}");
     }
 }
 

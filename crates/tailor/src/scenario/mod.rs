@@ -121,7 +121,7 @@ impl Scenario {
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
             file: file.clone(),
             path: String::new(),
-            message: format!("cannot read: {e}"),
+            message: format!("cannot read: {e}; accepted: a readable scenario file"),
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Scenario::resolve_text(&text, &file, dir, overrides)
@@ -158,7 +158,7 @@ impl Scenario {
             }
             None => (None, Time::ZERO, None),
         };
-        let mut topo = root.table("topology")?.ok_or_else(|| root.error("topology", "missing; every scenario needs a [topology] table"))?;
+        let mut topo = root.table("topology")?.ok_or_else(|| root.error("topology", "missing; accepted: a [topology] table (every scenario needs one)"))?;
         let shape = network::topology(&mut topo)?;
         topo.finish()?;
         let sw = network::switch(root.table("switch")?)?;
@@ -167,7 +167,7 @@ impl Scenario {
         let model = model::parse(root.table("model")?)?;
         let record = record::parse(root.table("record")?, &shape)?;
         let net = network::assemble(shape, sw, host, paths, seed);
-        let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; every scenario needs a [transport] table"))?;
+        let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; accepted: a [transport] table (every scenario needs one)"))?;
         let transport = transport::parse(&mut tr, &net)?;
         tr.finish()?;
         let n_hosts = net.shape.host_count();
@@ -176,18 +176,18 @@ impl Scenario {
             let c = classes::parse(&mut t, i, n_hosts, dir, net.classes.discipline)?;
             t.finish()?;
             if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
-                return Err(root.error("class", format!("two classes are named \"{}\"", c.name)));
+                return Err(root.error("class", format!("two classes are named \"{}\"; accepted: distinct names", c.name)));
             }
             classes.push(c);
         }
         if classes.is_empty() {
-            return Err(root.error("class", "missing; a scenario needs at least one [[class]]"));
+            return Err(root.error("class", "missing; accepted: at least one [[class]]"));
         }
         let endless = classes.iter().position(|c| matches!(c.kind, ClassKind::Generated { count: None, until: None, .. }));
         if let (Some(i), None) = (endless, stop) {
             return Err(root.error(
                 "class",
-                format!("class[{i}] generates messages forever: give it messages = N or until = \"10ms\", or give [run] stop"),
+                format!("class[{i}] generates messages forever; accepted: messages = N or until = \"10ms\" in the class, or [run] stop"),
             ));
         }
         root.finish()?;

@@ -30,7 +30,7 @@ struct Step<'k> {
 
 fn steps<'k>(path: &'k str) -> Result<Vec<Step<'k>>, String> {
     if path.is_empty() {
-        return Err("empty key".into());
+        return Err("empty key; accepted: a dotted key path such as class[0].load".into());
     }
     path.split('.')
         .map(|part| {
@@ -48,7 +48,7 @@ fn steps<'k>(path: &'k str) -> Result<Vec<Step<'k>>, String> {
             if bare {
                 Ok(Step { key, index })
             } else {
-                Err(format!("\"{part}\" is not a key (letters, digits, _ and -) or key[index]"))
+                Err(format!("\"{part}\" is not a key; accepted: letters, digits, _ and -, or key[index]"))
             }
         })
         .collect()
@@ -88,7 +88,7 @@ fn set(doc: &mut toml::Table, path: &str, value: Value) -> Result<(), String> {
         }
         Some(i) => {
             let Some(Value::Array(items)) = table.get_mut(last.key) else {
-                return Err(format!("\"{}\" is not an array here", last.key));
+                return Err(format!("\"{}\" is not an array here; accepted: key[index] on an array of tables", last.key));
             };
             let n = items.len();
             let slot = items.get_mut(i).ok_or_else(|| out_of_range(last.key, i, n))?;
@@ -107,12 +107,12 @@ fn descend<'d>(entry: &'d mut Value, s: &Step<'_>, at: &mut String) -> Result<&'
             at.push_str(&format!("[{i}]"));
             match items.get_mut(i) {
                 Some(Value::Table(t)) => Ok(t),
-                Some(other) => Err(format!("{at} is {}, not a table", type_name(other))),
+                Some(other) => Err(format!("{at} is {}, not a table; accepted: a path through tables", type_name(other))),
                 None => Err(out_of_range(s.key, i, n)),
             }
         }
-        (_, None) => Err(format!("{at} is {found}, not a table")),
-        (_, Some(_)) => Err(format!("{at} is {found}, not an array of tables")),
+        (_, None) => Err(format!("{at} is {found}, not a table; accepted: a path through tables")),
+        (_, Some(_)) => Err(format!("{at} is {found}, not an array of tables; accepted: key[index] on an array of tables")),
     }
 }
 
@@ -130,7 +130,7 @@ fn total_load(doc: &mut toml::Table, value: &Value) -> Result<(), String> {
     let target = match value {
         Value::Float(f) => *f,
         Value::Integer(i) => *i as f64,
-        other => return Err(format!("expected the total offered load, a number above 0, got {}", type_name(other))),
+        other => return Err(format!("is {}; accepted: the total offered load, a number above 0", type_name(other))),
     };
     let Some(Value::Array(classes)) = doc.get_mut("class") else {
         return Err("the scenario has no [[class]] to load; accepted: a scenario with generated classes".into());

@@ -91,11 +91,11 @@ impl<'a> Table<'a> {
     }
 
     pub fn req<T>(&mut self, key: &'static str, what: &str, f: impl FnOnce(&Value) -> Result<T, String>) -> Result<T, ScenarioError> {
-        self.get(key, f)?.ok_or_else(|| self.error(key, format!("missing; expected {what}")))
+        self.get(key, f)?.ok_or_else(|| self.error(key, format!("missing; accepted: {what}")))
     }
 
     pub fn string(&mut self, key: &'static str) -> Result<Option<String>, ScenarioError> {
-        self.get(key, |v| v.as_str().map(str::to_string).ok_or_else(|| format!("expected a string, got {}", type_name(v))))
+        self.get(key, |v| v.as_str().map(str::to_string).ok_or_else(|| format!("is {}; accepted: a string", type_name(v))))
     }
 
     /// A string that must be one of `choices`.
@@ -104,7 +104,7 @@ impl<'a> Table<'a> {
         self.get(key, |v| match v.as_str() {
             Some(s) if choices.contains(&s) => Ok(s.to_string()),
             Some(s) => Err(format!("unknown value \"{s}\"; accepted: {list}")),
-            None => Err(format!("expected one of {list}, got {}", type_name(v))),
+            None => Err(format!("is {}; accepted: {list}", type_name(v))),
         })
     }
 
@@ -112,7 +112,7 @@ impl<'a> Table<'a> {
         self.get(key, |v| match v.as_integer() {
             Some(i) if (min..=max).contains(&i) => Ok(i),
             Some(i) => Err(format!("{i} is out of range; accepted: {min} to {max}")),
-            None => Err(format!("expected an integer from {min} to {max}, got {}", type_name(v))),
+            None => Err(format!("is {}; accepted: an integer from {min} to {max}", type_name(v))),
         })
     }
 
@@ -121,7 +121,7 @@ impl<'a> Table<'a> {
             let x = match v {
                 Value::Float(f) => *f,
                 Value::Integer(i) => *i as f64,
-                _ => return Err(format!("expected a number from {} to {}, got {}", num(min), num(max), type_name(v))),
+                _ => return Err(format!("is {}; accepted: a number from {} to {}", type_name(v), num(min), num(max))),
             };
             if x.is_finite() && x >= min && x <= max {
                 Ok(x)
@@ -132,13 +132,13 @@ impl<'a> Table<'a> {
     }
 
     pub fn boolean(&mut self, key: &'static str) -> Result<Option<bool>, ScenarioError> {
-        self.get(key, |v| v.as_bool().ok_or_else(|| format!("expected true or false, got {}", type_name(v))))
+        self.get(key, |v| v.as_bool().ok_or_else(|| format!("is {}; accepted: true or false", type_name(v))))
     }
 
     fn unit<T>(v: &Value, parse: fn(&str) -> Result<T, String>, example: &str) -> Result<T, String> {
         match v.as_str() {
             Some(s) => parse(s),
-            None => Err(format!("expected a string with a unit such as \"{example}\", got {}", type_name(v))),
+            None => Err(format!("is {}; accepted: a string with a unit such as \"{example}\"", type_name(v))),
         }
     }
 
@@ -157,7 +157,7 @@ impl<'a> Table<'a> {
         match self.map.get(key) {
             None => Ok(None),
             Some(Value::Table(t)) => Ok(Some(Table { file: self.file, path: self.path_of(key), map: t, asked: Vec::new() })),
-            Some(v) => Err(self.error(key, format!("expected a table, got {}", type_name(v)))),
+            Some(v) => Err(self.error(key, format!("is {}; accepted: a table", type_name(v)))),
         }
     }
 
@@ -166,7 +166,7 @@ impl<'a> Table<'a> {
         self.asked.push(key);
         let Some(v) = self.map.get(key) else { return Ok(Vec::new()) };
         let Value::Array(items) = v else {
-            return Err(self.error(key, format!("expected an array of tables ([[{key}]]), got {}", type_name(v))));
+            return Err(self.error(key, format!("is {}; accepted: an array of tables ([[{key}]])", type_name(v))));
         };
         items
             .iter()
@@ -175,7 +175,7 @@ impl<'a> Table<'a> {
                 Value::Table(t) => {
                     Ok(Table { file: self.file, path: format!("{}[{i}]", self.path_of(key)), map: t, asked: Vec::new() })
                 }
-                other => Err(self.error(key, format!("element {i} should be a table, got {}", type_name(other)))),
+                other => Err(self.error(key, format!("element {i} is {}; accepted: a table", type_name(other)))),
             })
             .collect()
     }

@@ -41,18 +41,18 @@ fn split(s: &str) -> Option<(Decimal, &str)> {
 
 /// `v × scale` as a whole number of the base unit, or why not.
 fn whole(v: &Decimal, scale: u128) -> Result<u64, String> {
-    let out_of_range = || "is out of range".to_string();
+    let out_of_range = || format!("is out of range; accepted: up to {} of the base unit", u64::MAX);
     let x = v.digits.checked_mul(scale).ok_or_else(out_of_range)?;
     let ten = 10u128.checked_pow(v.decimals).ok_or_else(out_of_range)?;
     if x % ten != 0 {
-        return Err("is not a whole number of the base unit".into());
+        return Err("is not a whole number of the base unit; accepted: a value exact to the base unit".into());
     }
     u64::try_from(x / ten).map_err(|_| out_of_range())
 }
 
 /// "100Gbps" -> 100e9 bit/s.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let bad = || format!("expected a rate such as \"100Gbps\" (units: {RATE_UNITS}), got \"{s}\"");
+    let bad = || format!("\"{s}\" is not a rate; accepted: a number and a unit such as \"100Gbps\" (units: {RATE_UNITS})");
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "bps" => 1,
@@ -64,14 +64,14 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     };
     let bps = whole(&v, scale).map_err(|e| format!("rate \"{s}\" {e} (bit/s)"))?;
     if bps == 0 {
-        return Err(format!("rate \"{s}\" must be positive"));
+        return Err(format!("rate \"{s}\" is zero; accepted: a positive rate"));
     }
     Ok(Rate::from_bps(bps))
 }
 
 /// "2.5us" -> 2,500,000 ps.
 pub fn parse_time(s: &str) -> Result<Time, String> {
-    let bad = || format!("expected a time such as \"2.5us\" (units: {TIME_UNITS}), got \"{s}\"");
+    let bad = || format!("\"{s}\" is not a time; accepted: a number and a unit such as \"2.5us\" (units: {TIME_UNITS})");
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "ps" => 1,
@@ -87,7 +87,7 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
 
 /// "97.5KB" -> 97,500 bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    let bad = || format!("expected a size such as \"1448B\" or \"100KB\" (units: {SIZE_UNITS}), got \"{s}\"");
+    let bad = || format!("\"{s}\" is not a size; accepted: a number and a unit such as \"1448B\" or \"100KB\" (units: {SIZE_UNITS})");
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "B" => 1,

@@ -69,7 +69,7 @@ pub enum WorkloadError {
     },
     #[error("{key}: {msg}")]
     Spec { key: String, msg: String },
-    #[error("unknown workload '{name}' (accepted: {accepted})")]
+    #[error("unknown workload \"{name}\"; accepted: {accepted}")]
     UnknownBuiltin { name: String, accepted: String },
 }
 
