@@ -14,15 +14,13 @@
 //!
 //! [`scan`] reads the whole file once before a run (the scenario reader calls it, so
 //! `tailor check` refuses what `tailor run` would): it also refuses a `flow_id` used
-//! twice, keeping the ids seen in a compressed bitmap (a few bits per id when ids are
-//! dense, as the anchors' 0, 1, 2, … are; at most a few bytes per id otherwise), and
-//! reports what the class replays (how many rows, first and last start) so that an
-//! empty class is refused before it runs.
+//! twice — for free when the ids increase row by row, as the anchors' 0, 1, 2, … do;
+//! otherwise with a second pass holding the ids (8 bytes per row) — and reports what the
+//! class replays (how many rows, first and last start) so that an empty class is refused
+//! before it runs.
 
 use std::fs::File;
 use std::path::Path;
-
-use roaring::RoaringTreemap;
 
 use super::{MessageSpec, Source, WorkloadError};
 use crate::net::ids::{ClassId, HostId};
@@ -198,42 +196,67 @@ pub struct Scan {
 
 /// Reads and validates every row of the trace at `path` as the replay of class
 /// `class_name` would, and refuses a `flow_id` used twice (naming both lines); returns
-/// what the class replays. The file is streamed; memory holds the set of ids seen.
+/// what the class replays. The file is streamed: while the ids increase from row to row
+/// (as the anchors' 0, 1, 2, … do) no id is kept; otherwise the ids are read again into
+/// one sorted vector (8 bytes per row) to find a repeated one.
 pub fn scan(path: &Path, class_name: &str, default_receiver: Option<HostId>, hosts: usize) -> Result<Scan, WorkloadError> {
     let mut rows = Rows::open(path, default_receiver, hosts)?;
-    let mut seen = RoaringTreemap::new();
     let mut out = Scan::default();
+    let (mut last_id, mut increasing) = (None, true);
     while let Some(r) = rows.next_row()? {
-        if !seen.insert(r.id) {
-            let first = match first_line_of(path, rows.cols.flow_id, r.id)? {
-                Some(line) => format!("line {line}'s"),
-                None => "an earlier row's".into(),
-            };
-            let msg = format!("{} repeats {first}; accepted: a distinct flow_id on every row", r.id);
-            return Err(rows.err("flow_id", msg));
-        }
+        increasing &= last_id.is_none_or(|l| r.id > l);
+        last_id = Some(r.id);
         if rows.is_class(class_name) {
             out.rows += 1;
             out.first_start.get_or_insert(r.start);
             out.last_start = Some(r.start);
         }
     }
+    if !increasing {
+        refuse_repeated_ids(path, rows.cols.flow_id)?;
+    }
     Ok(out)
 }
 
-/// The line of the first row whose `flow_id` is `id`, read again only for an error so
-/// that the scan keeps no line numbers (None if the file changed meanwhile).
-fn first_line_of(path: &Path, col: usize, id: u64) -> Result<Option<u64>, WorkloadError> {
+/// Refuses a `flow_id` that appears twice, at the line of its second appearance.
+fn refuse_repeated_ids(path: &Path, col: usize) -> Result<(), WorkloadError> {
+    let mut ids = Vec::new();
+    for_each_id(path, col, |id, _| {
+        ids.push(id);
+        true
+    })?;
+    ids.sort_unstable();
+    let Some(id) = ids.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) else { return Ok(()) };
+    drop(ids);
+    let mut lines = Vec::with_capacity(2);
+    for_each_id(path, col, |seen, line| {
+        if seen == id {
+            lines.push(line);
+        }
+        lines.len() < 2
+    })?;
+    let (first, again) = (lines[0], lines[1]);
+    let msg = format!("{id} repeats line {first}'s; accepted: a distinct flow_id on every row");
+    Err(row_error(&path.display().to_string(), again, "flow_id", msg))
+}
+
+/// Calls `f(id, line)` for each row's `flow_id` (rows already validated) until it
+/// returns false.
+fn for_each_id(path: &Path, col: usize, mut f: impl FnMut(u64, u64) -> bool) -> Result<(), WorkloadError> {
     let file = path.display().to_string();
     let handle = File::open(path).map_err(|source| WorkloadError::Io { file: file.clone(), source })?;
     let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(handle);
     let mut record = csv::StringRecord::new();
     while reader.read_record(&mut record).map_err(|e| csv_error(&file, 0, e))? {
-        if record.get(col).and_then(|f| f.parse::<u64>().ok()) == Some(id) {
-            return Ok(record.position().map(|p| p.line()));
+        let id = record.get(col).and_then(|v| v.parse::<u64>().ok());
+        let line = record.position().map_or(0, |p| p.line());
+        if let Some(id) = id {
+            if !f(id, line) {
+                break;
+            }
         }
     }
-    Ok(None)
+    Ok(())
 }
 
 fn columns(header: &csv::StringRecord) -> Result<Columns, String> {
@@ -420,5 +443,8 @@ mod tests {
         let path = write(&dir, &format!("{head}5,web,0,1,10,100\n6,bg,1,2,10,200\n5,web,2,3,10,300\n"));
         let e = scan(&path, "web", None, 4).unwrap_err().to_string();
         assert!(e.contains("line 4, flow_id: 5 repeats line 2's; accepted: a distinct flow_id on every row"), "{e}");
+        // Ids need not be sorted, only distinct.
+        let path = write(&dir, &format!("{head}9,web,0,1,10,100\n2,bg,1,2,10,200\n4,web,2,3,10,300\n"));
+        assert_eq!(scan(&path, "web", None, 4).unwrap().rows, 2);
     }
 }
