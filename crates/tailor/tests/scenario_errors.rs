@@ -259,6 +259,7 @@ fn a_run_that_summarises_nothing_fails() {
         ("messages = 10", "messages = 3\n[run]\nwarmup = \"1s\"", "run.warmup", "all 3 messages that completed started inside the warm-up"),
         ("messages = 10", "messages = 3\n[run]\nstop = \"100ms\"\nwarmup = \"99999999ns\"", "run.warmup", "started inside the warm-up (\"99999999ns\")"),
         ("messages = 10", "messages = 3\n[run]\nstop = \"2ns\"", "run.stop", "no message completed by \"2ns\" (0 started)"),
+        ("messages = 10", "until = \"1ns\"", "class[0].until", "no message started by \"1ns\""),
         ("messages = 10", "messages = 3", "", ""),
     ];
     for (from, to, path, fragment) in cases {

@@ -134,29 +134,48 @@ impl Scenario {
 }
 
 /// Refuses a finished run whose summaries hold no message: it fails naming the key that
-/// emptied it (`run.stop` when nothing completed, `run.warmup` when everything that
-/// completed started inside the warm-up) rather than printing statistics of nothing.
+/// emptied it (`run.stop` when nothing completed by the stop, a class's `until` when no
+/// message started before it, `run.warmup` when everything that completed started
+/// inside the warm-up) rather than printing statistics of nothing.
 pub fn check_result(sc: &Scenario, report: &RunReport) -> Result<(), ScenarioError> {
     let m = &report.messages;
     if report.overall.slowdown.count > 0 {
         return Ok(());
     }
-    if m.completed == 0 {
-        let stop = sc.stop.map_or("the end".into(), show_time);
+    if m.completed > 0 {
         return Err(sc.error(
-            "run.stop",
+            "run.warmup",
             format!(
-                "no message completed by {stop} ({} started), so there is nothing to summarise; accepted: a later stop",
-                m.generated
+                "all {} messages that completed started inside the warm-up ({}), so none is summarised; accepted: a shorter warm-up, or more messages",
+                m.completed,
+                show_time(sc.warmup)
             ),
         ));
     }
+    if m.generated == 0 {
+        if let Some((i, until)) = sc.classes.iter().enumerate().find_map(|(i, c)| match c.kind {
+            ClassKind::Generated { until: Some(u), .. } => Some((i, u)),
+            _ => None,
+        }) {
+            return Err(sc.error(
+                &format!("class[{i}].until"),
+                format!(
+                    "no message started by {} (gaps are drawn at random), so there is nothing to summarise; accepted: a later until, or a higher load",
+                    show_time(until)
+                ),
+            ));
+        }
+    }
+    let (path, by) = match sc.stop {
+        Some(stop) => ("run.stop", format!(" by {}", show_time(stop))),
+        None => ("class", String::new()),
+    };
     Err(sc.error(
-        "run.warmup",
+        path,
         format!(
-            "all {} messages that completed started inside the warm-up ({}), so none is summarised; accepted: a shorter warm-up, or more messages",
-            m.completed,
-            show_time(sc.warmup)
+            "no message completed{by} ({} started), so there is nothing to summarise; accepted: {}",
+            m.generated,
+            if sc.stop.is_some() { "a later stop" } else { "a scenario whose messages complete" }
         ),
     ))
 }
