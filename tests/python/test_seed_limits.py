@@ -85,3 +85,6 @@ def test_the_python_api_holds_seeds_to_2_63_minus_1(tiny: Path, tmp_path: Path) 
     assert not (tmp_path / "over").exists()
     with pytest.raises(OptionError, match="2\\^63 - 1"):
         tailor.advise(tiny, seed=TOP + 1)
+    with pytest.raises(ScenarioError, match="2\\^63 - 1"):
+        tailor.Scenario.load(tiny).with_(seed=TOP + 1).describe()
+    assert tailor.Scenario.load(tiny).with_(seed=TOP).seed == TOP

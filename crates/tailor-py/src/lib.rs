@@ -58,7 +58,7 @@ fn to_overrides(path: &Path, pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> 
                     file: path.display().to_string(),
                     path: key.clone(),
                     message: format!(
-                        "{what} cannot be a scenario value; accepted: true/false, integers (64 bits), numbers, strings, and lists or tables of them"
+                        "{what} cannot be a scenario value; accepted: true/false, integers from -2^63 to 2^63 - 1 (TOML's), numbers, strings, and lists or tables of them"
                     ),
                 })
             })?;
@@ -78,7 +78,7 @@ fn to_toml(v: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
         return Ok(toml::Value::Boolean(v.extract::<bool>().map_err(|_| what())?));
     }
     if v.is_instance_of::<PyInt>() {
-        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| format!("{}, beyond 64 bits,", what()));
+        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| format!("{}, beyond a TOML integer,", what()));
     }
     if v.is_instance_of::<PyFloat>() {
         return Ok(toml::Value::Float(v.extract::<f64>().map_err(|_| what())?));
