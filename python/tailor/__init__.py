@@ -36,7 +36,24 @@ from tailor.store import Store  # noqa: E402
 from tailor.store import open_store as open  # noqa: E402,A001
 from tailor.sweep import Sweep, sweep  # noqa: E402
 
+#: Submodules loaded on first use (``tailor.plot`` pulls in matplotlib, which ``import
+#: tailor`` should not pay for).
+_LAZY = ("plot", "report", "stats", "compare", "crosscheck", "reproduce")
+
 __all__ = [
     "run", "check", "advise", "Advice", "Scenario", "Result", "sweep", "Sweep", "open", "Store", "errors",
-    "__version__",
+    "__version__", *_LAZY,
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"tailor.{name}")
+    raise AttributeError(f"module 'tailor' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The API only, not the modules and helpers the package is built from."""
+    return sorted(__all__)

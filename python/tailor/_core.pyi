@@ -25,6 +25,12 @@ def resolve(path: str | PathLike[str], overrides: Overrides | None = None) -> di
     document's seed), inputs (trace files, whose bytes belong to the identity)}.
     Raises as check."""
 
+def model_scope(path: str | PathLike[str], overrides: Overrides | None = None) -> dict[str, Any]:
+    """Whether the fast model applies to the scenario (one bottleneck that every class's
+    traffic crosses, or a stated ``[model] bottleneck``; docs/model.md, "Scope"):
+    {bottleneck (its description), capacity_bps}. Raises tailor.errors.ScenarioError
+    naming the class and why not, or as check."""
+
 def run(
     path: str | PathLike[str],
     out: str | PathLike[str],

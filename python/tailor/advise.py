@@ -5,6 +5,8 @@ capacity that can, per discipline (SWP §3.3, §5.2), re-checked on the packet e
     >>> a = tailor.advise("scenarios/swp/two-class.toml")
     >>> a.weights            # {'rpc': 0.21, 'bulk': 0.79}
     >>> a.render()           # the table `tailor advise` prints
+    >>> a.passed             # every check passed, the model's and the packet engine's
+    >>> a.rejected           # the SLOs the packet engine's re-checks found missed
 
 The search itself runs in Rust (``tailor._core.advise``) on the fast model; this module
 shapes its report for people.
@@ -12,6 +14,7 @@ shapes its report for people.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -27,7 +30,7 @@ from tailor import _core
 from tailor.errors import DisciplineError, OptionError
 from tailor.scenario import Scenario
 
-__all__ = ["DISCIPLINES", "Advice", "advise", "describe_event"]
+__all__ = ["DISCIPLINES", "Advice", "Rejection", "advise", "describe_event"]
 
 #: The disciplines the advisor compares, by their command-line names.
 DISCIPLINES = {
@@ -40,8 +43,31 @@ DISCIPLINES = {
 
 
 @dataclass(frozen=True)
+class Rejection:
+    """An SLO the packet engine's re-check found missed: the answer's discipline and
+    capacity, the class, the SLI and its value against the bound."""
+
+    discipline: str
+    capacity_bps: float
+    class_name: str
+    sli: str
+    value: float
+    threshold: float
+
+    def __str__(self) -> str:
+        return (
+            f"{DISCIPLINES[self.discipline]} at {_gbps(self.capacity_bps)}: class {self.class_name}, "
+            f"{short_sli(self.sli)} = {self.value:.3f} > {self.threshold:.3g}"
+        )
+
+
+@dataclass(frozen=True)
 class Advice:
-    """What ``advise`` found; ``report`` is the engine's JSON report as a dict."""
+    """What ``advise`` found; ``report`` is the engine's JSON report as a dict.
+
+    ``passed`` is what the command's exit status says: every check passed — the model
+    meets every SLO with the weights found (weights mode) and the packet engine's
+    re-check of every answer holds (``rechecked``, ``rejected``)."""
 
     report: dict[str, Any]
 
@@ -60,6 +86,34 @@ class Advice:
         w = self.report.get("weights")
         return None if w is None else all(v["met"] for v in w["verdicts"])
 
+    @property
+    def rechecked(self) -> Optional[bool]:
+        """Whether every SLO the packet engine re-checked holds there; None when no
+        answer was re-checked (``recheck=False``, or no capacity found)."""
+        checks = self._packet_checks()
+        return None if not checks else not self.rejected
+
+    @property
+    def rejected(self) -> list[Rejection]:
+        """The SLOs the packet engine's re-checks found missed, per answer."""
+        return [
+            Rejection(strategy, cap, v["class"], slo["sli"], slo["value"], slo["threshold"])
+            for strategy, cap, packet in self._packet_checks()
+            for v in packet
+            for slo in v["slo"]
+            if slo["met"] is False
+        ]
+
+    @property
+    def passed(self) -> bool:
+        """Every check passed: the model's verdict (weights mode) and every re-check."""
+        return self.met is not False and self.rechecked is not False
+
+    def _packet_checks(self) -> list[tuple[str, float, list[dict[str, Any]]]]:
+        r = self.report
+        answers = ([r["weights"]] if r["weights"] is not None else []) + list(r["capacity"])
+        return [(a["strategy"], a["capacity_bps"], a["packet"]) for a in answers if a.get("packet") is not None]
+
     def capacity(self, discipline: str) -> Optional[float]:
         """Minimum-capacity mode: the least capacity (bps) found for a discipline."""
         for c in self.report["capacity"]:
@@ -68,7 +122,11 @@ class Advice:
         raise KeyError(f"{discipline!r} was not searched")
 
     def to_json(self) -> str:
-        return json.dumps(self.report, indent=2)
+        """The engine's report with the verdicts above: ``passed``, ``rechecked`` and
+        ``rejected`` (a list of :class:`Rejection` fields)."""
+        verdicts = {"passed": self.passed, "rechecked": self.rechecked,
+                    "rejected": [dataclasses.asdict(x) for x in self.rejected]}
+        return json.dumps({**self.report, **verdicts}, indent=2)
 
     def render(self, console: Console) -> None:
         r = self.report
@@ -81,6 +139,11 @@ class Advice:
             _render_weights(r["weights"], console)
         if r["capacity"]:
             _render_capacity(r["capacity"], console)
+        rejected = self.rejected
+        if rejected:
+            console.print(f"the packet engine rejects {len(rejected)} SLO(s):", highlight=False)
+            for x in rejected:
+                console.print(f"  {x}", highlight=False)
         console.print(
             f"fast model {r['model_seconds']:.2f} s; packet-engine re-check {r['packet_seconds']:.2f} s", highlight=False
         )
@@ -236,6 +299,9 @@ def advise(
     Without ``min_capacity``: Algorithm 1's weights at the scenario's capacity for one
     weighted discipline (``"drr"`` or ``"hierarchical"``; default the scenario's own).
     With it: the least capacity per discipline (default all of :data:`DISCIPLINES`).
+    Each answer is re-checked on the packet engine unless ``recheck=False``; the result's
+    ``passed``, ``rechecked`` and ``rejected`` say whether every check held. Raises
+    ScenarioError for a scenario outside the fast model's scope (docs/model.md).
     """
     names = list(dict.fromkeys(disciplines or []))
     for n in names:

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from tailor import __version__
 from tailor.errors import TailorError
+from tailor.signals import Terminated, terminate_as_interrupt
 
 __all__ = ["app", "main"]
 
@@ -56,8 +57,11 @@ def user_errors(f: F) -> F:
         except TailorError as e:
             print(f"error: {e}", file=sys.stderr)
             raise typer.Exit(2) from None
+        except Terminated:
+            print("terminated; no results were written (an earlier result at --out is unchanged)", file=sys.stderr)
+            raise typer.Exit(143) from None
         except KeyboardInterrupt:
-            print("interrupted; no results were written", file=sys.stderr)
+            print("interrupted; no results were written (an earlier result at --out is unchanged)", file=sys.stderr)
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
@@ -84,13 +88,21 @@ MAX_SEED = 2**63 - 1
 Seed_ = Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's), 0 to 2^63 - 1.", min=0, max=MAX_SEED)]
 
 
-@app.command(epilog="Example: tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart")
+@app.command(
+    short_help="Run a scenario and print slowdown by message size.",
+    epilog="Example: tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart",
+)
 @user_errors
 def run(
     scenario: Scenario_,
     seed: Seed_ = None,
     out: Annotated[
-        Optional[Path], typer.Option(help="Result directory (default: runs/<name>-s<seed>).", show_default=False)
+        Optional[Path],
+        typer.Option(
+            help="Result directory (default: runs/<name>-<engine>-s<seed>). An earlier tailor run there is "
+            "replaced (its own files only); any other non-empty directory is refused.",
+            show_default=False,
+        ),
     ] = None,
     csv: Annotated[bool, typer.Option("--csv", help="Keep messages.csv beside messages.parquet.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr (errors only).")] = False,
@@ -129,11 +141,13 @@ def run(
         f"{s['messages']['completed']:,} messages in {s['sim_ns'] / 1e6:.3f} ms simulated, "
         f"{s['events']:,} events in {s['wall_seconds']:.2f} s"
     )
-    files = ", ".join(sorted(p.name for p in result.dir.iterdir() if p.is_file()))
-    stdout.print(f"results: {result.dir}/ ({files})", highlight=False)
+    stdout.print(f"results: {result.dir}/ ({', '.join(result.files())})", highlight=False)
 
 
-@app.command(epilog="Example: tailor check scenarios/quickstart.toml")
+@app.command(
+    short_help="Check a scenario file without running it, and describe it.",
+    epilog="Example: tailor check scenarios/quickstart.toml",
+)
 @user_errors
 def check(scenario: Scenario_) -> None:
     """Check a scenario file without running it, and describe it."""
@@ -145,6 +159,7 @@ def check(scenario: Scenario_) -> None:
 
 
 @app.command(
+    short_help="Find switch weights or the least capacity meeting every SLO.",
     epilog="Examples: tailor advise scenarios/swp/two-class.toml | "
     "tailor advise scenarios/swp/five-class.toml --min-capacity --discipline drr"
 )
@@ -173,8 +188,10 @@ def advise(
     """Find switch weights that meet every class's SLO (SWP Algorithm 1 on the fast model),
     or with --min-capacity the least capacity per discipline; re-check on the packet engine.
 
-    Exit status 0; 1 when the weights found do not meet every SLO on the model; 2 for a
-    bad scenario or option."""
+    Exit status 0 when every check passed; 1 when the weights found do not meet every SLO
+    on the model, or the packet engine's re-check of an answer rejects an SLO (listed
+    after the tables); 2 for a bad scenario or option, or one outside the fast model's
+    scope."""
     from tailor.advise import advise as run_advisor
     from tailor.advise import describe_event
 
@@ -204,11 +221,12 @@ def advise(
         print(a.to_json())
     else:
         a.render(stdout)
-    if a.met is False:
+    if not a.passed:
         raise typer.Exit(1)
 
 
 reproduce_app = typer.Typer(
+    short_help="Reproduce a paper's experiment beside the paper's numbers.",
     help="Reproduce a paper's headline experiment and print it beside the paper's numbers.",
     epilog="Example: tailor reproduce swp-fig1 --out runs/fig1",
     no_args_is_help=True,
@@ -216,25 +234,31 @@ reproduce_app = typer.Typer(
 app.add_typer(reproduce_app, name="reproduce")
 
 Out_ = Annotated[
-    Optional[Path], typer.Option(help="Keep scenarios, runs and data here (default: a temporary directory).")
+    Optional[Path],
+    typer.Option(
+        help="Keep scenarios, runs and data here (default: runs/<reproduction>). Written whole once complete; "
+        "an earlier reproduction there is replaced (its own files only).",
+        show_default=False,
+    ),
 ]
 
 
-def _reproduction_args(out: Optional[Path], until: str) -> Path:
-    """Checks a reproduction's options before anything is written; returns its directory."""
+def _reproduction_args(until: str) -> None:
+    """Checks a reproduction's options before anything is written."""
     import re
-    import tempfile
 
     m = re.fullmatch(r"(\d+(?:\.\d+)?)(ps|ns|us|ms|s)", until)
     if m is None or float(m.group(1)) <= 0:
         stderr.print(f"error: --until: '{until}' is not a positive time; accepted: a number and a unit (ps, ns, us, ms, s), e.g. 11ms")
         raise typer.Exit(2)
-    if out is None:
-        out = Path(tempfile.mkdtemp(prefix="tailor-reproduce-"))
-    elif out.exists() and not out.is_dir():
-        stderr.print(f"error: --out: {out} exists and is not a directory")
-        raise typer.Exit(2)
-    stderr.print(f"writing scenarios, runs and data to {out}/", highlight=False)
+
+
+def _reproduction_dir(out: Path) -> Path:
+    """Checks ``out`` before hours are spent, and says where the results will go."""
+    from tailor.outdir import check_target
+
+    check_target(out, "reproduction")
+    stderr.print(f"writing scenarios, runs and data to {out}/ (once complete)", highlight=False)
     return out
 
 
@@ -256,9 +280,12 @@ def reproduce_swp_fig1(
     if engine not in ("model", "packet"):
         stderr.print(f"error: --engine: unknown value '{engine}'; accepted: model, packet")
         raise typer.Exit(2)
-    out = _reproduction_args(out, until)
-    report = swp_fig1.run(out, swp_fig1.Setup(engine=engine, until=until), say=lambda m: stderr.print(m, highlight=False))
+    _reproduction_args(until)
+    setup = swp_fig1.Setup(engine=engine, until=until)
+    out = _reproduction_dir(out or swp_fig1.default_dir(setup))
+    report = swp_fig1.run(out, setup, say=lambda m: stderr.print(m, highlight=False))
     swp_fig1.render(report, stdout)
+    stdout.print(f"results: {out}/", highlight=False)
 
 
 @reproduce_app.command(
@@ -281,15 +308,18 @@ def reproduce_swp_capacity(
     if classes not in (3, 5):
         stderr.print(f"error: --classes: {classes} is not accepted; accepted: 3, 5")
         raise typer.Exit(2)
-    out = _reproduction_args(out, until)
+    _reproduction_args(until)
+    out = _reproduction_dir(out or swp_capacity.default_dir(classes))
     report = swp_capacity.run(
         n=n, n_classes=classes, seed=seed, recheck=recheck, until=until, out=out,
         say=lambda m: stderr.print(m, highlight=False),
     )
     swp_capacity.render(report, stdout)
+    stdout.print(f"results: {out}/", highlight=False)
 
 
 crosscheck_app = typer.Typer(
+    short_help="Compare tailor with another simulator on the same flows.",
     help="Compare tailor with a reference simulator on the same flows.",
     epilog="Example: tailor crosscheck ns3 ../shared/anchors/ns3/results/lognormal-0.6-2000-s1",
     no_args_is_help=True,
@@ -299,6 +329,7 @@ app.add_typer(crosscheck_app, name="crosscheck")
 
 @crosscheck_app.command(
     "ns3",
+    short_help="Replay an ns-3 run's flows in tailor and compare slowdowns.",
     epilog="Example: tailor crosscheck ns3 ../shared/anchors/ns3/results/lognormal-0.6-2000-s1 --json",
 )
 @user_errors
@@ -306,7 +337,12 @@ def crosscheck_ns3(
     run_dir: Annotated[Path, typer.Argument(help="An ns-3 anchor run directory (summary.json, workload.csv.gz, flows.csv.gz).")],
     json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object.")] = False,
     out: Annotated[
-        Optional[Path], typer.Option(help="Keep the replay (scenario, workload, tailor results) here.", show_default=False)
+        Optional[Path],
+        typer.Option(
+            help="Keep the replay (scenario, workload, tailor results, plots) here (default: "
+            "runs/crosscheck-<anchor run>); an earlier cross-check there is replaced (its own files only).",
+            show_default=False,
+        ),
     ] = None,
     prr: Annotated[
         str,
@@ -331,16 +367,25 @@ def crosscheck_ns3(
         print(json.dumps(report, indent=2))
     else:
         render(report, stdout)
+        stdout.print(f"replay and plots: {report['work_dir']}/", highlight=False)
     raise typer.Exit(0 if report["pass"] else 1)
 
 
-@app.command(epilog="Example: tailor compare scenarios/swp/websearch-60.toml --json")
+@app.command(
+    short_help="Compare the fast model with the packet engine, same flows.",
+    epilog="Example: tailor compare scenarios/swp/websearch-60.toml --json",
+)
 @user_errors
 def compare(
     scenario: Scenario_,
     seed: Seed_ = None,
     out: Annotated[
-        Optional[Path], typer.Option(help="Keep both runs here (DIR/packet, DIR/model).", show_default=False)
+        Optional[Path],
+        typer.Option(
+            help="Keep both runs here (DIR/packet, DIR/model; default: none kept). An earlier comparison "
+            "there is replaced (its own files only).",
+            show_default=False,
+        ),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object.")] = False,
 ) -> None:
@@ -348,7 +393,8 @@ def compare(
     mean and p99 slowdown per size bin.
 
     Exit status 0 when every judged bin meets its target (short flows: p99 within 10 %;
-    long flows: mean within 10 %), 1 otherwise, 2 for a scenario that cannot be run.
+    long flows: mean within 10 %), 1 otherwise, 2 for a scenario that cannot be run or
+    that has no one bottleneck for the model (docs/model.md, "Scope").
     """
     import json
 
@@ -364,6 +410,7 @@ def compare(
 
 
 @app.command(
+    short_help="Run a scenario over a grid of keys and seeds.",
     epilog="Examples: tailor sweep scenarios/swp/websearch-60.toml --set load=0.3,0.5,0.7 --set seed=1..5 --out sweeps/ws | "
     "tailor sweep scenarios/quickstart.toml --set switch.scheduler=drr,wfq --ray local"
 )
@@ -444,7 +491,7 @@ def sweep(
             raise failed
     except Interrupted as e:
         print(str(e), file=sys.stderr)
-        raise typer.Exit(130) from None
+        raise typer.Exit(e.status) from None
     except PointsFailed as e:
         print(f"error: {e}", file=sys.stderr)
         if e.sweep is not None and e.sweep.ids:
@@ -485,6 +532,7 @@ def _print_sweep(sw: Any, stat: str) -> None:
 
 @app.command(
     "report",
+    short_help="Write a run's or a sweep's report as one offline HTML file.",
     epilog="Examples: tailor report runs/q --scenario scenarios/quickstart.toml (a run: writes runs/q/report.html) | "
     "tailor report sweeps/ws (a sweep store: writes sweeps/ws/report.html)",
 )
@@ -515,6 +563,7 @@ _PLOT_OPTIONS = {"percentiles": "--percentiles", "classes": "--class", "ports": 
 
 @app.command(
     "plot",
+    short_help="Draw one plot of a run or of a sweep (PNG, SVG, PDF).",
     epilog="Examples: tailor plot runs/q --kind slowdown-vs-size --percentiles 50,99,99.9 | "
     "tailor plot runs/q --kind latency-cdf --out plots/q-cdf --format svg | "
     "tailor plot runs/sweep --kind p99-vs-load --x load --by switch.scheduler",
@@ -539,7 +588,7 @@ def plot_cmd(
     ] = None,
     port: Annotated[
         Optional[list[int]],
-        typer.Option(help="queue: a port to draw (repeatable; default: the ports with the largest peaks).", show_default=False),
+        typer.Option(help="queue: a port to draw (repeatable; default: the six largest peaks among the ports that held a queue).", show_default=False),
     ] = None,
     x: Annotated[str, typer.Option("--x", help="p99-vs-load: the axis on x.")] = "load",
     stat: Annotated[str, typer.Option(help="p99-vs-load: mean, p50, p99 or p999 slowdown.")] = "p99",
@@ -594,7 +643,10 @@ def _plot(
 
             from tailor.store import STATS
 
-            summary = tailor.open(path).summary(stats=STATS)
+            from tailor.report import with_messages
+
+            store = tailor.open(path)
+            summary = with_messages(store.summary(stats=STATS), store, store.axes())
         elif path.is_file() and path.suffix in (".parquet", ".csv"):
             try:
                 summary = pl.read_parquet(path) if path.suffix == ".parquet" else pl.read_csv(path)
@@ -636,6 +688,7 @@ def _plot(
 
 
 def main() -> None:
+    terminate_as_interrupt()
     app(prog_name="tailor")
 
 

@@ -27,7 +27,9 @@ from typing import Any
 
 import polars as pl
 
+from tailor import _core
 from tailor.errors import RunError
+from tailor.outdir import staged
 from tailor.result import Result, _merge, _stats, fmt_stat, format_bytes
 from tailor.run import run as run_scenario
 from tailor.scenario import Scenario
@@ -50,19 +52,29 @@ def compare(
 ) -> dict[str, Any]:
     """Runs ``scenario`` on the packet engine and on the model; returns the comparison.
 
-    With ``out`` the two result directories are kept as ``out/packet`` and ``out/model``;
-    without it they go to a temporary directory that is removed.
+    A scenario outside the model's scope (no one bottleneck that every class's traffic
+    crosses, docs/model.md) raises ScenarioError before either engine runs.
+
+    With ``out`` the two result directories are kept as ``out/packet`` and ``out/model``
+    (``out`` is written whole once both ran, and replaces only an earlier comparison's
+    files: tailor.outdir); without it they go to a temporary directory that is removed.
     """
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    # Outside the model's scope there is nothing to compare: say so before the packet run.
+    _core.model_scope(os.fspath(sc.path), list(sc.overrides))
     seed = sc.seed if seed is None else seed
-    work = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="tailor-compare-"))
+    if out is not None:
+        with staged(out, "compare") as work:
+            run_scenario(sc, seed=seed, out=work / "packet", engine="packet")
+            run_scenario(sc, seed=seed, out=work / "model", engine="model")
+        return compare_results(Result(Path(out) / "packet"), Result(Path(out) / "model"), max_bins)
+    work = Path(tempfile.mkdtemp(prefix="tailor-compare-"))
     try:
         packet = run_scenario(sc, seed=seed, out=work / "packet", engine="packet")
         model = run_scenario(sc, seed=seed, out=work / "model", engine="model")
         return compare_results(packet, model, max_bins)
     finally:
-        if out is None:
-            shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def compare_results(packet: Result, model: Result, max_bins: int = 14) -> dict[str, Any]:

@@ -22,7 +22,6 @@ import json
 import math
 import random
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from tailor.errors import ScenarioError
+from tailor.outdir import staged
 from tailor.run import run as run_scenario
 
 __all__ = ["crosscheck_ns3", "render", "build_scenario", "MEAN_TOLERANCE", "P99_TOLERANCE", "MIN_FLOWS"]
@@ -276,8 +276,24 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str 
     for f in ("summary.json", "workload.csv.gz", "flows.csv.gz"):
         if not (run_dir / f).is_file():
             raise _bad(run_dir, "", f"{run_dir / f} is missing: not an ns-3 anchor run directory")
-    work = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="tailor-crosscheck-"))
-    work.mkdir(parents=True, exist_ok=True)
+    out = Path(out) if out is not None else default_dir(run_dir)
+    with staged(out, "crosscheck") as work:
+        report = _replay(run_dir, work, prr)
+        report["work_dir"] = str(out)
+        from tailor.plot import crosscheck_figure, save
+
+        if any(r["count"] for r in report["bins"]):
+            report["plots"] = [str(out / p.name) for p in save(crosscheck_figure(report), work / "crosscheck")]
+    return report
+
+
+def default_dir(run_dir: Path) -> Path:
+    """``runs/crosscheck-<anchor run name>``, where a cross-check keeps its replay."""
+    return Path("runs") / f"crosscheck-{run_dir.resolve().name}"
+
+
+def _replay(run_dir: Path, work: Path, prr: str) -> dict[str, Any]:
+    """Replays the anchor run in ``work`` and compares; the report without plots."""
     workload = work / "workload.csv"
     with gzip.open(run_dir / "workload.csv.gz", "rb") as src, open(workload, "wb") as dst:
         shutil.copyfileobj(src, dst)
@@ -311,7 +327,6 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str 
         "anchor": kind,
         "run_dir": str(run_dir),
         "prr": prr,
-        "work_dir": str(work),
         "flows": {"ns3": ns3.height, "tailor_completed": result.summary["messages"]["completed"], "compared": joined.height},
         "max_ideal_difference": ideal_diff,
         "tolerance": {"mean": MEAN_TOLERANCE, "p99": P99_TOLERANCE, "min_flows": MIN_FLOWS},
@@ -325,10 +340,6 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str 
         "misses": misses,
         "pass": not misses and joined.height == ns3.height,
     }
-    from tailor.plot import crosscheck_figure, save
-
-    if any(r["count"] for r in report["bins"]):
-        report["plots"] = [str(p) for p in save(crosscheck_figure(report), work / "crosscheck")]
     return report
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError",
-    "StoreError", "SweepError", "PointsFailed",
+    "StoreError", "SweepError", "PointsFailed", "OutputError",
     "DataError", "NotRecordedError",
 ]
 
@@ -80,6 +80,11 @@ class Cancelled(TailorError):
 
 class OptionError(TailorError, ValueError):
     """A bad option given to the advisor or a reproduction (a seed, a tolerance, a time)."""
+
+
+class OutputError(OptionError):
+    """An output path tailor may not write: a directory or file it did not write itself
+    (docs/results.md, "Output directories"), or one the system refuses."""
 
 
 class DisciplineError(OptionError):

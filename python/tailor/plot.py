@@ -14,6 +14,16 @@ Percentiles here are nearest-rank (the smallest value with at least that fractio
 values at or below it), computed exactly from the message records; ``summary.json``
 keeps them to 0.1 % (docs/results.md), so the two can differ in the last digit.
 
+Conventions shared by every plot (and the report's tables):
+
+- a size bin (lower, upper] is drawn at its upper edge (``SIZE_LABEL``): the one point
+  every bin has, also the first bin's (its lower edge is 0, off a log axis), and the
+  number the tables and ``summary.json`` give;
+- a percentile of a bin with fewer messages than it needs (``samples_needed``: p99 needs
+  100, p99.9 1,000) is not a result: its point is drawn hollow, off the line, and the
+  legend says why;
+- a load on x is a fraction of link capacity, as the scenario's ``load`` is.
+
 Bad arguments raise :class:`~tailor.errors.OptionError` whose message starts with the
 parameter's name (``percentiles: 120 is out of range; accepted: ...``); data that cannot be
 drawn raises :class:`~tailor.errors.DataError` (a run without queue samples:
@@ -49,7 +59,9 @@ __all__ = [
     "swp_fig1_figure",
     "crosscheck_figure",
     "save",
+    "samples_needed",
     "FORMATS",
+    "SIZE_LABEL",
     "SUMMARY_VALUE_COLUMNS",
     "QUEUE_COLUMNS",
     "QUEUES_HINT",
@@ -59,12 +71,16 @@ __all__ = [
 FORMATS = ("png", "svg", "pdf")
 #: Columns of a sweep summary (``Sweep.summary()``) that are not sweep axes.
 SUMMARY_VALUE_COLUMNS = (
-    "engine", "class", "size", "lower_bytes", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds",
+    "engine", "class", "size", "lower_bytes", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds", "messages",
 )
+#: The percentile of each percentile statistic of a sweep summary.
+STAT_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 #: Columns of a run's queue samples (``queues.parquet``).
 QUEUE_COLUMNS = ("time_ns", "port", "queue_bytes")
 #: The scenario key that makes a run record its queues.
 QUEUES_HINT = '[record] queues = "10us"'
+#: The x label of every plot of size bins: where a bin is drawn.
+SIZE_LABEL = "message size (bytes; each bin at its upper edge)"
 
 Source = Union[Result, pl.DataFrame, str, "os.PathLike[str]"]
 Runs = Union[Source, Mapping[str, Source], Sequence[Source]]
@@ -98,6 +114,25 @@ def nearest_rank(values: Sequence[float] | pl.Series, p: float) -> float:
     # round() keeps 99.9 % of 1000 at rank 999 despite 99.9 * 1000 / 100 = 999.0000000000001.
     k = math.ceil(round(p * len(s) / 100, 9))
     return float(s[min(max(k, 1), len(s)) - 1])
+
+
+def samples_needed(p: float) -> int:
+    """The messages a bin needs for its ``p``-th percentile to be a result: enough that at
+    least one lies above it, 100 / (100 - p) (p50: 2, p99: 100, p99.9: 1,000). Fewer, and
+    the "p99.9" is just the largest value seen. The maximum (p = 100) is the sample's own: 1."""
+    if p >= 100:
+        return 1
+    return math.ceil(round(100 / (100 - p), 6))
+
+
+def needs_text(percentiles: Sequence[float]) -> str:
+    """``p50: 2, p99: 100, p99.9: 1,000``: the rule, for a legend or a note."""
+    return ", ".join(f"{_plabel(p)}: {samples_needed(p):,}" for p in percentiles if p < 100)
+
+
+def _load_label(x: str) -> str:
+    """The x label of a sweep axis: a load says what it is a fraction of."""
+    return f"{x} (fraction of link capacity)" if x == "load" or x.endswith(".load") else x
 
 
 def _check_percentiles(percentiles: Sequence[float]) -> tuple[float, ...]:
@@ -218,6 +253,7 @@ def _binned(df: pl.DataFrame, edges: list[tuple[float, float]], percentiles: tup
         if part.height == 0:
             continue
         sizes = part["size_bytes"]
+        # An open last bin has no upper edge: its largest message stands in.
         xv = nearest_rank(sizes, 50) if x == "median" else (hi if math.isfinite(hi) else float(sizes.max()))
         row = {"lower": lo, "upper": hi, "count": part.height, "x": xv}
         for p in percentiles:
@@ -235,20 +271,21 @@ def slowdown_vs_size(
     *,
     classes: Sequence[str] | str | None = None,
     bins: Sequence[float] | None = None,
-    x: str = "median",
+    x: str = "upper",
     logy: bool = False,
     title: str | None = None,
 ) -> Figure:
     """Slowdown percentiles per message-size bin against message size (log x), one line
-    per run, class and percentile (Homa Fig. 8 / pFabric style).
+    per run, class and percentile (Homa Fig. 8 / pFabric style). A bin with fewer messages
+    than a percentile needs (``samples_needed``) gets a hollow point off that line.
 
     ``result_or_frames``: a :class:`~tailor.result.Result`, a run directory, a messages
     DataFrame, or several of them as a list or a ``{label: run}`` dict to overlay.
     ``classes``: the classes to draw (default: every class of the run; ``"all"`` is all
     classes together). ``bins``: size edges in bytes (default: the run's own bins per
-    class, or ten of equal count for a bare DataFrame). ``x``: ``"median"`` (the median
-    message size in the bin) or ``"upper"`` (the bin's upper bound). Warm-up messages
-    are left out, as in the run's summary.
+    class, or ten of equal count for a bare DataFrame). ``x``: ``"upper"`` (the bin's
+    upper edge, as every plot and table of tailor) or ``"median"`` (the median message
+    size in the bin). Warm-up messages are left out, as in the run's summary.
     """
     ps = _check_percentiles(percentiles)
     if x not in ("median", "upper"):
@@ -256,6 +293,7 @@ def slowdown_vs_size(
     runs = _runs(result_or_frames)
     fig, (ax,) = _figure()
     n = 0
+    hollow = False
     for label, df, r in runs:
         for cls in _classes(df, r, classes):
             rows = _binned(_of_class(df, cls), _edges(df, r, cls, bins), ps, x)
@@ -263,21 +301,35 @@ def slowdown_vs_size(
             n += 1
             for j, p in enumerate(ps):
                 name = f"{cls} {_plabel(p)}" if label is None else f"{label}: {cls} {_plabel(p)}"
-                ax.plot(
-                    [row["x"] for row in rows], [row[p] for row in rows],
-                    color=color, linestyle=_LINESTYLES[j % len(_LINESTYLES)], marker=_MARKERS[j % len(_MARKERS)],
-                    markersize=4, label=name,
-                )
+                style = {"color": color, "marker": _MARKERS[j % len(_MARKERS)], "markersize": 4}
+                hollow |= _percentile_line(ax, rows, p, name, _LINESTYLES[j % len(_LINESTYLES)], style)
+    if hollow:
+        ax.plot([], [], linestyle="none", marker="o", markersize=4, markerfacecolor="none", color="grey",
+                label=f"hollow: too few messages in the bin ({needs_text(ps)})")
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(_BYTES)
     if logy:
         ax.set_yscale("log")
-    ax.set_xlabel("message size (bytes, bin median)" if x == "median" else "message size (bytes, bin upper bound)")
+    ax.set_xlabel(SIZE_LABEL if x == "upper" else "message size (bytes; each bin at its median message)")
     ax.set_ylabel("slowdown (latency / ideal)")
     ax.set_title(title or _title(runs, "slowdown by message size"))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize="small")
     return fig
+
+
+def _percentile_line(ax: Axes, rows: list[dict], p: float, name: str, linestyle: str, style: dict) -> bool:
+    """Draws one percentile across the bins: the bins with enough messages as the line
+    ``name``, the others as hollow points beside it (``_too few: name``, out of the legend).
+    Returns whether any point is hollow."""
+    need = samples_needed(p)
+    ok = [row for row in rows if row["count"] >= need]
+    few = [row for row in rows if row["count"] < need]
+    ax.plot([row["x"] for row in ok], [row[p] for row in ok], linestyle=linestyle, label=name, **style)
+    if few:
+        ax.plot([row["x"] for row in few], [row[p] for row in few], linestyle="none", markerfacecolor="none",
+                label=f"_too few: {name}", **style)
+    return bool(few)
 
 
 def _title(runs: list[tuple[str | None, pl.DataFrame, Result | None]], what: str) -> str:
@@ -357,12 +409,20 @@ def queue_over_time(
         raise DataError("queue_over_time: the queue samples are empty")
     # The fast model's samples have no port (it has one bottleneck, not ports): null.
     present = sorted(df["port"].unique().to_list(), key=lambda p: (p is not None, p or 0))
+    peaks = df.group_by("port").agg(pl.col("queue_bytes").max().alias("peak")).sort(["peak", "port"], descending=[True, False])
+    # A port whose queue stayed at 0 B is no "fullest port": it is left out of the default.
+    held = peaks.filter(pl.col("peak") > 0)["port"].to_list()
     if ports is None:
         if top < 1:
             raise OptionError(f"top: {top} is out of range; accepted: 1 or more")
-        peaks = df.group_by("port").agg(pl.col("queue_bytes").max().alias("peak")).sort(["peak", "port"], descending=[True, False])
-        chosen = peaks["port"].head(top).to_list()
-        note = f" (the {len(chosen)} of {len(present)} ports with the largest peak)" if len(chosen) < len(present) else ""
+        if not held:
+            raise DataError(
+                f"queue_over_time: no port held a queue: the {len(present)} ports sampled stayed at 0 B; "
+                "name ports to draw them anyway"
+            )
+        chosen = held[:top]
+        note = (f"\nthe {len(chosen)} largest peaks; " if len(chosen) < len(held) else "\n") + (
+            f"{len(held)} of {len(present)} ports sampled held a queue")
     else:
         chosen = list(ports)
         unknown = [p for p in chosen if p not in set(present)]
@@ -377,6 +437,8 @@ def queue_over_time(
     for i, port in enumerate(chosen):
         part = df.filter(pl.col("port").eq_missing(port)).sort("time_ns")
         label = "the model's bottleneck" if port is None else names.get(port, f"port {port}")
+        if port not in held:
+            label += " (never queued)"
         ax.plot(
             (part["time_ns"] / scale).to_list(), (part["queue_bytes"] / 1e3).to_list(),
             drawstyle="steps-post", color=_color(i), label=label,
@@ -385,7 +447,7 @@ def queue_over_time(
     ax.set_ylabel("queue (KB)")
     ax.set_ylim(bottom=0)
     base = f"{r.summary.get('scenario', '?')} (seed {r.summary.get('seed', '?')}): queues" if r is not None else "queue occupancy"
-    ax.set_title(title or base + note)
+    ax.set_title(title or base + note, fontsize="medium")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return fig
@@ -445,7 +507,7 @@ def p99_vs_load(
         if df.height == 0:
             raise OptionError(f"where: no rows with {col} = {val!r}; values: {', '.join(map(str, summary_df[col].unique().sort().to_list()))}")
     # lower_bytes / upper_bytes follow the size label; they are not conditions of their own.
-    skip = {x, "stat", "mean", "ci_low", "ci_high", "n_seeds", "lower_bytes", "upper_bytes", *by_cols}
+    skip = {x, "stat", "mean", "ci_low", "ci_high", "n_seeds", "lower_bytes", "upper_bytes", "messages", *by_cols}
     fixed = [c for c in df.columns if c not in skip]
     for col in fixed:
         vals = df[col].unique().sort().to_list()
@@ -458,22 +520,31 @@ def p99_vs_load(
     xs_all = df[x].unique().sort().to_list()
     pos = {v: (float(v) if numeric else float(i)) for i, v in enumerate(xs_all)}
     groups = df.partition_by(by_cols, maintain_order=True, as_dict=True) if by_cols else {(): df}
+    # With the fewest messages of a seed per row (tailor.report adds them), a percentile
+    # of too few messages is a hollow point off the line, as in slowdown_vs_size.
+    need = samples_needed(STAT_PERCENTILES[y]) if y in STAT_PERCENTILES and "messages" in df.columns else 0
     fig, (ax,) = _figure()
+    hollow = False
     for i, (key, part) in enumerate(sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0])))):
         part = part.sort(x)
-        mean = part["mean"].to_list()
-        lo = [m - v if v is not None and not math.isnan(v) else 0.0 for m, v in zip(mean, part["ci_low"].to_list())]
-        hi = [v - m if v is not None and not math.isnan(v) else 0.0 for m, v in zip(mean, part["ci_high"].to_list())]
         label = ", ".join(f"{c}={v}" for c, v in zip(by_cols, key)) if by_cols else y
-        ax.errorbar(
-            [pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], color=_color(i),
-            marker=_MARKERS[i % len(_MARKERS)], markersize=4, capsize=3, label=label,
-        )
+        style = {"color": _color(i), "marker": _MARKERS[i % len(_MARKERS)], "markersize": 4}
+        too_few = pl.col("messages").fill_null(need) < need  # a row without a count is not judged
+        few = part.filter(too_few) if need else part.clear()
+        ok = part.filter(~too_few) if need else part
+        _errorbars(ax, ok, x, pos, label, style)
+        if few.height:
+            hollow = True
+            ax.plot([pos[v] for v in few[x].to_list()], _means(few), linestyle="none", markerfacecolor="none",
+                    label=f"_too few: {label}", **style)
+    if hollow:
+        ax.plot([], [], linestyle="none", marker="o", markersize=4, markerfacecolor="none", color="grey",
+                label=f"hollow: a seed had too few messages ({needs_text([STAT_PERCENTILES[y]])})")
     if not numeric:
         ax.set_xticks([pos[v] for v in xs_all], [str(v) for v in xs_all])
     if logy:
         ax.set_yscale("log")
-    ax.set_xlabel(x)
+    ax.set_xlabel(_load_label(x))
     seeds = sorted(set(df["n_seeds"].to_list()))
     ax.set_ylabel(f"{y} slowdown" if y != "mean" else "mean slowdown")
     fixed_text = ", ".join(f"{c}={df[c][0]}" for c in fixed if c in df.columns)
@@ -485,6 +556,21 @@ def p99_vs_load(
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return fig
+
+
+def _means(part: pl.DataFrame) -> list[float]:
+    """The rows' means; a statistic of no samples is null: NaN, a gap in the line, not 0."""
+    return [math.nan if m is None else float(m) for m in part["mean"].to_list()]
+
+
+def _errorbars(ax: Axes, part: pl.DataFrame, x: str, pos: dict, label: str, style: dict) -> None:
+    """The rows' means against x with their 95 % intervals as error bars."""
+    mean = _means(part)
+    lo = [m - v if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
+          for m, v in zip(mean, part["ci_low"].to_list())]
+    hi = [v - m if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
+          for m, v in zip(mean, part["ci_high"].to_list())]
+    ax.errorbar([pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], capsize=3, label=label, **style)
 
 
 # ---------------------------------------------------------------------------- reproductions
@@ -603,13 +689,13 @@ def swp_fig1_figure(report: Mapping[str, Any]) -> Figure:
     top = max([SLO, *(r[k] for r in rows for k in ("fg_p99", "bg_p99"))]) * 1.08
     for ax, cfg in zip(axes, CONFIGS):
         part = sorted((r for r in rows if r["config"] == cfg), key=lambda r: r["bg_load"])
-        loads = [100 * r["bg_load"] for r in part]
+        loads = [r["bg_load"] for r in part]
         ax.plot(loads, [r["fg_p99"] for r in part], marker="o", color=_color(0), label="foreground (10 %)")
         ax.plot(loads, [r["bg_p99"] for r in part], marker="s", color=_color(1), linestyle="--", label="background")
         ax.axhline(SLO, color="black", linewidth=0.8, linestyle=":", label=f"SLO {SLO:g}")
         ax.set_ylim(0, top)
         ax.set_title(TITLES[cfg], fontsize="medium")
-        ax.set_xlabel("background load (%)")
+        ax.set_xlabel("background load (fraction of link capacity)")
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("p99 slowdown, messages ≤ 125 KB")
     axes[0].legend(fontsize="small")
@@ -619,7 +705,7 @@ def swp_fig1_figure(report: Mapping[str, Any]) -> Figure:
 
 def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
     """ns-3 beside tailor on the same flows: mean and p99 slowdown per size bin (the
-    report of ``tailor.crosscheck.crosscheck_ns3``); x is each bin's upper bound."""
+    report of ``tailor.crosscheck.crosscheck_ns3``); x is each bin's upper edge."""
     if table not in report:
         raise DataError(f"not a crosscheck report with a '{table}' table")
     rows = [r for r in report[table] if r["count"] > 0]
@@ -634,7 +720,7 @@ def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
             labels=("tailor", "ns-3"), kind="line", logx=True,
         )
         ax.xaxis.set_major_formatter(_BYTES)
-        ax.set_xlabel("message size (bytes, bin upper bound)")
+        ax.set_xlabel(SIZE_LABEL)
         ax.set_ylabel(f"{stat} slowdown")
         ax.set_title(f"{stat} slowdown per size bin", fontsize="medium")
     fig.suptitle(f"{Path(str(report.get('run_dir', ''))).name}: ns-3 vs tailor, same flows", fontsize="medium")
@@ -657,17 +743,20 @@ def save(fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] 
     stem = Path(path_stem)
     if stem.suffix.lstrip(".").lower() in FORMATS:
         stem = stem.with_suffix("")
+    from tailor import __version__
+    from tailor.outdir import SIGNATURE, write_file
+
+    # The signature lets a later save replace the file (and only a file tailor wrote);
+    # no dates in the files: the same figure gives the same bytes.
+    sign = f"{SIGNATURE} {__version__}"
+    metas = {"png": {"Software": sign}, "svg": {"Date": None, "Creator": sign},
+             "pdf": {"CreationDate": None, "Creator": sign}}
     out = []
-    try:
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        for f in formats:
-            path = stem.parent / f"{stem.name}.{f}"
-            # No dates in the files: the same figure gives the same bytes.
-            meta = {"Date": None} if f == "svg" else {"CreationDate": None} if f == "pdf" else None
+    for f in formats:
+        def draw(tmp: Path, f: str = f) -> None:
             # A fixed salt for the SVG's element ids (random otherwise), for this call only.
             with rc_context({"svg.hashsalt": "tailor"}):
-                fig.savefig(path, format=f, dpi=dpi, metadata=meta)
-            out.append(path)
-    except OSError as e:
-        raise OptionError(f"--out: cannot write {e.filename or stem} ({e.strerror or e})") from None
+                fig.savefig(tmp, format=f, dpi=dpi, metadata=metas[f])
+
+        out.append(write_file(stem.parent / f"{stem.name}.{f}", draw))
     return out

@@ -34,18 +34,22 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from tailor.errors import DataError, NotRecordedError, OptionError
+from tailor.outdir import SIGNATURE, write_file
 from tailor.plot import (
+    STAT_PERCENTILES,
     SUMMARY_VALUE_COLUMNS,
     latency_cdf,
     open_result,
     p99_vs_load,
     queue_over_time,
+    needs_text,
+    samples_needed,
     save,
     slowdown_vs_size,
 )
 from tailor.result import Result, format_bytes
 
-__all__ = ["report", "run_report", "sweep_report", "store_frames"]
+__all__ = ["report", "run_report", "sweep_report", "store_frames", "with_messages"]
 
 #: Resolution of the report's PNGs.
 DPI = 110
@@ -65,7 +69,7 @@ th { background: #f5f5f7; } th.l, td.l { text-align: left; }
 table.kv td:first-child { color: #555; } table.kv td { text-align: left; }
 tr.total td { font-weight: 600; border-top: 2px solid #ccc; }
 .met { color: #1a7f37; font-weight: 600; } .missed { color: #c62828; font-weight: 600; }
-.none { color: #777; }
+.none { color: #777; } .few { color: #999; }
 figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #555; font-size: .9em; }
 pre { background: #f5f5f7; padding: 1em; overflow-x: auto; font-size: 13px; }
@@ -121,6 +125,7 @@ def _page(title: str, body: str) -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<meta name=\"generator\" content=\"{SIGNATURE} {_version()}\">\n"
         f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n{body}"
         f"<footer>Written by tailor {_e(_version())} on {_e(_now())}. Self-contained: nothing here is fetched.</footer>\n"
         "</body>\n</html>\n"
@@ -138,14 +143,8 @@ def _now() -> str:
 
 
 def _write(out: Path, text: str) -> Path:
-    tmp = out.with_name(out.name + ".partial")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)
-    except OSError as e:
-        raise OptionError(f"--out: cannot write {e.filename or out} ({e.strerror or e})") from None
-    return out
+    """Writes the page, replacing an existing file only when tailor wrote it (tailor.outdir)."""
+    return write_file(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 # ---------------------------------------------------------------------------- entry point
@@ -193,7 +192,15 @@ def store_frames(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, pl.DataFra
         caption = (f"{first['scenario']}, as run at point {first['point'][:10]} ({at}); "
                    "the other points differ only in the axes")
         scenarios.append((caption, (Path(path) / "points" / first["point"] / "scenario.toml").read_text()))
-    return store.summary(), points, store.slos().collect(), scenarios
+    return with_messages(store.summary(), store, axes), points, store.slos().collect(), scenarios
+
+
+def with_messages(summary: pl.DataFrame, store: Any, axes: list[str]) -> pl.DataFrame:
+    """``summary`` with ``messages``: the fewest messages any seed had in the row's class and
+    size, so that a percentile of too few messages can be marked (``samples_needed``)."""
+    keys = [*axes, "scenario", "engine", "class", "size"]
+    fewest = store.rows().group_by(keys).agg(pl.col("count").min().alias("messages")).collect()
+    return summary.join(fewest, on=keys, how="left", nulls_equal=True, maintain_order="left")
 
 
 def _scenario_text(r: Result, scenario: str | os.PathLike[str] | None) -> tuple[str | None, str]:
@@ -243,14 +250,35 @@ def _size(b: dict[str, Any]) -> str:
     return f"({format_bytes(b['lower_bytes'])}, {format_bytes(b['upper_bytes'])}]"
 
 
+#: The percentiles of the slowdown tables: (summary key, percentile).
+_PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p999", 99.9))
+#: Said once above the slowdown tables.
+_BINS_NOTE = (
+    "Each size bin is (lower, upper]; the plots draw it at its upper edge. A percentile in grey "
+    f"and parentheses has too few messages in its bin to be a result ({needs_text([p for _, p in _PERCENTILES])} "
+    "messages needed): it is the largest slowdown seen, not a tail estimate."
+)
+
+
+def _percentile(value: float | None, count: int, p: float) -> str:
+    """A percentile cell: greyed, in parentheses, when ``count`` messages are too few for it."""
+    need = samples_needed(p)
+    if value is None or count >= need:
+        return _num(value)
+    return f'<span class="few" title="{count:,} messages; p{p:g} needs {need:,}">({_num(value)})</span>'
+
+
+def _slowdown_row(label: str, b: dict[str, Any]) -> list[str]:
+    return [label, f"{b['count']:,}", _num(b.get("mean")), *(_percentile(b.get(k), b["count"], p) for k, p in _PERCENTILES)]
+
+
 def _slowdown_table(name: str, rep: dict[str, Any]) -> str:
     rows = [
-        [_e(_size(b)), f"{b['count']:,}", _num(b["mean"]), _num(b["p50"]), _num(b["p99"]), _num(b["p999"])]
+        _slowdown_row(f'<span data-upper-bytes="{b["upper_bytes"]}">{_e(_size(b))}</span>', b)
         for b in rep["bins"]
         if b["count"] > 0
     ]
-    sd = rep["slowdown"]
-    total = ["all sizes", f"{sd['count']:,}", *(_num(sd.get(k)) for k in ("mean", "p50", "p99", "p999"))]
+    total = _slowdown_row("all sizes", rep["slowdown"])
     return f"<h3>{_e(name)}</h3>\n" + _table(
         ("size", "count", "mean", "p50", "p99", "p99.9"), rows, f'class="slowdown" data-class="{_e(name)}"', total
     )
@@ -324,11 +352,15 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
     except NotRecordedError as e:
         parts.append(f'<p class="note" id="no-queues">No queue plot: the run did not record queues. '
                      f"Add <code>{_e(e.hint)}</code> to the scenario to record them.</p>\n")
+    except DataError as e:  # queues recorded, none ever held a byte
+        parts.append(f'<p class="note" id="no-queues">No queue plot: {_e(str(e))}</p>\n')
 
     parts.append("<h2>Slowdown by message size</h2>\n")
+    parts.append(f'<p class="note">{_e(_BINS_NOTE)}</p>\n')
     for name in r.classes:
         parts.append(_slowdown_table(name, s["classes"][name]))
-    parts.append(_slowdown_table("all", s["overall"]))
+    if len(r.classes) != 1:  # with one class, "all" is the same messages again
+        parts.append(_slowdown_table("all", s["overall"]))
 
     parts.append("<h2>Network</h2>\n")
     parts.append(_network(s))
@@ -385,6 +417,12 @@ def _axes(summary: pl.DataFrame) -> list[str]:
     names a store's one scenario)."""
     return [c for c in summary.columns
             if c not in SUMMARY_VALUE_COLUMNS and (c != "scenario" or summary["scenario"].n_unique() > 1)]
+
+
+def _one_class(summary: pl.DataFrame) -> pl.DataFrame:
+    """The summary without its "all" rows when it has one class: they repeat the class's."""
+    classes = set(summary["class"].unique().to_list()) - {"all"}
+    return summary.filter(pl.col("class") != "all") if len(classes) == 1 else summary
 
 
 def _varying(df: pl.DataFrame, cols: Sequence[str]) -> list[str]:
@@ -445,10 +483,13 @@ def sweep_report(
     ))
 
     parts.append("<h2>Plots</h2>\n")
-    parts.append(_sweep_plots(summary, axes, stem))
+    parts.append(_sweep_plots(_one_class(summary), axes, stem))
 
     parts.append("<h2>Slowdown, mean over seeds [95 % interval]</h2>\n")
-    parts.append(_sweep_table(summary, axes))
+    if "messages" in summary.columns:
+        parts.append(f'<p class="note">In grey and parentheses: a seed had too few messages for the percentile '
+                     f"({_e(needs_text(list(STAT_PERCENTILES.values())))} needed); not a result.</p>\n")
+    parts.append(_sweep_table(_one_class(summary), axes))
 
     if slos is not None and slos.height:
         parts.append("<h2>SLO verdicts (seeds meeting each SLO)</h2>\n")
@@ -510,7 +551,9 @@ def _sweep_plots(summary: pl.DataFrame, axes: list[str], stem: Path) -> str:
     by = _varying(df, [a for a in axes if a != x] + ["engine"])
     stats = df["stat"].unique().to_list()
     classes = sorted(df["class"].unique().to_list(), key=lambda c: (c != "all", c))
-    wanted = [("p99", c) for c in classes] + ([("mean", "all")] if "all" in classes else [])
+    # The mean of all classes; of the one class when there is one.
+    means = ["all"] if "all" in classes else classes if len(classes) == 1 else []
+    wanted = [("p99", c) for c in classes] + [("mean", c) for c in means]
     html_parts = []
     for stat, cls in wanted:
         if stat not in stats:
@@ -527,8 +570,20 @@ def _slug(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in s)
 
 
+def _sweep_cell(row: dict[str, Any]) -> str:
+    """``mean [ci_low, ci_high]`` (HTML), greyed in parentheses when a seed had too few
+    messages for the percentile."""
+    text = _e(f"{_num(row['mean'])} [{_num(row['ci_low'])}, {_num(row['ci_high'])}]")
+    p = STAT_PERCENTILES.get(row["stat"])
+    n = row.get("messages")
+    if p is None or n is None or n >= samples_needed(p):
+        return text
+    return f'<span class="few" title="a seed had {n:,} messages; p{p:g} needs {samples_needed(p):,}">({text})</span>'
+
+
 def _sweep_table(summary: pl.DataFrame, axes: list[str]) -> str:
-    """One row per (axes, engine, class) at size "all"; a column per stat."""
+    """One row per (axes, engine, class) at size "all"; a column per stat. With a
+    ``messages`` column, a percentile that a seed had too few messages for is greyed."""
     df = summary.filter(pl.col("size") == "all") if "all" in summary["size"].to_list() else summary
     keys = [*axes, "engine", "class", *([] if "all" in summary["size"].to_list() else ["size"])]
     stats = [s for s in STATS if s in df["stat"].unique().to_list()]
@@ -536,9 +591,7 @@ def _sweep_table(summary: pl.DataFrame, axes: list[str]) -> str:
     seeds: dict[tuple, int] = {}
     for row in df.sort(keys).iter_rows(named=True):
         k = tuple(row[c] for c in keys)
-        cells.setdefault(k, {})[row["stat"]] = (
-            f"{_num(row['mean'])} [{_num(row['ci_low'])}, {_num(row['ci_high'])}]"
-        )
+        cells.setdefault(k, {})[row["stat"]] = _sweep_cell(row)
         seeds[k] = row["n_seeds"]
-    rows = [[*(_e(v) for v in k), *(_e(cells[k].get(s, "–")) for s in stats), _e(seeds[k])] for k in cells]
+    rows = [[*(_e(v) for v in k), *(cells[k].get(s, "–") for s in stats), _e(seeds[k])] for k in cells]
     return _table((*keys, *stats, "seeds"), rows, 'id="sweep-summary"', left=len(keys))

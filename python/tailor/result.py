@@ -65,12 +65,25 @@ class Result:
     (DataFrames)."""
 
     def __init__(self, dir: str | os.PathLike[str]) -> None:
+        from tailor.outdir import require_complete
+
         self.dir = Path(dir)
+        require_complete(self.dir)
         self.summary: dict[str, Any] = json.loads((self.dir / "summary.json").read_text())
 
     def __repr__(self) -> str:
         s = self.summary
         return f"Result({str(self.dir)!r}, scenario={s['scenario']!r}, seed={s['seed']})"
+
+    def files(self) -> list[str]:
+        """The files of the result (those tailor wrote: a user's own files beside them are
+        not listed)."""
+        from tailor.outdir import read_marker
+
+        marker = read_marker(self.dir)
+        if marker is not None:
+            return sorted(str(f) for f in marker["files"])
+        return sorted(p.name for p in self.dir.iterdir() if p.is_file())
 
     @property
     def classes(self) -> list[str]:

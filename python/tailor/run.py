@@ -11,23 +11,37 @@ from typing import Any
 
 import polars as pl
 
-from tailor import _core
+from tailor import _core, outdir
+from tailor.errors import OptionError
 from tailor.result import Result, queue_schema
 from tailor.scenario import Scenario
 
-__all__ = ["run", "default_out"]
+__all__ = ["run", "default_out", "ENGINES", "SEED_MAX"]
 
 Progress = Callable[[dict[str, Any]], bool]
 
+#: The engines a scenario runs on.
+ENGINES = ("packet", "model")
+#: The largest seed (seeds are unsigned 64-bit integers).
+SEED_MAX = 2**64 - 1
 
-def default_out(scenario: Scenario, seed: int) -> Path:
-    """``runs/<scenario name>-s<seed>`` under the current directory, with a short hash of
-    the overrides before the seed when :meth:`Scenario.with_` changed keys (so two
-    variants of one scenario do not meet in one directory)."""
+
+def default_out(scenario: Scenario, seed: int, engine: str = "packet") -> Path:
+    """``runs/<scenario name>-<engine>-s<seed>`` under the current directory, with a
+    short hash of the overrides before the seed when :meth:`Scenario.with_` changed keys
+    (so two engines, or two variants of one scenario, do not meet in one directory)."""
     if not scenario.overrides:
-        return Path("runs") / f"{scenario.name}-s{seed}"
+        return Path("runs") / f"{scenario.name}-{engine}-s{seed}"
     text = json.dumps([[k, v] for k, v in scenario.overrides], sort_keys=True, default=str)
-    return Path("runs") / f"{scenario.name}-{hashlib.sha256(text.encode()).hexdigest()[:8]}-s{seed}"
+    return Path("runs") / f"{scenario.name}-{engine}-{hashlib.sha256(text.encode()).hexdigest()[:8]}-s{seed}"
+
+
+def check_options(seed: Any, engine: Any) -> None:
+    """Raises OptionError for a seed or engine tailor does not accept, naming it."""
+    if engine not in ENGINES:
+        raise OptionError(f"engine: unknown value {engine!r}; accepted: {', '.join(ENGINES)}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX):
+        raise OptionError(f"seed: {seed!r} is not a seed; accepted: an integer from 0 to 2^64-1 ({SEED_MAX})")
 
 
 def run(
@@ -38,7 +52,13 @@ def run(
     progress: Progress | None = None,
     engine: str = "packet",
 ) -> Result:
-    """Runs ``scenario`` with ``seed`` (default: the scenario's) into ``out``.
+    """Runs ``scenario`` with ``seed`` (default: the scenario's) into the directory ``out``
+    (default: ``runs/<scenario name>-<engine>-s<seed>``, see :func:`default_out`).
+
+    ``out`` must be new, empty, or a run directory tailor wrote (it holds the ``.tailor``
+    marker): then only the files tailor wrote there are replaced, and a line on stderr
+    says so; anything else in it is kept. Any other existing directory is refused with
+    :class:`tailor.errors.OutputError` (docs/results.md, "Output directories").
 
     The messages are converted to ``messages.parquet``, and the queue samples of a
     scenario with ``[record] queues`` to ``queues.parquet`` (the CSVs are kept with
@@ -46,17 +66,20 @@ def run(
     (the SWP fast model, docs/model.md). ``progress(dict) -> bool`` is called about five times a second with
     {sim_ns, events, started, completed, active}; returning False cancels the run.
 
-    Raises the exceptions of :mod:`tailor.errors`; a failed or cancelled run leaves no
-    result directory.
+    Raises the exceptions of :mod:`tailor.errors` (a bad seed or engine:
+    :class:`~tailor.errors.OptionError`); a failed or cancelled run leaves ``out`` as it
+    was.
     """
+    check_options(seed, engine)
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     seed = sc.seed if seed is None else seed
-    out = Path(out) if out is not None else default_out(sc, seed)
-    _core.run(os.fspath(sc.path), os.fspath(out), seed, progress, engine, list(sc.overrides))
-    _to_parquet(out / "messages.csv", keep_csv=csv, schema={"class": pl.Utf8})
-    queues = out / "queues.csv"
-    if queues.exists():
-        _to_parquet(queues, keep_csv=csv, schema=queue_schema(queues))
+    out = Path(out) if out is not None else default_out(sc, seed, engine)
+    with outdir.staged(out, "run") as stage:
+        _core.run(os.fspath(sc.path), os.fspath(stage), seed, progress, engine, list(sc.overrides))
+        _to_parquet(stage / "messages.csv", keep_csv=csv, schema={"class": pl.Utf8})
+        queues = stage / "queues.csv"
+        if queues.exists():
+            _to_parquet(queues, keep_csv=csv, schema=queue_schema(queues))
     return Result(out)
 
 

@@ -36,6 +36,7 @@ import polars as pl
 
 from tailor import _core
 from tailor.errors import StoreError
+from tailor.outdir import MARKER, mark, read_marker
 from tailor.result import format_bytes
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_mean_ci
@@ -44,6 +45,8 @@ __all__ = ["Store", "PointSpec", "open_store", "point_id", "config_id", "build_i
 
 #: Format of the point directory and of the id's hash input; bumped on any change.
 FORMAT = 1
+#: What a store holds at its top level (reports and their plots aside).
+STORE_ENTRIES = {"points", "sweeps", "tmp", MARKER}
 #: The slowdown statistics summary.json gives per class and size bin.
 STATS = ("mean", "p50", "p90", "p99", "p999", "max")
 
@@ -144,8 +147,9 @@ class Store:
         self.dir = Path(dir)
         if self.dir.exists() and not self.dir.is_dir():
             raise StoreError(f"{self.dir}: exists and is not a directory")
-        if self.dir.is_dir() and any(self.dir.iterdir()) and not (self.dir / "points").is_dir():
-            raise StoreError(f"{self.dir}: not a tailor result store (no points/ directory); give an empty or new directory")
+        if self.dir.is_dir() and any(self.dir.iterdir()) and not _is_store(self.dir):
+            raise StoreError(f"{self.dir}: not a tailor result store (no {MARKER} marker of a store, nor a store's "
+                             "points/ and sweeps/ alone); refusing to write into it. Give an empty or new directory")
 
     def __repr__(self) -> str:
         return f"Store({str(self.dir)!r}, {len(self.point_ids())} points)"
@@ -156,6 +160,8 @@ class Store:
         try:
             for sub in ("points", "sweeps", "tmp"):
                 (self.dir / sub).mkdir(parents=True, exist_ok=True)
+            if read_marker(self.dir) is None:
+                mark(self.dir, "store")
         except OSError as e:
             raise StoreError(f"--out: cannot make the store {self.dir} ({e.strerror or e})") from None
 
@@ -392,6 +398,17 @@ def _slos(id: str, summary: dict[str, Any]) -> pl.DataFrame:
     schema = {"point": pl.Utf8, "class": pl.Utf8, "sli": pl.Utf8, "threshold": pl.Float64, "value": pl.Float64,
               "count": pl.UInt64, "met": pl.Boolean, "loss": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
+
+
+def _is_store(dir: Path) -> bool:
+    """Whether ``dir`` is a store: its marker says so, or (a store written before markers)
+    it holds nothing but what a store holds."""
+    marker = read_marker(dir)
+    if marker is not None:
+        return marker["kind"] == "store"
+    names = {p.name for p in dir.iterdir()}
+    return "points" in names and all(n in STORE_ENTRIES or (n.startswith("report") and n.endswith((".html", ".png")))
+                                     for n in names)
 
 
 def _host() -> str:

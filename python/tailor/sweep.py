@@ -38,7 +38,9 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from tailor import _core
 from tailor.errors import PointsFailed, SweepError
+from tailor.signals import exit_status
 from tailor.scenario import Scenario
 from tailor.store import PointSpec, Store, point_id
 
@@ -55,15 +57,17 @@ class Listener(Protocol):
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a sweep, after its finished points were kept. ``done`` of ``total``
-    points are in the store."""
+    """Ctrl-C (or SIGTERM) during a sweep, after its finished points were kept. ``done``
+    of ``total`` points are in the store; ``status`` is the exit status the CLI gives,
+    130 for Ctrl-C and 143 for SIGTERM."""
 
-    def __init__(self, store: Path, done: int, total: int) -> None:
+    def __init__(self, store: Path, done: int, total: int, status: int = 130) -> None:
         super().__init__(store, done, total)
-        self.store, self.done, self.total = store, done, total
+        self.store, self.done, self.total, self.status = store, done, total, status
 
     def __str__(self) -> str:
-        return (f"interrupted: {self.done} of {self.total} points are in {self.store}/ "
+        how = "terminated" if self.status == 143 else "interrupted"
+        return (f"{how}: {self.done} of {self.total} points are in {self.store}/ "
                 f"(partial points were removed); run the same sweep again to finish it")
 
 
@@ -284,13 +288,18 @@ def _axes(axes: Mapping[str, Iterable[Any]] | None, more: Mapping[str, Iterable[
 
 
 def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> list[PointSpec]:
-    specs, seen = [], set()
+    specs, seen, in_scope = [], set(), set()
     for params in grid(axes):
         overrides = [*sc.overrides, *((k, v) for k, v in params.items())]
         seed = params.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
             raise SweepError(f"axis seed: {seed!r} is not a seed; accepted: integers 0 to 2^63 - 1")
         spec = PointSpec.resolve(sc.path, overrides, engine, params)
+        if engine == "model" and spec.config not in in_scope:
+            # A point outside the model's scope is the user's error, not a point that
+            # failed; the seeds of one configuration share its scope (and its trace scan).
+            _core.model_scope(os.fspath(sc.path), overrides)
+            in_scope.add(spec.config)
         if spec.id in seen:
             raise SweepError(f"the point {params} computes the same as an earlier one (an axis that changes nothing?)")
         seen.add(spec.id)
@@ -353,7 +362,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         result = run(sc, seed=task["seed"], out=work / "run", engine=task["engine"])
         if not same_point():
             return {"id": task["id"], "error": changed}
-        files = {p.name: p.read_bytes() for p in sorted(result.dir.iterdir()) if p.is_file()}
+        files = {name: (result.dir / name).read_bytes() for name in result.files()}
         return {"id": task["id"], "files": files, "wall_s": time.perf_counter() - started, "host": socket.gethostname()}
     except Exception as e:  # noqa: BLE001 - reported as this point's failure, with its type
         return {"id": task["id"], "error": f"{type(e).__name__}: {e}"}
@@ -398,8 +407,8 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[
                 done += 1
                 if listener:
                     listener.finished(spec.id, spec.params, r["wall_s"])
-    except KeyboardInterrupt:
-        raise Interrupted(store.dir, done, len(specs)) from None
+    except KeyboardInterrupt as e:
+        raise Interrupted(store.dir, done, len(specs), exit_status(e)) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if failures:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,9 +15,29 @@ ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "scenarios" / "quickstart.toml"
 
 
+def _stating_the_bottleneck() -> Path:
+    """quickstart with ``[model] bottleneck = "link"``: its RPCs go between every pair of
+    hosts, so the fast model refuses quickstart itself (docs/model.md, "Scope"). Tests that
+    need a quick model run of it, not an accurate one, state the link (same name, same
+    packet run)."""
+    work = Path(tempfile.mkdtemp(prefix="tailor-tests-"))
+    atexit.register(shutil.rmtree, work, True)
+    path = work / "quickstart.toml"
+    path.write_text(QUICKSTART.read_text() + '\n[model]\nbottleneck = "link"\n')
+    return path
+
+
+QUICKSTART_MODEL = _stating_the_bottleneck()
+
+
 @pytest.fixture(scope="session")
 def quickstart() -> Path:
     return QUICKSTART
+
+
+@pytest.fixture(scope="session")
+def quickstart_model() -> Path:
+    return QUICKSTART_MODEL
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,8 @@ import tailor
 from tailor.advise import short_sli
 from tailor.errors import DisciplineError, OptionError, ScenarioError
 
+ROOT = Path(__file__).resolve().parents[2]
+
 SCENARIO = """
 name = "advise-test"
 [topology]
@@ -95,9 +97,11 @@ def test_cli_prints_both_verdicts_and_json(two_class: Path) -> None:
         assert text in p.stdout, text
     assert p.stderr == "", "no progress output when stderr is not a terminal"
     j = tailor_cli("advise", two_class, "--json", "--seed", "2")
-    assert j.returncode == 0, j.stderr
     report = json.loads(j.stdout)
     assert report["seed"] == 2 and report["weights"]["packet"] is not None
+    # With seed 2 the model meets every SLO, the packet engine not rpc's: exit 1.
+    assert report["passed"] is False and [x["class_name"] for x in report["rejected"]] == ["rpc"]
+    assert j.returncode == 1, j.stderr
 
 
 def test_min_capacity_per_discipline(two_class: Path) -> None:
@@ -151,6 +155,26 @@ def test_errors_exit_2_and_name_what_is_wrong(two_class: Path, tmp_path: Path) -
     assert p.returncode == 2 and "Traceback" not in p.stderr
 
 
+def test_a_scenario_outside_the_models_scope_exits_2(two_class: Path, tmp_path: Path) -> None:
+    """The optimizer runs on the fast model: bulk traffic between every pair of hosts has
+    no one bottleneck, so its advice would be about a link that does not exist."""
+    spread = tmp_path / "spread.toml"
+    spread.write_text(SCENARIO.replace('pattern = "n_to_1"\nsenders = "4..8"\nreceiver = 8', 'pattern = "all_to_all"'))
+    assert spread.read_text() != SCENARIO
+    for args in ([], ["--min-capacity", "-d", "fifo"]):
+        p = tailor_cli("advise", spread, *args)
+        assert p.returncode == 2, p.stderr
+        assert p.stderr.startswith(f'error: {spread}: class[1].pattern: "all_to_all" spreads traffic over many links'), p.stderr
+    with pytest.raises(ScenarioError) as e:
+        tailor.advise(spread)
+    assert e.value.key_path == "class[1].pattern"
+    # Two incasts into different receivers share no link either.
+    apart = tmp_path / "apart.toml"
+    apart.write_text(SCENARIO.replace('hosts = 9', 'hosts = 10').replace('senders = "4..8"\nreceiver = 8', 'senders = "4..8"\nreceiver = 9'))
+    p = tailor_cli("advise", apart)
+    assert p.returncode == 2 and "class[1].receiver: sends to host 9 while class[0] sends to host 8" in p.stderr, p.stderr
+
+
 def test_unmet_slos_exit_1_and_say_so(two_class: Path, tmp_path: Path) -> None:
     tight = tmp_path / "tight.toml"
     tight.write_text(two_class.read_text().replace("threshold = 3.0", "threshold = 1.01"))
@@ -160,6 +184,57 @@ def test_unmet_slos_exit_1_and_say_so(two_class: Path, tmp_path: Path) -> None:
     r = tailor.advise(tight, recheck=False).report["weights"]
     worst = [max(s["losses"]) for s in r["trajectory"]]
     assert worst[r["chosen"]] == min(worst), "the closest point is the answer"
+
+
+@pytest.fixture
+def five_class(tmp_path: Path) -> Path:
+    """scenarios/swp/five-class.toml on 5 ms of traffic (2,360 messages, about a second):
+    the model's least FIFO capacity meets every SLO on the model, not on the packet engine."""
+    text = (ROOT / "scenarios" / "swp" / "five-class.toml").read_text()
+    p = tmp_path / "five.toml"
+    p.write_text(text.replace('until = "21ms"', 'until = "6ms"'))
+    assert p.read_text().count('until = "6ms"') == 5
+    return p
+
+
+def test_min_capacity_exits_1_naming_the_slos_the_packet_engine_rejects(five_class: Path) -> None:
+    p = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo")
+    assert p.returncode == 1, p.stdout + p.stderr
+    a = tailor.advise(five_class, min_capacity=True, disciplines=["fifo"])
+    assert a.passed is False and a.rechecked is False
+    assert [(x.discipline, x.class_name, short_sli(x.sli)) for x in a.rejected] == [
+        ("fifo", "a", "p99 slowdown <= 125 KB"),
+        ("fifo", "c", "p99 slowdown <= 125 KB"),
+    ]
+    packet = {v["class"]: v["slo"][0] for v in a.report["capacity"][0]["packet"]}
+    for x in a.rejected:
+        assert x.capacity_bps == a.capacity("fifo")
+        assert (x.value, x.threshold) == (packet[x.class_name]["value"], packet[x.class_name]["threshold"])
+        assert x.value > x.threshold
+    # The table says so, then each rejected SLO with the packet value against its bound.
+    assert "the packet engine rejects 2 SLO(s):" in p.stdout
+    for x in a.rejected:
+        assert f"shared FIFO at {x.capacity_bps / 1e9:.1f} Gbps: class {x.class_name}, p99 slowdown <= 125 KB = {x.value:.3f} > {x.threshold:.3g}" in p.stdout
+    j = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--json")
+    assert j.returncode == 1
+    report = json.loads(j.stdout)
+    assert report["passed"] is False and [x["class_name"] for x in report["rejected"]] == ["a", "c"]
+    # Without the re-check only the model speaks, and it met every SLO.
+    p = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--no-recheck")
+    assert p.returncode == 0, p.stdout
+    assert tailor.advise(five_class, min_capacity=True, disciplines=["fifo"], recheck=False).rechecked is None
+
+
+def test_weights_exit_1_when_the_packet_engine_rejects_what_the_model_met(five_class: Path, tmp_path: Path) -> None:
+    tight = tmp_path / "tight.toml"
+    tight.write_text(five_class.read_text().replace('rate = "40Gbps"', 'rate = "36Gbps"'))
+    a = tailor.advise(tight)
+    assert a.met is True, "the model meets every SLO with the weights it found"
+    assert a.passed is False and {x.class_name for x in a.rejected} == {"a", "c", "e"}
+    assert all(x.discipline == "drr" and x.value > x.threshold for x in a.rejected)
+    p = tailor_cli("advise", tight)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "every SLO met" in p.stdout and "the packet engine rejects 3 SLO(s):" in p.stdout
 
 
 def test_short_sli_names() -> None:

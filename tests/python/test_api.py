@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 import tailor
-from tailor.errors import Cancelled, RunError, ScenarioError, TailorError
+from tailor.errors import Cancelled, OutputError, RunError, ScenarioError, TailorError
 from tailor.result import MESSAGE_COLUMNS, format_bytes
 
 SUMMARY_KEYS = {"scenario", "seed", "transport", "events", "sim_ns", "wall_seconds", "messages", "overall", "classes", "network"}
@@ -24,7 +26,8 @@ def test_run_writes_the_result_format(result7: tailor.Result) -> None:
         assert {"mean", "p50", "p90", "p99", "p999"} <= report["slowdown"].keys()
         assert all({"upper_bytes", "count", "mean", "p50", "p99"} <= b.keys() for b in report["bins"])
     assert {"drops", "ecn_marks", "max_queue_bytes", "mean_queue_bytes", "utilization"} <= s["network"].keys()
-    assert sorted(p.name for p in result7.dir.iterdir()) == ["messages.parquet", "ports.csv", "summary.json"]
+    assert sorted(p.name for p in result7.dir.iterdir()) == [".tailor", "messages.parquet", "ports.csv", "summary.json"]
+    assert result7.files() == ["messages.parquet", "ports.csv", "summary.json"]
 
 
 def test_messages_match_the_summary(result7: tailor.Result) -> None:
@@ -103,13 +106,12 @@ def test_missing_file_is_a_scenario_error(tmp_path: Path) -> None:
         tailor.check(tmp_path / "nope.toml")
 
 
-def test_refusing_to_overwrite_is_a_run_error(quickstart: Path, tmp_path: Path) -> None:
+def test_refusing_to_overwrite_is_an_output_error(quickstart: Path, tmp_path: Path) -> None:
     out = tmp_path / "occupied"
     out.mkdir()
     (out / "precious.txt").write_text("mine")
-    with pytest.raises(RunError) as caught:
+    with pytest.raises(OutputError, match="not a directory tailor wrote"):
         tailor.run(quickstart, seed=1, out=out)
-    assert caught.value.kind == "AlreadyExists"
     assert (out / "precious.txt").read_text() == "mine"
 
 
@@ -182,5 +184,24 @@ def test_variants_of_a_scenario_get_their_own_default_directory(quickstart: Path
 
     sc = tailor.Scenario.load(quickstart)
     a, b = default_out(sc.with_(load=0.3), 1), default_out(sc.with_(load=0.5), 1)
-    assert a != b and default_out(sc, 1) == Path("runs/quickstart-s1")
+    assert a != b and default_out(sc, 1) == Path("runs/quickstart-packet-s1")
+    assert default_out(sc, 1, "model") == Path("runs/quickstart-model-s1")
     assert a.name.startswith("quickstart-") and a.name.endswith("-s1")
+
+
+def test_the_package_shows_its_api_and_loads_plot_on_first_use() -> None:
+    code = (
+        "import sys, tailor\n"
+        "assert 'tailor.plot' not in sys.modules\n"
+        "assert callable(tailor.plot.save) and callable(tailor.report.report)\n"
+        "assert dir(tailor) == sorted(tailor.__all__), dir(tailor)\n"
+        "assert not {'os', 'Path', '_find_workloads', 'annotations'} & set(dir(tailor))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+
+
+def test_help_of_run_states_the_default_directory_and_the_replace_rule() -> None:
+    doc = " ".join((tailor.run.__doc__ or "").split())
+    assert "runs/<scenario name>-<engine>-s<seed>" in doc
+    assert "only the files tailor wrote there are replaced" in doc and "OutputError" in doc

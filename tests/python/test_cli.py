@@ -50,7 +50,7 @@ def test_quiet_run_writes_nothing_on_stderr(quickstart: Path, tmp_path: Path) ->
 def test_run_default_out_dir_and_json_progress(quickstart: Path, tmp_path: Path) -> None:
     p = tailor_cli("run", quickstart, "--seed", "5", "--csv", "--progress-json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    out = tmp_path / "runs" / "quickstart-s5"
+    out = tmp_path / "runs" / "quickstart-packet-s5"
     assert (out / "messages.csv").exists() and (out / "messages.parquet").exists()
     lines = [json.loads(line) for line in p.stderr.splitlines()]
     assert lines and lines[-1]["completed"] == 3400
@@ -178,8 +178,90 @@ def test_model_engine_writes_the_same_result_format(tmp_path: Path) -> None:
     assert tailor.Result(out).messages.height == 2000
 
 
+OUT_OF_SCOPE = 'class[1].pattern: "all_to_all" spreads traffic over many links (to 16 receivers); the fast model has one bottleneck'
+
+
+def test_the_model_refuses_traffic_without_one_bottleneck(quickstart: Path, tmp_path: Path) -> None:
+    """quickstart's RPCs go between every pair of hosts: the model would squeeze them
+    through the incast's link (p99 5.07 against 2.03 on the packet engine)."""
+    p = tailor_cli("run", quickstart, "--engine", "model", "--out", tmp_path / "m", "--quiet")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith(f"error: {quickstart}: {OUT_OF_SCOPE}"), p.stderr
+    assert 'accepted: n_to_1 into one receiver' in p.stderr and '[model] bottleneck = "link"' in p.stderr
+    assert not (tmp_path / "m").exists()
+    with pytest.raises(tailor.errors.ScenarioError) as e:
+        tailor.run(quickstart, out=tmp_path / "api", engine="model")
+    assert e.value.key_path == "class[1].pattern"
+    # The packet engine has no such limit.
+    assert tailor_cli("check", quickstart).returncode == 0
+
+
+def test_a_sweep_on_the_model_refuses_out_of_scope_points_before_running(quickstart: Path, tmp_path: Path) -> None:
+    p = tailor_cli("sweep", quickstart, "--set", "seed=1,2", "--engine", "model", "--out", tmp_path / "s", "-q")
+    assert p.returncode == 2, p.stderr
+    assert OUT_OF_SCOPE in p.stderr
+    assert not (tmp_path / "s").exists()
+    # A point whose override sends the RPCs into the incast's receiver (host 15, n_to_1's default) is in scope.
+    p = tailor_cli("sweep", quickstart, "--set", "seed=1", "--set", "class[1].pattern=n_to_1", "--engine", "model",
+                   "--out", tmp_path / "s", "--dry-run")
+    assert p.returncode == 0, p.stderr
+
+
+def test_a_stated_bottleneck_runs_on_the_model(quickstart: Path, tmp_path: Path) -> None:
+    stated = tmp_path / "stated.toml"
+    stated.write_text(quickstart.read_text() + '\n[model]\nbottleneck = "link"\n')
+    r = tailor.run(stated, out=tmp_path / "m", engine="model")
+    assert r.summary["engine"] == "model" and r.summary["messages"]["completed"] == 3400
+    assert r.summary["model"]["bottleneck"] == '[model] bottleneck = "link" (stated, not checked)'
+
+
 def test_unknown_engine_exits_2(quickstart: Path, tmp_path: Path) -> None:
     p = tailor_cli("run", str(quickstart), "--engine", "fluid", "--out", str(tmp_path / "x"))
     assert p.returncode == 2
     assert "--engine" in p.stderr and "packet, model" in p.stderr
     assert not (tmp_path / "x").exists()
+
+
+def listed_summaries(output: str) -> dict[str, str]:
+    """The Commands section of a group's help: name -> summary (wrapped lines joined)."""
+    section = output.split("Commands:\n", 1)[1]
+    rows: dict[str, str] = {}
+    name = None
+    for line in section.splitlines():
+        if not line.strip() or not line.startswith("  "):
+            break
+        m = re.match(r"  (\S+)\s{2,}(.*)", line)
+        if m and not line.startswith("   "):
+            name = m.group(1)
+            rows[name] = m.group(2).strip()
+        elif name is not None:
+            rows[name] += " " + line.strip()
+    return rows
+
+
+def group_of(path: tuple[str, ...]) -> Any:
+    command = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize("width", [50, 80, 120])
+@pytest.mark.parametrize(
+    "path", [p for p in COMMANDS if hasattr(group_of(p), "commands")], ids=lambda p: " ".join(p) or "tailor"
+)
+def test_command_lists_show_whole_sentences(path: tuple[str, ...], width: int) -> None:
+    """`tailor --help` and each group's --help list every command with its whole summary:
+    click cuts a long docstring's first sentence at the column limit ("...(SWP..."), so
+    every command and group states a short summary that is one complete sentence."""
+    group = group_of(path)
+    r = CliRunner().invoke(app, [*path, "--help"], prog_name="tailor", terminal_width=width)
+    assert r.exit_code == 0, r.output
+    listed = listed_summaries(r.output)
+    assert set(listed) == set(group.commands)
+    for name, text in listed.items():
+        assert not text.endswith("..."), f"`tailor {' '.join((*path, name))}`: summary cut: {text!r}"
+        assert text.endswith("."), f"`tailor {' '.join((*path, name))}`: summary is not a sentence: {text!r}"
+        whole = " ".join(group.commands[name].get_short_help_str(limit=10_000).split())
+        assert text == whole, f"`tailor {' '.join((*path, name))}`: listed {text!r}, its summary is {whole!r}"
+        assert len(text) <= 60, f"`tailor {' '.join((*path, name))}`: summary longer than one line: {text!r}"

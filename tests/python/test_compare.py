@@ -134,3 +134,14 @@ def test_cli_bad_scenario_exits_2_naming_the_key(bad_scenario: Path) -> None:
     p = subprocess.run([sys.executable, "-m", "tailor", "compare", str(bad_scenario)], capture_output=True, text=True)
     assert p.returncode == 2
     assert str(bad_scenario) in p.stderr and "transport.knd" in p.stderr
+
+
+def test_cli_refuses_a_scenario_outside_the_models_scope_before_running(quickstart: Path, tmp_path: Path) -> None:
+    """quickstart's all-to-all RPCs have no one bottleneck: nothing to compare the model on."""
+    out = tmp_path / "cmp"
+    p = subprocess.run([sys.executable, "-m", "tailor", "compare", str(quickstart), "--out", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith(f'error: {quickstart}: class[1].pattern: "all_to_all" spreads traffic over many links'), p.stderr
+    assert "Traceback" not in p.stderr
+    assert not out.exists(), "nothing written: the packet engine did not run"

@@ -27,21 +27,41 @@ def inverted_cdf(values: list[float], p: float) -> float:
     return float(np.percentile(np.asarray(values, dtype=float), p, method="inverted_cdf"))
 
 
-def expected_lines(result: tailor.Result, cls: str, percentiles: tuple[float, ...]) -> dict[float, tuple[list, list]]:
-    """Per percentile: (bin median sizes, bin percentiles) from the run's bins, recomputed."""
+def expected_lines(result: tailor.Result, cls: str, percentiles: tuple[float, ...]) -> dict[float, list[tuple]]:
+    """Per percentile: (bin upper edge, bin percentile, bin count) from the run's bins, recomputed."""
     m = result.messages.sort("start_ns").slice(result.summary["messages"]["warmup_excluded"])
     m = m if cls == "all" else m.filter(pl.col("class") == cls)
     bins = (result.summary["overall"] if cls == "all" else result.summary["classes"][cls])["bins"]
-    out: dict[float, tuple[list, list]] = {p: ([], []) for p in percentiles}
+    out: dict[float, list[tuple]] = {p: [] for p in percentiles}
     for b in bins:
         part = m.filter((pl.col("size_bytes") > b["lower_bytes"]) & (pl.col("size_bytes") <= b["upper_bytes"]))
         assert part.height == b["count"], "the summary's bin counts are the messages'"
         if part.height == 0:
             continue
         for p in percentiles:
-            out[p][0].append(inverted_cdf(part["size_bytes"].to_list(), 50))
-            out[p][1].append(inverted_cdf(part["slowdown"].to_list(), p))
+            out[p].append((float(b["upper_bytes"]), inverted_cdf(part["slowdown"].to_list(), p), part.height))
     return out
+
+
+def drawn(ax, label: str) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """The (x, y) points of the line ``label``: those drawn as results (its line) and those
+    drawn hollow (bins with too few messages for the percentile)."""
+    def xy(line) -> list[tuple[float, float]]:
+        return list(zip(map(float, line.get_xdata()), map(float, line.get_ydata())))
+
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    hollow = lines.get(f"_too few: {label}")
+    if hollow is not None:
+        assert hollow.get_linestyle() == "None" and hollow.get_markerfacecolor() == "none"
+    return xy(lines[label]), xy(hollow) if hollow is not None else []
+
+
+def flat(points: list[tuple[float, float]]) -> list[float]:
+    return [v for point in points for v in point]
+
+
+def test_samples_needed_per_percentile() -> None:
+    assert [tp.samples_needed(p) for p in (50, 90, 99, 99.9, 99.99)] == [2, 10, 100, 1000, 10_000]
 
 
 def test_slowdown_vs_size_lines_are_the_binned_percentiles(result7: tailor.Result) -> None:
@@ -50,34 +70,38 @@ def test_slowdown_vs_size_lines_are_the_binned_percentiles(result7: tailor.Resul
     assert isinstance(fig, Figure)
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"
-    assert "message size" in ax.get_xlabel() and "slowdown" in ax.get_ylabel()
-    lines = {ln.get_label(): ln for ln in ax.get_lines()}
-    assert len(ax.get_lines()) == len(result7.classes) * len(ps)
+    assert "message size" in ax.get_xlabel() and "upper edge" in ax.get_xlabel() and "slowdown" in ax.get_ylabel()
     for cls in result7.classes:
-        for p, (xs, ys) in expected_lines(result7, cls, ps).items():
-            line = lines[f"{cls} p{p:g}"]
-            assert list(line.get_xdata()) == pytest.approx(xs)
-            assert list(line.get_ydata()) == pytest.approx(ys)
+        for p, rows in expected_lines(result7, cls, ps).items():
+            results, hollow = drawn(ax, f"{cls} p{p:g}")
+            # A bin is at its upper edge; its point is a result only with enough messages.
+            want = [(x, y) for x, y, n in rows if n >= tp.samples_needed(p)]
+            few = [(x, y) for x, y, n in rows if n < tp.samples_needed(p)]
+            assert flat(results) == pytest.approx(flat(want)) and flat(hollow) == pytest.approx(flat(few))
+    # quickstart's websearch bins hold 14 to 74 messages: not one p99 is a result.
+    assert drawn(ax, "websearch p99")[0] == [] and len(drawn(ax, "websearch p99")[1]) == 11
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("hollow" in t and "p99: 100" in t and "p99.9: 1,000" in t for t in legend), legend
     # The summary keeps its percentiles to 0.1 %: the plotted ones agree with it.
-    ws = result7.summary["classes"]["websearch"]["bins"]
-    p99 = [b["p99"] for b in ws if b["count"]]
-    assert list(lines["websearch p99"].get_ydata()) == pytest.approx(p99, rel=2e-3)
+    ws = result7.summary["classes"]["rpc"]["bins"]
+    p99 = [b["p99"] for b in ws if b["count"] >= 100]
+    assert [y for _, y in drawn(ax, "rpc p99")[0]] == pytest.approx(p99, rel=2e-3)
+    assert len(drawn(ax, "rpc p99")[1]) == 2  # (31 KB, 357 KB] and (357 KB, 15.2 MB]: 24 and 5 messages
 
 
 def test_slowdown_vs_size_overlays_runs_and_takes_frames(result7: tailor.Result) -> None:
     other = result7.messages.with_columns(pl.col("slowdown") * 2)
-    fig = tp.slowdown_vs_size({"seed 7": result7, "doubled": other}, percentiles=(99,), classes=["rpc"], x="upper")
+    fig = tp.slowdown_vs_size({"seed 7": result7, "doubled": other}, percentiles=(99,), classes=["rpc"])
     (ax,) = fig.axes
-    by = {ln.get_label(): ln for ln in ax.get_lines()}
-    assert set(by) == {"seed 7: rpc p99", "doubled: rpc p99"}
+    by = {ln.get_label() for ln in ax.get_lines() if not ln.get_label().startswith(("_", "hollow"))}
+    assert by == {"seed 7: rpc p99", "doubled: rpc p99"}
     # A bare frame has no run bins: ten bins of equal count, ending at the largest size.
-    x = list(by["doubled: rpc p99"].get_xdata())
+    x = [p[0] for p in sorted(sum(drawn(ax, "doubled: rpc p99"), []))]
     rpc = other.filter(pl.col("class") == "rpc")
     assert x[-1] == rpc["size_bytes"].max() and len(x) <= 10
-    assert x == sorted(x)
-    # With the run, x is each bin's upper bound.
+    # With the run, x is each bin's upper edge.
     uppers = [b["upper_bytes"] for b in result7.summary["classes"]["rpc"]["bins"] if b["count"]]
-    assert list(by["seed 7: rpc p99"].get_xdata()) == pytest.approx(uppers)
+    assert sorted(p[0] for p in sum(drawn(ax, "seed 7: rpc p99"), [])) == pytest.approx(uppers)
 
 
 def test_slowdown_vs_size_rejects_bad_options(result7: tailor.Result) -> None:
@@ -126,7 +150,7 @@ def test_p99_vs_load_draws_a_line_per_value_with_error_bars() -> None:
     (ax,) = fig.axes
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert len(bars) == 2 and all(c.has_yerr for c in bars)
-    assert ax.get_xlabel() == "load" and "p99" in ax.get_ylabel()
+    assert ax.get_xlabel() == "load (fraction of link capacity)" and "p99" in ax.get_ylabel()
     for c in bars:
         sched = c.get_label().split("=")[1]
         want = df.filter((pl.col("switch.scheduler") == sched) & (pl.col("class") == "all") & (pl.col("stat") == "p99")).sort("load")
@@ -140,6 +164,50 @@ def test_p99_vs_load_draws_a_line_per_value_with_error_bars() -> None:
     fig = tp.p99_vs_load(df, by="class", where={"switch.scheduler": "drr"})
     labels = sorted(c.get_label() for c in fig.axes[0].containers if isinstance(c, ErrorbarContainer))
     assert labels == ["class=a", "class=all", "class=b"]
+
+
+def test_load_axes_say_fraction_of_link_capacity() -> None:
+    """Any load on x is a fraction of link capacity (the scenario's `load`), and says so."""
+    df = sweep_summary().filter(pl.col("switch.scheduler") == "drr").drop("switch.scheduler")
+    per_class = df.rename({"load": "class[0].load"})
+    for frame, x in ((df, "load"), (per_class, "class[0].load")):
+        (ax,) = tp.p99_vs_load(frame, x=x).axes
+        assert ax.get_xlabel() == f"{x} (fraction of link capacity)"
+    from tailor.reproduce.swp_fig1 import CONFIGS
+
+    rows = [{"config": c, "bg_load": load, "fg_p99": 2.0 + load, "bg_p99": 3.0 + load}
+            for c in CONFIGS for load in (0.2, 0.5, 0.8)]
+    for ax in tp.swp_fig1_figure({"rows": rows, "engine": "model"}).axes:
+        assert ax.get_xlabel() == "background load (fraction of link capacity)"
+        assert list(ax.get_lines()[0].get_xdata()) == pytest.approx([0.2, 0.5, 0.8])
+
+
+def test_p99_vs_load_draws_around_a_statistic_of_no_samples() -> None:
+    """summary statistics of no samples are null: the point is left out, not a crash."""
+    df = sweep_summary().filter(pl.col("switch.scheduler") == "drr").drop("switch.scheduler")
+    df = df.with_columns(
+        pl.when((pl.col("load") == 0.5) & (pl.col("class") == "all")).then(None).otherwise(pl.col(c)).alias(c)
+        for c in ("mean", "ci_low", "ci_high")
+    )
+    (ax,) = tp.p99_vs_load(df).axes
+    (bars,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    ys = list(bars.lines[0].get_ydata())
+    assert len(ys) == 3 and math.isnan(ys[1]) and not math.isnan(ys[0])
+
+
+def test_p99_vs_load_marks_statistics_of_too_few_messages() -> None:
+    """With a `messages` column (the fewest messages of a seed, as tailor.report adds it),
+    a p99 of fewer than 100 messages is a hollow point off the line."""
+    df = sweep_summary().filter(pl.col("switch.scheduler") == "drr").drop("switch.scheduler")
+    df = df.with_columns(pl.when(pl.col("load") == 0.7).then(60).otherwise(400).alias("messages"))
+    (ax,) = tp.p99_vs_load(df).axes
+    (bars,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert list(bars.lines[0].get_xdata()) == [0.3, 0.5]
+    (few,) = [ln for ln in ax.get_lines() if ln.get_label() == "_too few: p99"]
+    assert list(few.get_xdata()) == [0.7] and few.get_markerfacecolor() == "none"
+    assert any("p99: 100" in t.get_text() for t in ax.get_legend().get_texts())
+    (ax,) = tp.p99_vs_load(df, y="mean").axes  # a mean needs no more than one message
+    assert not [ln for ln in ax.get_lines() if ln.get_label().startswith("_too few")]
 
 
 def test_p99_vs_load_refuses_ambiguous_or_unknown_columns() -> None:
@@ -174,6 +242,23 @@ def test_queue_over_time_draws_the_fullest_ports_and_the_chosen_ones() -> None:
     assert list(line.get_ydata()) == pytest.approx((part["queue_bytes"] / 1e3).to_list())
     with pytest.raises(OptionError, match="no samples of port 9"):
         tp.queue_over_time(q, ports=[9])
+
+
+def test_queue_legend_lists_only_ports_that_held_a_queue() -> None:
+    """Ports whose queue stayed empty are not among the "fullest" ports drawn by default."""
+    q = queues()
+    t = q["time_ns"].unique().sort().to_list()
+    empty = pl.DataFrame([(ti, port, 0) for port in (5, 6, 7) for ti in t], schema=q.schema, orient="row")
+    both = pl.concat([q.filter(pl.col("port") < 2), empty])
+    (ax,) = tp.queue_over_time(both).axes  # top=6 of 5 sampled ports
+    held = both.group_by("port").agg(pl.col("queue_bytes").max()).filter(pl.col("queue_bytes") > 0)["port"]
+    assert sorted(ln.get_label() for ln in ax.get_legend().get_lines()) == [f"port {p}" for p in sorted(held)]
+    assert "2 of 5 ports sampled held a queue" in ax.get_title()
+    # Asked for by name, an empty port is drawn and says it never queued.
+    (ax,) = tp.queue_over_time(both, ports=[0, 6]).axes
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["port 0", "port 6 (never queued)"]
+    with pytest.raises(DataError, match="no port held a queue: the 3 ports sampled stayed at 0 B"):
+        tp.queue_over_time(empty)
 
 
 def test_queue_over_time_says_how_to_record_queues(result7: tailor.Result, tmp_path: Path) -> None:
@@ -216,6 +301,9 @@ def test_overlay_and_reproduction_figures() -> None:
     ]}
     fig = tp.crosscheck_figure(cc)
     assert len(fig.axes) == 2 and all(a.get_xscale() == "log" for a in fig.axes)
+    # One convention for size bins in every plot: the bin at its upper edge, said on the axis.
+    assert fig.axes[0].get_xlabel() == tp.SIZE_LABEL and "upper edge" in tp.SIZE_LABEL
+    assert list(fig.axes[0].get_lines()[0].get_xdata()) == [10_000, 1_000_000]
     p99 = {ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[1].get_lines()}
     assert p99 == {"ns-3": [4.0, 9.0], "tailor": [4.4, 8.0]}
     with pytest.raises(OptionError, match="kind: unknown value 'pie'"):
@@ -331,5 +419,5 @@ def test_reproductions_write_their_plots(tmp_path: Path) -> None:
     for ax, cfg in zip(axes, swp_fig1.CONFIGS):
         fg = ax.get_lines()[0]
         rows = sorted((r for r in fig1["rows"] if r["config"] == cfg), key=lambda r: r["bg_load"])
-        assert list(fg.get_xdata()) == pytest.approx([100 * r["bg_load"] for r in rows])
+        assert list(fg.get_xdata()) == pytest.approx([r["bg_load"] for r in rows])
         assert list(fg.get_ydata()) == pytest.approx([r["fg_p99"] for r in rows])

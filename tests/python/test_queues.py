@@ -39,8 +39,8 @@ def test_queues_are_a_frame_per_port_and_tick(quickstart: Path, tmp_path: Path) 
     assert q["queue_bytes"].max() > 0
 
 
-def test_the_model_rows_have_no_port(quickstart: Path, tmp_path: Path) -> None:
-    r = tailor.run(_recording(quickstart, tmp_path), seed=7, out=tmp_path / "m", engine="model")
+def test_the_model_rows_have_no_port(quickstart_model: Path, tmp_path: Path) -> None:
+    r = tailor.run(_recording(quickstart_model, tmp_path), seed=7, out=tmp_path / "m", engine="model")
     q = r.queues
     assert q.height == r.summary["queues"]["rows"] > 0
     assert q["port"].dtype == pl.Int64 and q["port"].null_count() == q.height

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -157,6 +158,157 @@ def test_run_report_draws_recorded_queues(result7: tailor.Result, tmp_path: Path
     assert (tmp_path / "with-queues.png").is_file()
 
 
+def test_a_one_class_sweep_store_reports_the_fewest_messages(tmp_path: Path) -> None:
+    """A real store of one class: the class is shown once, and its p99.9 of 300 messages
+    per seed is greyed in the table (it needs 1,000)."""
+    from tailor.report import store_frames
+
+    scenario = tmp_path / "one.toml"
+    text = (Path(__file__).resolve().parents[2] / "scenarios" / "swp" / "websearch-60.toml").read_text()
+    scenario.write_text(text.replace("messages = 2000", "messages = 300"))
+    tailor.sweep(scenario, load=[0.3, 0.6], seed=[1, 2], out=tmp_path / "store", jobs=1)
+    summary = store_frames(tmp_path / "store")[0]
+    total = summary.filter(pl.col("size") == "all")
+    assert set(total["messages"].to_list()) == {300}
+    out = report(tmp_path / "store")
+    table = re.findall(r'<table [^>]*id="sweep-summary".*?</table>', out.read_text(), flags=re.S)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], flags=re.S)
+    assert len(rows) == 2, "one row per load: the class, not 'all' beside it"
+    for row in rows:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)
+        p99, p999 = cells[-3], cells[-2]
+        assert 'class="few"' not in p99 and 'class="few"' in p999 and "1,000" in p999
+
+
+class Tables(HTMLParser):
+    """The report's slowdown tables: per class, per row, the cells' text and classes, and
+    the upper edge each row's bin is drawn at."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[tuple[str, str]]]] = {}
+        self.uppers: dict[str, list[int]] = {}
+        self.cls: str | None = None
+        self.cell: list[str] | None = None
+        self.cell_class = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table" and "slowdown" in (a.get("class") or ""):
+            self.cls = a["data-class"]
+            self.tables[self.cls], self.uppers[self.cls] = [], []
+        elif self.cls is not None and tag == "tr":
+            self.tables[self.cls].append([])
+        elif self.cls is not None and tag == "td":
+            self.cell, self.cell_class = [], ""
+        elif self.cls is not None and tag == "span":
+            self.cell_class += " " + (a.get("class") or "")
+            if a.get("data-upper-bytes"):
+                self.uppers[self.cls].append(int(a["data-upper-bytes"]))
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self.cls = None
+        elif tag == "td" and self.cls is not None and self.cell is not None:
+            self.tables[self.cls][-1].append(("".join(self.cell), self.cell_class.strip()))
+            self.cell = None
+        elif tag == "thead" and self.cls is not None:
+            self.tables[self.cls].pop()  # the header row: no td
+
+
+def slowdown_tables(html_text: str) -> Tables:
+    t = Tables()
+    t.feed(html_text)
+    return t
+
+
+def test_report_tables_mark_percentiles_of_too_few_messages(result7: tailor.Result, tmp_path: Path) -> None:
+    """A p99 of 74 messages is shown, greyed and in parentheses, not as a result; the rule
+    is the plots' (p50 needs 2 messages, p99 100, p99.9 1,000)."""
+    import tailor.plot as tp
+
+    text = report(result7.dir, out=tmp_path / "r.html").read_text()
+    t = slowdown_tables(text)
+    s = result7.summary
+    for name in result7.classes:
+        rep = s["classes"][name]
+        rows = t.tables[name]
+        bins = [b for b in rep["bins"] if b["count"] > 0]
+        assert len(rows) == len(bins) + 1
+        for row, b in zip(rows, [*bins, rep["slowdown"]]):
+            cells = dict(zip(("size", "count", "mean", "p50", "p99", "p99.9"), row))
+            for col, p in (("p50", 50), ("p99", 99), ("p99.9", 99.9)):
+                value, css = cells[col]
+                few = b["count"] < tp.samples_needed(p)
+                assert ("few" in css) == few, (name, b["count"], col, value, css)
+                assert value.startswith("(") == few
+            assert "few" not in cells["mean"][1] and "few" not in cells["count"][1]
+    assert "p50: 2, p99: 100, p99.9: 1,000" in text, "the report states the rule"
+
+
+def test_report_tables_and_plots_put_a_bin_at_its_upper_edge(result7: tailor.Result, tmp_path: Path) -> None:
+    """One x convention: the x of a size bin in the slowdown plot is the upper edge of the
+    same bin in the report's table, and the axis says so."""
+    import tailor.plot as tp
+
+    t = slowdown_tables(report(result7.dir, out=tmp_path / "r.html").read_text())
+    (ax,) = tp.slowdown_vs_size(result7, (50,)).axes
+    assert "upper edge" in ax.get_xlabel()
+    for name in result7.classes:
+        xs = sorted(float(x) for ln in ax.get_lines() if ln.get_label().endswith(f"{name} p50") for x in ln.get_xdata())
+        assert xs == [float(u) for u in t.uppers[name]]
+
+
+def test_report_tables_show_statistics_of_no_samples_as_a_dash(result7: tailor.Result, tmp_path: Path) -> None:
+    """summary.json may hold null for a statistic of no samples: a dash, not a crash."""
+    run = tmp_path / "run"
+    shutil.copytree(result7.dir, run)
+    summary = json.loads((run / "summary.json").read_text())
+    rpc = summary["classes"]["rpc"]
+    for k in ("mean", "p50", "p99", "p999"):
+        rpc["bins"][-1][k] = None
+        rpc["slowdown"][k] = None
+    (run / "summary.json").write_text(json.dumps(summary))
+    rows = slowdown_tables(report(run).read_text()).tables["rpc"]
+    for row in (rows[-2], rows[-1]):  # the last bin, "all sizes"
+        assert [text for text, _ in row[2:]] == ["–"] * 4
+
+
+def one_class_run(tmp_path: Path) -> tailor.Result:
+    scenario = tmp_path / "one.toml"
+    text = (Path(__file__).resolve().parents[2] / "scenarios" / "swp" / "websearch-60.toml").read_text()
+    scenario.write_text(text.replace("messages = 2000", "messages = 300"))
+    return tailor.run(scenario, out=tmp_path / "one")
+
+
+def test_a_one_class_run_report_does_not_repeat_the_class_as_all(tmp_path: Path) -> None:
+    r = one_class_run(tmp_path)
+    assert r.classes == ["websearch"]
+    t = slowdown_tables(report(r.dir).read_text())
+    assert list(t.tables) == ["websearch"], "one table: 'all' would be the same messages again"
+
+
+def one_class_sweep_tables() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """sweep_tables() with one class: its "all" rows are the class's own."""
+    summary, points = sweep_tables()
+    a = summary.filter(pl.col("class") == "a")
+    return pl.concat([a.with_columns(pl.lit("all").alias("class")), a]), points
+
+
+def test_a_one_class_sweep_report_does_not_repeat_the_class_as_all(tmp_path: Path) -> None:
+    summary, points = one_class_sweep_tables()
+    out = sweep_report(summary, points, tmp_path / "sweep.html")
+    assert sorted(p.name for p in tmp_path.glob("sweep-*.png")) == ["sweep-mean-a.png", "sweep-p99-a.png"]
+    text = out.read_text()
+    classes = re.findall(r'<table [^>]*id="sweep-summary".*?</table>', text, flags=re.S)[0]
+    assert "<td class=\"l\">all</td>" not in classes and classes.count("<td class=\"l\">a</td>") == 3 * 2
+    assert "slowdown of all classes" not in text
+
+
 def sweep_tables() -> tuple[pl.DataFrame, pl.DataFrame]:
     """A sweep of load x scheduler, 3 seeds, two classes (the store's schema)."""
     loads, scheds, seeds = (0.3, 0.5, 0.7), ("fifo", "drr"), (1, 2, 3)
@@ -191,9 +343,9 @@ def test_sweep_report_renders(tmp_path: Path) -> None:
 
 
 @needs_chromium
-def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickstart: Path, tmp_path: Path) -> None:
+def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickstart_model: Path, tmp_path: Path) -> None:
     store = tmp_path / "store"
-    sw = tailor.sweep(quickstart, load=[0.3, 0.6], seed=[1, 2], out=store, engine="model")
+    sw = tailor.sweep(quickstart_model, load=[0.3, 0.6], seed=[1, 2], out=store, engine="model")
     out = report(store)
     assert out == store / "report.html"
     probe = open_page(out, tmp_path / "store.png")

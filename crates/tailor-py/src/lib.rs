@@ -46,6 +46,22 @@ fn resolve<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, B
     Ok(d)
 }
 
+/// Whether the fast model applies to the scenario at `path` with `overrides`: {bottleneck
+/// (a description of its one link), capacity_bps}; a ScenarioError saying why not
+/// (docs/model.md, "Scope").
+#[pyfunction]
+#[pyo3(signature = (path, overrides=None))]
+fn model_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    let b = py
+        .detach(|| Scenario::resolve(&path, &overrides).and_then(|r| tailor::scenario::scope::bottleneck(&r.scenario)))
+        .map_err(|e| Error::from(e).into_py_err(py))?;
+    let d = PyDict::new(py);
+    d.set_item("bottleneck", b.describe())?;
+    d.set_item("capacity_bps", b.rate.bps())?;
+    Ok(d)
+}
+
 /// Python (key, value) pairs as overrides; values are bool, int, float, str, lists and
 /// dicts of them (otherwise a ScenarioError at the key, as a bad value in the file is).
 fn to_overrides(path: &Path, pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> Result<Vec<tailor::scenario::Override>, Error> {
@@ -125,11 +141,12 @@ fn topology_name(shape: &Shape) -> &'static str {
     }
 }
 
-/// Runs the scenario at `path` into the result directory `out` and returns the summary
-/// as JSON text. `progress(dict) -> bool` is called with the GIL held; returning a false
-/// value cancels the run, and an exception it raises (or a signal handler raises, as
-/// Ctrl-C does) cancels the run and is re-raised. A cancelled or failed run leaves no
-/// result directory.
+/// Runs the scenario at `path`, writing the result's files into the existing directory
+/// `out` (the caller's staging directory, `tailor.outdir.staged`), and returns the
+/// summary as JSON text. `progress(dict) -> bool` is called with the GIL held; returning
+/// a false value cancels the run, and an exception it raises (or a signal handler raises,
+/// as Ctrl-C and, in the CLI, SIGTERM do) cancels the run and is re-raised. After a
+/// cancelled or failed run, `out` holds a partial result for the caller to remove.
 #[pyfunction]
 #[pyo3(signature = (path, out, seed=None, progress=None, engine="packet", overrides=None))]
 fn run<'py>(
@@ -172,7 +189,7 @@ fn run_detached(
 ) -> Result<String, Error> {
     let sc = Scenario::resolve(path, overrides)?.scenario;
     let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
-    let summary = tailor::output::run_engine_to_dir(&sc, seed, out, engine, &mut |p| reporter.tick(p))?;
+    let summary = tailor::output::write_into(&sc, seed, out, engine, &mut |p| reporter.tick(p))?;
     Ok(serde_json::to_string(&summary).expect("a summary serializes"))
 }
 
@@ -344,6 +361,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tailor::output::VERSION)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(model_scope, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(advise, m)?)?;
     Ok(())

@@ -43,6 +43,8 @@ pub struct Summary {
 /// product (the short / long flow boundary of SWP §5.1) and the congestion control.
 #[derive(Clone, Debug, Serialize)]
 pub struct ModelInfo {
+    /// The link the model stood for ("the link into host 64"; docs/model.md, "Scope").
+    pub bottleneck: String,
     pub capacity_bps: f64,
     pub rtt_ns: f64,
     pub bdp_bytes: f64,
@@ -62,9 +64,10 @@ pub struct QueueInfo {
 }
 
 impl ModelInfo {
-    fn of(cfg: &crate::model::ModelConfig) -> ModelInfo {
+    fn of(cfg: &crate::model::ModelConfig, bottleneck: &crate::scenario::scope::Bottleneck) -> ModelInfo {
         let c = &cfg.cc;
         ModelInfo {
+            bottleneck: bottleneck.describe(),
             capacity_bps: cfg.capacity_bps,
             rtt_ns: cfg.rtt.as_ns_f64(),
             bdp_bytes: cfg.capacity_bps / 8.0 * cfg.rtt.as_secs_f64(),
@@ -116,9 +119,10 @@ pub fn run_to_dir(
     run_engine_to_dir(sc, seed, out, Engine::Packet, progress)
 }
 
-/// Runs `sc` with `seed` on `engine` and writes the result directory `out`, replacing an
-/// earlier tailor result there (a directory holding `summary.json`); any other existing
-/// non-empty directory is refused.
+/// Runs `sc` with `seed` on `engine` and writes the result directory `out`, which must
+/// not exist or be empty: this layer never replaces or deletes a directory. Replacing an
+/// earlier result, and only tailor's own files in it, is the Python front's
+/// (`tailor.outdir`, docs/results.md), which stages a directory and calls [`write_into`].
 pub fn run_engine_to_dir(
     sc: &Scenario,
     seed: u64,
@@ -126,27 +130,19 @@ pub fn run_engine_to_dir(
     engine: Engine,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Summary, RunError> {
-    if out.exists() && !out.join("summary.json").exists() && fs::read_dir(out).map(|mut d| d.next().is_some()).unwrap_or(true) {
+    if out.exists() && fs::read_dir(out).map(|mut d| d.next().is_some()).unwrap_or(true) {
         return Err(RunError::Io(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
-            format!("{}: exists and is not a tailor result directory; refusing to overwrite it", out.display()),
+            format!("{}: exists and is not an empty directory; refusing to write into it", out.display()),
         )));
     }
     let tmp = staging(out);
-    let _ = fs::remove_dir_all(&tmp);
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
     }
-    fs::create_dir_all(&tmp).map_err(|e| io_err(&tmp, e))?;
-    let result = match engine {
-        Engine::Packet => write_run(sc, seed, &tmp, progress),
-        Engine::Model => write_model_run(sc, seed, &tmp),
-    };
-    match result {
+    fs::create_dir(&tmp).map_err(|e| io_err(&tmp, e))?;
+    match write_into(sc, seed, &tmp, engine, progress) {
         Ok(summary) => {
-            if out.exists() {
-                fs::remove_dir_all(out).map_err(|e| io_err(out, e))?;
-            }
             fs::rename(&tmp, out).map_err(|e| io_err(out, e))?;
             Ok(summary)
         }
@@ -154,6 +150,22 @@ pub fn run_engine_to_dir(
             let _ = fs::remove_dir_all(&tmp);
             Err(e)
         }
+    }
+}
+
+/// Runs `sc` with `seed` on `engine`, writing the result's files into the existing
+/// directory `dir` (a caller's staging directory: on an error what was written stays
+/// for the caller to remove).
+pub fn write_into(
+    sc: &Scenario,
+    seed: u64,
+    dir: &Path,
+    engine: Engine,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Summary, RunError> {
+    match engine {
+        Engine::Packet => write_run(sc, seed, dir, progress),
+        Engine::Model => write_model_run(sc, seed, dir),
     }
 }
 
@@ -259,12 +271,12 @@ pub fn simulate_model(
     use crate::engine::report::{Messages, NetworkReport, Totals};
     use crate::measure::{ClassSummary, Recorder};
     let started = Instant::now();
-    let cfg = crate::scenario::model::config(sc).map_err(RunError::Scenario)?;
+    let (cfg, bottleneck) = crate::scenario::model::configure(sc).map_err(RunError::Scenario)?;
     let built = sc.build(seed)?;
     let summaries = built.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", built.overall_bins), built.warmup, sink);
     let sources = built.classes.into_iter().map(|c| c.source).collect();
-    let info = ModelInfo::of(&cfg);
+    let info = ModelInfo::of(&cfg, &bottleneck);
     let stats = crate::model::FluidModel::new(cfg).run_sampled(sources, &mut rec, queues.as_mut())?;
     rec.flush()?;
     let queues = queues.map(|log| QueueInfo { interval_ns: log.every().as_ns_f64(), ports: Vec::new(), rows: log.rows() });

@@ -53,3 +53,20 @@ fn a_failed_run_leaves_nothing_behind() {
     assert!(!out.exists());
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "no partial directory left");
 }
+
+#[test]
+fn the_engine_never_writes_into_a_directory_that_is_not_empty() {
+    // Replacing an earlier result (tailor's own files only) is the Python front's job
+    // (tailor.outdir); the engine refuses any non-empty directory, a summary.json in it
+    // or not (an ns-3 run directory has one).
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ns3-run");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("summary.json"), "{}").unwrap();
+    std::fs::write(out.join("flows.csv.gz"), "ns-3's").unwrap();
+    let sc = Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/quickstart.toml")).unwrap();
+    let err = tailor::output::run_to_dir(&sc, 1, &out, &mut |_| true).unwrap_err();
+    assert!(err.to_string().contains("not an empty directory"), "{err}");
+    assert_eq!(std::fs::read_to_string(out.join("flows.csv.gz")).unwrap(), "ns-3's");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no partial directory left");
+}

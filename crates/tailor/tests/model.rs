@@ -112,6 +112,7 @@ fn a_scenario_runs_on_the_model_engine_in_the_packet_engines_format() {
     let tmp = tempfile::tempdir().unwrap();
     let s = tailor::output::run_engine_to_dir(&sc, 1, &tmp.path().join("m"), tailor::output::Engine::Model, &mut |_| true).unwrap();
     assert_eq!(s.engine, "model");
+    assert_eq!(s.model.as_ref().unwrap().bottleneck, "the link into host 64");
     assert_eq!((s.report.messages.generated, s.report.messages.completed), (2000, 2000));
     let csv = std::fs::read_to_string(tmp.path().join("m/messages.csv")).unwrap();
     assert_eq!(csv.lines().count(), 2001);
@@ -128,6 +129,31 @@ fn the_model_refuses_a_transport_it_does_not_model() {
     let sc = common::scenario(&text, dir.path());
     let err = tailor::scenario::model::config(&sc).unwrap_err();
     assert_eq!(err.path, "transport.kind");
+}
+
+#[test]
+fn the_model_engine_and_the_advisor_refuse_traffic_without_one_bottleneck() {
+    // websearch-30 with its incast turned into all-to-all traffic: no one link to model.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/swp/websearch-30.toml"))
+        .unwrap()
+        .replace("pattern = \"n_to_1\"", "pattern = \"all_to_all\"\nslo = [{ sli = \"p99\", threshold = 3.0 }]")
+        .replace("receiver = 64\n", "")
+        .replace("senders = \"0..64\"\n", "");
+    let sc = common::scenario(&text, dir.path());
+    let out = dir.path().join("m");
+    let err = tailor::output::run_engine_to_dir(&sc, 1, &out, tailor::output::Engine::Model, &mut |_| true).unwrap_err();
+    let tailor::engine::RunError::Scenario(e) = err else { panic!("a scenario error: {err}") };
+    assert_eq!(e.path, "class[0].pattern");
+    assert!(e.message.starts_with("\"all_to_all\" spreads traffic over many links (to 65 receivers)"), "{}", e.message);
+    assert!(!out.exists(), "nothing written");
+    let req = tailor::advisor::Request {
+        mode: tailor::advisor::Mode::Weights { fair: None },
+        recheck: false,
+        search: Default::default(),
+    };
+    let err = tailor::advisor::advise(&sc, 1, &req, &mut |_| true).unwrap_err();
+    assert!(matches!(err, tailor::engine::RunError::Scenario(e) if e.path == "class[0].pattern"));
 }
 
 #[test]

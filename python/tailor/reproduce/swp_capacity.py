@@ -20,11 +20,11 @@ import csv
 import json
 import random
 import statistics
-import tempfile
 from pathlib import Path
 from typing import Callable, Optional
 
 import tailor
+from tailor.outdir import staged
 from tailor.reproduce.scenarios import Bottleneck, Class, Slo
 
 SIZES = ("google", "hadoop", "alistorage")
@@ -84,8 +84,25 @@ def run(
     out: Optional[Path] = None,
     say: Callable[[str], None] = print,
 ) -> dict:
-    out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="swp-capacity-"))
-    out.mkdir(parents=True, exist_ok=True)
+    """Runs the reproduction into ``out`` (default: ``runs/swp-capacity-<classes>``):
+    scenarios, ``capacity.json``, ``capacity_cdf.csv`` and the figure, written whole
+    once complete (tailor.outdir)."""
+    out = Path(out) if out is not None else default_dir(n_classes)
+    with staged(out, "reproduction") as work:
+        report = _run(n, n_classes, seed, recheck, until, tolerance, work, say)
+        from tailor.plot import save, swp_capacity_figure
+
+        report["plots"] = [str(out / p.name) for p in save(swp_capacity_figure(report), work / "capacity")]
+        _write_data(report, work)
+    return report
+
+
+def default_dir(n_classes: int) -> Path:
+    return Path("runs") / f"swp-capacity-{n_classes}"
+
+
+def _run(n: int, n_classes: int, seed: int, recheck: int, until: str, tolerance: float, out: Path,
+         say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     scenarios = []
     for i in range(n):
@@ -117,18 +134,19 @@ def run(
         )
     report = {"n": n, "classes": n_classes, "seed": seed, "until": until, "scenarios": scenarios,
               "summary": summarize(scenarios), "paper": PAPER[n_classes]}
-    from tailor.plot import save, swp_capacity_figure
+    return report
 
-    report["plots"] = [str(p) for p in save(swp_capacity_figure(report), out / "capacity")]
+
+def _write_data(report: dict, out: Path) -> None:
+    """``capacity.json`` and ``capacity_cdf.csv`` (strategy, rank, fraction, capacity_gbps)."""
     (out / "capacity.json").write_text(json.dumps(report, indent=2))
     with open(out / "capacity_cdf.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["strategy", "rank", "fraction", "capacity_gbps"])
         for s in STRATEGIES:
-            vals = sorted(r["capacity_gbps"][s] for r in scenarios)
+            vals = sorted(r["capacity_gbps"][s] for r in report["scenarios"])
             for i, v in enumerate(vals):
                 w.writerow([s, i + 1, (i + 1) / len(vals), f"{v:.3f}"])
-    return report
 
 
 def _packet_fraction(verdicts: list[dict]) -> dict:

@@ -17,13 +17,13 @@ The paper's figure is not in the text; its claims are, and each is checked here.
 from __future__ import annotations
 
 import json
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
 import tailor
 from tailor.errors import RunError
+from tailor.outdir import staged
 from tailor.reproduce.scenarios import Bottleneck, Class, Slo
 
 BG_LOADS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
@@ -85,8 +85,23 @@ def foreground_weight(cfg: str, setup: Setup, out: Path) -> float:
 
 
 def run(out: Optional[Path] = None, setup: Setup = Setup(), say: Callable[[str], None] = print) -> dict:
-    out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="swp-fig1-"))
-    out.mkdir(parents=True, exist_ok=True)
+    """Runs the reproduction into ``out`` (default: ``runs/swp-fig1-<engine>``): scenarios,
+    runs, ``fig1.json`` and the figure, written whole once complete (tailor.outdir)."""
+    out = Path(out) if out is not None else default_dir(setup)
+    with staged(out, "reproduction") as work:
+        report = _run(work, setup, say)
+        from tailor.plot import save, swp_fig1_figure
+
+        report["plots"] = [str(out / p.name) for p in save(swp_fig1_figure(report), work / "fig1")]
+        (work / "fig1.json").write_text(json.dumps(report, indent=2))
+    return report
+
+
+def default_dir(setup: Setup) -> Path:
+    return Path("runs") / f"swp-fig1-{setup.engine}"
+
+
+def _run(out: Path, setup: Setup, say: Callable[[str], None]) -> dict:
     weights = {cfg: foreground_weight(cfg, setup, out) for cfg in ("weight", "fq")}
     say(f"foreground weight meeting p99 <= {SLO} at 80 % background: per-class FIFO {weights['weight']:.3f}, "
         f"with fair queueing {weights['fq']:.3f}")
@@ -110,10 +125,6 @@ def run(out: Optional[Path] = None, setup: Setup = Setup(), say: Callable[[str],
             say(f"{TITLES[cfg]:28s} bg {load:.0%}: fg p99 {row['fg_p99']:.2f}, bg p99 {row['bg_p99']:.2f}")
     report = {"engine": setup.engine, "transport": setup.transport, "weights": weights, "rows": rows,
               "claims": claims(rows, weights)}
-    from tailor.plot import save, swp_fig1_figure
-
-    report["plots"] = [str(p) for p in save(swp_fig1_figure(report), out / "fig1")]
-    (out / "fig1.json").write_text(json.dumps(report, indent=2))
     return report
 
 

@@ -76,6 +76,8 @@ impl Problem {
     /// Draws the scenario's messages with `seed`. Every class must have an SLO: the
     /// optimizer needs each class's loss.
     pub fn from_scenario(sc: &Scenario, seed: u64) -> Result<Problem, RunError> {
+        // Outside the model's scope first: no SLO written would make the advice right.
+        let base = crate::scenario::model::config(sc).map_err(RunError::Scenario)?;
         if let Some(c) = sc.classes.iter().find(|c| c.slos.is_empty()) {
             let i = sc.classes.iter().position(|x| x.name == c.name).unwrap_or(0);
             return Err(RunError::Scenario(crate::scenario::ScenarioError {
@@ -84,7 +86,6 @@ impl Problem {
                 message: format!("class \"{}\" has no SLO; the advisor needs one per class (e.g. slo = [{{ sli = \"p99\", max_size = \"125KB\", threshold = 4.0 }}])", c.name),
             }));
         }
-        let base = crate::scenario::model::config(sc).map_err(RunError::Scenario)?;
         let built = sc.build(seed)?;
         let mut classes = Vec::new();
         for c in built.classes {

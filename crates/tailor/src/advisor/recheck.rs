@@ -96,7 +96,8 @@ pub fn recheck(
 ) -> Result<Vec<ClassVerdict>, RunError> {
     let mut cfg = sc.build(seed)?;
     cfg.stop_at = None;
-    let factor = capacity_bps / sc.host_rate.bps() as f64;
+    // Scaled against the bottleneck the model ran at (a dumbbell's trunk may be slower than the host links).
+    let factor = capacity_bps / problem.nominal_bps();
     if (factor - 1.0).abs() > 1e-9 {
         scale_shape(&mut cfg.net.shape, factor);
         scale_transport(&mut cfg.transport, &cfg.net, factor);

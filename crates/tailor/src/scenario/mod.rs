@@ -12,6 +12,7 @@ mod network;
 pub mod overrides;
 pub mod reader;
 pub mod record;
+pub mod scope;
 pub mod transport;
 pub mod units;
 
@@ -164,7 +165,7 @@ impl Scenario {
         let sw = network::switch(root.table("switch")?)?;
         let host = network::host(root.table("host")?)?;
         let paths = network::routing(root.table("routing")?)?;
-        let model = model::parse(root.table("model")?)?;
+        let model = model::parse(root.table("model")?, &shape)?;
         let record = record::parse(root.table("record")?, &shape)?;
         let net = network::assemble(shape, sw, host, paths, seed);
         let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; accepted: a [transport] table (every scenario needs one)"))?;

@@ -1,17 +1,20 @@
 //! `[model]` and the mapping of a scenario onto the SWP fast model (docs/model.md).
 //!
-//! The model has one bottleneck: the scenario's host link rate is its capacity and the
-//! round trip of propagation on the longest path its RTT (SWP's 2τ). DCTCP maps to the
-//! SWP-D preset with q0 = the switches' ECN threshold, HPCC to SWP-H with the transport's
-//! η; `[model]` may pick another preset or override any parameter. The switch scheduler maps to the model's sharing: FIFO, strict
+//! The model has one bottleneck, the link [`scope`](super::scope) finds (or `[model]
+//! bottleneck` states): its rate is the capacity C, flows start at their host link's
+//! rate (R0 = host rate / C, 1 when the bottleneck is a host link), and the round trip
+//! of propagation on the longest path is its RTT (SWP's 2τ). DCTCP maps to the SWP-D
+//! preset with q0 = the bottleneck port's ECN threshold, HPCC to SWP-H with the
+//! transport's η; `[model]` may pick another preset or override any parameter. The switch scheduler maps to the model's sharing: FIFO, strict
 //! priority by level, GPS by weight (DRR, WFQ, round robin with equal weights), GPS with
 //! per-flow fair queueing inside classes (hierarchical).
 
 use super::reader::{ScenarioError, Table};
+use super::scope::Bottleneck;
 use super::Scenario;
 use crate::engine::TransportConfig;
 use crate::model::{CcParams, ModelConfig, Sharing};
-use crate::net::topology::{Discipline, Shape};
+use crate::net::topology::{Discipline, LinkSpec, Shape};
 use crate::sim::Time;
 use crate::transport::tcp::Flavor;
 
@@ -23,9 +26,63 @@ pub struct ModelSpec {
     pub q0: Option<u64>,
     pub beta: Option<f64>,
     pub kappa: Option<f64>,
+    /// `bottleneck`: the link the user states every class's traffic shares (docs/model.md,
+    /// "Scope"); None lets [`scope`](super::scope) decide from the traffic.
+    pub bottleneck: Option<LinkKind>,
 }
 
-pub fn parse(t: Option<Table>) -> Result<ModelSpec, ScenarioError> {
+/// A link of the topology, named as its `[topology]` table names it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LinkKind {
+    /// A star's `link`.
+    Link,
+    HostLink,
+    Trunk,
+    FabricLink,
+}
+
+impl LinkKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkKind::Link => "link",
+            LinkKind::HostLink => "host_link",
+            LinkKind::Trunk => "trunk",
+            LinkKind::FabricLink => "fabric_link",
+        }
+    }
+
+    /// The links a shape has, by the names its `[topology]` table gives them.
+    pub fn names(shape: &Shape) -> &'static [&'static str] {
+        match shape {
+            Shape::Star { .. } => &["link"],
+            Shape::Dumbbell { .. } => &["host_link", "trunk"],
+            Shape::LeafSpine { .. } | Shape::FatTree { .. } => &["host_link", "fabric_link"],
+        }
+    }
+
+    fn parse(name: &str) -> LinkKind {
+        match name {
+            "link" => LinkKind::Link,
+            "host_link" => LinkKind::HostLink,
+            "trunk" => LinkKind::Trunk,
+            _ => LinkKind::FabricLink,
+        }
+    }
+
+    /// This link's spec in `shape` (a kind `names` lists for it).
+    pub fn spec(self, shape: &Shape) -> &LinkSpec {
+        match (self, shape) {
+            (LinkKind::Trunk, Shape::Dumbbell { trunk, .. }) => trunk,
+            (LinkKind::FabricLink, Shape::LeafSpine { fabric_link, .. } | Shape::FatTree { fabric_link, .. }) => fabric_link,
+            (_, Shape::Star { link, .. }) => link,
+            (_, Shape::Dumbbell { host_link, .. } | Shape::LeafSpine { host_link, .. } | Shape::FatTree { host_link, .. }) => {
+                host_link
+            }
+        }
+    }
+}
+
+pub fn parse(t: Option<Table>, shape: &Shape) -> Result<ModelSpec, ScenarioError> {
     let Some(mut t) = t else { return Ok(ModelSpec::default()) };
     let preset = match t.choice("preset", &["swp-d", "swp-h"])?.as_deref() {
         Some("swp-d") => Some(CcParams::SWP_D),
@@ -38,6 +95,7 @@ pub fn parse(t: Option<Table>) -> Result<ModelSpec, ScenarioError> {
         q0: t.size("q0")?,
         beta: t.float("beta", 0.0, 1.0)?,
         kappa: t.float("kappa", 0.01, 1000.0)?,
+        bottleneck: t.choice("bottleneck", LinkKind::names(shape))?.as_deref().map(LinkKind::parse),
     };
     t.finish()?;
     Ok(spec)
@@ -60,11 +118,18 @@ fn base_rtt(shape: &Shape) -> Time {
     one_way + one_way
 }
 
+/// The model of `sc`, or why the model does not apply to it (its scope: [`super::scope`]).
 pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
+    configure(sc).map(|(cfg, _)| cfg)
+}
+
+/// The model of `sc` and the link it stands for.
+pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioError> {
+    let bottleneck = super::scope::bottleneck(sc)?;
     let mut cc = match sc.transport {
         TransportConfig::Tcp(c) if matches!(c.flavor, Flavor::Dctcp { .. }) => {
             let mut p = CcParams::SWP_D;
-            if let Some(k) = sc.net.ecn_threshold {
+            if let Some(k) = bottleneck.ecn_threshold {
                 p.q0 = k as f64;
             }
             p
@@ -87,6 +152,8 @@ pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
     cc.q0 = m.q0.map_or(cc.q0, |q| q as f64);
     cc.beta = m.beta.unwrap_or(cc.beta);
     cc.kappa = m.kappa.unwrap_or(cc.kappa);
+    // Flows start at their NIC's line rate, which a slower bottleneck (a trunk) exceeds.
+    cc.r0 = sc.host_rate.bps() as f64 / bottleneck.rate.bps() as f64;
     let p = &sc.net.classes;
     let sharing = match p.discipline {
         Discipline::Fifo => Sharing::Fifo,
@@ -100,7 +167,8 @@ pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
         return Err(error(sc, "topology", "the model needs a round trip: give the links a delay"));
     }
     let own_threshold = queue_thresholds(&sharing, &p.ecn, None);
-    Ok(ModelConfig { capacity_bps: sc.host_rate.bps() as f64, rtt, cc, sharing, classes: sc.classes.len(), own_threshold })
+    let capacity_bps = bottleneck.rate.bps() as f64;
+    Ok((ModelConfig { capacity_bps, rtt, cc, sharing, classes: sc.classes.len(), own_threshold }, bottleneck))
 }
 
 /// The model's per-queue congestion thresholds from the classes' own ECN thresholds

@@ -1,0 +1,340 @@
+"""Where tailor writes, and what it may replace there (docs/results.md, "Output directories").
+
+Every directory tailor writes whole — a run, a comparison, a cross-check, a reproduction,
+a sweep store — holds a marker file, ``.tailor``: a small JSON object naming the kind of
+directory, its state and the files tailor wrote in it. The rules that follow from it:
+
+- A directory is written in a hidden sibling, ``.NAME.partial-PID``, and moved into place
+  only once complete, so a failed, cancelled (Ctrl-C, SIGTERM) or killed run leaves no
+  half-written result under the name asked for. A partial whose process is gone (SIGKILL,
+  a crash) is removed by the next tailor command that writes beside it.
+- An existing directory is replaced only when its marker says it is tailor's, of the same
+  kind; then only the files the marker lists are replaced or removed. Anything else in it
+  (a user's ``notes.txt``, ``sub/data.txt``) stays. A directory without the marker that
+  is not empty — an ns-3 run, a result of a tailor too old to write markers, anything of a
+  user's — is refused with :class:`~tailor.errors.OutputError`; nothing is written.
+- A single file (a report, a plot) replaces an existing file only when tailor wrote that
+  one: it is listed in its directory's marker, or it carries tailor's signature
+  (:data:`SIGNATURE`, in the HTML's generator tag or the image's metadata).
+
+While a directory is being replaced its marker says ``"state": "replacing"``; readers
+(:class:`tailor.Result`) refuse a directory in that state, so a crash half-way through a
+replacement is reported, never read as a result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tailor.errors import DataError, OutputError
+
+__all__ = [
+    "MARKER", "SIGNATURE", "staged", "check_target", "read_marker", "mark", "require_complete", "write_file",
+    "written_by_tailor", "clean_stale_partials",
+]
+
+#: The marker file of every directory tailor writes whole.
+MARKER = ".tailor"
+#: The text by which a file tailor wrote says so (HTML generator tag, PNG/SVG/PDF metadata).
+SIGNATURE = "written by tailor"
+#: The kinds of directory tailor writes.
+KINDS = ("run", "compare", "crosscheck", "reproduction", "store")
+
+_PARTIAL = re.compile(r"^\.(?P<name>.+)\.partial-(?P<pid>\d+)$")
+#: What the engine's own staging directories held before markers existed (tailor ≤ 0.1 with
+#: no marker): such a directory of a dead process is tailor's and may be removed.
+_ENGINE_FILES = {"messages.csv", "queues.csv", "summary.json", "ports.csv", "messages.parquet", "queues.parquet",
+                 "messages.parquet.partial", "queues.parquet.partial"}
+
+Say = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------- markers
+
+
+def read_marker(dir: Path) -> dict[str, Any] | None:
+    """The marker of ``dir``, or None when it has none (or it is not tailor's JSON)."""
+    try:
+        data = json.loads((dir / MARKER).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("kind") not in KINDS or not isinstance(data.get("files"), list):
+        return None
+    return data
+
+
+def _write_marker(dir: Path, kind: str, state: str, files: list[str]) -> None:
+    """Writes ``dir``'s marker in one rename (a reader sees the old one or the new one)."""
+    from tailor import __version__
+
+    marker = {"tailor": __version__, "kind": kind, "state": state, "files": sorted(set(files))}
+    if state == "partial":
+        marker.update(host=_host(), pid=os.getpid(), process_start=_process_start(os.getpid()))
+    tmp = dir / f"{MARKER}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(marker, indent=1) + "\n")
+    os.replace(tmp, dir / MARKER)
+
+
+def mark(dir: Path, kind: str) -> None:
+    """Marks ``dir`` as a complete tailor ``kind`` directory that tailor fills itself (a
+    store, whose points are written one by one, each by one rename)."""
+    _write_marker(dir, kind, "complete", [])
+
+
+def require_complete(dir: Path) -> None:
+    """Raises DataError when ``dir``'s marker says it was left half-written."""
+    marker = read_marker(dir)
+    if marker is not None and marker.get("state") != "complete":
+        raise DataError(
+            f"{dir}: this {marker['kind']} directory was left {marker.get('state')} by a tailor that stopped "
+            "half-way; its files are not one result. Run it again into the same place to replace it"
+        )
+
+
+def _files(dir: Path) -> list[str]:
+    """The files below ``dir`` (relative, '/'-separated), the marker excepted."""
+    return sorted(p.relative_to(dir).as_posix() for p in dir.rglob("*") if p.is_file() and p.name != MARKER)
+
+
+# ---------------------------------------------------------------------------- directories
+
+
+def check_target(out: Path, kind: str) -> dict[str, Any] | None:
+    """Raises OutputError unless tailor may write a ``kind`` directory at ``out``: it does
+    not exist, is empty, or is a complete-or-interrupted tailor ``kind`` directory.
+    Returns the marker of the directory to be replaced, or None."""
+    if not out.exists():
+        return None
+    if not out.is_dir():
+        raise OutputError(f"--out: {out}: exists and is not a directory; give a new or empty directory, or a {kind} of tailor's")
+    marker = read_marker(out)
+    if marker is None:
+        if any(out.iterdir()):
+            raise OutputError(
+                f"--out: {out}: exists, is not empty and has no {MARKER} marker, so it is not a directory tailor wrote; "
+                f"refusing to write into it (nothing in it was touched). Give a new or empty directory"
+            )
+        return None
+    if marker["kind"] != kind:
+        raise OutputError(f"--out: {out}: is a tailor {marker['kind']} directory, not a {kind}; refusing to replace it. "
+                          "Give a new or empty directory")
+    return marker
+
+
+@contextmanager
+def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr) -> Iterator[Path]:
+    """Gives an empty staging directory to fill with a ``kind`` result; on success its
+    files are installed at ``out`` (by the rules of this module), on any exception —
+    KeyboardInterrupt and SIGTERM included — the staging directory is removed and ``out``
+    is left as it was. ``say`` is told when an earlier result is being replaced."""
+    out = Path(out)
+    check_target(out, kind)
+    parent = out.parent
+    made = _missing_parents(parent)
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_partials(parent)
+        stage = parent / f".{out.name}.partial-{os.getpid()}"
+        if stage.exists():
+            shutil.rmtree(stage)
+        stage.mkdir()
+        _write_marker(stage, kind, "partial", [])
+    except OSError as e:
+        raise OutputError(f"--out: {e.filename or out}: cannot write ({e.strerror or e})") from None
+    try:
+        yield stage
+        _install(stage, out, kind, say)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        for d in made:  # deepest first: the directories this call made, if still empty
+            with contextlib.suppress(OSError):
+                d.rmdir()
+        raise
+
+
+def _missing_parents(d: Path) -> list[Path]:
+    """The directories from ``d`` up that do not exist yet, deepest first."""
+    missing = []
+    while not d.exists() and d != d.parent:
+        missing.append(d)
+        d = d.parent
+    return missing
+
+
+def _install(stage: Path, out: Path, kind: str, say: Say | None) -> None:
+    """Moves a complete staging directory's files to ``out``."""
+    new = _files(stage)
+    old = check_target(out, kind)  # again: ``out`` may have changed while the run ran
+    try:
+        if old is None:
+            _write_marker(stage, kind, "complete", new)
+            if out.exists():
+                out.rmdir()  # empty (check_target): the rename below needs it gone or empty
+            os.rename(stage, out)
+            return
+        _replace(stage, out, kind, new, [str(f) for f in old["files"]], say)
+    except OSError as e:
+        raise OutputError(f"--out: {e.filename or out}: cannot write ({e.strerror or e})") from None
+
+
+def _replace(stage: Path, out: Path, kind: str, new: list[str], old: list[str], say: Say | None) -> None:
+    """Replaces the files of an earlier ``kind`` result at ``out`` by ``stage``'s,
+    leaving every file the earlier marker does not list alone."""
+    ours = set(old)
+    foreign = [f for f in new if f not in ours and (out / f).exists()]
+    if foreign:
+        raise OutputError(f"--out: {out / foreign[0]}: exists and was not written by tailor; refusing to overwrite it "
+                          f"(nothing was changed). Move it away or give another directory")
+    if say is not None:
+        kept = [f for f in _files(out) if f not in ours]
+        also = f"; {len(kept)} file(s) tailor did not write are kept" if kept else ""
+        say(f"replacing the earlier {kind} result in {out}/ (tailor's own files only{also})")
+    _write_marker(out, kind, "replacing", old + new)
+    for f in old:
+        if f not in new:
+            _unlink(out / f, out)
+    for f in new:
+        (out / f).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(stage / f, out / f)
+    _write_marker(out, kind, "complete", new)
+    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _unlink(path: Path, top: Path) -> None:
+    """Removes one of tailor's files and the directories it leaves empty (up to ``top``)."""
+    path.unlink(missing_ok=True)
+    d = path.parent
+    while d != top and d.is_dir() and not any(d.iterdir()):
+        d.rmdir()
+        d = d.parent
+
+
+# ---------------------------------------------------------------------------- stale partials
+
+
+def clean_stale_partials(parent: Path) -> list[Path]:
+    """Removes the staging directories in ``parent`` left by tailor processes of this
+    host that are gone (killed, crashed); returns them. A directory is taken only when it
+    is tailor's: named ``.NAME.partial-PID`` and holding a partial marker (or, from a
+    tailor that wrote none, only the engine's own files)."""
+    removed = []
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return removed
+    for d in entries:
+        m = _PARTIAL.match(d.name)
+        if m is None or not d.is_dir() or not _stale(d, int(m.group("pid"))):
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        removed.append(d)
+    return removed
+
+
+def _stale(d: Path, pid: int) -> bool:
+    marker = read_marker(d)
+    if marker is None:
+        try:
+            names = {p.name for p in d.iterdir()}
+        except OSError:
+            return False
+        return names <= _ENGINE_FILES and not _alive(pid, None)
+    if marker.get("state") != "partial" or marker.get("host") != _host():
+        return False
+    return not _alive(int(marker.get("pid", pid)), marker.get("process_start"))
+
+
+def _alive(pid: int, start: int | None) -> bool:
+    """Whether process ``pid`` runs — the same process, when its start time is known (a
+    pid can be reused)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return start is None or _process_start(pid) in (None, start)
+
+
+def _process_start(pid: int) -> int | None:
+    """The start time of process ``pid`` in clock ticks since boot (Linux), or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: count from its end.
+    return int(stat[stat.rindex(")") + 2:].split()[19])
+
+
+def _host() -> str:
+    return socket.gethostname() or "host"
+
+
+# ---------------------------------------------------------------------------- single files
+
+
+def write_file(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
+    """Writes one file at ``path`` through ``write(tmp)`` and one rename, replacing an
+    existing file only when tailor wrote it (see the module doc); adds it to its
+    directory's marker when that directory is tailor's."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputError(f"--out: {path}: is a directory; give the file to write")
+    if path.exists() and not written_by_tailor(path):
+        raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it. "
+                          "Move it away or give another --out")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(tmp)
+        os.replace(tmp, path)
+        _claim(path)
+    except OSError as e:
+        raise OutputError(f"--out: {e.filename or path}: cannot write ({e.strerror or e})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    return path
+
+
+def written_by_tailor(path: Path) -> bool:
+    """Whether the existing file ``path`` is tailor's: listed in its directory's marker,
+    or carrying :data:`SIGNATURE` near its start or end (where HTML heads and image
+    metadata are)."""
+    marker = read_marker(path.parent)
+    if marker is not None and path.name in marker["files"]:
+        return True
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+            f.seek(max(0, path.stat().st_size - (1 << 16)))
+            tail = f.read()
+    except OSError:
+        return False
+    sig = SIGNATURE.encode()
+    return sig in head or sig in tail
+
+
+def _claim(path: Path) -> None:
+    """Lists ``path`` in its directory's marker, so replacing that directory later
+    removes it with the result it was made from."""
+    marker = read_marker(path.parent)
+    if marker is None or path.name in marker["files"]:
+        return
+    _write_marker(path.parent, marker["kind"], str(marker.get("state", "complete")), [*marker["files"], path.name])

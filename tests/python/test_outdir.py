@@ -1,0 +1,282 @@
+"""Where tailor writes and what it may replace (tailor.outdir, docs/results.md "Output
+directories"): nothing that is not tailor's is deleted or overwritten, results are written
+whole, and kills leave nothing that a later run does not clean up."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import tailor
+from tailor import outdir
+from tailor.errors import DataError, OptionError, OutputError
+
+ROOT = Path(__file__).resolve().parents[2]
+TAILOR = [sys.executable, "-m", "tailor"]
+ANCHOR = ROOT.parent / "shared" / "anchors" / "ns3" / "results" / "lognormal-0.6-2000-s1"
+
+#: One bottleneck (n_to_1), so that the fast model may run it too; about a second.
+SMALL = """\
+name = "small"
+seed = 1
+[topology]
+kind = "star"
+hosts = 5
+link = { rate = "100Gbps", delay = "1us" }
+[switch]
+ecn_threshold = "100KB"
+[transport]
+kind = "dctcp"
+init_cwnd = "bdp"
+max_cwnd = "bdp"
+[[class]]
+name = "ws"
+sizes = "websearch"
+arrival = "poisson"
+load = 0.5
+pattern = "n_to_1"
+receiver = 4
+messages = MESSAGES
+"""
+
+
+def small(tmp_path: Path, messages: int = 300) -> Path:
+    path = tmp_path / f"small-{messages}.toml"
+    path.write_text(SMALL.replace("MESSAGES", str(messages)))
+    return path
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*TAILOR, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def snapshot(d: Path) -> dict[str, bytes]:
+    return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+# ---------------------------------------------------------------------------- item 1
+
+
+@pytest.mark.skipif(not ANCHOR.is_dir(), reason="the ns-3 anchor runs are not beside the repository")
+def test_run_into_a_copied_ns3_run_refuses_and_touches_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "anchor"
+    shutil.copytree(ANCHOR, target)
+    before = snapshot(target)
+    r = cli("run", str(small(tmp_path)), "--out", str(target), "--quiet")
+    assert r.returncode == 2, r.stderr
+    assert "not a directory tailor wrote" in r.stderr and "Traceback" not in r.stderr
+    assert snapshot(target) == before  # flows.csv.gz, workload.csv.gz, summary.txt, time.txt all kept
+    assert not [p for p in tmp_path.iterdir() if ".partial-" in p.name]
+
+
+def test_replacing_a_run_keeps_the_users_files_and_says_so(tmp_path: Path) -> None:
+    sc, out = small(tmp_path), tmp_path / "r"
+    assert cli("run", str(sc), "--out", str(out), "--quiet", "--seed", "1").returncode == 0
+    (out / "notes.txt").write_text("my notes")
+    (out / "sub").mkdir()
+    (out / "sub" / "data.txt").write_text("my data")
+    first = (out / "summary.json").read_text()
+    r = cli("run", str(sc), "--out", str(out), "--quiet", "--seed", "2")
+    assert r.returncode == 0, r.stderr
+    assert "replacing the earlier run result" in r.stderr and "2 file(s) tailor did not write are kept" in r.stderr
+    assert (out / "notes.txt").read_text() == "my notes" and (out / "sub" / "data.txt").read_text() == "my data"
+    assert (out / "summary.json").read_text() != first and json.loads((out / "summary.json").read_text())["seed"] == 2
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+
+
+def test_an_old_runs_files_that_the_new_run_does_not_write_are_removed(tmp_path: Path) -> None:
+    sc, out = small(tmp_path), tmp_path / "r"
+    tailor.run(sc, out=out, csv=True)
+    assert (out / "messages.csv").is_file()
+    tailor.run(sc, out=out)
+    assert not (out / "messages.csv").exists() and (out / "messages.parquet").is_file()
+
+
+def test_a_users_file_where_tailor_would_write_is_not_overwritten(tmp_path: Path) -> None:
+    sc, out = small(tmp_path), tmp_path / "r"
+    tailor.run(sc, out=out)
+    (out / "messages.csv").write_text("mine")  # not in the marker: the user's
+    with pytest.raises(OutputError, match="messages.csv: exists and was not written by tailor"):
+        tailor.run(sc, out=out, csv=True)
+    assert (out / "messages.csv").read_text() == "mine"
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+
+
+def test_another_kind_of_tailor_directory_is_not_replaced_by_a_run(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    tailor.sweep(small(tmp_path, 120), {"load": [0.3]}, out=store, jobs=1)
+    with pytest.raises(OutputError, match="is a tailor store directory, not a run"):
+        tailor.run(small(tmp_path), out=store)
+    r = cli("sweep", str(small(tmp_path)), "--out", str(tmp_path / "store"), "--quiet")
+    assert r.returncode == 0, r.stderr
+
+
+def test_sweep_report_and_plot_refuse_what_is_not_tailors(tmp_path: Path) -> None:
+    sc = small(tmp_path, 120)
+    user = tmp_path / "mine"
+    user.mkdir()
+    (user / "data.txt").write_text("x")
+    r = cli("sweep", str(sc), "--out", str(user), "--quiet")
+    assert r.returncode == 2 and "not a tailor result store" in r.stderr
+    assert snapshot(user) == {"data.txt": b"x"}
+
+    run = tmp_path / "r"
+    tailor.run(sc, out=run)
+    (run / "report.html").write_text("<html>my own page</html>")
+    r = cli("report", str(run))
+    assert r.returncode == 2 and "report.html: exists and was not written by tailor" in r.stderr
+    assert (run / "report.html").read_text() == "<html>my own page</html>"
+    (run / "report.html").unlink()
+    assert cli("report", str(run)).returncode == 0
+    assert cli("report", str(run)).returncode == 0, "its own report is replaced"
+    assert "report.html" in tailor.Result(run).files()
+
+    (tmp_path / "figure.png").write_bytes(b"\x89PNG not tailor's")
+    r = cli("plot", str(run), "--kind", "latency-cdf", "--out", str(tmp_path / "figure"), "--format", "png")
+    assert r.returncode == 2 and "figure.png: exists and was not written by tailor" in r.stderr
+    assert (tmp_path / "figure.png").read_bytes() == b"\x89PNG not tailor's"
+    r = cli("plot", str(run), "--kind", "latency-cdf", "--out", str(tmp_path / "fig2"), "--format", "png,svg,pdf")
+    assert r.returncode == 0, r.stderr
+    for f in ("fig2.png", "fig2.svg", "fig2.pdf"):
+        assert outdir.written_by_tailor(tmp_path / f), f
+    r = cli("plot", str(run), "--kind", "latency-cdf", "--out", str(tmp_path / "fig2"), "--format", "png,svg,pdf")
+    assert r.returncode == 0, "tailor's own plots are replaced: " + r.stderr
+
+
+def test_a_rerun_of_a_run_removes_the_stale_report_made_from_the_old_result(tmp_path: Path) -> None:
+    sc, out = small(tmp_path), tmp_path / "r"
+    tailor.run(sc, out=out)
+    tailor.report.report(out)
+    assert (out / "report.html").is_file()
+    tailor.run(sc, out=out, seed=5)
+    assert not (out / "report.html").exists()
+
+
+# ---------------------------------------------------------------------------- item 2
+
+
+def test_default_directories_differ_by_engine(tmp_path: Path) -> None:
+    sc = small(tmp_path)
+    assert cli("run", str(sc), "--quiet", cwd=tmp_path).returncode == 0
+    packet = snapshot(tmp_path / "runs" / "small-packet-s1")
+    r = cli("run", str(sc), "--engine", "model", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert snapshot(tmp_path / "runs" / "small-packet-s1") == packet
+    model = json.loads((tmp_path / "runs" / "small-model-s1" / "summary.json").read_text())
+    assert model["engine"] == "model"
+
+
+# ---------------------------------------------------------------------------- item 3
+
+
+def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([*TAILOR, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_partial(parent: Path, proc: subprocess.Popen[str]) -> Path:
+    for _ in range(600):
+        partials = [p for p in parent.iterdir() if ".partial-" in p.name] if parent.is_dir() else []
+        if partials and (partials[0] / "messages.csv").exists():
+            return partials[0]
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the run never started writing")
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_sigterm_and_sigint_leave_nothing_half_written(tmp_path: Path, sig: int, status: int) -> None:
+    sc, out = small(tmp_path, 200_000), tmp_path / "runs" / "r"
+    tailor.run(small(tmp_path), out=out)
+    before = snapshot(out)
+    proc = _start(["run", str(sc), "--out", str(out), "--quiet"], tmp_path)
+    _wait_for_partial(out.parent, proc)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == status, err
+    assert "Traceback" not in err and "no results were written" in err
+    assert snapshot(out) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["r"]
+
+
+def test_a_killed_runs_partial_is_removed_by_the_next_run(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    proc = _start(["run", str(small(tmp_path, 200_000)), "--out", str(runs / "big"), "--quiet"], tmp_path)
+    partial = _wait_for_partial(runs, proc)
+    proc.kill()
+    proc.wait()
+    assert partial.is_dir()  # SIGKILL cannot be handled: the partial stays ...
+    # ... beside a partial of a live process and a user's directory that merely looks like one
+    live = runs / f".other.partial-{os.getpid()}"
+    live.mkdir()
+    (live / outdir.MARKER).write_text((partial / outdir.MARKER).read_text().replace(
+        f'"pid": {proc.pid}', f'"pid": {os.getpid()}').replace(
+        '"process_start"', '"process_start_unused"'))
+    users = runs / ".mine.partial-999999999"
+    users.mkdir()
+    (users / "thesis.tex").write_text("x")
+    tailor.run(small(tmp_path), out=runs / "next")
+    assert not partial.exists()  # ... until the next run beside it
+    assert live.is_dir() and (users / "thesis.tex").is_file()
+
+
+def test_a_result_left_half_replaced_is_refused_by_readers(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    tailor.run(small(tmp_path), out=out)
+    marker = json.loads((out / outdir.MARKER).read_text())
+    (out / outdir.MARKER).write_text(json.dumps({**marker, "state": "replacing"}))
+    with pytest.raises(DataError, match="left replacing"):
+        tailor.Result(out)
+    tailor.run(small(tmp_path), out=out)  # a rerun replaces it
+    assert tailor.Result(out).summary["seed"] == 1
+
+
+# ---------------------------------------------------------------------------- crosscheck, reproduce
+
+
+@pytest.mark.skipif(not ANCHOR.is_dir(), reason="the ns-3 anchor runs are not beside the repository")
+def test_crosscheck_writes_under_runs_and_says_where(tmp_path: Path) -> None:
+    from tailor.crosscheck import default_dir
+
+    assert default_dir(ANCHOR) == Path("runs") / "crosscheck-lognormal-0.6-2000-s1"
+
+
+def test_reproductions_write_under_runs_and_refuse_a_foreign_out(tmp_path: Path) -> None:
+    from tailor.reproduce import swp_capacity, swp_fig1
+
+    assert swp_fig1.default_dir(swp_fig1.Setup(engine="model")) == Path("runs") / "swp-fig1-model"
+    assert swp_capacity.default_dir(5) == Path("runs") / "swp-capacity-5"
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "a.txt").write_text("x")
+    r = cli("reproduce", "swp-fig1", "--out", str(tmp_path / "mine"))
+    assert r.returncode == 2 and "not a directory tailor wrote" in r.stderr
+    assert snapshot(tmp_path / "mine") == {"a.txt": b"x"}
+
+
+# ---------------------------------------------------------------------------- Python API
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"seed": -1}, "seed: -1 is not a seed"),
+    ({"seed": 2**64}, "seed: .* is not a seed"),
+    ({"engine": "foo"}, "engine: unknown value 'foo'; accepted: packet, model"),
+])
+def test_run_raises_tailor_errors_for_bad_options(tmp_path: Path, kwargs: dict, match: str) -> None:
+    with pytest.raises(OptionError, match=match):
+        tailor.run(small(tmp_path), out=tmp_path / "r", **kwargs)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_failed_run_leaves_no_directory_it_made(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SMALL.replace("MESSAGES", "10").replace('pattern = "n_to_1"', 'pattern = "all_to_all"'))
+    r = cli("run", str(bad), "--engine", "model", "--out", str(tmp_path / "a" / "b"), "--quiet")
+    assert r.returncode == 2, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
