@@ -89,7 +89,7 @@ def test_an_empty_trace_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text(HEAD + '[[class]]\nname = "t"\ntrace = "t.csv"\n')
     check, _ = _both(path, tmp_path / "out")
-    assert f"{path}: class[0].trace: " in check and "has no row" in check, check
+    assert f"{path}: class[0].trace: " in check and "t.csv has no rows" in check, check
 
 
 def test_a_run_that_summarises_nothing_fails_without_a_result(tmp_path: Path) -> None:

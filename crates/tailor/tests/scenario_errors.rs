@@ -224,7 +224,8 @@ fn empty_scenarios_are_refused_at_the_key_that_empties_them() {
     let dir = tempfile::tempdir().unwrap();
     let trace = "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10,1000\n1,0,1,10,2000\n";
     let traced = [
-        ("flow_id,sender,receiver,size_bytes,start_ns\n", "", "class[0].trace", "has no row of class \"a\""),
+        ("flow_id,sender,receiver,size_bytes,start_ns\n", "", "class[0].trace", "t.csv has no rows, so the class sends no message"),
+        ("flow_id,class,sender,receiver,size_bytes,start_ns\n0,b,0,1,10,1000\n", "", "class[0].trace", "has 1 row but none of class \"a\""),
         (trace, "[run]\nstop = \"0ns\"", "run.stop", "accepted: a positive time"),
         (trace, "[run]\nstop = \"1us\"", "run.stop", "\"1us\" is not after class[0]'s first message, at \"1us\""),
         (trace, "[run]\nwarmup = \"3us\"", "run.warmup", "\"3us\" is after class[0]'s last message, at \"2us\""),

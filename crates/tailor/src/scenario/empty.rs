@@ -77,18 +77,17 @@ impl Scenario {
             ClassKind::Trace { file, receiver } => {
                 let n = self.net.shape.host_count();
                 let s = trace::scan(file, &c.name, *receiver, n).map_err(|e| self.trace_error(i, e))?;
-                match (s.first_start, s.last_start) {
-                    (Some(first), last) => Ok(Window { first, last }),
-                    _ => Err(self.error(
+                let Some(first) = s.first_start else {
+                    let what = match s.file_rows {
+                        0 => "has no rows".to_string(),
+                        n => format!("has {n} row{} but none of class \"{}\" (its class column)", if n == 1 { "" } else { "s" }, c.name),
+                    };
+                    return Err(self.error(
                         &format!("class[{i}].trace"),
-                        format!(
-                            "{} has no row of class \"{}\", so the class sends no message; accepted: a trace with at least one row{}",
-                            file.display(),
-                            c.name,
-                            " (of this class, when it has a class column)"
-                        ),
-                    )),
-                }
+                        format!("{} {what}, so the class sends no message; accepted: a trace with a row of the class", file.display()),
+                    ));
+                };
+                Ok(Window { first, last: s.last_start })
             }
         }
     }

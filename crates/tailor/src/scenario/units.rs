@@ -107,7 +107,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 pub fn show_time(t: Time) -> String {
     let ps = t.ps();
     let units = [("s", 1_000_000_000_000), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000)];
-    match units.iter().find(|(_, scale)| ps % scale == 0) {
+    match units.iter().find(|(_, scale)| ps.is_multiple_of(*scale)) {
         Some((unit, scale)) => format!("\"{}{unit}\"", ps / scale),
         None => format!("\"{ps}ps\""),
     }

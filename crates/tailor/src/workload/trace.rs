@@ -189,6 +189,9 @@ impl Source for Trace {
 /// What one class replays from a trace: its rows, and the first and last start among them.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scan {
+    /// Rows in the file, of any class.
+    pub file_rows: u64,
+    /// Rows of the class.
     pub rows: u64,
     pub first_start: Option<Time>,
     pub last_start: Option<Time>,
@@ -206,6 +209,7 @@ pub fn scan(path: &Path, class_name: &str, default_receiver: Option<HostId>, hos
     while let Some(r) = rows.next_row()? {
         increasing &= last_id.is_none_or(|l| r.id > l);
         last_id = Some(r.id);
+        out.file_rows += 1;
         if rows.is_class(class_name) {
             out.rows += 1;
             out.first_start.get_or_insert(r.start);
@@ -434,7 +438,7 @@ mod tests {
         let head = "flow_id,class,sender,receiver,size_bytes,start_ns\n";
         let path = write(&dir, &format!("{head}5,web,0,1,10,100\n6,bg,1,2,10,200\n7,web,2,3,10,300\n"));
         let s = scan(&path, "web", None, 4).unwrap();
-        assert_eq!((s.rows, s.first_start, s.last_start), (2, Some(Time::from_ns(100)), Some(Time::from_ns(300))));
+        assert_eq!((s.file_rows, s.rows, s.first_start, s.last_start), (3, 2, Some(Time::from_ns(100)), Some(Time::from_ns(300))));
         assert_eq!(scan(&path, "none", None, 4).unwrap().rows, 0);
         // A bad row of another class is still an error, as it is for the replay.
         let path = write(&dir, &format!("{head}5,web,0,1,10,100\n6,bg,1,1,10,200\n"));
