@@ -276,4 +276,11 @@ fn a_run_that_summarises_nothing_fails() {
             (Ok(_), _) => panic!("{to:?} must fail"),
         }
     }
+    // The fast model's runs are held to the same rule.
+    let sc = parse_in(&dir, &BASE.replacen("messages = 10", "messages = 3\n[run]\nwarmup = \"1s\"", 1)).unwrap();
+    match tailor::output::simulate_model(&sc, 1, Box::new(NullSink), None) {
+        Err(RunError::Scenario(e)) => assert_eq!(e.path, "run.warmup", "{e}"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a model run that summarises nothing must fail"),
+    }
 }
