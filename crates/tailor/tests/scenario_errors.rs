@@ -284,3 +284,19 @@ fn a_run_that_summarises_nothing_fails() {
         Ok(_) => panic!("a model run that summarises nothing must fail"),
     }
 }
+
+/// A bad line of a size file is located in that file, as a trace row is.
+#[test]
+fn size_file_errors_name_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cdf = dir.path().join("s.cdf");
+    std::fs::write(&cdf, "1000 0.5\n900 1.0\n").unwrap();
+    let text = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"s.cdf\"\ninterpolation = \"step\"", 1);
+    let err = parse_in(&dir, &text).unwrap_err();
+    assert_eq!((err.file.as_str(), err.path.as_str()), (cdf.display().to_string().as_str(), "line 2"), "{err}");
+    assert!(err.message.contains("size 900 is not above the previous line's 1000; accepted: sizes that increase strictly"), "{err}");
+    let missing = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"none.cdf\"\ninterpolation = \"step\"", 1);
+    let err = parse_in(&dir, &missing).unwrap_err();
+    assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "class[0].sizes_cdf"), "{err}");
+    assert!(err.message.contains("; accepted: a readable size file"), "{err}");
+}

@@ -6,7 +6,7 @@ use crate::net::ids::HostId;
 use crate::measure::slo::{Metric, Slo, Stat};
 use crate::net::topology::Discipline;
 use crate::sim::{Rate, Time};
-use crate::workload::{builtin_names, load_builtin, Arrival, Cdf, Interpolation, Pattern, SizeDist};
+use crate::workload::{builtin_names, load_builtin, Arrival, Cdf, Interpolation, Pattern, SizeDist, WorkloadError};
 use std::path::{Path, PathBuf};
 use toml::Value;
 
@@ -163,7 +163,12 @@ fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
     if let Some(file) = t.string("sizes_cdf")? {
         let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
         let interp = interp.ok_or_else(|| t.error("interpolation", "missing; a size file needs one; accepted: \"step\", \"linear\""))?;
-        return Cdf::load(&dir.join(&file), interp).map(SizeDist::Cdf).map_err(|e| t.error("sizes_cdf", e.to_string()));
+        return Cdf::load(&dir.join(&file), interp).map(SizeDist::Cdf).map_err(|e| match e {
+            // A bad line is located in the size file, as a bad trace row is in the trace.
+            WorkloadError::Cdf { file, line, msg } => ScenarioError { file, path: format!("line {line}"), message: msg },
+            WorkloadError::CdfFile { file, msg } => ScenarioError { file, path: String::new(), message: msg },
+            other => t.error("sizes_cdf", format!("{other}; accepted: a readable size file")),
+        });
     }
     if let Some(b) = t.size("sizes_fixed")? {
         return if b == 0 { Err(t.error("sizes_fixed", "is 0; accepted: at least \"1B\"")) } else { Ok(SizeDist::Fixed(b)) };

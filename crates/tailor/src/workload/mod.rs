@@ -45,7 +45,7 @@ pub struct MessageSpec {
 /// the scenario key, it is about.
 #[derive(thiserror::Error, Debug)]
 pub enum WorkloadError {
-    #[error("{file} line {line}: {msg}")]
+    #[error("{file}: line {line}: {msg}")]
     Cdf {
         file: String,
         line: usize,
