@@ -311,8 +311,8 @@ def advise(
         raise DisciplineError(
             "--discipline: without --min-capacity the advisor finds weights; accepted: drr, hierarchical"
         )
-    if seed is not None and not (0 <= seed < 2**64):
-        raise OptionError(f"--seed: {seed} is out of range; accepted: 0 to 2^64 - 1")
+    if seed is not None and not (0 <= seed < 2**63):
+        raise OptionError(f"--seed: {seed} is out of range; accepted: 0 to 2^63 - 1 (what a scenario file holds)")
     if not (0.0 < tolerance < 0.5):
         raise OptionError(f"--tolerance: {tolerance} is out of range; accepted: above 0 and below 0.5")
     overrides = list(scenario.overrides) if isinstance(scenario, Scenario) else []

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from tailor import __version__
 from tailor.errors import TailorError
+from tailor.run import SEED_MAX as MAX_SEED  # the largest seed, 2^63 - 1 (docs/scenario.md, "Seeds")
 from tailor.signals import Terminated, terminate_as_interrupt
 
 __all__ = ["app", "main"]
@@ -83,7 +84,7 @@ def _root(
 
 
 Scenario_ = Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)]
-Seed_ = Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's).", min=0, max=2**64 - 1)]
+Seed_ = Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's), 0 to 2^63 - 1.", min=0, max=MAX_SEED)]
 
 
 @app.command(
@@ -295,7 +296,7 @@ def reproduce_swp_fig1(
 def reproduce_swp_capacity(
     n: Annotated[int, typer.Option(help="Random scenarios (the paper used 150).", min=1)] = 10,
     classes: Annotated[int, typer.Option(help="Classes per scenario: 3 (Fig. 8) or 5 (Fig. 9).")] = 3,
-    seed: Annotated[int, typer.Option(help="Seed of the scenario generator.", min=0)] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the scenario generator.", min=0, max=MAX_SEED)] = 1,
     recheck: Annotated[int, typer.Option(help="Re-check this many scenarios' answers on the packet engine.", min=0)] = 3,
     until: Annotated[str, typer.Option(help="Simulated traffic per scenario (a time).")] = "21ms",
     out: Out_ = None,

@@ -30,7 +30,7 @@ import polars as pl
 from tailor import _core
 from tailor.errors import RunError
 from tailor.outdir import staged
-from tailor.result import Result, _merge, _stats, format_bytes
+from tailor.result import Result, _merge, _stats, fmt_stat, format_bytes
 from tailor.run import run as run_scenario
 from tailor.scenario import Scenario
 
@@ -154,6 +154,11 @@ def _engine_bins(result: Result, name: str, max_bins: int) -> list[tuple[int, in
     return [(r.lower, r.upper, r.count, r.mean, r.p99) for r in result._rows(name, report, max_bins)]
 
 
+def _error(model: float | None, packet: float | None) -> float | None:
+    """The model's relative error; None when either engine has no message in the bin."""
+    return model / packet - 1 if model is not None and packet else None
+
+
 def bin_rows(packet: Result, model: Result, name: str, bdp: float, max_bins: int = 14) -> list[dict[str, Any]]:
     """Per size bin of class ``name`` ("all" for every class): both engines' count, mean
     and p99 slowdown, the relative errors and the targets the bin is judged on."""
@@ -180,12 +185,12 @@ def bin_rows(packet: Result, model: Result, name: str, bdp: float, max_bins: int
             "model_count": mn,
             "packet": {"mean": mean, "p99": p99},
             "model": {"mean": mmean, "p99": mp99},
-            "mean_error": mmean / mean - 1 if mean > 0 else None,
-            "p99_error": mp99 / p99 - 1 if p99 > 0 else None,
+            "mean_error": _error(mmean, mean),
+            "p99_error": _error(mp99, p99),
             "judged": [],
             "misses": [],
         }
-        if n >= MIN_FLOWS:
+        if n >= MIN_FLOWS and mn > 0:
             if kind in ("short", "mixed"):
                 row["judged"].append("p99")
                 if abs(row["p99_error"]) > SHORT_P99_TOLERANCE:
@@ -215,8 +220,8 @@ def render(report: dict[str, Any], console: Any) -> None:
             verdict = "-" if not b["judged"] else ("[red]MISS " + ", ".join(b["misses"]) + "[/red]" if b["misses"] else "[green]ok[/green] " + "+".join(b["judged"]))
             t.add_row(
                 b["size"], b["kind"], f"{b['count']:,}",
-                f"{b['packet']['mean']:.2f}", f"{b['model']['mean']:.2f}", _pct(b["mean_error"]),
-                f"{b['packet']['p99']:.2f}", f"{b['model']['p99']:.2f}", _pct(b["p99_error"]),
+                fmt_stat(b["packet"]["mean"]), fmt_stat(b["model"]["mean"]), _pct(b["mean_error"]),
+                fmt_stat(b["packet"]["p99"]), fmt_stat(b["model"]["p99"]), _pct(b["p99_error"]),
                 verdict,
             )
         console.print(t)

@@ -306,12 +306,12 @@ def _replay(run_dir: Path, work: Path, prr: str) -> dict[str, Any]:
         pl.col("flow_id"), pl.col("size_bytes"), pl.col("sender"),
         pl.col("ideal_ns").alias("ns3_ideal_ns"), pl.col("slowdown").alias("ns3_slowdown"),
     )
-    order = pl.read_csv(workload).with_row_index("id").select(pl.col("id").cast(pl.Int64), pl.col("flow_id"))
+    # A replayed trace's message keeps its flow_id as its id (docs/results.md).
     tailor = result.messages.select(
-        pl.col("id").cast(pl.Int64), pl.col("src"), pl.col("size_bytes").alias("t_size"),
+        pl.col("id").cast(pl.Int64).alias("flow_id"), pl.col("src"), pl.col("size_bytes").alias("t_size"),
         (pl.col("finish_ns") - pl.col("start_ns")).alias("t_latency_ns"), pl.col("ideal_ns").alias("t_ideal_ns"),
     )
-    joined = tailor.join(order, on="id").join(ns3, on="flow_id")
+    joined = tailor.join(ns3.with_columns(pl.col("flow_id").cast(pl.Int64)), on="flow_id")
     mismatched = joined.filter((pl.col("t_size") != pl.col("size_bytes")) | (pl.col("src") != pl.col("sender")))
     if mismatched.height:
         raise RuntimeError(f"{mismatched.height} flows were replayed with another size or sender")

@@ -22,7 +22,9 @@ class ScenarioError(TailorError, ValueError):
     """A scenario file that cannot be run, and exactly where it is wrong.
 
     ``key_path`` is the dotted key (``class[1].arrival.sigma``), or ``""`` when the error
-    is about the whole file (it cannot be read, or is not valid TOML).
+    is about the whole file (it cannot be read, or is not valid TOML). For a bad row of a
+    trace the scenario replays, ``file`` is the trace and ``key_path`` the line and column
+    (``line 3, start_ns``).
     """
 
     def __init__(self, file: str, key_path: str, message: str) -> None:

@@ -45,15 +45,22 @@ def format_bytes(n: float | None) -> str:
     return f"{n:.0f} B"
 
 
+def fmt_stat(x: float | None, spec: str = ".2f") -> str:
+    """A statistic for a table: "–" when it has no samples (summary.json's null)."""
+    return "–" if x is None else format(x, spec)
+
+
 @dataclass(frozen=True)
 class _Row:
+    """One size bin's slowdown statistics; None where the bin has no message."""
+
     lower: int
     upper: int | None
     count: int
-    mean: float
-    p50: float
-    p99: float
-    p999: float
+    mean: float | None
+    p50: float | None
+    p99: float | None
+    p999: float | None
 
 
 class Result:
@@ -174,12 +181,12 @@ class Result:
             report = s["overall"] if name == "all" else s["classes"][name]
             for j, r in enumerate(self._rows(name, report, max_bins)):
                 size = f"({format_bytes(r.lower)}, {format_bytes(r.upper)}]"
-                cells = [f"{r.count:,}", f"{r.mean:.2f}", f"{r.p50:.2f}", f"{r.p99:.2f}", f"{r.p999:.2f}"]
+                cells = [f"{r.count:,}", *(fmt_stat(x) for x in (r.mean, r.p50, r.p99, r.p999))]
                 table.add_row(name if j == 0 else "", size, *cells)
             sd = report["slowdown"]
             table.add_row(
                 "", "[b]all sizes[/b]", f"[b]{sd['count']:,}[/b]",
-                *(f"[b]{sd[k]:.2f}[/b]" for k in ("mean", "p50", "p99", "p999")),
+                *(f"[b]{fmt_stat(sd[k])}[/b]" for k in ("mean", "p50", "p99", "p999")),
                 end_section=i + 1 < len(names),
             )
         return table
@@ -226,5 +233,7 @@ def _stats(df: pl.DataFrame, lower: int, upper: int | None) -> _Row:
     size = pl.col("size_bytes")
     cond = size > lower if upper is None else (size > lower) & (size <= upper)
     sd = df.filter(cond)["slowdown"]
-    q = lambda p: float(sd.quantile(p, interpolation="higher") or 0.0)  # noqa: E731
-    return _Row(lower, upper, sd.len(), float(sd.mean() or 0.0), q(0.5), q(0.99), q(0.999))
+    if sd.len() == 0:
+        return _Row(lower, upper, 0, None, None, None, None)
+    q = lambda p: float(sd.quantile(p, interpolation="higher"))  # noqa: E731
+    return _Row(lower, upper, sd.len(), float(sd.mean()), q(0.5), q(0.99), q(0.999))

@@ -23,8 +23,8 @@ Progress = Callable[[dict[str, Any]], bool]
 
 #: The engines a scenario runs on.
 ENGINES = ("packet", "model")
-#: The largest seed (seeds are unsigned 64-bit integers).
-SEED_MAX = 2**64 - 1
+#: The largest seed: 2^63 - 1, what a scenario file (a TOML integer) holds (docs/scenario.md, "Seeds").
+SEED_MAX = 2**63 - 1
 
 
 def default_out(scenario: Scenario, seed: int, engine: str = "packet") -> Path:
@@ -42,7 +42,7 @@ def check_options(seed: Any, engine: Any) -> None:
     if engine not in ENGINES:
         raise OptionError(f"engine: unknown value {engine!r}; accepted: {', '.join(ENGINES)}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX):
-        raise OptionError(f"seed: {seed!r} is not a seed; accepted: an integer from 0 to 2^64-1 ({SEED_MAX})")
+        raise OptionError(f"seed: {seed!r} is not a seed; accepted: an integer from 0 to 2^63 - 1 ({SEED_MAX}, what a scenario file holds)")
 
 
 def run(

@@ -419,14 +419,23 @@ def test_cli_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) ->
     assert p.returncode == 0 and "tailor report runs/q --scenario" in help_text and "tailor report sweeps/ws" in help_text
 
 
-def test_a_run_with_nothing_to_plot_still_gets_its_report(quickstart: Path, tmp_path: Path) -> None:
-    """A warm-up that covers every message leaves the tables (from summary.json) and
-    notes in place of the plots."""
+def test_a_run_with_nothing_to_plot_still_gets_its_report(quickstart: Path, result7: tailor.Result, tmp_path: Path) -> None:
+    """A warm-up that covers every message makes the run fail (it would summarise
+    nothing); a result directory with nothing after the warm-up (an older tailor wrote
+    such) still gets the tables from summary.json, and notes in place of the plots."""
     sc = tmp_path / "warm.toml"
     sc.write_text(quickstart.read_text().replace('seed = 1', 'seed = 1\n[run]\nwarmup = "500ms"\nstop = "1s"', 1))
-    r = tailor.run(sc, out=tmp_path / "r")
+    with pytest.raises(tailor.errors.ScenarioError, match="run.warmup"):
+        tailor.run(sc, out=tmp_path / "failed")
+    assert not (tmp_path / "failed").exists()
+    old = tmp_path / "r"
+    shutil.copytree(result7.dir, old)
+    summary = json.loads((old / "summary.json").read_text())
+    summary["messages"]["warmup_excluded"] = summary["messages"]["completed"]
+    (old / "summary.json").write_text(json.dumps(summary))
+    r = tailor.Result(old)
     assert r.summarised().height == 0
-    html = report(r.dir, scenario=sc).read_text()
+    html = report(r.dir, scenario=quickstart).read_text()
     assert "No latency CDF per class plot" in html and "no messages" in html
     import re
 

@@ -195,17 +195,17 @@ receiver = 3
 
 
 def test_a_point_that_fails_while_running_is_reported_and_the_others_kept(tmp_path: Path) -> None:
-    """A trace whose fifth row is broken parses (the header is checked) but fails its run."""
+    """A stop so early that no message completes parses (the first message starts before
+    it) but fails its run: it would summarise nothing (a broken trace row, which used to
+    fail here, is now refused before anything runs)."""
     rows = "".join(f"{i},{i % 3},{1000 * (i + 1)},{i * 10_000}\n" for i in range(8))
     (tmp_path / "good.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows)
-    (tmp_path / "bad.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows.replace("4,1,5000", "4,1,five"))
     (tmp_path / "replay.toml").write_text(TRACE_SCENARIO)
     rec = Recorder()
     with pytest.raises(PointsFailed, match="1 of 2 points failed") as e:
-        tailor.sweep(tmp_path / "replay.toml", {"class[0].trace": ["good.csv", "bad.csv"]}, out=tmp_path / "s",
-                     listener=rec)
-    assert list(e.value.failures) == ['{"class[0].trace": "bad.csv"}']
-    assert "WorkloadError" in e.value.failures['{"class[0].trace": "bad.csv"}']
+        tailor.sweep(tmp_path / "replay.toml", {"run.stop": ["1s", "1ns"]}, out=tmp_path / "s", listener=rec)
+    assert list(e.value.failures) == ['{"run.stop": "1ns"}']
+    assert "run.stop: no message completed" in e.value.failures['{"run.stop": "1ns"}']
     assert len(rec.of("failed")) == 1 and len(rec.of("finished")) == 1
     kept = tailor.open(tmp_path / "s")
     assert kept.points().height == 1 and kept.messages().collect().height == 8
@@ -398,14 +398,23 @@ def test_a_script_without_a_main_guard_gets_an_answer_not_a_hang(tmp_path: Path)
 def test_cli_exit_1_when_points_failed_with_the_kept_points_printed(tmp_path: Path) -> None:
     rows = "".join(f"{i},{i % 3},{1000 * (i + 1)},{i * 10_000}\n" for i in range(8))
     (tmp_path / "good.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows)
-    (tmp_path / "bad.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows.replace("4,1,5000", "4,1,five"))
     (tmp_path / "replay.toml").write_text(TRACE_SCENARIO)
     r = subprocess.run([sys.executable, "-m", "tailor", "sweep", str(tmp_path / "replay.toml"), "--set",
-                        "class[0].trace=good.csv,bad.csv", "--out", str(tmp_path / "s"), "-q"],
+                        "run.stop=1s,1ns", "--out", str(tmp_path / "s"), "-q"],
                        capture_output=True, text=True)
     assert r.returncode == 1, r.stderr
     assert "1 of 2 points failed" in r.stderr and "Traceback" not in r.stderr
-    assert "good.csv" in r.stdout and "bad.csv" not in r.stdout
+    assert "1s" in r.stdout and "1ns" not in r.stdout
+
+
+def test_a_broken_trace_row_stops_the_sweep_before_anything_runs(tmp_path: Path) -> None:
+    rows = "".join(f"{i},{i % 3},{1000 * (i + 1)},{i * 10_000}\n" for i in range(8))
+    (tmp_path / "good.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows)
+    (tmp_path / "bad.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows.replace("4,1,5000", "4,1,five"))
+    (tmp_path / "replay.toml").write_text(TRACE_SCENARIO)
+    with pytest.raises(ScenarioError, match="bad.csv: line 6, size_bytes: 'five'"):
+        tailor.sweep(tmp_path / "replay.toml", {"class[0].trace": ["good.csv", "bad.csv"]}, out=tmp_path / "s")
+    assert not (tmp_path / "s" / "points").exists() or not any((tmp_path / "s" / "points").iterdir())
 
 
 def test_a_store_summary_never_averages_different_configurations(tmp_path: Path) -> None:

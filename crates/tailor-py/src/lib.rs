@@ -74,7 +74,7 @@ fn to_overrides(path: &Path, pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> 
                     file: path.display().to_string(),
                     path: key.clone(),
                     message: format!(
-                        "{what} cannot be a scenario value; accepted: true/false, integers (64 bits), numbers, strings, and lists or tables of them"
+                        "{what} cannot be a scenario value; accepted: true/false, integers from -2^63 to 2^63 - 1 (TOML's), numbers, strings, and lists or tables of them"
                     ),
                 })
             })?;
@@ -94,7 +94,7 @@ fn to_toml(v: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
         return Ok(toml::Value::Boolean(v.extract::<bool>().map_err(|_| what())?));
     }
     if v.is_instance_of::<PyInt>() {
-        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| format!("{}, beyond 64 bits,", what()));
+        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| format!("{}, beyond a TOML integer,", what()));
     }
     if v.is_instance_of::<PyFloat>() {
         return Ok(toml::Value::Float(v.extract::<f64>().map_err(|_| what())?));
@@ -190,7 +190,7 @@ fn run_detached(
     reporter: &mut Reporter,
 ) -> Result<String, Error> {
     let sc = Scenario::resolve(path, overrides)?.scenario;
-    let seed = seed.unwrap_or(sc.seed);
+    let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
     let summary = tailor::output::write_into(&sc, seed, out, engine, records, &mut |p| reporter.tick(p))?;
     Ok(serde_json::to_string(&summary).expect("a summary serializes"))
 }
@@ -301,7 +301,7 @@ fn advise<'py>(
     let mut raised: Option<PyErr> = None;
     let result = py.detach(|| -> Result<String, Error> {
         let sc = Scenario::resolve(&path, &overrides)?.scenario;
-        let seed = seed.unwrap_or(sc.seed);
+        let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
         let mut observe = |e: &tailor::advisor::Event| -> bool {
             Python::attach(|py| {
                 let go = py.check_signals().and_then(|()| match &progress {

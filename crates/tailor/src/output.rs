@@ -260,7 +260,9 @@ pub fn simulate_recording(
         sim.record_queues(spec, log);
     }
     sim.run(progress)?;
-    let mut summary = Summary::new(sc, seed, "packet", started, sim.report());
+    let report = sim.report();
+    crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
+    let mut summary = Summary::new(sc, seed, "packet", started, report);
     summary.queues = sim.queue_log().map(|log| QueueInfo {
         interval_ns: log.every().as_ns_f64(),
         ports: sim.sampled_ports().iter().map(|p| p.index()).collect(),
@@ -336,6 +338,7 @@ pub fn simulate_model(
         },
         transport_counters: Totals::default(),
     };
+    crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
     Ok(Summary { model: Some(info), queues, ..Summary::new(sc, seed, "model", started, report) })
 }
 

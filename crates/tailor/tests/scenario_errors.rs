@@ -26,20 +26,21 @@ messages = 10
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[
     ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, model, name, record, routing, run, seed, switch, topology, transport"),
+    ("seed = 1", "seed = -1", "seed", "-1 is out of range; accepted: 0 to 9223372036854775807"),
     ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
     ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),
-    ("hosts = 4", "hosts = \"4\"", "topology.hosts", "expected an integer"),
+    ("hosts = 4", "hosts = \"4\"", "topology.hosts", "is a string; accepted: an integer from 2 to"),
     ("rate = \"100Gbps\"", "rate = \"100GBps\"", "topology.link.rate", "units: bps, Kbps, Mbps, Gbps, Tbps"),
-    ("rate = \"100Gbps\"", "rate = 100", "topology.link.rate", "expected a string with a unit"),
+    ("rate = \"100Gbps\"", "rate = 100", "topology.link.rate", "is an integer; accepted: a string with a unit"),
     ("delay = \"1us\"", "delay = \"1 fortnight\"", "topology.link.delay", "units: ps, ns, us, ms, s"),
     ("delay = \"1us\"", "delay = \"1us\", speed = 3", "topology.link.speed", "accepted keys here: delay, ecn_threshold, rate"),
     ("ecn_threshold = \"100KB\"", "ecn_threshold = \"100Kb\"", "switch.ecn_threshold", "units: B, KB, MB"),
     ("kind = \"dctcp\"", "kind = \"cubic\"", "transport.kind", "accepted: \"dctcp\", \"tcp\", \"hpcc\", \"raw\""),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\neta = 1.5", "transport.eta", "1.5 is out of range; accepted: 0.5 to 1"),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nmax_stage = -1", "transport.max_stage", "out of range; accepted: 0 to 1000"),
-    ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = \"0B\"", "transport.w_ai", "must be from 1B to 1GiB"),
-    ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = 80", "transport.w_ai", "expected a string with a unit such as \"100KB\""),
-    ("kind = \"dctcp\"", "kind = \"hpcc\"\nint_header = \"65500B\"", "transport.int_header", "header + int_header must be at most 65535B"),
+    ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = \"0B\"", "transport.w_ai", "is out of range; accepted: \"1B\" to \"1GiB\""),
+    ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = 80", "transport.w_ai", "accepted: a string with a unit such as \"100KB\""),
+    ("kind = \"dctcp\"", "kind = \"hpcc\"\nint_header = \"65500B\"", "transport.int_header", "header + int_header is above 65535B (header is 54B); accepted: at most \"65481B\""),
     ("kind = \"dctcp\"\ninit_cwnd = 10", "kind = \"hpcc\"\ninit_cwnd = 0", "transport.init_cwnd", "segments from 1 to 1000000, or \"bdp\""),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nmax_cwnd = 10", "transport.max_cwnd", "unknown key; accepted keys here: clock_granularity, delayed_ack, delayed_ack_timeout, eta, handshake, header, init_cwnd, initial_rto, int_header, kind, max_stage, min_rto, mss, w_ai"),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\ndctcp_g = 0.1", "transport.dctcp_g", "unknown key"),
@@ -47,17 +48,23 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("init_cwnd = 10", "init_cwnd = 0", "transport.init_cwnd", "segments from 1"),
     ("init_cwnd = 10", "init_cwnd = 10\nmax_cwnd = 5", "transport.max_cwnd", "below init_cwnd"),
     ("init_cwnd = 10", "init_cwnd = 10\ndelayed_ack_timeout = \"1ms\"", "transport.delayed_ack_timeout", "only used with delayed_ack = true"),
-    ("sizes = \"websearch\"", "sizes = \"websurch\"", "class[0].sizes", "(accepted: websearch, hadoop"),
+    ("sizes = \"websearch\"", "sizes = \"websurch\"", "class[0].sizes", "unknown workload \"websurch\"; accepted: websearch, hadoop"),
     ("arrival = \"poisson\"", "arrival = \"lognormal\"", "class[0].sigma", "needs sigma"),
     ("load = 0.5", "load = 1.5", "class[0].load", "out of range"),
-    ("load = 0.5", "load = 0.5\nrate = \"1Gbps\"", "class[0].rate", "either load or rate"),
-    ("receiver = 3", "receiver = 9", "class[0].receiver", "host 9 does not exist; hosts are 0 to 3"),
+    ("load = 0.5", "load = 0.5\nrate = \"1Gbps\"", "class[0].rate", "load and rate exclude each other; accepted: either load or rate"),
+    ("load = 0.5", "load = 1e308", "class[0].load", "1e308 is out of range; accepted: 0.000001 to 1"),
+    ("sizes = \"websearch\"", "sizes = \"websearch\"\nsizes_fixed = \"1KB\"", "class[0].sizes_fixed", "sizes and sizes_fixed exclude each other; accepted: one of sizes, sizes_cdf, sizes_fixed, sizes_exponential_mean"),
+    ("sizes = \"websearch\"", "sizes_fixed = \"1KB\"\nsizes_exponential_mean = \"1KB\"", "class[0].sizes_exponential_mean", "sizes_fixed and sizes_exponential_mean exclude each other"),
+    ("receiver = 3", "receiver = 3\nsenders = [0, 1, 1]", "class[0].senders", "host 1 is listed twice"),
+    ("pattern = \"n_to_1\"\nreceiver = 3", "pattern = \"permutation\"\nhosts = [0, 2, 2]", "class[0].hosts", "host 2 is listed twice"),
+    ("pattern = \"n_to_1\"\nreceiver = 3", "pattern = \"all_to_all\"\nreceivers = [3, 3]", "class[0].receivers", "host 3 is listed twice"),
+    ("receiver = 3", "receiver = 9", "class[0].receiver", "host 9 does not exist; accepted: hosts 0 to 3"),
     ("pattern = \"n_to_1\"", "pattern = \"incast\"", "class[0].pattern", "accepted: \"n_to_1\", \"all_to_all\", \"permutation\""),
     ("messages = 10", "", "class", "generates messages forever"),
-    ("messages = 10", "messages = 10\nexact_load = \"yes\"", "class[0].exact_load", "expected true or false"),
+    ("messages = 10", "messages = 10\nexact_load = \"yes\"", "class[0].exact_load", "is a string; accepted: true or false"),
     ("name = \"a\"", "name = \"all\"", "class[0].name", "\"all\" is reserved for the aggregate of every class"),
     ("name = \"a\"", "name = \"a\"\ncolour = \"red\"", "class[0].colour", "unknown key"),
-    ("[switch]", "[switch]\nbuffer = \"per_port\"", "switch.buffer_size", "needs a size"),
+    ("[switch]", "[switch]\nbuffer = \"per_port\"", "switch.buffer_size", "needs one; accepted: a size such as \"1MB\""),
     ("[switch]", "[switch]\nscheduler = \"wrr\"", "switch.scheduler", "accepted: \"fifo\", \"strict_priority\", \"round_robin\", \"drr\", \"wfq\", \"hierarchical\""),
     ("[switch]", "[switch]\nscheduler = \"wfq\"\nquantum = \"3KB\"", "switch.quantum", "only used with scheduler = \"drr\" or \"hierarchical\""),
     ("name = \"a\"", "name = \"a\"\nweight = 2.0", "class[0].weight", "only used with [switch] scheduler = \"drr\""),
@@ -69,20 +76,20 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 0.5 }]", "class[0].slo[0].threshold", "at least 1"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = \"50us\" }]", "class[0].slo[0].threshold", "metric = \"latency\""),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p50\", metric = \"latency\", threshold = 3.0 }]", "class[0].slo[0].threshold", "a time such as"),
-    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0 }, { sli = \"mean\", threshold = 2.0, min_size = \"1MB\", max_size = \"1KB\" }]", "class[0].slo[1].max_size", "above min_size"),
+    ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0 }, { sli = \"mean\", threshold = 2.0, min_size = \"1MB\", max_size = \"1KB\" }]", "class[0].slo[1].max_size", "is not above min_size (1000000 B); accepted: a size above 1000000 B"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 2.0, percentile = 99 }]", "class[0].slo[0].percentile", "accepted keys here: max_size, metric, min_size, sli, threshold"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = \"0us\"", "record.queues", "must be positive"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = 10", "record.queues", "expected a string with a unit such as \"2.5us\""),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"0us\"", "record.queues", "is 0; accepted: a positive sampling interval"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = 10", "record.queues", "is an integer; accepted: a string with a unit such as \"2.5us\""),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"10 parsecs\"", "record.queues", "units: ps, ns, us, ms, s"),
     ("seed = 1", "seed = 1\n[record]\nqueue = \"10us\"", "record.queue", "unknown key; accepted keys here: queue_ports, queues"),
     ("seed = 1", "seed = 1\n[record]\nqueue_ports = \"all\"", "record.queue_ports", "needs queues, the sampling interval"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"spines\"", "record.queue_ports", "unknown value \"spines\"; accepted: \"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"trunk\"", "record.queue_ports", "a star topology has no \"trunk\" ports"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [3, 8]", "record.queue_ports", "port 8 does not exist; this star has ports 0 to 7"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [3, 8]", "record.queue_ports", "port 8 does not exist; accepted: ports 0 to 7 of this star"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [7, 7]", "record.queue_ports", "port 7 is listed twice"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = []", "record.queue_ports", "an empty list selects no port"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [\"7\"]", "record.queue_ports", "a list of port ids holds integers"),
-    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = 7", "record.queue_ports", "expected \"switches\", \"all\""),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [\"7\"]", "record.queue_ports", "holds \"7\"; accepted: a list of port ids (integers)"),
+    ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = 7", "record.queue_ports", "is an integer; accepted: \"switches\", \"all\""),
 ];
 
 #[test]
@@ -95,6 +102,46 @@ fn every_bad_scenario_names_its_key() {
         assert_eq!(&err.path, path, "{to:?}: {err}");
         assert!(err.message.contains(fragment), "{to:?}: message {:?} lacks {fragment:?}", err.message);
     }
+}
+
+/// One format everywhere, `FILE: key.path: what; accepted: …`: every error of the table
+/// says what is accepted.
+#[test]
+fn every_error_says_what_is_accepted() {
+    for (from, to, _, _) in CASES {
+        let text = BASE.replacen(from, to, 1);
+        let err = Scenario::parse(&text, "bad.toml", std::path::Path::new(".")).expect_err(to);
+        assert!(err.message.contains("; accepted") && !err.path.is_empty(), "{to:?}: {err}");
+    }
+}
+
+#[test]
+fn a_total_load_names_the_value_typed_and_its_bound() {
+    use tailor::scenario::Override;
+    let two = BASE.replacen("messages = 10", "messages = 10\n[[class]]\nname = \"b\"\nsizes = \"websearch\"\narrival = \"poisson\"\nload = 0.4\npattern = \"n_to_1\"\nreceiver = 2\nmessages = 10", 1);
+    let set = |v: toml::Value| vec![Override { key: "load".into(), value: v }];
+    let err = Scenario::resolve_text(&two, "bad.toml", std::path::Path::new("."), &set(toml::Value::Integer(2))).unwrap_err();
+    assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "load"), "{err}");
+    assert!(err.message.starts_with("2 is out of range"), "{err}");
+    assert!(err.message.contains("accepted: a total offered load above 0 and at most 1.8"), "{err}");
+    let ok = Scenario::resolve_text(&two, "ok.toml", std::path::Path::new("."), &set(toml::Value::Float(1.8))).unwrap();
+    assert_eq!(ok.scenario.classes.len(), 2);
+    let err = Scenario::resolve_text(&two, "bad.toml", std::path::Path::new("."), &set(toml::Value::Float(1e308))).unwrap_err();
+    assert!(err.message.starts_with("1e308 is out of range"), "{err}");
+}
+
+/// One seed range: a file holds 0 to 2^63 - 1, and a seed given outside it (`--seed`,
+/// the Python API) is held to the same bound.
+#[test]
+fn seeds_stop_at_2_63_minus_1_everywhere() {
+    use tailor::scenario::{check_seed, MAX_SEED};
+    let top = BASE.replacen("seed = 1", "seed = 9223372036854775807", 1);
+    assert_eq!(Scenario::parse(&top, "ok.toml", std::path::Path::new(".")).unwrap().seed, MAX_SEED);
+    assert_eq!(MAX_SEED, (1u64 << 63) - 1);
+    assert_eq!(check_seed("f.toml", MAX_SEED), Ok(MAX_SEED));
+    let e = check_seed("f.toml", MAX_SEED + 1).unwrap_err();
+    assert_eq!((e.file.as_str(), e.path.as_str()), ("f.toml", "seed"));
+    assert!(e.message.starts_with("9223372036854775808 is out of range; accepted: 0 to 9223372036854775807"), "{e}");
 }
 
 #[test]
@@ -127,4 +174,129 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+/// BASE with its class replaced by a replay of `trace` (written to a temporary file).
+fn with_trace(dir: &tempfile::TempDir, trace: &str, run: &str) -> (String, String) {
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, trace).unwrap();
+    let class = BASE.find("[[class]]").unwrap();
+    let text = format!("{}[[class]]\nname = \"a\"\ntrace = \"t.csv\"\n{run}\n", &BASE[..class]);
+    (text, path.display().to_string())
+}
+
+fn parse_in(dir: &tempfile::TempDir, text: &str) -> Result<Scenario, tailor::scenario::ScenarioError> {
+    Scenario::parse(text, "bad.toml", dir.path())
+}
+
+/// `check` reads a trace as fully as `run`: every row `run` refuses is refused at parsing,
+/// at the trace file, line and column.
+#[test]
+fn traces_are_read_whole_when_the_scenario_is_read() {
+    let head = "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10,100\n";
+    let cases = [
+        ("1,0,1,10,99\n", "line 3, start_ns", "99 is before the previous row's 100; accepted: 100 or later"),
+        ("1,0,1,10,-5\n", "line 3, start_ns", "'-5' is not a non-negative integer"),
+        ("1,9,1,10,200\n", "line 3, sender", "9 is not a host; accepted: 0 to 3"),
+        ("1,2,2,10,200\n", "line 3, receiver", "sender and receiver are both host 2"),
+        ("1,0,1,0,200\n", "line 3, size_bytes", "0 bytes; accepted: 1 or more"),
+        ("1,0,1,10\n", "line 3", "4 fields; accepted: 5, one per column of the header"),
+        ("2,0,1,10,200\n0,1,2,10,300\n", "line 4, flow_id", "0 repeats line 2's; accepted: a distinct flow_id on every row"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (rows, path, fragment) in cases {
+        let (text, trace) = with_trace(&dir, &format!("{head}{rows}"), "");
+        let err = parse_in(&dir, &text).expect_err(rows);
+        assert_eq!((err.file.as_str(), err.path.as_str()), (trace.as_str(), path), "{rows:?}: {err}");
+        assert!(err.message.contains(fragment), "{rows:?}: {err}");
+    }
+    let (text, _) = with_trace(&dir, "flow_id,sender,size_bytes,start_ns\n0,0,10,100\n", "");
+    let err = parse_in(&dir, &text).unwrap_err();
+    assert_eq!(err.path, "class[0].receiver", "{err}");
+    let (text, _) = with_trace(&dir, &format!("{head}7,0,1,10,200\n"), "");
+    parse_in(&dir, &text).unwrap();
+}
+
+/// A scenario that would summarise no message is refused when it is read, at the key
+/// that empties it.
+#[test]
+fn empty_scenarios_are_refused_at_the_key_that_empties_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10,1000\n1,0,1,10,2000\n";
+    let traced = [
+        ("flow_id,sender,receiver,size_bytes,start_ns\n", "", "class[0].trace", "t.csv has no rows, so the class sends no message"),
+        ("flow_id,class,sender,receiver,size_bytes,start_ns\n0,b,0,1,10,1000\n", "", "class[0].trace", "has 1 row but none of class \"a\""),
+        (trace, "[run]\nstop = \"0ns\"", "run.stop", "accepted: a positive time"),
+        (trace, "[run]\nstop = \"1us\"", "run.stop", "\"1us\" is not after class[0]'s first message, at \"1us\""),
+        (trace, "[run]\nwarmup = \"3us\"", "run.warmup", "\"3us\" is after class[0]'s last message, at \"2us\""),
+        (trace, "[run]\nstop = \"5us\"\nwarmup = \"5us\"", "run.warmup", "is not before run.stop \"5us\""),
+    ];
+    for (rows, run, path, fragment) in traced {
+        let (text, _) = with_trace(&dir, rows, run);
+        let err = parse_in(&dir, &text).expect_err(run);
+        assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", path), "{run:?}: {err}");
+        assert!(err.message.contains(fragment), "{run:?}: {err}");
+    }
+    let generated = [
+        ("messages = 10", "until = \"1ms\"\nstart = \"2ms\"", "class[0].until", "\"1ms\" is not after the class's start \"2ms\""),
+        ("messages = 10", "messages = 10\nstart = \"2ms\"\n[run]\nstop = \"1ms\"", "class[0].start", "\"2ms\" is not before run.stop \"1ms\""),
+        ("messages = 10", "until = \"1ms\"\n[run]\nwarmup = \"1ms\"", "class[0].until", "\"1ms\" is not after run.warmup \"1ms\""),
+    ];
+    for (from, to, path, fragment) in generated {
+        let err = parse_in(&dir, &BASE.replacen(from, to, 1)).expect_err(to);
+        assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", path), "{to:?}: {err}");
+        assert!(err.message.contains(fragment), "{to:?}: {err}");
+    }
+}
+
+/// What only the run can tell: every message completing inside the warm-up, or none
+/// completing before the stop. The run fails at that key instead of summarising nothing.
+#[test]
+fn a_run_that_summarises_nothing_fails() {
+    use tailor::engine::RunError;
+    use tailor::measure::record::NullSink;
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("messages = 10", "messages = 3\n[run]\nwarmup = \"1s\"", "run.warmup", "all 3 messages that completed started inside the warm-up"),
+        ("messages = 10", "messages = 3\n[run]\nstop = \"100ms\"\nwarmup = \"99999999ns\"", "run.warmup", "started inside the warm-up (\"99999999ns\")"),
+        ("messages = 10", "messages = 3\n[run]\nstop = \"2ns\"", "run.stop", "no message completed by \"2ns\" (0 started)"),
+        ("messages = 10", "until = \"1ns\"", "class[0].until", "no message started by \"1ns\""),
+        ("messages = 10", "messages = 3", "", ""),
+    ];
+    for (from, to, path, fragment) in cases {
+        let sc = parse_in(&dir, &BASE.replacen(from, to, 1)).unwrap();
+        let res = tailor::output::simulate(&sc, 1, Box::new(NullSink), &mut |_| true);
+        match (res, path) {
+            (Ok(_), "") => {}
+            (Err(RunError::Scenario(e)), _) => {
+                assert_eq!((e.file.as_str(), e.path.as_str()), ("bad.toml", path), "{to:?}: {e}");
+                assert!(e.message.contains(fragment), "{to:?}: {e}");
+            }
+            (Err(e), _) => panic!("{to:?}: {e}"),
+            (Ok(_), _) => panic!("{to:?} must fail"),
+        }
+    }
+    // The fast model's runs are held to the same rule.
+    let sc = parse_in(&dir, &BASE.replacen("messages = 10", "messages = 3\n[run]\nwarmup = \"1s\"", 1)).unwrap();
+    match tailor::output::simulate_model(&sc, 1, Box::new(NullSink), None) {
+        Err(RunError::Scenario(e)) => assert_eq!(e.path, "run.warmup", "{e}"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a model run that summarises nothing must fail"),
+    }
+}
+
+/// A bad line of a size file is located in that file, as a trace row is.
+#[test]
+fn size_file_errors_name_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cdf = dir.path().join("s.cdf");
+    std::fs::write(&cdf, "1000 0.5\n900 1.0\n").unwrap();
+    let text = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"s.cdf\"\ninterpolation = \"step\"", 1);
+    let err = parse_in(&dir, &text).unwrap_err();
+    assert_eq!((err.file.as_str(), err.path.as_str()), (cdf.display().to_string().as_str(), "line 2"), "{err}");
+    assert!(err.message.contains("size 900 is not above the previous line's 1000; accepted: sizes that increase strictly"), "{err}");
+    let missing = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"none.cdf\"\ninterpolation = \"step\"", 1);
+    let err = parse_in(&dir, &missing).unwrap_err();
+    assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "class[0].sizes_cdf"), "{err}");
+    assert!(err.message.contains("; accepted: a readable size file"), "{err}");
 }

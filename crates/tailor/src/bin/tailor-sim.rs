@@ -11,8 +11,8 @@ use tailor::scenario::Scenario;
 struct Args {
     /// Scenario file (TOML).
     scenario: PathBuf,
-    /// Seed (default: the scenario's).
-    #[arg(long)]
+    /// Seed (default: the scenario's), 0 to 2^63 - 1 as in a scenario file.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=tailor::scenario::MAX_SEED))]
     seed: Option<u64>,
     /// Result directory; without it only the summary is printed.
     #[arg(long)]

@@ -274,7 +274,8 @@ impl Simulation {
     }
 
     fn start_message(&mut self, m: MessageSpec) -> Result<(), RunError> {
-        let id = self.next_id;
+        // A trace's own id, else the message's number in the run's start order.
+        let id = m.id.unwrap_or(self.next_id);
         self.next_id += 1;
         let (ends, ideal) = self.endpoints(&m);
         let msg = MessageRecord {

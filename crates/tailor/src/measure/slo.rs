@@ -99,10 +99,10 @@ impl SloTracker {
     }
 
     pub fn report(&self) -> SloReport {
-        let value = (self.stats.count() > 0).then(|| match self.slo.stat {
+        let value = match self.slo.stat {
             Stat::Mean => self.stats.mean(),
             Stat::Percentile(p) => self.stats.quantile(p / 100.0),
-        });
+        };
         let loss = value.map(|v| (v - self.slo.threshold) / self.slo.threshold);
         SloReport {
             sli: self.slo.describe(),

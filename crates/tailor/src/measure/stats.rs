@@ -5,6 +5,9 @@
 //! q of the samples at or below it — read from an HDR histogram with 3 significant
 //! digits: the value reported is the upper edge of the histogram bucket that holds the
 //! nearest-rank sample, at most 0.1 % above it. Slowdowns are recorded in thousandths.
+//!
+//! A statistic of no samples does not exist: it is `None` (JSON `null` in summaries),
+//! never 0, which would read as a perfect slowdown.
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -23,12 +26,13 @@ pub struct SlowdownStats {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Percentiles {
     pub count: u64,
-    pub mean: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub p999: f64,
-    pub max: f64,
+    /// The statistics below are None when `count` is 0.
+    pub mean: Option<f64>,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+    pub p999: Option<f64>,
+    pub max: Option<f64>,
 }
 
 impl Default for SlowdownStats {
@@ -67,21 +71,19 @@ impl SlowdownStats {
         self.max = self.max.max(other.max);
     }
 
-    pub fn mean(&self) -> f64 {
-        if self.count == 0 {
-            0.0
-        } else {
-            self.sum / self.count as f64
-        }
+    /// The mean; None without samples.
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum / self.count as f64)
     }
 
-    /// Nearest-rank percentile, `q` in (0, 1].
-    pub fn quantile(&self, q: f64) -> f64 {
-        if self.count == 0 {
-            return 0.0;
-        }
-        let v = self.hist.value_at_quantile(q) as f64 / self.scale;
-        v.min(self.max)
+    /// The largest sample; None without samples.
+    pub fn max(&self) -> Option<f64> {
+        (self.count > 0).then_some(self.max)
+    }
+
+    /// Nearest-rank percentile, `q` in (0, 1]; None without samples.
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        (self.count > 0).then(|| (self.hist.value_at_quantile(q) as f64 / self.scale).min(self.max))
     }
 
     pub fn percentiles(&self) -> Percentiles {
@@ -92,7 +94,7 @@ impl SlowdownStats {
             p90: self.quantile(0.9),
             p99: self.quantile(0.99),
             p999: self.quantile(0.999),
-            max: self.max,
+            max: self.max(),
         }
     }
 }
@@ -108,9 +110,18 @@ mod tests {
             s.record(1.0 + i as f64 / 100.0);
         }
         // Nearest rank of p99 over 1000 samples is the 990th: 1 + 9.90 = 10.9.
-        let p99 = s.quantile(0.99);
+        let p99 = s.quantile(0.99).unwrap();
         assert!((p99 - 10.9).abs() <= 10.9 * 1e-3, "{p99}");
-        assert!((s.mean() - (1.0 + 5.005)).abs() < 1e-9);
-        assert_eq!(s.quantile(1.0), 11.0);
+        assert!((s.mean().unwrap() - (1.0 + 5.005)).abs() < 1e-9);
+        assert_eq!(s.quantile(1.0), Some(11.0));
+    }
+
+    #[test]
+    fn no_samples_no_statistics() {
+        let p = SlowdownStats::default().percentiles();
+        assert_eq!(p.count, 0);
+        assert_eq!([p.mean, p.p50, p.p90, p.p99, p.p999, p.max], [None; 6]);
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json, r#"{"count":0,"mean":null,"p50":null,"p90":null,"p99":null,"p999":null,"max":null}"#);
     }
 }

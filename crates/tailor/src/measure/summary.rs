@@ -171,7 +171,7 @@ mod tests {
         let counts: Vec<(u64, Option<u64>, u64)> =
             r.bins.iter().map(|b| (b.lower_bytes, b.upper_bytes, b.slowdown.count)).collect();
         assert_eq!(counts, vec![(0, Some(10), 1), (10, Some(100), 2), (100, None, 1)]);
-        assert_eq!(r.bins[1].slowdown.mean, 2.5);
+        assert_eq!(r.bins[1].slowdown.mean, Some(2.5));
         assert!(r.table_bins.is_empty(), "three bins need no merging");
     }
 
@@ -200,7 +200,21 @@ mod tests {
             inside.for_each(|&(_, sd)| direct.record(sd));
             let want = direct.percentiles();
             assert_eq!((b.slowdown.count, b.slowdown.p50, b.slowdown.p99, b.slowdown.max), (want.count, want.p50, want.p99, want.max));
-            assert!((b.slowdown.mean - want.mean).abs() < 1e-9);
+            assert!((b.slowdown.mean.unwrap() - want.mean.unwrap()).abs() < 1e-9);
         }
+    }
+
+    /// An edge's bin that no message fell in, and a class with no message, report null
+    /// statistics, not zeros.
+    #[test]
+    fn empty_bins_and_classes_write_null() {
+        let mut c = ClassSummary::new("a", vec![10, 100]);
+        c.record(50, 2.0, 0.0);
+        let json = serde_json::to_value(c.report()).unwrap();
+        assert_eq!(json["bins"][0]["count"], 0);
+        assert!(json["bins"][0]["p99"].is_null() && json["bins"][0]["mean"].is_null(), "{json}");
+        assert_eq!(json["bins"][1]["p99"], 2.0);
+        let empty = serde_json::to_value(ClassSummary::new("b", vec![10]).report()).unwrap();
+        assert!(empty["slowdown"]["p99"].is_null() && empty["slowdown"]["max"].is_null(), "{empty}");
     }
 }

@@ -216,7 +216,8 @@ impl FluidModel {
         let rtt = 2.0 * self.tau;
         let size = spec.size as f64;
         let flow = Flow {
-            id: self.next_id,
+            // A trace's own id, else the message's number in start order (as the engine).
+            id: spec.id.unwrap_or(self.next_id),
             queue: self.queue_of(spec.class.index()),
             start: spec.start.as_secs_f64(),
             unsent: size,

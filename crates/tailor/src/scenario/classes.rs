@@ -1,16 +1,19 @@
 //! `[[class]]`: traffic classes, generated (sizes, arrivals, load, pattern) or replayed
 //! from a trace.
 
-use super::reader::{ScenarioError, Table};
+use super::reader::{num, ScenarioError, Table};
 use crate::net::ids::HostId;
 use crate::measure::slo::{Metric, Slo, Stat};
 use crate::net::topology::Discipline;
 use crate::sim::{Rate, Time};
-use crate::workload::{builtin_names, load_builtin, Arrival, Cdf, Interpolation, Pattern, SizeDist};
+use crate::workload::{builtin_names, load_builtin, Arrival, Cdf, Interpolation, Pattern, SizeDist, WorkloadError};
 use std::path::{Path, PathBuf};
 use toml::Value;
 
 pub const PATTERNS: &[&str] = &["n_to_1", "all_to_all", "permutation"];
+
+/// The largest `load` of one class: a fraction of its reference capacity.
+pub const MAX_LOAD: f64 = 1.0;
 
 /// How the mean arrival rate of a generated class is given.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,11 +67,11 @@ fn queue(t: &mut Table, discipline: Discipline) -> Result<QueueSpec, ScenarioErr
     let weighted = matches!(discipline, Discipline::Drr | Discipline::Wfq | Discipline::Hierarchical);
     let weight = t.float("weight", 1e-6, 1e6)?;
     if weight.is_some() && !weighted {
-        return Err(t.error("weight", "is only used with [switch] scheduler = \"drr\", \"wfq\" or \"hierarchical\""));
+        return Err(t.error("weight", "is only used with [switch] scheduler = \"drr\", \"wfq\" or \"hierarchical\"; accepted: no weight with this scheduler"));
     }
     let priority = t.int("priority", 0, 63)?;
     if priority.is_some() && discipline != Discipline::StrictPriority {
-        return Err(t.error("priority", "is only used with [switch] scheduler = \"strict_priority\""));
+        return Err(t.error("priority", "is only used with [switch] scheduler = \"strict_priority\"; accepted: no priority with this scheduler"));
     }
     Ok(QueueSpec {
         weight: weight.unwrap_or(1.0),
@@ -84,13 +87,13 @@ fn hosts(v: &Value, n: usize) -> Result<Vec<HostId>, String> {
         if h >= 0 && (h as usize) < n {
             Ok(HostId::new(h as usize))
         } else {
-            Err(format!("host {h} does not exist; hosts are 0 to {}", n - 1))
+            Err(format!("host {h} does not exist; accepted: hosts 0 to {}", n - 1))
         }
     };
     let list: Vec<HostId> = match v {
         Value::Array(items) => items
             .iter()
-            .map(|i| i.as_integer().ok_or("expected host indices (integers)".to_string()).and_then(check))
+            .map(|i| i.as_integer().ok_or("holds a value that is not a host index; accepted: integers".to_string()).and_then(check))
             .collect::<Result<_, _>>()?,
         Value::String(s) => {
             let bad = || format!("expected a host range such as \"0..8\" or \"0..=7\", got \"{s}\"");
@@ -102,12 +105,12 @@ fn hosts(v: &Value, n: usize) -> Result<Vec<HostId>, String> {
             let b: i64 = b.trim().parse().map_err(|_| bad())?;
             let end = if incl { b + 1 } else { b };
             if end <= a {
-                return Err(format!("the range \"{s}\" is empty"));
+                return Err(format!("the range \"{s}\" is empty; accepted: a range a..b with a < b"));
             }
             (a..end).map(check).collect::<Result<_, _>>()?
         }
         Value::Integer(i) => vec![check(*i)?],
-        _ => return Err("expected a host range such as \"0..8\" or an array of host indices".into()),
+        _ => return Err("is not a host list; accepted: a host range such as \"0..8\" or an array of host indices".into()),
     };
     Ok(list)
 }
@@ -115,21 +118,21 @@ fn hosts(v: &Value, n: usize) -> Result<Vec<HostId>, String> {
 fn host(v: &Value, n: usize) -> Result<HostId, String> {
     match v.as_integer() {
         Some(h) if h >= 0 && (h as usize) < n => Ok(HostId::new(h as usize)),
-        Some(h) => Err(format!("host {h} does not exist; hosts are 0 to {}", n - 1)),
-        None => Err("expected a host index (integer)".into()),
+        Some(h) => Err(format!("host {h} does not exist; accepted: hosts 0 to {}", n - 1)),
+        None => Err(format!("is {}; accepted: a host index (an integer from 0 to {})", super::reader::type_name(v), n - 1)),
     }
 }
 
 pub fn bins(t: &mut Table) -> Result<Option<Vec<u64>>, ScenarioError> {
     t.get("bins", |v| {
-        let items = v.as_array().ok_or("expected an array of sizes such as [\"10KB\", \"1MB\"]")?;
+        let items = v.as_array().ok_or("is not an array; accepted: an array of sizes such as [\"10KB\", \"1MB\"]")?;
         let mut out = Vec::new();
         for it in items {
-            let s = it.as_str().ok_or("expected sizes with units such as \"10KB\"")?;
+            let s = it.as_str().ok_or("holds a value that is not a size; accepted: sizes with units such as \"10KB\"")?;
             out.push(super::units::parse_size(s)?);
         }
         if out.is_empty() {
-            return Err("expected at least one bin edge".into());
+            return Err("is empty; accepted: at least one bin edge".into());
         }
         Ok(out)
     })
@@ -139,34 +142,46 @@ fn interpolation(s: &str) -> Result<Interpolation, String> {
     match s {
         "step" => Ok(Interpolation::Step),
         "linear" => Ok(Interpolation::Linear),
-        _ => Err(format!("unknown interpolation \"{s}\"; accepted: \"step\", \"linear\"")),
+        _ => Err(format!("unknown value \"{s}\"; accepted: \"step\", \"linear\"")),
     }
 }
 
+/// The keys that each give a class its sizes; exactly one of them.
+const SIZE_KEYS: [&str; 4] = ["sizes", "sizes_cdf", "sizes_fixed", "sizes_exponential_mean"];
+
 fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
+    let given: Vec<&str> = SIZE_KEYS.into_iter().filter(|k| t.has(k)).collect();
+    if let [first, second, ..] = given[..] {
+        return Err(t.error(second, format!("{first} and {second} exclude each other; accepted: one of {}", SIZE_KEYS.join(", "))));
+    }
     if let Some(name) = t.string("sizes")? {
         let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
         return load_builtin(&name, interp)
             .map(SizeDist::Cdf)
-            .map_err(|e| t.error("sizes", format!("{e}; for a file of your own give sizes_cdf = \"path.cdf\"")));
+            .map_err(|e| t.error("sizes", format!("{e}, or sizes_cdf = \"path.cdf\" for a file of your own")));
     }
     if let Some(file) = t.string("sizes_cdf")? {
         let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
-        let interp = interp.ok_or_else(|| t.error("interpolation", "missing; a size file needs \"step\" or \"linear\""))?;
-        return Cdf::load(&dir.join(&file), interp).map(SizeDist::Cdf).map_err(|e| t.error("sizes_cdf", e.to_string()));
+        let interp = interp.ok_or_else(|| t.error("interpolation", "missing; a size file needs one; accepted: \"step\", \"linear\""))?;
+        return Cdf::load(&dir.join(&file), interp).map(SizeDist::Cdf).map_err(|e| match e {
+            // A bad line is located in the size file, as a bad trace row is in the trace.
+            WorkloadError::Cdf { file, line, msg } => ScenarioError { file, path: format!("line {line}"), message: msg },
+            WorkloadError::CdfFile { file, msg } => ScenarioError { file, path: String::new(), message: msg },
+            other => t.error("sizes_cdf", format!("{other}; accepted: a readable size file")),
+        });
     }
     if let Some(b) = t.size("sizes_fixed")? {
-        return if b == 0 { Err(t.error("sizes_fixed", "must be at least 1B")) } else { Ok(SizeDist::Fixed(b)) };
+        return if b == 0 { Err(t.error("sizes_fixed", "is 0; accepted: at least \"1B\"")) } else { Ok(SizeDist::Fixed(b)) };
     }
     if let Some(b) = t.size("sizes_exponential_mean")? {
         return if b == 0 {
-            Err(t.error("sizes_exponential_mean", "must be at least 1B"))
+            Err(t.error("sizes_exponential_mean", "is 0; accepted: at least \"1B\""))
         } else {
             Ok(SizeDist::Exponential { mean: b as f64 })
         };
     }
     Err(t.error("sizes", format!(
-        "missing; give one of sizes = NAME ({}), sizes_cdf = \"file.cdf\", sizes_fixed = \"1KB\", sizes_exponential_mean = \"100KB\"",
+        "missing; accepted: one of sizes = NAME ({}), sizes_cdf = \"file.cdf\", sizes_fixed = \"1KB\", sizes_exponential_mean = \"100KB\"",
         builtin_names().join(", ")
     )))
 }
@@ -176,8 +191,8 @@ fn arrival(t: &mut Table) -> Result<Arrival, ScenarioError> {
     let sigma = t.float("sigma", 0.01, 10.0)?;
     match (kind.as_deref(), sigma) {
         (Some("lognormal"), Some(s)) => Ok(Arrival::LogNormal { sigma: s }),
-        (Some("lognormal"), None) => Err(t.error("sigma", "missing; arrival = \"lognormal\" needs sigma (e.g. 2.0)")),
-        (_, Some(_)) => Err(t.error("sigma", "is only used with arrival = \"lognormal\"")),
+        (Some("lognormal"), None) => Err(t.error("sigma", "missing; arrival = \"lognormal\" needs sigma; accepted: a number from 0.01 to 10 (e.g. 2.0)")),
+        (_, Some(_)) => Err(t.error("sigma", "is only used with arrival = \"lognormal\"; accepted: no sigma with this arrival")),
         (Some("poisson"), None) => Ok(Arrival::Poisson),
         _ => Err(t.error("arrival", "missing; accepted: \"poisson\", \"lognormal\"")),
     }
@@ -186,52 +201,43 @@ fn arrival(t: &mut Table) -> Result<Arrival, ScenarioError> {
 fn pattern(t: &mut Table, n: usize) -> Result<Pattern, ScenarioError> {
     let kind = t.choice("pattern", PATTERNS)?.ok_or_else(|| t.error("pattern", format!("missing; accepted: {}", PATTERNS.join(", "))))?;
     let all: Vec<HostId> = (0..n).map(HostId::new).collect();
-    Ok(match kind.as_str() {
+    let pattern = match kind.as_str() {
         "n_to_1" => {
             let receiver = t.get("receiver", |v| host(v, n))?.unwrap_or(HostId::new(n - 1));
             let senders = t.get("senders", |v| hosts(v, n))?.unwrap_or_else(|| all.iter().copied().filter(|&h| h != receiver).collect());
-            if senders.contains(&receiver) {
-                return Err(t.error("senders", format!("includes the receiver (host {})", receiver.index())));
-            }
             Pattern::NToOne { senders, receiver }
         }
         "all_to_all" => {
             let senders = t.get("senders", |v| hosts(v, n))?.unwrap_or_else(|| all.clone());
             let receivers = t.get("receivers", |v| hosts(v, n))?.unwrap_or_else(|| all.clone());
-            if receivers.len() == 1 && senders == receivers {
-                return Err(t.error("receivers", "a single host cannot send to anyone but itself"));
-            }
             Pattern::AllToAll { senders, receivers }
         }
-        _ => {
-            let hosts = t.get("hosts", |v| hosts(v, n))?.unwrap_or(all);
-            if hosts.len() < 2 {
-                return Err(t.error("hosts", "a permutation needs at least 2 hosts"));
-            }
-            Pattern::Permutation { hosts }
-        }
-    })
+        _ => Pattern::Permutation { hosts: t.get("hosts", |v| hosts(v, n))?.unwrap_or(all) },
+    };
+    // The workload's own check, so that what parses is exactly what the engine accepts.
+    pattern.validate().map_err(|e| t.error(e.key, e.msg))?;
+    Ok(pattern)
 }
 
 fn offered(t: &mut Table) -> Result<Offered, ScenarioError> {
-    let load = t.float("load", 1e-6, 1.0)?;
+    let load = t.float("load", 1e-6, MAX_LOAD)?;
     let rate = t.rate("rate")?;
     match (load, rate) {
         (Some(l), None) => Ok(Offered::Load(l)),
         (None, Some(r)) => Ok(Offered::Rate(r)),
-        (Some(_), Some(_)) => Err(t.error("rate", "give either load or rate, not both")),
-        (None, None) => Err(t.error("load", "missing; give load (a fraction, e.g. 0.6) or rate (e.g. \"60Gbps\")")),
+        (Some(_), Some(_)) => Err(t.error("rate", "load and rate exclude each other; accepted: either load or rate, not both")),
+        (None, None) => Err(t.error("load", "missing; accepted: load (a fraction, e.g. 0.6) or rate (e.g. \"60Gbps\")")),
     }
 }
 
 pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline: Discipline) -> Result<ClassSpec, ScenarioError> {
     let name = t.string("name")?.unwrap_or_else(|| format!("class{index}"));
     if name.is_empty() || name.contains(',') {
-        return Err(t.error("name", "must be non-empty and contain no comma"));
+        return Err(t.error("name", "is empty or holds a comma; accepted: a non-empty name without a comma"));
     }
     // Summaries, tables and plots call the aggregate of every class "all".
     if name == "all" {
-        return Err(t.error("name", "\"all\" is reserved for the aggregate of every class; choose another name"));
+        return Err(t.error("name", "\"all\" is reserved for the aggregate of every class; accepted: any other name"));
     }
     let bins = bins(t)?;
     let queue = queue(t, discipline)?;
@@ -249,7 +255,7 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
     let start = t.time("start")?.unwrap_or(Time::ZERO);
     let exact_load = t.boolean("exact_load")?.unwrap_or(false);
     if exact_load && count.is_none() {
-        return Err(t.error("exact_load", "needs messages = N (the sample whose load is made exact)"));
+        return Err(t.error("exact_load", "needs messages = N (the sample whose load is made exact); accepted: exact_load with messages"));
     }
     let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load };
     Ok(ClassSpec { name, kind, bins, queue, slos })
@@ -258,7 +264,7 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
 /// `{ sli = "p99", metric = "slowdown", max_size = "125KB", threshold = 3.0 }`.
 fn slo(mut t: Table) -> Result<Slo, ScenarioError> {
     let stat = t.req("sli", "\"mean\" or a percentile such as \"p99\" or \"p99.9\"", |v| {
-        let s = v.as_str().ok_or("expected \"mean\" or a percentile such as \"p99\"")?;
+        let s = v.as_str().ok_or("is not a string; accepted: \"mean\" or a percentile such as \"p99\"")?;
         if s == "mean" {
             return Ok(Stat::Mean);
         }
@@ -274,23 +280,23 @@ fn slo(mut t: Table) -> Result<Slo, ScenarioError> {
     let threshold = match metric {
         Metric::Slowdown => t.req("threshold", "a slowdown of at least 1 (e.g. 3.0)", |v| match v.as_float().or(v.as_integer().map(|i| i as f64)) {
             Some(x) if x >= 1.0 && x.is_finite() => Ok(x),
-            Some(x) => Err(format!("{x} is out of range; a slowdown threshold is at least 1")),
-            None => Err("expected a slowdown (a number of at least 1); for a time use metric = \"latency\"".into()),
+            Some(x) => Err(format!("{} is out of range; accepted: a slowdown threshold of at least 1", num(x))),
+            None => Err("is not a number; accepted: a slowdown of at least 1 (for a time, metric = \"latency\")".into()),
         })?,
         Metric::Latency => t
             .req("threshold", "a time such as \"50us\"", |v| {
-                v.as_str().ok_or("expected a time such as \"50us\"".to_string()).and_then(super::units::parse_time)
+                v.as_str().ok_or("is not a string; accepted: a time such as \"50us\"".to_string()).and_then(super::units::parse_time)
             })?
             .as_ns_f64(),
     };
     if threshold <= 0.0 {
-        return Err(t.error("threshold", "must be positive"));
+        return Err(t.error("threshold", "is 0; accepted: a positive threshold"));
     }
     let min_size = t.size("min_size")?;
     let max_size = t.size("max_size")?;
     if let (Some(lo), Some(hi)) = (min_size, max_size) {
         if lo >= hi {
-            return Err(t.error("max_size", format!("must be above min_size ({lo} B)")));
+            return Err(t.error("max_size", format!("is not above min_size ({lo} B); accepted: a size above {lo} B")));
         }
     }
     t.finish()?;

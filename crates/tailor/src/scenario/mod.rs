@@ -6,6 +6,7 @@
 //! scenario that parses is a scenario that runs; building then only draws on the seed.
 
 pub mod classes;
+mod empty;
 pub mod model;
 mod network;
 pub mod overrides;
@@ -16,6 +17,7 @@ pub mod transport;
 pub mod units;
 
 pub use classes::{ClassKind, ClassSpec, Offered};
+pub use empty::check_result;
 pub use overrides::Override;
 pub use reader::ScenarioError;
 
@@ -27,6 +29,25 @@ use crate::workload::generated::mean_gap_ns;
 use crate::workload::{Cdf, GenSpec, Generated, Pattern, SizeDist, Source, Trace, WorkloadError};
 use reader::Table;
 use std::path::{Path, PathBuf};
+
+/// The largest seed: 2^63 - 1, the largest integer a TOML file (and so a scenario, a
+/// `--set seed=…` axis and the resolved document a store keeps) can hold. Seeds given
+/// on the command line or to the Python API are held to the same bound, so that every
+/// run's seed can be written back into its scenario (docs/scenario.md, "Seeds").
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
+/// Checks a seed given outside the file (`--seed`, `tailor.run(seed=…)`) against the
+/// bound a file has; the error is located at `seed` in `file`.
+pub fn check_seed(file: &str, seed: u64) -> Result<u64, ScenarioError> {
+    if seed <= MAX_SEED {
+        return Ok(seed);
+    }
+    Err(ScenarioError {
+        file: file.to_string(),
+        path: "seed".into(),
+        message: format!("{seed} is out of range; accepted: 0 to {MAX_SEED} (2^63 - 1, the largest integer a scenario file holds)"),
+    })
+}
 
 /// A scenario as run: the parsed scenario, the TOML document it was read from (after
 /// overrides), and the text that identifies what it computes.
@@ -101,7 +122,7 @@ impl Scenario {
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
             file: file.clone(),
             path: String::new(),
-            message: format!("cannot read: {e}"),
+            message: format!("cannot read: {e}; accepted: a readable scenario file"),
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Scenario::resolve_text(&text, &file, dir, overrides)
@@ -129,7 +150,7 @@ impl Scenario {
         let name = root.string("name")?.unwrap_or_else(|| {
             Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
         });
-        let seed = root.int("seed", 0, i64::MAX)?.unwrap_or(1) as u64;
+        let seed = root.int("seed", 0, MAX_SEED as i64)?.unwrap_or(1) as u64;
         let (stop, warmup, bins) = match root.table("run")? {
             Some(mut r) => {
                 let v = (r.time("stop")?, r.time("warmup")?.unwrap_or(Time::ZERO), classes::bins(&mut r)?);
@@ -138,7 +159,7 @@ impl Scenario {
             }
             None => (None, Time::ZERO, None),
         };
-        let mut topo = root.table("topology")?.ok_or_else(|| root.error("topology", "missing; every scenario needs a [topology] table"))?;
+        let mut topo = root.table("topology")?.ok_or_else(|| root.error("topology", "missing; accepted: a [topology] table (every scenario needs one)"))?;
         let shape = network::topology(&mut topo)?;
         topo.finish()?;
         let sw = network::switch(root.table("switch")?)?;
@@ -150,7 +171,7 @@ impl Scenario {
         // Before the classes, whose host lists are as long as the topology is wide.
         let n_classes = doc.get("class").and_then(toml::Value::as_array).map_or(1, Vec::len);
         network::check_fits(&net, n_classes, file)?;
-        let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; every scenario needs a [transport] table"))?;
+        let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; accepted: a [transport] table (every scenario needs one)"))?;
         let transport = transport::parse(&mut tr, &net)?;
         tr.finish()?;
         let n_hosts = net.shape.host_count();
@@ -159,18 +180,18 @@ impl Scenario {
             let c = classes::parse(&mut t, i, n_hosts, dir, net.classes.discipline)?;
             t.finish()?;
             if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
-                return Err(root.error("class", format!("two classes are named \"{}\"", c.name)));
+                return Err(root.error("class", format!("two classes are named \"{}\"; accepted: distinct names", c.name)));
             }
             classes.push(c);
         }
         if classes.is_empty() {
-            return Err(root.error("class", "missing; a scenario needs at least one [[class]]"));
+            return Err(root.error("class", "missing; accepted: at least one [[class]]"));
         }
         let endless = classes.iter().position(|c| matches!(c.kind, ClassKind::Generated { count: None, until: None, .. }));
         if let (Some(i), None) = (endless, stop) {
             return Err(root.error(
                 "class",
-                format!("class[{i}] generates messages forever: give it messages = N or until = \"10ms\", or give [run] stop"),
+                format!("class[{i}] generates messages forever; accepted: messages = N or until = \"10ms\" in the class, or [run] stop"),
             ));
         }
         root.finish()?;
@@ -178,22 +199,8 @@ impl Scenario {
         apply_queues(&mut net, &classes);
         let host_rate = host_rate(&net);
         let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate, model, record };
-        sc.check_traces()?;
+        sc.check_offered()?;
         Ok(sc)
-    }
-
-    /// Opens every trace once, so that a missing file or column is a scenario error.
-    fn check_traces(&self) -> Result<(), ScenarioError> {
-        for (i, c) in self.classes.iter().enumerate() {
-            if let ClassKind::Trace { .. } = c.kind {
-                self.source(i, self.seed).map_err(|e| ScenarioError {
-                    file: self.file.clone(),
-                    path: format!("class[{i}].trace"),
-                    message: e.to_string(),
-                })?;
-            }
-        }
-        Ok(())
     }
 
     /// The engine configuration of this scenario with `seed`.

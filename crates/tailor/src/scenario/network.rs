@@ -11,8 +11,8 @@ pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
 fn link(t: &mut Table, key: &'static str) -> Result<LinkSpec, ScenarioError> {
     let mut l = t
         .table(key)?
-        .ok_or_else(|| t.error(key, "missing; expected a table such as { rate = \"100Gbps\", delay = \"1us\" }"))?;
-    let rate = l.rate("rate")?.ok_or_else(|| l.error("rate", "missing; expected a rate such as \"100Gbps\""))?;
+        .ok_or_else(|| t.error(key, "missing; accepted: a table such as { rate = \"100Gbps\", delay = \"1us\" }"))?;
+    let rate = l.rate("rate")?.ok_or_else(|| l.error("rate", "missing; accepted: a rate such as \"100Gbps\""))?;
     let delay = l.time("delay")?.unwrap_or(Time::ZERO);
     let ecn_threshold = l.size("ecn_threshold")?;
     l.finish()?;
@@ -21,7 +21,7 @@ fn link(t: &mut Table, key: &'static str) -> Result<LinkSpec, ScenarioError> {
 
 fn count(t: &mut Table, key: &'static str, min: i64, max: i64) -> Result<usize, ScenarioError> {
     let v = t.int(key, min, max)?;
-    v.map(|v| v as usize).ok_or_else(|| t.error(key, format!("missing; expected an integer from {min} to {max}")))
+    v.map(|v| v as usize).ok_or_else(|| t.error(key, format!("missing; accepted: an integer from {min} to {max}")))
 }
 
 pub fn topology(t: &mut Table) -> Result<Shape, ScenarioError> {
@@ -54,14 +54,14 @@ fn fat_tree(t: &mut Table) -> Result<Shape, ScenarioError> {
     let k = t.int("k", 2, 256)?;
     if let Some(k) = k {
         if k % 2 != 0 {
-            return Err(t.error("k", format!("{k} is odd; a k-ary fat-tree needs an even k")));
+            return Err(t.error("k", format!("{k} is odd; accepted: an even k (a k-ary fat-tree)")));
         }
     }
     let half = k.map(|k| k as usize / 2);
     let dim = |t: &mut Table, key: &'static str, default: Option<usize>| -> Result<usize, ScenarioError> {
         match t.int(key, 1, 1 << 16)? {
             Some(v) => Ok(v as usize),
-            None => default.ok_or_else(|| t.error(key, "missing; give it or give k")),
+            None => default.ok_or_else(|| t.error(key, "missing; accepted: an integer from 1 to 65536, or k for the k-ary default")),
         }
     };
     let pods = dim(t, "pods", k.map(|k| k as usize))?;
@@ -71,7 +71,7 @@ fn fat_tree(t: &mut Table) -> Result<Shape, ScenarioError> {
     let over = t.int("oversubscription", 1, 64)?.unwrap_or(1) as usize;
     let hosts_per_tor = dim(t, "hosts_per_tor", half.map(|h| h * over))?;
     if cores % aggs != 0 {
-        return Err(t.error("cores", format!("{cores} cores cannot be split evenly over {aggs} aggregation switches per pod")));
+        return Err(t.error("cores", format!("{cores} cores cannot be split evenly over {aggs} aggregation switches per pod; accepted: a multiple of {aggs}")));
     }
     Ok(Shape::FatTree {
         pods,
@@ -114,10 +114,10 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
     };
     if let Some(q) = t.size("quantum")? {
         if !matches!(part.discipline, Discipline::Drr | Discipline::Hierarchical) {
-            return Err(t.error("quantum", "is only used with scheduler = \"drr\" or \"hierarchical\""));
+            return Err(t.error("quantum", "is only used with scheduler = \"drr\" or \"hierarchical\"; accepted: no quantum with this scheduler"));
         }
         if q < 64 {
-            return Err(t.error("quantum", "must be at least 64B (one packet or more is usual)"));
+            return Err(t.error("quantum", "is below 64B; accepted: at least \"64B\" (one packet or more is usual)"));
         }
         part.quantum = q;
     }
@@ -125,10 +125,10 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
     part.buffer = match t.choice("buffer", &["unlimited", "per_port", "shared"])?.as_deref() {
         None | Some("unlimited") => BufferSpec::Unlimited,
         Some("per_port") => BufferSpec::PerPort {
-            bytes: t.size("buffer_size")?.ok_or_else(|| t.error("buffer_size", "missing; buffer = \"per_port\" needs a size such as \"1MB\""))?,
+            bytes: t.size("buffer_size")?.ok_or_else(|| t.error("buffer_size", "missing; buffer = \"per_port\" needs one; accepted: a size such as \"1MB\""))?,
         },
         Some(_) => BufferSpec::Shared {
-            bytes: t.size("buffer_size")?.ok_or_else(|| t.error("buffer_size", "missing; buffer = \"shared\" needs a size such as \"16MB\""))?,
+            bytes: t.size("buffer_size")?.ok_or_else(|| t.error("buffer_size", "missing; buffer = \"shared\" needs one; accepted: a size such as \"16MB\""))?,
             alpha: t.float("alpha", 1.0 / 64.0, 64.0)?.unwrap_or(1.0),
         },
     };

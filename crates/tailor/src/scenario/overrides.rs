@@ -10,7 +10,8 @@
 //! It scales every class's `load` by the same factor so that they sum to the value,
 //! keeping the classes' proportions (the x axis of a "p99 vs load" figure).
 
-use super::reader::{type_name, ScenarioError};
+use super::classes::MAX_LOAD;
+use super::reader::{num, type_name, ScenarioError};
 use toml::Value;
 
 /// One key set to one value.
@@ -29,7 +30,7 @@ struct Step<'k> {
 
 fn steps<'k>(path: &'k str) -> Result<Vec<Step<'k>>, String> {
     if path.is_empty() {
-        return Err("empty key".into());
+        return Err("empty key; accepted: a dotted key path such as class[0].load".into());
     }
     path.split('.')
         .map(|part| {
@@ -47,7 +48,7 @@ fn steps<'k>(path: &'k str) -> Result<Vec<Step<'k>>, String> {
             if bare {
                 Ok(Step { key, index })
             } else {
-                Err(format!("\"{part}\" is not a key (letters, digits, _ and -) or key[index]"))
+                Err(format!("\"{part}\" is not a key; accepted: letters, digits, _ and -, or key[index]"))
             }
         })
         .collect()
@@ -87,7 +88,7 @@ fn set(doc: &mut toml::Table, path: &str, value: Value) -> Result<(), String> {
         }
         Some(i) => {
             let Some(Value::Array(items)) = table.get_mut(last.key) else {
-                return Err(format!("\"{}\" is not an array here", last.key));
+                return Err(format!("\"{}\" is not an array here; accepted: key[index] on an array of tables", last.key));
             };
             let n = items.len();
             let slot = items.get_mut(i).ok_or_else(|| out_of_range(last.key, i, n))?;
@@ -106,12 +107,12 @@ fn descend<'d>(entry: &'d mut Value, s: &Step<'_>, at: &mut String) -> Result<&'
             at.push_str(&format!("[{i}]"));
             match items.get_mut(i) {
                 Some(Value::Table(t)) => Ok(t),
-                Some(other) => Err(format!("{at} is {}, not a table", type_name(other))),
+                Some(other) => Err(format!("{at} is {}, not a table; accepted: a path through tables", type_name(other))),
                 None => Err(out_of_range(s.key, i, n)),
             }
         }
-        (_, None) => Err(format!("{at} is {found}, not a table")),
-        (_, Some(_)) => Err(format!("{at} is {found}, not an array of tables")),
+        (_, None) => Err(format!("{at} is {found}, not a table; accepted: a path through tables")),
+        (_, Some(_)) => Err(format!("{at} is {found}, not an array of tables; accepted: key[index] on an array of tables")),
     }
 }
 
@@ -123,41 +124,55 @@ fn out_of_range(key: &str, i: usize, n: usize) -> String {
 }
 
 /// `load = x`: every class's `load` times the same factor, so that they sum to x.
+/// Errors speak of x, the value typed, and of the largest total the classes allow (each
+/// class's load is at most [`MAX_LOAD`]), not of the class loads it would derive.
 fn total_load(doc: &mut toml::Table, value: &Value) -> Result<(), String> {
     let target = match value {
         Value::Float(f) => *f,
         Value::Integer(i) => *i as f64,
-        other => return Err(format!("expected the total offered load, a number above 0, got {}", type_name(other))),
+        other => return Err(format!("is {}; accepted: the total offered load, a number above 0", type_name(other))),
     };
-    if !(target.is_finite() && target > 0.0) {
-        return Err(format!("{target} is out of range; the total offered load must be above 0"));
-    }
     let Some(Value::Array(classes)) = doc.get_mut("class") else {
-        return Err("the scenario has no [[class]] to load".into());
+        return Err("the scenario has no [[class]] to load; accepted: a scenario with generated classes".into());
     };
-    let mut loads = Vec::with_capacity(classes.len());
-    for (i, c) in classes.iter().enumerate() {
-        match c.get("load") {
-            Some(Value::Float(f)) => loads.push(*f),
-            Some(Value::Integer(n)) => loads.push(*n as f64),
-            Some(other) => return Err(format!("class[{i}].load is {}, not a number", type_name(other))),
-            None => {
-                return Err(format!(
-                    "class[{i}] has no load (a trace or a fixed rate); set class[i].load of each class instead"
-                ))
-            }
-        }
-    }
+    let loads = class_loads(classes)?;
     let sum: f64 = loads.iter().sum();
+    let top = loads.iter().copied().fold(0.0, f64::max);
     if sum <= 0.0 {
-        return Err("the classes' loads sum to 0; set class[i].load instead".into());
+        return Err("the classes' loads sum to 0; accepted: class[i].load of each class instead".into());
+    }
+    let most = sum / top * MAX_LOAD;
+    if !(target.is_finite() && target > 0.0 && target <= most) {
+        return Err(format!(
+            "{} is out of range; accepted: a total offered load above 0 and at most {} (the classes keep their proportions and each class's load is at most {})",
+            num(target),
+            num(most),
+            num(MAX_LOAD)
+        ));
     }
     for (c, l) in classes.iter_mut().zip(loads) {
         if let Value::Table(t) = c {
-            t.insert("load".into(), Value::Float(l * target / sum));
+            // At the bound, rounding must not push the largest class past MAX_LOAD.
+            t.insert("load".into(), Value::Float((l * target / sum).min(MAX_LOAD)));
         }
     }
     Ok(())
+}
+
+/// Each class's `load`, in order; an error names a class that has none.
+fn class_loads(classes: &[Value]) -> Result<Vec<f64>, String> {
+    classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match c.get("load") {
+            Some(Value::Float(f)) => Ok(*f),
+            Some(Value::Integer(n)) => Ok(*n as f64),
+            Some(other) => Err(format!("class[{i}].load is {}, not a number; accepted: a number", type_name(other))),
+            None => Err(format!(
+                "class[{i}] has no load (a trace or a fixed rate); accepted: class[i].load of each class instead"
+            )),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -50,6 +50,16 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// A number as a person writes it: `0.5`, `1e308`, `1e-9` — never 309 digits.
+pub(crate) fn num(x: f64) -> String {
+    let a = x.abs();
+    if a != 0.0 && a.is_finite() && !(1e-6..1e15).contains(&a) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 impl<'a> Table<'a> {
     pub fn root(file: &'a str, map: &'a toml::Table) -> Self {
         Table { file, path: String::new(), map, asked: Vec::new() }
@@ -81,11 +91,11 @@ impl<'a> Table<'a> {
     }
 
     pub fn req<T>(&mut self, key: &'static str, what: &str, f: impl FnOnce(&Value) -> Result<T, String>) -> Result<T, ScenarioError> {
-        self.get(key, f)?.ok_or_else(|| self.error(key, format!("missing; expected {what}")))
+        self.get(key, f)?.ok_or_else(|| self.error(key, format!("missing; accepted: {what}")))
     }
 
     pub fn string(&mut self, key: &'static str) -> Result<Option<String>, ScenarioError> {
-        self.get(key, |v| v.as_str().map(str::to_string).ok_or_else(|| format!("expected a string, got {}", type_name(v))))
+        self.get(key, |v| v.as_str().map(str::to_string).ok_or_else(|| format!("is {}; accepted: a string", type_name(v))))
     }
 
     /// A string that must be one of `choices`.
@@ -94,7 +104,7 @@ impl<'a> Table<'a> {
         self.get(key, |v| match v.as_str() {
             Some(s) if choices.contains(&s) => Ok(s.to_string()),
             Some(s) => Err(format!("unknown value \"{s}\"; accepted: {list}")),
-            None => Err(format!("expected one of {list}, got {}", type_name(v))),
+            None => Err(format!("is {}; accepted: {list}", type_name(v))),
         })
     }
 
@@ -102,7 +112,7 @@ impl<'a> Table<'a> {
         self.get(key, |v| match v.as_integer() {
             Some(i) if (min..=max).contains(&i) => Ok(i),
             Some(i) => Err(format!("{i} is out of range; accepted: {min} to {max}")),
-            None => Err(format!("expected an integer from {min} to {max}, got {}", type_name(v))),
+            None => Err(format!("is {}; accepted: an integer from {min} to {max}", type_name(v))),
         })
     }
 
@@ -111,24 +121,24 @@ impl<'a> Table<'a> {
             let x = match v {
                 Value::Float(f) => *f,
                 Value::Integer(i) => *i as f64,
-                _ => return Err(format!("expected a number from {min} to {max}, got {}", type_name(v))),
+                _ => return Err(format!("is {}; accepted: a number from {} to {}", type_name(v), num(min), num(max))),
             };
             if x.is_finite() && x >= min && x <= max {
                 Ok(x)
             } else {
-                Err(format!("{x} is out of range; accepted: {min} to {max}"))
+                Err(format!("{} is out of range; accepted: {} to {}", num(x), num(min), num(max)))
             }
         })
     }
 
     pub fn boolean(&mut self, key: &'static str) -> Result<Option<bool>, ScenarioError> {
-        self.get(key, |v| v.as_bool().ok_or_else(|| format!("expected true or false, got {}", type_name(v))))
+        self.get(key, |v| v.as_bool().ok_or_else(|| format!("is {}; accepted: true or false", type_name(v))))
     }
 
     fn unit<T>(v: &Value, parse: fn(&str) -> Result<T, String>, example: &str) -> Result<T, String> {
         match v.as_str() {
             Some(s) => parse(s),
-            None => Err(format!("expected a string with a unit such as \"{example}\", got {}", type_name(v))),
+            None => Err(format!("is {}; accepted: a string with a unit such as \"{example}\"", type_name(v))),
         }
     }
 
@@ -147,7 +157,7 @@ impl<'a> Table<'a> {
         match self.map.get(key) {
             None => Ok(None),
             Some(Value::Table(t)) => Ok(Some(Table { file: self.file, path: self.path_of(key), map: t, asked: Vec::new() })),
-            Some(v) => Err(self.error(key, format!("expected a table, got {}", type_name(v)))),
+            Some(v) => Err(self.error(key, format!("is {}; accepted: a table", type_name(v)))),
         }
     }
 
@@ -156,7 +166,7 @@ impl<'a> Table<'a> {
         self.asked.push(key);
         let Some(v) = self.map.get(key) else { return Ok(Vec::new()) };
         let Value::Array(items) = v else {
-            return Err(self.error(key, format!("expected an array of tables ([[{key}]]), got {}", type_name(v))));
+            return Err(self.error(key, format!("is {}; accepted: an array of tables ([[{key}]])", type_name(v))));
         };
         items
             .iter()
@@ -165,7 +175,7 @@ impl<'a> Table<'a> {
                 Value::Table(t) => {
                     Ok(Table { file: self.file, path: format!("{}[{i}]", self.path_of(key)), map: t, asked: Vec::new() })
                 }
-                other => Err(self.error(key, format!("element {i} should be a table, got {}", type_name(other)))),
+                other => Err(self.error(key, format!("element {i} is {}; accepted: a table", type_name(other)))),
             })
             .collect()
     }

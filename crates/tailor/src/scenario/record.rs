@@ -26,12 +26,12 @@ pub fn parse(t: Option<Table>, shape: &Shape) -> Result<RecordSpec, ScenarioErro
     let Some(mut t) = t else { return Ok(RecordSpec::default()) };
     let every = t.time("queues")?;
     if every == Some(Time::ZERO) {
-        return Err(t.error("queues", "the sampling interval must be positive, such as \"10us\""));
+        return Err(t.error("queues", "is 0; accepted: a positive sampling interval such as \"10us\""));
     }
     let ports = t.get("queue_ports", |v| select(v, shape))?;
     let queues = match (every, ports) {
         (Some(every), ports) => Some(QueueSpec { every, ports: ports.unwrap_or(PortSelect::Switches) }),
-        (None, Some(_)) => return Err(t.error("queue_ports", "needs queues, the sampling interval (such as queues = \"10us\")")),
+        (None, Some(_)) => return Err(t.error("queue_ports", "needs queues, the sampling interval; accepted: queue_ports with queues = \"10us\" (or another interval)")),
         (None, None) => None,
     };
     t.finish()?;
@@ -42,7 +42,7 @@ fn select(v: &Value, shape: &Shape) -> Result<PortSelect, String> {
     match v {
         Value::String(s) => named(s, shape),
         Value::Array(items) => ids(items, shape),
-        _ => Err(format!("expected {SELECTIONS}")),
+        _ => Err(format!("is {}; accepted: {SELECTIONS}", super::reader::type_name(v))),
     }
 }
 
@@ -58,7 +58,7 @@ fn named(s: &str, shape: &Shape) -> Result<PortSelect, String> {
         _ => return Err(format!("unknown value \"{s}\"; accepted: {SELECTIONS}")),
     };
     if !shape.has_role(role) {
-        return Err(format!("a {} topology has no \"{s}\" ports", shape.kind()));
+        return Err(format!("a {} topology has no \"{s}\" ports; accepted: {SELECTIONS} that the topology has", shape.kind()));
     }
     Ok(PortSelect::Role(role))
 }
@@ -72,11 +72,11 @@ fn ids(items: &[Value], shape: &Shape) -> Result<PortSelect, String> {
     for it in items {
         let id = match it.as_integer() {
             Some(i) if (0..n as i64).contains(&i) => i as usize,
-            Some(i) => return Err(format!("port {i} does not exist; this {} has ports 0 to {} (ports.csv lists them)", shape.kind(), n - 1)),
-            None => return Err(format!("a list of port ids holds integers; got {it}")),
+            Some(i) => return Err(format!("port {i} does not exist; accepted: ports 0 to {} of this {} (ports.csv lists them)", n - 1, shape.kind())),
+            None => return Err(format!("holds {it}; accepted: a list of port ids (integers)")),
         };
         if ids.contains(&id) {
-            return Err(format!("port {id} is listed twice"));
+            return Err(format!("port {id} is listed twice; accepted: distinct port ids"));
         }
         ids.push(id);
     }

@@ -361,12 +361,11 @@ mod tests {
         assert_eq!(decide(STAR, &[trace(&plain, "receiver = 9")]).unwrap().link, into(9));
         let e = refused(STAR, &[trace(&plain, "receiver = 9"), class("pattern = \"n_to_1\"\nreceiver = 15")]);
         assert_eq!(e.path, "class[1].receiver");
-        // A trace with no row of its class shares any link; the others decide.
+        // A trace with no row of its class never reaches the scope: reading refuses it.
         let empty = write("empty.csv", "flow_id,sender,receiver,size_bytes,start_ns\n");
-        let c = [trace(&empty, ""), class("pattern = \"n_to_1\"\nreceiver = 15"), class("pattern = \"n_to_1\"\nreceiver = 14")];
-        let e = refused(STAR, &c);
-        assert_eq!(e.path, "class[2].receiver");
-        assert!(e.message.starts_with("sends to host 14 while class[1] sends to host 15"), "{}", e.message);
+        let text = format!("[topology]\n{STAR}\n[transport]\nkind = \"dctcp\"\n{}", trace(&empty, ""));
+        let e = Scenario::parse(&text, "t.toml", Path::new(".")).unwrap_err();
+        assert_eq!(e.path, "class[0].trace", "{e}");
     }
 
     #[test]

@@ -61,7 +61,7 @@ fn segments(t: &mut Table, key: &'static str, bdp_segs: u64) -> Result<Option<u3
     t.get(key, |v| match v {
         toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(*i as u32),
         toml::Value::String(s) if s == "bdp" => Ok(bdp_segs as u32),
-        _ => Err("expected a number of segments from 1 to 1000000, or \"bdp\"".to_string()),
+        _ => Err("is not a window; accepted: a number of segments from 1 to 1000000, or \"bdp\"".to_string()),
     })
 }
 
@@ -69,11 +69,11 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     let kind = t.choice("kind", KINDS)?.ok_or_else(|| t.error("kind", format!("missing; accepted: {}", KINDS.join(", "))))?;
     let mss = t.size("mss")?.unwrap_or(1448);
     if !(1..=1 << 30).contains(&mss) {
-        return Err(t.error("mss", "must be from 1B to 1GiB"));
+        return Err(t.error("mss", "is out of range; accepted: \"1B\" to \"1GiB\""));
     }
     let header = t.size("header")?.unwrap_or(54);
     if header > 65_535 {
-        return Err(t.error("header", "must be at most 65535B"));
+        return Err(t.error("header", "is out of range; accepted: at most \"65535B\""));
     }
     if kind == "raw" {
         return Ok(TransportConfig::Raw(raw::Config { mtu_payload: mss as u32, header: header as u32 }));
@@ -97,7 +97,7 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     let max_cwnd = segments(t, "max_cwnd", bdp_segs)?;
     let cfg = reliability(t, flavor, mss, header, init_cwnd, max_cwnd, prr)?;
     if cfg.max_cwnd.is_some_and(|m| m < cfg.init_cwnd) {
-        return Err(t.error("max_cwnd", format!("is below init_cwnd ({})", cfg.init_cwnd)));
+        return Err(t.error("max_cwnd", format!("is below init_cwnd ({}); accepted: {} segments or more", cfg.init_cwnd, cfg.init_cwnd)));
     }
     Ok(TransportConfig::Tcp(cfg))
 }
@@ -115,7 +115,7 @@ fn reliability(
     let delayed_ack = t.boolean("delayed_ack")?.unwrap_or(false);
     let delack_timeout = t.time("delayed_ack_timeout")?;
     if delack_timeout.is_some() && !delayed_ack {
-        return Err(t.error("delayed_ack_timeout", "is only used with delayed_ack = true"));
+        return Err(t.error("delayed_ack_timeout", "is only used with delayed_ack = true; accepted: no timeout without delayed ACKs"));
     }
     let min_rto = t.time("min_rto")?.unwrap_or(Time::from_ms(1));
     Ok(tcp::Config {
@@ -142,7 +142,7 @@ fn reliability(
 fn hpcc(t: &mut Table, net: &NetSpec, mss: u64, header: u64) -> Result<TransportConfig, ScenarioError> {
     let int_header = t.size("int_header")?.unwrap_or(42);
     if header + int_header > 65_535 {
-        return Err(t.error("int_header", format!("header + int_header must be at most 65535B (header is {header}B)")));
+        return Err(t.error("int_header", format!("header + int_header is above 65535B (header is {header}B); accepted: at most \"{}B\"", 65_535 - header)));
     }
     let header = header + int_header;
     let base_rtt = base_rtt(net, mss, header);
@@ -152,12 +152,12 @@ fn hpcc(t: &mut Table, net: &NetSpec, mss: u64, header: u64) -> Result<Transport
         .get("init_cwnd", |v| match v {
             toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(*i as u64 * mss),
             toml::Value::String(s) if s == "bdp" => Ok(bdp),
-            _ => Err("expected a number of segments from 1 to 1000000, or \"bdp\"".to_string()),
+            _ => Err("is not a window; accepted: a number of segments from 1 to 1000000, or \"bdp\"".to_string()),
         })?
         .unwrap_or(bdp);
     let w_ai = t.size("w_ai")?.unwrap_or((bdp / 2500).max(1));
     if !(1..=1 << 30).contains(&w_ai) {
-        return Err(t.error("w_ai", "must be from 1B to 1GiB"));
+        return Err(t.error("w_ai", "is out of range; accepted: \"1B\" to \"1GiB\""));
     }
     let params = tcp::hpcc::Params {
         eta: t.float("eta", 0.5, 1.0)?.unwrap_or(0.95),

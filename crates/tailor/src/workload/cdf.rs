@@ -73,7 +73,7 @@ impl Cdf {
         if points.is_empty() {
             return Err(WorkloadError::CdfFile {
                 file: origin.to_string(),
-                msg: "no points (expected lines 'size_bytes cumulative_probability')".into(),
+                msg: "has no points; accepted: lines 'size_bytes cumulative_probability'".into(),
             });
         }
         normalise(&mut points).map_err(|m| err(last_line, m))?;
@@ -191,20 +191,20 @@ fn parse_point(content: &str) -> Result<Point, String> {
     let mut it = content.split_whitespace();
     let (Some(s), Some(c), None) = (it.next(), it.next(), it.next()) else {
         return Err(format!(
-            "expected 'size_bytes cumulative_probability', got '{content}'"
+            "'{content}' is not a point; accepted: 'size_bytes cumulative_probability'"
         ));
     };
     let size = s
         .parse::<u64>()
-        .map_err(|_| format!("size '{s}' is not a non-negative integer number of bytes"))?;
+        .map_err(|_| format!("size '{s}' is not a whole number of bytes; accepted: 0 or more bytes"))?;
     let cum = c
         .parse::<f64>()
-        .map_err(|_| format!("probability '{c}' is not a number"))?;
+        .map_err(|_| format!("probability '{c}' is not a number; accepted: a number from 0 to 1 (or 100 in percent)"))?;
     if !cum.is_finite() || cum < 0.0 {
-        return Err(format!("probability '{c}' must be a finite number >= 0"));
+        return Err(format!("probability '{c}' is negative or infinite; accepted: a number from 0 to 1 (or 100 in percent)"));
     }
     if size == 0 && cum > 0.0 {
-        return Err("size 0 cannot carry probability (a message has at least 1 byte)".into());
+        return Err("size 0 carries probability (a message has at least 1 byte); accepted: probability 0 at size 0".into());
     }
     Ok(Point { size, cum })
 }
@@ -213,13 +213,13 @@ fn check_order(prev: Option<&Point>, p: &Point) -> Result<(), String> {
     let Some(q) = prev else { return Ok(()) };
     if p.size <= q.size {
         return Err(format!(
-            "sizes must increase strictly ({} after {})",
+            "size {} is not above the previous line's {}; accepted: sizes that increase strictly",
             p.size, q.size
         ));
     }
     if p.cum < q.cum {
         return Err(format!(
-            "cumulative probabilities must not decrease ({} after {})",
+            "probability {} is below the previous line's {}; accepted: cumulative probabilities that never decrease",
             p.cum, q.cum
         ));
     }
@@ -235,7 +235,7 @@ fn normalise(points: &mut [Point]) -> Result<(), String> {
         100.0
     } else {
         return Err(format!(
-            "the last cumulative probability must be 1 (or 100 in percent), got {last}"
+            "the last cumulative probability is {last}; accepted: 1 (or 100 in percent)"
         ));
     };
     for p in points.iter_mut() {

@@ -168,6 +168,7 @@ impl Source for Generated {
         let (src, dst) = self.endpoints.next();
         self.emitted += 1;
         Ok(Some(MessageSpec {
+            id: None,
             start,
             src,
             dst,

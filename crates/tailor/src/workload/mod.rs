@@ -23,7 +23,7 @@ pub use builtin::{builtin, builtin_names, load_builtin, workloads_dir};
 pub use generated::{GenSpec, Generated};
 pub use pattern::{Endpoints, Pattern};
 pub use sizes::{Cdf, Interpolation, SizeDist};
-pub use trace::Trace;
+pub use trace::{Scan, Trace};
 
 use crate::net::ids::{ClassId, HostId};
 use crate::sim::Time;
@@ -32,6 +32,8 @@ use crate::sim::Time;
 /// transport at `start`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MessageSpec {
+    /// The message's own id (a trace's `flow_id`); None: the engine numbers it.
+    pub id: Option<u64>,
     pub start: Time,
     pub src: HostId,
     pub dst: HostId,
@@ -43,7 +45,7 @@ pub struct MessageSpec {
 /// the scenario key, it is about.
 #[derive(thiserror::Error, Debug)]
 pub enum WorkloadError {
-    #[error("{file} line {line}: {msg}")]
+    #[error("{file}: line {line}: {msg}")]
     Cdf {
         file: String,
         line: usize,
@@ -51,10 +53,13 @@ pub enum WorkloadError {
     },
     #[error("{file}: {msg}")]
     CdfFile { file: String, msg: String },
-    #[error("{file} line {line}: {msg}")]
+    /// A trace row (or its header, line 1) at fault; `column` is empty when the row as a
+    /// whole is (a short row).
+    #[error("{file}: line {line}{}: {msg}", at_column(.column))]
     Trace {
         file: String,
         line: u64,
+        column: &'static str,
         msg: String,
     },
     #[error("{file}: {source}")]
@@ -64,8 +69,16 @@ pub enum WorkloadError {
     },
     #[error("{key}: {msg}")]
     Spec { key: String, msg: String },
-    #[error("unknown workload '{name}' (accepted: {accepted})")]
+    #[error("unknown workload \"{name}\"; accepted: {accepted}")]
     UnknownBuiltin { name: String, accepted: String },
+}
+
+fn at_column(column: &str) -> String {
+    if column.is_empty() {
+        String::new()
+    } else {
+        format!(", {column}")
+    }
 }
 
 /// A lazy source of messages in non-decreasing start order (never all in memory).

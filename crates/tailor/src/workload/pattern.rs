@@ -59,38 +59,75 @@ enum Kind {
     },
 }
 
-fn spec_err(key: &str, msg: impl Into<String>) -> WorkloadError {
-    WorkloadError::Spec {
-        key: key.to_string(),
-        msg: msg.into(),
-    }
+/// Why a pattern is invalid: the key of the host list at fault (`senders`,
+/// `receivers`, `hosts`) and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternError {
+    pub key: &'static str,
+    pub msg: String,
 }
 
-fn check_list(key: &str, hosts: &[HostId], min: usize) -> Result<(), WorkloadError> {
-    if hosts.len() < min {
-        return Err(spec_err(
-            key,
-            format!("needs at least {min} host(s), got {}", hosts.len()),
-        ));
+fn check_list(key: &'static str, hosts: &[HostId]) -> Result<(), PatternError> {
+    let err = |msg: String| PatternError { key, msg };
+    if hosts.is_empty() {
+        return Err(err("lists no host; accepted: one host or more".into()));
     }
     let mut sorted = hosts.to_vec();
     sorted.sort();
     match sorted.windows(2).find(|w| w[0] == w[1]) {
-        Some(w) => Err(spec_err(
-            key,
-            format!("host {} is listed twice", w[0].index()),
-        )),
+        Some(w) => Err(err(format!("host {} is listed twice; accepted: distinct hosts", w[0].index()))),
         None => Ok(()),
+    }
+}
+
+impl Pattern {
+    /// Checks the host lists: no list empty, no host listed twice (a duplicate would
+    /// silently weight a host), no message forced from a host to itself. The scenario
+    /// reader and [`Endpoints::new`] both call it, so the two cannot disagree.
+    pub fn validate(&self) -> Result<(), PatternError> {
+        match self {
+            Pattern::AllToAll { senders, receivers } => {
+                check_list("senders", senders)?;
+                check_list("receivers", receivers)?;
+                match receivers.as_slice() {
+                    [only] if senders.contains(only) => Err(PatternError {
+                        key: "receivers",
+                        msg: format!(
+                            "host {} is the only receiver and also a sender: it has nobody to send to; accepted: another receiver or more than one",
+                            only.index()
+                        ),
+                    }),
+                    _ => Ok(()),
+                }
+            }
+            Pattern::NToOne { senders, receiver } => {
+                check_list("senders", senders)?;
+                if senders.contains(receiver) {
+                    return Err(PatternError {
+                        key: "senders",
+                        msg: format!("includes the receiver (host {}); accepted: hosts other than the receiver", receiver.index()),
+                    });
+                }
+                Ok(())
+            }
+            Pattern::Permutation { hosts } => {
+                check_list("hosts", hosts)?;
+                if hosts.len() < 2 {
+                    return Err(PatternError { key: "hosts", msg: "a permutation needs at least 2 hosts; accepted: two hosts or more".into() });
+                }
+                Ok(())
+            }
+        }
     }
 }
 
 impl Endpoints {
     pub fn new(p: Pattern, mut rng: Stream) -> Result<Self, WorkloadError> {
+        p.validate().map_err(|e| WorkloadError::Spec { key: format!("pattern.{}", e.key), msg: e.msg })?;
         let kind = match p {
-            Pattern::AllToAll { senders, receivers } => all_to_all(senders, receivers)?,
-            Pattern::NToOne { senders, receiver } => n_to_one(senders, receiver)?,
+            Pattern::AllToAll { senders, receivers } => all_to_all(senders, receivers),
+            Pattern::NToOne { senders, receiver } => Kind::NToOne { senders, receiver },
             Pattern::Permutation { hosts } => {
-                check_list("pattern.hosts", &hosts, 2)?;
                 let partner = derangement(&hosts, &mut rng);
                 Kind::Permutation { hosts, partner }
             }
@@ -132,16 +169,8 @@ impl Endpoints {
     }
 }
 
-fn all_to_all(senders: Vec<HostId>, receivers: Vec<HostId>) -> Result<Kind, WorkloadError> {
-    check_list("pattern.senders", &senders, 1)?;
-    check_list("pattern.receivers", &receivers, 1)?;
-    if receivers.len() == 1 && senders.contains(&receivers[0]) {
-        let h = receivers[0].index();
-        return Err(spec_err(
-            "pattern.receivers",
-            format!("host {h} is the only receiver and also a sender: it has nobody to send to"),
-        ));
-    }
+/// The sampler of a validated all-to-all pattern.
+fn all_to_all(senders: Vec<HostId>, receivers: Vec<HostId>) -> Kind {
     // Position of each host in `receivers`, indexed by host id, to skip the sender in O(1).
     let top = senders.iter().map(|h| h.index()).max().unwrap_or(0);
     let mut pos = vec![None; top + 1];
@@ -150,25 +179,7 @@ fn all_to_all(senders: Vec<HostId>, receivers: Vec<HostId>) -> Result<Kind, Work
             pos[r.index()] = Some(i);
         }
     }
-    Ok(Kind::AllToAll {
-        senders,
-        receivers,
-        pos,
-    })
-}
-
-fn n_to_one(senders: Vec<HostId>, receiver: HostId) -> Result<Kind, WorkloadError> {
-    check_list("pattern.senders", &senders, 1)?;
-    if senders.contains(&receiver) {
-        return Err(spec_err(
-            "pattern.senders",
-            format!(
-                "the receiver (host {}) cannot also be a sender",
-                receiver.index()
-            ),
-        ));
-    }
-    Ok(Kind::NToOne { senders, receiver })
+    Kind::AllToAll { senders, receivers, pos }
 }
 
 /// Uniform over `receivers` minus the one at `skip`: one draw, no rejection loop.
