@@ -47,6 +47,7 @@ from matplotlib.ticker import FuncFormatter
 
 from tailor.errors import DataError, NotRecordedError, OptionError
 from tailor.result import Result, format_bytes
+from tailor.stats import samples_needed
 
 __all__ = [
     "slowdown_vs_size",
@@ -114,15 +115,6 @@ def nearest_rank(values: Sequence[float] | pl.Series, p: float) -> float:
     # round() keeps 99.9 % of 1000 at rank 999 despite 99.9 * 1000 / 100 = 999.0000000000001.
     k = math.ceil(round(p * len(s) / 100, 9))
     return float(s[min(max(k, 1), len(s)) - 1])
-
-
-def samples_needed(p: float) -> int:
-    """The messages a bin needs for its ``p``-th percentile to be a result: enough that at
-    least one lies above it, 100 / (100 - p) (p50: 2, p99: 100, p99.9: 1,000). Fewer, and
-    the "p99.9" is just the largest value seen. The maximum (p = 100) is the sample's own: 1."""
-    if p >= 100:
-        return 1
-    return math.ceil(round(100 / (100 - p), 6))
 
 
 def needs_text(percentiles: Sequence[float]) -> str:

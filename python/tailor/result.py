@@ -17,6 +17,8 @@ from typing import Any
 import polars as pl
 from rich.table import Table
 
+from tailor.stats import samples_needed
+
 __all__ = ["Result", "format_bytes", "queue_schema"]
 
 #: How many size bins the summary's ``table_bins`` merge a class into (at most about).
@@ -48,6 +50,15 @@ def format_bytes(n: float | None) -> str:
 def fmt_stat(x: float | None, spec: str = ".2f") -> str:
     """A statistic for a table: "–" when it has no samples (summary.json's null)."""
     return "–" if x is None else format(x, spec)
+
+
+def _cell(x: float | None, p: float | None, count: int) -> str:
+    """A table cell: the ``p``-th percentile of ``count`` messages, dim and in
+    parentheses when they are too few for it to be a result (``samples_needed``)."""
+    text = fmt_stat(x)
+    if x is None or p is None or count >= samples_needed(p):
+        return text
+    return f"[dim]({text})[/dim]"
 
 
 @dataclass(frozen=True)
@@ -173,20 +184,25 @@ class Result:
         by a tailor without them, computed from ``messages``.
         """
         s = self.summary
-        table = Table(title=f"{s['scenario']} ({self._identity()}): slowdown by message size")
+        table = Table(
+            title=f"{s['scenario']} ({self._identity()}): slowdown by message size",
+            caption=f"(in parentheses): fewer messages than the percentile needs to be a result "
+            f"(p99: {samples_needed(99):,}, p99.9: {samples_needed(99.9):,}); it is then the bin's largest",
+        )
         for col in ("class", "size", "count", "mean", "p50", "p99", "p99.9"):
             table.add_column(col, justify="left" if col in ("class", "size") else "right")
-        names = self.classes + ["all"]
+        # One class: "all" would repeat it row for row.
+        names = self.classes + ["all"] if len(self.classes) > 1 else self.classes
         for i, name in enumerate(names):
             report = s["overall"] if name == "all" else s["classes"][name]
             for j, r in enumerate(self._rows(name, report, max_bins)):
                 size = f"({format_bytes(r.lower)}, {format_bytes(r.upper)}]"
-                cells = [f"{r.count:,}", *(fmt_stat(x) for x in (r.mean, r.p50, r.p99, r.p999))]
-                table.add_row(name if j == 0 else "", size, *cells)
+                cells = [_cell(x, p, r.count) for x, p in ((r.mean, None), (r.p50, 50), (r.p99, 99), (r.p999, 99.9))]
+                table.add_row(name if j == 0 else "", size, f"{r.count:,}", *cells)
             sd = report["slowdown"]
             table.add_row(
                 "", "[b]all sizes[/b]", f"[b]{sd['count']:,}[/b]",
-                *(f"[b]{fmt_stat(sd[k])}[/b]" for k in ("mean", "p50", "p99", "p999")),
+                *(f"[b]{_cell(sd[k], p, sd['count'])}[/b]" for k, p in (("mean", None), ("p50", 50), ("p99", 99), ("p999", 99.9))),
                 end_section=i + 1 < len(names),
             )
         return table

@@ -17,9 +17,11 @@ keeps these figures honest). Use 10 or more seeds when a decision rests on the i
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["bootstrap_mean_ci", "RESAMPLES"]
+__all__ = ["bootstrap_mean_ci", "RESAMPLES", "samples_needed"]
 
 #: Resamples per interval: the interval's own Monte Carlo error is then well under
 #: 1 % of its width.
@@ -46,3 +48,12 @@ def bootstrap_mean_ci(
     lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
     # A resample's mean lies within [min, max]; clip the float error of averaging.
     return float(max(lo, x.min())), float(min(hi, x.max()))
+
+
+def samples_needed(p: float) -> int:
+    """The messages a bin needs for its ``p``-th percentile to be a result: enough that at
+    least one lies above it, 100 / (100 - p) (p50: 2, p99: 100, p99.9: 1,000). Fewer, and
+    the "p99.9" is just the largest value seen. The maximum (p = 100) is the sample's own: 1."""
+    if p >= 100:
+        return 1
+    return math.ceil(round(100 / (100 - p), 6))

@@ -16,6 +16,8 @@ from rich.table import Table
 import tailor
 from tailor.result import TABLE_BINS, _merge, _stats
 
+QUICKSTART = Path(__file__).resolve().parents[2] / "scenarios" / "quickstart.toml"
+
 
 @st.composite
 def bins(draw: st.DrawFn) -> list[dict]:
@@ -91,3 +93,29 @@ def test_the_table_of_many_bins_is_printed_without_reading_the_messages(tmp_path
             nearest_rank = values[math.ceil(q * len(values)) - 1]
             # Recorded in thousandths, reported at the bucket's upper edge (docs/results.md).
             assert nearest_rank - 5e-4 <= b[key] <= nearest_rank * 1.001 + 5e-4, key
+
+
+def _text(table: Table) -> str:
+    console = Console(width=160, record=True, file=io.StringIO())
+    console.print(table)
+    return console.export_text()
+
+
+def test_the_printed_table_marks_percentiles_of_too_few_messages(result7: tailor.Result) -> None:
+    rows = [line.split("│") for line in _text(result7.table()).splitlines() if line.count("│") == 8]
+    cells = {(r[2].strip(), r[1].strip() or None): [c.strip() for c in r[3:8]] for r in rows[1:]}
+    marked = unmarked = 0
+    for count, p99, p999 in ((int(c[0].replace(",", "")), c[3], c[4]) for c in cells.values() if c[0]):
+        assert p99.startswith("(") == (count < 100), (count, p99)
+        assert p999.startswith("(") == (count < 1000), (count, p999)
+        marked += p99.startswith("(")
+        unmarked += not p99.startswith("(")
+    assert marked and unmarked, "quickstart has bins on both sides of 100 messages"
+
+
+def test_a_one_class_table_does_not_repeat_the_class_as_all(tmp_path: Path) -> None:
+    sc = tmp_path / "one.toml"
+    sc.write_text(QUICKSTART.read_text().split("# Small RPCs")[0])
+    text = _text(tailor.run(sc, out=tmp_path / "r").table())
+    first_column = [line.split("│")[1].strip() for line in text.splitlines() if line.count("│") == 8]
+    assert [c for c in first_column if c] == ["websearch"]
