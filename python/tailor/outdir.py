@@ -40,7 +40,7 @@ from tailor.errors import DataError, OutputError
 
 __all__ = [
     "MARKER", "SIGNATURE", "staged", "check_target", "read_marker", "mark", "require_complete", "write_file",
-    "written_by_tailor", "clean_stale_partials",
+    "written_by_tailor", "clean_stale_partials", "alive",
 ]
 
 #: The marker file of every directory tailor writes whole.
@@ -252,13 +252,13 @@ def _stale(d: Path, pid: int) -> bool:
             names = {p.name for p in d.iterdir()}
         except OSError:
             return False
-        return names <= _ENGINE_FILES and not _alive(pid, None)
+        return names <= _ENGINE_FILES and not alive(pid, None)
     if marker.get("state") != "partial" or marker.get("host") != _host():
         return False
-    return not _alive(int(marker.get("pid", pid)), marker.get("process_start"))
+    return not alive(int(marker.get("pid", pid)), marker.get("process_start"))
 
 
-def _alive(pid: int, start: int | None) -> bool:
+def alive(pid: int, start: int | None) -> bool:
     """Whether process ``pid`` runs — the same process, when its start time is known (a
     pid can be reused)."""
     if pid == os.getpid():

@@ -48,7 +48,7 @@ import polars as pl
 
 from tailor import _core
 from tailor.errors import PointError, StoreError
-from tailor.outdir import MARKER, mark, read_marker
+from tailor.outdir import MARKER, alive, mark, read_marker
 from tailor.result import format_bytes
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_mean_ci
@@ -203,7 +203,7 @@ class Store:
             # Only this host's processes can be checked; another host's sweep may be alive.
             owner, _, rest = d.name.rpartition("~")
             pid = rest.split("-", 1)[0]
-            if owner == host and pid.isdigit() and not _alive(int(pid)):
+            if owner == host and pid.isdigit() and not alive(int(pid), None):
                 shutil.rmtree(d, ignore_errors=True)
             elif d.suffix == ".lock" and (lock := self.try_lock(d.stem)) is not None:
                 lock.release()  # a lock its holder left when it was killed: free, so removed
@@ -633,13 +633,3 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

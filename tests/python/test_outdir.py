@@ -184,7 +184,7 @@ def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
 def _wait_for_partial(parent: Path, proc: subprocess.Popen[str]) -> Path:
     for _ in range(600):
         partials = [p for p in parent.iterdir() if ".partial-" in p.name] if parent.is_dir() else []
-        if partials and (partials[0] / "messages.csv").exists():
+        if partials and (partials[0] / "messages.parquet").exists():
             return partials[0]
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.05)

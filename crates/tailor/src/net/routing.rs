@@ -181,7 +181,8 @@ fn hosts_below(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::topology::{build, BufferSpec, ClassPolicy, LinkSpec, NetSpec, NicQueue, Shape};
+    use crate::net::topology::tests::spec;
+    use crate::net::topology::{build, LinkSpec, Shape};
     use crate::net::Network;
     use crate::sim::{Rate, Time};
     use std::collections::{HashMap, VecDeque};
@@ -216,21 +217,6 @@ mod tests {
             out.insert(SwitchId::new(s), c);
         }
         out
-    }
-
-    fn spec(shape: Shape) -> NetSpec {
-        NetSpec {
-            shape,
-            switch_delay: Time::ZERO,
-            buffer: BufferSpec::Unlimited,
-            ecn_threshold: None,
-            host_tx_delay: Time::ZERO,
-            host_rx_delay: Time::ZERO,
-            nic: NicQueue::Fifo,
-            paths: PathChoice::Ecmp,
-            classes: ClassPolicy::default(),
-            seed: 1,
-        }
     }
 
     #[test]

@@ -376,14 +376,15 @@ fn wire(b: &mut Builder, shape: &Shape) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn link(gbps: u64) -> LinkSpec {
         LinkSpec { rate: Rate::from_gbps(gbps), delay: Time::from_us(1), ecn_threshold: None }
     }
 
-    fn spec(shape: Shape) -> NetSpec {
+    /// A network of `shape` with no delays, buffers or marking: for tests of its structure.
+    pub(crate) fn spec(shape: Shape) -> NetSpec {
         NetSpec {
             shape,
             switch_delay: Time::ZERO,
