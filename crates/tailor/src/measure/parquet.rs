@@ -1,9 +1,9 @@
 //! `messages.parquet`, written by the engine as messages complete.
 //!
 //! Records are buffered column by column and written as one row group every
-//! [`ROW_GROUP`] messages, so memory stays bounded by one row group (about 4 MB) plus the
-//! file's footer (about 2 KB of metadata per row group: 0.03 bytes a message) at any run
-//! length. Converting a CSV afterwards cost the Python front 40 MB over the simulation at
+//! [`ROW_GROUP`] messages, so memory is one row group (about 5 MB) plus what the writer
+//! keeps for the footer: the row groups' metadata, measured at about 15 KB a row group
+//! (0.25 bytes a message: +4.6 MB from 2 to 20 million messages). Converting a CSV afterwards cost the Python front 40 MB over the simulation at
 //! 20,000 messages and grew with the run (docs/performance.md, "Memory").
 //!
 //! The columns are those of `messages.csv` (DESIGN.md, "Result format"), typed: `id`,
