@@ -6,6 +6,7 @@ import atexit
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,3 +55,25 @@ def bad_scenario(tmp_path: Path) -> Path:
     path = tmp_path / "typo.toml"
     path.write_text(text)
     return path
+
+
+class Recorder:
+    """A sweep listener that remembers what it was told."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    def cached(self, point: str, params: dict[str, Any]) -> None:
+        self.events.append(("cached", point))
+
+    def started(self, point: str, params: dict[str, Any]) -> None:
+        self.events.append(("started", point))
+
+    def finished(self, point: str, params: dict[str, Any], wall_s: float) -> None:
+        self.events.append(("finished", point))
+
+    def failed(self, point: str, params: dict[str, Any], message: str) -> None:
+        self.events.append(("failed", point))
+
+    def of(self, kind: str) -> set[str]:
+        return {p for k, p in self.events if k == kind}

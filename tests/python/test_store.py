@@ -12,7 +12,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import polars as pl
 import pytest
@@ -22,33 +22,11 @@ from tailor.errors import StoreError
 from tailor.store import Store
 from tailor.sweep import plan
 
-from conftest import QUICKSTART_MODEL
+from conftest import QUICKSTART_MODEL, Recorder
 
 # Quickstart stating its bottleneck, so that the fast model runs it (conftest).
 SMALL = QUICKSTART_MODEL
 SEEDS = [1, 2, 3]
-
-
-class Recorder:
-    """A sweep listener that remembers which points were cached and which were run."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str]] = []
-
-    def cached(self, point: str, params: dict[str, Any]) -> None:
-        self.events.append(("cached", point))
-
-    def started(self, point: str, params: dict[str, Any]) -> None:
-        self.events.append(("started", point))
-
-    def finished(self, point: str, params: dict[str, Any], wall_s: float) -> None:
-        self.events.append(("finished", point))
-
-    def failed(self, point: str, params: dict[str, Any], message: str) -> None:
-        self.events.append(("failed", point))
-
-    def of(self, kind: str) -> set[str]:
-        return {p for k, p in self.events if k == kind}
 
 
 def _sweep(out: Path, listener: Recorder | None = None) -> tailor.Sweep:

@@ -18,32 +18,10 @@ import tailor
 from tailor.errors import PointsFailed, ScenarioError, StoreError, SweepError
 from tailor.sweep import grid, parse_axis
 
-from conftest import QUICKSTART, QUICKSTART_MODEL, ROOT
+from conftest import QUICKSTART, QUICKSTART_MODEL, ROOT, Recorder
 
 # Most sweeps here run on the fast model: quickstart stating its bottleneck.
 SMALL = QUICKSTART_MODEL
-
-
-class Recorder:
-    """A sweep listener that remembers what it was told."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str]] = []
-
-    def cached(self, point: str, params: dict[str, Any]) -> None:
-        self.events.append(("cached", point))
-
-    def started(self, point: str, params: dict[str, Any]) -> None:
-        self.events.append(("started", point))
-
-    def finished(self, point: str, params: dict[str, Any], wall_s: float) -> None:
-        self.events.append(("finished", point))
-
-    def failed(self, point: str, params: dict[str, Any], message: str) -> None:
-        self.events.append(("failed", point))
-
-    def of(self, kind: str) -> set[str]:
-        return {p for k, p in self.events if k == kind}
 
 
 # -- axes -----------------------------------------------------------------------------
