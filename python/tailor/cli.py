@@ -59,10 +59,10 @@ def user_errors(f: F) -> F:
             print(f"error: {e}", file=sys.stderr)
             raise typer.Exit(2) from None
         except Terminated:
-            print("terminated; no results were written (an earlier result at --out is unchanged)", file=sys.stderr)
+            print("terminated; nothing was left half-written", file=sys.stderr)
             raise typer.Exit(143) from None
         except KeyboardInterrupt:
-            print("interrupted; no results were written (an earlier result at --out is unchanged)", file=sys.stderr)
+            print("interrupted; nothing was left half-written", file=sys.stderr)
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]

@@ -25,12 +25,15 @@ replacement is reported, never read as a result.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
 import shutil
+import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,13 +43,18 @@ from tailor.errors import DataError, OutputError
 
 __all__ = [
     "MARKER", "SIGNATURE", "staged", "check_target", "read_marker", "mark", "require_complete", "write_file",
-    "written_by_tailor", "clean_stale_partials", "alive",
+    "written_by_tailor", "check_file", "clean_stale_partials", "alive",
 ]
 
 #: The marker file of every directory tailor writes whole.
 MARKER = ".tailor"
 #: The text by which a file tailor wrote says so (HTML generator tag, PNG/SVG/PDF metadata).
 SIGNATURE = "written by tailor"
+#: Where each kind of file tailor writes carries :data:`SIGNATURE`: the HTML's generator
+#: tag, the PNG's ``Software`` text chunk, the SVG's and the PDF's creator. A file that
+#: merely mentions the words is not taken for tailor's.
+_SIGNED = tuple(s.encode() + SIGNATURE.encode() for s in (
+    '<meta name="generator" content="', "Software\x00", "<dc:title>", "/Creator ("))
 #: The kinds of directory tailor writes.
 KINDS = ("run", "compare", "crosscheck", "reproduction", "store")
 
@@ -74,7 +82,18 @@ def read_marker(dir: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict) or data.get("kind") not in KINDS or not isinstance(data.get("files"), list):
         return None
+    # Only plain relative paths inside the directory: a corrupted or crafted marker must
+    # never make tailor touch a file outside it.
+    data["files"] = [f for f in data["files"] if _inside(f)]
     return data
+
+
+def _inside(f: object) -> bool:
+    """Whether marker entry ``f`` is a plain relative path below its directory."""
+    if not isinstance(f, str) or not f or f.startswith("/") or "\\" in f:
+        return False
+    parts = f.split("/")
+    return all(p not in ("", ".", "..") for p in parts) and f != MARKER
 
 
 def _write_marker(dir: Path, kind: str, state: str, files: list[str]) -> None:
@@ -106,8 +125,9 @@ def require_complete(dir: Path) -> None:
 
 
 def _files(dir: Path) -> list[str]:
-    """The files below ``dir`` (relative, '/'-separated), the marker excepted."""
-    return sorted(p.relative_to(dir).as_posix() for p in dir.rglob("*") if p.is_file() and p.name != MARKER)
+    """The files below ``dir`` (relative, '/'-separated), its own marker excepted (the
+    markers of directories inside it, e.g. a comparison's two runs, are files of it)."""
+    return sorted(p.relative_to(dir).as_posix() for p in dir.rglob("*") if p.is_file() and p != dir / MARKER)
 
 
 # ---------------------------------------------------------------------------- directories
@@ -123,7 +143,11 @@ def check_target(out: Path, kind: str) -> dict[str, Any] | None:
         raise OutputError(f"--out: {out}: exists and is not a directory; give a new or empty directory, or a {kind} of tailor's")
     marker = read_marker(out)
     if marker is None:
-        if any(out.iterdir()):
+        try:
+            occupied = any(out.iterdir())
+        except OSError as e:
+            raise OutputError(f"--out: {out}: cannot be read ({e.strerror or e})") from None
+        if occupied:
             raise OutputError(
                 f"--out: {out}: exists, is not empty and has no {MARKER} marker, so it is not a directory tailor wrote; "
                 f"refusing to write into it (nothing in it was touched). Give a new or empty directory"
@@ -141,7 +165,9 @@ def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr) ->
     files are installed at ``out`` (by the rules of this module), on any exception —
     KeyboardInterrupt and SIGTERM included — the staging directory is removed and ``out``
     is left as it was. ``say`` is told when an earlier result is being replaced."""
-    out = Path(out)
+    # The place itself: `.`, `..` or a symlink name the directory they lead to, and the
+    # staging directory must sit beside that (outside it, on its file system).
+    out = Path(os.path.realpath(out))
     check_target(out, kind)
     parent = out.parent
     made = _missing_parents(parent)
@@ -176,30 +202,88 @@ def _missing_parents(d: Path) -> list[Path]:
 
 
 def _install(stage: Path, out: Path, kind: str, say: Say | None) -> None:
-    """Moves a complete staging directory's files to ``out``."""
+    """Moves a complete staging directory's files to ``out``, one tailor process at a
+    time per parent directory."""
     new = _files(stage)
-    old = check_target(out, kind)  # again: ``out`` may have changed while the run ran
     try:
-        if old is None:
-            _write_marker(stage, kind, "complete", new)
-            if out.exists():
-                out.rmdir()  # empty (check_target): the rename below needs it gone or empty
-            os.rename(stage, out)
-            return
-        _replace(stage, out, kind, new, [str(f) for f in old["files"]], say)
+        with _locked(out.parent):
+            old = check_target(out, kind)  # again: ``out`` may have changed while the run ran
+            if old is None and not out.exists():
+                _write_marker(stage, kind, "complete", new)
+                os.rename(stage, out)
+                return
+            # An empty directory is filled, not replaced by a rename: it may be a process's
+            # working directory (`--out .`), which must stay the same directory.
+            old_files = [] if old is None else [str(f) for f in old["files"]]
+            _check_replaceable(out, new, old_files)
+            with _signals_deferred():
+                _replace(stage, out, kind, new, old_files, say)
     except OSError as e:
         raise OutputError(f"--out: {e.filename or out}: cannot write ({e.strerror or e})") from None
 
 
+@contextmanager
+def _locked(parent: Path) -> Iterator[None]:
+    """An exclusive lock on ``parent`` (flock on the directory itself: no lock file), so
+    that two tailors finishing into one ``--out`` at once install one after the other."""
+    fd = os.open(parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Holds SIGINT and SIGTERM until the block ends: a replacement cut half-way would
+    leave files of two results. A signal that came meanwhile is raised again after it, to
+    the handler that was there. (Masking the signal would not do: the kernel hands a
+    process's signal to any thread not masking it, e.g. one of polars' workers.)"""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    if threading.current_thread() is not threading.main_thread() or None in saved.values():
+        yield
+        return
+    pending: list[int] = []
+    for s in saved:
+        signal.signal(s, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+        for s in pending:
+            signal.raise_signal(s)
+
+
+def _check_replaceable(out: Path, new: list[str], old: list[str]) -> None:
+    """Raises OutputError, before anything is changed, unless every file the replacement
+    writes or removes is tailor's: no user file where a new one goes, no directory on the
+    way that is a file or a symlink, no listed file turned into a directory or a link."""
+    ours = set(old)
+    for f in sorted(set(new) | ours):
+        path = out / f
+        for d in list(path.relative_to(out).parents)[:-1]:
+            at = out / d
+            if at.is_symlink() or (os.path.lexists(at) and not at.is_dir()):
+                raise OutputError(f"--out: {at}: is a {'symlink' if at.is_symlink() else 'file'} where tailor's "
+                                  "result has a directory; refusing to replace (nothing was changed)")
+        if not os.path.lexists(path):
+            continue
+        if f not in ours:
+            raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it "
+                              f"(nothing was changed). Move it away or give another directory")
+        if path.is_symlink() or not path.is_file():
+            raise OutputError(f"--out: {path}: is no longer the file tailor wrote (now a directory or a link); "
+                              "refusing to replace (nothing was changed)")
+
+
 def _replace(stage: Path, out: Path, kind: str, new: list[str], old: list[str], say: Say | None) -> None:
     """Replaces the files of an earlier ``kind`` result at ``out`` by ``stage``'s,
-    leaving every file the earlier marker does not list alone."""
+    leaving every file the earlier marker does not list alone (``_check_replaceable``
+    has checked them)."""
     ours = set(old)
-    foreign = [f for f in new if f not in ours and (out / f).exists()]
-    if foreign:
-        raise OutputError(f"--out: {out / foreign[0]}: exists and was not written by tailor; refusing to overwrite it "
-                          f"(nothing was changed). Move it away or give another directory")
-    if say is not None:
+    if say is not None and old:
         kept = [f for f in _files(out) if f not in ours]
         also = f"; {len(kept)} file(s) tailor did not write are kept" if kept else ""
         say(f"replacing the earlier {kind} result in {out}/ (tailor's own files only{also})")
@@ -218,7 +302,7 @@ def _unlink(path: Path, top: Path) -> None:
     """Removes one of tailor's files and the directories it leaves empty (up to ``top``)."""
     path.unlink(missing_ok=True)
     d = path.parent
-    while d != top and d.is_dir() and not any(d.iterdir()):
+    while d != top and top in d.parents and d.is_dir() and not d.is_symlink() and not any(d.iterdir()):
         d.rmdir()
         d = d.parent
 
@@ -255,7 +339,10 @@ def _stale(d: Path, pid: int) -> bool:
         return names <= _ENGINE_FILES and not alive(pid, None)
     if marker.get("state") != "partial" or marker.get("host") != _host():
         return False
-    return not alive(int(marker.get("pid", pid)), marker.get("process_start"))
+    owner, start = marker.get("pid", pid), marker.get("process_start")
+    if not isinstance(owner, int) or not (start is None or isinstance(start, int)):
+        return False  # not a marker tailor wrote: leave the directory alone
+    return not alive(owner, start)
 
 
 def alive(pid: int, start: int | None) -> bool:
@@ -294,11 +381,7 @@ def write_file(path: str | os.PathLike[str], write: Callable[[Path], None]) -> P
     existing file only when tailor wrote it (see the module doc); adds it to its
     directory's marker when that directory is tailor's."""
     path = Path(path)
-    if path.is_dir():
-        raise OutputError(f"--out: {path}: is a directory; give the file to write")
-    if path.exists() and not written_by_tailor(path):
-        raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it. "
-                          "Move it away or give another --out")
+    check_file(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -311,6 +394,21 @@ def write_file(path: str | os.PathLike[str], write: Callable[[Path], None]) -> P
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
     return path
+
+
+def check_file(path: str | os.PathLike[str]) -> None:
+    """Raises OutputError unless tailor may write the file ``path``: it does not exist,
+    or tailor wrote it. Callers writing several files check them all first, so that a
+    refusal leaves nothing written."""
+    path = Path(path)
+    try:
+        if path.is_dir() and not path.is_symlink():
+            raise OutputError(f"--out: {path}: is a directory; give the file to write")
+        if os.path.lexists(path) and (path.is_symlink() or not written_by_tailor(path)):
+            raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it. "
+                              "Move it away or give another --out")
+    except OSError as e:
+        raise OutputError(f"--out: {path}: cannot be read ({e.strerror or e})") from None
 
 
 def written_by_tailor(path: Path) -> bool:
@@ -327,8 +425,7 @@ def written_by_tailor(path: Path) -> bool:
             tail = f.read()
     except OSError:
         return False
-    sig = SIGNATURE.encode()
-    return sig in head or sig in tail
+    return any(s in head or s in tail for s in _SIGNED)
 
 
 def _claim(path: Path) -> None:

@@ -736,13 +736,16 @@ def save(fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] 
     if stem.suffix.lstrip(".").lower() in FORMATS:
         stem = stem.with_suffix("")
     from tailor import __version__
-    from tailor.outdir import SIGNATURE, write_file
+    from tailor.outdir import SIGNATURE, check_file, write_file
 
     # The signature lets a later save replace the file (and only a file tailor wrote);
     # no dates in the files: the same figure gives the same bytes.
     sign = f"{SIGNATURE} {__version__}"
     metas = {"png": {"Software": sign}, "svg": {"Date": None, "Creator": sign},
              "pdf": {"CreationDate": None, "Creator": sign}}
+    paths = [stem.parent / f"{stem.name}.{f}" for f in formats]
+    for path in paths:  # all, before any is written
+        check_file(path)
     out = []
     for f in formats:
         def draw(tmp: Path, f: str = f) -> None:

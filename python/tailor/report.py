@@ -34,7 +34,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from tailor.errors import DataError, NotRecordedError, OptionError
-from tailor.outdir import SIGNATURE, write_file
+from tailor.outdir import SIGNATURE, check_file, write_file
 from tailor.plot import (
     STAT_PERCENTILES,
     SUMMARY_VALUE_COLUMNS,
@@ -168,6 +168,7 @@ def report(
     target = Path(out) if out is not None else p / "report.html"
     if target.exists() and target.is_dir():
         raise OptionError(f"--out: {target} is a directory; give the HTML file to write, e.g. {target / 'report.html'}")
+    check_file(target)  # before its plots are written beside it
     if (p / "summary.json").is_file():
         return run_report(open_result(p), target, scenario)
     if (p / "points").is_dir():

@@ -201,7 +201,7 @@ def test_sigterm_and_sigint_leave_nothing_half_written(tmp_path: Path, sig: int,
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == status, err
-    assert "Traceback" not in err and "no results were written" in err
+    assert "Traceback" not in err and "nothing was left half-written" in err
     assert snapshot(out) == before
     assert sorted(p.name for p in out.parent.iterdir()) == ["r"]
 
@@ -280,3 +280,121 @@ def test_a_failed_run_leaves_no_directory_it_made(tmp_path: Path) -> None:
     r = cli("run", str(bad), "--engine", "model", "--out", str(tmp_path / "a" / "b"), "--quiet")
     assert r.returncode == 2, r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+# ---------------------------------------------------------------------------- hardening (review)
+
+
+def test_a_marker_naming_files_outside_its_directory_touches_nothing_there(tmp_path: Path) -> None:
+    sc, out = small(tmp_path), tmp_path / "runs" / "q"
+    tailor.run(sc, out=out)
+    victim = tmp_path / "victim"
+    (victim / "empty" / "sub").mkdir(parents=True)
+    (victim / "precious.txt").write_text("keep")
+    outside = tmp_path / "abs.txt"
+    outside.write_text("keep")
+    marker = json.loads((out / outdir.MARKER).read_text())
+    marker["files"] += ["../../victim/precious.txt", str(outside), "../../victim/empty/sub/x", "", ".", "a/../b"]
+    (out / outdir.MARKER).write_text(json.dumps(marker))
+    tailor.run(sc, out=out, seed=2)
+    assert (victim / "precious.txt").read_text() == "keep" and outside.read_text() == "keep"
+    assert (victim / "empty" / "sub").is_dir()
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+
+
+def test_dot_and_a_symlink_name_the_directory_they_lead_to(tmp_path: Path) -> None:
+    sc = small(tmp_path)
+    (tmp_path / "here").mkdir()
+    assert cli("run", str(sc), "--out", ".", "--quiet", cwd=tmp_path / "here").returncode == 0
+    assert tailor.Result(tmp_path / "here").files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["here", sc.name]  # no partial left beside it
+    (tmp_path / "link").symlink_to(tmp_path / "here")
+    r = cli("run", str(sc), "--out", str(tmp_path / "link"), "--seed", "4", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "link").is_symlink() and tailor.Result(tmp_path / "here").summary["seed"] == 4
+
+
+def test_a_replacement_that_would_meet_a_users_file_changes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "c"
+    with outdir.staged(out, "compare", say=None) as s:
+        (s / "model").mkdir()
+        (s / "model" / "a.txt").write_text("1")
+    shutil.rmtree(out / "model")
+    (out / "model").write_text("the user's file where tailor had a directory")
+    before = snapshot(out)
+    with pytest.raises(OutputError, match="is a file where tailor's result has a directory"):
+        with outdir.staged(out, "compare", say=None) as s:
+            (s / "model").mkdir()
+            (s / "model" / "a.txt").write_text("2")
+    assert snapshot(out) == before and json.loads((out / outdir.MARKER).read_text())["state"] == "complete"
+
+
+def test_markers_of_directories_inside_a_result_are_replaced_with_it(tmp_path: Path) -> None:
+    out = tmp_path / "c"
+    for files in (["a", "b"], ["a"]):
+        with outdir.staged(out, "compare", say=None) as s:
+            (s / "packet").mkdir()
+            for f in files:
+                (s / "packet" / f).write_text(f)
+            outdir.mark(s / "packet", "run")
+            marker = json.loads((s / "packet" / outdir.MARKER).read_text())
+            (s / "packet" / outdir.MARKER).write_text(json.dumps({**marker, "files": files}))
+    assert json.loads((out / "packet" / outdir.MARKER).read_text())["files"] == ["a"]
+    assert not (out / "packet" / "b").exists()
+
+
+def test_a_signal_during_a_replacement_waits_for_it_to_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sc, out = small(tmp_path), tmp_path / "r"
+    tailor.run(sc, out=out, seed=1)
+
+    class Stop(Exception):
+        pass
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stop()
+
+    real = os.replace
+    calls = []
+
+    def replace_then_signal(a: object, b: object) -> None:
+        if not calls and str(b).endswith("messages.parquet"):
+            calls.append(b)
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives half-way through the replacement
+        real(a, b)
+
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        monkeypatch.setattr(outdir.os, "replace", replace_then_signal)
+        with pytest.raises(Stop):
+            tailor.run(sc, out=out, seed=2)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    r = tailor.Result(out)  # whole: the signal was handled once the replacement was done
+    assert r.summary["seed"] == 2 and r.messages.height == r.summary["messages"]["completed"]
+
+
+def test_a_corrupt_partial_marker_beside_the_output_is_left_alone(tmp_path: Path) -> None:
+    for pid in (None, "abc", 1.5):
+        d = tmp_path / f".zz{pid}.partial-999999"
+        d.mkdir()
+        marker = {"kind": "run", "files": [], "state": "partial", "host": outdir._host(), "pid": pid}
+        (d / outdir.MARKER).write_text(json.dumps(marker))
+    tailor.run(small(tmp_path), out=tmp_path / "r")
+    assert len([p for p in tmp_path.iterdir() if ".partial-" in p.name]) == 3
+
+
+def test_a_file_that_merely_mentions_the_signature_is_not_tailors(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.html"
+    notes.write_text("the report was written by tailor yesterday; keep these notes!")
+    assert not outdir.written_by_tailor(notes)
+    with pytest.raises(OutputError, match="not written by tailor"):
+        outdir.check_file(notes)
+
+
+def test_a_plot_refused_for_one_format_writes_no_other(tmp_path: Path) -> None:
+    run = tmp_path / "r"
+    tailor.run(small(tmp_path), out=run)
+    (tmp_path / "fig.svg").write_text("mine")
+    r = cli("plot", str(run), "--kind", "latency-cdf", "--out", str(tmp_path / "fig.svg"))
+    assert r.returncode == 2 and "fig.svg: exists and was not written by tailor" in r.stderr
+    assert not (tmp_path / "fig.png").exists()

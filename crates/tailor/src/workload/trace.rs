@@ -102,10 +102,14 @@ impl Rows {
         row_error(&self.file, self.line, column, msg)
     }
 
+    /// A non-negative integer of at most 2^63 - 1: ids and sizes are 64-bit signed
+    /// integers in messages.parquet (and in polars), as seeds are in scenarios.
     fn field(&self, col: usize, name: &'static str) -> Result<u64, WorkloadError> {
         let raw = self.record.get(col).unwrap_or("");
         raw.parse::<u64>()
-            .map_err(|_| self.err(name, format!("'{raw}' is not a non-negative integer; accepted: 0 to {}", u64::MAX)))
+            .ok()
+            .filter(|v| i64::try_from(*v).is_ok())
+            .ok_or_else(|| self.err(name, format!("'{raw}' is not a non-negative integer; accepted: 0 to {}", i64::MAX)))
     }
 
     fn host(&self, col: usize, name: &'static str) -> Result<HostId, WorkloadError> {
@@ -386,6 +390,9 @@ mod tests {
         assert_eq!(error_line(&format!("{head}0,0,1,0,100\n"), None).0, 2); // size 0
         assert_eq!(error_line(&format!("{head}0,0,1,1.5,100\n"), None).0, 2); // non-integer
         assert_eq!(error_line(&format!("{head}0,0,1,10\n"), None).0, 2); // ragged row
+        // An id beyond 2^63 - 1 would wrap to a negative id in messages.parquet.
+        let (line, msg) = error_line(&format!("{head}9223372036854775808,0,1,10,100\n"), None);
+        assert!(line == 2 && msg.contains("9223372036854775807"), "{msg}");
         let (line, msg) = error_line("flow_id,sender,size\n", Some(HostId::new(0)));
         assert_eq!(line, 1);
         assert!(
