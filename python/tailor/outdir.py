@@ -270,12 +270,18 @@ def _check_replaceable(out: Path, new: list[str], old: list[str]) -> None:
                                   "result has a directory; refusing to replace (nothing was changed)")
         if not os.path.lexists(path):
             continue
-        if f not in ours:
+        if f not in ours and not _inner_marker(path):
             raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it "
                               f"(nothing was changed). Move it away or give another directory")
         if path.is_symlink() or not path.is_file():
             raise OutputError(f"--out: {path}: is no longer the file tailor wrote (now a directory or a link); "
                               "refusing to replace (nothing was changed)")
+
+
+def _inner_marker(path: Path) -> bool:
+    """Whether ``path`` is the marker of a tailor directory inside a result (a comparison's
+    run): tailor's, though a marker written before inner markers were listed omits it."""
+    return path.name == MARKER and read_marker(path.parent) is not None
 
 
 def _replace(stage: Path, out: Path, kind: str, new: list[str], old: list[str], say: Say | None) -> None:

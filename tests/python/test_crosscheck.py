@@ -99,7 +99,7 @@ def test_slower_reference_fails_with_exit_status_1(fake_run: Path, tmp_path: Pat
         lines = {ln.get_label(): ln.get_ydata() for ln in ax.get_lines()}
         assert list(lines["ns-3"]) == pytest.approx([1.25 * v for v in lines["tailor"]], rel=1e-6)
     p = subprocess.run([sys.executable, "-m", "tailor", "crosscheck", "ns3", str(slow), "--json"],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, cwd=tmp_path)  # it writes runs/crosscheck-slow there
     assert p.returncode == 1, p.stderr
     assert json.loads(p.stdout)["pass"] is False
 

@@ -398,3 +398,16 @@ def test_a_plot_refused_for_one_format_writes_no_other(tmp_path: Path) -> None:
     r = cli("plot", str(run), "--kind", "latency-cdf", "--out", str(tmp_path / "fig.svg"))
     assert r.returncode == 2 and "fig.svg: exists and was not written by tailor" in r.stderr
     assert not (tmp_path / "fig.png").exists()
+
+
+def test_an_inner_marker_the_outer_marker_omits_is_still_tailors(tmp_path: Path) -> None:
+    """Results written before inner markers were listed (a crosscheck's tailor/ run)."""
+    out = tmp_path / "c"
+    for seed in (1, 2):
+        with outdir.staged(out, "crosscheck", say=None) as s:
+            tailor.run(small(tmp_path), out=s / "tailor", seed=seed)
+        if seed == 1:
+            marker = json.loads((out / outdir.MARKER).read_text())
+            marker["files"] = [f for f in marker["files"] if f != "tailor/.tailor"]
+            (out / outdir.MARKER).write_text(json.dumps(marker))
+    assert tailor.Result(out / "tailor").summary["seed"] == 2
