@@ -38,7 +38,7 @@ from tailor.sweep import Sweep, sweep  # noqa: E402
 
 #: Submodules loaded on first use (``tailor.plot`` pulls in matplotlib, which ``import
 #: tailor`` should not pay for).
-_LAZY = ("plot", "report", "stats", "compare", "crosscheck", "reproduce")
+_LAZY = ("plot", "figures", "report", "stats", "compare", "crosscheck", "reproduce")
 
 __all__ = [
     "run", "check", "advise", "Advice", "Scenario", "Result", "sweep", "Sweep", "open", "Store", "errors",

@@ -280,7 +280,8 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str 
     with staged(out, "crosscheck") as work:
         report = _replay(run_dir, work, prr)
         report["work_dir"] = str(out)
-        from tailor.plot import crosscheck_figure, save
+        from tailor.figures import crosscheck_figure
+        from tailor.plot import save
 
         if any(r["count"] for r in report["bins"]):
             report["plots"] = [str(out / p.name) for p in save(crosscheck_figure(report), work / "crosscheck")]

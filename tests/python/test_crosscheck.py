@@ -93,7 +93,7 @@ def test_slower_reference_fails_with_exit_status_1(fake_run: Path, tmp_path: Pat
     # The plot written beside the replay: ns-3's curves 25 % above tailor's in both panels.
     assert report["plots"] == [str(tmp_path / "cc" / "crosscheck.png"), str(tmp_path / "cc" / "crosscheck.svg")]
     assert (tmp_path / "cc" / "crosscheck.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    from tailor.plot import crosscheck_figure
+    from tailor.figures import crosscheck_figure
 
     for ax in crosscheck_figure(report).axes:
         lines = {ln.get_label(): ln.get_ydata() for ln in ax.get_lines()}

@@ -16,6 +16,7 @@ from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
 
 import tailor
+import tailor.figures as tf
 import tailor.plot as tp
 from tailor.errors import DataError, NotRecordedError, OptionError, TailorError
 
@@ -177,7 +178,7 @@ def test_load_axes_say_fraction_of_link_capacity() -> None:
 
     rows = [{"config": c, "bg_load": load, "fg_p99": 2.0 + load, "bg_p99": 3.0 + load}
             for c in CONFIGS for load in (0.2, 0.5, 0.8)]
-    for ax in tp.swp_fig1_figure({"rows": rows, "engine": "model"}).axes:
+    for ax in tf.swp_fig1_figure({"rows": rows, "engine": "model"}).axes:
         assert ax.get_xlabel() == "background load (fraction of link capacity)"
         assert list(ax.get_lines()[0].get_xdata()) == pytest.approx([0.2, 0.5, 0.8])
 
@@ -278,7 +279,7 @@ def test_queue_over_time_says_how_to_record_queues(result7: tailor.Result, tmp_p
 
 
 def test_overlay_and_reproduction_figures() -> None:
-    fig = tp.overlay({"a": 1.0, "b": 3.0, "c": None}, {"a": 2.0, "c": 5.0}, labels=("tailor", "paper"), ylabel="x")
+    fig = tf.overlay({"a": 1.0, "b": 3.0, "c": None}, {"a": 2.0, "c": 5.0}, labels=("tailor", "paper"), ylabel="x")
     (ax,) = fig.axes
     heights = {c.get_label(): [b.get_height() for b in c] for c in ax.containers}
     assert heights == {"paper": [2.0, 5.0], "tailor": [1.0, 3.0]}
@@ -289,7 +290,7 @@ def test_overlay_and_reproduction_figures() -> None:
         "summary": {"fifo_vs_drr": 40.0, "fifo_vs_fq": 120.0, "fifo_vs_drr_tight_bursty": None,
                     "static_vs_drr": 90.0, "static_vs_fifo": 10.0},
     }
-    ax = tp.swp_capacity_figure(report).axes[0]
+    ax = tf.swp_capacity_figure(report).axes[0]
     assert "Fig. 9" in ax.get_title()
     got = {c.get_label(): sorted(b.get_height() for b in c) for c in ax.containers}
     assert got == {"paper (150 scenarios)": [65.0, 79.0], "tailor": [10.0, 40.0, 90.0, 120.0]}
@@ -299,7 +300,7 @@ def test_overlay_and_reproduction_figures() -> None:
          "ns3_p99": math.nan, "tailor_p99": math.nan},
         {"lower_bytes": 100_000, "upper_bytes": 1_000_000, "count": 9, "ns3_mean": 3.0, "tailor_mean": 3.3, "ns3_p99": 9.0, "tailor_p99": 8.0},
     ]}
-    fig = tp.crosscheck_figure(cc)
+    fig = tf.crosscheck_figure(cc)
     assert len(fig.axes) == 2 and all(a.get_xscale() == "log" for a in fig.axes)
     # One convention for size bins in every plot: the bin at its upper edge, said on the axis.
     assert fig.axes[0].get_xlabel() == tp.SIZE_LABEL and "upper edge" in tp.SIZE_LABEL
@@ -307,7 +308,7 @@ def test_overlay_and_reproduction_figures() -> None:
     p99 = {ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[1].get_lines()}
     assert p99 == {"ns-3": [4.0, 9.0], "tailor": [4.4, 8.0]}
     with pytest.raises(OptionError, match="kind: unknown value 'pie'"):
-        tp.overlay({"a": 1}, {"a": 1}, kind="pie")
+        tf.overlay({"a": 1}, {"a": 1}, kind="pie")
 
 
 def test_save_writes_valid_png_and_svg(result7: tailor.Result, tmp_path: Path) -> None:
@@ -407,14 +408,14 @@ def test_reproductions_write_their_plots(tmp_path: Path) -> None:
     cap = swp_capacity.run(n=2, n_classes=3, recheck=0, until="2ms", out=tmp_path / "cap", say=lambda m: None)
     assert cap["plots"] == [str(tmp_path / "cap" / "capacity.png"), str(tmp_path / "cap" / "capacity.svg")]
     assert (tmp_path / "cap" / "capacity.png").read_bytes()[:8] == PNG_MAGIC
-    ax = tp.swp_capacity_figure(cap).axes[0]
+    ax = tf.swp_capacity_figure(cap).axes[0]
     ours = sorted(b.get_height() for b in next(c for c in ax.containers if c.get_label() == "tailor"))
     keys = ("fifo_vs_drr", "fifo_vs_fq", "fifo_vs_drr_tight_bursty", "static_vs_drr", "static_vs_fifo")
     assert ours == pytest.approx(sorted(cap["summary"][k] for k in keys if cap["summary"][k] is not None))
 
     fig1 = swp_fig1.run(tmp_path / "fig1", swp_fig1.Setup(until="2ms"), say=lambda m: None)
     assert (tmp_path / "fig1" / "fig1.svg").is_file() and len(fig1["plots"]) == 2
-    axes = tp.swp_fig1_figure(fig1).axes
+    axes = tf.swp_fig1_figure(fig1).axes
     assert [a.get_title() for a in axes] == [swp_fig1.TITLES[c] for c in swp_fig1.CONFIGS]
     for ax, cfg in zip(axes, swp_fig1.CONFIGS):
         fg = ax.get_lines()[0]

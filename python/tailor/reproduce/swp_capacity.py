@@ -90,7 +90,8 @@ def run(
     out = Path(out) if out is not None else default_dir(n_classes)
     with staged(out, "reproduction") as work:
         report = _run(n, n_classes, seed, recheck, until, tolerance, work, say)
-        from tailor.plot import save, swp_capacity_figure
+        from tailor.figures import swp_capacity_figure
+        from tailor.plot import save
 
         report["plots"] = [str(out / p.name) for p in save(swp_capacity_figure(report), work / "capacity")]
         _write_data(report, work)

@@ -90,7 +90,8 @@ def run(out: Optional[Path] = None, setup: Setup = Setup(), say: Callable[[str],
     out = Path(out) if out is not None else default_dir(setup)
     with staged(out, "reproduction") as work:
         report = _run(work, setup, say)
-        from tailor.plot import save, swp_fig1_figure
+        from tailor.figures import swp_fig1_figure
+        from tailor.plot import save
 
         report["plots"] = [str(out / p.name) for p in save(swp_fig1_figure(report), work / "fig1")]
         (work / "fig1.json").write_text(json.dumps(report, indent=2))

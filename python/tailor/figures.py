@@ -1,0 +1,172 @@
+"""Figures beside a reference: a paper's numbers (the reproductions) or another
+simulator's (the cross-checks), drawn with the conventions of :mod:`tailor.plot`.
+
+Kept apart from the generic plots of runs and sweeps: each paper's reproduction adds its
+figures here, not to ``plot.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from tailor.errors import DataError, OptionError
+from tailor.plot import _BYTES, _LINESTYLES, _MARKERS, SIZE_LABEL, _color, _figure
+
+__all__ = ["overlay", "swp_capacity_figure", "swp_fig1_figure", "crosscheck_figure"]
+
+
+def overlay(
+    ours: Mapping[Any, float | None],
+    paper: Mapping[Any, float | None],
+    *,
+    labels: tuple[str, str] = ("tailor", "paper"),
+    kind: str = "bar",
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str = "",
+    logx: bool = False,
+) -> Figure:
+    """Our values beside a reference's (a paper's, or another simulator's), per key.
+
+    ``kind="bar"``: grouped bars, one group per key (keys are category names); a value
+    that is missing (None or NaN) gets no bar and an "n/a" mark. ``kind="line"``: keys are
+    numbers (an x axis), one line per side. ``labels`` names (ours, reference).
+    """
+    if kind not in ("bar", "line"):
+        raise OptionError(f"kind: unknown value '{kind}'; accepted: bar, line")
+    fig, (ax,) = _figure()
+    _overlay(ax, ours, paper, labels=labels, kind=kind, logx=logx)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize="medium")
+    return fig
+
+
+def _missing(v: float | None) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _overlay(
+    ax: Axes,
+    ours: Mapping[Any, float | None],
+    paper: Mapping[Any, float | None],
+    *,
+    labels: tuple[str, str],
+    kind: str,
+    logx: bool = False,
+) -> None:
+    keys = list(dict.fromkeys([*paper, *ours]))
+    if not keys:
+        raise DataError("overlay: nothing to draw (no keys)")
+    if kind == "line":
+        try:
+            keys = sorted(keys, key=float)
+        except (TypeError, ValueError):
+            raise DataError("overlay: kind='line' needs numeric keys (an x axis)") from None
+        for i, (side, vals) in enumerate(((labels[1], paper), (labels[0], ours))):
+            pts = [(float(k), float(vals[k])) for k in keys if k in vals and not _missing(vals[k])]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=_MARKERS[i], color=_color(i), label=side,
+                    linestyle=_LINESTYLES[i])
+        if logx:
+            ax.set_xscale("log")
+    else:
+        width = 0.38
+        for i, (side, vals) in enumerate(((labels[1], paper), (labels[0], ours))):
+            xs = [j + (i - 0.5) * width for j in range(len(keys))]
+            heights = [None if _missing(vals.get(k)) else float(vals[k]) for k in keys]  # type: ignore[arg-type]
+            bars = ax.bar(
+                [x for x, h in zip(xs, heights) if h is not None], [h for h in heights if h is not None],
+                width=width, color=_color(i), label=side,
+            )
+            ax.bar_label(bars, fmt="%.3g", fontsize="x-small", padding=2)
+            for x, h in zip(xs, heights):
+                if h is None:
+                    ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize="x-small", color=_color(i))
+        ax.set_xticks(range(len(keys)), [str(k) for k in keys], fontsize="small")
+        ax.axhline(0, color="black", linewidth=0.6)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+
+
+#: The comparisons ``tailor reproduce swp-capacity`` reports, in its table's order.
+_CAPACITY_LABELS = {
+    "fifo_vs_drr": "FIFO vs\nSWP weights",
+    "fifo_vs_fq": "FIFO vs SWP\nweights + FQ",
+    "fifo_vs_drr_tight_bursty": "FIFO vs SWP weights,\nbursty + tight SLO",
+    "static_vs_drr": "static vs\nSWP weights",
+    "static_vs_fifo": "static vs\nFIFO",
+}
+
+
+def swp_capacity_figure(report: Mapping[str, Any]) -> Figure:
+    """SWP Fig. 8/9: the mean extra capacity of each discipline, the paper's beside ours
+    (the report of ``tailor.reproduce.swp_capacity.run``)."""
+    try:
+        summary, paper, n, k = report["summary"], report["paper"], report["n"], report["classes"]
+    except (KeyError, TypeError):
+        raise DataError("not a swp-capacity report (needs summary, paper, n, classes)") from None
+    ours = {_CAPACITY_LABELS[key]: summary.get(key) for key in _CAPACITY_LABELS}
+    theirs = {_CAPACITY_LABELS[key]: paper.get(key) for key in _CAPACITY_LABELS}
+    return overlay(
+        ours, theirs, labels=("tailor", "paper (150 scenarios)"), kind="bar", ylabel="extra capacity (%)",
+        title=f"SWP Fig. {8 if k == 3 else 9}: mean extra capacity, {k} classes, {n} random scenarios",
+    )
+
+
+def swp_fig1_figure(report: Mapping[str, Any]) -> Figure:
+    """SWP Fig. 1 as we reproduce it (the report of ``tailor.reproduce.swp_fig1.run``): per
+    configuration, the foreground's and the background's p99 slowdown of messages up to
+    the BDP against the background load, with the SLO. The paper's figure is not in its
+    text (only its claims are), so there is no paper curve to overlay."""
+    from tailor.reproduce.swp_fig1 import CONFIGS, SLO, TITLES
+
+    try:
+        rows, engine = report["rows"], report["engine"]
+    except (KeyError, TypeError):
+        raise DataError("not a swp-fig1 report (needs rows, engine)") from None
+    fig, axes = _figure(width=13, height=3.8, ncols=len(CONFIGS))
+    top = max([SLO, *(r[k] for r in rows for k in ("fg_p99", "bg_p99"))]) * 1.08
+    for ax, cfg in zip(axes, CONFIGS):
+        part = sorted((r for r in rows if r["config"] == cfg), key=lambda r: r["bg_load"])
+        loads = [r["bg_load"] for r in part]
+        ax.plot(loads, [r["fg_p99"] for r in part], marker="o", color=_color(0), label="foreground (10 %)")
+        ax.plot(loads, [r["bg_p99"] for r in part], marker="s", color=_color(1), linestyle="--", label="background")
+        ax.axhline(SLO, color="black", linewidth=0.8, linestyle=":", label=f"SLO {SLO:g}")
+        ax.set_ylim(0, top)
+        ax.set_title(TITLES[cfg], fontsize="medium")
+        ax.set_xlabel("background load (fraction of link capacity)")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("p99 slowdown, messages ≤ 125 KB")
+    axes[0].legend(fontsize="small")
+    fig.suptitle(f"SWP Fig. 1 on the {engine} engine", fontsize="medium")
+    return fig
+
+
+def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
+    """ns-3 beside tailor on the same flows: mean and p99 slowdown per size bin (the
+    report of ``tailor.crosscheck.crosscheck_ns3``); x is each bin's upper edge."""
+    if table not in report:
+        raise DataError(f"not a crosscheck report with a '{table}' table")
+    rows = [r for r in report[table] if r["count"] > 0]
+    if not rows:
+        raise DataError("crosscheck_figure: no bin has flows")
+    fig, axes = _figure(width=11, height=4.4, ncols=2)
+    for ax, stat in zip(axes, ("mean", "p99")):
+        _overlay(
+            ax,
+            {r["upper_bytes"]: r[f"tailor_{stat}"] for r in rows},
+            {r["upper_bytes"]: r[f"ns3_{stat}"] for r in rows},
+            labels=("tailor", "ns-3"), kind="line", logx=True,
+        )
+        ax.xaxis.set_major_formatter(_BYTES)
+        ax.set_xlabel(SIZE_LABEL)
+        ax.set_ylabel(f"{stat} slowdown")
+        ax.set_title(f"{stat} slowdown per size bin", fontsize="medium")
+    fig.suptitle(f"{Path(str(report.get('run_dir', ''))).name}: ns-3 vs tailor, same flows", fontsize="medium")
+    return fig
