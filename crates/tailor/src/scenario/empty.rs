@@ -29,12 +29,14 @@ impl Scenario {
         ScenarioError { file: self.file.clone(), path: path.to_string(), message }
     }
 
-    /// Reads every trace whole and refuses a scenario that offers no message to summarise.
-    pub(super) fn check_offered(&self) -> Result<(), ScenarioError> {
+    /// Reads every trace whole (keeping what it found in `traces`) and refuses a
+    /// scenario that offers no message to summarise.
+    pub(super) fn check_offered(&mut self) -> Result<(), ScenarioError> {
         self.check_run_window()?;
         for i in 0..self.classes.len() {
-            let w = self.window(i)?;
+            let (w, scan) = self.window(i)?;
             self.check_class(i, &w)?;
+            self.traces.push(scan);
         }
         Ok(())
     }
@@ -57,8 +59,9 @@ impl Scenario {
         Ok(())
     }
 
-    /// The start times of class `i`'s messages; a trace is read whole (and validated) here.
-    fn window(&self, i: usize) -> Result<Window, ScenarioError> {
+    /// The start times of class `i`'s messages; a trace is read whole (and validated)
+    /// here, and what was found returned beside them.
+    fn window(&self, i: usize) -> Result<(Window, Option<trace::Scan>), ScenarioError> {
         let c = &self.classes[i];
         match &c.kind {
             ClassKind::Generated { start, until, .. } => {
@@ -72,7 +75,7 @@ impl Scenario {
                         ),
                     ));
                 }
-                Ok(Window { first: *start, last: *until })
+                Ok((Window { first: *start, last: *until }, None))
             }
             ClassKind::Trace { file, receiver } => {
                 let n = self.net.shape.host_count();
@@ -87,7 +90,8 @@ impl Scenario {
                         format!("{} {what}, so the class sends no message; accepted: a trace with a row of the class", file.display()),
                     ));
                 };
-                Ok(Window { first, last: s.last_start })
+                let last = s.last_start;
+                Ok((Window { first, last }, Some(s)))
             }
         }
     }

@@ -108,6 +108,9 @@ pub struct Scenario {
     pub model: model::ModelSpec,
     /// `[record]`: what the run records besides messages, ports and the summary.
     pub record: record::RecordSpec,
+    /// Per class, what reading a trace class whole found (None for a generated class):
+    /// read once when the scenario is, for the checks and the fast model's scope.
+    pub traces: Vec<Option<crate::workload::trace::Scan>>,
 }
 
 impl Scenario {
@@ -198,7 +201,8 @@ impl Scenario {
         let mut net = net;
         apply_queues(&mut net, &classes);
         let host_rate = host_rate(&net);
-        let sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate, model, record };
+        let traces = Vec::new();
+        let mut sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate, model, record, traces };
         sc.check_offered()?;
         Ok(sc)
     }

@@ -21,8 +21,9 @@
 //! naming the class and the reason. `[model] bottleneck` states the link instead and
 //! the user takes the responsibility: nothing is checked then.
 //!
-//! A trace's receivers are read from the file (one pass over it), since its `receiver`
-//! column may send rows anywhere.
+//! A trace's senders and receivers are those its rows name (its `receiver` column may
+//! send rows anywhere): the pass that reads the trace when the scenario is read collects
+//! them (`Scenario::traces`), so the scope reads no file again.
 
 use super::model::LinkKind;
 use super::reader::ScenarioError;
@@ -110,16 +111,14 @@ fn traffic(sc: &Scenario, i: usize) -> Result<Traffic, ScenarioError> {
     }
 }
 
-/// Reads class `i`'s trace once for its senders and receivers.
+/// Class `i`'s senders and receivers, as reading its trace with the scenario found them.
 fn trace_traffic(sc: &Scenario, i: usize) -> Result<Traffic, ScenarioError> {
-    let err = |e: crate::workload::WorkloadError| ScenarioError { file: sc.file.clone(), path: format!("class[{i}].trace"), message: e.to_string() };
-    let mut source = sc.source(i, sc.seed).map_err(err)?;
-    let mut t = Traffic::default();
-    while let Some(m) = source.next_message().map_err(err)? {
-        t.senders.insert(m.src.index());
-        t.receivers.insert(m.dst.index());
-    }
-    Ok(t)
+    let scan = sc.traces.get(i).and_then(Option::as_ref).ok_or_else(|| ScenarioError {
+        file: sc.file.clone(),
+        path: format!("class[{i}].trace"),
+        message: "was not read with the scenario; accepted: a scenario read by Scenario::load or resolve".into(),
+    })?;
+    Ok(Traffic { senders: scan.senders.clone(), receivers: scan.receivers.clone() })
 }
 
 /// The group of switches a host hangs off: the dumbbell's side, the leaf-spine's rack,

@@ -19,6 +19,7 @@
 //! class replays (how many rows, first and last start) so that an empty class is refused
 //! before it runs.
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::Path;
 
@@ -191,7 +192,7 @@ impl Source for Trace {
 }
 
 /// What one class replays from a trace: its rows, and the first and last start among them.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scan {
     /// Rows in the file, of any class.
     pub file_rows: u64,
@@ -199,6 +200,10 @@ pub struct Scan {
     pub rows: u64,
     pub first_start: Option<Time>,
     pub last_start: Option<Time>,
+    /// The hosts the class's rows send from and to (the fast model's scope needs them;
+    /// at most the topology's hosts each).
+    pub senders: BTreeSet<usize>,
+    pub receivers: BTreeSet<usize>,
 }
 
 /// Reads and validates every row of the trace at `path` as the replay of class
@@ -218,6 +223,8 @@ pub fn scan(path: &Path, class_name: &str, default_receiver: Option<HostId>, hos
             out.rows += 1;
             out.first_start.get_or_insert(r.start);
             out.last_start = Some(r.start);
+            out.senders.insert(r.src.index());
+            out.receivers.insert(r.dst.index());
         }
     }
     if !increasing {
