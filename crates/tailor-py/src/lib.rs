@@ -125,7 +125,7 @@ fn describe<'py>(py: Python<'py>, sc: &Scenario) -> PyResult<Bound<'py, PyDict>>
     d.set_item("topology", topology_name(&sc.net.shape))?;
     d.set_item("hosts", sc.net.shape.host_count())?;
     d.set_item("host_rate_bps", sc.host_rate.bps())?;
-    d.set_item("transport", tailor::output::transport_name(&sc.transport))?;
+    d.set_item("transport", sc.transport_names())?;
     d.set_item("classes", sc.classes.iter().map(|c| c.name.as_str()).collect::<Vec<_>>())?;
     d.set_item("stop_ns", sc.stop.map(|t| t.as_ns_f64()))?;
     d.set_item("warmup_ns", sc.warmup.as_ns_f64())?;

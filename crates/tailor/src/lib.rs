@@ -8,6 +8,7 @@
 //! owns one simulation and applies the actions of every component.
 
 pub mod sim;
+pub mod input;
 pub mod net;
 pub mod transport;
 pub mod workload;

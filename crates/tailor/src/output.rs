@@ -6,12 +6,11 @@
 //! when the run succeeded, so a failed or cancelled run leaves nothing half-written.
 
 use crate::engine::report::{PortRow, RunReport};
-use crate::engine::{Progress, RunError, Simulation, TransportConfig};
+use crate::engine::{Progress, RunError, Simulation};
 use crate::measure::queues::QueueLog;
 use crate::measure::parquet::{ParquetSink, Tee};
 use crate::measure::record::CsvSink;
 use crate::scenario::Scenario;
-use crate::transport::tcp::Flavor;
 use serde::Serialize;
 use std::fs;
 use std::io::{BufWriter, Write};
@@ -41,7 +40,7 @@ pub struct Summary {
     pub scenario: String,
     pub scenario_file: String,
     pub seed: u64,
-    pub transport: &'static str,
+    pub transport: String,
     pub wall_seconds: f64,
     pub events_per_second: f64,
     /// The fast model's parameters (model runs only).
@@ -91,17 +90,6 @@ impl ModelInfo {
             beta: c.beta,
             kappa: c.kappa,
         }
-    }
-}
-
-pub fn transport_name(t: &TransportConfig) -> &'static str {
-    match t {
-        TransportConfig::Raw(_) => "raw",
-        TransportConfig::Tcp(c) => match c.flavor {
-            Flavor::NewReno => "tcp",
-            Flavor::Dctcp { .. } => "dctcp",
-            Flavor::Hpcc(_) => "hpcc",
-        },
     }
 }
 
@@ -280,7 +268,7 @@ impl Summary {
             scenario: sc.name.clone(),
             scenario_file: sc.file.clone(),
             seed,
-            transport: transport_name(&sc.transport),
+            transport: sc.transport_names(),
             wall_seconds: wall,
             events_per_second: report.events as f64 / wall.max(1e-9),
             model: None,
@@ -305,7 +293,7 @@ pub fn simulate_model(
     sink: Box<dyn crate::measure::RecordSink>,
     mut queues: Option<QueueLog>,
 ) -> Result<Summary, RunError> {
-    use crate::engine::report::{Messages, NetworkReport, Totals};
+    use crate::engine::report::{Messages, NetworkReport};
     use crate::measure::{ClassSummary, Recorder};
     let started = Instant::now();
     let (cfg, bottleneck) = crate::scenario::model::configure(sc).map_err(RunError::Scenario)?;
@@ -336,7 +324,7 @@ pub fn simulate_model(
             utilization: stats.utilization,
             max_host_nic_queue_bytes: 0,
         },
-        transport_counters: Totals::default(),
+        transport_counters: crate::transport::Counters::default(),
     };
     crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
     Ok(Summary { model: Some(info), queues, ..Summary::new(sc, seed, "model", started, report) })

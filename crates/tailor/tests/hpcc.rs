@@ -16,7 +16,6 @@
 
 mod common;
 
-use tailor::engine::TransportConfig;
 use tailor::sim::Time;
 use tailor::transport::tcp::Flavor;
 
@@ -65,7 +64,7 @@ trace = "long.csv"
 fn run(n: usize) -> Interval {
     let dir = tempfile::tempdir().unwrap();
     let probe = common::scenario(&scenario_text(n, dir.path(), None), dir.path());
-    let TransportConfig::Tcp(c) = probe.transport else { panic!("hpcc runs over tcp") };
+    let c = probe.transport_of(0).as_any().downcast_ref::<tailor::transport::tcp::Config>().expect("hpcc runs over tcp");
     let Flavor::Hpcc(p) = c.flavor else { panic!("{:?}", c.flavor) };
     let w_ai = (p.w_init as f64 * (1.0 - ETA) / N_EXPECTED) as u64;
     let sc = common::scenario(&scenario_text(n, dir.path(), Some(w_ai)), dir.path());

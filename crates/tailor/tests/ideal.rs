@@ -67,12 +67,10 @@ fn check_hpcc(topology: &str, extra: &str, src: usize, dst: usize) {
     let trace = common::lone_trace(dir.path(), &SIZES, src, dst, 10_000_000);
     let text = format!("{topology}\n{extra}\n{HPCC}\n[[class]]\nname = \"lone\"\ntrace = \"{trace}\"\n");
     let sc = common::scenario(&text, dir.path());
-    let w_init = match sc.transport {
-        tailor::engine::TransportConfig::Tcp(c) => match c.flavor {
-            tailor::transport::tcp::Flavor::Hpcc(p) => p.w_init,
-            f => panic!("{f:?}"),
-        },
-        t => panic!("{t:?}"),
+    let tcp = sc.transport_of(0).as_any().downcast_ref::<tailor::transport::tcp::Config>().expect("hpcc runs over tcp");
+    let w_init = match tcp.flavor {
+        tailor::transport::tcp::Flavor::Hpcc(p) => p.w_init,
+        f => panic!("{f:?}"),
     };
     let (_, recs) = common::run(&sc, 1);
     assert_eq!(recs.len(), SIZES.len());

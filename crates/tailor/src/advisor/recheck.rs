@@ -9,13 +9,12 @@
 
 use super::problem::{ClassVerdict, Problem};
 use super::Strategy;
-use crate::engine::{ClassSetup, RunError, Simulation, TransportConfig};
+use crate::engine::{ClassSetup, RunError, Simulation};
 use crate::measure::record::NullSink;
 use crate::measure::slo::class_loss;
 use crate::net::topology::{Discipline, LinkSpec, Shape};
 use crate::scenario::Scenario;
 use crate::sim::Rate;
-use crate::transport::tcp::Flavor;
 use crate::workload::{MessageSpec, Source, WorkloadError};
 
 /// The configuration to re-check.
@@ -67,22 +66,6 @@ fn scale_shape(shape: &mut Shape, factor: f64) {
     }
 }
 
-/// The transport on links `factor` times faster: windows given in segments (and HPCC's
-/// window, additive step and line rate) scale with the link, so a window of one BDP stays
-/// one BDP; HPCC's T is recomputed on the scaled network.
-fn scale_transport(t: &mut TransportConfig, net: &crate::net::topology::NetSpec, factor: f64) {
-    let TransportConfig::Tcp(c) = t else { return };
-    let times = |x: u64| ((x as f64 * factor).ceil() as u64).max(1);
-    c.init_cwnd = times(c.init_cwnd as u64) as u32;
-    c.max_cwnd = c.max_cwnd.map(|m| times(m as u64) as u32);
-    if let Flavor::Hpcc(h) = &mut c.flavor {
-        h.line_rate = Rate::from_bps((h.line_rate.bps() as f64 * factor).round() as u64);
-        h.w_init = times(h.w_init);
-        h.w_ai = times(h.w_ai);
-        h.base_rtt = crate::scenario::transport::base_rtt(net, c.mss as u64, c.header as u64);
-    }
-}
-
 /// Runs the problem's messages through the packet engine with `setting` at
 /// `capacity_bps`, to the end (the model has no stop, so neither has the re-check);
 /// each class's SLO verdicts. `tick` is called every few thousand events; false stops.
@@ -100,7 +83,8 @@ pub fn recheck(
     let factor = capacity_bps / problem.nominal_bps();
     if (factor - 1.0).abs() > 1e-9 {
         scale_shape(&mut cfg.net.shape, factor);
-        scale_transport(&mut cfg.transport, &cfg.net, factor);
+        let net = &cfg.net;
+        cfg.transports = cfg.transports.iter().map(|t| t.scaled(factor, net)).collect();
     }
     let n = problem.classes.len();
     let policy = &mut cfg.net.classes;

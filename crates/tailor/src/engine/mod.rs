@@ -1,44 +1,59 @@
-//! One simulation: the event loop that owns the network, the connections, the workload
-//! sources and the recorder, and applies what each of them asks for.
+//! One simulation: the event loop that owns the network, the flows, the transports'
+//! per-host endpoints, the workload sources and the recorder, and applies what each of
+//! them asks for.
 //!
 //! Events are small `Copy` values carrying ids (DESIGN.md). There is at most one pending
 //! event per busy port (the end of its current transmission), per link with packets on
-//! the wire (its head's arrival), per host with packets in its transmit delay, per class
-//! (its next arrival) and per connection (its earliest timer, re-armed lazily: a later
-//! deadline waits for the pending entry to fire, so an RTO restarted by every ACK costs
-//! no heap operation). Queue sampling (`[record] queues`) rides on the loop without
-//! events of its own (`queues`).
+//! the wire (its head's arrival), per host with packets in its transmit delay and per
+//! class (its next arrival); endpoints arm timers of their own (`transport::Endpoint`).
+//! After every input to an endpoint the engine pulls its host's packets into the NIC
+//! while the NIC has room, arms the timers the endpoint asks for and finishes the
+//! messages it completed (`after_input`). Queue sampling (`[record] queues`) rides on
+//! the loop without events of its own (`queues`).
 
-mod conn;
+mod flows;
 mod queues;
 pub mod report;
 
-pub use conn::TransportConfig;
+pub use crate::transport::TransportConfig;
 
-use crate::measure::ideal::{last_ack, pipeline, Hop, Train};
+use crate::input::ScenarioError;
+use crate::measure::ideal::Hop;
 use crate::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
-use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId};
-use crate::net::int;
-use crate::net::packet::Packet;
+use crate::net::agent::{Ingress, SwitchAgent};
+use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId, SwitchId};
+use crate::net::{int, nic};
+use crate::net::packet::{Packet, Priority};
 use crate::net::topology::{self, NetSpec};
 use crate::net::Network;
 use crate::sim::rng::{self, Stream};
 use crate::sim::{EventQueue, Time};
-use crate::transport::{raw, tcp, Transmit};
+use crate::transport::path::Path;
+use crate::transport::{Counters, Endpoint, TimerKey, Transmit};
 use crate::workload::{MessageSpec, Source, WorkloadError};
-use conn::{Conn, ConnTable, Ends};
+use flows::{Flow, FlowTable};
 use rand::Rng;
+
+/// One endpoint: host `h`'s endpoint of transport `t` is `h * transports + t`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EndpointId(u32);
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Event {
     /// A port finished serializing its current packet.
     PortIdle(PortId),
+    /// A port whose scheduler said "nothing until now" (`Scheduler::wake_at`).
+    PortWake(PortId),
     /// The head packet of a link reaches the far end.
     LinkArrival(LinkId),
-    /// The head packet of a host's transmit delay reaches its NIC.
+    /// The head packet of a host's transmit stages reaches its NIC queue.
     HostTx(HostId),
-    /// A connection's timer entry (generation in the second field).
-    Timer(ConnId, u32),
+    /// The head packet of a host's receive stages reaches its endpoint.
+    HostRx(HostId),
+    /// A timer a switch agent armed.
+    AgentTimer(SwitchId, TimerKey),
+    /// A timer an endpoint armed.
+    Timer(EndpointId, TimerKey),
     /// The next message of a class arrives.
     Arrival(ClassId),
 }
@@ -51,11 +66,16 @@ pub struct ClassSetup {
     pub bins: Vec<u64>,
     /// Its service-level objectives.
     pub slos: Vec<crate::measure::slo::Slo>,
+    /// Index of its transport in `Config::transports`.
+    pub transport: usize,
+    /// The priority level of its packets when its transport does not choose one.
+    pub priority: Priority,
 }
 
 pub struct Config {
     pub net: NetSpec,
-    pub transport: TransportConfig,
+    /// The transports the classes use (each class names one by index).
+    pub transports: Vec<TransportConfig>,
     pub classes: Vec<ClassSetup>,
     pub overall_bins: Vec<u64>,
     pub seed: u64,
@@ -74,7 +94,7 @@ pub enum RunError {
     #[error("stopped by the caller")]
     Cancelled,
     #[error(transparent)]
-    Scenario(crate::scenario::ScenarioError),
+    Scenario(ScenarioError),
 }
 
 /// What the engine is doing when it reports progress.
@@ -120,22 +140,30 @@ struct ClassRun {
     source: Box<dyn Source + Send>,
     next: Option<MessageSpec>,
     generated: u64,
+    transport: usize,
+    priority: Priority,
 }
 
 pub struct Simulation {
     now: Time,
     events: EventQueue<Event>,
     pub net: Network,
-    conns: ConnTable,
+    flows: FlowTable,
     classes: Vec<ClassRun>,
-    transport: TransportConfig,
+    transports: Vec<TransportConfig>,
+    /// Per host and transport, built when first used.
+    endpoints: Vec<Option<Box<dyn Endpoint>>>,
     pub recorder: Recorder,
     spray: Stream,
     stop_at: Option<Time>,
     next_id: u64,
-    scratch: Vec<(HostId, Transmit)>,
-    pub(crate) totals: report::Totals,
     seed: u64,
+    /// Scratch for the packets a port drops or evicts in one offer.
+    dropped: Vec<Packet>,
+    /// Inside `pull` (a NIC that starts a packet asks for the next one only outside).
+    pulling: bool,
+    /// Per switch, its ingress agent if it has one (empty when no switch has one).
+    agents: Vec<Option<Box<dyn SwitchAgent>>>,
     /// Queue sampling, if recorded, and its next tick (`Time::MAX` when not recorded, so
     /// the loop's check is one comparison).
     sampler: Option<queues::Sampler>,
@@ -162,21 +190,30 @@ impl Simulation {
             now: Time::ZERO,
             events: EventQueue::default(),
             net,
-            conns: ConnTable::default(),
+            flows: FlowTable::default(),
             classes: Vec::new(),
-            transport: cfg.transport,
+            endpoints: Vec::new(),
+            transports: cfg.transports,
             recorder,
             spray: rng::stream(cfg.seed, "routing/spray"),
             stop_at: cfg.stop_at,
             next_id: 0,
-            scratch: Vec::new(),
-            totals: report::Totals::default(),
             seed: cfg.seed,
+            dropped: Vec::new(),
+            pulling: false,
+            agents: Vec::new(),
             sampler: None,
             next_tick: Time::MAX,
         };
+        sim.endpoints.resize_with(sim.net.hosts.len() * sim.transports.len(), || None);
+        if sim.transports.iter().any(|t| t.collects_telemetry()) {
+            for port in &mut sim.net.ports {
+                port.push_marker(Box::new(int::IntStamp));
+            }
+        }
         for (i, c) in cfg.classes.into_iter().enumerate() {
-            let mut run = ClassRun { source: c.source, next: None, generated: 0 };
+            assert!(c.transport < sim.transports.len(), "class {} names transport {} of {}", c.name, c.transport, sim.transports.len());
+            let mut run = ClassRun { source: c.source, next: None, generated: 0, transport: c.transport, priority: c.priority };
             run.next = run.source.next_message()?;
             if let Some(m) = run.next {
                 sim.events.push(m.start, Event::Arrival(ClassId::new(i)));
@@ -196,7 +233,7 @@ impl Simulation {
         self.seed
     }
     pub fn active_messages(&self) -> usize {
-        self.conns.active()
+        self.flows.active()
     }
     pub fn generated(&self) -> u64 {
         self.classes.iter().map(|c| c.generated).sum()
@@ -244,7 +281,7 @@ impl Simulation {
             events: self.events.popped(),
             started: self.next_id,
             completed: self.recorder.completed,
-            active: self.conns.active(),
+            active: self.flows.active(),
         }
     }
 
@@ -254,9 +291,24 @@ impl Simulation {
                 self.net.ports[p.index()].busy = false;
                 self.start_tx(p);
             }
+            Event::PortWake(p) => {
+                let port = &mut self.net.ports[p.index()];
+                if port.wake == Some(self.now) {
+                    port.wake = None;
+                    self.start_tx(p);
+                }
+            }
             Event::LinkArrival(l) => self.link_arrival(l)?,
             Event::HostTx(h) => self.host_tx(h),
-            Event::Timer(c, gen) => self.timer(c, gen)?,
+            Event::HostRx(h) => self.host_rx(h)?,
+            Event::AgentTimer(s, key) => {
+                let now = self.now;
+                if let Some(a) = self.agents[s.index()].as_mut() {
+                    a.on_timer(now, key);
+                }
+                self.after_agent(s);
+            }
+            Event::Timer(e, key) => self.timer(e, key)?,
             Event::Arrival(c) => self.arrival(c)?,
         }
         Ok(())
@@ -277,7 +329,8 @@ impl Simulation {
         // A trace's own id, else the message's number in the run's start order.
         let id = m.id.unwrap_or(self.next_id);
         self.next_id += 1;
-        let (ends, ideal) = self.endpoints(&m);
+        let t = self.classes[m.class.index()].transport;
+        let ideal = self.transports[t].ideal(&self.path(m.src, m.dst), m.size);
         let msg = MessageRecord {
             id,
             class: m.class,
@@ -288,23 +341,33 @@ impl Simulation {
             finish: Time::ZERO,
             ideal,
         };
-        let conn = Conn { msg, ends, timer_gen: 0, timer_at: None };
-        let cid = self.conns.insert(conn);
-        self.pump(cid)
+        let cid = self.flows.insert(Flow { msg, transport: t });
+        let message = self.flows.get(cid).expect("just inserted").message(cid);
+        let e = self.endpoint_id(m.src, t);
+        let now = self.now;
+        self.endpoint(e).on_message(now, &message);
+        self.after_input(e)
     }
 
-    /// The two endpoints of a new message and its ideal latency.
-    fn endpoints(&self, m: &MessageSpec) -> (Ends, Time) {
-        match self.transport {
-            TransportConfig::Tcp(c) => {
-                let tx = tcp::Sender::new(c, m.size);
-                let rx = tcp::Receiver::new(c, m.size);
-                (Ends::Tcp { tx, rx }, self.ideal_tcp(m, &c))
-            }
-            TransportConfig::Raw(c) => {
-                let ideal = self.ideal_raw(m, &c);
-                (Ends::Raw { tx: raw::Sender::new(c, m.size), rx: raw::Receiver::new(m.size) }, ideal)
-            }
+    fn endpoint_id(&self, host: HostId, transport: usize) -> EndpointId {
+        EndpointId((host.index() * self.transports.len() + transport) as u32)
+    }
+
+    /// The endpoint, built on first use (a host that never uses a transport has none).
+    fn endpoint(&mut self, e: EndpointId) -> &mut dyn Endpoint {
+        let n = self.transports.len();
+        let (host, t) = (HostId::new(e.0 as usize / n), e.0 as usize % n);
+        let transports = &self.transports;
+        self.endpoints[e.0 as usize].get_or_insert_with(|| transports[t].endpoint(host)).as_mut()
+    }
+
+    /// A message's path both ways in the empty network, for its ideal latency.
+    fn path(&self, from: HostId, to: HostId) -> Path {
+        Path {
+            fwd: self.hops(from, to),
+            rev: self.hops(to, from),
+            src_tx_delay: self.net.hosts[from.index()].tx_delay,
+            dst_tx_delay: self.net.hosts[to.index()].tx_delay,
         }
     }
 
@@ -321,96 +384,127 @@ impl Simulation {
             .collect()
     }
 
-    fn ideal_tcp(&self, m: &MessageSpec, c: &tcp::Config) -> Time {
-        let fwd = self.hops(m.src, m.dst);
-        let rev = self.hops(m.dst, m.src);
-        let (src_tx, dst_tx) = (self.net.hosts[m.src.index()].tx_delay, self.net.hosts[m.dst.index()].tx_delay);
-        let (mss, hdr) = (c.mss as u64, c.header as u64);
-        let every = if c.delayed_ack { 2 } else { 1 };
-        let mut t = src_tx + last_ack(&fwd, &rev, Train::of(m.size, mss, hdr), hdr, every, dst_tx);
-        if c.handshake {
-            t += src_tx + last_ack(&fwd, &rev, Train::of(0, mss, hdr), hdr, 1, dst_tx);
-        }
-        t
-    }
-
-    fn ideal_raw(&self, m: &MessageSpec, c: &raw::Config) -> Time {
-        let fwd = self.hops(m.src, m.dst);
-        self.net.hosts[m.src.index()].tx_delay
-            + pipeline(&fwd, Train::of(m.size, c.mtu_payload as u64, c.header as u64))
-    }
-
-    /// Sends what a connection wants to send, records its completion, re-arms its timer.
-    fn pump(&mut self, cid: ConnId) -> Result<(), RunError> {
-        let mut out = std::mem::take(&mut self.scratch);
-        let now = self.now;
-        let Some(conn) = self.conns.get_mut(cid) else { return Ok(()) };
-        conn.drain(now, &mut out);
-        let (class, src, dst) = (conn.msg.class, conn.msg.src, conn.msg.dst);
-        let complete = conn.is_complete();
-        let deadline = conn.deadline();
-        let mut arm = None;
-        if !complete {
-            if let Some(d) = deadline {
-                if conn.timer_at.is_none_or(|t| d < t) {
-                    conn.timer_gen = conn.timer_gen.wrapping_add(1);
-                    conn.timer_at = Some(d);
-                    arm = Some((d, conn.timer_gen));
-                }
-            }
-        }
-        for (host, t) in out.drain(..) {
-            let (s, d) = if host == src { (src, dst) } else { (dst, src) };
-            let int = t.int.map(|stack| self.net.int.insert(stack));
-            let pkt = Packet { conn: cid, src: s, dst: d, class, wire_bytes: t.wire_bytes, ecn: t.ecn, hdr: t.hdr, int };
-            self.emit(host, pkt);
-        }
-        self.scratch = out;
-        if let Some((d, gen)) = arm {
-            self.events.push(d.max(now), Event::Timer(cid, gen));
-        }
-        if complete {
-            self.complete(cid)?;
+    /// What follows every input to endpoint `e`: its host's NIC pulls what it has room
+    /// for, the endpoint's timers are armed, and the messages it completed are finished.
+    fn after_input(&mut self, e: EndpointId) -> Result<(), RunError> {
+        let host = HostId::new(e.0 as usize / self.transports.len());
+        self.pull(host);
+        while let Some(cid) = self.endpoint(e).poll_completed() {
+            self.finish(cid)?;
         }
         Ok(())
     }
 
-    fn complete(&mut self, cid: ConnId) -> Result<(), RunError> {
-        let conn = self.conns.remove(cid).expect("completing an active connection");
-        if let Some(s) = conn.sender_stats() {
-            self.totals.add_sender(&s);
+    /// Hands the NIC of `host` the packets its endpoints have, while it has room: one
+    /// packet from each endpoint in turn (a host with one transport drains its one).
+    fn pull(&mut self, host: HostId) {
+        if self.pulling {
+            // Reached again from inside (the NIC started a packet): the outer loop goes on.
+            return;
         }
-        let rec = MessageRecord { finish: self.now, ..conn.msg };
+        self.pulling = true;
+        let n = self.transports.len();
+        let now = self.now;
+        let base = host.index() * n;
+        loop {
+            let mut sent = false;
+            for t in 0..n {
+                if !self.nic_has_room(host) {
+                    break;
+                }
+                let Some(tx) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_transmit(now)) else { continue };
+                self.emit(host, tx);
+                sent = true;
+            }
+            if !sent || !self.nic_has_room(host) {
+                break;
+            }
+        }
+        self.pulling = false;
+        // Sending moves deadlines (an RTO starts with the first packet out), so the
+        // timers are armed after every pull, not only after inputs.
+        for t in 0..n {
+            let e = EndpointId((base + t) as u32);
+            while let Some((key, at)) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_timer()) {
+                self.events.push(at.max(now), Event::Timer(e, key));
+            }
+        }
+    }
+
+    fn finish(&mut self, cid: ConnId) -> Result<(), RunError> {
+        let Some(flow) = self.flows.remove(cid) else { return Ok(()) };
+        let (src, dst, t) = (flow.msg.src, flow.msg.dst, flow.transport);
+        for h in [src, dst] {
+            let i = h.index() * self.transports.len() + t;
+            if let Some(ep) = self.endpoints[i].as_mut() {
+                ep.on_finished(cid);
+            }
+        }
+        let rec = MessageRecord { finish: self.now, ..flow.msg };
         self.recorder.record(&rec)?;
         Ok(())
     }
 
-    fn timer(&mut self, cid: ConnId, gen: u32) -> Result<(), RunError> {
+    fn timer(&mut self, e: EndpointId, key: TimerKey) -> Result<(), RunError> {
         let now = self.now;
-        let Some(conn) = self.conns.get_mut(cid) else { return Ok(()) };
-        if conn.timer_gen != gen {
-            return Ok(());
-        }
-        conn.timer_at = None;
-        conn.on_timeout(now);
-        self.pump(cid)
+        self.endpoint(e).on_timer(now, key);
+        self.after_input(e)
     }
 
-    /// A packet leaves a host's transport.
-    fn emit(&mut self, host: HostId, pkt: Packet) {
+    /// Transport counters summed over every endpoint, for the summary.
+    pub fn transport_counters(&self) -> Counters {
+        let mut c = Counters::default();
+        for ep in self.endpoints.iter().flatten() {
+            ep.counters(&mut c);
+        }
+        c
+    }
+
+    /// A packet leaves a host's transport: the engine adds addresses, class and priority
+    /// from its flow, and its INT stack to the pool.
+    fn emit(&mut self, host: HostId, t: Transmit) {
+        let flow = self.flows.get(t.conn).expect("an endpoint transmits for an active message");
+        let (src, dst, class) = (flow.msg.src, flow.msg.dst, flow.msg.class);
+        let (s, d) = if host == src { (src, dst) } else { (dst, src) };
+        let prio = t.prio.unwrap_or(self.classes[class.index()].priority);
+        let int = t.int.map(|stack| self.net.int.insert(stack));
+        let pkt = Packet {
+            conn: t.conn,
+            src: s,
+            dst: d,
+            class,
+            prio,
+            flags: t.flags,
+            ecn: t.ecn,
+            wire_bytes: t.wire_bytes,
+            payload: t.payload,
+            hdr: t.hdr,
+            int,
+        };
         let h = &mut self.net.hosts[host.index()];
         h.stats.sent_packets += 1;
         h.stats.sent_bytes += pkt.wire_bytes as u64;
-        if h.tx_delay == Time::ZERO {
+        if h.tx_stages.is_empty() && h.tx_pipe.is_empty() {
             let nic = h.nic;
             self.offer(nic, pkt);
             return;
         }
-        let at = self.now + h.tx_delay;
+        let at = nic::release(&mut h.tx_stages, self.now, h.tx_pipe.back().map(|e| e.0), &pkt);
+        if at == self.now && h.tx_pipe.is_empty() {
+            let nic = h.nic;
+            self.offer(nic, pkt);
+            return;
+        }
         h.tx_pipe.push_back((at, pkt));
         if h.tx_pipe.len() == 1 {
             self.events.push(at, Event::HostTx(host));
         }
+    }
+
+    /// Whether the NIC of `host` takes another packet from its endpoints.
+    fn nic_has_room(&self, host: HostId) -> bool {
+        let h = &self.net.hosts[host.index()];
+        h.nic_depth.is_none_or(|d| self.net.ports[h.nic.index()].queued_packets() + h.tx_pipe.len() < d as usize)
     }
 
     fn host_tx(&mut self, host: HostId) {
@@ -431,11 +525,15 @@ impl Simulation {
             Node::Switch(s) => self.net.switches[s.index()].shared.as_mut(),
             Node::Host(_) => None,
         };
-        if !port.offer(now, pkt, shared) {
-            if let Some(slot) = pkt.int {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        let queued = port.offer(now, pkt, shared, &mut dropped);
+        for d in dropped.drain(..) {
+            if let Some(slot) = d.int {
                 self.net.int.take(slot);
             }
-        } else if !port.busy {
+        }
+        self.dropped = dropped;
+        if queued && !self.net.ports[p.index()].busy {
             self.start_tx(p);
         }
     }
@@ -447,26 +545,58 @@ impl Simulation {
             Node::Switch(s) => self.net.switches[s.index()].shared.as_mut(),
             Node::Host(_) => None,
         };
-        let Some((pkt, ser)) = port.start_next(now, shared) else { return };
-        if let (Some(slot), true) = (pkt.int, pkt.hdr.is_forward()) {
-            // HPCC's INT record, stamped as the packet starts on the link (net::int).
-            let hop = int::Hop {
-                port: p,
-                qlen: port.queued_bytes(),
-                tx_bytes: port.stats.sent_bytes - pkt.wire_bytes as u64,
-                ts: now,
-                rate: port.rate,
-            };
-            self.net.int.push(slot, hop);
-        }
+        let Some((pkt, ser)) = port.start_next(now, p, shared, &mut self.net.int) else {
+            if let Some(t) = port.wake_at(now) {
+                if port.wake.is_none_or(|w| t < w) {
+                    port.wake = Some(t);
+                    self.events.push(t.max(now), Event::PortWake(p));
+                }
+            }
+            return;
+        };
         let done = now + ser;
-        let l = port.link;
+        let (l, owner) = (port.link, port.owner);
         let link = &mut self.net.links[l.index()];
         link.pipe.push_back((done + link.delay, pkt));
         if link.pipe.len() == 1 {
             self.events.push(done + link.delay, Event::LinkArrival(l));
         }
         self.events.push(done, Event::PortIdle(p));
+        if let Node::Host(h) = owner {
+            if self.net.hosts[h.index()].nic_depth.is_some() {
+                // A bounded NIC has room again: it pulls the next packet.
+                self.pull(h);
+            }
+        }
+    }
+
+    /// Routes a packet at switch `s` to its egress port.
+    fn forward(&mut self, s: SwitchId, pkt: Packet) {
+        let spray = &mut self.spray;
+        let out = self.net.next_port(s, &pkt, |n| spray.random_range(0..n));
+        self.offer(out, pkt);
+    }
+
+    /// Installs the ingress agent of switch `s` (before `run`).
+    pub fn set_agent(&mut self, s: SwitchId, agent: Box<dyn SwitchAgent>) {
+        if self.agents.is_empty() {
+            self.agents.resize_with(self.net.switches.len(), || None);
+        }
+        self.agents[s.index()] = Some(agent);
+    }
+
+    /// What follows every input to the agent of `s`: its packets go out, its timers are armed.
+    fn after_agent(&mut self, s: SwitchId) {
+        let now = self.now;
+        while let Some(pkt) = self.agents[s.index()].as_mut().and_then(|a| a.poll_emit()) {
+            let sw = &mut self.net.switches[s.index()];
+            sw.emitted.0 += 1;
+            sw.emitted.1 += pkt.wire_bytes as u64;
+            self.forward(s, pkt);
+        }
+        while let Some((key, at)) = self.agents[s.index()].as_mut().and_then(|a| a.poll_timer()) {
+            self.events.push(at.max(now), Event::AgentTimer(s, key));
+        }
     }
 
     fn link_arrival(&mut self, l: LinkId) -> Result<(), RunError> {
@@ -482,30 +612,67 @@ impl Simulation {
                 let sw = &mut self.net.switches[s.index()];
                 sw.received.0 += 1;
                 sw.received.1 += pkt.wire_bytes as u64;
-                let spray = &mut self.spray;
-                let out = self.net.next_port(s, &pkt, |n| spray.random_range(0..n));
-                self.offer(out, pkt);
+                if let Some(Some(agent)) = self.agents.get_mut(s.index()) {
+                    let mut pkt = pkt;
+                    let now = self.now;
+                    match agent.on_arrival(now, s, &mut pkt) {
+                        Ingress::Forward => self.forward(s, pkt),
+                        Ingress::Consume => {
+                            let sw = &mut self.net.switches[s.index()];
+                            sw.consumed.0 += 1;
+                            sw.consumed.1 += pkt.wire_bytes as u64;
+                            if let Some(slot) = pkt.int {
+                                self.net.int.take(slot);
+                            }
+                        }
+                    }
+                    self.after_agent(s);
+                    return Ok(());
+                }
+                self.forward(s, pkt);
                 Ok(())
             }
             Node::Host(h) => self.receive(h, pkt),
         }
     }
 
+    /// A packet reaches a host: through its receive stages, if it has any, to `deliver`.
     fn receive(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
+        let h = &mut self.net.hosts[host.index()];
+        if h.rx_stages.is_empty() {
+            return self.deliver(host, pkt);
+        }
+        let at = nic::release(&mut h.rx_stages, self.now, h.rx_pipe.back().map(|e| e.0), &pkt);
+        h.rx_pipe.push_back((at, pkt));
+        if h.rx_pipe.len() == 1 {
+            self.events.push(at, Event::HostRx(host));
+        }
+        Ok(())
+    }
+
+    fn host_rx(&mut self, host: HostId) -> Result<(), RunError> {
+        let h = &mut self.net.hosts[host.index()];
+        let (_, pkt) = h.rx_pipe.pop_front().expect("a host-rx event has a packet");
+        if let Some(&(next, _)) = h.rx_pipe.front() {
+            self.events.push(next, Event::HostRx(host));
+        }
+        self.deliver(host, pkt)
+    }
+
+    /// A packet reaches its endpoint (or is stale: its message is finished).
+    fn deliver(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
         let now = self.now;
         let stats = &mut self.net.hosts[host.index()].stats;
         stats.recv_packets += 1;
         stats.recv_bytes += pkt.wire_bytes as u64;
         let int = pkt.int.map(|slot| self.net.int.take(slot));
-        match self.conns.get_mut(pkt.conn) {
-            Some(conn) => {
-                conn.on_packet(now, &pkt.hdr, pkt.ecn, int.as_ref());
-                self.pump(pkt.conn)
-            }
-            None => {
-                self.net.hosts[host.index()].stats.stale_packets += 1;
-                Ok(())
-            }
-        }
+        let Some(flow) = self.flows.get(pkt.conn) else {
+            self.net.hosts[host.index()].stats.stale_packets += 1;
+            return Ok(());
+        };
+        let (msg, t) = (flow.message(pkt.conn), flow.transport);
+        let e = self.endpoint_id(host, t);
+        self.endpoint(e).on_packet(now, &msg, &pkt, int.as_ref());
+        self.after_input(e)
     }
 }

@@ -4,29 +4,9 @@
 use super::Simulation;
 use crate::measure::summary::ClassReport;
 use crate::net::ids::Node;
-use crate::transport::tcp::sender::SenderStats;
+use crate::transport::Counters;
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// Transport counters summed over completed messages.
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
-pub struct Totals {
-    pub data_packets: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_recoveries: u64,
-    pub ecn_cuts: u64,
-}
-
-impl Totals {
-    pub fn add_sender(&mut self, s: &SenderStats) {
-        self.data_packets += s.data_packets;
-        self.retransmits += s.retransmits;
-        self.timeouts += s.timeouts;
-        self.fast_recoveries += s.fast_recoveries;
-        self.ecn_cuts += s.ecn_cuts;
-    }
-}
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Messages {
@@ -58,7 +38,8 @@ pub struct RunReport {
     pub overall: ClassReport,
     pub classes: BTreeMap<String, ClassReport>,
     pub network: NetworkReport,
-    pub transport_counters: Totals,
+    /// Each transport's counters (`Endpoint::counters`), summed over its endpoints.
+    pub transport_counters: Counters,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -80,13 +61,25 @@ pub struct PortRow {
     pub class_sent_bytes: Vec<u64>,
 }
 
-/// Packets and bytes: what hosts sent = delivered + dropped + still in the network.
+/// Packets and bytes: what hosts sent = delivered + dropped + still in the network, for
+/// packets; for bytes, the payload bytes ports trimmed off (`trimmed`, counted apart:
+/// the packet itself goes on) are the fourth term.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ledger {
     pub sent: (u64, u64),
     pub delivered: (u64, u64),
     pub dropped: (u64, u64),
     pub in_flight: (u64, u64),
+    /// Packets trimmed and payload bytes cut.
+    pub trimmed: (u64, u64),
+}
+
+impl Ledger {
+    /// Whether every packet and byte sent is accounted for.
+    pub fn balances(&self) -> bool {
+        self.sent.0 == self.delivered.0 + self.dropped.0 + self.in_flight.0
+            && self.sent.1 == self.delivered.1 + self.dropped.1 + self.in_flight.1 + self.trimmed.1
+    }
 }
 
 impl Simulation {
@@ -147,7 +140,7 @@ impl Simulation {
             overall: rec.overall.report(),
             classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
             network,
-            transport_counters: self.totals.clone(),
+            transport_counters: self.transport_counters(),
         }
     }
 
@@ -155,14 +148,22 @@ impl Simulation {
         let hosts = &self.net.hosts;
         let sum = |f: &dyn Fn(&crate::net::HostStats) -> u64| hosts.iter().map(|h| f(&h.stats)).sum::<u64>();
         let ports = &self.net.ports;
+        let switches = &self.net.switches;
+        let emitted = switches.iter().fold((0, 0), |a, s| (a.0 + s.emitted.0, a.1 + s.emitted.1));
+        let consumed = switches.iter().fold((0, 0), |a, s| (a.0 + s.consumed.0, a.1 + s.consumed.1));
         Ledger {
-            sent: (sum(&|s| s.sent_packets), sum(&|s| s.sent_bytes)),
-            delivered: (sum(&|s| s.recv_packets), sum(&|s| s.recv_bytes)),
+            // Switch agents send and take packets too.
+            sent: (sum(&|s| s.sent_packets) + emitted.0, sum(&|s| s.sent_bytes) + emitted.1),
+            delivered: (sum(&|s| s.recv_packets) + consumed.0, sum(&|s| s.recv_bytes) + consumed.1),
             dropped: (
                 ports.iter().map(|p| p.stats.drop_packets).sum(),
                 ports.iter().map(|p| p.stats.drop_bytes).sum(),
             ),
             in_flight: self.net.in_flight(),
+            trimmed: (
+                ports.iter().map(|p| p.stats.trim_packets).sum(),
+                ports.iter().map(|p| p.stats.trim_bytes).sum(),
+            ),
         }
     }
 }

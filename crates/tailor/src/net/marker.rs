@@ -1,12 +1,17 @@
-//! Markers: pipeline stages that look at (and may mark) each packet a port admits.
+//! Markers: pipeline stages that look at (and may mark) each packet a port admits, and
+//! each packet it puts on the wire.
 //!
 //! The DCTCP step marker (Alizadeh et al., SIGCOMM 2010, §3.1; RFC 8257 §3.1) sets CE
 //! on an ECN-capable packet when the instantaneous backlog it finds on arrival, not
 //! counting itself, is at least K bytes. Phantom queues (HULL §4) implement the same
-//! trait: they see every admitted packet and keep their own virtual backlog.
+//! trait: they see every admitted packet and every departure, and keep their own virtual
+//! backlog. HPCC's INT stamp is a departure stage (`int::IntStamp`).
 
+use super::ids::PortId;
+use super::int;
 use super::packet::{Ecn, Packet};
-use crate::sim::Time;
+use super::sched::Scheduler;
+use crate::sim::{Rate, Time};
 
 /// What an arriving packet finds waiting: at the whole port and in its own queue.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -15,10 +20,25 @@ pub struct Backlog {
     pub queue: u64,
 }
 
+/// What a departing packet leaves behind: the port, its queues once the packet is out
+/// of them, the bytes the port sent before it, and the network's INT pool.
+pub struct Departure<'a> {
+    pub port: PortId,
+    pub rate: Rate,
+    pub tx_bytes: u64,
+    pub queues: &'a dyn Scheduler,
+    pub int: &'a mut int::Pool,
+}
+
 pub trait Marker: Send {
     /// Called for each admitted packet before it joins its queue. Returns true if the
     /// packet was marked.
     fn on_enqueue(&mut self, now: Time, backlog: Backlog, pkt: &mut Packet) -> bool;
+    /// Called for each packet as it starts on the link. Returns true if it was marked.
+    fn on_dequeue(&mut self, now: Time, dep: &mut Departure, pkt: &mut Packet) -> bool {
+        let _ = (now, dep, pkt);
+        false
+    }
 }
 
 /// Sets CE when the backlog found on arrival is at least the threshold: the port's

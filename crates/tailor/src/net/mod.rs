@@ -7,9 +7,11 @@
 //! software delay of the host it enters — are folded into the link's delay: they are
 //! pure delays in series and commute with the FIFO.
 
+pub mod agent;
 pub mod ids;
 pub mod int;
 pub mod marker;
+pub mod nic;
 pub mod packet;
 pub mod port;
 pub mod routing;
@@ -46,12 +48,20 @@ pub struct HostStats {
     pub stale_packets: u64,
 }
 
+/// A host: its NIC port and its NIC pipeline (`nic`).
 pub struct Host {
     pub nic: PortId,
-    /// Software delay between the transport emitting a packet and the NIC queue.
+    /// Software delay between the transport emitting a packet and the NIC queue (also a
+    /// transmit stage; kept for ideal latency).
     pub tx_delay: Time,
-    /// Packets inside the transmit software delay, with the time each reaches the NIC.
+    /// Packets the NIC holds before it stops pulling (None: no bound).
+    pub nic_depth: Option<u32>,
+    pub tx_stages: Vec<Box<dyn nic::NicStage>>,
+    /// Packets inside the transmit stages, with the time each reaches the NIC queue.
     pub tx_pipe: VecDeque<(Time, Packet)>,
+    pub rx_stages: Vec<Box<dyn nic::NicStage>>,
+    /// Packets inside the receive stages, with the time each reaches the endpoint.
+    pub rx_pipe: VecDeque<(Time, Packet)>,
     pub stats: HostStats,
 }
 
@@ -59,6 +69,9 @@ pub struct Switch {
     pub shared: Option<SharedBuffer>,
     /// Packets and bytes that arrived at the switch.
     pub received: (u64, u64),
+    /// Packets and bytes its agent consumed, and emitted of its own.
+    pub consumed: (u64, u64),
+    pub emitted: (u64, u64),
     /// 0 = ToR / edge, 1 = spine / aggregation, 2 = core.
     pub tier: u8,
     pub ports: Vec<PortId>,
@@ -115,7 +128,7 @@ impl Network {
         hops
     }
 
-    /// Bytes queued in every port, on every wire and in every host's transmit delay.
+    /// Bytes queued in every port, on every wire and in every host's NIC stages.
     pub fn in_flight(&self) -> (u64, u64) {
         let mut pkts = 0u64;
         let mut bytes = 0u64;
@@ -128,8 +141,8 @@ impl Network {
             bytes += l.pipe.iter().map(|(_, p)| p.wire_bytes as u64).sum::<u64>();
         }
         for h in &self.hosts {
-            pkts += h.tx_pipe.len() as u64;
-            bytes += h.tx_pipe.iter().map(|(_, p)| p.wire_bytes as u64).sum::<u64>();
+            pkts += (h.tx_pipe.len() + h.rx_pipe.len()) as u64;
+            bytes += h.tx_pipe.iter().chain(&h.rx_pipe).map(|(_, p)| p.wire_bytes as u64).sum::<u64>();
         }
         (pkts, bytes)
     }

@@ -1,14 +1,24 @@
-//! An egress port as a pipeline: admission -> markers -> scheduler (queues) -> link.
+//! An egress port as a pipeline: admission -> markers -> scheduler (queues) -> markers
+//! at departure -> link.
 //!
 //! Admission is a buffer policy (DESIGN.md): unlimited, a per-port byte limit with
 //! drop-tail, or the switch's shared buffer with a dynamic threshold (Choudhury & Hahne:
-//! a port may hold at most alpha times the free shared space). Markers see each admitted
-//! packet with the backlog it found; the scheduler owns the queues. The port itself only
-//! counts: bytes, packets, drops, marks, and the time-weighted queue.
+//! a port may hold at most alpha times the free shared space), with per-class queue
+//! limits on top. Its verdict on each arriving packet is one of [`Verdict`]: pass, drop,
+//! trim (the payload is cut and the header forwarded, flagged, at the first priority
+//! level: NDP, Handley et al. SIGCOMM 2017 §3.1) or evict (a queued packet that matters
+//! less is dropped to make room: pFabric, Alizadeh et al. SIGCOMM 2013 §4.2). What the
+//! buffer policy cannot take gets the port's [`Overflow`] verdict, unless an [`Admit`]
+//! stage is installed, which decides itself. Markers see each admitted packet with the
+//! backlog it found, and each departing packet ([`Departure`]: HPCC's INT stamp is such
+//! a stage, `int::IntStamp`); the scheduler owns the queues and may answer "nothing
+//! until t" (`Scheduler::wake_at`), after which the port wakes itself. The port itself
+//! only counts: bytes, packets, drops, trims, marks, and the time-weighted queue.
 
-use super::ids::{LinkId, Node};
-use super::marker::{Backlog, Marker};
-use super::packet::Packet;
+use super::ids::{LinkId, Node, PortId};
+use super::int;
+use super::marker::{Backlog, Departure, Marker};
+use super::packet::{Flags, Packet};
 use super::sched::Scheduler;
 use crate::sim::{Rate, Time};
 
@@ -48,6 +58,33 @@ pub enum Admission {
     Shared { alpha: f64 },
 }
 
+/// What a port does with a packet its buffer policy cannot take.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Overflow {
+    /// Drop it (drop-tail).
+    Drop,
+    /// Cut its payload and queue the header at the first priority level.
+    Trim,
+    /// Drop queued packets that matter less (`Scheduler::evict_for`) until it fits, or
+    /// drop it if none does.
+    Evict,
+}
+
+/// Admission's verdict on one arriving packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Drop,
+    Trim,
+    Evict,
+}
+
+/// An admission stage: decides the verdict itself instead of the port's `Overflow`
+/// rule. `fits` says whether the buffer policy would take the packet as it is.
+pub trait Admit: Send {
+    fn admit(&mut self, now: Time, pkt: &Packet, queues: &dyn Scheduler, fits: bool) -> Verdict;
+}
+
 /// A switch's shared packet memory.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SharedBuffer {
@@ -61,6 +98,9 @@ pub struct PortStats {
     pub enq_bytes: u64,
     pub drop_packets: u64,
     pub drop_bytes: u64,
+    /// Packets whose payload this port cut, and the payload bytes cut.
+    pub trim_packets: u64,
+    pub trim_bytes: u64,
     pub marks: u64,
     pub sent_packets: u64,
     pub sent_bytes: u64,
@@ -83,10 +123,14 @@ pub struct Port {
     admission: Admission,
     /// Per-class limits on the bytes in the class's queue (drop-tail), if any.
     queue_limits: Vec<Option<u64>>,
+    overflow: Overflow,
+    admit: Option<Box<dyn Admit>>,
     markers: Vec<Box<dyn Marker>>,
     sched: Box<dyn Scheduler>,
     /// The packet on the wire, if any (it is no longer in the queue).
     pub busy: bool,
+    /// When the port has asked to be woken (its scheduler said "nothing until then").
+    pub wake: Option<Time>,
     pub stats: PortStats,
     last_change: Time,
     /// Bytes waiting per traffic class (index = class; a class never seen is absent):
@@ -113,9 +157,12 @@ impl Port {
             role,
             admission,
             queue_limits: Vec::new(),
+            overflow: Overflow::Drop,
+            admit: None,
             markers,
             sched,
             busy: false,
+            wake: None,
             stats: PortStats::default(),
             last_change: Time::ZERO,
             class_queued: Vec::new(),
@@ -139,22 +186,140 @@ impl Port {
         self.class_queued.get(class).copied().unwrap_or(0)
     }
 
-    /// Runs admission and the markers; queues the packet if admitted. Returns false if
-    /// the packet was dropped.
-    pub fn offer(&mut self, now: Time, mut pkt: Packet, shared: Option<&mut SharedBuffer>) -> bool {
-        let size = pkt.wire_bytes as u64;
-        let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes(pkt.class) };
-        let queue_full = self
-            .queue_limits
-            .get(pkt.class.index())
-            .copied()
-            .flatten()
-            .is_some_and(|limit| backlog.queue + size > limit);
-        if queue_full || !self.admits(backlog.port, size, shared) {
+    /// What the buffer policy cannot take gets this verdict (default: drop).
+    pub fn with_overflow(mut self, overflow: Overflow) -> Self {
+        self.overflow = overflow;
+        self
+    }
+
+    /// Installs an admission stage that decides every verdict.
+    pub fn set_admit(&mut self, admit: Box<dyn Admit>) {
+        self.admit = Some(admit);
+    }
+
+    /// Adds a marker stage after the existing ones.
+    pub fn push_marker(&mut self, m: Box<dyn Marker>) {
+        self.markers.push(m);
+    }
+
+    /// Replaces the scheduler of an empty port.
+    pub fn set_scheduler(&mut self, sched: Box<dyn Scheduler>) {
+        assert!(self.sched.is_empty() && !self.busy, "a scheduler is replaced only on an idle, empty port");
+        self.sched = sched;
+    }
+
+    /// The port's queues, read-only.
+    pub fn scheduler(&self) -> &dyn Scheduler {
+        self.sched.as_ref()
+    }
+
+    /// Runs admission and the markers; queues the packet if admitted (whole or trimmed).
+    /// Every packet that leaves the port here — the arriving one if dropped, queued ones
+    /// if evicted — is pushed on `dropped` (the caller frees what they hold). Returns
+    /// true if the arriving packet was queued.
+    pub fn offer(&mut self, now: Time, mut pkt: Packet, mut shared: Option<&mut SharedBuffer>, dropped: &mut Vec<Packet>) -> bool {
+        let fits = self.fits(&pkt, shared.as_deref_mut());
+        let verdict = match self.admit.as_mut() {
+            Some(a) => a.admit(now, &pkt, self.sched.as_ref(), fits),
+            None if fits => Verdict::Pass,
+            None => match self.overflow {
+                Overflow::Drop => Verdict::Drop,
+                Overflow::Trim => Verdict::Trim,
+                Overflow::Evict => Verdict::Evict,
+            },
+        };
+        if fits && verdict != Verdict::Pass {
+            // The policy's yes took shared space the stage's verdict does not use as is.
+            if let (Admission::Shared { .. }, Some(buf)) = (self.admission, shared.as_deref_mut()) {
+                buf.used -= pkt.wire_bytes as u64;
+            }
+        }
+        let queued = match verdict {
+            Verdict::Pass => fits || self.take_space(&pkt, shared.as_deref_mut()),
+            Verdict::Drop => false,
+            Verdict::Trim => self.trim(&mut pkt, shared.as_deref_mut()),
+            Verdict::Evict => self.evict_for(now, &pkt, shared.as_deref_mut(), dropped),
+        };
+        if !queued {
             self.stats.drop_packets += 1;
-            self.stats.drop_bytes += size;
+            self.stats.drop_bytes += pkt.wire_bytes as u64;
+            dropped.push(pkt);
             return false;
         }
+        self.enqueue(now, pkt);
+        true
+    }
+
+    /// Whether the buffer policy and the queue limits take `pkt`; on the shared buffer
+    /// a yes also takes its space.
+    fn fits(&self, pkt: &Packet, shared: Option<&mut SharedBuffer>) -> bool {
+        let size = pkt.wire_bytes as u64;
+        let queue = self.sched.queue_bytes_of(pkt);
+        let queue_full =
+            self.queue_limits.get(pkt.class.index()).copied().flatten().is_some_and(|limit| queue + size > limit);
+        !queue_full && self.admits(self.sched.bytes(), size, shared)
+    }
+
+    /// Space for a packet an admission stage passes although the policy would not:
+    /// taken from the shared buffer if there is one and it has the bytes.
+    fn take_space(&self, pkt: &Packet, shared: Option<&mut SharedBuffer>) -> bool {
+        match (self.admission, shared) {
+            (Admission::Shared { .. }, Some(buf)) => {
+                let size = pkt.wire_bytes as u64;
+                let ok = size <= buf.capacity - buf.used;
+                if ok {
+                    buf.used += size;
+                }
+                ok
+            }
+            _ => true,
+        }
+    }
+
+    /// Cuts the payload; the header joins the first level. False (drop it) if there is
+    /// no payload to cut or the shared buffer cannot hold even the header.
+    fn trim(&mut self, pkt: &mut Packet, shared: Option<&mut SharedBuffer>) -> bool {
+        if pkt.payload == 0 || pkt.is_trimmed() {
+            return false;
+        }
+        let cut = pkt.payload;
+        let mut header = *pkt;
+        header.wire_bytes -= cut;
+        header.payload = 0;
+        header.prio = 0;
+        header.flags.insert(Flags::TRIMMED);
+        if !self.take_space(&header, shared) {
+            return false;
+        }
+        self.stats.trim_packets += 1;
+        self.stats.trim_bytes += cut as u64;
+        *pkt = header;
+        true
+    }
+
+    /// Evicts queued packets that matter less until `pkt` fits (its space then taken).
+    fn evict_for(&mut self, now: Time, pkt: &Packet, mut shared: Option<&mut SharedBuffer>, dropped: &mut Vec<Packet>) -> bool {
+        loop {
+            let Some(victim) = self.sched.evict_for(pkt) else { return false };
+            self.account_queue(now);
+            let size = victim.wire_bytes as u64;
+            if let (Admission::Shared { .. }, Some(buf)) = (self.admission, shared.as_deref_mut()) {
+                buf.used -= size;
+            }
+            self.class_queued[victim.class.index()] -= size;
+            self.stats.drop_packets += 1;
+            self.stats.drop_bytes += size;
+            dropped.push(victim);
+            if self.fits(pkt, shared.as_deref_mut()) {
+                return true;
+            }
+        }
+    }
+
+    /// Marks and queues an admitted packet.
+    fn enqueue(&mut self, now: Time, mut pkt: Packet) {
+        let size = pkt.wire_bytes as u64;
+        let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&pkt) };
         for m in &mut self.markers {
             if m.on_enqueue(now, backlog, &mut pkt) {
                 self.stats.marks += 1;
@@ -170,7 +335,6 @@ impl Port {
         self.stats.enq_packets += 1;
         self.stats.enq_bytes += size;
         self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.sched.bytes());
-        true
     }
 
     fn admits(&self, backlog: u64, size: u64, shared: Option<&mut SharedBuffer>) -> bool {
@@ -198,13 +362,15 @@ impl Port {
     }
 
     /// Takes the next packet for the wire, if the port is idle and has one, with its
-    /// serialization time. The caller schedules the end of its transmission.
-    pub fn start_next(&mut self, now: Time, shared: Option<&mut SharedBuffer>) -> Option<(Packet, Time)> {
+    /// serialization time, and runs the departure markers. The caller schedules the end
+    /// of its transmission (or, if none is ready although packets wait, the wake-up at
+    /// `wake_at`).
+    pub fn start_next(&mut self, now: Time, id: PortId, shared: Option<&mut SharedBuffer>, int: &mut int::Pool) -> Option<(Packet, Time)> {
         if self.busy {
             return None;
         }
         self.account_queue(now);
-        let pkt = self.sched.dequeue(now)?;
+        let mut pkt = self.sched.dequeue(now)?;
         if let (Admission::Shared { .. }, Some(buf)) = (self.admission, shared) {
             buf.used -= pkt.wire_bytes as u64;
         }
@@ -219,7 +385,29 @@ impl Port {
             self.stats.class_sent_bytes.resize(c + 1, 0);
         }
         self.stats.class_sent_bytes[c] += pkt.wire_bytes as u64;
+        if !self.markers.is_empty() {
+            let mut dep = Departure {
+                port: id,
+                rate: self.rate,
+                tx_bytes: self.stats.sent_bytes - pkt.wire_bytes as u64,
+                queues: self.sched.as_ref(),
+                int,
+            };
+            for m in &mut self.markers {
+                if m.on_dequeue(now, &mut dep, &mut pkt) {
+                    self.stats.marks += 1;
+                }
+            }
+        }
         Some((pkt, ser))
+    }
+
+    /// When a port with packets waiting but none ready will have one.
+    pub fn wake_at(&self, now: Time) -> Option<Time> {
+        if self.busy || self.sched.is_empty() {
+            return None;
+        }
+        self.sched.wake_at(now)
     }
 
     fn account_queue(&mut self, now: Time) {

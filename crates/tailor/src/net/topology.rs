@@ -10,10 +10,11 @@
 
 use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
 use super::marker::{EcnStep, Marker};
-use super::port::{Admission, Port, PortRole, SharedBuffer};
+use super::port::{Admission, Overflow, Port, PortRole, SharedBuffer};
 use super::routing::{PathChoice, Routes};
 use super::sched::classes::{Classifier, Drr, RoundRobin, StrictPriority, Wfq};
 use super::sched::hier::Hierarchical;
+use super::sched::priority::PriorityQueues;
 use super::sched::{Fifo, FlowRoundRobin, Scheduler};
 use super::{Host, HostStats, Link, Network, Switch};
 use crate::sim::{Rate, Time};
@@ -51,6 +52,8 @@ pub enum BufferSpec {
 pub enum NicQueue {
     Fifo,
     FlowRoundRobin,
+    /// By packet priority, this many levels.
+    Priority(usize),
 }
 
 /// How switch ports treat traffic classes (SWP §4.3).
@@ -62,6 +65,8 @@ pub enum Discipline {
     Drr,
     Wfq,
     Hierarchical,
+    /// By packet priority (not class): `ClassPolicy::levels` levels, strict priority.
+    Priority,
 }
 
 /// The class scheduling of every switch port; vectors are indexed by class.
@@ -77,6 +82,8 @@ pub struct ClassPolicy {
     pub ecn: Vec<Option<u64>>,
     /// Per-class limit on the class's queue.
     pub limits: Vec<Option<u64>>,
+    /// Priority levels of `Discipline::Priority`.
+    pub levels: usize,
 }
 
 impl Default for ClassPolicy {
@@ -88,6 +95,7 @@ impl Default for ClassPolicy {
             quantum: 1502,
             ecn: Vec::new(),
             limits: Vec::new(),
+            levels: super::sched::priority::DEFAULT_LEVELS,
         }
     }
 }
@@ -102,6 +110,7 @@ impl ClassPolicy {
             Discipline::Drr => Box::new(Drr::new(c, &self.weights, self.quantum)),
             Discipline::Wfq => Box::new(Wfq::new(c, &self.weights)),
             Discipline::Hierarchical => Box::new(Hierarchical::new(c, &self.weights, self.quantum)),
+            Discipline::Priority => Box::new(PriorityQueues::new(self.levels)),
         }
     }
 }
@@ -116,6 +125,11 @@ pub struct NetSpec {
     pub host_tx_delay: Time,
     pub host_rx_delay: Time,
     pub nic: NicQueue,
+    /// Packets a host's NIC holds (queued or in its transmit stages) before it stops
+    /// pulling from the transports; None: it takes everything at once.
+    pub nic_depth: Option<u32>,
+    /// What switch ports do with a packet their buffer cannot take.
+    pub overflow: Overflow,
     pub paths: PathChoice,
     /// Class scheduling at switch ports.
     pub classes: ClassPolicy,
@@ -181,6 +195,7 @@ impl NetSpec {
             Discipline::Fifo => 32,
             Discipline::StrictPriority | Discipline::RoundRobin | Discipline::Drr | Discipline::Wfq => 128,
             Discipline::Hierarchical => 256,
+            Discipline::Priority => 32 * self.classes.levels as u64 / classes,
         };
         let ports = self.shape.port_count() as u64;
         let switch_ports = ports - self.shape.host_count() as u64;
@@ -211,7 +226,7 @@ impl Builder<'_> {
             BufferSpec::Shared { bytes, .. } => Some(SharedBuffer { capacity: bytes, used: 0 }),
             _ => None,
         };
-        self.net.switches.push(Switch { shared, received: (0, 0), tier, ports: Vec::new() });
+        self.net.switches.push(Switch { shared, received: (0, 0), consumed: (0, 0), emitted: (0, 0), tier, ports: Vec::new() });
         SwitchId::new(self.net.switches.len() - 1)
     }
 
@@ -236,6 +251,7 @@ impl Builder<'_> {
                 let sched: Box<dyn Scheduler> = match self.spec.nic {
                     NicQueue::Fifo => Box::new(Fifo::default()),
                     NicQueue::FlowRoundRobin => Box::new(FlowRoundRobin::default()),
+                    NicQueue::Priority(levels) => Box::new(PriorityQueues::new(levels)),
                 };
                 Port::new(from, link_id, spec.rate, role, Admission::Unlimited, Vec::new(), sched)
             }
@@ -254,6 +270,7 @@ impl Builder<'_> {
                 self.net.switches[s.index()].ports.push(port_id);
                 Port::new(from, link_id, spec.rate, role, admission, markers, classes.scheduler())
                     .with_queue_limits(classes.limits.clone())
+                    .with_overflow(self.spec.overflow)
             }
         };
         self.net.ports.push(port);
@@ -296,7 +313,15 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
                 .map(|_| Host {
                     nic: PortId::new(0),
                     tx_delay: spec.host_tx_delay,
+                    nic_depth: spec.nic_depth,
+                    tx_stages: if spec.host_tx_delay > Time::ZERO {
+                        vec![Box::new(super::nic::SoftwareDelay(spec.host_tx_delay)) as Box<dyn super::nic::NicStage>]
+                    } else {
+                        Vec::new()
+                    },
                     tx_pipe: VecDeque::new(),
+                    rx_stages: Vec::new(),
+                    rx_pipe: VecDeque::new(),
                     stats: HostStats::default(),
                 })
                 .collect(),
@@ -393,6 +418,8 @@ pub(crate) mod tests {
             host_tx_delay: Time::ZERO,
             host_rx_delay: Time::ZERO,
             nic: NicQueue::Fifo,
+            nic_depth: None,
+            overflow: Overflow::Drop,
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),
             seed: 1,

@@ -48,6 +48,9 @@ pub struct ClassSpec {
     pub queue: QueueSpec,
     /// Its service-level objectives ("and").
     pub slos: Vec<Slo>,
+    /// Index of its transport in `Scenario::transports`: the scenario's `[transport]`
+    /// unless the class has a `transport` table of its own.
+    pub transport: usize,
 }
 
 /// How switch ports treat the class (docs/scenario.md, "Class scheduling").
@@ -63,15 +66,15 @@ pub struct QueueSpec {
     pub queue_limit: Option<u64>,
 }
 
-fn queue(t: &mut Table, discipline: Discipline) -> Result<QueueSpec, ScenarioError> {
+fn queue(t: &mut Table, discipline: Discipline, nic_priority: bool) -> Result<QueueSpec, ScenarioError> {
     let weighted = matches!(discipline, Discipline::Drr | Discipline::Wfq | Discipline::Hierarchical);
     let weight = t.float("weight", 1e-6, 1e6)?;
     if weight.is_some() && !weighted {
         return Err(t.error("weight", "is only used with [switch] scheduler = \"drr\", \"wfq\" or \"hierarchical\"; accepted: no weight with this scheduler"));
     }
     let priority = t.int("priority", 0, 63)?;
-    if priority.is_some() && discipline != Discipline::StrictPriority {
-        return Err(t.error("priority", "is only used with [switch] scheduler = \"strict_priority\"; accepted: no priority with this scheduler"));
+    if priority.is_some() && !matches!(discipline, Discipline::StrictPriority | Discipline::Priority) && !nic_priority {
+        return Err(t.error("priority", "is only used with [switch] scheduler = \"strict_priority\" or \"priority\", or [host] nic = \"priority\"; accepted: no priority with these settings"));
     }
     Ok(QueueSpec {
         weight: weight.unwrap_or(1.0),
@@ -230,7 +233,9 @@ fn offered(t: &mut Table) -> Result<Offered, ScenarioError> {
     }
 }
 
-pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline: Discipline) -> Result<ClassSpec, ScenarioError> {
+/// `nic_priority`: host NICs queue by packet priority (a class's `priority` is then used
+/// even if switch ports queue by class).
+pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline: Discipline, nic_priority: bool) -> Result<ClassSpec, ScenarioError> {
     let name = t.string("name")?.unwrap_or_else(|| format!("class{index}"));
     if name.is_empty() || name.contains(',') {
         return Err(t.error("name", "is empty or holds a comma; accepted: a non-empty name without a comma"));
@@ -240,11 +245,11 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         return Err(t.error("name", "\"all\" is reserved for the aggregate of every class; accepted: any other name"));
     }
     let bins = bins(t)?;
-    let queue = queue(t, discipline)?;
+    let queue = queue(t, discipline, nic_priority)?;
     let slos = t.tables("slo")?.into_iter().map(slo).collect::<Result<Vec<_>, _>>()?;
     if let Some(file) = t.string("trace")? {
         let receiver = t.get("receiver", |v| host(v, n_hosts))?;
-        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue, slos });
+        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue, slos, transport: 0 });
     }
     let sizes = sizes(t, dir)?;
     let arrival = arrival(t)?;
@@ -258,7 +263,7 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         return Err(t.error("exact_load", "needs messages = N (the sample whose load is made exact); accepted: exact_load with messages"));
     }
     let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load };
-    Ok(ClassSpec { name, kind, bins, queue, slos })
+    Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0 })
 }
 
 /// `{ sli = "p99", metric = "slowdown", max_size = "125KB", threshold = 3.0 }`.

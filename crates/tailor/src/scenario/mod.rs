@@ -10,18 +10,19 @@ mod empty;
 pub mod model;
 mod network;
 pub mod overrides;
-pub mod reader;
 pub mod record;
 pub mod scope;
 pub mod transport;
-pub mod units;
+
+pub use crate::input::{reader, units};
 
 pub use classes::{ClassKind, ClassSpec, Offered};
 pub use empty::check_result;
 pub use overrides::Override;
 pub use reader::ScenarioError;
 
-use crate::engine::{self, ClassSetup, TransportConfig};
+use crate::engine::{self, ClassSetup};
+use crate::transport::TransportConfig;
 use crate::net::ids::ClassId;
 use crate::net::topology::NetSpec;
 use crate::sim::{Rate, Time};
@@ -100,7 +101,9 @@ pub struct Scenario {
     pub warmup: Time,
     pub bins: Option<Vec<u64>>,
     pub net: NetSpec,
-    pub transport: TransportConfig,
+    /// The transports the classes use: the scenario's `[transport]` first, if it has
+    /// one, then each class's own `transport` table (`ClassSpec::transport` indexes this).
+    pub transports: Vec<TransportConfig>,
     pub classes: Vec<ClassSpec>,
     /// The host link rate (every topology has one).
     pub host_rate: Rate,
@@ -174,13 +177,35 @@ impl Scenario {
         // Before the classes, whose host lists are as long as the topology is wide.
         let n_classes = doc.get("class").and_then(toml::Value::as_array).map_or(1, Vec::len);
         network::check_fits(&net, n_classes, file)?;
-        let mut tr = root.table("transport")?.ok_or_else(|| root.error("transport", "missing; accepted: a [transport] table (every scenario needs one)"))?;
-        let transport = transport::parse(&mut tr, &net)?;
-        tr.finish()?;
+        let mut transports = Vec::new();
+        let default_transport = match root.table("transport")? {
+            Some(mut tr) => {
+                transports.push(transport::parse(&mut tr, &net)?);
+                tr.finish()?;
+                Some(0)
+            }
+            None => None,
+        };
         let n_hosts = net.shape.host_count();
         let mut classes = Vec::new();
         for (i, mut t) in root.tables("class")?.into_iter().enumerate() {
-            let c = classes::parse(&mut t, i, n_hosts, dir, net.classes.discipline)?;
+            let nic_priority = matches!(net.nic, crate::net::topology::NicQueue::Priority(_));
+            let mut c = classes::parse(&mut t, i, n_hosts, dir, net.classes.discipline, nic_priority)?;
+            if let Some(levels) = packet_levels(&net) {
+                if c.queue.priority >= levels {
+                    return Err(t.error("priority", format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", c.queue.priority, levels - 1)));
+                }
+            }
+            c.transport = match t.table("transport")? {
+                Some(mut tr) => {
+                    transports.push(transport::parse(&mut tr, &net)?);
+                    tr.finish()?;
+                    transports.len() - 1
+                }
+                None => default_transport.ok_or_else(|| {
+                    root.error("transport", format!("missing; accepted: a [transport] table (the transport of every class without a transport table of its own, as class[{i}])"))
+                })?,
+            };
             t.finish()?;
             if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
                 return Err(root.error("class", format!("two classes are named \"{}\"; accepted: distinct names", c.name)));
@@ -188,6 +213,9 @@ impl Scenario {
             classes.push(c);
         }
         if classes.is_empty() {
+            if default_transport.is_none() {
+                return Err(root.error("transport", "missing; accepted: a [transport] table (every scenario needs one)"));
+            }
             return Err(root.error("class", "missing; accepted: at least one [[class]]"));
         }
         let endless = classes.iter().position(|c| matches!(c.kind, ClassKind::Generated { count: None, until: None, .. }));
@@ -202,9 +230,27 @@ impl Scenario {
         apply_queues(&mut net, &classes);
         let host_rate = host_rate(&net);
         let traces = Vec::new();
-        let mut sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transport, classes, host_rate, model, record, traces };
+        let mut sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transports, classes, host_rate, model, record, traces };
         sc.check_offered()?;
         Ok(sc)
+    }
+
+    /// The transport of class `class`.
+    pub fn transport_of(&self, class: usize) -> &TransportConfig {
+        &self.transports[self.classes[class].transport]
+    }
+
+    /// The names of the transports in use, in class order, each once ("dctcp",
+    /// "dctcp+raw").
+    pub fn transport_names(&self) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for c in &self.classes {
+            let n = self.transports[c.transport].name();
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        names.join("+")
     }
 
     /// The engine configuration of this scenario with `seed`.
@@ -216,12 +262,19 @@ impl Scenario {
         for (i, c) in self.classes.iter().enumerate() {
             let bins = self.bins_of(c);
             all_bins.extend_from_slice(&bins);
-            classes.push(ClassSetup { name: c.name.clone(), source: self.source(i, seed)?, bins, slos: c.slos.clone() });
+            classes.push(ClassSetup {
+                name: c.name.clone(),
+                source: self.source(i, seed)?,
+                bins,
+                slos: c.slos.clone(),
+                transport: c.transport,
+                priority: c.queue.priority as u8,
+            });
         }
         let overall_bins = self.bins.clone().unwrap_or(all_bins);
         Ok(engine::Config {
             net,
-            transport: self.transport,
+            transports: self.transports.clone(),
             classes,
             overall_bins,
             seed,
@@ -281,6 +334,17 @@ impl Scenario {
     }
 }
 
+/// The fewest priority levels of the ports that queue by packet priority, if any do.
+fn packet_levels(net: &NetSpec) -> Option<usize> {
+    use crate::net::topology::{Discipline, NicQueue};
+    let switch = (net.classes.discipline == Discipline::Priority).then_some(net.classes.levels);
+    let nic = match net.nic {
+        NicQueue::Priority(l) => Some(l),
+        _ => None,
+    };
+    switch.into_iter().chain(nic).min()
+}
+
 /// Copies each class's queue settings into the switch ports' class policy.
 fn apply_queues(net: &mut NetSpec, classes: &[ClassSpec]) {
     use crate::net::topology::Discipline;
@@ -288,7 +352,7 @@ fn apply_queues(net: &mut NetSpec, classes: &[ClassSpec]) {
     p.queue_of = classes
         .iter()
         .enumerate()
-        .map(|(i, c)| if p.discipline == Discipline::StrictPriority { c.queue.priority } else { i })
+        .map(|(i, c)| if matches!(p.discipline, Discipline::StrictPriority | Discipline::Priority) { c.queue.priority } else { i })
         .collect();
     p.weights = classes.iter().map(|c| c.queue.weight).collect();
     p.ecn = classes.iter().map(|c| c.queue.ecn_threshold).collect();

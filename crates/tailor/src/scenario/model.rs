@@ -12,11 +12,10 @@
 use super::reader::{ScenarioError, Table};
 use super::scope::Bottleneck;
 use super::Scenario;
-use crate::engine::TransportConfig;
 use crate::model::{CcParams, ModelConfig, Sharing};
 use crate::net::topology::{Discipline, LinkSpec, Shape};
 use crate::sim::Time;
-use crate::transport::tcp::Flavor;
+use crate::transport::ModelFamily;
 
 /// What `[model]` sets; None keeps the preset's value.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -101,7 +100,7 @@ pub fn parse(t: Option<Table>, shape: &Shape) -> Result<ModelSpec, ScenarioError
     Ok(spec)
 }
 
-fn error(sc: &Scenario, path: &str, message: impl Into<String>) -> ScenarioError {
+fn error(sc: &Scenario, path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
     ScenarioError { file: sc.file.clone(), path: path.into(), message: message.into() }
 }
 
@@ -126,8 +125,12 @@ pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
 /// The model of `sc` and the link it stands for.
 pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioError> {
     let bottleneck = super::scope::bottleneck(sc)?;
-    let mut cc = match sc.transport {
-        TransportConfig::Tcp(c) if matches!(c.flavor, Flavor::Dctcp { .. }) => {
+    // One model stands for every class, so every class must use the one transport.
+    if let Some(i) = sc.classes.iter().position(|c| c.transport != sc.classes[0].transport) {
+        return Err(error(sc, format!("class[{i}].transport"), format!("differs from class[0]'s ({} and {}); accepted: one transport for every class with the model engine (it models one congestion control for all)", sc.transport_of(i).name(), sc.transport_of(0).name())));
+    }
+    let mut cc = match sc.transport_of(0).model_family() {
+        Some(ModelFamily::Dctcp) => {
             let mut p = CcParams::SWP_D;
             if let Some(k) = bottleneck.ecn_threshold {
                 p.q0 = k as f64;
@@ -135,12 +138,9 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
             p
         }
         // HPCC maps to SWP-H with the transport's own target utilization.
-        TransportConfig::Tcp(c) if matches!(c.flavor, Flavor::Hpcc(_)) => {
-            let Flavor::Hpcc(h) = c.flavor else { unreachable!() };
-            CcParams { eta: h.eta, ..CcParams::SWP_H }
-        }
-        _ if sc.model.preset.is_some() => CcParams::SWP_D,
-        _ => {
+        Some(ModelFamily::Hpcc { eta }) => CcParams { eta, ..CcParams::SWP_H },
+        None if sc.model.preset.is_some() => CcParams::SWP_D,
+        None => {
             return Err(error(sc, "transport.kind", "the model engine models DCTCP (preset SWP-D) and HPCC (SWP-H); for another transport give [model] preset = \"swp-d\" or \"swp-h\""));
         }
     };
@@ -157,7 +157,8 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     let p = &sc.net.classes;
     let sharing = match p.discipline {
         Discipline::Fifo => Sharing::Fifo,
-        Discipline::StrictPriority => Sharing::Priority(p.queue_of.clone()),
+        // Every transport the model runs leaves the level to the class (its `priority`).
+        Discipline::StrictPriority | Discipline::Priority => Sharing::Priority(p.queue_of.clone()),
         Discipline::RoundRobin => Sharing::Weighted { weights: vec![1.0; sc.classes.len()], per_flow_fair: false },
         Discipline::Drr | Discipline::Wfq => Sharing::Weighted { weights: p.weights.clone(), per_flow_fair: false },
         Discipline::Hierarchical => Sharing::Weighted { weights: p.weights.clone(), per_flow_fair: true },

@@ -1,6 +1,8 @@
 //! `[topology]`, `[switch]`, `[host]` and `[routing]`.
 
 use super::reader::{ScenarioError, Table};
+use crate::net::port::Overflow;
+use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
 use crate::net::ids::PortId;
 use crate::net::routing::PathChoice;
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
@@ -90,9 +92,20 @@ pub struct SwitchPart {
     pub ecn_threshold: Option<u64>,
     pub discipline: Discipline,
     pub quantum: u64,
+    pub levels: usize,
+    pub overflow: Overflow,
 }
 
-pub const SCHEDULERS: &[&str] = &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical"];
+pub const SCHEDULERS: &[&str] = &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical", "priority"];
+
+/// `priority_levels`: how many levels a port queueing by packet priority keeps.
+fn levels(t: &mut Table, used: bool, what: &str) -> Result<usize, ScenarioError> {
+    let n = t.int("priority_levels", 1, MAX_LEVELS as i64)?;
+    if n.is_some() && !used {
+        return Err(t.error("priority_levels", format!("is only used with {what} = \"priority\"; accepted: no priority_levels otherwise")));
+    }
+    Ok(n.map_or(DEFAULT_LEVELS, |n| n as usize))
+}
 
 pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
     let mut part = SwitchPart {
@@ -101,6 +114,8 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
         ecn_threshold: None,
         discipline: Discipline::Fifo,
         quantum: 1502,
+        levels: DEFAULT_LEVELS,
+        overflow: Overflow::Drop,
     };
     let Some(mut t) = t else { return Ok(part) };
     part.delay = t.time("delay")?.unwrap_or(Time::ZERO);
@@ -110,8 +125,10 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
         Some("round_robin") => Discipline::RoundRobin,
         Some("drr") => Discipline::Drr,
         Some("wfq") => Discipline::Wfq,
+        Some("priority") => Discipline::Priority,
         Some(_) => Discipline::Hierarchical,
     };
+    part.levels = levels(&mut t, part.discipline == Discipline::Priority, "scheduler")?;
     if let Some(q) = t.size("quantum")? {
         if !matches!(part.discipline, Discipline::Drr | Discipline::Hierarchical) {
             return Err(t.error("quantum", "is only used with scheduler = \"drr\" or \"hierarchical\"; accepted: no quantum with this scheduler"));
@@ -132,6 +149,14 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
             alpha: t.float("alpha", 1.0 / 64.0, 64.0)?.unwrap_or(1.0),
         },
     };
+    part.overflow = match t.choice("overflow", &["drop", "trim", "evict"])?.as_deref() {
+        None | Some("drop") => Overflow::Drop,
+        Some("trim") => Overflow::Trim,
+        Some(_) if part.discipline != Discipline::Priority => {
+            return Err(t.error("overflow", "\"evict\" is only used with scheduler = \"priority\" (it evicts a packet of a less important level); accepted: \"drop\", \"trim\", or scheduler = \"priority\""));
+        }
+        Some(_) => Overflow::Evict,
+    };
     t.finish()?;
     Ok(part)
 }
@@ -140,16 +165,22 @@ pub struct HostPart {
     pub tx_delay: Time,
     pub rx_delay: Time,
     pub nic: NicQueue,
+    pub nic_depth: Option<u32>,
 }
 
 pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
-    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic: NicQueue::Fifo };
+    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
     part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
-    if t.choice("nic", &["fifo", "round_robin"])?.as_deref() == Some("round_robin") {
-        part.nic = NicQueue::FlowRoundRobin;
-    }
+    let nic = t.choice("nic", &["fifo", "round_robin", "priority"])?;
+    let levels = levels(&mut t, nic.as_deref() == Some("priority"), "nic")?;
+    part.nic = match nic.as_deref() {
+        Some("round_robin") => NicQueue::FlowRoundRobin,
+        Some("priority") => NicQueue::Priority(levels),
+        _ => NicQueue::Fifo,
+    };
+    part.nic_depth = t.int("nic_depth", 1, 1 << 20)?.map(|n| n as u32);
     t.finish()?;
     Ok(part)
 }
@@ -165,7 +196,7 @@ pub fn routing(t: Option<Table>) -> Result<PathChoice, ScenarioError> {
 }
 
 pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, seed: u64) -> NetSpec {
-    let classes = ClassPolicy { discipline: sw.discipline, quantum: sw.quantum, ..ClassPolicy::default() };
+    let classes = ClassPolicy { discipline: sw.discipline, quantum: sw.quantum, levels: sw.levels, ..ClassPolicy::default() };
     NetSpec {
         shape,
         switch_delay: sw.delay,
@@ -174,6 +205,8 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         host_tx_delay: h.tx_delay,
         host_rx_delay: h.rx_delay,
         nic: h.nic,
+        nic_depth: h.nic_depth,
+        overflow: sw.overflow,
         paths,
         classes,
         seed,

@@ -1,22 +1,148 @@
-//! Transports as sans-IO state machines (quinn-proto style).
+//! Transports as sans-IO state machines, one endpoint per host (quinn-proto style).
 //!
-//! An endpoint is fed inputs — the message to send, a packet that arrived, a timer that
-//! fired — with the current time, and is polled for outputs: packets to transmit, its
-//! next deadline, whether the message completed. It never sees the event queue or the
-//! network, so tests drive it with scripted exchanges (see `tcp::tests`).
+//! A transport is two things:
+//! - a [`Transport`]: its configuration, read from a scenario table by its registry
+//!   entry (`registry`), which builds endpoints, computes a message's ideal latency and
+//!   tells the fast model and the advisor what they need to know of it;
+//! - an [`Endpoint`] per host that uses it: one state machine that sees all of its
+//!   host's messages of that transport. It is fed inputs — a message to send, a packet
+//!   that arrived, one of its own timers that fired — with the current time, and polled
+//!   for outputs: its next packet (only when its host's NIC has room), timers to arm, and
+//!   the messages it completed. It never sees the event queue or the network, so tests
+//!   drive it with scripted exchanges (`tcp::tests`, `raw`).
+//!
+//! Adding a transport is a folder here and a line in `registry::TRANSPORTS`
+//! (docs/architecture.md, "Add a transport"; `raw` is the worked example).
 
+pub mod path;
 pub mod raw;
+pub mod registry;
 pub mod tcp;
 
-use crate::net::packet::{Ecn, Header};
+use crate::net::ids::{ClassId, ConnId, HostId};
+use crate::net::int::Stack;
+use crate::net::packet::{Ecn, Flags, Header, Packet, Priority};
+use crate::net::topology::NetSpec;
+use crate::sim::Time;
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
 
-/// A packet an endpoint wants sent; the engine adds addresses and the class.
+/// A transport's configuration as a scenario gives it; shared by every endpoint it builds.
+pub type TransportConfig = Arc<dyn Transport>;
+
+/// A configured transport.
+pub trait Transport: fmt::Debug + Send + Sync {
+    /// Its `kind` in a scenario's `[transport]` table (and in `summary.json`).
+    fn name(&self) -> &'static str;
+    /// The endpoint of one host.
+    fn endpoint(&self, host: HostId) -> Box<dyn Endpoint>;
+    /// The latency of a message of `size` bytes alone in the empty network on `path`
+    /// (DESIGN.md, "Ideal latency and slowdown").
+    fn ideal(&self, path: &path::Path, size: u64) -> Time;
+    /// True if its packets collect in-band telemetry (the ports then stamp it).
+    fn collects_telemetry(&self) -> bool {
+        false
+    }
+    /// The same transport on links `factor` times faster than `net`'s (the advisor's
+    /// re-check): what is sized in packets or bytes per round trip scales with the links.
+    fn scaled(&self, factor: f64, net: &NetSpec) -> TransportConfig;
+    /// The congestion-control family the SWP fast model has a preset for, if any.
+    fn model_family(&self) -> Option<ModelFamily> {
+        None
+    }
+    /// For tests and tools that need the concrete configuration.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// What the fast model knows how to stand for (docs/model.md, "Presets").
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum ModelFamily {
+    /// ECN-marking window control: preset SWP-D.
+    Dctcp,
+    /// Telemetry-driven window control with target utilization `eta`: preset SWP-H.
+    Hpcc { eta: f64 },
+}
+
+/// A message as its endpoints know it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub conn: ConnId,
+    pub class: ClassId,
+    pub src: HostId,
+    pub dst: HostId,
+    /// Message bytes (the receiver reads it as a length field a header would carry).
+    pub size: u64,
+    pub start: Time,
+}
+
+pub use crate::sim::TimerKey;
+
+/// A packet an endpoint wants sent; the engine adds the addresses and the class from
+/// the message `conn` belongs to.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Transmit {
+    pub conn: ConnId,
     pub hdr: Header,
     pub wire_bytes: u32,
+    /// Message bytes carried.
+    pub payload: u32,
     pub ecn: Ecn,
-    /// The INT stack the packet starts with: an empty one on HPCC data (the ports fill
-    /// it), the echoed one on HPCC ACKs; None for packets without telemetry.
-    pub int: Option<crate::net::int::Stack>,
+    /// The priority level the transport chooses; None takes the class's fixed level.
+    pub prio: Option<Priority>,
+    pub flags: Flags,
+    /// The INT stack the packet starts with (HPCC), if any.
+    pub int: Option<Stack>,
+}
+
+/// One host's state machine for one transport.
+pub trait Endpoint: Send {
+    /// A message this host sends.
+    fn on_message(&mut self, now: Time, msg: &Message);
+    /// A packet for this host of a message still active, with its INT stack if any.
+    fn on_packet(&mut self, now: Time, msg: &Message, pkt: &Packet, int: Option<&Stack>);
+    /// A timer this endpoint armed fired (it may be stale: the endpoint decides).
+    fn on_timer(&mut self, now: Time, key: TimerKey);
+    /// The message is complete (either end reported it): forget its state.
+    fn on_finished(&mut self, conn: ConnId);
+    /// The next packet to hand to the NIC; asked only while the NIC has room.
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit>;
+    /// A timer to arm: the engine calls `on_timer(key)` at that time.
+    fn poll_timer(&mut self) -> Option<(TimerKey, Time)>;
+    /// A message this endpoint saw complete.
+    fn poll_completed(&mut self) -> Option<ConnId>;
+    /// Adds its counters (for `summary.json`'s `transport_counters`).
+    fn counters(&self, out: &mut Counters) {
+        let _ = out;
+    }
+}
+
+/// Named transport counters, summed across endpoints, in the order first added.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters(Vec<(&'static str, u64)>);
+
+impl Counters {
+    pub fn add(&mut self, name: &'static str, value: u64) {
+        match self.0.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => *v += value,
+            None => self.0.push((name, value)),
+        }
+    }
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+impl serde::Serialize for Counters {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
 }

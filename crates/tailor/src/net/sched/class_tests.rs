@@ -3,31 +3,19 @@
 use super::classes::{quanta, Classifier, Drr, RoundRobin, StrictPriority, Wfq};
 use super::hier::Hierarchical;
 use super::Scheduler;
-use crate::net::ids::{ClassId, ConnId, HostId};
-use crate::net::packet::{Ecn, Header, Packet};
+use crate::net::ids::{ClassId, ConnId};
+use crate::net::packet::{Header, Packet};
 use crate::sim::rng::stream;
 use crate::sim::Time;
 use rand::Rng;
 
 fn pkt(class: usize, conn: u32, size: u32, seq: u64) -> Packet {
-    Packet {
-        conn: ConnId { slot: conn, gen: 0 },
-        src: HostId::new(0),
-        dst: HostId::new(1),
-        class: ClassId::new(class),
-        wire_bytes: size,
-        ecn: Ecn::NotEct,
-        hdr: Header::Raw { offset: seq, len: size },
-        int: None,
-    }
+    Packet::scripted(ConnId { slot: conn, gen: 0 }, ClassId::new(class), size, Header([seq, 0, 0]))
 }
 
 /// A packet's identity in these tests: (class, connection, sequence).
 fn id(p: &Packet) -> (usize, u32, u64) {
-    match p.hdr {
-        Header::Raw { offset, .. } => (p.class.index(), p.conn.slot, offset),
-        _ => unreachable!(),
-    }
+    (p.class.index(), p.conn.slot, p.hdr.0[0])
 }
 
 fn drain(s: &mut dyn Scheduler) -> Vec<(usize, u32, u64)> {

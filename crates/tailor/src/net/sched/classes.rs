@@ -95,6 +95,15 @@ macro_rules! queue_accessors {
         fn queue_bytes(&self, class: ClassId) -> u64 {
             self.queues.queue_bytes(class)
         }
+        fn queues(&self) -> usize {
+            self.queues.q.len()
+        }
+        fn queue_of(&self, pkt: &Packet) -> usize {
+            self.queues.classifier.queue(pkt.class)
+        }
+        fn bytes_in(&self, queue: usize) -> u64 {
+            self.queues.bytes.get(queue).copied().unwrap_or(0)
+        }
     };
 }
 

@@ -124,4 +124,13 @@ impl Scheduler for Hierarchical {
     fn queue_bytes(&self, class: ClassId) -> u64 {
         self.classes[self.classifier.queue(class)].conns.bytes()
     }
+    fn queues(&self) -> usize {
+        self.classes.len()
+    }
+    fn queue_of(&self, pkt: &Packet) -> usize {
+        self.classifier.queue(pkt.class)
+    }
+    fn bytes_in(&self, queue: usize) -> u64 {
+        self.classes.get(queue).map_or(0, |c| c.conns.bytes())
+    }
 }

@@ -9,6 +9,7 @@
 
 pub mod classes;
 pub mod hier;
+pub mod priority;
 #[cfg(test)]
 mod class_tests;
 
@@ -34,6 +35,38 @@ pub trait Scheduler: Send {
     }
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+    /// Bytes waiting in the queue `pkt` joins (what markers and limits compare against).
+    fn queue_bytes_of(&self, pkt: &Packet) -> u64 {
+        self.queue_bytes(pkt.class)
+    }
+    /// How many queues it keeps, which one a packet joins, and the bytes in each: a
+    /// read-only view for stages and tests (a single-queue scheduler has queue 0).
+    fn queues(&self) -> usize {
+        1
+    }
+    fn queue_of(&self, pkt: &Packet) -> usize {
+        let _ = pkt;
+        0
+    }
+    fn bytes_in(&self, queue: usize) -> u64 {
+        if queue == 0 {
+            self.bytes()
+        } else {
+            0
+        }
+    }
+    /// When `dequeue` returned nothing although packets wait: the time it will have one
+    /// (a pacer's or a timeslot's next opening). The port then wakes itself at that time.
+    fn wake_at(&self, now: Time) -> Option<Time> {
+        let _ = now;
+        None
+    }
+    /// Takes out a queued packet that matters less than `arriving`, to make room for it
+    /// (the `evict` overflow verdict); None if no queued packet matters less.
+    fn evict_for(&mut self, arriving: &Packet) -> Option<Packet> {
+        let _ = arriving;
+        None
     }
 }
 
@@ -155,20 +188,11 @@ impl Scheduler for FlowRoundRobin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::ids::{ClassId, HostId};
-    use crate::net::packet::{Ecn, Header};
+    use crate::net::ids::ClassId;
+    use crate::net::packet::Header;
 
     fn pkt(slot: u32, offset: u64) -> Packet {
-        Packet {
-            conn: ConnId { slot, gen: 0 },
-            src: HostId::new(0),
-            dst: HostId::new(1),
-            class: ClassId::new(0),
-            wire_bytes: 100,
-            ecn: Ecn::NotEct,
-            hdr: Header::Raw { offset, len: 46 },
-            int: None,
-        }
+        Packet::scripted(ConnId { slot, gen: 0 }, ClassId::new(0), 100, Header([offset, 0, 0]))
     }
 
     #[test]

@@ -8,7 +8,8 @@ use super::hpcc::Params;
 use super::{Config, Flavor, Receiver, Sender};
 use crate::net::ids::PortId;
 use crate::net::int::{Hop, Stack};
-use crate::net::packet::{Ecn, Header};
+use crate::net::packet::Ecn;
+use super::segment::Segment;
 use crate::sim::{Rate, Time};
 
 const MSS: u64 = 1000;
@@ -32,7 +33,7 @@ fn int(at: u64, tx: u64, qlen: u64) -> Stack {
 }
 
 fn ack(s: &mut Sender, now: Time, ack: u64, stack: &Stack) {
-    s.handle_packet(now, &Header::TcpAck { ack, ece: false, ts_echo: Time::ZERO }, Some(stack));
+    s.handle_packet(now, &Segment::Ack { ack, ece: false, ts_echo: Time::ZERO }, Some(stack));
 }
 
 /// Sends everything the window and the pacing allow from `now` until `until`; returns
@@ -41,7 +42,7 @@ fn send_until(s: &mut Sender, mut now: Time, until: Time) -> Vec<Time> {
     let mut times = Vec::new();
     loop {
         while let Some(t) = s.poll_transmit(now) {
-            assert!(matches!(t.hdr, Header::TcpData { .. }));
+            assert!(matches!(t.seg, Segment::Data { .. }));
             assert_eq!(t.int, Some(Stack::default()), "data starts with an empty INT stack");
             assert_eq!(t.ecn, Ecn::NotEct);
             times.push(now);
@@ -169,9 +170,9 @@ fn one_packet_may_enter_an_empty_pipe_whatever_the_window() {
 fn the_receiver_echoes_the_stack_of_the_latest_segment() {
     let mut r = Receiver::new(cfg(TX), 10 * MSS);
     let stack = int(3, 7, 9);
-    r.handle_packet(Time::ZERO, &Header::TcpData { seq: 0, len: MSS as u32, ts: Time::ZERO }, Ecn::NotEct, Some(&stack));
+    r.handle_packet(Time::ZERO, &Segment::Data { seq: 0, len: MSS as u32, ts: Time::ZERO }, Ecn::NotEct, Some(&stack));
     let a = r.poll_transmit().expect("an ACK");
-    assert!(matches!(a.hdr, Header::TcpAck { ack: MSS, .. }));
+    assert!(matches!(a.seg, Segment::Ack { ack: MSS, .. }));
     assert_eq!(a.int, Some(stack));
     assert_eq!(a.wire_bytes, 50);
 }

@@ -10,20 +10,65 @@
 //! An HPCC sender sets its window from the INT stack each ACK echoes and paces at W / T.
 
 pub mod cc;
+pub mod endpoint;
 pub mod hpcc;
 pub mod receiver;
 pub mod rtt;
+pub mod segment;
 pub mod sender;
+pub mod table;
 
 #[cfg(test)]
 mod hpcc_tests;
 #[cfg(test)]
 mod tests;
 
+pub use endpoint::TcpEndpoint;
 pub use receiver::Receiver;
+pub use segment::Segment;
 pub use sender::Sender;
 
-use crate::sim::Time;
+use crate::measure::ideal::{last_ack, Train};
+use crate::net::ids::HostId;
+use crate::net::topology::NetSpec;
+use crate::sim::{Rate, Time};
+use crate::transport::path::{base_rtt, Path};
+use crate::transport::registry::Entry;
+use crate::transport::{Endpoint, ModelFamily, Transport, TransportConfig};
+use std::sync::Arc;
+
+/// The registry entries of the family (`transport::registry`).
+pub const NEWRENO: Entry = Entry {
+    name: "tcp",
+    about: "TCP NewReno (RFC 5681, RFC 6582), one connection per message",
+    keys: &COMMON_KEYS,
+    parse: table::newreno,
+};
+pub const DCTCP: Entry = Entry {
+    name: "dctcp",
+    about: "DCTCP (RFC 8257): ECN-marked fraction cuts the window",
+    keys: &DCTCP_KEYS,
+    parse: table::dctcp,
+};
+pub const HPCC: Entry = Entry {
+    name: "hpcc",
+    about: "HPCC (SIGCOMM 2019): window and pacing from in-band telemetry",
+    keys: &HPCC_KEYS,
+    parse: table::hpcc,
+};
+
+const COMMON_KEYS: [&str; 12] = [
+    "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
+    "initial_rto", "clock_granularity", "handshake",
+];
+const DCTCP_KEYS: [&str; 14] = [
+    "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
+    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake",
+];
+const HPCC_KEYS: [&str; 14] = [
+    "kind", "mss", "header", "int_header", "init_cwnd", "w_ai", "eta", "max_stage", "delayed_ack",
+    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake",
+];
 
 /// Which congestion controller the sender runs.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -66,5 +111,64 @@ pub struct Config {
 impl Config {
     pub fn ecn_capable(&self) -> bool {
         matches!(self.flavor, Flavor::Dctcp { .. })
+    }
+}
+
+impl Transport for Config {
+    fn name(&self) -> &'static str {
+        match self.flavor {
+            Flavor::NewReno => NEWRENO.name,
+            Flavor::Dctcp { .. } => DCTCP.name,
+            Flavor::Hpcc(_) => HPCC.name,
+        }
+    }
+
+    fn endpoint(&self, host: HostId) -> Box<dyn Endpoint> {
+        Box::new(TcpEndpoint::new(*self, host))
+    }
+
+    /// The last ACK of the message (ns-3's FCT), after the handshake's round trip if
+    /// there is one (docs/ideal-latency.md).
+    fn ideal(&self, p: &Path, size: u64) -> Time {
+        let (mss, hdr) = (self.mss as u64, self.header as u64);
+        let every = if self.delayed_ack { 2 } else { 1 };
+        let mut t = p.src_tx_delay + last_ack(&p.fwd, &p.rev, Train::of(size, mss, hdr), hdr, every, p.dst_tx_delay);
+        if self.handshake {
+            t += p.src_tx_delay + last_ack(&p.fwd, &p.rev, Train::of(0, mss, hdr), hdr, 1, p.dst_tx_delay);
+        }
+        t
+    }
+
+    fn collects_telemetry(&self) -> bool {
+        matches!(self.flavor, Flavor::Hpcc(_))
+    }
+
+    /// Windows given in segments (and HPCC's window, additive step and line rate) scale
+    /// with the link, so a window of one BDP stays one BDP; HPCC's T is recomputed on
+    /// the scaled network.
+    fn scaled(&self, factor: f64, net: &NetSpec) -> TransportConfig {
+        let mut c = *self;
+        let times = |x: u64| ((x as f64 * factor).ceil() as u64).max(1);
+        c.init_cwnd = times(c.init_cwnd as u64) as u32;
+        c.max_cwnd = c.max_cwnd.map(|m| times(m as u64) as u32);
+        if let Flavor::Hpcc(h) = &mut c.flavor {
+            h.line_rate = Rate::from_bps((h.line_rate.bps() as f64 * factor).round() as u64);
+            h.w_init = times(h.w_init);
+            h.w_ai = times(h.w_ai);
+            h.base_rtt = base_rtt(net, c.mss as u64, c.header as u64);
+        }
+        Arc::new(c)
+    }
+
+    fn model_family(&self) -> Option<ModelFamily> {
+        match self.flavor {
+            Flavor::NewReno => None,
+            Flavor::Dctcp { .. } => Some(ModelFamily::Dctcp),
+            Flavor::Hpcc(h) => Some(ModelFamily::Hpcc { eta: h.eta }),
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }

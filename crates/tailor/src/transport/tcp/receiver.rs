@@ -10,9 +10,9 @@
 
 use super::Config;
 use crate::net::int::Stack;
-use crate::net::packet::{Ecn, Header};
+use crate::net::packet::Ecn;
 use crate::sim::Time;
-use crate::transport::Transmit;
+use super::segment::{Out, Segment};
 use std::collections::VecDeque;
 
 pub struct Receiver {
@@ -21,7 +21,7 @@ pub struct Receiver {
     rcv_nxt: u64,
     /// Received ranges above `rcv_nxt`, sorted and disjoint.
     above: Vec<(u64, u64)>,
-    out: VecDeque<Transmit>,
+    out: VecDeque<Out>,
     /// In-order segments received and not yet acknowledged (delayed ACKs).
     unacked: u32,
     ce_state: bool,
@@ -55,18 +55,18 @@ impl Receiver {
     }
 
     /// A packet for this receiver arrived, with its INT stack if it collected one.
-    pub fn handle_packet(&mut self, now: Time, hdr: &Header, ecn: Ecn, int: Option<&Stack>) {
-        match *hdr {
-            Header::TcpSyn { ts } => {
-                let t = Transmit {
-                    hdr: Header::TcpSynAck { ts_echo: ts },
+    pub fn handle_packet(&mut self, now: Time, seg: &Segment, ecn: Ecn, int: Option<&Stack>) {
+        match *seg {
+            Segment::Syn { ts } => {
+                let t = Out {
+                    seg: Segment::SynAck { ts_echo: ts },
                     wire_bytes: self.cfg.header,
                     ecn: self.ack_ecn(),
                     int: None,
                 };
                 self.out.push_back(t);
             }
-            Header::TcpData { seq, len, ts } => {
+            Segment::Data { seq, len, ts } => {
                 if int.is_some() {
                     self.int_echo = int.copied();
                 }
@@ -139,13 +139,13 @@ impl Receiver {
     }
 
     fn push_ack(&mut self, ece: bool) {
-        let hdr = Header::TcpAck { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo };
-        self.out.push_back(Transmit { hdr, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo });
+        let seg = Segment::Ack { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo };
+        self.out.push_back(Out { seg, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo });
         self.unacked = 0;
         self.delack_at = None;
     }
 
-    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+    pub fn poll_transmit(&mut self) -> Option<Out> {
         self.out.pop_front()
     }
 

@@ -15,9 +15,9 @@ use super::hpcc::Control;
 use super::rtt::RttEstimator;
 use super::{Config, Flavor};
 use crate::net::int::Stack;
-use crate::net::packet::{Ecn, Header};
+use crate::net::packet::Ecn;
 use crate::sim::Time;
-use crate::transport::Transmit;
+use super::segment::{Out, Segment};
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum State {
@@ -140,11 +140,11 @@ impl Sender {
     }
 
     /// The next packet to put on the wire, if the window allows one.
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Out> {
         if let State::Connecting { syn_due: true } = self.state {
             self.state = State::Connecting { syn_due: false };
             self.arm_rto(now);
-            return Some(self.packet(Header::TcpSyn { ts: now }, 0));
+            return Some(self.packet(Segment::Syn { ts: now }, 0));
         }
         if matches!(self.state, State::Connecting { .. } | State::Done) {
             return None;
@@ -183,10 +183,10 @@ impl Sender {
         self.in_flight() + len <= self.cwnd || (self.hpcc.is_some() && self.in_flight() == 0)
     }
 
-    fn segment(&mut self, now: Time, seq: u64) -> Transmit {
+    fn segment(&mut self, now: Time, seq: u64) -> Out {
         let len = self.mss().min(self.size - seq) as u32;
         self.stats.data_packets += 1;
-        let mut t = self.packet(Header::TcpData { seq, len, ts: now }, len);
+        let mut t = self.packet(Segment::Data { seq, len, ts: now }, len);
         if let Some(h) = &self.hpcc {
             t.int = Some(Stack::default());
             self.next_send_at = now + h.gap(t.wire_bytes as u64);
@@ -194,8 +194,8 @@ impl Sender {
         t
     }
 
-    fn packet(&self, hdr: Header, payload: u32) -> Transmit {
-        Transmit { hdr, wire_bytes: payload + self.cfg.header, ecn: self.ecn(), int: None }
+    fn packet(&self, seg: Segment, payload: u32) -> Out {
+        Out { seg, wire_bytes: payload + self.cfg.header, ecn: self.ecn(), int: None }
     }
 
     /// The time at which `handle_timeout` wants to be called: the RTO, or for HPCC the
@@ -224,10 +224,10 @@ impl Sender {
 
     /// A packet for this sender arrived (an ACK or a SYN-ACK), with the INT stack it
     /// echoes if it carries one.
-    pub fn handle_packet(&mut self, now: Time, hdr: &Header, int: Option<&Stack>) {
-        match *hdr {
-            Header::TcpSynAck { ts_echo } => self.on_syn_ack(now, ts_echo),
-            Header::TcpAck { ack, ece, ts_echo } => {
+    pub fn handle_packet(&mut self, now: Time, seg: &Segment, int: Option<&Stack>) {
+        match *seg {
+            Segment::SynAck { ts_echo } => self.on_syn_ack(now, ts_echo),
+            Segment::Ack { ack, ece, ts_echo } => {
                 if let (Some(h), Some(int), false) = (self.hpcc.as_mut(), int, self.completed) {
                     h.on_ack(ack, self.snd_nxt, int);
                 }

@@ -1,9 +1,10 @@
 //! Scripted exchanges and a two-endpoint virtual-time harness for the TCP state machines.
 
 use super::{Config, Flavor, Receiver, Sender};
-use crate::net::packet::{Ecn, Header};
+use crate::net::packet::Ecn;
+use super::segment::Segment;
 use crate::sim::Time;
-use crate::transport::Transmit;
+use super::segment::Out;
 use std::collections::VecDeque;
 
 const MSS: u64 = 1000;
@@ -32,18 +33,18 @@ fn dctcp() -> Flavor {
 }
 
 /// Template: an ACK; the test states only what matters.
-fn ack(ack: u64, ece: bool) -> Header {
-    Header::TcpAck { ack, ece, ts_echo: Time::ZERO }
+fn ack(ack: u64, ece: bool) -> Segment {
+    Segment::Ack { ack, ece, ts_echo: Time::ZERO }
 }
 
-fn data(seq: u64) -> Header {
-    Header::TcpData { seq, len: MSS as u32, ts: Time::ZERO }
+fn data(seq: u64) -> Segment {
+    Segment::Data { seq, len: MSS as u32, ts: Time::ZERO }
 }
 
 fn drain(s: &mut Sender, now: Time) -> Vec<u64> {
     std::iter::from_fn(|| s.poll_transmit(now))
-        .map(|t| match t.hdr {
-            Header::TcpData { seq, .. } => seq,
+        .map(|t| match t.seg {
+            Segment::Data { seq, .. } => seq,
             other => panic!("unexpected {other:?}"),
         })
         .collect()
@@ -64,7 +65,7 @@ fn only_the_tail_may_be_a_partial_segment() {
     let mut c = cfg(Flavor::NewReno);
     c.init_cwnd = 2;
     let mut s = Sender::new(c, 2 * MSS + 10);
-    let sent: Vec<Transmit> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+    let sent: Vec<Out> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
     assert_eq!(sent.len(), 2);
     s.handle_packet(Time::from_us(1), &ack(MSS, false), None);
     let tail = s.poll_transmit(Time::from_us(1)).expect("tail fits");
@@ -79,8 +80,8 @@ fn dctcp_receiver_echoes_ce_on_exactly_the_acks_of_marked_segments() {
     for (i, &ce) in marks.iter().enumerate() {
         let ecn = if ce { Ecn::Ce } else { Ecn::Ect };
         r.handle_packet(Time::from_ns(i as u64), &data(i as u64 * MSS), ecn, None);
-        match r.poll_transmit().expect("one ACK per segment").hdr {
-            Header::TcpAck { ack, ece, .. } => {
+        match r.poll_transmit().expect("one ACK per segment").seg {
+            Segment::Ack { ack, ece, .. } => {
                 assert_eq!(ack, (i as u64 + 1) * MSS);
                 eces.push(ece);
             }
@@ -100,13 +101,13 @@ fn dctcp_delayed_acks_flush_the_old_ce_state_first() {
     assert!(r.poll_transmit().is_none(), "first segment's ACK is delayed");
     r.handle_packet(Time::ZERO, &data(MSS), Ecn::Ce, None);
     // The CE state changed: the unmarked segment is acknowledged at once, without ECE.
-    let first: Vec<Header> = std::iter::from_fn(|| r.poll_transmit()).map(|t| t.hdr).collect();
-    assert_eq!(first, vec![Header::TcpAck { ack: MSS, ece: false, ts_echo: Time::ZERO }]);
+    let first: Vec<Segment> = std::iter::from_fn(|| r.poll_transmit()).map(|t| t.seg).collect();
+    assert_eq!(first, vec![Segment::Ack { ack: MSS, ece: false, ts_echo: Time::ZERO }]);
     // The marked segment's ACK is delayed until the next one, and carries ECE.
     r.handle_packet(Time::ZERO, &data(2 * MSS), Ecn::Ce, None);
-    let acks: Vec<Header> = std::iter::from_fn(|| r.poll_transmit()).map(|t| t.hdr).collect();
+    let acks: Vec<Segment> = std::iter::from_fn(|| r.poll_transmit()).map(|t| t.seg).collect();
     assert_eq!(acks.len(), 1);
-    assert!(matches!(acks[0], Header::TcpAck { ack, ece: true, .. } if ack == 3 * MSS));
+    assert!(matches!(acks[0], Segment::Ack { ack, ece: true, .. } if ack == 3 * MSS));
 }
 
 #[test]
@@ -172,7 +173,7 @@ fn pair(c: Config, size: u64, delay: Time, drop: impl Fn(usize) -> bool) -> (Tim
     let mut s = Sender::new(c, size);
     let mut r = Receiver::new(c, size);
     // (arrival time, to_receiver, packet)
-    let mut wire: VecDeque<(Time, bool, Transmit)> = VecDeque::new();
+    let mut wire: VecDeque<(Time, bool, Out)> = VecDeque::new();
     let mut now = Time::ZERO;
     let mut sent = 0usize;
     for _ in 0..1_000_000 {
@@ -198,9 +199,9 @@ fn pair(c: Config, size: u64, delay: Time, drop: impl Fn(usize) -> bool) -> (Tim
         wire.retain(|w| w.0 > now);
         for (_, fwd, t) in due {
             if fwd {
-                r.handle_packet(now, &t.hdr, t.ecn, t.int.as_ref());
+                r.handle_packet(now, &t.seg, t.ecn, t.int.as_ref());
             } else {
-                s.handle_packet(now, &t.hdr, t.int.as_ref());
+                s.handle_packet(now, &t.seg, t.int.as_ref());
             }
         }
         s.handle_timeout(now);
@@ -254,8 +255,8 @@ fn receiver_reassembles_out_of_order_segments_with_duplicate_acks() {
     let mut r = Receiver::new(cfg(Flavor::NewReno), 4 * MSS);
     let acks = |r: &mut Receiver| -> Vec<u64> {
         std::iter::from_fn(|| r.poll_transmit())
-            .map(|t| match t.hdr {
-                Header::TcpAck { ack, .. } => ack,
+            .map(|t| match t.seg {
+                Segment::Ack { ack, .. } => ack,
                 h => panic!("{h:?}"),
             })
             .collect()

@@ -6,29 +6,9 @@
 
 use super::units;
 use crate::sim::{Rate, Time};
-use std::fmt;
 use toml::Value;
 
-/// A scenario that cannot be run, and exactly where it is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub file: String,
-    /// Dotted key path; empty for errors about the whole file (syntax).
-    pub path: String,
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(f, "{}: {}: {}", self.file, self.path, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
+pub use super::error::ScenarioError;
 
 pub struct Table<'a> {
     file: &'a str,

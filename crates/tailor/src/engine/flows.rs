@@ -1,0 +1,67 @@
+//! The flow table: one entry per active message — its record and the transport it
+//! uses — in slots with a generation each, so that a late packet of a finished message
+//! is recognised as stale when its slot has been reused. The slot and generation are
+//! the packet's `conn` and its ECMP key.
+
+use crate::measure::MessageRecord;
+use crate::net::ids::ConnId;
+use crate::transport::Message;
+
+pub struct Flow {
+    /// The message's record, complete but for its finish time.
+    pub msg: MessageRecord,
+    /// Index of its transport in the run's list.
+    pub transport: usize,
+}
+
+impl Flow {
+    /// The message as its endpoints see it.
+    pub fn message(&self, conn: ConnId) -> Message {
+        let m = &self.msg;
+        Message { conn, class: m.class, src: m.src, dst: m.dst, size: m.size, start: m.start }
+    }
+}
+
+/// Slots of flows with a generation per slot; freed slots are reused.
+#[derive(Default)]
+pub struct FlowTable {
+    slots: Vec<Option<Flow>>,
+    gens: Vec<u32>,
+    free: Vec<u32>,
+    active: usize,
+}
+
+impl FlowTable {
+    pub fn insert(&mut self, flow: Flow) -> ConnId {
+        self.active += 1;
+        if let Some(slot) = self.free.pop() {
+            self.slots[slot as usize] = Some(flow);
+            return ConnId { slot, gen: self.gens[slot as usize] };
+        }
+        self.slots.push(Some(flow));
+        self.gens.push(0);
+        ConnId { slot: (self.slots.len() - 1) as u32, gen: 0 }
+    }
+
+    pub fn get(&self, id: ConnId) -> Option<&Flow> {
+        if self.gens.get(id.slot as usize) != Some(&id.gen) {
+            return None;
+        }
+        self.slots[id.slot as usize].as_ref()
+    }
+
+    pub fn remove(&mut self, id: ConnId) -> Option<Flow> {
+        if self.gens.get(id.slot as usize) != Some(&id.gen) {
+            return None;
+        }
+        let f = self.slots[id.slot as usize].take()?;
+        self.gens[id.slot as usize] = self.gens[id.slot as usize].wrapping_add(1);
+        self.free.push(id.slot);
+        self.active -= 1;
+        Some(f)
+    }
+
+    pub fn active(&self) -> usize {
+        self.active
+    }
+}

@@ -1,0 +1,32 @@
+//! The one list of transports: each entry says how its scenario table is read and what
+//! keys it accepts; the configuration it returns ([`super::Transport`]) builds the
+//! endpoints, computes ideal latency and adds its counters. Nothing else in tailor names
+//! transports (the Python front reads this list through `tailor._core.transports()`).
+
+use super::TransportConfig;
+use crate::input::{ScenarioError, Table};
+use crate::net::topology::NetSpec;
+
+/// A transport as a scenario names it.
+#[derive(Copy, Clone)]
+pub struct Entry {
+    /// Its `kind`.
+    pub name: &'static str,
+    /// One line for listings.
+    pub about: &'static str,
+    /// Every key its table accepts, `kind` included.
+    pub keys: &'static [&'static str],
+    /// Reads the rest of its table (after `kind`).
+    pub parse: fn(&mut Table, &NetSpec) -> Result<TransportConfig, ScenarioError>,
+}
+
+/// Every transport, in the order error messages list them.
+pub const TRANSPORTS: &[Entry] = &[super::tcp::DCTCP, super::tcp::NEWRENO, super::tcp::HPCC, super::raw::ENTRY];
+
+pub fn names() -> Vec<&'static str> {
+    TRANSPORTS.iter().map(|e| e.name).collect()
+}
+
+pub fn find(name: &str) -> Option<&'static Entry> {
+    TRANSPORTS.iter().find(|e| e.name == name)
+}

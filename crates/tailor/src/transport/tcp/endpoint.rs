@@ -1,0 +1,243 @@
+//! One host's TCP: the sending end of each connection it opens and the receiving end of
+//! each connection opened to it, in one endpoint.
+//!
+//! Each end keeps the one timer entry DESIGN.md asks for (its earliest deadline, re-armed
+//! lazily: a later deadline waits for the pending entry to fire, so an RTO restarted by
+//! every ACK costs no heap operation). A [`TimerKey`] is the end's slot and the slot's
+//! timer generation; the generation survives the slot's reuse, so a firing meant for an
+//! earlier end or an earlier deadline is recognised and ignored.
+
+use super::segment::{Out, Segment};
+use super::sender::SenderStats;
+use super::{Config, Receiver, Sender};
+use crate::net::ids::{ConnId, HostId};
+use crate::net::int::Stack;
+use crate::net::packet::{Flags, Packet};
+use crate::sim::Time;
+use crate::transport::{Counters, Endpoint, Message, TimerKey, Transmit};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+enum End {
+    Send(Sender),
+    Recv(Receiver),
+}
+
+struct Half {
+    conn: ConnId,
+    end: End,
+    /// When the pending timer entry fires, if one is pending.
+    timer_at: Option<Time>,
+    /// In `ready` / `dirty` already.
+    ready: bool,
+    dirty: bool,
+}
+
+pub struct TcpEndpoint {
+    cfg: Config,
+    host: HostId,
+    halves: Vec<Option<Half>>,
+    /// Timer generation per slot, kept across reuse.
+    timer_gen: Vec<u32>,
+    free: Vec<u32>,
+    /// (connection, true for the sending end) -> slot.
+    index: FxHashMap<(ConnId, bool), u32>,
+    /// Slots that may have a packet to send, in the order they became so.
+    ready: VecDeque<u32>,
+    /// Slots whose deadline may have moved since the last `poll_timer`.
+    dirty: VecDeque<u32>,
+    completed: VecDeque<ConnId>,
+    /// Sender counters of the connections completed here.
+    stats: SenderStats,
+}
+
+impl TcpEndpoint {
+    pub fn new(cfg: Config, host: HostId) -> TcpEndpoint {
+        TcpEndpoint {
+            cfg,
+            host,
+            halves: Vec::new(),
+            timer_gen: Vec::new(),
+            free: Vec::new(),
+            index: FxHashMap::default(),
+            ready: VecDeque::new(),
+            dirty: VecDeque::new(),
+            completed: VecDeque::new(),
+            stats: SenderStats::default(),
+        }
+    }
+
+    pub fn host(&self) -> HostId {
+        self.host
+    }
+
+    fn insert(&mut self, conn: ConnId, end: End) -> u32 {
+        let sending = matches!(end, End::Send(_));
+        let half = Half { conn, end, timer_at: None, ready: false, dirty: false };
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.halves[s as usize] = Some(half);
+                s
+            }
+            None => {
+                self.halves.push(Some(half));
+                self.timer_gen.push(0);
+                (self.halves.len() - 1) as u32
+            }
+        };
+        self.index.insert((conn, sending), slot);
+        slot
+    }
+
+    /// The end's state changed: it may have packets to send and a new deadline.
+    fn touch(&mut self, slot: u32) {
+        let h = self.halves[slot as usize].as_mut().expect("touching a live end");
+        if !h.ready {
+            h.ready = true;
+            self.ready.push_back(slot);
+        }
+        if !h.dirty {
+            h.dirty = true;
+            self.dirty.push_back(slot);
+        }
+    }
+
+    fn transmit(conn: ConnId, o: Out) -> Transmit {
+        let mut flags = Flags::empty();
+        if o.int.is_some() && o.seg.is_forward() {
+            flags.insert(Flags::COLLECT_INT);
+        }
+        Transmit {
+            conn,
+            hdr: o.seg.encode(),
+            wire_bytes: o.wire_bytes,
+            payload: o.seg.payload(),
+            ecn: o.ecn,
+            prio: None,
+            flags,
+            int: o.int,
+        }
+    }
+}
+
+impl Endpoint for TcpEndpoint {
+    fn on_message(&mut self, _now: Time, msg: &Message) {
+        let slot = self.insert(msg.conn, End::Send(Sender::new(self.cfg, msg.size)));
+        self.touch(slot);
+    }
+
+    /// A trimmed segment (its payload cut by a port) is a loss to TCP: the receiver
+    /// ignores it and the sender recovers as from a drop.
+    fn on_packet(&mut self, now: Time, msg: &Message, pkt: &Packet, int: Option<&Stack>) {
+        let Some(seg) = Segment::decode(&pkt.hdr) else { return };
+        if pkt.is_trimmed() {
+            return;
+        }
+        let sending = !seg.is_forward();
+        let slot = match self.index.get(&(pkt.conn, sending)) {
+            Some(&s) => s,
+            None if !sending => self.insert(pkt.conn, End::Recv(Receiver::new(self.cfg, msg.size))),
+            None => return,
+        };
+        let h = self.halves[slot as usize].as_mut().expect("indexed ends are live");
+        match &mut h.end {
+            End::Recv(r) => r.handle_packet(now, &seg, pkt.ecn, int),
+            End::Send(s) => {
+                let was = s.is_complete();
+                s.handle_packet(now, &seg, int);
+                if s.is_complete() && !was {
+                    let st = s.stats;
+                    self.stats.data_packets += st.data_packets;
+                    self.stats.retransmits += st.retransmits;
+                    self.stats.timeouts += st.timeouts;
+                    self.stats.fast_recoveries += st.fast_recoveries;
+                    self.stats.ecn_cuts += st.ecn_cuts;
+                    self.completed.push_back(pkt.conn);
+                }
+            }
+        }
+        self.touch(slot);
+    }
+
+    fn on_timer(&mut self, now: Time, key: TimerKey) {
+        let (slot, gen) = ((key.0 >> 32) as u32, key.0 as u32);
+        if self.timer_gen.get(slot as usize) != Some(&gen) {
+            return;
+        }
+        let Some(h) = self.halves[slot as usize].as_mut() else { return };
+        h.timer_at = None;
+        match &mut h.end {
+            End::Send(s) => s.handle_timeout(now),
+            End::Recv(r) => r.handle_timeout(now),
+        }
+        self.touch(slot);
+    }
+
+    fn on_finished(&mut self, conn: ConnId) {
+        for sending in [true, false] {
+            if let Some(slot) = self.index.remove(&(conn, sending)) {
+                self.halves[slot as usize] = None;
+                // A firing armed by the end that leaves must not reach the next one.
+                let gen = &mut self.timer_gen[slot as usize];
+                *gen = gen.wrapping_add(1);
+                self.free.push(slot);
+            }
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        while let Some(&slot) = self.ready.front() {
+            if let Some(h) = self.halves[slot as usize].as_mut() {
+                let out = match &mut h.end {
+                    End::Send(s) => s.poll_transmit(now),
+                    End::Recv(r) => r.poll_transmit(),
+                };
+                if let Some(o) = out {
+                    // Sending moves the deadline (the RTO starts with the first packet
+                    // out), also when a bounded NIC pulls long after the input.
+                    if !h.dirty {
+                        h.dirty = true;
+                        self.dirty.push_back(slot);
+                    }
+                    return Some(Self::transmit(h.conn, o));
+                }
+                h.ready = false;
+            }
+            self.ready.pop_front();
+        }
+        None
+    }
+
+    fn poll_timer(&mut self) -> Option<(TimerKey, Time)> {
+        while let Some(slot) = self.dirty.pop_front() {
+            let Some(h) = self.halves[slot as usize].as_mut() else { continue };
+            h.dirty = false;
+            let deadline = match &h.end {
+                End::Send(s) if s.is_complete() => None,
+                End::Send(s) => s.poll_timeout(),
+                End::Recv(r) => r.poll_timeout(),
+            };
+            let Some(d) = deadline else { continue };
+            if h.timer_at.is_none_or(|t| d < t) {
+                h.timer_at = Some(d);
+                let gen = &mut self.timer_gen[slot as usize];
+                *gen = gen.wrapping_add(1);
+                return Some((TimerKey((slot as u64) << 32 | *gen as u64), d));
+            }
+        }
+        None
+    }
+
+    fn poll_completed(&mut self) -> Option<ConnId> {
+        self.completed.pop_front()
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        let s = &self.stats;
+        out.add("data_packets", s.data_packets);
+        out.add("retransmits", s.retransmits);
+        out.add("timeouts", s.timeouts);
+        out.add("fast_recoveries", s.fast_recoveries);
+        out.add("ecn_cuts", s.ecn_cuts);
+    }
+}

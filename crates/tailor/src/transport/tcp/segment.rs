@@ -1,0 +1,97 @@
+//! TCP's header as the network carries it, and the packet a TCP end wants sent.
+//!
+//! A [`Segment`] is encoded into the network's opaque three-word [`Header`]: word 0
+//! holds the kind in its low byte, the length (data) or the ECE bit (ACK) above it;
+//! word 1 the sequence or acknowledgement number; word 2 the timestamp option (TSval,
+//! or TSecr on ACK and SYN-ACK). A header another transport wrote does not decode.
+
+use crate::net::int::Stack;
+use crate::net::packet::{Ecn, Header};
+use crate::sim::Time;
+
+/// What a TCP packet carries.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Segment {
+    /// A data segment: bytes `[seq, seq + len)` of the message. `ts` is the timestamp
+    /// option's TSval (the sender's clock when it was sent).
+    Data { seq: u64, len: u32, ts: Time },
+    /// An acknowledgement of every byte below `ack`; `ece` echoes congestion (RFC 3168 /
+    /// RFC 8257); `ts_echo` returns the TSval of the segment acknowledged.
+    Ack { ack: u64, ece: bool, ts_echo: Time },
+    /// Connection set-up (RFC 793 three-way handshake, first two legs).
+    Syn { ts: Time },
+    SynAck { ts_echo: Time },
+}
+
+/// Kind tags in word 0's low byte: 0x10 upwards, so that a zeroed header is not TCP.
+const DATA: u64 = 0x10;
+const ACK: u64 = 0x11;
+const SYN: u64 = 0x12;
+const SYN_ACK: u64 = 0x13;
+
+impl Segment {
+    pub fn encode(self) -> Header {
+        match self {
+            Segment::Data { seq, len, ts } => Header([DATA | (len as u64) << 8, seq, ts.ps()]),
+            Segment::Ack { ack, ece, ts_echo } => Header([ACK | (ece as u64) << 8, ack, ts_echo.ps()]),
+            Segment::Syn { ts } => Header([SYN, 0, ts.ps()]),
+            Segment::SynAck { ts_echo } => Header([SYN_ACK, 0, ts_echo.ps()]),
+        }
+    }
+
+    pub fn decode(h: &Header) -> Option<Segment> {
+        let [w0, w1, w2] = h.0;
+        Some(match w0 & 0xff {
+            DATA => Segment::Data { seq: w1, len: (w0 >> 8) as u32, ts: Time::from_ps(w2) },
+            ACK => Segment::Ack { ack: w1, ece: (w0 >> 8) & 1 == 1, ts_echo: Time::from_ps(w2) },
+            SYN => Segment::Syn { ts: Time::from_ps(w2) },
+            SYN_ACK => Segment::SynAck { ts_echo: Time::from_ps(w2) },
+            _ => return None,
+        })
+    }
+
+    /// True for segments that travel from the message's sender to its receiver.
+    pub fn is_forward(&self) -> bool {
+        matches!(self, Segment::Data { .. } | Segment::Syn { .. })
+    }
+
+    /// Message bytes carried.
+    pub fn payload(&self) -> u32 {
+        match *self {
+            Segment::Data { len, .. } => len,
+            _ => 0,
+        }
+    }
+}
+
+/// A packet one end of a connection wants sent; its endpoint adds the connection and
+/// turns it into the network's `Transmit`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Out {
+    pub seg: Segment,
+    pub wire_bytes: u32,
+    pub ecn: Ecn,
+    /// The INT stack the packet starts with: an empty one on HPCC data (the ports fill
+    /// it), the echoed one on HPCC ACKs; None for packets without telemetry.
+    pub int: Option<Stack>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_segment_survives_the_wire_and_a_foreign_header_does_not_decode() {
+        let t = Time::from_ps(123_456_789);
+        for s in [
+            Segment::Data { seq: u64::MAX - 5, len: u32::MAX, ts: t },
+            Segment::Ack { ack: 77, ece: true, ts_echo: t },
+            Segment::Ack { ack: 0, ece: false, ts_echo: Time::ZERO },
+            Segment::Syn { ts: t },
+            Segment::SynAck { ts_echo: t },
+        ] {
+            assert_eq!(Segment::decode(&s.encode()), Some(s));
+        }
+        assert_eq!(Segment::decode(&Header::default()), None);
+    }
+}

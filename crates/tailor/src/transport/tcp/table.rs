@@ -1,0 +1,136 @@
+//! The `[transport]` tables of the TCP family: `kind = "tcp"` (NewReno), `"dctcp"` and
+//! `"hpcc"` (docs/scenario.md, "Transport").
+
+use super::{cc, hpcc as hpcc_cc, Config, Flavor};
+use crate::input::{ScenarioError, Table};
+use crate::net::topology::NetSpec;
+use crate::sim::Time;
+use crate::transport::path::{base_rtt, bdp_bytes, line_rate};
+use crate::transport::TransportConfig;
+use std::sync::Arc;
+
+/// Payload and header bytes per packet: the keys every transport of the family reads
+/// first (so an error in them is reported the same whatever the kind).
+pub(crate) fn mss_header(t: &mut Table) -> Result<(u64, u64), ScenarioError> {
+    let mss = t.size("mss")?.unwrap_or(1448);
+    if !(1..=1 << 30).contains(&mss) {
+        return Err(t.error("mss", "is out of range; accepted: \"1B\" to \"1GiB\""));
+    }
+    let header = t.size("header")?.unwrap_or(54);
+    if header > 65_535 {
+        return Err(t.error("header", "is out of range; accepted: at most \"65535B\""));
+    }
+    Ok((mss, header))
+}
+
+fn segments(t: &mut Table, key: &'static str, bdp_segs: u64) -> Result<Option<u32>, ScenarioError> {
+    t.get(key, |v| match v {
+        toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(*i as u32),
+        toml::Value::String(s) if s == "bdp" => Ok(bdp_segs as u32),
+        _ => Err("is not a window; accepted: a number of segments from 1 to 1000000, or \"bdp\"".to_string()),
+    })
+}
+
+/// `kind = "tcp"`: NewReno.
+pub fn newreno(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
+    window_tcp(t, net, false)
+}
+
+/// `kind = "dctcp"`.
+pub fn dctcp(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
+    window_tcp(t, net, true)
+}
+
+fn window_tcp(t: &mut Table, net: &NetSpec, dctcp: bool) -> Result<TransportConfig, ScenarioError> {
+    let (mss, header) = mss_header(t)?;
+    let bdp_segs = bdp_bytes(net, mss, header).div_ceil(mss).max(1);
+    let flavor = if dctcp {
+        let g = t.float("dctcp_g", 1e-6, 1.0)?.unwrap_or(1.0 / 16.0);
+        let initial_alpha = t.float("dctcp_initial_alpha", 0.0, 1.0)?.unwrap_or(1.0);
+        Flavor::Dctcp { g, initial_alpha }
+    } else {
+        Flavor::NewReno
+    };
+    let prr = match t.choice("prr", &["rfc6937", "ns3"])?.as_deref() {
+        Some("ns3") => cc::PrrVariant::Ns3,
+        _ => cc::PrrVariant::Rfc6937,
+    };
+    let init_cwnd = segments(t, "init_cwnd", bdp_segs)?.unwrap_or(10);
+    let max_cwnd = segments(t, "max_cwnd", bdp_segs)?;
+    let cfg = reliability(t, flavor, mss, header, init_cwnd, max_cwnd, prr)?;
+    if cfg.max_cwnd.is_some_and(|m| m < cfg.init_cwnd) {
+        return Err(t.error("max_cwnd", format!("is below init_cwnd ({}); accepted: {} segments or more", cfg.init_cwnd, cfg.init_cwnd)));
+    }
+    Ok(Arc::new(cfg))
+}
+
+/// The keys every TCP flavor shares: ACK policy, timers, handshake.
+fn reliability(
+    t: &mut Table,
+    flavor: Flavor,
+    mss: u64,
+    header: u64,
+    init_cwnd: u32,
+    max_cwnd: Option<u32>,
+    prr: cc::PrrVariant,
+) -> Result<Config, ScenarioError> {
+    let delayed_ack = t.boolean("delayed_ack")?.unwrap_or(false);
+    let delack_timeout = t.time("delayed_ack_timeout")?;
+    if delack_timeout.is_some() && !delayed_ack {
+        return Err(t.error("delayed_ack_timeout", "is only used with delayed_ack = true; accepted: no timeout without delayed ACKs"));
+    }
+    let min_rto = t.time("min_rto")?.unwrap_or(Time::from_ms(1));
+    Ok(Config {
+        flavor,
+        mss: mss as u32,
+        header: header as u32,
+        init_cwnd,
+        max_cwnd,
+        delayed_ack,
+        delack_timeout: delack_timeout.unwrap_or(Time::from_us(40)),
+        min_rto,
+        initial_rto: t.time("initial_rto")?.unwrap_or(min_rto),
+        rto_granularity: t.time("clock_granularity")?.unwrap_or(Time::from_ns(1)).max(Time::from_ps(1)),
+        handshake: t.boolean("handshake")?.unwrap_or(false),
+        prr,
+    })
+}
+
+/// HPCC over the TCP sender (docs/transport.md, "HPCC"). Every packet of an HPCC
+/// connection carries the INT header, so `int_header` joins `header` on the wire; T is
+/// the base RTT of the longest path, W_init = line rate × T (`"bdp"`) unless given, and
+/// W_AI defaults to line rate × T / 2500 (R_AI = line rate / 2500: 10 Mb/s per 25 Gb/s,
+/// HPCC's published ns-3 settings).
+pub fn hpcc(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
+    let (mss, header) = mss_header(t)?;
+    let int_header = t.size("int_header")?.unwrap_or(42);
+    if header + int_header > 65_535 {
+        return Err(t.error("int_header", format!("header + int_header is above 65535B (header is {header}B); accepted: at most \"{}B\"", 65_535 - header)));
+    }
+    let header = header + int_header;
+    let base_rtt = base_rtt(net, mss, header);
+    let line_rate = line_rate(net);
+    let bdp = line_rate.bytes_in(base_rtt);
+    let w_init = t
+        .get("init_cwnd", |v| match v {
+            toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(*i as u64 * mss),
+            toml::Value::String(s) if s == "bdp" => Ok(bdp),
+            _ => Err("is not a window; accepted: a number of segments from 1 to 1000000, or \"bdp\"".to_string()),
+        })?
+        .unwrap_or(bdp);
+    let w_ai = t.size("w_ai")?.unwrap_or((bdp / 2500).max(1));
+    if !(1..=1 << 30).contains(&w_ai) {
+        return Err(t.error("w_ai", "is out of range; accepted: \"1B\" to \"1GiB\""));
+    }
+    let params = hpcc_cc::Params {
+        eta: t.float("eta", 0.5, 1.0)?.unwrap_or(0.95),
+        max_stage: t.int("max_stage", 0, 1000)?.unwrap_or(5) as u32,
+        w_ai,
+        w_init,
+        base_rtt,
+        line_rate,
+    };
+    let init_cwnd = w_init.div_ceil(mss) as u32;
+    let cfg = reliability(t, Flavor::Hpcc(params), mss, header, init_cwnd, None, cc::PrrVariant::Rfc6937)?;
+    Ok(Arc::new(cfg))
+}
