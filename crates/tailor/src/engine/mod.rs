@@ -451,6 +451,15 @@ impl Simulation {
         self.after_input(e)
     }
 
+    /// The endpoints built so far: (host, transport name).
+    pub fn endpoints_built(&self) -> Vec<(HostId, &'static str)> {
+        let n = self.transports.len();
+        (0..self.endpoints.len())
+            .filter(|&i| self.endpoints[i].is_some())
+            .map(|i| (HostId::new(i / n), self.transports[i % n].name()))
+            .collect()
+    }
+
     /// Transport counters summed over every endpoint, for the summary.
     pub fn transport_counters(&self) -> Counters {
         let mut c = Counters::default();

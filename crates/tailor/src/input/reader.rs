@@ -161,6 +161,11 @@ impl<'a> Table<'a> {
     }
 
     /// Rejects keys the schema did not ask for.
+    /// The keys read so far (what `finish` accepts).
+    pub fn asked(&self) -> &[&'static str] {
+        &self.asked
+    }
+
     pub fn finish(self) -> Result<(), ScenarioError> {
         for k in self.map.keys() {
             if !self.asked.contains(&k.as_str()) {

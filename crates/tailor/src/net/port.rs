@@ -98,6 +98,9 @@ pub struct PortStats {
     pub enq_bytes: u64,
     pub drop_packets: u64,
     pub drop_bytes: u64,
+    /// Queued packets dropped to make room (a subset of the drops).
+    pub evict_packets: u64,
+    pub evict_bytes: u64,
     /// Packets whose payload this port cut, and the payload bytes cut.
     pub trim_packets: u64,
     pub trim_bytes: u64,
@@ -309,6 +312,8 @@ impl Port {
             self.class_queued[victim.class.index()] -= size;
             self.stats.drop_packets += 1;
             self.stats.drop_bytes += size;
+            self.stats.evict_packets += 1;
+            self.stats.evict_bytes += size;
             dropped.push(victim);
             if self.fits(pkt, shared.as_deref_mut()) {
                 return true;
