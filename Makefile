@@ -48,11 +48,12 @@ clean:
 validate: build
 	st=0; $(PY) scripts/validate.py || st=$$?; $(PY) scripts/reproduce_swp.py; exit $$st
 
-# Speed and memory against ns-3 timed in the same script; set-up time by hosts; the CLI's
-# peak memory against the simulation's by run length.
+# Speed and memory against ns-3 timed in the same script (and against the engine built at
+# git revision BENCH_BASELINE, if given); set-up time by hosts; the CLI's peak memory
+# against the simulation's by run length.
 bench: build
 	cargo build --release -p tailor --bin tailor-sim
-	$(PY) scripts/bench.py
+	$(PY) scripts/bench.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) scripts/bench_sweep.py
 	$(PY) scripts/bench_store.py
 	$(PY) scripts/bench_setup.py

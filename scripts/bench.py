@@ -7,6 +7,10 @@ the ratio. Then checks that tailor's memory is flat as the flow count grows (2,0
 15,000 generated flows). Machines of this kind differ by up to 2.4x, so only ratios
 measured in one script mean anything; without ns-3 the anchors' recorded times are used
 and labelled as such.
+
+With `--baseline REV` (`make bench BENCH_BASELINE=REV`), `tailor-sim` is also built at git
+revision REV and both builds run each case, alternately, in this script: the rows and the
+ratios new / old say whether a change made the engine slower or bigger.
 """
 
 from __future__ import annotations
@@ -47,10 +51,34 @@ def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, str]:
     return seconds, rss, p.stdout
 
 
-def run_tailor(scenario: Path, repeat: int) -> dict:
+def build_baseline(rev: str, work: Path) -> Path:
+    """`tailor-sim` built at git revision `rev` (in a scratch worktree, its own target dir)."""
+    tree = work / "baseline-src"
+    subprocess.run(["git", "worktree", "add", "--detach", str(tree), rev], cwd=ROOT, check=True, capture_output=True)
+    try:
+        target = ROOT / "target" / "bench-baseline"
+        print(f"building tailor-sim at {rev} ...", flush=True)
+        subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "tailor", "--bin", "tailor-sim"],
+                       cwd=tree, check=True, env={**__import__("os").environ, "CARGO_TARGET_DIR": str(target)})
+        return target / "release" / "tailor-sim"
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True, capture_output=True)
+
+
+def run_pair(scenario: Path, repeat: int, baseline: Path) -> tuple[dict, dict]:
+    """The current and the baseline build on `scenario`, alternately, `repeat` runs each."""
+    new, old = [], []
+    for _ in range(repeat):
+        new.append(run_tailor(scenario, 1))
+        old.append(run_tailor(scenario, 1, baseline))
+    pick = lambda runs: {**sorted(runs, key=lambda r: r["wall"])[len(runs) // 2], "walls": [r["wall"] for r in runs]}
+    return pick(new), pick(old)
+
+
+def run_tailor(scenario: Path, repeat: int, binary: Path = TAILOR_SIM) -> dict:
     runs = []
     for _ in range(repeat):
-        wall, rss, out = timed([str(TAILOR_SIM), str(scenario)])
+        wall, rss, out = timed([str(binary), str(scenario)])
         s = json.loads(out)
         runs.append({"wall": wall, "rss_kb": rss, "events": s["events"], "engine_wall": s["wall_seconds"],
                      "completed": s["messages"]["completed"]})
@@ -190,10 +218,12 @@ def main() -> int:
     ap.add_argument("--model-repeat", type=int, default=5, help="model runs per Table 3 scenario (the median is reported)")
     ap.add_argument("--packet-repeat", type=int, default=1, help="packet-engine runs per Table 3 scenario")
     ap.add_argument("--model-only", action="store_true", help="only the model section (after timing ns-3 on the single-bottleneck anchor)")
+    ap.add_argument("--baseline", metavar="REV", help="also build tailor-sim at git revision REV and compare it, case by case")
     args = ap.parse_args()
     results = {"cases": [], "memory": []}
     with tempfile.TemporaryDirectory(prefix="tailor-bench-") as tmp:
         work = Path(tmp)
+        baseline = build_baseline(args.baseline, work) if args.baseline else None
         if args.model_only:
             label, anchor, run, flags = CASES[0]
             _, workload = replay_scenario(anchor, run, work)
@@ -208,16 +238,26 @@ def main() -> int:
         for label, anchor, run, flags in CASES:
             print(f"\n{label}", flush=True)
             scenario, workload = replay_scenario(anchor, run, work)
-            t = run_tailor(scenario, args.repeat)
+            if baseline:
+                t, old = run_pair(scenario, args.repeat, baseline)
+            else:
+                t, old = run_tailor(scenario, args.repeat), None
             n = None if args.no_ns3 else run_ns3(anchor, run, flags, workload, work)
             n = n or recorded_ns3(anchor, run)
             print(f"  {'':<24} {'wall':>11} {'events':>13} {'events/s':>12} {'peak RSS':>11}")
             print(fmt_row("tailor (tailor-sim)", t))
+            if old:
+                print(fmt_row(f"tailor at {args.baseline}", old))
             print(fmt_row("ns-3 3.37" + ("" if n["measured"] else " (RECORDED, other run)"), n))
+            if old:
+                eps = lambda r: r["events"] / r["wall"]
+                print(f"  this build / {args.baseline}: wall {t['wall'] / old['wall']:.3f}x, events/s {eps(t) / eps(old):.3f}x, "
+                      f"peak RSS {t['rss_kb'] / old['rss_kb']:.3f}x, events {t['events'] / old['events']:.3f}x; "
+                      f"runs (new | old): {', '.join(f'{w:.2f}' for w in t['walls'])} | {', '.join(f'{w:.2f}' for w in old['walls'])} s")
             ratio = n["wall"] / t["wall"]
             print(f"  speed-up: {ratio:.1f}x wall ({'measured in this script' if n['measured'] else 'against a recorded time: machines differ by up to 2.4x'}); "
                   f"tailor runs: {', '.join(f'{w:.2f}' for w in t['walls'])} s; events ratio ns-3/tailor {n['events'] / t['events']:.2f}")
-            results["cases"].append({"case": label, "tailor": t, "ns3": n, "speedup": ratio})
+            results["cases"].append({"case": label, "tailor": t, "ns3": n, "speedup": ratio, "baseline": old})
         print("\nmemory as the flow count grows (web search 30 %, generated flows)")
         rows = memory_flatness(work)
         for r in rows:

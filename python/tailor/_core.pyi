@@ -10,6 +10,10 @@ __version__: str
 #: (dotted key path, value): value is bool, int, float, str, or lists / dicts of them.
 Overrides = list[tuple[str, Any]]
 
+def transports() -> list[dict[str, Any]]:
+    """The transports a scenario may name, from the engine's one registry: each a dict of
+    name, about (one line) and keys (what its table accepts, ``kind`` included)."""
+
 def check(path: str | PathLike[str], overrides: Overrides | None = None) -> dict[str, Any]:
     """Parses a scenario, with ``overrides`` applied (docs/scenario.md, "Overrides"), and
     describes it: file, name, seed, topology, hosts, host_rate_bps, transport, classes

@@ -21,6 +21,22 @@ use tailor::scenario::Scenario;
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 /// Parses the scenario at `path`, with `overrides` applied, and returns a description of it.
+/// The transports a scenario may name (`transport::registry`): name, one line, and the
+/// keys its table accepts. The Python front keeps no list of its own.
+#[pyfunction]
+fn transports<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    tailor::transport::registry::TRANSPORTS
+        .iter()
+        .map(|e| {
+            let d = PyDict::new(py);
+            d.set_item("name", e.name)?;
+            d.set_item("about", e.about)?;
+            d.set_item("keys", e.keys.to_vec())?;
+            Ok(d)
+        })
+        .collect()
+}
+
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
 fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
@@ -364,6 +380,7 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tailor::output::VERSION)?;
+    m.add_function(wrap_pyfunction!(transports, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(model_scope, m)?)?;

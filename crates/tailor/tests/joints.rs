@@ -52,6 +52,9 @@ impl Marker for PriorityCheck {
         e.1 += behind as u64;
         false
     }
+    fn sees_departures(&self) -> bool {
+        true
+    }
 }
 
 #[test]
@@ -293,11 +296,11 @@ impl SwitchAgent for Answering {
             return Ingress::Forward;
         }
         self.request = Some(*pkt);
-        self.timer = Some((TimerKey(7), now + Time::from_us(10)));
+        self.timer = Some((TimerKey::new(7), now + Time::from_us(10)));
         Ingress::Consume
     }
     fn on_timer(&mut self, _now: Time, key: TimerKey) {
-        assert_eq!(key, TimerKey(7));
+        assert_eq!(key, TimerKey::new(7));
         let r = self.request.expect("a request was consumed");
         self.emit = Some(Packet {
             src: r.dst,

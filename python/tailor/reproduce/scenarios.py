@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from tailor import _core
+
 
 @dataclass(frozen=True)
 class Slo:
@@ -83,7 +85,9 @@ class Bottleneck:
     def toml(self) -> str:
         head = "".join(f"# {line}\n" for line in self.comment.splitlines())
         transport = [f'kind = "{self.transport}"', 'mss = "1448B"', 'header = "54B"']
-        if self.transport in ("dctcp", "tcp"):
+        # Window-based TCPs get a BDP window (the keys say which: the engine's registry).
+        keys = next(t["keys"] for t in _core.transports() if t["name"] == self.transport)
+        if "max_cwnd" in keys:
             transport += ['init_cwnd = "bdp"', 'max_cwnd = "bdp"', 'min_rto = "1ms"']
         text = (
             f'{head}name = "{self.name}"\nseed = 1\n\n'

@@ -29,14 +29,32 @@ use crate::net::Network;
 use crate::sim::rng::{self, Stream};
 use crate::sim::{EventQueue, Time};
 use crate::transport::path::Path;
-use crate::transport::{Counters, Endpoint, TimerKey, Transmit};
+use crate::transport::{Counters, Endpoint, EndpointEvent, TimerKey, Transmit};
 use crate::workload::{MessageSpec, Source, WorkloadError};
 use flows::{Flow, FlowTable};
 use rand::Rng;
 
-/// One endpoint: host `h`'s endpoint of transport `t` is `h * transports + t`.
+/// One endpoint: a host and the index of a transport, in one u32 (host << 5 | transport)
+/// so that a timer event stays 16 bytes and no division splits it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct EndpointId(u32);
+
+/// The most transports one run uses, and the most hosts (what `EndpointId` can name).
+pub const MAX_TRANSPORTS: usize = 1 << EndpointId::TRANSPORT_BITS;
+pub const MAX_HOSTS: usize = 1 << (32 - EndpointId::TRANSPORT_BITS);
+
+impl EndpointId {
+    const TRANSPORT_BITS: u32 = 5;
+    fn new(host: HostId, transport: usize) -> EndpointId {
+        EndpointId((host.index() as u32) << Self::TRANSPORT_BITS | transport as u32)
+    }
+    fn host(self) -> usize {
+        (self.0 >> Self::TRANSPORT_BITS) as usize
+    }
+    fn transport(self) -> usize {
+        (self.0 & ((1 << Self::TRANSPORT_BITS) - 1)) as usize
+    }
+}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Event {
@@ -162,6 +180,9 @@ pub struct Simulation {
     dropped: Vec<Packet>,
     /// Inside `pull` (a NIC that starts a packet asks for the next one only outside).
     pulling: bool,
+    /// An error met where it could not be returned (a pull started by a port), returned
+    /// by the loop after the event.
+    deferred: Option<RunError>,
     /// Per switch, its ingress agent if it has one (empty when no switch has one).
     agents: Vec<Option<Box<dyn SwitchAgent>>>,
     /// Queue sampling, if recorded, and its next tick (`Time::MAX` when not recorded, so
@@ -201,10 +222,15 @@ impl Simulation {
             seed: cfg.seed,
             dropped: Vec::new(),
             pulling: false,
+            deferred: None,
             agents: Vec::new(),
             sampler: None,
             next_tick: Time::MAX,
         };
+        assert!(
+            sim.transports.len() <= MAX_TRANSPORTS && sim.net.hosts.len() <= MAX_HOSTS,
+            "at most {MAX_TRANSPORTS} transports and {MAX_HOSTS} hosts (the scenario reader refuses more)"
+        );
         sim.endpoints.resize_with(sim.net.hosts.len() * sim.transports.len(), || None);
         if sim.transports.iter().any(|t| t.collects_telemetry()) {
             for port in &mut sim.net.ports {
@@ -258,6 +284,9 @@ impl Simulation {
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.dispatch(ev)?;
+            if let Some(err) = self.deferred.take() {
+                return Err(err);
+            }
             if self.events.popped() & 0xffff == 0 && !progress(&self.progress()) {
                 return Err(RunError::Cancelled);
             }
@@ -350,15 +379,14 @@ impl Simulation {
     }
 
     fn endpoint_id(&self, host: HostId, transport: usize) -> EndpointId {
-        EndpointId((host.index() * self.transports.len() + transport) as u32)
+        EndpointId::new(host, transport)
     }
 
     /// The endpoint, built on first use (a host that never uses a transport has none).
     fn endpoint(&mut self, e: EndpointId) -> &mut dyn Endpoint {
-        let n = self.transports.len();
-        let (host, t) = (HostId::new(e.0 as usize / n), e.0 as usize % n);
+        let (host, t) = (e.host(), e.transport());
         let transports = &self.transports;
-        self.endpoints[e.0 as usize].get_or_insert_with(|| transports[t].endpoint(host)).as_mut()
+        self.endpoints[host * transports.len() + t].get_or_insert_with(|| transports[t].endpoint(HostId::new(host))).as_mut()
     }
 
     /// A message's path both ways in the empty network, for its ideal latency.
@@ -387,46 +415,58 @@ impl Simulation {
     /// What follows every input to endpoint `e`: its host's NIC pulls what it has room
     /// for, the endpoint's timers are armed, and the messages it completed are finished.
     fn after_input(&mut self, e: EndpointId) -> Result<(), RunError> {
-        let host = HostId::new(e.0 as usize / self.transports.len());
-        self.pull(host);
-        while let Some(cid) = self.endpoint(e).poll_completed() {
-            self.finish(cid)?;
-        }
-        Ok(())
+        self.pull(HostId::new(e.host()))
     }
 
     /// Hands the NIC of `host` the packets its endpoints have, while it has room: one
     /// packet from each endpoint in turn (a host with one transport drains its one).
-    fn pull(&mut self, host: HostId) {
+    fn pull(&mut self, host: HostId) -> Result<(), RunError> {
         if self.pulling {
             // Reached again from inside (the NIC started a packet): the outer loop goes on.
-            return;
+            return Ok(());
         }
         self.pulling = true;
         let n = self.transports.len();
         let now = self.now;
         let base = host.index() * n;
+        if n == 1 && self.net.hosts[host.index()].nic_depth.is_none() {
+            // One transport, an unbounded NIC (every scenario before the pipeline): drain.
+            while let Some(tx) = self.endpoints[base].as_mut().and_then(|ep| ep.poll_transmit(now, &mut self.net.int)) {
+                self.emit(host, tx);
+            }
+        } else {
+            self.pull_turns(host, base, n, now);
+        }
+        self.pulling = false;
+        // Sending moves deadlines (an RTO starts with the first packet out), so the
+        // timers are armed after every pull, not only after inputs; then the messages
+        // the endpoints completed are finished.
+        for t in 0..n {
+            let e = EndpointId::new(host, t);
+            while let Some(ev) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_event()) {
+                match ev {
+                    EndpointEvent::Timer(key, at) => self.events.push(at.max(now), Event::Timer(e, key)),
+                    EndpointEvent::Completed(cid) => self.finish(cid)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One packet from each endpoint in turn while the NIC has room.
+    fn pull_turns(&mut self, host: HostId, base: usize, n: usize, now: Time) {
         loop {
             let mut sent = false;
             for t in 0..n {
                 if !self.nic_has_room(host) {
                     break;
                 }
-                let Some(tx) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_transmit(now)) else { continue };
+                let Some(tx) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_transmit(now, &mut self.net.int)) else { continue };
                 self.emit(host, tx);
                 sent = true;
             }
             if !sent || !self.nic_has_room(host) {
                 break;
-            }
-        }
-        self.pulling = false;
-        // Sending moves deadlines (an RTO starts with the first packet out), so the
-        // timers are armed after every pull, not only after inputs.
-        for t in 0..n {
-            let e = EndpointId((base + t) as u32);
-            while let Some((key, at)) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_timer()) {
-                self.events.push(at.max(now), Event::Timer(e, key));
             }
         }
     }
@@ -472,15 +512,13 @@ impl Simulation {
     /// A packet leaves a host's transport: the engine adds addresses, class and priority
     /// from its flow, and its INT stack to the pool.
     fn emit(&mut self, host: HostId, t: Transmit) {
-        let flow = self.flows.get(t.conn).expect("an endpoint transmits for an active message");
-        let (src, dst, class) = (flow.msg.src, flow.msg.dst, flow.msg.class);
-        let (s, d) = if host == src { (src, dst) } else { (dst, src) };
+        let class = t.class;
         let prio = t.prio.unwrap_or(self.classes[class.index()].priority);
-        let int = t.int.map(|stack| self.net.int.insert(stack));
+        let int = t.int;
         let pkt = Packet {
             conn: t.conn,
-            src: s,
-            dst: d,
+            src: host,
+            dst: t.dst,
             class,
             prio,
             flags: t.flags,
@@ -573,8 +611,11 @@ impl Simulation {
         self.events.push(done, Event::PortIdle(p));
         if let Node::Host(h) = owner {
             if self.net.hosts[h.index()].nic_depth.is_some() {
-                // A bounded NIC has room again: it pulls the next packet.
-                self.pull(h);
+                // A bounded NIC has room again: it pulls the next packet. (Only a write of
+                // a record can fail in a pull; it is reported by the next one.)
+                if let Err(err) = self.pull(h) {
+                    self.deferred.get_or_insert(err);
+                }
             }
         }
     }
@@ -683,5 +724,15 @@ impl Simulation {
         let e = self.endpoint_id(host, t);
         self.endpoint(e).on_packet(now, &msg, &pkt, int.as_ref());
         self.after_input(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The event queue's entries are (u128 key, event): 32 bytes while an event is at most
+    /// 16 bytes with 4-byte alignment; more and every sift moves 50 % more memory.
+    #[test]
+    fn an_event_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<super::Event>(), 16);
     }
 }

@@ -162,4 +162,7 @@ impl Marker for IntStamp {
         }
         false
     }
+    fn sees_departures(&self) -> bool {
+        true
+    }
 }

@@ -129,6 +129,8 @@ pub struct Port {
     overflow: Overflow,
     admit: Option<Box<dyn Admit>>,
     markers: Vec<Box<dyn Marker>>,
+    /// Whether any marker looks at departures.
+    departures: bool,
     sched: Box<dyn Scheduler>,
     /// The packet on the wire, if any (it is no longer in the queue).
     pub busy: bool,
@@ -162,6 +164,7 @@ impl Port {
             queue_limits: Vec::new(),
             overflow: Overflow::Drop,
             admit: None,
+            departures: markers.iter().any(|m| m.sees_departures()),
             markers,
             sched,
             busy: false,
@@ -202,6 +205,7 @@ impl Port {
 
     /// Adds a marker stage after the existing ones.
     pub fn push_marker(&mut self, m: Box<dyn Marker>) {
+        self.departures |= m.sees_departures();
         self.markers.push(m);
     }
 
@@ -221,7 +225,8 @@ impl Port {
     /// if evicted — is pushed on `dropped` (the caller frees what they hold). Returns
     /// true if the arriving packet was queued.
     pub fn offer(&mut self, now: Time, mut pkt: Packet, mut shared: Option<&mut SharedBuffer>, dropped: &mut Vec<Packet>) -> bool {
-        let fits = self.fits(&pkt, shared.as_deref_mut());
+        let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&pkt) };
+        let fits = self.fits(&pkt, backlog, shared.as_deref_mut());
         let verdict = match self.admit.as_mut() {
             Some(a) => a.admit(now, &pkt, self.sched.as_ref(), fits),
             None if fits => Verdict::Pass,
@@ -249,18 +254,22 @@ impl Port {
             dropped.push(pkt);
             return false;
         }
-        self.enqueue(now, pkt);
+        // The backlog it found, unless the queue changed under it (evictions, trimming).
+        let backlog = match verdict {
+            Verdict::Pass => backlog,
+            _ => Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&pkt) },
+        };
+        self.enqueue(now, pkt, backlog);
         true
     }
 
     /// Whether the buffer policy and the queue limits take `pkt`; on the shared buffer
     /// a yes also takes its space.
-    fn fits(&self, pkt: &Packet, shared: Option<&mut SharedBuffer>) -> bool {
+    fn fits(&self, pkt: &Packet, backlog: Backlog, shared: Option<&mut SharedBuffer>) -> bool {
         let size = pkt.wire_bytes as u64;
-        let queue = self.sched.queue_bytes_of(pkt);
         let queue_full =
-            self.queue_limits.get(pkt.class.index()).copied().flatten().is_some_and(|limit| queue + size > limit);
-        !queue_full && self.admits(self.sched.bytes(), size, shared)
+            self.queue_limits.get(pkt.class.index()).copied().flatten().is_some_and(|limit| backlog.queue + size > limit);
+        !queue_full && self.admits(backlog.port, size, shared)
     }
 
     /// Space for a packet an admission stage passes although the policy would not:
@@ -315,16 +324,16 @@ impl Port {
             self.stats.evict_packets += 1;
             self.stats.evict_bytes += size;
             dropped.push(victim);
-            if self.fits(pkt, shared.as_deref_mut()) {
+            let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(pkt) };
+            if self.fits(pkt, backlog, shared.as_deref_mut()) {
                 return true;
             }
         }
     }
 
     /// Marks and queues an admitted packet.
-    fn enqueue(&mut self, now: Time, mut pkt: Packet) {
+    fn enqueue(&mut self, now: Time, mut pkt: Packet, backlog: Backlog) {
         let size = pkt.wire_bytes as u64;
-        let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&pkt) };
         for m in &mut self.markers {
             if m.on_enqueue(now, backlog, &mut pkt) {
                 self.stats.marks += 1;
@@ -390,7 +399,7 @@ impl Port {
             self.stats.class_sent_bytes.resize(c + 1, 0);
         }
         self.stats.class_sent_bytes[c] += pkt.wire_bytes as u64;
-        if !self.markers.is_empty() {
+        if self.departures {
             let mut dep = Departure {
                 port: id,
                 rate: self.rate,
@@ -398,7 +407,7 @@ impl Port {
                 queues: self.sched.as_ref(),
                 int,
             };
-            for m in &mut self.markers {
+            for m in self.markers.iter_mut().filter(|m| m.sees_departures()) {
                 if m.on_dequeue(now, &mut dep, &mut pkt) {
                     self.stats.marks += 1;
                 }

@@ -78,11 +78,13 @@ pub struct Message {
 
 pub use crate::sim::TimerKey;
 
-/// A packet an endpoint wants sent; the engine adds the addresses and the class from
-/// the message `conn` belongs to.
+/// A packet an endpoint wants sent (from its host) to `dst`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Transmit {
     pub conn: ConnId,
+    pub dst: HostId,
+    /// The class of the message it belongs to.
+    pub class: ClassId,
     pub hdr: Header,
     pub wire_bytes: u32,
     /// Message bytes carried.
@@ -91,8 +93,20 @@ pub struct Transmit {
     /// The priority level the transport chooses; None takes the class's fixed level.
     pub prio: Option<Priority>,
     pub flags: Flags,
-    /// The INT stack the packet starts with (HPCC), if any.
-    pub int: Option<Stack>,
+    /// The packet's INT stack in the network's pool (HPCC), if it carries one: the
+    /// endpoint puts it there when it builds the packet (`poll_transmit`'s `int`), so a
+    /// stack of a few hundred bytes is not copied along with every packet.
+    pub int: Option<crate::net::int::Slot>,
+}
+
+/// An endpoint's output besides packets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EndpointEvent {
+    /// Arm a timer.
+    Timer(TimerKey, Time),
+    /// A message is complete (the sender has its last ACK, the receiver its last byte:
+    /// whichever the transport counts).
+    Completed(ConnId),
 }
 
 /// One host's state machine for one transport.
@@ -105,12 +119,13 @@ pub trait Endpoint: Send {
     fn on_timer(&mut self, now: Time, key: TimerKey);
     /// The message is complete (either end reported it): forget its state.
     fn on_finished(&mut self, conn: ConnId);
-    /// The next packet to hand to the NIC; asked only while the NIC has room.
-    fn poll_transmit(&mut self, now: Time) -> Option<Transmit>;
-    /// A timer to arm: the engine calls `on_timer(key)` at that time.
-    fn poll_timer(&mut self) -> Option<(TimerKey, Time)>;
-    /// A message this endpoint saw complete.
-    fn poll_completed(&mut self) -> Option<ConnId>;
+    /// The next packet to hand to the NIC; asked only while the NIC has room. A packet
+    /// that carries an INT stack puts it in `int`, the network's pool.
+    fn poll_transmit(&mut self, now: Time, int: &mut crate::net::int::Pool) -> Option<Transmit>;
+    /// What else it has for the engine: timers to arm (the engine calls `on_timer(key)`
+    /// at that time), then messages it saw complete. One call per output, None when done
+    /// (one poll for both: a dyn call per packet less).
+    fn poll_event(&mut self) -> Option<EndpointEvent>;
     /// Adds its counters (for `summary.json`'s `transport_counters`).
     fn counters(&self, out: &mut Counters) {
         let _ = out;

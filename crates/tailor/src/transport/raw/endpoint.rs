@@ -6,14 +6,14 @@ use crate::net::ids::ConnId;
 use crate::net::int::Stack;
 use crate::net::packet::{Ecn, Flags, Packet};
 use crate::sim::Time;
-use crate::transport::{Endpoint, Message, TimerKey, Transmit};
+use crate::transport::{Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 pub struct RawEndpoint {
     cfg: Config,
     /// Messages with chunks left to send; the NIC takes the first one's first.
-    sending: VecDeque<(ConnId, Sender)>,
+    sending: VecDeque<(Message, Sender)>,
     receiving: FxHashMap<ConnId, Receiver>,
     completed: VecDeque<ConnId>,
 }
@@ -26,7 +26,7 @@ impl RawEndpoint {
 
 impl Endpoint for RawEndpoint {
     fn on_message(&mut self, _now: Time, msg: &Message) {
-        self.sending.push_back((msg.conn, Sender::new(self.cfg, msg.size)));
+        self.sending.push_back((*msg, Sender::new(self.cfg, msg.size)));
     }
 
     fn on_packet(&mut self, now: Time, msg: &Message, pkt: &Packet, _int: Option<&Stack>) {
@@ -47,15 +47,16 @@ impl Endpoint for RawEndpoint {
 
     fn on_finished(&mut self, conn: ConnId) {
         self.receiving.remove(&conn);
-        self.sending.retain(|(c, _)| *c != conn);
+        self.sending.retain(|(m, _)| m.conn != conn);
     }
 
-    fn poll_transmit(&mut self, _now: Time) -> Option<Transmit> {
-        while let Some((conn, s)) = self.sending.front_mut() {
+    fn poll_transmit(&mut self, _now: Time, _int: &mut crate::net::int::Pool) -> Option<Transmit> {
+        while let Some((msg, s)) = self.sending.front_mut() {
             if let Some((chunk, wire_bytes)) = s.poll_transmit() {
-                let conn = *conn;
                 return Some(Transmit {
-                    conn,
+                    conn: msg.conn,
+                    dst: msg.dst,
+                    class: msg.class,
                     hdr: chunk.encode(),
                     wire_bytes,
                     payload: chunk.len,
@@ -70,11 +71,7 @@ impl Endpoint for RawEndpoint {
         None
     }
 
-    fn poll_timer(&mut self) -> Option<(TimerKey, Time)> {
-        None
-    }
-
-    fn poll_completed(&mut self) -> Option<ConnId> {
-        self.completed.pop_front()
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
+        self.completed.pop_front().map(EndpointEvent::Completed)
     }
 }

@@ -10,11 +10,11 @@
 use super::segment::{Out, Segment};
 use super::sender::SenderStats;
 use super::{Config, Receiver, Sender};
-use crate::net::ids::{ConnId, HostId};
-use crate::net::int::Stack;
+use crate::net::ids::{ClassId, ConnId, HostId};
+use crate::net::int::{self, Stack};
 use crate::net::packet::{Flags, Packet};
 use crate::sim::Time;
-use crate::transport::{Counters, Endpoint, Message, TimerKey, Transmit};
+use crate::transport::{Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
@@ -25,6 +25,9 @@ enum End {
 
 struct Half {
     conn: ConnId,
+    /// The other end's host and the message's class (what its packets carry).
+    peer: HostId,
+    class: ClassId,
     end: End,
     /// When the pending timer entry fires, if one is pending.
     timer_at: Option<Time>,
@@ -71,9 +74,10 @@ impl TcpEndpoint {
         self.host
     }
 
-    fn insert(&mut self, conn: ConnId, end: End) -> u32 {
-        let sending = matches!(end, End::Send(_));
-        let half = Half { conn, end, timer_at: None, ready: false, dirty: false };
+    fn insert(&mut self, msg: &Message, end: End) -> u32 {
+        let (conn, sending) = (msg.conn, matches!(end, End::Send(_)));
+        let peer = if sending { msg.dst } else { msg.src };
+        let half = Half { conn, peer, class: msg.class, end, timer_at: None, ready: false, dirty: false };
         let slot = match self.free.pop() {
             Some(s) => {
                 self.halves[s as usize] = Some(half);
@@ -102,27 +106,29 @@ impl TcpEndpoint {
         }
     }
 
-    fn transmit(conn: ConnId, o: Out) -> Transmit {
+    fn transmit(h: &Half, o: Out, pool: &mut int::Pool) -> Transmit {
         let mut flags = Flags::empty();
         if o.int.is_some() && o.seg.is_forward() {
             flags.insert(Flags::COLLECT_INT);
         }
         Transmit {
-            conn,
+            conn: h.conn,
+            dst: h.peer,
+            class: h.class,
             hdr: o.seg.encode(),
             wire_bytes: o.wire_bytes,
             payload: o.seg.payload(),
             ecn: o.ecn,
             prio: None,
             flags,
-            int: o.int,
+            int: o.int.map(|stack| pool.insert(stack)),
         }
     }
 }
 
 impl Endpoint for TcpEndpoint {
     fn on_message(&mut self, _now: Time, msg: &Message) {
-        let slot = self.insert(msg.conn, End::Send(Sender::new(self.cfg, msg.size)));
+        let slot = self.insert(msg, End::Send(Sender::new(self.cfg, msg.size)));
         self.touch(slot);
     }
 
@@ -136,7 +142,7 @@ impl Endpoint for TcpEndpoint {
         let sending = !seg.is_forward();
         let slot = match self.index.get(&(pkt.conn, sending)) {
             Some(&s) => s,
-            None if !sending => self.insert(pkt.conn, End::Recv(Receiver::new(self.cfg, msg.size))),
+            None if !sending => self.insert(msg, End::Recv(Receiver::new(self.cfg, msg.size))),
             None => return,
         };
         let h = self.halves[slot as usize].as_mut().expect("indexed ends are live");
@@ -160,7 +166,7 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn on_timer(&mut self, now: Time, key: TimerKey) {
-        let (slot, gen) = ((key.0 >> 32) as u32, key.0 as u32);
+        let (slot, gen) = ((key.get() >> 32) as u32, key.get() as u32);
         if self.timer_gen.get(slot as usize) != Some(&gen) {
             return;
         }
@@ -185,7 +191,7 @@ impl Endpoint for TcpEndpoint {
         }
     }
 
-    fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+    fn poll_transmit(&mut self, now: Time, pool: &mut int::Pool) -> Option<Transmit> {
         while let Some(&slot) = self.ready.front() {
             if let Some(h) = self.halves[slot as usize].as_mut() {
                 let out = match &mut h.end {
@@ -199,7 +205,7 @@ impl Endpoint for TcpEndpoint {
                         h.dirty = true;
                         self.dirty.push_back(slot);
                     }
-                    return Some(Self::transmit(h.conn, o));
+                    return Some(Self::transmit(h, o, pool));
                 }
                 h.ready = false;
             }
@@ -208,7 +214,26 @@ impl Endpoint for TcpEndpoint {
         None
     }
 
-    fn poll_timer(&mut self) -> Option<(TimerKey, Time)> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
+        if let Some((key, at)) = self.next_timer() {
+            return Some(EndpointEvent::Timer(key, at));
+        }
+        self.completed.pop_front().map(EndpointEvent::Completed)
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        let s = &self.stats;
+        out.add("data_packets", s.data_packets);
+        out.add("retransmits", s.retransmits);
+        out.add("timeouts", s.timeouts);
+        out.add("fast_recoveries", s.fast_recoveries);
+        out.add("ecn_cuts", s.ecn_cuts);
+    }
+}
+
+impl TcpEndpoint {
+    /// The next timer to arm: an end whose deadline came before its pending entry's.
+    fn next_timer(&mut self) -> Option<(TimerKey, Time)> {
         while let Some(slot) = self.dirty.pop_front() {
             let Some(h) = self.halves[slot as usize].as_mut() else { continue };
             h.dirty = false;
@@ -222,22 +247,10 @@ impl Endpoint for TcpEndpoint {
                 h.timer_at = Some(d);
                 let gen = &mut self.timer_gen[slot as usize];
                 *gen = gen.wrapping_add(1);
-                return Some((TimerKey((slot as u64) << 32 | *gen as u64), d));
+                return Some((TimerKey::new((slot as u64) << 32 | *gen as u64), d));
             }
         }
         None
     }
 
-    fn poll_completed(&mut self) -> Option<ConnId> {
-        self.completed.pop_front()
-    }
-
-    fn counters(&self, out: &mut Counters) {
-        let s = &self.stats;
-        out.add("data_packets", s.data_packets);
-        out.add("retransmits", s.retransmits);
-        out.add("timeouts", s.timeouts);
-        out.add("fast_recoveries", s.fast_recoveries);
-        out.add("ecn_cuts", s.ecn_cuts);
-    }
 }

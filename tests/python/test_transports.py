@@ -1,0 +1,26 @@
+"""The transport registry as Python sees it: the engine's one list, nothing kept here."""
+
+from pathlib import Path
+
+import tailor._core as core
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_transports_come_from_the_engine_registry_with_their_keys():
+    ts = core.transports()
+    names = [t["name"] for t in ts]
+    assert names == ["dctcp", "tcp", "hpcc", "raw"]
+    for t in ts:
+        assert "kind" in t["keys"] and "mss" in t["keys"] and t["about"]
+    assert "eta" in next(t for t in ts if t["name"] == "hpcc")["keys"]
+    assert next(t for t in ts if t["name"] == "raw")["keys"] == ["kind", "mss", "header"]
+
+
+def test_no_python_module_keeps_a_list_of_transport_names():
+    # A tuple or list of two or more transport names in the package is a second registry.
+    import re
+
+    pattern = re.compile(r"[\(\[]\s*\"(dctcp|tcp|hpcc|raw)\"\s*,\s*\"(dctcp|tcp|hpcc|raw)\"")
+    offenders = [str(p) for p in (ROOT / "python" / "tailor").rglob("*.py") if pattern.search(p.read_text())]
+    assert offenders == []
