@@ -106,7 +106,7 @@ _CAPACITY_LABELS = {
 
 def swp_capacity_figure(report: Mapping[str, Any]) -> Figure:
     """SWP Fig. 8/9: the mean extra capacity of each discipline, the paper's beside ours
-    (the report of ``tailor.reproduce.swp_capacity.run``)."""
+    (the report of ``tailor.reproduce.swp.capacity.run``)."""
     try:
         summary, paper, n, k = report["summary"], report["paper"], report["n"], report["classes"]
     except (KeyError, TypeError):
@@ -120,11 +120,11 @@ def swp_capacity_figure(report: Mapping[str, Any]) -> Figure:
 
 
 def swp_fig1_figure(report: Mapping[str, Any]) -> Figure:
-    """SWP Fig. 1 as we reproduce it (the report of ``tailor.reproduce.swp_fig1.run``): per
+    """SWP Fig. 1 as we reproduce it (the report of ``tailor.reproduce.swp.fig1.run``): per
     configuration, the foreground's and the background's p99 slowdown of messages up to
     the BDP against the background load, with the SLO. The paper's figure is not in its
     text (only its claims are), so there is no paper curve to overlay."""
-    from tailor.reproduce.swp_fig1 import CONFIGS, SLO, TITLES
+    from tailor.reproduce.swp.fig1 import CONFIGS, SLO, TITLES
 
     try:
         rows, engine = report["rows"], report["engine"]

@@ -174,7 +174,7 @@ def test_load_axes_say_fraction_of_link_capacity() -> None:
     for frame, x in ((df, "load"), (per_class, "class[0].load")):
         (ax,) = tp.p99_vs_load(frame, x=x).axes
         assert ax.get_xlabel() == f"{x} (fraction of link capacity)"
-    from tailor.reproduce.swp_fig1 import CONFIGS
+    from tailor.reproduce.swp.fig1 import CONFIGS
 
     rows = [{"config": c, "bg_load": load, "fg_p99": 2.0 + load, "bg_p99": 3.0 + load}
             for c in CONFIGS for load in (0.2, 0.5, 0.8)]
@@ -403,7 +403,7 @@ def test_cli_plot_errors_name_the_option(
 def test_reproductions_write_their_plots(tmp_path: Path) -> None:
     """Short runs of both SWP reproductions: the plot is written beside their data and
     shows the numbers they report."""
-    from tailor.reproduce import swp_capacity, swp_fig1
+    from tailor.reproduce.swp import capacity as swp_capacity, fig1 as swp_fig1
 
     cap = swp_capacity.run(n=2, n_classes=3, recheck=0, until="2ms", out=tmp_path / "cap", say=lambda m: None)
     assert cap["plots"] == [str(tmp_path / "cap" / "capacity.png"), str(tmp_path / "cap" / "capacity.svg")]

@@ -1,41 +1,68 @@
-"""``tailor reproduce NAME``: a paper's experiment beside the paper's numbers."""
+"""``tailor reproduce NAME``: a paper's experiment beside the paper's numbers.
+
+The commands are made from the registry (``tailor.reproduce.REPRODUCTIONS``): each
+reproduction's options function gives the command its options and help, and the command
+checks the output directory, runs the plan, prints the report and where it went.
+``tailor reproduce --list`` names each reproduction, its paper figure and its expected run
+time; an unknown name exits 2 with the accepted names.
+"""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Callable
 
+import click
 import typer
+from typer.core import TyperGroup
 
-from tailor.cli import MAX_SEED, app, stderr, stdout, user_errors
+from tailor.cli import app, stderr, stdout, user_errors
+from tailor.reproduce import REPRODUCTIONS, Reproduction
+
+
+class _Reproductions(TyperGroup):
+    """The group of reproductions: an unknown name is an error that lists the accepted ones."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if not name.startswith("-") and self.get_command(ctx, name) is None:
+            ctx.fail(f"unknown reproduction '{name}'; accepted: {', '.join(self.list_commands(ctx))}")
+        return super().resolve_command(ctx, args)
 
 
 reproduce_app = typer.Typer(
+    cls=_Reproductions,
     short_help="Reproduce a paper's experiment beside the paper's numbers.",
     help="Reproduce a paper's headline experiment and print it beside the paper's numbers.",
     epilog="Example: tailor reproduce swp-fig1 --out runs/fig1",
     no_args_is_help=True,
+    invoke_without_command=True,
 )
 app.add_typer(reproduce_app, name="reproduce")
 
-Out_ = Annotated[
-    Optional[Path],
-    typer.Option(
-        help="Keep scenarios, runs and data here (default: runs/<reproduction>). Written whole once complete; "
-        "an earlier reproduction there is replaced (its own files only).",
-        show_default=False,
-    ),
-]
+
+@reproduce_app.callback()
+def _group(
+    list_: Annotated[
+        bool,
+        typer.Option("--list", help="List the reproductions: paper, figure and expected run time; then exit."),
+    ] = False,
+) -> None:
+    if list_:
+        _print_list()
+        raise typer.Exit(0)
 
 
-def _reproduction_args(until: str) -> None:
-    """Checks a reproduction's options before anything is written."""
-    import re
+def _print_list() -> None:
+    from rich.table import Table
 
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ps|ns|us|ms|s)", until)
-    if m is None or float(m.group(1)) <= 0:
-        stderr.print(f"error: --until: '{until}' is not a positive time; accepted: a number and a unit (ps, ns, us, ms, s), e.g. 11ms")
-        raise typer.Exit(2)
+    table = Table(title="tailor reproduce NAME: expected run times measured on a 2-core machine", title_justify="left")
+    for col in ("reproduction", "paper", "figure", "time", "full run", "full time"):
+        table.add_column(col, justify="right" if col.endswith("time") else "left")
+    for r in REPRODUCTIONS.values():
+        table.add_row(r.name, r.paper, r.figure, r.quick, r.full_options, r.full)
+    stdout.print(table)
 
 
 def _reproduction_dir(out: Path) -> Path:
@@ -47,57 +74,19 @@ def _reproduction_dir(out: Path) -> Path:
     return out
 
 
-@reproduce_app.command(
-    "swp-fig1",
-    short_help="SWP Fig. 1: foreground p99 slowdown per scheduling choice.",
-    epilog="Example: tailor reproduce swp-fig1 --out runs/fig1",
-)
-@user_errors
-def reproduce_swp_fig1(
-    out: Out_ = None,
-    engine: Annotated[str, typer.Option(help="'model' (the SWP fast model, as the paper) or 'packet'.")] = "model",
-    until: Annotated[str, typer.Option(help="Simulated traffic per point (a time, e.g. 11ms).")] = "11ms",
-) -> None:
-    """SWP Fig. 1: foreground p99 slowdown under FIFO, priority, one weight, weight + fair
-    queueing, background 20-80 %; checks each of the paper's claims."""
-    from tailor.reproduce import swp_fig1
+def _command(r: Reproduction) -> Callable[..., None]:
+    """The command of ``r``: its options are those of ``r.options``."""
 
-    if engine not in ("model", "packet"):
-        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: model, packet")
-        raise typer.Exit(2)
-    _reproduction_args(until)
-    setup = swp_fig1.Setup(engine=engine, until=until)
-    out = _reproduction_dir(out or swp_fig1.default_dir(setup))
-    report = swp_fig1.run(out, setup, say=lambda m: stderr.print(m, highlight=False))
-    swp_fig1.render(report, stdout)
-    stdout.print(f"results: {out}/", highlight=False)
+    @functools.wraps(r.options)
+    def command(**options: Any) -> None:
+        plan = r.options(**options)
+        out = _reproduction_dir(plan.out)
+        report = plan.run(out, lambda m: stderr.print(m, highlight=False))
+        r.render(report, stdout)
+        stdout.print(f"results: {out}/", highlight=False)
+
+    return command
 
 
-@reproduce_app.command(
-    "swp-capacity",
-    short_help="SWP Fig. 8-9: least capacity per discipline.",
-    epilog="Example: tailor reproduce swp-capacity --classes 5 --n 20",
-)
-@user_errors
-def reproduce_swp_capacity(
-    n: Annotated[int, typer.Option(help="Random scenarios (the paper used 150).", min=1)] = 10,
-    classes: Annotated[int, typer.Option(help="Classes per scenario: 3 (Fig. 8) or 5 (Fig. 9).")] = 3,
-    seed: Annotated[int, typer.Option(help="Seed of the scenario generator.", min=0, max=MAX_SEED)] = 1,
-    recheck: Annotated[int, typer.Option(help="Re-check this many scenarios' answers on the packet engine.", min=0)] = 3,
-    until: Annotated[str, typer.Option(help="Simulated traffic per scenario (a time).")] = "21ms",
-    out: Out_ = None,
-) -> None:
-    """SWP Fig. 8-9: least capacity per discipline over random scenarios (Table 4)."""
-    from tailor.reproduce import swp_capacity
-
-    if classes not in (3, 5):
-        stderr.print(f"error: --classes: {classes} is not accepted; accepted: 3, 5")
-        raise typer.Exit(2)
-    _reproduction_args(until)
-    out = _reproduction_dir(out or swp_capacity.default_dir(classes))
-    report = swp_capacity.run(
-        n=n, n_classes=classes, seed=seed, recheck=recheck, until=until, out=out,
-        say=lambda m: stderr.print(m, highlight=False),
-    )
-    swp_capacity.render(report, stdout)
-    stdout.print(f"results: {out}/", highlight=False)
+for _r in REPRODUCTIONS.values():
+    reproduce_app.command(_r.name, short_help=_r.summary, epilog=f"Example: {_r.example}")(user_errors(_command(_r)))

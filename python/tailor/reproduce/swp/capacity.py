@@ -21,11 +21,19 @@ import json
 import random
 import statistics
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Callable, Optional
+
+import typer
 
 import tailor
+from tailor.errors import OptionError
 from tailor.outdir import staged
+from tailor.reproduce.registry import Out, Plan, check_until
 from tailor.reproduce.scenarios import Bottleneck, Class, Slo
+from tailor.run import SEED_MAX
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SIZES = ("google", "hadoop", "alistorage")
 STRATEGIES = ("fifo", "drr", "hierarchical", "static")
@@ -100,6 +108,24 @@ def run(
 
 def default_dir(n_classes: int) -> Path:
     return Path("runs") / f"swp-capacity-{n_classes}"
+
+
+def options(
+    n: Annotated[int, typer.Option(help="Random scenarios (the paper used 150).", min=1)] = 10,
+    classes: Annotated[int, typer.Option(help="Classes per scenario: 3 (Fig. 8) or 5 (Fig. 9).")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the scenario generator.", min=0, max=SEED_MAX)] = 1,
+    recheck: Annotated[int, typer.Option(help="Re-check this many scenarios' answers on the packet engine.", min=0)] = 3,
+    until: Annotated[str, typer.Option(help="Simulated traffic per scenario (a time).")] = "21ms",
+    out: Out = None,
+) -> Plan:
+    """SWP Fig. 8-9: least capacity per discipline over random scenarios (Table 4)."""
+    if classes not in (3, 5):
+        raise OptionError(f"--classes: {classes} is not accepted; accepted: 3, 5")
+    check_until(until)
+    return Plan(
+        out or default_dir(classes),
+        lambda out, say: run(n=n, n_classes=classes, seed=seed, recheck=recheck, until=until, out=out, say=say),
+    )
 
 
 def _run(n: int, n_classes: int, seed: int, recheck: int, until: str, tolerance: float, out: Path,
@@ -184,7 +210,7 @@ def summarize(rows: list[dict]) -> dict:
     }
 
 
-def render(report: dict, console: "Console") -> None:  # noqa: F821
+def render(report: dict, console: Console) -> None:
     from rich import box
     from rich.table import Table
 

@@ -19,12 +19,18 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Callable, Optional
+
+import typer
 
 import tailor
-from tailor.errors import RunError
+from tailor.errors import OptionError, RunError
 from tailor.outdir import staged
+from tailor.reproduce.registry import Out, Plan, check_until
 from tailor.reproduce.scenarios import Bottleneck, Class, Slo
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 BG_LOADS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 SLO = 2.5
@@ -102,6 +108,20 @@ def default_dir(setup: Setup) -> Path:
     return Path("runs") / f"swp-fig1-{setup.engine}"
 
 
+def options(
+    out: Out = None,
+    engine: Annotated[str, typer.Option(help="'model' (the SWP fast model, as the paper) or 'packet'.")] = "model",
+    until: Annotated[str, typer.Option(help="Simulated traffic per point (a time, e.g. 11ms).")] = "11ms",
+) -> Plan:
+    """SWP Fig. 1: foreground p99 slowdown under FIFO, priority, one weight, weight + fair
+    queueing, background 20-80 %; checks each of the paper's claims."""
+    if engine not in ("model", "packet"):
+        raise OptionError(f"--engine: unknown value '{engine}'; accepted: model, packet")
+    check_until(until)
+    setup = Setup(engine=engine, until=until)
+    return Plan(out or default_dir(setup), lambda out, say: run(out, setup, say))
+
+
 def _run(out: Path, setup: Setup, say: Callable[[str], None]) -> dict:
     weights = {cfg: foreground_weight(cfg, setup, out) for cfg in ("weight", "fq")}
     say(f"foreground weight meeting p99 <= {SLO} at 80 % background: per-class FIFO {weights['weight']:.3f}, "
@@ -152,7 +172,7 @@ def claims(rows: list[dict], weights: dict[str, float]) -> list[dict]:
     ]
 
 
-def render(report: dict, console: "Console") -> None:  # noqa: F821
+def render(report: dict, console: Console) -> None:
     from rich import box
     from rich.table import Table
 
