@@ -174,11 +174,11 @@ def test_load_axes_say_fraction_of_link_capacity() -> None:
     for frame, x in ((df, "load"), (per_class, "class[0].load")):
         (ax,) = tp.p99_vs_load(frame, x=x).axes
         assert ax.get_xlabel() == f"{x} (fraction of link capacity)"
-    from tailor.reproduce.swp.fig1 import CONFIGS
+    from tailor.reproduce.swp import fig1
 
     rows = [{"config": c, "bg_load": load, "fg_p99": 2.0 + load, "bg_p99": 3.0 + load}
-            for c in CONFIGS for load in (0.2, 0.5, 0.8)]
-    for ax in tf.swp_fig1_figure({"rows": rows, "engine": "model"}).axes:
+            for c in fig1.CONFIGS for load in (0.2, 0.5, 0.8)]
+    for ax in fig1.figure({"rows": rows, "engine": "model"}).axes:
         assert ax.get_xlabel() == "background load (fraction of link capacity)"
         assert list(ax.get_lines()[0].get_xdata()) == pytest.approx([0.2, 0.5, 0.8])
 
@@ -290,7 +290,9 @@ def test_overlay_and_reproduction_figures() -> None:
         "summary": {"fifo_vs_drr": 40.0, "fifo_vs_fq": 120.0, "fifo_vs_drr_tight_bursty": None,
                     "static_vs_drr": 90.0, "static_vs_fifo": 10.0},
     }
-    ax = tf.swp_capacity_figure(report).axes[0]
+    from tailor.reproduce.swp import capacity
+
+    ax = capacity.figure(report).axes[0]
     assert "Fig. 9" in ax.get_title()
     got = {c.get_label(): sorted(b.get_height() for b in c) for c in ax.containers}
     assert got == {"paper (150 scenarios)": [65.0, 79.0], "tailor": [10.0, 40.0, 90.0, 120.0]}
@@ -403,19 +405,20 @@ def test_cli_plot_errors_name_the_option(
 def test_reproductions_write_their_plots(tmp_path: Path) -> None:
     """Short runs of both SWP reproductions: the plot is written beside their data and
     shows the numbers they report."""
-    from tailor.reproduce.swp import capacity as swp_capacity, fig1 as swp_fig1
+    from tailor.reproduce.swp import capacity as swp_capacity
+    from tailor.reproduce.swp import fig1 as swp_fig1
 
     cap = swp_capacity.run(n=2, n_classes=3, recheck=0, until="2ms", out=tmp_path / "cap", say=lambda m: None)
     assert cap["plots"] == [str(tmp_path / "cap" / "capacity.png"), str(tmp_path / "cap" / "capacity.svg")]
     assert (tmp_path / "cap" / "capacity.png").read_bytes()[:8] == PNG_MAGIC
-    ax = tf.swp_capacity_figure(cap).axes[0]
+    ax = swp_capacity.figure(cap).axes[0]
     ours = sorted(b.get_height() for b in next(c for c in ax.containers if c.get_label() == "tailor"))
     keys = ("fifo_vs_drr", "fifo_vs_fq", "fifo_vs_drr_tight_bursty", "static_vs_drr", "static_vs_fifo")
     assert ours == pytest.approx(sorted(cap["summary"][k] for k in keys if cap["summary"][k] is not None))
 
     fig1 = swp_fig1.run(tmp_path / "fig1", swp_fig1.Setup(until="2ms"), say=lambda m: None)
     assert (tmp_path / "fig1" / "fig1.svg").is_file() and len(fig1["plots"]) == 2
-    axes = tf.swp_fig1_figure(fig1).axes
+    axes = swp_fig1.figure(fig1).axes
     assert [a.get_title() for a in axes] == [swp_fig1.TITLES[c] for c in swp_fig1.CONFIGS]
     for ax, cfg in zip(axes, swp_fig1.CONFIGS):
         fg = ax.get_lines()[0]

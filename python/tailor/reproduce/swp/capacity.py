@@ -21,7 +21,8 @@ import json
 import random
 import statistics
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Callable, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 import typer
 
@@ -33,6 +34,7 @@ from tailor.reproduce.scenarios import Bottleneck, Class, Slo
 from tailor.run import SEED_MAX
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
     from rich.console import Console
 
 SIZES = ("google", "hadoop", "alistorage")
@@ -98,10 +100,9 @@ def run(
     out = Path(out) if out is not None else default_dir(n_classes)
     with staged(out, "reproduction") as work:
         report = _run(n, n_classes, seed, recheck, until, tolerance, work, say)
-        from tailor.figures import swp_capacity_figure
         from tailor.plot import save
 
-        report["plots"] = [str(out / p.name) for p in save(swp_capacity_figure(report), work / "capacity")]
+        report["plots"] = [str(out / p.name) for p in save(figure(report), work / "capacity")]
         _write_data(report, work)
     return report
 
@@ -245,3 +246,31 @@ def render(report: dict, console: Console) -> None:
         console.print(f"no feasible capacity up to 64x the offered load: {missing}", highlight=False)
     if report.get("plots"):
         console.print(f"plot, ours beside the paper's: {', '.join(report['plots'])}", highlight=False)
+
+
+#: The comparisons the table reports, in its order, as the figure labels them.
+_LABELS = {
+    "fifo_vs_drr": "FIFO vs\nSWP weights",
+    "fifo_vs_fq": "FIFO vs SWP\nweights + FQ",
+    "fifo_vs_drr_tight_bursty": "FIFO vs SWP weights,\nbursty + tight SLO",
+    "static_vs_drr": "static vs\nSWP weights",
+    "static_vs_fifo": "static vs\nFIFO",
+}
+
+
+def figure(report: Mapping[str, Any]) -> Figure:
+    """SWP Fig. 8/9: the mean extra capacity of each discipline, the paper's beside ours
+    (the report of :func:`run`)."""
+    from tailor.errors import DataError
+    from tailor.figures import overlay
+
+    try:
+        summary, paper, n, k = report["summary"], report["paper"], report["n"], report["classes"]
+    except (KeyError, TypeError):
+        raise DataError("not a swp-capacity report (needs summary, paper, n, classes)") from None
+    ours = {_LABELS[key]: summary.get(key) for key in _LABELS}
+    theirs = {_LABELS[key]: paper.get(key) for key in _LABELS}
+    return overlay(
+        ours, theirs, labels=("tailor", "paper (150 scenarios)"), kind="bar", ylabel="extra capacity (%)",
+        title=f"SWP Fig. {8 if k == 3 else 9}: mean extra capacity, {k} classes, {n} random scenarios",
+    )
