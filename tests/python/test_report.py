@@ -10,6 +10,7 @@ broken page checks that the harness does see such failures.
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import re
@@ -144,12 +145,47 @@ def test_report_escapes_everything_from_the_run(result7: tailor.Result, tmp_path
     assert probe["title"].startswith("tailor report: <script>alert(1)</script>")
 
 
+def test_text_from_the_run_is_escaped_by_the_templates(result7: tailor.Result, tmp_path: Path) -> None:
+    """Without a browser: the templates autoescape, so a scenario, class or axis value holding
+    markup is text on the page, in a run report and in a sweep report."""
+    evil, escaped = "<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"
+    run = tmp_path / "run"
+    shutil.copytree(result7.dir, run)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["scenario"] = evil
+    summary["classes"] = {evil if k == "rpc" else k: v for k, v in summary["classes"].items()}
+    (run / "summary.json").write_text(json.dumps(summary))
+    text = report(run).read_text()
+    assert "<script" not in text
+    assert f"<h3>{escaped}</h3>" in text and f'data-class="{escaped}"' in text
+    assert f"<title>tailor report: {escaped}, seed 7</title>" in text
+    summary_df, points = sweep_tables()
+    summary_df = summary_df.with_columns(pl.col("class").replace("a", evil))
+    points = points.with_columns(pl.col("scenario").replace("two-class", evil))
+    text = sweep_report(summary_df, points, tmp_path / "s.html", title=evil).read_text()
+    assert "<script" not in text
+    assert f'<td class="l">{escaped}</td>' in text and f"<h1>tailor sweep report: {escaped}</h1>" in text
+
+
+def test_the_templates_ship_inside_the_package() -> None:
+    """The report's templates are package data: found by the package's loader wherever
+    tailor is installed (a wheel, or maturin develop)."""
+    import jinja2
+
+    import tailor.report
+
+    env = tailor.report._templates()
+    assert isinstance(env.loader, jinja2.PackageLoader) and env.autoescape is True
+    assert {"base.html.j2", "macros.html.j2", "run.html.j2", "sweep.html.j2", "report.css"} <= set(env.list_templates())
+    assert Path(tailor.__file__).parent.joinpath("templates", "run.html.j2").is_file()
+
+
 def test_run_report_draws_recorded_queues(result7: tailor.Result, tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(result7.dir, run)
     without = report(run).read_text()
     assert without.count("data:image/png;base64,") == 2 and 'id="no-queues"' in without
-    assert '[record] queues = &quot;10us&quot;' in without
+    assert '<code>[record] queues = "10us"</code>' in html.unescape(without)
     rows = [(t, port, (t // 1000 * (port + 1)) % 50_000) for port in range(4) for t in range(0, 200_000, 10_000)]
     pl.DataFrame(rows, schema=["time_ns", "port", "queue_bytes"], orient="row").write_parquet(run / "queues.parquet")
     out = report(run, out=tmp_path / "with.html")
