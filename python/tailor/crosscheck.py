@@ -20,7 +20,6 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import random
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ import polars as pl
 from tailor.errors import ScenarioError
 from tailor.outdir import staged
 from tailor.run import run as run_scenario
+from tailor.stats import bootstrap_ci, percentile
 
 __all__ = ["crosscheck_ns3", "render", "build_scenario", "MEAN_TOLERANCE", "P99_TOLERANCE", "MIN_FLOWS"]
 
@@ -160,13 +160,6 @@ bins = [{edges}]
     return text, kind
 
 
-def _nearest_rank(values: list[float], q: float) -> float:
-    if not values:
-        return math.nan
-    s = sorted(values)
-    return s[max(0, math.ceil(q * len(s)) - 1)]
-
-
 @dataclass
 class BinRow:
     lower: int
@@ -205,13 +198,8 @@ class BinRow:
         }
 
 
-def bootstrap_p99(values: list[float], resamples: int = 2000, seed: int = 1) -> tuple[float, float]:
-    """90 % bootstrap interval of the nearest-rank p99 of ``values`` (for explaining misses:
-    with a few hundred flows the p99 is the 2nd or 3rd largest sample)."""
-    rng = random.Random(seed)
-    n = len(values)
-    est = sorted(_nearest_rank([values[rng.randrange(n)] for _ in range(n)], 0.99) for _ in range(resamples))
-    return est[int(0.05 * resamples)], est[int(0.95 * resamples) - 1]
+#: The interval printed beside a missed bin: 90 % of ns-3's own p99 over 2,000 resamples of its flows.
+CI_CONFIDENCE, CI_RESAMPLES, CI_SEED = 0.90, 2000, 1
 
 
 def _explain(joined: pl.DataFrame, table: list[dict[str, Any]]) -> None:
@@ -220,7 +208,9 @@ def _explain(joined: pl.DataFrame, table: list[dict[str, Any]]) -> None:
         if r["ok"]:
             continue
         part = joined.filter((pl.col("size_bytes") > r["lower_bytes"]) & (pl.col("size_bytes") <= r["upper_bytes"]))
-        lo, hi = bootstrap_p99(part["ns3_slowdown"].to_list())
+        # A missed bin has MIN_FLOWS flows or more: an interval exists.
+        lo, hi = bootstrap_ci(part["ns3_slowdown"].to_numpy(), CI_CONFIDENCE, percentile=99, resamples=CI_RESAMPLES,
+                              seed=CI_SEED)
         r["ns3_p99_ci90"] = [lo, hi]
         r["tailor_p99_in_ci90"] = lo <= r["tailor_p99"] <= hi
 
@@ -234,8 +224,8 @@ def _bins(joined: pl.DataFrame, edges: list[dict[str, Any]]) -> list[BinRow]:
         tl = part["tailor_slowdown"].to_list()
         rows.append(BinRow(
             lo, hi, len(ns3),
-            sum(ns3) / len(ns3) if ns3 else math.nan, _nearest_rank(ns3, 0.99),
-            sum(tl) / len(tl) if tl else math.nan, _nearest_rank(tl, 0.99),
+            sum(ns3) / len(ns3) if ns3 else math.nan, percentile(ns3, 99),
+            sum(tl) / len(tl) if tl else math.nan, percentile(tl, 99),
         ))
     return rows
 

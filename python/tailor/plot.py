@@ -11,9 +11,10 @@ figures render with Agg in any process, headless or not. ``save(fig, stem)`` wri
     >>> tp.save(tp.slowdown_vs_size(r), "runs/q/slowdown")          # runs/q/slowdown.png, .svg
     >>> tp.save(tp.slowdown_vs_size({"dctcp": r, "hpcc": tailor.Result("runs/h")}), "both")
 
-Percentiles here are nearest-rank (the smallest value with at least that fraction of the
-values at or below it), computed exactly from the message records; ``summary.json``
-keeps them to 0.1 % (docs/results.md), so the two can differ in the last digit.
+Percentiles here are nearest-rank (tailor.stats.percentile: the smallest value with at
+least that fraction of the values at or below it), computed exactly from the message
+records; ``summary.json`` keeps them to 0.1 % (docs/results.md), so the two can differ in
+the last digit.
 
 Conventions shared by every plot (and the report's tables):
 
@@ -48,7 +49,7 @@ from matplotlib.ticker import FuncFormatter
 
 from tailor.errors import DataError, NotRecordedError, OptionError
 from tailor.result import Result, format_bytes
-from tailor.stats import samples_needed
+from tailor.stats import percentile, samples_needed
 
 __all__ = [
     "slowdown_vs_size",
@@ -101,17 +102,6 @@ def _figure(width: float = 7.5, height: float = 4.6, ncols: int = 1) -> tuple[Fi
 
 def _color(i: int) -> Any:
     return colormaps["tab10"](i % 10)
-
-
-def nearest_rank(values: Sequence[float] | pl.Series, p: float) -> float:
-    """The nearest-rank ``p``-th percentile (0 < p <= 100) of ``values``: the smallest
-    value with at least ``p`` % of the values at or below it. NaN when empty."""
-    s = sorted(values) if not isinstance(values, pl.Series) else values.sort().to_list()
-    if not s:
-        return math.nan
-    # round() keeps 99.9 % of 1000 at rank 999 despite 99.9 * 1000 / 100 = 999.0000000000001.
-    k = math.ceil(round(p * len(s) / 100, 9))
-    return float(s[min(max(k, 1), len(s)) - 1])
 
 
 def needs_text(percentiles: Sequence[float]) -> str:
@@ -230,7 +220,7 @@ def _edges(df: pl.DataFrame, r: Result | None, cls: str, bins: Sequence[float] |
     sizes = _of_class(df, cls)["size_bytes"].sort().to_list()
     if not sizes:
         return []
-    uppers = sorted({nearest_rank(sizes, 10 * k) for k in range(1, 11)})
+    uppers = sorted({percentile(sizes, 10 * k) for k in range(1, 11)})
     return list(zip([0.0] + uppers[:-1], uppers))
 
 
@@ -243,10 +233,10 @@ def _binned(df: pl.DataFrame, edges: list[tuple[float, float]], percentiles: tup
             continue
         sizes = part["size_bytes"]
         # An open last bin has no upper edge: its largest message stands in.
-        xv = nearest_rank(sizes, 50) if x == "median" else (hi if math.isfinite(hi) else float(sizes.max()))
+        xv = percentile(sizes, 50) if x == "median" else (hi if math.isfinite(hi) else float(sizes.max()))
         row = {"lower": lo, "upper": hi, "count": part.height, "x": xv}
         for p in percentiles:
-            row[p] = nearest_rank(part["slowdown"], p)
+            row[p] = percentile(part["slowdown"], p)
         rows.append(row)
     return rows
 

@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 from rich.table import Table
 
-from tailor.stats import samples_needed
+from tailor.stats import percentile, samples_needed
 
 __all__ = ["Result", "format_bytes", "queue_schema"]
 
@@ -251,5 +251,4 @@ def _stats(df: pl.DataFrame, lower: int, upper: int | None) -> _Row:
     sd = df.filter(cond)["slowdown"]
     if sd.len() == 0:
         return _Row(lower, upper, 0, None, None, None, None)
-    q = lambda p: float(sd.quantile(p, interpolation="higher"))  # noqa: E731
-    return _Row(lower, upper, sd.len(), float(sd.mean()), q(0.5), q(0.99), q(0.999))
+    return _Row(lower, upper, sd.len(), float(sd.mean()), percentile(sd, 50), percentile(sd, 99), percentile(sd, 99.9))

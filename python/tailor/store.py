@@ -51,7 +51,7 @@ from tailor.errors import PointError, StoreError
 from tailor.outdir import MARKER, alive, mark, read_marker
 from tailor.result import format_bytes
 from tailor.scenario import Override, Scenario
-from tailor.stats import bootstrap_mean_ci
+from tailor.stats import bootstrap_ci
 
 __all__ = ["Store", "PointSpec", "PointLock", "open_store", "point_id", "config_id", "build_id", "STATS"]
 
@@ -530,7 +530,7 @@ class Store:
             )
         if any(len(set(seeds)) != len(seeds) for seeds in grouped["seeds"].to_list()):
             raise StoreError(f"{self.dir}: a seed appears twice among the points of one configuration")
-        intervals = [bootstrap_mean_ci(v, confidence) if v is not None else None for v in grouped["value"].to_list()]
+        intervals = [bootstrap_ci(v, confidence) if v is not None else None for v in grouped["value"].to_list()]
         out = grouped.with_columns(
             pl.col("value").list.mean().alias("mean"),
             pl.Series("ci_low", [i[0] if i else None for i in intervals], dtype=pl.Float64),
