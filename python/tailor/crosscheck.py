@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from tailor import fmt
 from tailor.errors import ScenarioError
 from tailor.outdir import staged
 from tailor.run import run as run_scenario
@@ -334,13 +335,6 @@ def _replay(run_dir: Path, work: Path, prr: str) -> dict[str, Any]:
     return report
 
 
-def _fmt_bytes(n: int) -> str:
-    for unit, scale in (("MB", 1_000_000), ("KB", 1_000)):
-        if n >= scale:
-            return f"{n / scale:g}{unit}"
-    return f"{n}B"
-
-
 def render(report: dict[str, Any], console: Any) -> None:
     """Prints the comparison as rich tables."""
     from rich.table import Table
@@ -356,7 +350,7 @@ def render(report: dict[str, Any], console: Any) -> None:
                 continue
             verdict = ("ok" if r["ok"] else "[red]MISS[/red]") if r["judged"] else "[dim]< 100 flows[/dim]"
             t.add_row(
-                f"({_fmt_bytes(r['lower_bytes'])}, {_fmt_bytes(r['upper_bytes'])}]", f"{r['count']:,}",
+                fmt.size_bin(r["lower_bytes"], r["upper_bytes"]), f"{r['count']:,}",
                 f"{r['ns3_mean']:.3f}", f"{r['tailor_mean']:.3f}", f"{r['mean_ratio']:.3f}",
                 f"{r['ns3_p99']:.3f}", f"{r['tailor_p99']:.3f}", f"{r['p99_ratio']:.3f}", verdict,
             )
@@ -366,15 +360,15 @@ def render(report: dict[str, Any], console: Any) -> None:
                 lo, hi = r["ns3_p99_ci90"]
                 inside = "inside" if r["tailor_p99_in_ci90"] else "outside"
                 console.print(
-                    f"  miss ({_fmt_bytes(r['lower_bytes'])}, {_fmt_bytes(r['upper_bytes'])}]: ns-3's own p99 of these "
+                    f"  miss {fmt.size_bin(r['lower_bytes'], r['upper_bytes'])}: ns-3's own p99 of these "
                     f"{r['count']} flows has a 90 % bootstrap interval [{lo:.3f}, {hi:.3f}]; tailor's {r['tailor_p99']:.3f} is {inside} it"
                 )
     p = Table(title="port counters")
     for col in ("counter", "ns-3", "tailor"):
         p.add_column(col, justify="left" if col == "counter" else "right")
     for row in report["ports"]:
-        fmt = (lambda v: f"{v:,.4g}") if isinstance(row["ns3"], float) else (lambda v: f"{v:,}")
-        p.add_row(row["counter"], fmt(row["ns3"]), fmt(row["tailor"]))
+        count = (lambda v: f"{v:,.4g}") if isinstance(row["ns3"], float) else (lambda v: f"{v:,}")
+        p.add_row(row["counter"], count(row["ns3"]), count(row["tailor"]))
     console.print(p)
     f = report["flows"]
     console.print(

@@ -48,7 +48,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from tailor.errors import DataError, NotRecordedError, OptionError
-from tailor.result import Result, format_bytes
+from tailor import fmt
+from tailor.result import Result
 from tailor.stats import percentile, samples_needed
 
 __all__ = [
@@ -85,7 +86,7 @@ Source = Union[Result, pl.DataFrame, str, "os.PathLike[str]"]
 Runs = Union[Source, Mapping[str, Source], Sequence[Source]]
 
 #: Log-scale tick labels in decimal byte units (1 KB, 10 MB).
-_BYTES = FuncFormatter(lambda v, _pos: format_bytes(v) if v > 0 else "0")
+_BYTES = FuncFormatter(lambda v, _pos: fmt.size(v) if v > 0 else "0")
 _LINESTYLES = ("-", "--", ":", "-.")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 

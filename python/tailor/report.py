@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ import jinja2
 import polars as pl
 from matplotlib.figure import Figure
 
+from tailor import fmt
 from tailor.errors import DataError, NotRecordedError, OptionError
 from tailor.outdir import SIGNATURE, check_file, write_file
 from tailor.plot import (
@@ -52,7 +52,7 @@ from tailor.plot import (
     save,
     slowdown_vs_size,
 )
-from tailor.result import Result, format_bytes
+from tailor.result import Result
 
 __all__ = ["report", "run_report", "sweep_report", "store_frames", "with_messages"]
 
@@ -100,12 +100,6 @@ def _page(template: str, title: str, **content: Any) -> str:
     return _templates().get_template(template).render(
         title=title, generator=f"{SIGNATURE} {_version()}", version=_version(), now=_now(), **content
     )
-
-
-def _num(x: float | None, fmt: str = ".2f") -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return format(x, fmt)
 
 
 def _figure(fig: Figure, stem: Path, caption: str) -> dict[str, Any]:
@@ -236,10 +230,6 @@ def _toml_name(text: str, f: Path) -> str | None:
     return str(doc.get("name", f.stem))
 
 
-def _size(b: dict[str, Any]) -> str:
-    return f"({format_bytes(b['lower_bytes'])}, {format_bytes(b['upper_bytes'])}]"
-
-
 #: The percentiles of the slowdown tables: (summary key, percentile).
 _PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p999", 99.9))
 #: Said once above the slowdown tables.
@@ -254,16 +244,16 @@ def _percentile(value: float | None, count: int, p: float) -> Cell:
     """A percentile cell: greyed, in parentheses, when ``count`` messages are too few for it."""
     need = samples_needed(p)
     if value is None or count >= need:
-        return _num(value)
-    return Span(f"({_num(value)})", css="few", title=f"{count:,} messages; p{p:g} needs {need:,}")
+        return fmt.stat(value)
+    return Span(f"({fmt.stat(value)})", css="few", title=f"{count:,} messages; p{p:g} needs {need:,}")
 
 
 def _slowdown_row(label: Cell, b: dict[str, Any]) -> list[Cell]:
-    return [label, f"{b['count']:,}", _num(b.get("mean")), *(_percentile(b.get(k), b["count"], p) for k, p in _PERCENTILES)]
+    return [label, f"{b['count']:,}", fmt.stat(b.get("mean")), *(_percentile(b.get(k), b["count"], p) for k, p in _PERCENTILES)]
 
 
 def _slowdown_table(name: str, rep: dict[str, Any]) -> dict[str, Any]:
-    rows = [_slowdown_row(Span(_size(b), upper=b["upper_bytes"]), b) for b in rep["bins"] if b["count"] > 0]
+    rows = [_slowdown_row(Span(fmt.size_bin(b["lower_bytes"], b["upper_bytes"]), upper=b["upper_bytes"]), b) for b in rep["bins"] if b["count"] > 0]
     return {"name": name, "rows": rows, "total": _slowdown_row("all sizes", rep["slowdown"])}
 
 
@@ -272,11 +262,11 @@ def _slo_rows(s: dict[str, Any]) -> list[list[Cell]]:
     for name, c in s["classes"].items():
         for slo in c.get("slo", []):
             if slo.get("value") is None:
-                verdict, value, loss = Span("no messages", css="none"), "–", "–"
+                verdict, value, loss = Span("no messages", css="none"), fmt.NONE, fmt.NONE
             else:
                 verdict = Span("met", css="met") if slo["met"] else Span("MISSED", css="missed")
-                value, loss = _num(slo["value"], ".4g"), _num(slo["loss"], "+.3f")
-            rows.append([name, slo["sli"], _num(slo["threshold"], "g"), value, f"{slo.get('count', 0):,}", verdict, loss])
+                value, loss = fmt.stat(slo["value"], ".4g"), fmt.stat(slo["loss"], "+.3f")
+            rows.append([name, slo["sli"], fmt.stat(slo["threshold"], "g"), value, f"{slo.get('count', 0):,}", verdict, loss])
     return rows
 
 
@@ -300,12 +290,12 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
         ("run directory", str(r.dir)),
         ("run written", written),
         ("report written", _now()),
-        ("simulated", f"{s['sim_ns'] / 1e6:.3f} ms" if "sim_ns" in s else "–"),
+        ("simulated", fmt.time(s["sim_ns"]) if "sim_ns" in s else fmt.NONE),
         ("messages",
             f"{msgs.get('completed', 0):,} completed of {msgs.get('generated', 0):,} generated, "
             f"{msgs.get('incomplete', 0):,} incomplete, {msgs.get('warmup_excluded', 0):,} in the warm-up (not counted)"
         ),
-        ("engine work", f"{s['events']:,} events in {s['wall_seconds']:.2f} s" if "events" in s else "–"),
+        ("engine work", f"{s['events']:,} events in {s['wall_seconds']:.2f} s" if "events" in s else fmt.NONE),
     ]
     names = r.classes if len(r.classes) == 1 else [*r.classes, "all"]  # with one class, "all" is the same messages again
     return _write(out, _page(
@@ -348,12 +338,12 @@ def _network(s: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [
         ("drops", f"{n['drops']:,}"),
         ("ECN marks", f"{n['ecn_marks']:,}"),
-        ("largest switch queue", format_bytes(n["max_queue_bytes"])),
-        ("its time-average queue", format_bytes(n["mean_queue_bytes"])),
+        ("largest switch queue", fmt.size(n["max_queue_bytes"])),
+        ("its time-average queue", fmt.size(n["mean_queue_bytes"])),
         ("busiest switch port", f"{100 * n['utilization']:.1f} % utilized"),
     ]
     if "max_host_nic_queue_bytes" in n:
-        rows.append(("largest host NIC queue", format_bytes(n["max_host_nic_queue_bytes"])))
+        rows.append(("largest host NIC queue", fmt.size(n["max_host_nic_queue_bytes"])))
     for k, v in s.get("transport_counters", {}).items():
         rows.append((k.replace("_", " "), f"{v:,}"))
     return rows
@@ -369,8 +359,8 @@ def _ports(r: Result) -> dict[str, Any] | None:
         return None
     top = ports.sort(["max_queue_bytes", "port"], descending=[True, False]).head(TOP_PORTS)
     rows = [
-        [str(p["port"]), str(p["node"]), str(p["role"]), format_bytes(p["max_queue_bytes"]),
-         format_bytes(p["mean_queue_bytes"]), f"{100 * p['utilization']:.1f} %", f"{p['drops']:,}", f"{p['ecn_marks']:,}"]
+        [str(p["port"]), str(p["node"]), str(p["role"]), fmt.size(p["max_queue_bytes"]),
+         fmt.size(p["mean_queue_bytes"]), f"{100 * p['utilization']:.1f} %", f"{p['drops']:,}", f"{p['ecn_marks']:,}"]
         for p in top.iter_rows(named=True)
     ]
     return {"rows": rows, "of": ports.height}
@@ -432,7 +422,7 @@ def sweep_report(
     seeds = points.group_by(combo).agg(pl.col("seed").n_unique())["seed"] if combo else pl.Series([points.height])
     ident = [
         ("sweep", title),
-        ("store", source or "–"),
+        ("store", source or fmt.NONE),
         ("scenarios", ", ".join(map(str, points["scenario"].unique().sort().to_list()))),
         ("engines", ", ".join(map(str, summary["engine"].unique().sort().to_list()))),
         ("points", f"{n_points:,} runs of {seeds.len():,} axis values"),
@@ -480,7 +470,7 @@ def _sweep_slos(slos: pl.DataFrame, axes: list[str]) -> dict[str, Any]:
             cell = Span(f"{row['met']} of {row['n']}", css=css,
                         after=f" ({unjudged} without messages in range)" if unjudged else "")
         rows.append([*(str(row[a]) for a in axes), str(row["engine"]), str(row["class"]), str(row["sli"]),
-                     _num(row["threshold"], ".4g"), _num(row["value"], ".4g"), cell])
+                     fmt.stat(row["threshold"], ".4g"), fmt.stat(row["value"], ".4g"), cell])
     return {"headers": [*axes, "engine", "class", "SLI", "bound", "mean value", "seeds met"], "rows": rows,
             "left": len(axes) + 3}
 
@@ -524,7 +514,7 @@ def _slug(s: str) -> str:
 def _sweep_cell(row: dict[str, Any]) -> Cell:
     """``mean [ci_low, ci_high]``, greyed in parentheses when a seed had too few messages
     for the percentile."""
-    text = f"{_num(row['mean'])} [{_num(row['ci_low'])}, {_num(row['ci_high'])}]"
+    text = f"{fmt.stat(row['mean'])} [{fmt.stat(row['ci_low'])}, {fmt.stat(row['ci_high'])}]"
     p = STAT_PERCENTILES.get(row["stat"])
     n = row.get("messages")
     if p is None or n is None or n >= samples_needed(p):
@@ -544,5 +534,5 @@ def _sweep_table(summary: pl.DataFrame, axes: list[str]) -> dict[str, Any]:
         k = tuple(row[c] for c in keys)
         cells.setdefault(k, {})[row["stat"]] = _sweep_cell(row)
         seeds[k] = row["n_seeds"]
-    rows = [[*(str(v) for v in k), *(cells[k].get(s, "–") for s in stats), str(seeds[k])] for k in cells]
+    rows = [[*(str(v) for v in k), *(cells[k].get(s, fmt.NONE) for s in stats), str(seeds[k])] for k in cells]
     return {"headers": [*keys, *stats, "seeds"], "rows": rows, "left": len(keys)}

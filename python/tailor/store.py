@@ -46,10 +46,9 @@ from typing import Any
 
 import polars as pl
 
-from tailor import _core
+from tailor import _core, fmt
 from tailor.errors import PointError, StoreError
 from tailor.outdir import MARKER, alive, mark, read_marker
-from tailor.result import format_bytes
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_ci
 
@@ -574,7 +573,7 @@ def open_store(dir: str | os.PathLike[str]) -> Store:
 def _size_label(lower: int | None, upper: int | None) -> str:
     if lower is None:
         return "all"
-    return f"({format_bytes(lower)}, {format_bytes(upper)}]"
+    return fmt.size_bin(lower, upper)
 
 
 def _rows(id: str, summary: dict[str, Any]) -> pl.DataFrame:

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from tailor import fmt
 from tailor.cli import Scenario_, Seed_, app, stderr, stdout, user_errors
 
 
@@ -60,7 +61,7 @@ def run(
     stdout.print(result.network_line())
     s = result.summary
     stdout.print(
-        f"{s['messages']['completed']:,} messages in {s['sim_ns'] / 1e6:.3f} ms simulated, "
+        f"{s['messages']['completed']:,} messages in {fmt.time(s['sim_ns'])} simulated, "
         f"{s['events']:,} events in {s['wall_seconds']:.2f} s"
     )
     stdout.print(f"results: {result.dir}/ ({', '.join(result.files())})", highlight=False)

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from tailor import fmt
 from tailor.cli import Scenario_, app, stderr, stdout, user_errors
 
 
@@ -125,6 +126,6 @@ def _print_sweep(sw: Any, stat: str) -> None:
     for col in [*axes, "class", "seeds", stat]:
         table.add_column(col, justify="right" if col in ("seeds", stat) else "left")
     for row in df.iter_rows(named=True):
-        ci = "" if row["ci_low"] is None else f" [{row['ci_low']:.3g}, {row['ci_high']:.3g}]"
-        table.add_row(*(str(row[a]) for a in axes), row["class"], str(row["n_seeds"]), f"{row['mean']:.3g}{ci}")
+        ci = "" if row["ci_low"] is None else f" [{fmt.stat(row['ci_low'], '.3g')}, {fmt.stat(row['ci_high'], '.3g')}]"
+        table.add_row(*(str(row[a]) for a in axes), row["class"], str(row["n_seeds"]), fmt.stat(row["mean"], ".3g") + ci)
     stdout.print(table)

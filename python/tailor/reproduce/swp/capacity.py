@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 import typer
 
 import tailor
+from tailor import fmt
+from tailor.advise import slos_met
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce.registry import Out, Plan, check_until
@@ -178,8 +180,8 @@ def _write_data(report: dict, out: Path) -> None:
 
 
 def _packet_fraction(verdicts: list[dict]) -> dict:
-    slos = [s for v in verdicts for s in v["slo"] if s["met"] is not None]
-    return {"met": sum(bool(s["met"]) for s in slos), "of": len(slos)}
+    met, judged = slos_met(verdicts)
+    return {"met": met, "of": judged}
 
 
 def _fmt_packet(p: dict) -> str:
@@ -216,7 +218,7 @@ def render(report: dict, console: Console) -> None:
     from rich.table import Table
 
     s, paper = report["summary"], report["paper"]
-    pct = lambda x: "-" if x is None else f"{x:+.0f} %"  # noqa: E731
+    pct = lambda x: fmt.change(None if x is None else x / 100, 0)  # noqa: E731 (x: a percentage)
     t = Table(
         title=f"SWP Fig. {8 if report['classes'] == 3 else 9}: extra capacity, mean over {report['n']} random "
         f"{report['classes']}-class scenarios (the paper: 150)",
@@ -232,7 +234,7 @@ def render(report: dict, console: Console) -> None:
         pct(paper.get("fifo_vs_drr_tight_bursty")),
         pct(s["fifo_vs_drr_tight_bursty"]) + f" ({s['tight_bursty_scenarios']} scenarios)",
     )
-    t.add_row("static provisioning vs SWP weights", "-", pct(s["static_vs_drr"]))
+    t.add_row("static provisioning vs SWP weights", fmt.NONE, pct(s["static_vs_drr"]))
     t.add_row("static provisioning vs FIFO", "> 0 (5 classes)", pct(s["static_vs_fifo"]))
     console.print(t)
     if s["packet_slos_met"] is not None:
