@@ -56,6 +56,8 @@ __all__ = [
     "slowdown_vs_size",
     "latency_cdf",
     "p99_vs_load",
+    "slowdown_vs_size_across_seeds",
+    "seed_bins",
     "queue_over_time",
     "read_queues",
     "save",
@@ -551,6 +553,88 @@ def _errorbars(ax: Axes, part: pl.DataFrame, x: str, pos: dict, label: str, styl
     hi = [v - m if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
           for m, v in zip(mean, part["ci_high"].to_list())]
     ax.errorbar([pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], capsize=3, label=label, **style)
+
+
+def seed_bins(summary_df: pl.DataFrame, stat: str) -> tuple[pl.DataFrame, int]:
+    """The size bins of a sweep summary that are a result for ``stat`` in every seed, and
+    how many bins are left out: a bin is kept when every seed of its configuration had a
+    message in it and, with a ``messages`` column (the fewest of any seed), as many as the
+    percentile needs (``samples_needed``; 1 for the mean). The bins are each class's (the
+    class "all" only when it is the only one); the "all sizes" rows are not bins."""
+    _check_columns(summary_df, ("class", "size", "upper_bytes", "stat", "mean", "n_seeds"), "the sweep summary")
+    classes = set(summary_df["class"].to_list()) - {"all"} or {"all"}
+    df = summary_df.filter((pl.col("stat") == stat) & pl.col("class").is_in(list(classes)))
+    groups = [c for c in df.columns if c not in SUMMARY_VALUE_COLUMNS or c in ("engine", "class")]
+    seeds = df.filter(pl.col("size") == "all").group_by(groups).agg(pl.col("n_seeds").max().alias("_seeds"))
+    bins = df.filter(pl.col("size") != "all").join(seeds, on=groups, how="left", nulls_equal=True)
+    need = samples_needed(STAT_PERCENTILES.get(stat, 100.0))
+    enough = (pl.col("n_seeds") == pl.col("_seeds")) & pl.col("upper_bytes").is_not_null()
+    if "messages" in bins.columns:
+        enough &= pl.col("messages") >= need
+    kept = bins.filter(enough).drop("_seeds")
+    return kept, bins.height - kept.height
+
+
+def slowdown_vs_size_across_seeds(
+    summary_df: pl.DataFrame,
+    stats: Sequence[str] = ("p50", "p99"),
+    *,
+    logy: bool = False,
+    title: str | None = None,
+) -> Figure:
+    """A sweep summary's slowdown per message-size bin against message size (log x, each
+    bin at its upper edge), one line per class (and engine, when several) and statistic:
+    the mean over seeds of each seed's value in the bin, with the 95 % interval across
+    seeds as error bars. For a sweep whose only axis is the seed.
+
+    ``summary_df`` is ``Sweep.summary()`` (with its size bins), with one value per axis.
+    Bins that are not a result in every seed (:func:`seed_bins`) are left out, not drawn
+    hollow: the title says how many. The "all" class is drawn only when it is the only one.
+    """
+    _check_columns(summary_df, ("class", "size", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds"),
+                   "the sweep summary")
+    present = summary_df["stat"].unique().to_list()
+    for s in stats:
+        if s not in present:
+            raise OptionError(f"stats: no stat '{s}' in the sweep summary; accepted: {', '.join(sorted(present))}")
+    classes = sorted(set(summary_df["class"].to_list()) - {"all"}) or ["all"]
+    engines = summary_df["engine"].unique().sort().to_list() if "engine" in summary_df.columns else [None]
+    fig, (ax,) = _figure()
+    left_out, drawn = {}, 0
+    for s_i, stat in enumerate(stats):
+        kept, left = seed_bins(summary_df, stat)
+        left_out[stat] = (left, kept.height + left)
+        for c_i, (cls, engine) in enumerate((c, e) for c in classes for e in engines):
+            part = kept.filter(pl.col("class") == cls)
+            if engine is not None:
+                part = part.filter(pl.col("engine") == engine)
+            part = part.sort("upper_bytes").with_columns(pl.col("upper_bytes").alias("_x"))
+            if part.height == 0:
+                continue
+            label = f"{cls} {stat}" + (f" ({engine})" if len(engines) > 1 else "")
+            style = {"color": _color(c_i), "marker": _MARKERS[s_i % len(_MARKERS)], "markersize": 4,
+                     "linestyle": _LINESTYLES[s_i % len(_LINESTYLES)]}
+            _errorbars(ax, part, "_x", {v: float(v) for v in part["_x"].to_list()}, label, style)
+            drawn += part.height
+    if drawn == 0:
+        raise DataError("slowdown_vs_size_across_seeds: no size bin is a result in every seed "
+                        f"({needs_text([STAT_PERCENTILES[s] for s in stats if s in STAT_PERCENTILES])} messages needed)")
+    seeds = sorted(set(summary_df["n_seeds"].to_list()))
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(_BYTES)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(SIZE_LABEL)
+    ax.set_ylabel("slowdown (latency / ideal)")
+    out = ", ".join(f"{s} {k} of {n}" for s, (k, n) in left_out.items() if k)
+    ax.set_title(
+        title or f"slowdown by message size, mean over {seeds[-1]} seeds, bars: 95 % interval"
+        + (f"\nbins left out (too few messages in a seed): {out}" if out else ""),
+        fontsize="medium",
+    )
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
 
 
 # ---------------------------------------------------------------------------- files

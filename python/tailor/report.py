@@ -50,7 +50,9 @@ from tailor.plot import (
     needs_text,
     samples_needed,
     save,
+    seed_bins,
     slowdown_vs_size,
+    slowdown_vs_size_across_seeds,
 )
 from tailor.result import Result
 
@@ -402,7 +404,10 @@ def sweep_report(
 
     The plots put the ``load`` axis (else the first numeric axis that varies) on x and
     draw a line per combination of the other varying axes (and engines), for the p99
-    and the mean slowdown of all classes, and the p99 of each class.
+    and the mean slowdown of all classes, and the p99 of each class. A sweep whose only
+    axis is the seed gets slowdown by message size instead: each bin's p50 and p99,
+    the mean over seeds with the interval across them, bins of too few messages in a
+    seed left out.
     """
     out = Path(out)
     need = ("engine", "class", "size", "stat", "mean", "ci_low", "ci_high", "n_seeds")
@@ -486,7 +491,7 @@ def _x_axis(summary: pl.DataFrame, axes: list[str]) -> str | None:
 def _sweep_plots(summary: pl.DataFrame, axes: list[str], stem: Path) -> list[dict[str, Any]]:
     x = _x_axis(summary, axes)
     if x is None:
-        return [_note("No plot: no sweep axis takes more than one value.", id="no-plots")]
+        return [_seed_plot(summary, stem)]
     sizes = summary["size"].unique().to_list()
     df = summary.filter(pl.col("size") == "all") if "all" in sizes else summary
     by = _varying(df, [a for a in axes if a != x] + ["engine"])
@@ -505,6 +510,31 @@ def _sweep_plots(summary: pl.DataFrame, axes: list[str], stem: Path) -> list[dic
         caption = f"{stat} slowdown of {'all classes' if cls == 'all' else 'class ' + cls} against {x}"
         figures.append(_figure(fig, stem.with_name(f"{stem.name}-{name}"), caption))
     return figures
+
+
+def _seed_plot(summary: pl.DataFrame, stem: Path) -> dict[str, Any]:
+    """A sweep whose only axis is the seed: slowdown by message size, the mean over seeds
+    of each bin's p50 and p99 with the interval across seeds; the caption says how many
+    seeds, which interval, and which bins are left out for too few messages."""
+    stats = [st for st in ("p50", "p99") if st in summary["stat"].unique().to_list()]
+    try:
+        fig = slowdown_vs_size_across_seeds(summary, stats)
+    except DataError as e:
+        return _note(f"No plot: {e}", id="no-plots")
+    seeds = int(summary["n_seeds"].max())
+    left = {st: (n, kept.height + n) for st in stats for kept, n in [seed_bins(summary, st)]}
+    over = (f"the mean over {seeds} seeds of each seed's value, bars: the 95 % percentile-bootstrap interval "
+            "across seeds" if seeds > 1 else "one seed: its value, no interval")
+    if "messages" not in summary.columns:
+        rule = "every bin drawn (the messages per seed were not given)"
+    elif any(n for n, _ in left.values()):
+        dropped = ", ".join(f"{st}: {n} of {total} bins" for st, (n, total) in left.items() if n)
+        rule = (f"bins where a seed had fewer messages than the percentile needs "
+                f"({needs_text([STAT_PERCENTILES[st] for st in stats])}) are left out ({dropped})")
+    else:
+        rule = "every bin had enough messages in every seed"
+    caption = f"{' and '.join(stats)} slowdown per size bin, per class: {over}; {rule}"
+    return _figure(fig, stem.with_name(f"{stem.name}-slowdown"), caption)
 
 
 def _slug(s: str) -> str:

@@ -145,6 +145,43 @@ def sweep_summary() -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def seed_summary() -> pl.DataFrame:
+    """Sweep.summary() of a sweep whose only axis is the seed: 3 seeds, two classes and
+    "all", four size bins; the fewest messages of a seed per bin (`messages`) is 500, 50,
+    150, and in the last bin one seed had none (2 seeds)."""
+    bins = [(0, 10_000, 500, 3), (10_000, 100_000, 50, 3), (100_000, 1_000_000, 150, 3), (1_000_000, 10**7, 120, 2)]
+    rows = []
+    for cls, stat in itertools.product(("all", "a", "b"), ("mean", "p50", "p99")):
+        for lo, hi, n, seeds in [(None, None, 2000, 3), *bins]:
+            m = (2 if stat == "p99" else 1) * (1 + (hi or 0) / 1e6) + (cls == "b")
+            rows.append({"scenario": "s", "engine": "packet", "class": cls, "size": "all" if lo is None else f"({lo}, {hi}]",
+                         "lower_bytes": lo, "upper_bytes": hi, "stat": stat, "mean": m, "ci_low": m - 0.2,
+                         "ci_high": m + 0.3, "n_seeds": seeds, "messages": n})
+    return pl.DataFrame(rows)
+
+
+def test_slowdown_by_size_across_seeds_leaves_out_bins_a_seed_had_too_few_messages_for() -> None:
+    df = seed_summary()
+    (ax,) = tp.slowdown_vs_size_across_seeds(df, ("p50", "p99")).axes
+    bars = {c.get_label(): c for c in ax.containers if isinstance(c, ErrorbarContainer)}
+    assert set(bars) == {"a p50", "a p99", "b p50", "b p99"}, "the classes, not 'all' beside them"
+    # p50 needs 2 messages a seed: every bin but the one a seed had none in; p99 needs 100.
+    assert list(bars["a p50"].lines[0].get_xdata()) == [10_000, 100_000, 1_000_000]
+    assert list(bars["a p99"].lines[0].get_xdata()) == [10_000, 1_000_000]
+    want = df.filter((pl.col("class") == "b") & (pl.col("stat") == "p99") & pl.col("upper_bytes").is_in([10_000, 1_000_000]))
+    line, _caps, (segments,) = bars["b p99"].lines
+    assert list(line.get_ydata()) == pytest.approx(want.sort("upper_bytes")["mean"].to_list())
+    assert [seg[0][1] for seg in segments.get_segments()] == pytest.approx(want.sort("upper_bytes")["ci_low"].to_list())
+    assert "mean over 3 seeds" in ax.get_title() and "p50 2 of 8, p99 4 of 8" in ax.get_title()
+    assert ax.get_xlabel() == tp.SIZE_LABEL and ax.get_xscale() == "log"
+    kept, left = tp.seed_bins(df, "p99")
+    assert left == 4 and sorted(set(kept["upper_bytes"].to_list())) == [10_000, 1_000_000]
+    with pytest.raises(DataError, match="no size bin is a result in every seed"):
+        tp.slowdown_vs_size_across_seeds(df.with_columns(pl.lit(1).alias("messages")), ("p99",))
+    with pytest.raises(OptionError, match="stats: no stat 'p999'"):
+        tp.slowdown_vs_size_across_seeds(df, ("p999",))
+
+
 def test_p99_vs_load_draws_a_line_per_value_with_error_bars() -> None:
     df = sweep_summary()
     fig = tp.p99_vs_load(df, x="load", y="p99", by="switch.scheduler")

@@ -400,6 +400,38 @@ def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickst
         report(store, scenario=tmp_path / "x.toml")
 
 
+def test_a_seed_only_sweep_report_draws_slowdown_by_size_across_seeds(quickstart_model: Path, tmp_path: Path) -> None:
+    """A sweep whose only axis is the seed: its report draws each size bin's p50 and p99,
+    the mean over seeds with the interval across them, and leaves out (saying so) the bins
+    where a seed had fewer messages than the percentile needs."""
+    import tailor.plot as tp
+    from matplotlib.container import ErrorbarContainer
+
+    from tailor.report import store_frames
+
+    store = tmp_path / "store"
+    tailor.sweep(quickstart_model, seed=[1, 2, 3], out=store, engine="model", jobs=1)
+    text = report(store).read_text()
+    assert 'id="no-plots"' not in text and (store / "report-slowdown.png").is_file()
+    (caption,) = re.findall(r"<figcaption>(.*?)</figcaption>", text, flags=re.S)
+    assert caption.startswith("p50 and p99 slowdown per size bin, per class: the mean over 3 seeds")
+    assert "bars: the 95 % percentile-bootstrap interval across seeds" in caption
+    assert "fewer messages than the percentile needs (p50: 2, p99: 100) are left out (p99: " in caption
+    # What the figure draws: every p99 point is of a bin where each of the 3 seeds had 100 messages.
+    (ax,) = tp.slowdown_vs_size_across_seeds(store_frames(store)[0]).axes
+    rows = tailor.open(store).rows().filter(
+        (pl.col("stat") == "p99") & (pl.col("size") != "all") & (pl.col("class") != "all")).collect()
+    p99 = [c for c in ax.containers if isinstance(c, ErrorbarContainer) and c.get_label().endswith(" p99")]
+    drawn = [(c.get_label().split()[0], x) for c in p99 for x in c.lines[0].get_xdata()]
+    assert drawn, "quickstart's rpc class has bins of 100 messages and more in every seed"
+    for cls, upper in drawn:
+        counts = rows.filter((pl.col("class") == cls) & (pl.col("upper_bytes") == upper))["count"].to_list()
+        assert len(counts) == 3 and min(counts) >= 100, (cls, upper, counts)
+    left_out = rows.group_by("class", "upper_bytes").agg(pl.col("count").min(), pl.len()).filter(
+        (pl.col("count") < 100) | (pl.col("len") < 3))
+    assert f"(p99: {left_out.height} of {left_out.height + len(drawn)} bins)" in caption
+
+
 def test_report_rejects_what_it_cannot_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no such directory"):
         report(tmp_path / "missing")
