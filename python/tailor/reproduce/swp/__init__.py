@@ -6,7 +6,11 @@
 - ``capacity``: Fig. 8-9 (§5.2), the least capacity per discipline over random Table 4
   scenarios.
 
-The expected times were measured on a 2-core machine.
+The expected times are wall times on a 2-core machine, rounded up: swp-fig1 took 3 s
+on the model and 6-8 s with --engine packet; swp-capacity 32-44 s for its 10 scenarios
+(3 or 5 classes, 3 re-checked) and 105 s for 30, about 3.7 s a scenario, so the paper's
+150 take about 9 minutes (26 minutes measured while the machine was also building and
+testing).
 """
 
 from __future__ import annotations
