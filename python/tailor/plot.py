@@ -626,10 +626,10 @@ def slowdown_vs_size_across_seeds(
         ax.set_yscale("log")
     ax.set_xlabel(SIZE_LABEL)
     ax.set_ylabel("slowdown (latency / ideal)")
+    over = f"mean over {seeds[-1]} seeds, bars: 95 % interval" if seeds[-1] > 1 else "one seed, no interval"
     out = ", ".join(f"{s} {k} of {n}" for s, (k, n) in left_out.items() if k)
     ax.set_title(
-        title or f"slowdown by message size, mean over {seeds[-1]} seeds, bars: 95 % interval"
-        + (f"\nbins left out (too few messages in a seed): {out}" if out else ""),
+        title or f"slowdown by message size, {over}" + (f"\nbins left out (too few messages in a seed): {out}" if out else ""),
         fontsize="medium",
     )
     ax.grid(True, which="major", alpha=0.3)

@@ -178,6 +178,9 @@ def test_slowdown_by_size_across_seeds_leaves_out_bins_a_seed_had_too_few_messag
     assert left == 4 and sorted(set(kept["upper_bytes"].to_list())) == [10_000, 1_000_000]
     with pytest.raises(DataError, match="no size bin is a result in every seed"):
         tp.slowdown_vs_size_across_seeds(df.with_columns(pl.lit(1).alias("messages")), ("p99",))
+    one = df.with_columns(pl.lit(1).alias("n_seeds"), pl.lit(None, pl.Float64).alias("ci_low"),
+                          pl.lit(None, pl.Float64).alias("ci_high"))
+    assert "one seed, no interval" in tp.slowdown_vs_size_across_seeds(one).axes[0].get_title()
     with pytest.raises(OptionError, match="stats: no stat 'p999'"):
         tp.slowdown_vs_size_across_seeds(df, ("p999",))
 
