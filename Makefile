@@ -5,7 +5,7 @@ SHELL := bash
 
 VENV := .venv
 PY := $(VENV)/bin/python
-PIP_PACKAGES := maturin polars numpy matplotlib rich typer pytest pytest-timeout hypothesis "ray>=2.9"
+PIP_PACKAGES := maturin polars numpy matplotlib rich typer jinja2 pytest pytest-timeout hypothesis "ray>=2.9"
 
 .PHONY: venv build demo test clean chromium
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from tailor.reproduce import swp_capacity, swp_fig1
+from tailor.reproduce.swp import capacity as swp_capacity, fig1 as swp_fig1
 
 ROOT = Path(__file__).resolve().parents[1]
 

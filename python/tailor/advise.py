@@ -26,7 +26,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from tailor import _core
+from tailor import _core, fmt
 from tailor.errors import DisciplineError, OptionError
 from tailor.scenario import Scenario
 
@@ -56,7 +56,7 @@ class Rejection:
 
     def __str__(self) -> str:
         return (
-            f"{DISCIPLINES[self.discipline]} at {_gbps(self.capacity_bps)}: class {self.class_name}, "
+            f"{DISCIPLINES[self.discipline]} at {fmt.rate(self.capacity_bps)}: class {self.class_name}, "
             f"{short_sli(self.sli)} = {self.value:.3f} > {self.threshold:.3g}"
         )
 
@@ -131,8 +131,8 @@ class Advice:
     def render(self, console: Console) -> None:
         r = self.report
         console.print(
-            f"advise: {r['scenario']} (seed {r['seed']}), link {_gbps(r['nominal_bps'])}, "
-            f"offered {_gbps(r['offered_bps'])}, {r['messages']:,} messages",
+            f"advise: {r['scenario']} (seed {r['seed']}), link {fmt.rate(r['nominal_bps'])}, "
+            f"offered {fmt.rate(r['offered_bps'])}, {r['messages']:,} messages",
             highlight=False,
         )
         if r["weights"] is not None:
@@ -149,17 +149,6 @@ class Advice:
         )
 
 
-def _gbps(bps: Optional[float]) -> str:
-    return "-" if bps is None else f"{bps / 1e9:.1f} Gbps"
-
-
-def _size(b: int) -> str:
-    for unit, div in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if b >= div:
-            return f"{b / div:g} {unit}"
-    return f"{b} B"
-
-
 def short_sli(sli: str) -> str:
     """'p99 slowdown of messages in (0 B, 125000 B]' -> 'p99 slowdown <= 125 KB'."""
     m = re.fullmatch(r"(.*) of messages in \((\d+) B, (inf|\d+ B)\]", sli)
@@ -167,17 +156,20 @@ def short_sli(sli: str) -> str:
         return sli
     what, lo, hi = m.group(1), int(m.group(2)), m.group(3)
     if hi == "inf":
-        return f"{what} > {_size(lo)}"
+        return f"{what} > {fmt.size(lo)}"
     hi_b = int(hi.split()[0])
-    return f"{what} <= {_size(hi_b)}" if lo == 0 else f"{what} ({_size(lo)}, {_size(hi_b)}]"
+    return f"{what} <= {fmt.size(hi_b)}" if lo == 0 else f"{what} ({fmt.size(lo)}, {fmt.size(hi_b)}]"
 
 
 def _mark(met: Optional[bool]) -> str:
-    return "-" if met is None else ("met" if met else "MISSED")
+    return fmt.NONE if met is None else ("met" if met else "MISSED")
 
 
-def _fmt(x: Optional[float], spec: str = ".3f") -> str:
-    return "-" if x is None else format(x, spec)
+def slos_met(verdicts: list[dict[str, Any]]) -> tuple[int, int]:
+    """Of the SLOs a packet-engine re-check judged (those with messages in range), how many
+    held: (met, judged)."""
+    judged = [s for v in verdicts for s in v["slo"] if s["met"] is not None]
+    return sum(bool(s["met"]) for s in judged), len(judged)
 
 
 def _verdict_rows(table: Table, model: list[dict], packet: Optional[list[dict]], weights: Optional[list[float]]) -> None:
@@ -187,15 +179,15 @@ def _verdict_rows(table: Table, model: list[dict], packet: Optional[list[dict]],
             ps = pv["slo"][i] if pv is not None else None
             table.add_row(
                 cv["class"] if i == 0 else "",
-                (_fmt(weights[k]) if weights is not None else "") if i == 0 else "",
+                (fmt.stat(weights[k], ".3f") if weights is not None else "") if i == 0 else "",
                 short_sli(slo["sli"]),
                 f"<= {slo['threshold']:.3g}",
-                _fmt(slo["value"]),
-                _fmt(slo["loss"], "+.3f"),
+                fmt.stat(slo["value"], ".3f"),
+                fmt.stat(slo["loss"], "+.3f"),
                 _mark(slo["met"]),
-                _fmt(ps["value"]) if ps else "-",
-                _fmt(ps["loss"], "+.3f") if ps else "-",
-                _mark(ps["met"]) if ps else "-",
+                fmt.stat(ps["value"], ".3f") if ps else fmt.NONE,
+                fmt.stat(ps["loss"], "+.3f") if ps else fmt.NONE,
+                _mark(ps["met"]) if ps else fmt.NONE,
             )
 
 
@@ -225,7 +217,7 @@ def _render_weights(w: dict[str, Any], console: Console) -> None:
         "timed_out": "NOT MET: iteration limit reached; showing the closest point",
     }
     title = (
-        f"{DISCIPLINES[w['strategy']]} at {_gbps(w['capacity_bps'])}: {outcome.get(w['outcome'], w['outcome'])} "
+        f"{DISCIPLINES[w['strategy']]} at {fmt.rate(w['capacity_bps'])}: {outcome.get(w['outcome'], w['outcome'])} "
         f"(evaluation {w['chosen'] + 1} of {steps}); baselines "
         + " ".join(f"{b:.3f}" for b in w["baselines"])
     )
@@ -243,25 +235,25 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
         t.add_column(name, justify="left" if name in ("discipline", "setting", "model", "packet") else "right")
     for c in caps:
         cap = c["capacity_bps"]
-        model_ok = "all met" if c["verdicts"] and all(v["met"] for v in c["verdicts"]) else "-"
+        model_ok = "all met" if c["verdicts"] and all(v["met"] for v in c["verdicts"]) else fmt.NONE
         if c["packet"] is not None:
-            slos = [s for v in c["packet"] for s in v["slo"] if s["met"] is not None]
-            packet = f"{sum(s['met'] for s in slos)}/{len(slos)} SLOs met"
+            met, judged = slos_met(c["packet"])
+            packet = f"{met}/{judged} SLOs met"
         else:
-            packet = c.get("packet_note") or "-"
+            packet = c.get("packet_note") or fmt.NONE
         if c.get("weights"):
             setting = "weights " + " ".join(f"{x:.3f}" for x in c["weights"])
         elif c.get("class_capacity_bps"):
-            setting = "per class " + " ".join(_gbps(x) for x in c["class_capacity_bps"])
+            setting = "per class " + " ".join(fmt.rate(x) for x in c["class_capacity_bps"])
         elif c.get("levels"):
             setting = "levels " + " ".join(str(x) for x in c["levels"])
         else:
             setting = ""
         t.add_row(
             DISCIPLINES[c["strategy"]],
-            _gbps(cap) if cap is not None else f"> {_gbps(c['limit_bps'])}",
-            f"{cap / c['offered_bps']:.2f}" if cap and c["offered_bps"] > 0 else "-",
-            f"{(cap / ref - 1) * 100:+.0f} %" if cap and ref else "-",
+            fmt.rate(cap) if cap is not None else f"> {fmt.rate(c['limit_bps'])}",
+            f"{cap / c['offered_bps']:.2f}" if cap and c["offered_bps"] > 0 else fmt.NONE,
+            fmt.change(cap / ref - 1, 0) if cap and ref else fmt.NONE,
             model_ok,
             packet,
             setting,
@@ -272,15 +264,15 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
 def describe_event(e: dict[str, Any]) -> str:
     """One line for a progress event of the search."""
     s = DISCIPLINES.get(e["strategy"], e["strategy"])
-    at = _gbps(e["capacity_bps"])
+    at = fmt.rate(e["capacity_bps"])
     if e["kind"] == "baselines":
         return f"{s} at {at}: baseline weights (each class against backlogged others)"
     if e["kind"] == "iteration":
         worst = max(e["losses"]) if e["losses"] else 0.0
         return f"{s} at {at}: iteration {e['iteration'] + 1}, worst loss {worst:+.3f}"
     if e["kind"] == "probe":
-        hi = "?" if e["hi_bps"] is None else _gbps(e["hi_bps"])
-        return f"{s}: trying {at} (answer in ({_gbps(e['lo_bps'])}, {hi}])"
+        hi = "?" if e["hi_bps"] is None else fmt.rate(e["hi_bps"])
+        return f"{s}: trying {at} (answer in ({fmt.rate(e['lo_bps'])}, {hi}])"
     return f"{s} at {at}: re-checking on the packet engine"
 
 

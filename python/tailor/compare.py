@@ -27,10 +27,10 @@ from typing import Any
 
 import polars as pl
 
-from tailor import _core
+from tailor import _core, fmt
 from tailor.errors import RunError
 from tailor.outdir import staged
-from tailor.result import Result, _merge, _stats, fmt_stat, format_bytes
+from tailor.result import Result, _stats
 from tailor.run import run as run_scenario
 from tailor.scenario import Scenario
 
@@ -179,7 +179,7 @@ def bin_rows(packet: Result, model: Result, name: str, bdp: float, max_bins: int
         row = {
             "lower_bytes": lo,
             "upper_bytes": hi,
-            "size": f"({format_bytes(lo)}, {format_bytes(hi)}]",
+            "size": fmt.size_bin(lo, hi),
             "kind": kind,
             "count": n,
             "model_count": mn,
@@ -194,11 +194,11 @@ def bin_rows(packet: Result, model: Result, name: str, bdp: float, max_bins: int
             if kind in ("short", "mixed"):
                 row["judged"].append("p99")
                 if abs(row["p99_error"]) > SHORT_P99_TOLERANCE:
-                    row["misses"].append(f"p99 {row['p99_error']:+.1%}")
+                    row["misses"].append(f"p99 {fmt.change(row['p99_error'])}")
             if kind in ("long", "mixed"):
                 row["judged"].append("mean")
                 if abs(row["mean_error"]) > LONG_MEAN_TOLERANCE:
-                    row["misses"].append(f"mean {row['mean_error']:+.1%}")
+                    row["misses"].append(f"mean {fmt.change(row['mean_error'])}")
         rows.append(row)
     return rows
 
@@ -212,16 +212,16 @@ def render(report: dict[str, Any], console: Any) -> None:
     for name, c in report["classes"].items():
         t = Table(
             title=f"{report['scenario']} (seed {report['seed']}), class {name}: model vs packet engine "
-            f"(BDP {format_bytes(report['bdp_bytes'])})"
+            f"(BDP {fmt.size(report['bdp_bytes'])})"
         )
         for col in ("size", "kind", "count", "mean pkt", "mean model", "err", "p99 pkt", "p99 model", "err", "verdict"):
             t.add_column(col, justify="left" if col in ("size", "kind", "verdict") else "right")
         for b in c["bins"]:
-            verdict = "-" if not b["judged"] else ("[red]MISS " + ", ".join(b["misses"]) + "[/red]" if b["misses"] else "[green]ok[/green] " + "+".join(b["judged"]))
+            verdict = fmt.NONE if not b["judged"] else ("[red]MISS " + ", ".join(b["misses"]) + "[/red]" if b["misses"] else "[green]ok[/green] " + "+".join(b["judged"]))
             t.add_row(
                 b["size"], b["kind"], f"{b['count']:,}",
-                fmt_stat(b["packet"]["mean"]), fmt_stat(b["model"]["mean"]), _pct(b["mean_error"]),
-                fmt_stat(b["packet"]["p99"]), fmt_stat(b["model"]["p99"]), _pct(b["p99_error"]),
+                fmt.stat(b["packet"]["mean"]), fmt.stat(b["model"]["mean"]), fmt.change(b["mean_error"]),
+                fmt.stat(b["packet"]["p99"]), fmt.stat(b["model"]["p99"]), fmt.change(b["p99_error"]),
                 verdict,
             )
         console.print(t)
@@ -238,7 +238,3 @@ def render(report: dict[str, Any], console: Any) -> None:
         f"(bins of >= {t['min_flows']} flows)" + ("" if report["pass"] else f"; misses: {'; '.join(report['misses'])}"),
         highlight=False,
     )
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{x:+.1%}"

@@ -1,8 +1,11 @@
-"""Figures beside a reference: a paper's numbers (the reproductions) or another
-simulator's (the cross-checks), drawn with the conventions of :mod:`tailor.plot`.
+"""Figures beside a reference, drawn with the conventions of :mod:`tailor.plot`:
+``overlay`` puts our values beside a reference's (a paper's numbers, another simulator's),
+``crosscheck_figure`` ns-3 beside tailor on the same flows.
 
-Kept apart from the generic plots of runs and sweeps: each paper's reproduction adds its
-figures here, not to ``plot.py``.
+Kept apart from the generic plots of runs and sweeps. A paper's own figures live with its
+reproduction (``tailor.reproduce.swp.fig1.figure``, ``...capacity.figure``), drawn with
+``overlay`` or the helpers of :mod:`tailor.plot`; neither ``plot.py`` nor this module
+knows any paper.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from matplotlib.figure import Figure
 from tailor.errors import DataError, OptionError
 from tailor.plot import _BYTES, _LINESTYLES, _MARKERS, SIZE_LABEL, _color, _figure
 
-__all__ = ["overlay", "swp_capacity_figure", "swp_fig1_figure", "crosscheck_figure"]
+__all__ = ["overlay", "crosscheck_figure"]
 
 
 def overlay(
@@ -92,60 +95,6 @@ def _overlay(
         ax.axhline(0, color="black", linewidth=0.6)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize="small")
-
-
-#: The comparisons ``tailor reproduce swp-capacity`` reports, in its table's order.
-_CAPACITY_LABELS = {
-    "fifo_vs_drr": "FIFO vs\nSWP weights",
-    "fifo_vs_fq": "FIFO vs SWP\nweights + FQ",
-    "fifo_vs_drr_tight_bursty": "FIFO vs SWP weights,\nbursty + tight SLO",
-    "static_vs_drr": "static vs\nSWP weights",
-    "static_vs_fifo": "static vs\nFIFO",
-}
-
-
-def swp_capacity_figure(report: Mapping[str, Any]) -> Figure:
-    """SWP Fig. 8/9: the mean extra capacity of each discipline, the paper's beside ours
-    (the report of ``tailor.reproduce.swp_capacity.run``)."""
-    try:
-        summary, paper, n, k = report["summary"], report["paper"], report["n"], report["classes"]
-    except (KeyError, TypeError):
-        raise DataError("not a swp-capacity report (needs summary, paper, n, classes)") from None
-    ours = {_CAPACITY_LABELS[key]: summary.get(key) for key in _CAPACITY_LABELS}
-    theirs = {_CAPACITY_LABELS[key]: paper.get(key) for key in _CAPACITY_LABELS}
-    return overlay(
-        ours, theirs, labels=("tailor", "paper (150 scenarios)"), kind="bar", ylabel="extra capacity (%)",
-        title=f"SWP Fig. {8 if k == 3 else 9}: mean extra capacity, {k} classes, {n} random scenarios",
-    )
-
-
-def swp_fig1_figure(report: Mapping[str, Any]) -> Figure:
-    """SWP Fig. 1 as we reproduce it (the report of ``tailor.reproduce.swp_fig1.run``): per
-    configuration, the foreground's and the background's p99 slowdown of messages up to
-    the BDP against the background load, with the SLO. The paper's figure is not in its
-    text (only its claims are), so there is no paper curve to overlay."""
-    from tailor.reproduce.swp_fig1 import CONFIGS, SLO, TITLES
-
-    try:
-        rows, engine = report["rows"], report["engine"]
-    except (KeyError, TypeError):
-        raise DataError("not a swp-fig1 report (needs rows, engine)") from None
-    fig, axes = _figure(width=13, height=3.8, ncols=len(CONFIGS))
-    top = max([SLO, *(r[k] for r in rows for k in ("fg_p99", "bg_p99"))]) * 1.08
-    for ax, cfg in zip(axes, CONFIGS):
-        part = sorted((r for r in rows if r["config"] == cfg), key=lambda r: r["bg_load"])
-        loads = [r["bg_load"] for r in part]
-        ax.plot(loads, [r["fg_p99"] for r in part], marker="o", color=_color(0), label="foreground (10 %)")
-        ax.plot(loads, [r["bg_p99"] for r in part], marker="s", color=_color(1), linestyle="--", label="background")
-        ax.axhline(SLO, color="black", linewidth=0.8, linestyle=":", label=f"SLO {SLO:g}")
-        ax.set_ylim(0, top)
-        ax.set_title(TITLES[cfg], fontsize="medium")
-        ax.set_xlabel("background load (fraction of link capacity)")
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("p99 slowdown, messages ≤ 125 KB")
-    axes[0].legend(fontsize="small")
-    fig.suptitle(f"SWP Fig. 1 on the {engine} engine", fontsize="medium")
-    return fig
 
 
 def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:

@@ -11,9 +11,10 @@ figures render with Agg in any process, headless or not. ``save(fig, stem)`` wri
     >>> tp.save(tp.slowdown_vs_size(r), "runs/q/slowdown")          # runs/q/slowdown.png, .svg
     >>> tp.save(tp.slowdown_vs_size({"dctcp": r, "hpcc": tailor.Result("runs/h")}), "both")
 
-Percentiles here are nearest-rank (the smallest value with at least that fraction of the
-values at or below it), computed exactly from the message records; ``summary.json``
-keeps them to 0.1 % (docs/results.md), so the two can differ in the last digit.
+Percentiles here are nearest-rank (tailor.stats.percentile: the smallest value with at
+least that fraction of the values at or below it), computed exactly from the message
+records; ``summary.json`` keeps them to 0.1 % (docs/results.md), so the two can differ in
+the last digit.
 
 Conventions shared by every plot (and the report's tables):
 
@@ -47,13 +48,16 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from tailor.errors import DataError, NotRecordedError, OptionError
-from tailor.result import Result, format_bytes
-from tailor.stats import samples_needed
+from tailor import fmt
+from tailor.result import Result
+from tailor.stats import percentile, samples_needed
 
 __all__ = [
     "slowdown_vs_size",
     "latency_cdf",
     "p99_vs_load",
+    "slowdown_vs_size_across_seeds",
+    "seed_bins",
     "queue_over_time",
     "read_queues",
     "save",
@@ -84,7 +88,7 @@ Source = Union[Result, pl.DataFrame, str, "os.PathLike[str]"]
 Runs = Union[Source, Mapping[str, Source], Sequence[Source]]
 
 #: Log-scale tick labels in decimal byte units (1 KB, 10 MB).
-_BYTES = FuncFormatter(lambda v, _pos: format_bytes(v) if v > 0 else "0")
+_BYTES = FuncFormatter(lambda v, _pos: fmt.size(v) if v > 0 else "0")
 _LINESTYLES = ("-", "--", ":", "-.")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
@@ -101,17 +105,6 @@ def _figure(width: float = 7.5, height: float = 4.6, ncols: int = 1) -> tuple[Fi
 
 def _color(i: int) -> Any:
     return colormaps["tab10"](i % 10)
-
-
-def nearest_rank(values: Sequence[float] | pl.Series, p: float) -> float:
-    """The nearest-rank ``p``-th percentile (0 < p <= 100) of ``values``: the smallest
-    value with at least ``p`` % of the values at or below it. NaN when empty."""
-    s = sorted(values) if not isinstance(values, pl.Series) else values.sort().to_list()
-    if not s:
-        return math.nan
-    # round() keeps 99.9 % of 1000 at rank 999 despite 99.9 * 1000 / 100 = 999.0000000000001.
-    k = math.ceil(round(p * len(s) / 100, 9))
-    return float(s[min(max(k, 1), len(s)) - 1])
 
 
 def needs_text(percentiles: Sequence[float]) -> str:
@@ -230,7 +223,7 @@ def _edges(df: pl.DataFrame, r: Result | None, cls: str, bins: Sequence[float] |
     sizes = _of_class(df, cls)["size_bytes"].sort().to_list()
     if not sizes:
         return []
-    uppers = sorted({nearest_rank(sizes, 10 * k) for k in range(1, 11)})
+    uppers = sorted({percentile(sizes, 10 * k) for k in range(1, 11)})
     return list(zip([0.0] + uppers[:-1], uppers))
 
 
@@ -243,10 +236,10 @@ def _binned(df: pl.DataFrame, edges: list[tuple[float, float]], percentiles: tup
             continue
         sizes = part["size_bytes"]
         # An open last bin has no upper edge: its largest message stands in.
-        xv = nearest_rank(sizes, 50) if x == "median" else (hi if math.isfinite(hi) else float(sizes.max()))
+        xv = percentile(sizes, 50) if x == "median" else (hi if math.isfinite(hi) else float(sizes.max()))
         row = {"lower": lo, "upper": hi, "count": part.height, "x": xv}
         for p in percentiles:
-            row[p] = nearest_rank(part["slowdown"], p)
+            row[p] = percentile(part["slowdown"], p)
         rows.append(row)
     return rows
 
@@ -560,6 +553,88 @@ def _errorbars(ax: Axes, part: pl.DataFrame, x: str, pos: dict, label: str, styl
     hi = [v - m if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
           for m, v in zip(mean, part["ci_high"].to_list())]
     ax.errorbar([pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], capsize=3, label=label, **style)
+
+
+def seed_bins(summary_df: pl.DataFrame, stat: str) -> tuple[pl.DataFrame, int]:
+    """The size bins of a sweep summary that are a result for ``stat`` in every seed, and
+    how many bins are left out: a bin is kept when every seed of its configuration had a
+    message in it and, with a ``messages`` column (the fewest of any seed), as many as the
+    percentile needs (``samples_needed``; 1 for the mean). The bins are each class's (the
+    class "all" only when it is the only one); the "all sizes" rows are not bins."""
+    _check_columns(summary_df, ("class", "size", "upper_bytes", "stat", "mean", "n_seeds"), "the sweep summary")
+    classes = set(summary_df["class"].to_list()) - {"all"} or {"all"}
+    df = summary_df.filter((pl.col("stat") == stat) & pl.col("class").is_in(list(classes)))
+    groups = [c for c in df.columns if c not in SUMMARY_VALUE_COLUMNS or c in ("engine", "class")]
+    seeds = df.filter(pl.col("size") == "all").group_by(groups).agg(pl.col("n_seeds").max().alias("_seeds"))
+    bins = df.filter(pl.col("size") != "all").join(seeds, on=groups, how="left", nulls_equal=True)
+    need = samples_needed(STAT_PERCENTILES.get(stat, 100.0))
+    enough = (pl.col("n_seeds") == pl.col("_seeds")) & pl.col("upper_bytes").is_not_null()
+    if "messages" in bins.columns:
+        enough &= pl.col("messages") >= need
+    kept = bins.filter(enough).drop("_seeds")
+    return kept, bins.height - kept.height
+
+
+def slowdown_vs_size_across_seeds(
+    summary_df: pl.DataFrame,
+    stats: Sequence[str] = ("p50", "p99"),
+    *,
+    logy: bool = False,
+    title: str | None = None,
+) -> Figure:
+    """A sweep summary's slowdown per message-size bin against message size (log x, each
+    bin at its upper edge), one line per class (and engine, when several) and statistic:
+    the mean over seeds of each seed's value in the bin, with the 95 % interval across
+    seeds as error bars. For a sweep whose only axis is the seed.
+
+    ``summary_df`` is ``Sweep.summary()`` (with its size bins), with one value per axis.
+    Bins that are not a result in every seed (:func:`seed_bins`) are left out, not drawn
+    hollow: the title says how many. The "all" class is drawn only when it is the only one.
+    """
+    _check_columns(summary_df, ("class", "size", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds"),
+                   "the sweep summary")
+    present = summary_df["stat"].unique().to_list()
+    for s in stats:
+        if s not in present:
+            raise OptionError(f"stats: no stat '{s}' in the sweep summary; accepted: {', '.join(sorted(present))}")
+    classes = sorted(set(summary_df["class"].to_list()) - {"all"}) or ["all"]
+    engines = summary_df["engine"].unique().sort().to_list() if "engine" in summary_df.columns else [None]
+    fig, (ax,) = _figure()
+    left_out, drawn = {}, 0
+    for s_i, stat in enumerate(stats):
+        kept, left = seed_bins(summary_df, stat)
+        left_out[stat] = (left, kept.height + left)
+        for c_i, (cls, engine) in enumerate((c, e) for c in classes for e in engines):
+            part = kept.filter(pl.col("class") == cls)
+            if engine is not None:
+                part = part.filter(pl.col("engine") == engine)
+            part = part.sort("upper_bytes").with_columns(pl.col("upper_bytes").alias("_x"))
+            if part.height == 0:
+                continue
+            label = f"{cls} {stat}" + (f" ({engine})" if len(engines) > 1 else "")
+            style = {"color": _color(c_i), "marker": _MARKERS[s_i % len(_MARKERS)], "markersize": 4,
+                     "linestyle": _LINESTYLES[s_i % len(_LINESTYLES)]}
+            _errorbars(ax, part, "_x", {v: float(v) for v in part["_x"].to_list()}, label, style)
+            drawn += part.height
+    if drawn == 0:
+        raise DataError("slowdown_vs_size_across_seeds: no size bin is a result in every seed "
+                        f"({needs_text([STAT_PERCENTILES[s] for s in stats if s in STAT_PERCENTILES])} messages needed)")
+    seeds = sorted(set(summary_df["n_seeds"].to_list()))
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(_BYTES)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(SIZE_LABEL)
+    ax.set_ylabel("slowdown (latency / ideal)")
+    over = f"mean over {seeds[-1]} seeds, bars: 95 % interval" if seeds[-1] > 1 else "one seed, no interval"
+    out = ", ".join(f"{s} {k} of {n}" for s, (k, n) in left_out.items() if k)
+    ax.set_title(
+        title or f"slowdown by message size, {over}" + (f"\nbins left out (too few messages in a seed): {out}" if out else ""),
+        fontsize="medium",
+    )
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
 
 
 # ---------------------------------------------------------------------------- files

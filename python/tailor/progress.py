@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import json
 import os
-import math
 import threading
 import time
 from collections.abc import Iterator
@@ -86,6 +85,8 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
+from tailor import fmt
+
 __all__ = [
     "reporter",
     "RunProgress",
@@ -93,8 +94,6 @@ __all__ = [
     "run_total",
     "sweep_reporter",
     "SweepProgress",
-    "format_sim_time",
-    "format_duration",
     "parse_time_ns",
 ]
 
@@ -105,19 +104,6 @@ JSON_EVERY_S = 1.0
 #: The horizon estimate never claims more than this: messages started before ``until``
 #: are still being delivered after it.
 HORIZON_CAP = 0.99
-
-
-def format_sim_time(ns: float) -> str:
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3f} {unit}"
-    return f"{ns:.0f} ns"
-
-
-def format_duration(seconds: float) -> str:
-    """``0:00:07``, ``1:02:03``: hours, minutes and seconds of wall time."""
-    s = max(0, math.ceil(seconds))
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
 _TIME_SCALE_NS = {"ps": 1e-3, "ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
@@ -262,7 +248,7 @@ class _Eta(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         eta = task.fields.get("eta_s")
-        return Text("" if eta is None else f"eta {format_duration(eta)}", style="progress.remaining", no_wrap=True)
+        return Text("" if eta is None else f"eta {fmt.duration(eta)}", style="progress.remaining", no_wrap=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -283,7 +269,7 @@ class _RunStats(ProgressColumn):
             return Text(f"building topology: {p['built']:,}/{p['ports']:,} ports", no_wrap=True, overflow="ellipsis")
         rate = task.fields.get("rate", 0.0)
         return Text(
-            f"{format_sim_time(p['sim_ns'])} sim · {p['completed']:,}/{p['started']:,} msgs"
+            f"{fmt.time(p['sim_ns'])} sim · {p['completed']:,}/{p['started']:,} msgs"
             f" · {rate / 1e6:.1f}M ev/s",
             no_wrap=True,
             overflow="ellipsis",

@@ -3,8 +3,11 @@
 ``report(path)`` writes one HTML file that needs nothing else to be read: the plots are
 inline PNG data URIs, the style is inline, there is no script and nothing is fetched
 (no fonts, no CSS, no JavaScript from anywhere). The PNGs are also written beside the
-HTML file, to be reused. Every piece of text from the run (class names, the scenario's
-TOML, file names) is HTML-escaped.
+HTML file, to be reused. The page is rendered from the jinja2 templates in
+``tailor/templates`` (``run.html.j2``, ``sweep.html.j2``, their ``base.html.j2`` and
+``macros.html.j2``) with autoescape on: every piece of text from the run (class names,
+the scenario's TOML, file names) is HTML-escaped, and markup comes only from the
+templates. This module computes what the page says; the templates say how it looks.
 
     >>> from tailor.report import report
     >>> report("runs/q", scenario="scenarios/quickstart.toml")     # runs/q/report.html
@@ -22,17 +25,19 @@ ci_high, n_seeds``) and ``points`` (``point, seed, engine, scenario`` and the ax
 from __future__ import annotations
 
 import base64
-import html
-import math
+import functools
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
+import jinja2
 import polars as pl
 from matplotlib.figure import Figure
 
+from tailor import fmt
 from tailor.errors import DataError, NotRecordedError, OptionError
 from tailor.outdir import SIGNATURE, check_file, write_file
 from tailor.plot import (
@@ -45,9 +50,11 @@ from tailor.plot import (
     needs_text,
     samples_needed,
     save,
+    seed_bins,
     slowdown_vs_size,
+    slowdown_vs_size_across_seeds,
 )
-from tailor.result import Result, format_bytes
+from tailor.result import Result
 
 __all__ = ["report", "run_report", "sweep_report", "store_frames", "with_messages"]
 
@@ -58,78 +65,56 @@ TOP_PORTS = 10
 #: Stats of a sweep summary, in the order its table shows them.
 STATS = ("mean", "p50", "p99", "p999")
 
-_CSS = """
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d1d1f;
-       max-width: 1100px; margin: 2em auto; padding: 0 1em; }
-h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { margin-top: 1.8em; border-bottom: 1px solid #ddd; }
-h3 { margin-bottom: .3em; }
-table { border-collapse: collapse; margin: .5em 0 1em; font-variant-numeric: tabular-nums; }
-th, td { padding: .25em .7em; border-bottom: 1px solid #e5e5e5; text-align: right; vertical-align: top; }
-th { background: #f5f5f7; } th.l, td.l { text-align: left; }
-table.kv td:first-child { color: #555; } table.kv td { text-align: left; }
-tr.total td { font-weight: 600; border-top: 2px solid #ccc; }
-.met { color: #1a7f37; font-weight: 600; } .missed { color: #c62828; font-weight: 600; }
-.none { color: #777; } .few { color: #999; }
-figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { color: #555; font-size: .9em; }
-pre { background: #f5f5f7; padding: 1em; overflow-x: auto; font-size: 13px; }
-.note { color: #555; } footer { margin-top: 3em; color: #777; font-size: .85em; }
-"""
+
+@dataclass(frozen=True)
+class Span:
+    """A cell's text in a ``<span>``: a CSS class (``few``, ``met``, ``missed``, ``none``),
+    a tooltip, the upper edge of a size bin it stands for, and text after it."""
+
+    text: str
+    css: str | None = None
+    title: str | None = None
+    upper: int | None = None
+    after: str = ""
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x), quote=True)
+#: A table cell: text, or text in a span.
+Cell = Union[str, Span]
 
 
-def _num(x: float | None, fmt: str = ".2f") -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return format(x, fmt)
+@functools.cache
+def _templates() -> jinja2.Environment:
+    """The templates in tailor/templates, autoescaped; ``is span`` tells a Span from text."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("tailor", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.tests["span"] = lambda c: isinstance(c, Span)
+    return env
 
 
-def _table(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], attrs: str = "", total: Sequence[str] | None = None,
-    left: int = 1,
-) -> str:
-    """An HTML table; cells in ``rows`` are already HTML (escape them before). The first
-    ``left`` columns (text) are aligned left, the others (numbers) right."""
-
-    def cells(row: Sequence[str], tag: str) -> str:
-        return "".join(f'<{tag} class="l">{c}</{tag}>' if i < left else f"<{tag}>{c}</{tag}>" for i, c in enumerate(row))
-
-    head = cells([_e(h) for h in headers], "th")
-    body = "".join(f"<tr>{cells(row, 'td')}</tr>" for row in rows)
-    if total is not None:
-        body += f'<tr class="total">{cells(total, "td")}</tr>'
-    return f"<table {attrs}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>\n"
+def _page(template: str, title: str, **content: Any) -> str:
+    """The page of ``template`` (tailor/templates) with ``content``."""
+    return _templates().get_template(template).render(
+        title=title, generator=f"{SIGNATURE} {_version()}", version=_version(), now=_now(), **content
+    )
 
 
-def _kv(rows: Sequence[tuple[str, str]], attrs: str) -> str:
-    """A two-column table of names and (already escaped) values."""
-    body = "".join(f"<tr><td>{_e(k)}</td><td>{v}</td></tr>" for k, v in rows)
-    return f'<table class="kv" {attrs}><tbody>{body}</tbody></table>\n'
-
-
-def _figure(fig: Figure, stem: Path, caption: str) -> str:
-    """Saves ``fig`` as ``stem.png`` and returns it as an inline <figure>."""
+def _figure(fig: Figure, stem: Path, caption: str) -> dict[str, Any]:
+    """Saves ``fig`` as ``stem.png``; what the page shows of it (the template's ``figure``)."""
     (png,) = save(fig, stem, formats=("png",), dpi=DPI)
-    data = base64.b64encode(png.read_bytes()).decode("ascii")
     w, h = (round(v * DPI) for v in fig.get_size_inches())
-    return (
-        f'<figure><img src="data:image/png;base64,{data}" width="{w}" height="{h}" alt="{_e(caption)}">'
-        f"<figcaption>{_e(caption)} ({_e(png.name)})</figcaption></figure>\n"
-    )
+    data = base64.b64encode(png.read_bytes()).decode("ascii")
+    return {"data": data, "width": w, "height": h, "caption": caption, "file": png.name}
 
 
-def _page(title: str, body: str) -> str:
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<meta name=\"generator\" content=\"{SIGNATURE} {_version()}\">\n"
-        f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n{body}"
-        f"<footer>Written by tailor {_e(_version())} on {_e(_now())}. Self-contained: nothing here is fetched.</footer>\n"
-        "</body>\n</html>\n"
-    )
+def _note(text: str, id: str | None = None, code: str | None = None) -> dict[str, Any]:
+    """A note in place of a plot (the template's ``figure``)."""
+    return {"note": text, "id": id, "code": code}
 
 
 def _version() -> str:
@@ -247,10 +232,6 @@ def _toml_name(text: str, f: Path) -> str | None:
     return str(doc.get("name", f.stem))
 
 
-def _size(b: dict[str, Any]) -> str:
-    return f"({format_bytes(b['lower_bytes'])}, {format_bytes(b['upper_bytes'])}]"
-
-
 #: The percentiles of the slowdown tables: (summary key, percentile).
 _PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p999", 99.9))
 #: Said once above the slowdown tables.
@@ -261,40 +242,33 @@ _BINS_NOTE = (
 )
 
 
-def _percentile(value: float | None, count: int, p: float) -> str:
+def _percentile(value: float | None, count: int, p: float) -> Cell:
     """A percentile cell: greyed, in parentheses, when ``count`` messages are too few for it."""
     need = samples_needed(p)
     if value is None or count >= need:
-        return _num(value)
-    return f'<span class="few" title="{count:,} messages; p{p:g} needs {need:,}">({_num(value)})</span>'
+        return fmt.stat(value)
+    return Span(f"({fmt.stat(value)})", css="few", title=f"{count:,} messages; p{p:g} needs {need:,}")
 
 
-def _slowdown_row(label: str, b: dict[str, Any]) -> list[str]:
-    return [label, f"{b['count']:,}", _num(b.get("mean")), *(_percentile(b.get(k), b["count"], p) for k, p in _PERCENTILES)]
+def _slowdown_row(label: Cell, b: dict[str, Any]) -> list[Cell]:
+    return [label, f"{b['count']:,}", fmt.stat(b.get("mean")), *(_percentile(b.get(k), b["count"], p) for k, p in _PERCENTILES)]
 
 
-def _slowdown_table(name: str, rep: dict[str, Any]) -> str:
-    rows = [
-        _slowdown_row(f'<span data-upper-bytes="{b["upper_bytes"]}">{_e(_size(b))}</span>', b)
-        for b in rep["bins"]
-        if b["count"] > 0
-    ]
-    total = _slowdown_row("all sizes", rep["slowdown"])
-    return f"<h3>{_e(name)}</h3>\n" + _table(
-        ("size", "count", "mean", "p50", "p99", "p99.9"), rows, f'class="slowdown" data-class="{_e(name)}"', total
-    )
+def _slowdown_table(name: str, rep: dict[str, Any]) -> dict[str, Any]:
+    rows = [_slowdown_row(Span(fmt.size_bin(b["lower_bytes"], b["upper_bytes"]), upper=b["upper_bytes"]), b) for b in rep["bins"] if b["count"] > 0]
+    return {"name": name, "rows": rows, "total": _slowdown_row("all sizes", rep["slowdown"])}
 
 
-def _slo_rows(s: dict[str, Any]) -> list[list[str]]:
+def _slo_rows(s: dict[str, Any]) -> list[list[Cell]]:
     rows = []
     for name, c in s["classes"].items():
         for slo in c.get("slo", []):
             if slo.get("value") is None:
-                verdict, value, loss = '<span class="none">no messages</span>', "–", "–"
+                verdict, value, loss = Span("no messages", css="none"), fmt.NONE, fmt.NONE
             else:
-                verdict = '<span class="met">met</span>' if slo["met"] else '<span class="missed">MISSED</span>'
-                value, loss = _num(slo["value"], ".4g"), _num(slo["loss"], "+.3f")
-            rows.append([_e(name), _e(slo["sli"]), _num(slo["threshold"], "g"), value, f"{slo.get('count', 0):,}", verdict, loss])
+                verdict = Span("met", css="met") if slo["met"] else Span("MISSED", css="missed")
+                value, loss = fmt.stat(slo["value"], ".4g"), fmt.stat(slo["loss"], "+.3f")
+            rows.append([name, slo["sli"], fmt.stat(slo["threshold"], "g"), value, f"{slo.get('count', 0):,}", verdict, loss])
     return rows
 
 
@@ -308,34 +282,35 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
     msgs = s.get("messages", {})
     written = datetime.fromtimestamp((r.dir / "summary.json").stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     ident = [
-        ("scenario", _e(s.get("scenario", "?"))),
-        ("scenario file", _e(s.get("scenario_file", "not recorded"))),
-        ("seed", _e(s.get("seed", "?"))),
-        ("engine", _e(s.get("engine", "packet"))),
-        ("transport", _e(s.get("transport", "?"))),
-        ("run by", _e(f"tailor {s.get('tailor_version', '(version not recorded)')}")),
-        ("reported by", _e(f"tailor {_version()}")),
-        ("run directory", _e(r.dir)),
-        ("run written", _e(written)),
-        ("report written", _e(_now())),
-        ("simulated", _e(f"{s['sim_ns'] / 1e6:.3f} ms") if "sim_ns" in s else "–"),
-        ("messages", _e(
+        ("scenario", s.get("scenario", "?")),
+        ("scenario file", s.get("scenario_file", "not recorded")),
+        ("seed", str(s.get("seed", "?"))),
+        ("engine", s.get("engine", "packet")),
+        ("transport", s.get("transport", "?")),
+        ("run by", f"tailor {s.get('tailor_version', '(version not recorded)')}"),
+        ("reported by", f"tailor {_version()}"),
+        ("run directory", str(r.dir)),
+        ("run written", written),
+        ("report written", _now()),
+        ("simulated", fmt.time(s["sim_ns"]) if "sim_ns" in s else fmt.NONE),
+        ("messages",
             f"{msgs.get('completed', 0):,} completed of {msgs.get('generated', 0):,} generated, "
             f"{msgs.get('incomplete', 0):,} incomplete, {msgs.get('warmup_excluded', 0):,} in the warm-up (not counted)"
-        )),
-        ("engine work", _e(f"{s['events']:,} events in {s['wall_seconds']:.2f} s") if "events" in s else "–"),
+        ),
+        ("engine work", f"{s['events']:,} events in {s['wall_seconds']:.2f} s" if "events" in s else fmt.NONE),
     ]
-    parts = [f"<h1>tailor report: {_e(title)}</h1>\n", _kv(ident, 'id="run"')]
+    names = r.classes if len(r.classes) == 1 else [*r.classes, "all"]  # with one class, "all" is the same messages again
+    return _write(out, _page(
+        "run.html.j2", f"tailor report: {title}", heading=title, ident=ident, slos=_slo_rows(s),
+        figures=_run_plots(r, stem), bins_note=_BINS_NOTE,
+        slowdown=[_slowdown_table(n, s["overall"] if n == "all" else s["classes"][n]) for n in names],
+        network=_network(s), ports=_ports(r), scenario=text, scenario_source=source,
+    ))
 
-    parts.append("<h2>SLOs</h2>\n")
-    slos = _slo_rows(s)
-    if slos:
-        parts.append(_table(("class", "SLI", "bound", "value", "messages", "verdict", "loss"), slos, 'id="slo"', left=2))
-        parts.append('<p class="note">loss = (value − bound) / bound (SWP eq. 1); negative when met.</p>\n')
-    else:
-        parts.append('<p class="note">The scenario sets no SLO.</p>\n')
 
-    parts.append("<h2>Plots</h2>\n")
+def _run_plots(r: Result, stem: Path) -> list[dict[str, Any]]:
+    """The run's plots, each a figure or a note saying why it is not there."""
+    figures = []
     # A plot that cannot be drawn (no messages after the warm-up, no message records)
     # becomes a note: the tables below come from summary.json and still hold.
     for draw, suffix, caption in (
@@ -343,71 +318,54 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
         (lambda: latency_cdf(r), "latency", "latency CDF per class"),
     ):
         try:
-            parts.append(_figure(draw(), stem.with_name(f"{stem.name}-{suffix}"), caption))
+            figures.append(_figure(draw(), stem.with_name(f"{stem.name}-{suffix}"), caption))
         except NotRecordedError:
             raise
         except DataError as e:
-            parts.append(f'<p class="note">No {_e(caption)} plot: {_e(str(e))}</p>\n')
+            figures.append(_note(f"No {caption} plot: {e}"))
     try:
-        parts.append(_figure(queue_over_time(r), stem.with_name(f"{stem.name}-queues"), "queue occupancy of the fullest ports"))
+        figures.append(_figure(queue_over_time(r), stem.with_name(f"{stem.name}-queues"), "queue occupancy of the fullest ports"))
     except NotRecordedError as e:
-        parts.append(f'<p class="note" id="no-queues">No queue plot: the run did not record queues. '
-                     f"Add <code>{_e(e.hint)}</code> to the scenario to record them.</p>\n")
+        figures.append(_note("No queue plot: the run did not record queues.", id="no-queues", code=e.hint))
     except DataError as e:  # queues recorded, none ever held a byte
-        parts.append(f'<p class="note" id="no-queues">No queue plot: {_e(str(e))}</p>\n')
-
-    parts.append("<h2>Slowdown by message size</h2>\n")
-    parts.append(f'<p class="note">{_e(_BINS_NOTE)}</p>\n')
-    for name in r.classes:
-        parts.append(_slowdown_table(name, s["classes"][name]))
-    if len(r.classes) != 1:  # with one class, "all" is the same messages again
-        parts.append(_slowdown_table("all", s["overall"]))
-
-    parts.append("<h2>Network</h2>\n")
-    parts.append(_network(s))
-    parts.append(_ports(r))
-
-    parts.append("<h2>Scenario</h2>\n")
-    if text is None:
-        parts.append(f'<p class="note" id="no-scenario">{_e(source)}</p>\n')
-    else:
-        parts.append(f'<p class="note">From {_e(source)}</p>\n<pre id="scenario">{_e(text)}</pre>\n')
-    return _write(out, _page(f"tailor report: {title}", "".join(parts)))
+        figures.append(_note(f"No queue plot: {e}", id="no-queues"))
+    return figures
 
 
-def _network(s: dict[str, Any]) -> str:
+def _network(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """The network counters (none: the page says so)."""
     n = s.get("network")
     if not n:
-        return '<p class="note">No network counters in this run.</p>\n'
+        return []
     rows = [
-        ("drops", _e(f"{n['drops']:,}")),
-        ("ECN marks", _e(f"{n['ecn_marks']:,}")),
-        ("largest switch queue", _e(format_bytes(n["max_queue_bytes"]))),
-        ("its time-average queue", _e(format_bytes(n["mean_queue_bytes"]))),
-        ("busiest switch port", _e(f"{100 * n['utilization']:.1f} % utilized")),
+        ("drops", f"{n['drops']:,}"),
+        ("ECN marks", f"{n['ecn_marks']:,}"),
+        ("largest switch queue", fmt.size(n["max_queue_bytes"])),
+        ("its time-average queue", fmt.size(n["mean_queue_bytes"])),
+        ("busiest switch port", f"{100 * n['utilization']:.1f} % utilized"),
     ]
     if "max_host_nic_queue_bytes" in n:
-        rows.append(("largest host NIC queue", _e(format_bytes(n["max_host_nic_queue_bytes"]))))
+        rows.append(("largest host NIC queue", fmt.size(n["max_host_nic_queue_bytes"])))
     for k, v in s.get("transport_counters", {}).items():
-        rows.append((k.replace("_", " "), _e(f"{v:,}")))
-    return _kv(rows, 'id="network"')
+        rows.append((k.replace("_", " "), f"{v:,}"))
+    return rows
 
 
-def _ports(r: Result) -> str:
+def _ports(r: Result) -> dict[str, Any] | None:
+    """The ports with the largest queues, or None without ports.csv."""
     if not any((r.dir / f"ports.{e}").exists() for e in ("parquet", "csv")):
-        return ""
+        return None
     ports = r.ports
     need = {"port", "node", "role", "max_queue_bytes", "mean_queue_bytes", "utilization", "drops", "ecn_marks"}
     if not need <= set(ports.columns):
-        return ""
+        return None
     top = ports.sort(["max_queue_bytes", "port"], descending=[True, False]).head(TOP_PORTS)
     rows = [
-        [_e(p["port"]), _e(p["node"]), _e(p["role"]), _e(format_bytes(p["max_queue_bytes"])),
-         _e(format_bytes(p["mean_queue_bytes"])), _e(f"{100 * p['utilization']:.1f} %"), f"{p['drops']:,}", f"{p['ecn_marks']:,}"]
+        [str(p["port"]), str(p["node"]), str(p["role"]), fmt.size(p["max_queue_bytes"]),
+         fmt.size(p["mean_queue_bytes"]), f"{100 * p['utilization']:.1f} %", f"{p['drops']:,}", f"{p['ecn_marks']:,}"]
         for p in top.iter_rows(named=True)
     ]
-    return (f"<h3>The {len(rows)} ports with the largest queues (of {ports.height})</h3>\n"
-            + _table(("port", "node", "role", "max queue", "mean queue", "utilization", "drops", "ECN marks"), rows, 'id="ports"', left=3))
+    return {"rows": rows, "of": ports.height}
 
 
 # ---------------------------------------------------------------------------- a sweep
@@ -446,7 +404,10 @@ def sweep_report(
 
     The plots put the ``load`` axis (else the first numeric axis that varies) on x and
     draw a line per combination of the other varying axes (and engines), for the p99
-    and the mean slowdown of all classes, and the p99 of each class.
+    and the mean slowdown of all classes, and the p99 of each class. A sweep whose only
+    axis is the seed gets slowdown by message size instead: each bin's p50 and p99,
+    the mean over seeds with the interval across them, bins of too few messages in a
+    seed left out.
     """
     out = Path(out)
     need = ("engine", "class", "size", "stat", "mean", "ci_low", "ci_high", "n_seeds")
@@ -465,56 +426,40 @@ def sweep_report(
     combo = [c for c in points.columns if c not in ("point", "seed")]
     seeds = points.group_by(combo).agg(pl.col("seed").n_unique())["seed"] if combo else pl.Series([points.height])
     ident = [
-        ("sweep", _e(title)),
-        ("store", _e(source or "–")),
-        ("scenarios", _e(", ".join(map(str, points["scenario"].unique().sort().to_list())))),
-        ("engines", _e(", ".join(map(str, summary["engine"].unique().sort().to_list())))),
-        ("points", _e(f"{n_points:,} runs of {seeds.len():,} axis values")),
-        ("seeds per axis values", _e(f"{seeds.min()}" if seeds.min() == seeds.max() else f"{seeds.min()} to {seeds.max()}")),
-        ("reported by", _e(f"tailor {_version()}")),
-        ("report written", _e(_now())),
+        ("sweep", title),
+        ("store", source or fmt.NONE),
+        ("scenarios", ", ".join(map(str, points["scenario"].unique().sort().to_list()))),
+        ("engines", ", ".join(map(str, summary["engine"].unique().sort().to_list()))),
+        ("points", f"{n_points:,} runs of {seeds.len():,} axis values"),
+        ("seeds per axis values", f"{seeds.min()}" if seeds.min() == seeds.max() else f"{seeds.min()} to {seeds.max()}"),
+        ("reported by", f"tailor {_version()}"),
+        ("report written", _now()),
     ]
-    parts = [f"<h1>tailor sweep report: {_e(title)}</h1>\n", _kv(ident, 'id="run"')]
-
-    parts.append("<h2>Axes</h2>\n")
-    parts.append(_table(
-        ("axis", "values"), left=2, rows=
-        [[_e(a), _e(", ".join(map(str, summary[a].unique().sort().to_list())))] for a in axes],
-        attrs='id="axes"',
+    return _write(out, _page(
+        "sweep.html.j2", f"tailor sweep report: {title}", heading=title, ident=ident,
+        axes=[[a, ", ".join(map(str, summary[a].unique().sort().to_list()))] for a in axes],
+        figures=_sweep_plots(_one_class(summary), axes, stem),
+        few_note=needs_text(list(STAT_PERCENTILES.values())) if "messages" in summary.columns else None,
+        summary=_sweep_table(_one_class(summary), axes),
+        slos=_sweep_slos(slos, [a for a in axes if a in slos.columns]) if slos is not None and slos.height else None,
+        scenarios=list(scenarios), points=_points(points),
     ))
 
-    parts.append("<h2>Plots</h2>\n")
-    parts.append(_sweep_plots(_one_class(summary), axes, stem))
 
-    parts.append("<h2>Slowdown, mean over seeds [95 % interval]</h2>\n")
-    if "messages" in summary.columns:
-        parts.append(f'<p class="note">In grey and parentheses: a seed had too few messages for the percentile '
-                     f"({_e(needs_text(list(STAT_PERCENTILES.values())))} needed); not a result.</p>\n")
-    parts.append(_sweep_table(_one_class(summary), axes))
-
-    if slos is not None and slos.height:
-        parts.append("<h2>SLO verdicts (seeds meeting each SLO)</h2>\n")
-        parts.append(_sweep_slos(slos, [a for a in axes if a in slos.columns]))
-
-    if scenarios:
-        parts.append("<h2>Scenario</h2>\n")
-        for i, (caption, text) in enumerate(scenarios):
-            parts.append(f'<p class="note">{_e(caption)}</p>\n<pre id="scenario-{i}">{_e(text)}</pre>\n')
-
-    parts.append("<h2>Points</h2>\n")
+def _points(points: pl.DataFrame) -> dict[str, Any]:
+    """The points grouped by axis values, with their seeds and id prefixes."""
     p_axes = [c for c in points.columns if c not in ("point", "seed", "engine", "scenario")]
     per = points.group_by(["scenario", "engine", *p_axes], maintain_order=True).agg(
         pl.col("seed").sort(), pl.col("point").sort())
     rows = [
-        [_e(row["scenario"]), _e(row["engine"]), *(_e(row[a]) for a in p_axes),
-         _e(", ".join(map(str, row["seed"]))), _e(", ".join(p[:10] for p in row["point"]))]
+        [str(row["scenario"]), str(row["engine"]), *(str(row[a]) for a in p_axes),
+         ", ".join(map(str, row["seed"])), ", ".join(p[:10] for p in row["point"])]
         for row in per.sort(p_axes or ["scenario"]).iter_rows(named=True)
     ]
-    parts.append(_table(("scenario", "engine", *p_axes, "seeds", "points (id prefixes)"), rows, 'id="points"', left=2))
-    return _write(out, _page(f"tailor sweep report: {title}", "".join(parts)))
+    return {"headers": ["scenario", "engine", *p_axes, "seeds", "points (id prefixes)"], "rows": rows}
 
 
-def _sweep_slos(slos: pl.DataFrame, axes: list[str]) -> str:
+def _sweep_slos(slos: pl.DataFrame, axes: list[str]) -> dict[str, Any]:
     keys = [*axes, "engine", "class", "sli", "threshold"]
     # A seed with no message in the SLO's range has no verdict (met is null): not a miss.
     per = slos.group_by(keys, maintain_order=True).agg(
@@ -523,16 +468,16 @@ def _sweep_slos(slos: pl.DataFrame, axes: list[str]) -> str:
     rows = []
     for row in per.sort(keys).iter_rows(named=True):
         if row["n"] == 0:
-            cell = '<span class="none">no messages in range</span>'
+            cell = Span("no messages in range", css="none")
         else:
-            cls = "met" if row["met"] == row["n"] else "missed" if row["met"] == 0 else "none"
+            css = "met" if row["met"] == row["n"] else "missed" if row["met"] == 0 else "none"
             unjudged = row["seeds"] - row["n"]
-            extra = f" ({unjudged} without messages in range)" if unjudged else ""
-            cell = f'<span class="{cls}">{row["met"]} of {row["n"]}</span>{_e(extra)}'
-        rows.append([*(_e(row[a]) for a in axes), _e(row["engine"]), _e(row["class"]), _e(row["sli"]),
-                     _num(row["threshold"], ".4g"), _num(row["value"], ".4g"), cell])
-    return _table((*axes, "engine", "class", "SLI", "bound", "mean value", "seeds met"), rows, 'id="slos"',
-                  left=len(axes) + 3)
+            cell = Span(f"{row['met']} of {row['n']}", css=css,
+                        after=f" ({unjudged} without messages in range)" if unjudged else "")
+        rows.append([*(str(row[a]) for a in axes), str(row["engine"]), str(row["class"]), str(row["sli"]),
+                     fmt.stat(row["threshold"], ".4g"), fmt.stat(row["value"], ".4g"), cell])
+    return {"headers": [*axes, "engine", "class", "SLI", "bound", "mean value", "seeds met"], "rows": rows,
+            "left": len(axes) + 3}
 
 
 def _x_axis(summary: pl.DataFrame, axes: list[str]) -> str | None:
@@ -543,10 +488,10 @@ def _x_axis(summary: pl.DataFrame, axes: list[str]) -> str | None:
     return (numeric or varying or [None])[0]
 
 
-def _sweep_plots(summary: pl.DataFrame, axes: list[str], stem: Path) -> str:
+def _sweep_plots(summary: pl.DataFrame, axes: list[str], stem: Path) -> list[dict[str, Any]]:
     x = _x_axis(summary, axes)
     if x is None:
-        return '<p class="note" id="no-plots">No plot: no sweep axis takes more than one value.</p>\n'
+        return [_seed_plot(summary, stem)]
     sizes = summary["size"].unique().to_list()
     df = summary.filter(pl.col("size") == "all") if "all" in sizes else summary
     by = _varying(df, [a for a in axes if a != x] + ["engine"])
@@ -555,7 +500,7 @@ def _sweep_plots(summary: pl.DataFrame, axes: list[str], stem: Path) -> str:
     # The mean of all classes; of the one class when there is one.
     means = ["all"] if "all" in classes else classes if len(classes) == 1 else []
     wanted = [("p99", c) for c in classes] + [("mean", c) for c in means]
-    html_parts = []
+    figures = []
     for stat, cls in wanted:
         if stat not in stats:
             continue
@@ -563,36 +508,61 @@ def _sweep_plots(summary: pl.DataFrame, axes: list[str], stem: Path) -> str:
         fig = p99_vs_load(part, x=x, y=stat, by=by or None, where={"class": cls, "size": part["size"][0]})
         name = f"{stat}-{_slug(cls)}"
         caption = f"{stat} slowdown of {'all classes' if cls == 'all' else 'class ' + cls} against {x}"
-        html_parts.append(_figure(fig, stem.with_name(f"{stem.name}-{name}"), caption))
-    return "".join(html_parts)
+        figures.append(_figure(fig, stem.with_name(f"{stem.name}-{name}"), caption))
+    return figures
+
+
+def _seed_plot(summary: pl.DataFrame, stem: Path) -> dict[str, Any]:
+    """A sweep whose only axis is the seed: slowdown by message size, the mean over seeds
+    of each bin's p50 and p99 with the interval across seeds; the caption says how many
+    seeds, which interval, and which bins are left out for too few messages."""
+    stats = [st for st in ("p50", "p99") if st in summary["stat"].unique().to_list()]
+    try:
+        fig = slowdown_vs_size_across_seeds(summary, stats)
+    except DataError as e:
+        return _note(f"No plot: {e}", id="no-plots")
+    seeds = int(summary["n_seeds"].max())
+    left = {st: (n, kept.height + n) for st in stats for kept, n in [seed_bins(summary, st)]}
+    over = (f"the mean over {seeds} seeds of each seed's value, bars: the 95 % percentile-bootstrap interval "
+            "across seeds" if seeds > 1 else "one seed: its value, no interval")
+    if "messages" not in summary.columns:
+        rule = "every bin drawn (the messages per seed were not given)"
+    elif any(n for n, _ in left.values()):
+        dropped = ", ".join(f"{st}: {n} of {total} bins" for st, (n, total) in left.items() if n)
+        rule = (f"bins where a seed had fewer messages than the percentile needs "
+                f"({needs_text([STAT_PERCENTILES[st] for st in stats])}) are left out ({dropped})")
+    else:
+        rule = "every bin had enough messages in every seed"
+    caption = f"{' and '.join(stats)} slowdown per size bin, per class: {over}; {rule}"
+    return _figure(fig, stem.with_name(f"{stem.name}-slowdown"), caption)
 
 
 def _slug(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in s)
 
 
-def _sweep_cell(row: dict[str, Any]) -> str:
-    """``mean [ci_low, ci_high]`` (HTML), greyed in parentheses when a seed had too few
-    messages for the percentile."""
-    text = _e(f"{_num(row['mean'])} [{_num(row['ci_low'])}, {_num(row['ci_high'])}]")
+def _sweep_cell(row: dict[str, Any]) -> Cell:
+    """``mean [ci_low, ci_high]``, greyed in parentheses when a seed had too few messages
+    for the percentile."""
+    text = f"{fmt.stat(row['mean'])} [{fmt.stat(row['ci_low'])}, {fmt.stat(row['ci_high'])}]"
     p = STAT_PERCENTILES.get(row["stat"])
     n = row.get("messages")
     if p is None or n is None or n >= samples_needed(p):
         return text
-    return f'<span class="few" title="a seed had {n:,} messages; p{p:g} needs {samples_needed(p):,}">({text})</span>'
+    return Span(f"({text})", css="few", title=f"a seed had {n:,} messages; p{p:g} needs {samples_needed(p):,}")
 
 
-def _sweep_table(summary: pl.DataFrame, axes: list[str]) -> str:
+def _sweep_table(summary: pl.DataFrame, axes: list[str]) -> dict[str, Any]:
     """One row per (axes, engine, class) at size "all"; a column per stat. With a
     ``messages`` column, a percentile that a seed had too few messages for is greyed."""
     df = summary.filter(pl.col("size") == "all") if "all" in summary["size"].to_list() else summary
     keys = [*axes, "engine", "class", *([] if "all" in summary["size"].to_list() else ["size"])]
     stats = [s for s in STATS if s in df["stat"].unique().to_list()]
-    cells: dict[tuple, dict[str, str]] = {}
+    cells: dict[tuple, dict[str, Cell]] = {}
     seeds: dict[tuple, int] = {}
     for row in df.sort(keys).iter_rows(named=True):
         k = tuple(row[c] for c in keys)
         cells.setdefault(k, {})[row["stat"]] = _sweep_cell(row)
         seeds[k] = row["n_seeds"]
-    rows = [[*(_e(v) for v in k), *(cells[k].get(s, "–") for s in stats), _e(seeds[k])] for k in cells]
-    return _table((*keys, *stats, "seeds"), rows, 'id="sweep-summary"', left=len(keys))
+    rows = [[*(str(v) for v in k), *(cells[k].get(s, fmt.NONE) for s in stats), str(seeds[k])] for k in cells]
+    return {"headers": [*keys, *stats, "seeds"], "rows": rows, "left": len(keys)}

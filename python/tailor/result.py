@@ -17,9 +17,10 @@ from typing import Any
 import polars as pl
 from rich.table import Table
 
-from tailor.stats import samples_needed
+from tailor import fmt
+from tailor.stats import percentile, samples_needed
 
-__all__ = ["Result", "format_bytes", "queue_schema"]
+__all__ = ["Result", "queue_schema"]
 
 #: How many size bins the summary's ``table_bins`` merge a class into (at most about).
 TABLE_BINS = 14
@@ -37,25 +38,10 @@ def queue_schema(csv: str | os.PathLike[str]) -> dict[str, Any]:
     return {c: pl.Float64 if c == "time_ns" else pl.Int64 for c in header}
 
 
-def format_bytes(n: float | None) -> str:
-    """A size in decimal units, as scenarios write them: 512 B, 1.5 KB, 30 MB."""
-    if n is None:
-        return "∞"
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n:.0f} B"
-
-
-def fmt_stat(x: float | None, spec: str = ".2f") -> str:
-    """A statistic for a table: "–" when it has no samples (summary.json's null)."""
-    return "–" if x is None else format(x, spec)
-
-
 def _cell(x: float | None, p: float | None, count: int) -> str:
     """A table cell: the ``p``-th percentile of ``count`` messages, dim and in
     parentheses when they are too few for it to be a result (``samples_needed``)."""
-    text = fmt_stat(x)
+    text = fmt.stat(x)
     if x is None or p is None or count >= samples_needed(p):
         return text
     return f"[dim]({text})[/dim]"
@@ -154,7 +140,7 @@ class Result:
         n = self.summary["network"]
         return (
             f"network: {n['drops']:,} drops, {n['ecn_marks']:,} ECN marks, "
-            f"max queue {format_bytes(n['max_queue_bytes'])}, "
+            f"max queue {fmt.size(n['max_queue_bytes'])}, "
             f"busiest port {100 * n['utilization']:.1f}% utilized"
         )
 
@@ -196,7 +182,7 @@ class Result:
         for i, name in enumerate(names):
             report = s["overall"] if name == "all" else s["classes"][name]
             for j, r in enumerate(self._rows(name, report, max_bins)):
-                size = f"({format_bytes(r.lower)}, {format_bytes(r.upper)}]"
+                size = fmt.size_bin(r.lower, r.upper)
                 cells = [_cell(x, p, r.count) for x, p in ((r.mean, None), (r.p50, 50), (r.p99, 99), (r.p999, 99.9))]
                 table.add_row(name if j == 0 else "", size, f"{r.count:,}", *cells)
             sd = report["slowdown"]
@@ -251,5 +237,4 @@ def _stats(df: pl.DataFrame, lower: int, upper: int | None) -> _Row:
     sd = df.filter(cond)["slowdown"]
     if sd.len() == 0:
         return _Row(lower, upper, 0, None, None, None, None)
-    q = lambda p: float(sd.quantile(p, interpolation="higher"))  # noqa: E731
-    return _Row(lower, upper, sd.len(), float(sd.mean()), q(0.5), q(0.99), q(0.999))
+    return _Row(lower, upper, sd.len(), float(sd.mean()), percentile(sd, 50), percentile(sd, 99), percentile(sd, 99.9))

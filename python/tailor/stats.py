@@ -1,12 +1,22 @@
-"""Intervals across seeds: is a p99 difference between two points real?
+"""Percentiles of samples and intervals across seeds: the package's one percentile and one
+bootstrap.
 
-A run's tail percentile is one draw of a random quantity; its messages are not
-independent (they share queues), so the unit of replication is the seed, never the
-message. Across the seeds of a point we give the mean of the per-seed statistic and a
-**percentile bootstrap interval over seeds**: resample the n per-seed values with
-replacement, take the mean of each resample, and read the interval off the resamples'
-quantiles. It needs no distributional assumption about the statistic (a p99 is skewed),
-and it is deterministic here (a fixed generator seed).
+**Percentiles are nearest-rank** (docs/results.md): the p-th percentile of n values is the
+smallest value with at least p % of the values at or below it, the value of rank
+ceil(p n / 100). It is always one of the values, and needs ``samples_needed(p)`` of them
+to be a result rather than the largest value seen. The engine's summaries keep it to 0.1 %
+(an HDR histogram); :func:`percentile` computes it exactly from message records (the
+plots, the crosscheck, a table merged from messages).
+
+**Intervals are percentile bootstrap intervals.** A run's tail percentile is one draw of
+a random quantity; its messages are not independent (they share queues), so the unit of
+replication is the seed, never the message. Across the seeds of a point we give the mean
+of the per-seed statistic and a percentile bootstrap interval over seeds: resample the n
+per-seed values with replacement, take the mean of each resample, and read the interval
+off the resamples' quantiles. It needs no distributional assumption about the statistic
+(a p99 is skewed), and it is deterministic here (a fixed generator seed). The same
+:func:`bootstrap_ci` gives the interval of a sample's percentile (``percentile=99``: the
+crosscheck's interval of ns-3's p99 over a bin's flows).
 
 Its known weakness is small n: the interval is about sqrt((n-1)/n) too narrow and
 ignores the t-distribution's wider quantiles, so its "95 %" interval covers the
@@ -18,22 +28,48 @@ keeps these figures honest). Use 10 or more seeds when a decision rests on the i
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
+import polars as pl
 
-__all__ = ["bootstrap_mean_ci", "RESAMPLES", "samples_needed"]
+__all__ = ["percentile", "bootstrap_ci", "samples_needed", "RESAMPLES"]
 
 #: Resamples per interval: the interval's own Monte Carlo error is then well under
 #: 1 % of its width.
 RESAMPLES = 4000
 
 
-def bootstrap_mean_ci(
-    values: np.ndarray | list[float], confidence: float = 0.95, resamples: int = RESAMPLES, seed: int = 0
-) -> tuple[float, float] | None:
-    """The percentile bootstrap interval of the mean of ``values`` (one per seed).
+def _rank(p: float, n: int) -> int:
+    """The nearest rank (1-based) of the ``p``-th percentile of ``n`` values."""
+    if not 0 < p <= 100:
+        raise ValueError(f"percentile must be in (0, 100], got {p}")
+    # round() keeps 99.9 % of 1000 at rank 999 despite 99.9 * 1000 / 100 = 999.0000000000001.
+    return min(max(math.ceil(round(p * n / 100, 9)), 1), n)
 
-    None for fewer than two values. Values that are all equal give a zero-width interval.
+
+def percentile(values: Sequence[float] | np.ndarray | pl.Series, p: float) -> float:
+    """The nearest-rank ``p``-th percentile (0 < p <= 100) of ``values``: the smallest
+    value with at least ``p`` % of the values at or below it. NaN when empty."""
+    s = np.sort(values.to_numpy() if isinstance(values, pl.Series) else np.asarray(values, dtype=float))
+    if len(s) == 0:
+        return math.nan
+    return float(s[_rank(p, len(s)) - 1])
+
+
+def bootstrap_ci(
+    values: Sequence[float] | np.ndarray,
+    confidence: float = 0.95,
+    *,
+    percentile: float | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """The percentile bootstrap interval of the mean of ``values`` (one per seed), or with
+    ``percentile=p`` of their nearest-rank ``p``-th percentile.
+
+    None for fewer than two (finite) values. Values that are all equal give a zero-width
+    interval; the interval never leaves [min, max] of the values.
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -43,10 +79,14 @@ def bootstrap_mean_ci(
     if n < 2:
         return None
     rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
+    draws = x[rng.integers(0, n, size=(resamples, n))]
+    if percentile is None:
+        stats = draws.mean(axis=1)
+    else:
+        stats = np.sort(draws, axis=1)[:, _rank(percentile, n) - 1]
     alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-    # A resample's mean lies within [min, max]; clip the float error of averaging.
+    lo, hi = np.quantile(stats, [alpha, 1.0 - alpha])
+    # A resample's statistic lies within [min, max]; clip the float error of averaging.
     return float(max(lo, x.min())), float(min(hi, x.max()))
 
 

@@ -46,12 +46,11 @@ from typing import Any
 
 import polars as pl
 
-from tailor import _core
+from tailor import _core, fmt
 from tailor.errors import PointError, StoreError
 from tailor.outdir import MARKER, alive, mark, read_marker
-from tailor.result import format_bytes
 from tailor.scenario import Override, Scenario
-from tailor.stats import bootstrap_mean_ci
+from tailor.stats import bootstrap_ci
 
 __all__ = ["Store", "PointSpec", "PointLock", "open_store", "point_id", "config_id", "build_id", "STATS"]
 
@@ -530,7 +529,7 @@ class Store:
             )
         if any(len(set(seeds)) != len(seeds) for seeds in grouped["seeds"].to_list()):
             raise StoreError(f"{self.dir}: a seed appears twice among the points of one configuration")
-        intervals = [bootstrap_mean_ci(v, confidence) if v is not None else None for v in grouped["value"].to_list()]
+        intervals = [bootstrap_ci(v, confidence) if v is not None else None for v in grouped["value"].to_list()]
         out = grouped.with_columns(
             pl.col("value").list.mean().alias("mean"),
             pl.Series("ci_low", [i[0] if i else None for i in intervals], dtype=pl.Float64),
@@ -574,7 +573,7 @@ def open_store(dir: str | os.PathLike[str]) -> Store:
 def _size_label(lower: int | None, upper: int | None) -> str:
     if lower is None:
         return "all"
-    return f"({format_bytes(lower)}, {format_bytes(upper)}]"
+    return fmt.size_bin(lower, upper)
 
 
 def _rows(id: str, summary: dict[str, Any]) -> pl.DataFrame:

@@ -9,10 +9,11 @@ Each axis is a scenario key by its dotted path (``switch.scheduler``, ``class[1]
 ``topology.link.rate``), ``load`` (the total offered load, scaling every class) or
 ``seed``. The grid is their product. Every point is resolved and checked before any
 runs (a bad key stops the sweep with nothing run), looked up in the store (tailor.store)
-and, when absent or damaged, run in a process pool (spawn start method, one simulation
-per worker, ``jobs`` workers, default one per core) or, with ``ray``, as Ray tasks. Workers
-return the point's files to this process, which alone writes the store, one atomic rename
-per point; Ctrl-C stops the workers, keeps the finished points and removes the rest.
+and, when absent or damaged, run by the worker pool (tailor.pool): in spawned processes
+(one simulation per worker, ``jobs`` workers, default one per core) or, with ``ray``, as
+Ray tasks. Workers return the point's files to this process, which alone writes the
+store, one atomic rename per point; Ctrl-C stops the workers, keeps the finished points
+and removes the rest.
 
 This process holds each point's lock (tailor.store.Store.try_lock) from handing it out
 until it is written, and hands out only points whose lock it got: a point another sweep
@@ -22,22 +23,15 @@ free, found finished (reported as cached) or, if that sweep failed or died, run 
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import hashlib
 import itertools
 import json
 import math
-import multiprocessing
 import os
 import shutil
-import signal
-import socket
-import sys
-import tempfile
-import time
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
@@ -46,9 +40,10 @@ import polars as pl
 
 from tailor import _core
 from tailor.errors import PointsFailed, SweepError
-from tailor.signals import exit_status
+from tailor.pool import Claims, local_results, note, ray_module, ray_results
 from tailor.scenario import Scenario
-from tailor.store import PointLock, PointSpec, Store, point_id
+from tailor.signals import exit_status
+from tailor.store import PointSpec, Store
 
 __all__ = ["sweep", "plan", "Sweep", "parse_axis", "Listener", "Interrupted"]
 
@@ -237,7 +232,7 @@ def sweep(
     if jobs is not None and jobs < 1:
         raise SweepError(f"--jobs: {jobs} is out of range; accepted: 1 or more")
     store = Store(out if out is not None else Path("sweeps") / sc.name)
-    ray_mod = _ray_module(ray) if ray else None
+    ray_mod = ray_module(ray) if ray else None
     specs = _resolve_points(sc, all_axes, engine)
     name = _sweep_name(sc, all_axes, engine)
     manifest = {
@@ -324,68 +319,6 @@ def _sweep_name(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> str:
 # -- execution -----------------------------------------------------------------------
 
 
-def _task(spec: PointSpec, work: Path) -> dict[str, Any]:
-    return {
-        "id": spec.id,
-        "path": os.path.abspath(spec.scenario.path),
-        "overrides": list(spec.scenario.overrides),
-        "seed": spec.seed,
-        "engine": spec.engine,
-        "work": os.fspath(work),
-        "workloads": os.environ.get("TAILOR_WORKLOADS", ""),
-    }
-
-
-def run_point(task: dict[str, Any]) -> dict[str, Any]:
-    """Runs one point in a worker and returns its files (name -> bytes).
-
-    The worker resolves the point itself before and after the run and refuses to return
-    results under an id they do not have: a scenario, size table or trace edited while
-    the sweep runs, or a Ray node with other files or another tailor build, gives a failed
-    point, never a wrong one in the store. Any exception is returned as
-    ``{"error": message}`` so that one bad point does not stop the others. The run
-    directory is made under ``task["work"]`` when that exists here (a local worker: the
-    store's tmp, which the sweep cleans), else in this machine's temporary directory.
-    """
-    if task.get("workloads") and not os.environ.get("TAILOR_WORKLOADS"):
-        os.environ["TAILOR_WORKLOADS"] = task["workloads"]
-    from tailor import _core
-    from tailor.run import run
-
-    def same_point() -> bool:
-        r = _core.resolve(task["path"], [(k, v) for k, v in task["overrides"]])
-        return point_id(r, task["seed"], task["engine"]) == task["id"]
-
-    changed = ("the scenario, a file it reads or the tailor build differs from when the sweep planned this "
-               "point (edited meanwhile, or another node); run the sweep again")
-    root = Path(task["work"]) if Path(task["work"]).is_dir() else Path(tempfile.gettempdir())
-    work = Path(tempfile.mkdtemp(prefix=f"{task['id']}-", dir=root))
-    started = time.perf_counter()
-    try:
-        if not same_point():
-            return {"id": task["id"], "error": changed}
-        sc = Scenario(Path(task["path"]), {}, tuple((k, v) for k, v in task["overrides"]))
-        result = run(sc, seed=task["seed"], out=work / "run", engine=task["engine"])
-        if not same_point():
-            return {"id": task["id"], "error": changed}
-        files = {name: (result.dir / name).read_bytes() for name in result.files()}
-        return {"id": task["id"], "files": files, "wall_s": time.perf_counter() - started, "host": socket.gethostname()}
-    except Exception as e:  # noqa: BLE001 - reported as this point's failure, with its type
-        return {"id": task["id"], "error": f"{type(e).__name__}: {e}"}
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the sweep, which stops them itself."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _note(message: str) -> None:
-    """A line on stderr about what the sweep does that its listener has no event for."""
-    print(f"sweep: {message}", file=sys.stderr, flush=True)
-
-
 def _to_run(store: Store, specs: list[PointSpec], listener: Listener | None) -> list[PointSpec]:
     """The points to run: those the store lacks or holds damaged (each file of a stored
     point is checked against its checksum first; a damaged one is named on stderr)."""
@@ -397,78 +330,13 @@ def _to_run(store: Store, specs: list[PointSpec], listener: Listener | None) -> 
                 listener.cached(s.id, s.params)
             continue
         if bad is not None:
-            _note(f"recomputing point {s.id} ({_params_text(s.params)}), damaged: {bad.dir}/{bad.file}: {bad.problem}")
+            note(f"recomputing point {s.id} ({_params_text(s.params)}), damaged: {bad.dir}/{bad.file}: {bad.problem}")
         todo.append(s)
     return todo
 
 
 def _params_text(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "the scenario as it is"
-
-
-class _Claims:
-    """The points a sweep has still to run, handed out one at a time with their lock held.
-
-    A point whose lock another process holds (another sweep into the same store is
-    computing it) is passed over and tried again at the next call. Once its lock is free
-    the point is either in the store, whole (that sweep finished it: reported as cached),
-    or not (it failed or was killed: run here).
-    """
-
-    def __init__(self, store: Store, specs: list[PointSpec], tmp: Path, listener: Listener | None) -> None:
-        self.store, self.tmp, self.listener = store, tmp, listener
-        self.waiting = collections.deque(specs)
-        self.returned: collections.deque[dict[str, Any]] = collections.deque()  # claimed, not run
-        self.locks: dict[str, PointLock] = {}
-        #: Points found finished by another sweep after this one planned to run them.
-        self.found = 0
-        self._noted: set[str] = set()
-
-    def __len__(self) -> int:
-        """Points not yet handed out."""
-        return len(self.waiting) + len(self.returned)
-
-    def next(self) -> dict[str, Any] | None:
-        """The task of a point to run now, or None when every point left is locked by
-        another process (or none is left)."""
-        if self.returned:
-            return self.returned.popleft()
-        for _ in range(len(self.waiting)):
-            spec = self.waiting.popleft()
-            lock = self.store.try_lock(spec.id)
-            if lock is None:
-                self.waiting.append(spec)
-                continue
-            if self.store.has(spec.id):
-                lock.release()
-                self.found += 1
-                if self.listener:
-                    self.listener.cached(spec.id, spec.params)
-                continue
-            self.locks[spec.id] = lock
-            return _task(spec, self.tmp)
-        return None
-
-    def put_back(self, task: dict[str, Any]) -> None:
-        """A claimed task that was not run (its worker died before taking it)."""
-        self.returned.append(task)
-
-    def release(self, id: str) -> None:
-        lock = self.locks.pop(id, None)
-        if lock is not None:
-            lock.release()
-
-    def note_waiting(self) -> None:
-        """Says once per point that this sweep waits for another one computing it."""
-        new = [s for s in self.waiting if s.id not in self._noted]
-        if new:
-            self._noted.update(s.id for s in new)
-            _note(f"waiting for {len(new)} point(s) another sweep into {self.store.dir} is computing "
-                  f"({self.store.lock_holder(new[0].id)}); they are taken over if it stops")
-
-    def close(self) -> None:
-        for id in list(self.locks):
-            self.release(id)
 
 
 def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[Any, str | bool] | None,
@@ -478,11 +346,11 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[
         return
     tmp = store.tmp_dir()
     by_id = {s.id: s for s in todo}
-    claims = _Claims(store, todo, tmp, listener)
+    claims = Claims(store, todo, tmp, listener)
     failures: dict[str, str] = {}
     done = len(specs) - len(todo)
     try:
-        runner = _ray_results(claims, *ray, jobs, listener, by_id) if ray else _pool_results(claims, jobs, listener, by_id)
+        runner = ray_results(claims, *ray, jobs, listener, by_id) if ray else local_results(claims, jobs, listener, by_id)
         with contextlib.closing(runner):
             for r in runner:
                 spec = by_id[r["id"]]
@@ -511,184 +379,3 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[
                            failures)
 
 
-#: Seconds between two looks at points another sweep holds, when nothing else is to do.
-POLL_S = 0.2
-
-
-def _pool_results(claims: _Claims, jobs: int | None, listener: Listener | None,
-                  by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
-    """Runs the points of ``claims`` in spawned worker processes, one at a time per worker.
-
-    Hand-rolled rather than multiprocessing.Pool or ProcessPoolExecutor: Pool waits
-    forever for a task whose worker was killed (OOM killer, a native abort), and
-    ProcessPoolExecutor cannot stop its running workers on Ctrl-C before Python 3.14.
-    Each worker talks to the sweep over a pipe of its own (a queue shared by workers has
-    a lock that a killed worker can take to its grave, blocking the others), and the
-    sweep waits on every pipe and every process's exit at once: it hands each point to an
-    idle worker, so it knows who runs what; a worker that dies fails only its point and
-    is replaced; stopping the sweep terminates them all. A worker with nothing to run
-    while points are locked by another sweep waits, and the claims are tried again every
-    ``POLL_S`` seconds.
-    """
-    from multiprocessing.connection import wait
-
-    ctx = multiprocessing.get_context("spawn")
-    n = min(jobs or os.cpu_count() or 1, len(claims))
-    workers: dict[int, tuple[Any, Any]] = {}  # pid -> (process, the sweep's end of its pipe)
-    running: dict[int, str] = {}  # pid -> the point it was given
-    ready: set[int] = set()
-    idle: set[int] = set()  # ready, given nothing: every point left is locked elsewhere
-    lost_at_start = 0
-
-    def start() -> None:
-        mine, theirs = ctx.Pipe()
-        p = ctx.Process(target=_worker, args=(theirs,), daemon=True)
-        p.start()
-        theirs.close()
-        workers[p.pid] = (p, mine)
-
-    def give(pid: int) -> None:
-        """The next point to an idle worker, None to let it exit when no point is left,
-        or nothing yet when the points left are locked elsewhere."""
-        conn = workers[pid][1]
-        task = claims.next()
-        if task is None and len(claims):
-            idle.add(pid)
-            return
-        idle.discard(pid)
-        try:
-            conn.send(task)
-        except OSError:  # it died meanwhile: its exit is handled below, the point waits
-            if task is not None:
-                claims.put_back(task)
-            return
-        if task is not None:
-            running[pid] = task["id"]
-            if listener:
-                listener.started(task["id"], by_id[task["id"]].params)
-
-    try:
-        for _ in range(n):
-            start()
-        while len(claims) or running:
-            for pid in list(idle):
-                give(pid)
-            if idle and not running:
-                claims.note_waiting()
-            owner: dict[Any, int] = {}
-            for pid, (p, conn) in workers.items():
-                owner[conn] = pid
-                owner[p.sentinel] = pid
-            for obj in wait(list(owner), timeout=POLL_S if idle else None):
-                pid = owner[obj]
-                if pid not in workers:
-                    continue
-                p, conn = workers[pid]
-                messages = []
-                try:
-                    while conn.poll():
-                        messages.append(conn.recv())
-                except (EOFError, OSError):
-                    pass
-                for kind, payload in messages:
-                    if kind == "ready":
-                        ready.add(pid)
-                        give(pid)
-                    elif kind == "result":
-                        running.pop(pid, None)
-                        yield payload  # reported finished before the worker's next point is started
-                        if pid in workers:
-                            give(pid)
-                if p.is_alive():
-                    continue
-                p.join()
-                conn.close()
-                del workers[pid]
-                idle.discard(pid)
-                lost = running.pop(pid, None)
-                if pid not in ready:
-                    lost_at_start += 1
-                    if lost_at_start > n:
-                        raise SweepError(
-                            f"the sweep's worker processes exit as they start (exit code {p.exitcode}); from a "
-                            "script, call tailor.sweep under `if __name__ == \"__main__\":` (the spawn start "
-                            "method imports the script in each worker)"
-                        )
-                if lost is not None:
-                    yield {"id": lost, "error": f"the worker process running it died (exit code {p.exitcode})"}
-                if len(claims) and len(workers) < n:
-                    start()
-    finally:
-        for p, _ in workers.values():
-            if p.is_alive():
-                p.terminate()
-        for p, conn in workers.values():
-            p.join(timeout=5)
-            conn.close()
-
-
-def _worker(conn: Any) -> None:
-    """A worker process: runs the points it is given until it is given None."""
-    _ignore_sigint()
-    try:
-        conn.send(("ready", None))
-        while (task := conn.recv()) is not None:
-            conn.send(("result", run_point(task)))
-    except (EOFError, OSError):  # the sweep is gone
-        pass
-
-
-def _ray_module(address: str | bool) -> Any:
-    """Ray, imported, and the address checked before anything is written."""
-    try:
-        import ray as ray_mod
-    except ImportError:
-        raise SweepError("--ray: Ray is not installed; install it with `pip install tailor[ray]`") from None
-    if not (address in (True, "local", "auto") or str(address).startswith("ray://")):
-        raise SweepError(f"--ray: {address!r} is not accepted; accepted: local, auto, ray://HOST:PORT")
-    return ray_mod
-
-
-def _ray_results(claims: _Claims, ray_mod: Any, address: str | bool, jobs: int | None,
-                 listener: Listener | None, by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
-    """Runs the points of ``claims`` as Ray tasks, as many at once as the cluster has
-    CPUs: a point is claimed (its lock taken) only when it is submitted."""
-    if not ray_mod.is_initialized():
-        env = {"env_vars": {"TAILOR_WORKLOADS": os.environ.get("TAILOR_WORKLOADS", "")}}
-        try:
-            if address in (True, "local"):
-                ray_mod.init(num_cpus=jobs, runtime_env=env, log_to_driver=False, include_dashboard=False)
-            else:
-                ray_mod.init(address=address, runtime_env=env, log_to_driver=False)
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            raise SweepError(f"--ray {address}: cannot start or join Ray: {e}") from None
-    remote = ray_mod.remote(num_cpus=1, max_retries=0)(run_point)
-    cpus = max(1, int(ray_mod.cluster_resources().get("CPU", 1)))
-    pending: dict[Any, dict[str, Any]] = {}
-    try:
-        while len(claims) or pending:
-            while len(pending) < cpus and (task := claims.next()) is not None:
-                pending[remote.remote(task)] = task
-                _announce([task], listener, by_id)
-            if not pending:
-                if len(claims):
-                    claims.note_waiting()
-                    time.sleep(POLL_S)
-                continue
-            ready, _ = ray_mod.wait(list(pending), num_returns=1, timeout=POLL_S if len(claims) else None)
-            for ref in ready:
-                task = pending.pop(ref)
-                try:
-                    result = ray_mod.get(ref)
-                except Exception as e:  # noqa: BLE001 - a lost node or worker fails this point only
-                    result = {"id": task["id"], "error": f"the Ray task failed: {type(e).__name__}: {e}"}
-                yield result
-    finally:
-        for ref in pending:
-            ray_mod.cancel(ref, force=True)
-
-
-def _announce(tasks: list[dict[str, Any]], listener: Listener | None, by_id: dict[str, PointSpec]) -> None:
-    if listener:
-        for t in tasks:
-            listener.started(t["id"], by_id[t["id"]].params)

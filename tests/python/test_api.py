@@ -11,7 +11,7 @@ import pytest
 
 import tailor
 from tailor.errors import Cancelled, OutputError, RunError, ScenarioError, TailorError
-from tailor.result import MESSAGE_COLUMNS, format_bytes
+from tailor.result import MESSAGE_COLUMNS
 
 SUMMARY_KEYS = {"scenario", "seed", "transport", "events", "sim_ns", "wall_seconds", "messages", "overall", "classes", "network"}
 
@@ -155,12 +155,6 @@ def test_progress_raising_cancels_and_propagates(quickstart: Path, tmp_path: Pat
     with pytest.raises(KeyboardInterrupt):
         tailor.run(quickstart, seed=7, out=tmp_path / "k", progress=boom)
     assert list(tmp_path.iterdir()) == []
-
-
-def test_format_bytes() -> None:
-    assert [format_bytes(n) for n in (0, 999, 1000, 1500, 10**6, 2.5e9, None)] == [
-        "0 B", "999 B", "1 KB", "1.5 KB", "1 MB", "2.5 GB", "∞",
-    ]
 
 
 def test_workloads_dir_is_found_from_any_cwd(quickstart: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

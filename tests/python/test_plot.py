@@ -145,6 +145,46 @@ def sweep_summary() -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def seed_summary() -> pl.DataFrame:
+    """Sweep.summary() of a sweep whose only axis is the seed: 3 seeds, two classes and
+    "all", four size bins; the fewest messages of a seed per bin (`messages`) is 500, 50,
+    150, and in the last bin one seed had none (2 seeds)."""
+    bins = [(0, 10_000, 500, 3), (10_000, 100_000, 50, 3), (100_000, 1_000_000, 150, 3), (1_000_000, 10**7, 120, 2)]
+    rows = []
+    for cls, stat in itertools.product(("all", "a", "b"), ("mean", "p50", "p99")):
+        for lo, hi, n, seeds in [(None, None, 2000, 3), *bins]:
+            m = (2 if stat == "p99" else 1) * (1 + (hi or 0) / 1e6) + (cls == "b")
+            rows.append({"scenario": "s", "engine": "packet", "class": cls, "size": "all" if lo is None else f"({lo}, {hi}]",
+                         "lower_bytes": lo, "upper_bytes": hi, "stat": stat, "mean": m, "ci_low": m - 0.2,
+                         "ci_high": m + 0.3, "n_seeds": seeds, "messages": n})
+    return pl.DataFrame(rows)
+
+
+def test_slowdown_by_size_across_seeds_leaves_out_bins_a_seed_had_too_few_messages_for() -> None:
+    df = seed_summary()
+    (ax,) = tp.slowdown_vs_size_across_seeds(df, ("p50", "p99")).axes
+    bars = {c.get_label(): c for c in ax.containers if isinstance(c, ErrorbarContainer)}
+    assert set(bars) == {"a p50", "a p99", "b p50", "b p99"}, "the classes, not 'all' beside them"
+    # p50 needs 2 messages a seed: every bin but the one a seed had none in; p99 needs 100.
+    assert list(bars["a p50"].lines[0].get_xdata()) == [10_000, 100_000, 1_000_000]
+    assert list(bars["a p99"].lines[0].get_xdata()) == [10_000, 1_000_000]
+    want = df.filter((pl.col("class") == "b") & (pl.col("stat") == "p99") & pl.col("upper_bytes").is_in([10_000, 1_000_000]))
+    line, _caps, (segments,) = bars["b p99"].lines
+    assert list(line.get_ydata()) == pytest.approx(want.sort("upper_bytes")["mean"].to_list())
+    assert [seg[0][1] for seg in segments.get_segments()] == pytest.approx(want.sort("upper_bytes")["ci_low"].to_list())
+    assert "mean over 3 seeds" in ax.get_title() and "p50 2 of 8, p99 4 of 8" in ax.get_title()
+    assert ax.get_xlabel() == tp.SIZE_LABEL and ax.get_xscale() == "log"
+    kept, left = tp.seed_bins(df, "p99")
+    assert left == 4 and sorted(set(kept["upper_bytes"].to_list())) == [10_000, 1_000_000]
+    with pytest.raises(DataError, match="no size bin is a result in every seed"):
+        tp.slowdown_vs_size_across_seeds(df.with_columns(pl.lit(1).alias("messages")), ("p99",))
+    one = df.with_columns(pl.lit(1).alias("n_seeds"), pl.lit(None, pl.Float64).alias("ci_low"),
+                          pl.lit(None, pl.Float64).alias("ci_high"))
+    assert "one seed, no interval" in tp.slowdown_vs_size_across_seeds(one).axes[0].get_title()
+    with pytest.raises(OptionError, match="stats: no stat 'p999'"):
+        tp.slowdown_vs_size_across_seeds(df, ("p999",))
+
+
 def test_p99_vs_load_draws_a_line_per_value_with_error_bars() -> None:
     df = sweep_summary()
     fig = tp.p99_vs_load(df, x="load", y="p99", by="switch.scheduler")
@@ -174,11 +214,11 @@ def test_load_axes_say_fraction_of_link_capacity() -> None:
     for frame, x in ((df, "load"), (per_class, "class[0].load")):
         (ax,) = tp.p99_vs_load(frame, x=x).axes
         assert ax.get_xlabel() == f"{x} (fraction of link capacity)"
-    from tailor.reproduce.swp_fig1 import CONFIGS
+    from tailor.reproduce.swp import fig1
 
     rows = [{"config": c, "bg_load": load, "fg_p99": 2.0 + load, "bg_p99": 3.0 + load}
-            for c in CONFIGS for load in (0.2, 0.5, 0.8)]
-    for ax in tf.swp_fig1_figure({"rows": rows, "engine": "model"}).axes:
+            for c in fig1.CONFIGS for load in (0.2, 0.5, 0.8)]
+    for ax in fig1.figure({"rows": rows, "engine": "model"}).axes:
         assert ax.get_xlabel() == "background load (fraction of link capacity)"
         assert list(ax.get_lines()[0].get_xdata()) == pytest.approx([0.2, 0.5, 0.8])
 
@@ -290,7 +330,9 @@ def test_overlay_and_reproduction_figures() -> None:
         "summary": {"fifo_vs_drr": 40.0, "fifo_vs_fq": 120.0, "fifo_vs_drr_tight_bursty": None,
                     "static_vs_drr": 90.0, "static_vs_fifo": 10.0},
     }
-    ax = tf.swp_capacity_figure(report).axes[0]
+    from tailor.reproduce.swp import capacity
+
+    ax = capacity.figure(report).axes[0]
     assert "Fig. 9" in ax.get_title()
     got = {c.get_label(): sorted(b.get_height() for b in c) for c in ax.containers}
     assert got == {"paper (150 scenarios)": [65.0, 79.0], "tailor": [10.0, 40.0, 90.0, 120.0]}
@@ -403,19 +445,20 @@ def test_cli_plot_errors_name_the_option(
 def test_reproductions_write_their_plots(tmp_path: Path) -> None:
     """Short runs of both SWP reproductions: the plot is written beside their data and
     shows the numbers they report."""
-    from tailor.reproduce import swp_capacity, swp_fig1
+    from tailor.reproduce.swp import capacity as swp_capacity
+    from tailor.reproduce.swp import fig1 as swp_fig1
 
     cap = swp_capacity.run(n=2, n_classes=3, recheck=0, until="2ms", out=tmp_path / "cap", say=lambda m: None)
     assert cap["plots"] == [str(tmp_path / "cap" / "capacity.png"), str(tmp_path / "cap" / "capacity.svg")]
     assert (tmp_path / "cap" / "capacity.png").read_bytes()[:8] == PNG_MAGIC
-    ax = tf.swp_capacity_figure(cap).axes[0]
+    ax = swp_capacity.figure(cap).axes[0]
     ours = sorted(b.get_height() for b in next(c for c in ax.containers if c.get_label() == "tailor"))
     keys = ("fifo_vs_drr", "fifo_vs_fq", "fifo_vs_drr_tight_bursty", "static_vs_drr", "static_vs_fifo")
     assert ours == pytest.approx(sorted(cap["summary"][k] for k in keys if cap["summary"][k] is not None))
 
     fig1 = swp_fig1.run(tmp_path / "fig1", swp_fig1.Setup(until="2ms"), say=lambda m: None)
     assert (tmp_path / "fig1" / "fig1.svg").is_file() and len(fig1["plots"]) == 2
-    axes = tf.swp_fig1_figure(fig1).axes
+    axes = swp_fig1.figure(fig1).axes
     assert [a.get_title() for a in axes] == [swp_fig1.TITLES[c] for c in swp_fig1.CONFIGS]
     for ax, cfg in zip(axes, swp_fig1.CONFIGS):
         fg = ax.get_lines()[0]

@@ -15,7 +15,6 @@ from rich.console import Console
 import tailor
 from tailor.progress import (
     RunTotal,
-    format_duration,
     parse_time_ns,
     reporter,
     run_total,
@@ -345,12 +344,6 @@ def test_terminal_bar_counts_the_ports_built() -> None:
         progress(building(65_536, 2_097_152))
         progress.bar.refresh()
     assert "building topology: 65,536/2,097,152 ports" in buf.getvalue()
-
-
-def test_format_duration() -> None:
-    assert format_duration(0) == "0:00:00"
-    assert format_duration(61.2) == "0:01:02"
-    assert format_duration(3723) == "1:02:03"
 
 
 # --- sweeps ------------------------------------------------------------------------

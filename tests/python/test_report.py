@@ -10,6 +10,7 @@ broken page checks that the harness does see such failures.
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import re
@@ -144,12 +145,47 @@ def test_report_escapes_everything_from_the_run(result7: tailor.Result, tmp_path
     assert probe["title"].startswith("tailor report: <script>alert(1)</script>")
 
 
+def test_text_from_the_run_is_escaped_by_the_templates(result7: tailor.Result, tmp_path: Path) -> None:
+    """Without a browser: the templates autoescape, so a scenario, class or axis value holding
+    markup is text on the page, in a run report and in a sweep report."""
+    evil, escaped = "<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"
+    run = tmp_path / "run"
+    shutil.copytree(result7.dir, run)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["scenario"] = evil
+    summary["classes"] = {evil if k == "rpc" else k: v for k, v in summary["classes"].items()}
+    (run / "summary.json").write_text(json.dumps(summary))
+    text = report(run).read_text()
+    assert "<script" not in text
+    assert f"<h3>{escaped}</h3>" in text and f'data-class="{escaped}"' in text
+    assert f"<title>tailor report: {escaped}, seed 7</title>" in text
+    summary_df, points = sweep_tables()
+    summary_df = summary_df.with_columns(pl.col("class").replace("a", evil))
+    points = points.with_columns(pl.col("scenario").replace("two-class", evil))
+    text = sweep_report(summary_df, points, tmp_path / "s.html", title=evil).read_text()
+    assert "<script" not in text
+    assert f'<td class="l">{escaped}</td>' in text and f"<h1>tailor sweep report: {escaped}</h1>" in text
+
+
+def test_the_templates_ship_inside_the_package() -> None:
+    """The report's templates are package data: found by the package's loader wherever
+    tailor is installed (a wheel, or maturin develop)."""
+    import jinja2
+
+    import tailor.report
+
+    env = tailor.report._templates()
+    assert isinstance(env.loader, jinja2.PackageLoader) and env.autoescape is True
+    assert {"base.html.j2", "macros.html.j2", "run.html.j2", "sweep.html.j2", "report.css"} <= set(env.list_templates())
+    assert Path(tailor.__file__).parent.joinpath("templates", "run.html.j2").is_file()
+
+
 def test_run_report_draws_recorded_queues(result7: tailor.Result, tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(result7.dir, run)
     without = report(run).read_text()
     assert without.count("data:image/png;base64,") == 2 and 'id="no-queues"' in without
-    assert '[record] queues = &quot;10us&quot;' in without
+    assert '<code>[record] queues = "10us"</code>' in html.unescape(without)
     rows = [(t, port, (t // 1000 * (port + 1)) % 50_000) for port in range(4) for t in range(0, 200_000, 10_000)]
     pl.DataFrame(rows, schema=["time_ns", "port", "queue_bytes"], orient="row").write_parquet(run / "queues.parquet")
     out = report(run, out=tmp_path / "with.html")
@@ -362,6 +398,38 @@ def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickst
     assert '<pre id="scenario-0">' in text and "[[class]]" in text, "the scenario as run is shown"
     with pytest.raises(OptionError, match="--scenario: only for a run directory"):
         report(store, scenario=tmp_path / "x.toml")
+
+
+def test_a_seed_only_sweep_report_draws_slowdown_by_size_across_seeds(quickstart_model: Path, tmp_path: Path) -> None:
+    """A sweep whose only axis is the seed: its report draws each size bin's p50 and p99,
+    the mean over seeds with the interval across them, and leaves out (saying so) the bins
+    where a seed had fewer messages than the percentile needs."""
+    import tailor.plot as tp
+    from matplotlib.container import ErrorbarContainer
+
+    from tailor.report import store_frames
+
+    store = tmp_path / "store"
+    tailor.sweep(quickstart_model, seed=[1, 2, 3], out=store, engine="model", jobs=1)
+    text = report(store).read_text()
+    assert 'id="no-plots"' not in text and (store / "report-slowdown.png").is_file()
+    (caption,) = re.findall(r"<figcaption>(.*?)</figcaption>", text, flags=re.S)
+    assert caption.startswith("p50 and p99 slowdown per size bin, per class: the mean over 3 seeds")
+    assert "bars: the 95 % percentile-bootstrap interval across seeds" in caption
+    assert "fewer messages than the percentile needs (p50: 2, p99: 100) are left out (p99: " in caption
+    # What the figure draws: every p99 point is of a bin where each of the 3 seeds had 100 messages.
+    (ax,) = tp.slowdown_vs_size_across_seeds(store_frames(store)[0]).axes
+    rows = tailor.open(store).rows().filter(
+        (pl.col("stat") == "p99") & (pl.col("size") != "all") & (pl.col("class") != "all")).collect()
+    p99 = [c for c in ax.containers if isinstance(c, ErrorbarContainer) and c.get_label().endswith(" p99")]
+    drawn = [(c.get_label().split()[0], x) for c in p99 for x in c.lines[0].get_xdata()]
+    assert drawn, "quickstart's rpc class has bins of 100 messages and more in every seed"
+    for cls, upper in drawn:
+        counts = rows.filter((pl.col("class") == cls) & (pl.col("upper_bytes") == upper))["count"].to_list()
+        assert len(counts) == 3 and min(counts) >= 100, (cls, upper, counts)
+    left_out = rows.group_by("class", "upper_bytes").agg(pl.col("count").min(), pl.len()).filter(
+        (pl.col("count") < 100) | (pl.col("len") < 3))
+    assert f"(p99: {left_out.height} of {left_out.height + len(drawn)} bins)" in caption
 
 
 def test_report_rejects_what_it_cannot_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) -> None:

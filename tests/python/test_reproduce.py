@@ -1,5 +1,5 @@
-"""The reproductions' scenario generators and argument checks (the runs themselves are in
-`make validate`)."""
+"""The reproductions' registry, scenario generators and argument checks (the runs themselves
+are in `make validate`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
 
 import tailor
-from tailor.reproduce import swp_capacity, swp_fig1
+from tailor.reproduce import REPRODUCTIONS
+from tailor.reproduce.swp import capacity as swp_capacity
+from tailor.reproduce.swp import fig1 as swp_fig1
 
 
 @pytest.mark.parametrize("n_classes,lo,hi", [(3, 5.0, 10.0), (5, 3.0, 6.0)])
@@ -68,3 +71,54 @@ def test_reproduce_rejects_bad_arguments() -> None:
         capture_output=True, text=True, timeout=60,
     )
     assert p.returncode == 2 and "accepted: 3, 5" in p.stderr
+
+
+def reproduce_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_every_registered_reproduction_is_a_command_and_nothing_else_is() -> None:
+    from tailor.cli.reproduce import reproduce_app
+
+    group = typer.main.get_group(reproduce_app)
+    assert list(group.commands) == list(REPRODUCTIONS) and len(REPRODUCTIONS) >= 2
+    for name, r in REPRODUCTIONS.items():
+        assert r.name == name and name.startswith(f"{r.paper.lower()}-")
+        assert group.commands[name].get_short_help_str(limit=10_000) == r.summary
+        assert r.example.startswith(f"tailor reproduce {name}")
+
+
+def test_list_names_each_reproduction_its_figure_and_its_time() -> None:
+    p = reproduce_cli("--list")
+    assert p.returncode == 0, p.stderr
+    rows = {line.split("│")[1].strip(): line for line in p.stdout.splitlines() if line.count("│") > 2}
+    assert set(rows) - {"reproduction"} == set(REPRODUCTIONS)
+    for name, r in REPRODUCTIONS.items():
+        for text in (r.paper, r.figure, r.quick, r.full, r.full_options):
+            assert text in rows[name], f"--list: {name}: {text!r} missing from {rows[name]!r}"
+
+
+def test_an_unknown_reproduction_exits_2_naming_the_accepted_ones(tmp_path: Path) -> None:
+    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", "swp-fig2"], capture_output=True, text=True,
+                       timeout=60, cwd=tmp_path)
+    assert p.returncode == 2
+    assert f"unknown reproduction 'swp-fig2'; accepted: {', '.join(REPRODUCTIONS)}" in p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_two_reproductions_of_one_name_are_refused() -> None:
+    from tailor.reproduce import _by_name
+
+    (first, *_) = REPRODUCTIONS.values()
+    with pytest.raises(ValueError, match=f"two reproductions are named '{first.name}'"):
+        _by_name((first,), (first,))
+
+
+def test_a_plan_writes_where_its_options_say(tmp_path: Path) -> None:
+    """The options function checks its values before anything runs, and names the default directory."""
+    plan = REPRODUCTIONS["swp-capacity"].options(classes=5)
+    assert plan.out == Path("runs") / "swp-capacity-5"
+    assert REPRODUCTIONS["swp-fig1"].options(engine="packet", out=tmp_path).out == tmp_path
+    with pytest.raises(tailor.errors.OptionError, match="--until: '3' is not a positive time"):
+        REPRODUCTIONS["swp-fig1"].options(until="3")

@@ -19,12 +19,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
+
+import typer
 
 import tailor
-from tailor.errors import RunError
+from tailor.errors import OptionError, RunError
 from tailor.outdir import staged
+from tailor.reproduce.registry import Out, Plan, check_until
 from tailor.reproduce.scenarios import Bottleneck, Class, Slo
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from rich.console import Console
 
 BG_LOADS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 SLO = 2.5
@@ -90,16 +98,29 @@ def run(out: Optional[Path] = None, setup: Setup = Setup(), say: Callable[[str],
     out = Path(out) if out is not None else default_dir(setup)
     with staged(out, "reproduction") as work:
         report = _run(work, setup, say)
-        from tailor.figures import swp_fig1_figure
         from tailor.plot import save
 
-        report["plots"] = [str(out / p.name) for p in save(swp_fig1_figure(report), work / "fig1")]
+        report["plots"] = [str(out / p.name) for p in save(figure(report), work / "fig1")]
         (work / "fig1.json").write_text(json.dumps(report, indent=2))
     return report
 
 
 def default_dir(setup: Setup) -> Path:
     return Path("runs") / f"swp-fig1-{setup.engine}"
+
+
+def options(
+    out: Out = None,
+    engine: Annotated[str, typer.Option(help="'model' (the SWP fast model, as the paper) or 'packet'.")] = "model",
+    until: Annotated[str, typer.Option(help="Simulated traffic per point (a time, e.g. 11ms).")] = "11ms",
+) -> Plan:
+    """SWP Fig. 1: foreground p99 slowdown under FIFO, priority, one weight, weight + fair
+    queueing, background 20-80 %; checks each of the paper's claims."""
+    if engine not in ("model", "packet"):
+        raise OptionError(f"--engine: unknown value '{engine}'; accepted: model, packet")
+    check_until(until)
+    setup = Setup(engine=engine, until=until)
+    return Plan(out or default_dir(setup), lambda out, say: run(out, setup, say))
 
 
 def _run(out: Path, setup: Setup, say: Callable[[str], None]) -> dict:
@@ -152,7 +173,7 @@ def claims(rows: list[dict], weights: dict[str, float]) -> list[dict]:
     ]
 
 
-def render(report: dict, console: "Console") -> None:  # noqa: F821
+def render(report: dict, console: Console) -> None:
     from rich import box
     from rich.table import Table
 
@@ -187,3 +208,33 @@ def render(report: dict, console: "Console") -> None:  # noqa: F821
     console.print(c)
     if report.get("plots"):
         console.print(f"plot: {', '.join(report['plots'])}", highlight=False)
+
+
+def figure(report: Mapping[str, Any]) -> Figure:
+    """SWP Fig. 1 as we reproduce it (the report of :func:`run`): per configuration, the
+    foreground's and the background's p99 slowdown of messages up to the BDP against the
+    background load, with the SLO. The paper's figure is not in its text (only its claims
+    are), so there is no paper curve to overlay."""
+    from tailor.errors import DataError
+    from tailor.plot import _color, _figure
+
+    try:
+        rows, engine = report["rows"], report["engine"]
+    except (KeyError, TypeError):
+        raise DataError("not a swp-fig1 report (needs rows, engine)") from None
+    fig, axes = _figure(width=13, height=3.8, ncols=len(CONFIGS))
+    top = max([SLO, *(r[k] for r in rows for k in ("fg_p99", "bg_p99"))]) * 1.08
+    for ax, cfg in zip(axes, CONFIGS):
+        part = sorted((r for r in rows if r["config"] == cfg), key=lambda r: r["bg_load"])
+        loads = [r["bg_load"] for r in part]
+        ax.plot(loads, [r["fg_p99"] for r in part], marker="o", color=_color(0), label="foreground (10 %)")
+        ax.plot(loads, [r["bg_p99"] for r in part], marker="s", color=_color(1), linestyle="--", label="background")
+        ax.axhline(SLO, color="black", linewidth=0.8, linestyle=":", label=f"SLO {SLO:g}")
+        ax.set_ylim(0, top)
+        ax.set_title(TITLES[cfg], fontsize="medium")
+        ax.set_xlabel("background load (fraction of link capacity)")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("p99 slowdown, messages ≤ 125 KB")
+    axes[0].legend(fontsize="small")
+    fig.suptitle(f"SWP Fig. 1 on the {engine} engine", fontsize="medium")
+    return fig

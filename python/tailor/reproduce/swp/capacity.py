@@ -21,11 +21,23 @@ import json
 import random
 import statistics
 from pathlib import Path
-from typing import Callable, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
+
+import typer
 
 import tailor
+from tailor import fmt
+from tailor.advise import slos_met
+from tailor.errors import OptionError
 from tailor.outdir import staged
+from tailor.reproduce.registry import Out, Plan, check_until
 from tailor.reproduce.scenarios import Bottleneck, Class, Slo
+from tailor.run import SEED_MAX
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from rich.console import Console
 
 SIZES = ("google", "hadoop", "alistorage")
 STRATEGIES = ("fifo", "drr", "hierarchical", "static")
@@ -90,16 +102,33 @@ def run(
     out = Path(out) if out is not None else default_dir(n_classes)
     with staged(out, "reproduction") as work:
         report = _run(n, n_classes, seed, recheck, until, tolerance, work, say)
-        from tailor.figures import swp_capacity_figure
         from tailor.plot import save
 
-        report["plots"] = [str(out / p.name) for p in save(swp_capacity_figure(report), work / "capacity")]
+        report["plots"] = [str(out / p.name) for p in save(figure(report), work / "capacity")]
         _write_data(report, work)
     return report
 
 
 def default_dir(n_classes: int) -> Path:
     return Path("runs") / f"swp-capacity-{n_classes}"
+
+
+def options(
+    n: Annotated[int, typer.Option(help="Random scenarios (the paper used 150).", min=1)] = 10,
+    classes: Annotated[int, typer.Option(help="Classes per scenario: 3 (Fig. 8) or 5 (Fig. 9).")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the scenario generator.", min=0, max=SEED_MAX)] = 1,
+    recheck: Annotated[int, typer.Option(help="Re-check this many scenarios' answers on the packet engine.", min=0)] = 3,
+    until: Annotated[str, typer.Option(help="Simulated traffic per scenario (a time).")] = "21ms",
+    out: Out = None,
+) -> Plan:
+    """SWP Fig. 8-9: least capacity per discipline over random scenarios (Table 4)."""
+    if classes not in (3, 5):
+        raise OptionError(f"--classes: {classes} is not accepted; accepted: 3, 5")
+    check_until(until)
+    return Plan(
+        out or default_dir(classes),
+        lambda out, say: run(n=n, n_classes=classes, seed=seed, recheck=recheck, until=until, out=out, say=say),
+    )
 
 
 def _run(n: int, n_classes: int, seed: int, recheck: int, until: str, tolerance: float, out: Path,
@@ -151,8 +180,8 @@ def _write_data(report: dict, out: Path) -> None:
 
 
 def _packet_fraction(verdicts: list[dict]) -> dict:
-    slos = [s for v in verdicts for s in v["slo"] if s["met"] is not None]
-    return {"met": sum(bool(s["met"]) for s in slos), "of": len(slos)}
+    met, judged = slos_met(verdicts)
+    return {"met": met, "of": judged}
 
 
 def _fmt_packet(p: dict) -> str:
@@ -184,12 +213,12 @@ def summarize(rows: list[dict]) -> dict:
     }
 
 
-def render(report: dict, console: "Console") -> None:  # noqa: F821
+def render(report: dict, console: Console) -> None:
     from rich import box
     from rich.table import Table
 
     s, paper = report["summary"], report["paper"]
-    pct = lambda x: "-" if x is None else f"{x:+.0f} %"  # noqa: E731
+    pct = lambda x: fmt.change(None if x is None else x / 100, 0)  # noqa: E731 (x: a percentage)
     t = Table(
         title=f"SWP Fig. {8 if report['classes'] == 3 else 9}: extra capacity, mean over {report['n']} random "
         f"{report['classes']}-class scenarios (the paper: 150)",
@@ -205,7 +234,7 @@ def render(report: dict, console: "Console") -> None:  # noqa: F821
         pct(paper.get("fifo_vs_drr_tight_bursty")),
         pct(s["fifo_vs_drr_tight_bursty"]) + f" ({s['tight_bursty_scenarios']} scenarios)",
     )
-    t.add_row("static provisioning vs SWP weights", "-", pct(s["static_vs_drr"]))
+    t.add_row("static provisioning vs SWP weights", fmt.NONE, pct(s["static_vs_drr"]))
     t.add_row("static provisioning vs FIFO", "> 0 (5 classes)", pct(s["static_vs_fifo"]))
     console.print(t)
     if s["packet_slos_met"] is not None:
@@ -219,3 +248,31 @@ def render(report: dict, console: "Console") -> None:  # noqa: F821
         console.print(f"no feasible capacity up to 64x the offered load: {missing}", highlight=False)
     if report.get("plots"):
         console.print(f"plot, ours beside the paper's: {', '.join(report['plots'])}", highlight=False)
+
+
+#: The comparisons the table reports, in its order, as the figure labels them.
+_LABELS = {
+    "fifo_vs_drr": "FIFO vs\nSWP weights",
+    "fifo_vs_fq": "FIFO vs SWP\nweights + FQ",
+    "fifo_vs_drr_tight_bursty": "FIFO vs SWP weights,\nbursty + tight SLO",
+    "static_vs_drr": "static vs\nSWP weights",
+    "static_vs_fifo": "static vs\nFIFO",
+}
+
+
+def figure(report: Mapping[str, Any]) -> Figure:
+    """SWP Fig. 8/9: the mean extra capacity of each discipline, the paper's beside ours
+    (the report of :func:`run`)."""
+    from tailor.errors import DataError
+    from tailor.figures import overlay
+
+    try:
+        summary, paper, n, k = report["summary"], report["paper"], report["n"], report["classes"]
+    except (KeyError, TypeError):
+        raise DataError("not a swp-capacity report (needs summary, paper, n, classes)") from None
+    ours = {_LABELS[key]: summary.get(key) for key in _LABELS}
+    theirs = {_LABELS[key]: paper.get(key) for key in _LABELS}
+    return overlay(
+        ours, theirs, labels=("tailor", "paper (150 scenarios)"), kind="bar", ylabel="extra capacity (%)",
+        title=f"SWP Fig. {8 if k == 3 else 9}: mean extra capacity, {k} classes, {n} random scenarios",
+    )

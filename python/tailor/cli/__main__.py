@@ -1,0 +1,5 @@
+"""``python -m tailor.cli``: the ``tailor`` command."""
+
+from tailor.cli import main
+
+main()

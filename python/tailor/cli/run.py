@@ -1,0 +1,81 @@
+"""``tailor run`` and ``tailor check``: one scenario, run or only read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tailor import fmt
+from tailor.cli import Scenario_, Seed_, app, stderr, stdout, user_errors
+
+
+@app.command(
+    short_help="Run a scenario and print slowdown by message size.",
+    epilog="Example: tailor run scenarios/quickstart.toml --seed 7 --out runs/quickstart",
+)
+@user_errors
+def run(
+    scenario: Scenario_,
+    seed: Seed_ = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="Result directory (default: runs/<name>-<engine>-s<seed>). An earlier tailor run there is "
+            "replaced (its own files only); any other non-empty directory is refused.",
+            show_default=False,
+        ),
+    ] = None,
+    csv: Annotated[bool, typer.Option("--csv", help="Keep messages.csv beside messages.parquet.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr (errors only).")] = False,
+    progress_json: Annotated[
+        bool,
+        typer.Option(
+            "--progress-json",
+            help="Progress as JSON lines on stderr even on a terminal (the default when stderr is not one).",
+        ),
+    ] = False,
+    engine: Annotated[
+        str, typer.Option(help="'packet' (the packet simulator) or 'model' (the SWP fast model).")
+    ] = "packet",
+) -> None:
+    """Run a scenario and print slowdown by message size.
+
+    Progress goes to stderr: a bar with an ETA on a terminal, JSON lines otherwise
+    (docs/cli.md), nothing with --quiet."""
+    import tailor
+    from tailor.progress import reporter, run_total
+
+    if engine not in ("packet", "model"):
+        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: packet, model")
+        raise typer.Exit(2)
+    sc = tailor.Scenario.load(scenario)
+    json_lines = True if progress_json else None
+    with reporter(sc.name, quiet=quiet, json_lines=json_lines, console=stderr, total=run_total(sc)) as progress:
+        result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine)
+        progress.finish(result.summary)
+    stdout.print(result.table())
+    for line in result.slo_lines():
+        stdout.print(line, highlight=False)
+    stdout.print(result.network_line())
+    s = result.summary
+    stdout.print(
+        f"{s['messages']['completed']:,} messages in {fmt.time(s['sim_ns'])} simulated, "
+        f"{s['events']:,} events in {s['wall_seconds']:.2f} s"
+    )
+    stdout.print(f"results: {result.dir}/ ({', '.join(result.files())})", highlight=False)
+
+
+@app.command(
+    short_help="Check a scenario file without running it, and describe it.",
+    epilog="Example: tailor check scenarios/quickstart.toml",
+)
+@user_errors
+def check(scenario: Scenario_) -> None:
+    """Check a scenario file without running it, and describe it."""
+    import tailor
+
+    sc = tailor.Scenario.load(scenario)
+    print(sc.describe())
+    print(f"{scenario}: ok")

@@ -1,0 +1,77 @@
+"""How tailor writes a quantity for people: one function per kind of quantity, used by
+every table, report, plot axis and progress line, so that a size or a time reads the same
+everywhere.
+
+- sizes in decimal units, as scenarios write them: ``size`` (``512 B``, ``1.5 KB``,
+  ``30 MB``) and a size bin ``size_bin`` (``(0 B, 125 KB]``; an open bin's upper edge ``∞``);
+- simulated time ``time`` (``11.000 ms``) and wall time ``duration`` (``0:00:07``);
+- link rates ``rate`` (``12.5 Gbps``);
+- statistics ``stat`` (two decimals unless told) and relative differences ``change``
+  (``+4.2%``); a value that does not exist (a statistic of no samples, a ratio to
+  nothing) is ``NONE``, an en dash.
+
+Numbers written into files for programs (JSON, CSV, scenario TOML) are not formatted here.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["NONE", "size", "size_bin", "time", "duration", "rate", "stat", "change"]
+
+#: A value that does not exist: a statistic of no samples (``null`` in summary.json).
+NONE = "–"
+
+
+def _missing(x: float | None) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def size(n: float | None) -> str:
+    """A size in bytes, in decimal units as scenarios write them: 512 B, 1.5 KB, 30 MB
+    (three significant digits, in the largest unit that keeps at least 1: 999,500 B is
+    1 MB, not 1e+03 KB). None is an open bin's upper edge: "∞"."""
+    if n is None:
+        return "∞"
+    if n < 999.5:
+        return f"{n:.0f} B"
+    for unit, scale in (("KB", 1e3), ("MB", 1e6)):
+        text = f"{n / scale:.3g}"
+        if float(text) < 1000:
+            return f"{text} {unit}"
+    return f"{n / 1e9:.3g} GB" if n < 999.5e9 else f"{n / 1e9:,.0f} GB"
+
+
+def size_bin(lower: float, upper: float | None) -> str:
+    """A message-size bin, (lower, upper]: ``(0 B, 125 KB]``."""
+    return f"({size(lower)}, {size(upper)}]"
+
+
+def time(ns: float) -> str:
+    """A simulated time in its largest unit of at least 1, to the nanosecond: 11.000 ms,
+    2.500 us, 640 ns."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def duration(seconds: float) -> str:
+    """Wall time, rounded up to the second: ``0:00:07``, ``1:02:03``."""
+    s = max(0, math.ceil(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+def rate(bps: float | None) -> str:
+    """A link rate in Gbps to 0.1: ``12.5 Gbps``."""
+    return NONE if _missing(bps) else f"{bps / 1e9:.1f} Gbps"  # type: ignore[operator]
+
+
+def stat(x: float | None, spec: str = ".2f") -> str:
+    """A statistic (a slowdown, a loss): ``format(x, spec)``, or NONE when it has no value."""
+    return NONE if _missing(x) else format(x, spec)
+
+
+def change(x: float | None, digits: int = 1) -> str:
+    """A relative difference (0.042 for 4.2 % more), signed: ``+4.2%``, ``-19.6%``."""
+    return NONE if _missing(x) else f"{x:+.{digits}%}"
