@@ -126,7 +126,8 @@ messages = 60
 }
 
 fn scripted(conn: u32, prio: u8, wire: u32, payload: u32) -> Packet {
-    Packet { prio, payload, ..Packet::scripted(ConnId { slot: conn, gen: 0 }, ClassId::new(0), wire, Header([conn as u64, 0, 0])) }
+    let header_bytes = (wire - payload) as u16;
+    Packet { prio, header_bytes, ..Packet::scripted(ConnId { slot: conn, gen: 0 }, ClassId::new(0), wire, Header([conn as u64, 0, 0])) }
 }
 
 fn port(limit: u64, overflow: Overflow) -> Port {
@@ -306,7 +307,7 @@ impl SwitchAgent for Answering {
             src: r.dst,
             dst: r.src,
             wire_bytes: 64,
-            payload: 0,
+            header_bytes: 64,
             flags: Flags::empty(),
             hdr: Header([0xa6, 0, 0]),
             ..r

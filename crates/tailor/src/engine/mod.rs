@@ -515,19 +515,20 @@ impl Simulation {
         let class = t.class;
         let prio = t.prio.unwrap_or(self.classes[class.index()].priority);
         let int = t.int;
-        let pkt = Packet {
+        debug_assert!(t.wire_bytes - t.payload <= u16::MAX as u32, "headers are at most 64 KiB (the scenario reader checks)");
+        let mut pkt = Packet {
             conn: t.conn,
             src: host,
             dst: t.dst,
             class,
+            wire_bytes: t.wire_bytes,
+            header_bytes: (t.wire_bytes - t.payload) as u16,
             prio,
             flags: t.flags,
-            ecn: t.ecn,
-            wire_bytes: t.wire_bytes,
-            payload: t.payload,
             hdr: t.hdr,
             int,
         };
+        pkt.set_ecn(t.ecn);
         let h = &mut self.net.hosts[host.index()];
         h.stats.sent_packets += 1;
         h.stats.sent_bytes += pkt.wire_bytes as u64;
@@ -572,14 +573,14 @@ impl Simulation {
             Node::Switch(s) => self.net.switches[s.index()].shared.as_mut(),
             Node::Host(_) => None,
         };
-        let mut dropped = std::mem::take(&mut self.dropped);
-        let queued = port.offer(now, pkt, shared, &mut dropped);
-        for d in dropped.drain(..) {
-            if let Some(slot) = d.int {
-                self.net.int.take(slot);
+        let queued = port.offer(now, pkt, shared, &mut self.dropped);
+        if !self.dropped.is_empty() {
+            for d in self.dropped.drain(..) {
+                if let Some(slot) = d.int {
+                    self.net.int.take(slot);
+                }
             }
         }
-        self.dropped = dropped;
         if queued && !self.net.ports[p.index()].busy {
             self.start_tx(p);
         }

@@ -67,8 +67,8 @@ impl Marker for EcnStep {
             Some(k) => backlog.queue >= k,
             None => self.port.is_some_and(|k| backlog.port >= k),
         };
-        if over && pkt.ecn == Ecn::Ect {
-            pkt.ecn = Ecn::Ce;
+        if over && pkt.ecn() == Ecn::Ect {
+            pkt.set_ecn(Ecn::Ce);
             return true;
         }
         false

@@ -26,15 +26,35 @@ pub struct Header(pub [u64; 3]);
 /// configurable number of levels; a packet above the last level joins the last.
 pub type Priority = u8;
 
-/// Per-packet flags the network acts on.
+/// Per-packet flags the network acts on, and the ECN codepoint (its two low bits: a
+/// packet is 56 bytes with them folded in, 64 with a field of their own, and every queue
+/// and link holds packets by value).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Flags(u8);
 
+const ECN_BITS: u8 = 0b11;
+
 impl Flags {
     /// The packet collects in-band telemetry at every egress port it leaves (HPCC data).
-    pub const COLLECT_INT: Flags = Flags(1);
+    pub const COLLECT_INT: Flags = Flags(4);
     /// A port cut the payload and forwarded the header (NDP-style trimming).
-    pub const TRIMMED: Flags = Flags(2);
+    pub const TRIMMED: Flags = Flags(8);
+
+    fn ecn(self) -> Ecn {
+        match self.0 & ECN_BITS {
+            0 => Ecn::NotEct,
+            1 => Ecn::Ect,
+            _ => Ecn::Ce,
+        }
+    }
+    fn set_ecn(&mut self, e: Ecn) {
+        let bits = match e {
+            Ecn::NotEct => 0,
+            Ecn::Ect => 1,
+            Ecn::Ce => 2,
+        };
+        self.0 = self.0 & !ECN_BITS | bits;
+    }
 
     pub const fn empty() -> Flags {
         Flags(0)
@@ -50,6 +70,7 @@ impl Flags {
     }
 }
 
+/// A packet: 56 bytes (`tests`), held by value in every queue and link.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// The message the packet belongs to (the engine's flow id, also the ECMP key).
@@ -58,38 +79,65 @@ pub struct Packet {
     pub src: HostId,
     pub dst: HostId,
     pub class: ClassId,
+    pub wire_bytes: u32,
+    /// Bytes of `wire_bytes` that are headers (the rest is message data).
+    pub header_bytes: u16,
     /// Its priority level, set by its transport (or its class's fixed level).
     pub prio: Priority,
+    /// Flags and the ECN codepoint (`ecn`, `set_ecn`).
     pub flags: Flags,
-    pub ecn: Ecn,
-    pub wire_bytes: u32,
-    /// Message bytes carried (0 on control packets and after trimming).
-    pub payload: u32,
     pub hdr: Header,
     /// The packet's INT stack in the network's pool (HPCC connections only).
     pub int: Option<super::int::Slot>,
 }
 
 impl Packet {
+    /// Message bytes carried (0 on control packets and after trimming).
+    pub fn payload(&self) -> u32 {
+        self.wire_bytes - self.header_bytes as u32
+    }
+    pub fn ecn(&self) -> Ecn {
+        self.flags.ecn()
+    }
+    pub fn set_ecn(&mut self, e: Ecn) {
+        self.flags.set_ecn(e)
+    }
+
     pub fn is_trimmed(&self) -> bool {
         self.flags.contains(Flags::TRIMMED)
     }
 
     /// A packet for tests of ports and schedulers: `wire_bytes` on the wire, all of it
-    /// header, priority 0.
+    /// header (up to 64 KiB), priority 0, not ECN-capable.
     pub fn scripted(conn: ConnId, class: ClassId, wire_bytes: u32, hdr: Header) -> Packet {
         Packet {
             conn,
             src: HostId::new(0),
             dst: HostId::new(1),
             class,
+            wire_bytes,
+            header_bytes: wire_bytes.min(u16::MAX as u32) as u16,
             prio: 0,
             flags: Flags::empty(),
-            ecn: Ecn::NotEct,
-            wire_bytes,
-            payload: 0,
             hdr,
             int: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_is_56_bytes_and_keeps_its_ecn_beside_its_flags() {
+        assert_eq!(std::mem::size_of::<Packet>(), 56);
+        let mut p = Packet::scripted(ConnId { slot: 0, gen: 0 }, ClassId::new(0), 100, Header::default());
+        p.flags.insert(Flags::TRIMMED);
+        for e in [Ecn::Ect, Ecn::Ce, Ecn::NotEct, Ecn::Ce] {
+            p.set_ecn(e);
+            assert_eq!(p.ecn(), e);
+            assert!(p.is_trimmed() && !p.flags.contains(Flags::COLLECT_INT));
         }
     }
 }

@@ -227,6 +227,11 @@ impl Port {
     pub fn offer(&mut self, now: Time, mut pkt: Packet, mut shared: Option<&mut SharedBuffer>, dropped: &mut Vec<Packet>) -> bool {
         let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&pkt) };
         let fits = self.fits(&pkt, backlog, shared.as_deref_mut());
+        if fits && self.admit.is_none() {
+            // The common case, without the verdict machinery.
+            self.enqueue(now, pkt, backlog);
+            return true;
+        }
         let verdict = match self.admit.as_mut() {
             Some(a) => a.admit(now, &pkt, self.sched.as_ref(), fits),
             None if fits => Verdict::Pass,
@@ -291,13 +296,12 @@ impl Port {
     /// Cuts the payload; the header joins the first level. False (drop it) if there is
     /// no payload to cut or the shared buffer cannot hold even the header.
     fn trim(&mut self, pkt: &mut Packet, shared: Option<&mut SharedBuffer>) -> bool {
-        if pkt.payload == 0 || pkt.is_trimmed() {
+        if pkt.payload() == 0 || pkt.is_trimmed() {
             return false;
         }
-        let cut = pkt.payload;
+        let cut = pkt.payload();
         let mut header = *pkt;
         header.wire_bytes -= cut;
-        header.payload = 0;
         header.prio = 0;
         header.flags.insert(Flags::TRIMMED);
         if !self.take_space(&header, shared) {

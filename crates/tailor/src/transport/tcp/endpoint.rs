@@ -147,7 +147,7 @@ impl Endpoint for TcpEndpoint {
         };
         let h = self.halves[slot as usize].as_mut().expect("indexed ends are live");
         match &mut h.end {
-            End::Recv(r) => r.handle_packet(now, &seg, pkt.ecn, int),
+            End::Recv(r) => r.handle_packet(now, &seg, pkt.ecn(), int),
             End::Send(s) => {
                 let was = s.is_complete();
                 s.handle_packet(now, &seg, int);
