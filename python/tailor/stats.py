@@ -86,8 +86,11 @@ def bootstrap_ci(
         stats = np.sort(draws, axis=1)[:, _rank(percentile, n) - 1]
     alpha = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(stats, [alpha, 1.0 - alpha])
-    # A resample's statistic lies within [min, max]; clip the float error of averaging.
-    return float(max(lo, x.min())), float(min(hi, x.max()))
+    # A resample's statistic lies within [min, max]; clip the float error of averaging
+    # (equal values can average one ulp below themselves), keeping lo <= hi.
+    lo = min(max(float(lo), float(x.min())), float(x.max()))
+    hi = min(max(float(hi), lo), float(x.max()))
+    return lo, hi
 
 
 def samples_needed(p: float) -> int:
