@@ -309,3 +309,17 @@ fn size_file_errors_name_the_file_and_line() {
     assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "class[0].sizes_cdf"), "{err}");
     assert!(err.message.contains("; accepted: a readable size file"), "{err}");
 }
+
+#[test]
+fn a_run_holds_at_most_32_transport_tables() {
+    let class = |i: usize| {
+        format!("[[class]]\nname = \"c{i}\"\nsizes = \"websearch\"\narrival = \"poisson\"\nload = 0.01\npattern = \"n_to_1\"\nreceiver = 3\nmessages = 10\ntransport = {{ kind = \"raw\" }}\n")
+    };
+    let head = "[topology]\nkind = \"star\"\nhosts = 4\nlink = { rate = \"10Gbps\", delay = \"1us\" }\n";
+    let ok: String = (0..32).map(class).collect();
+    Scenario::parse(&format!("{head}{ok}"), "t.toml", std::path::Path::new(".")).expect("32 transports are accepted");
+    let bad: String = (0..33).map(class).collect();
+    let err = Scenario::parse(&format!("{head}{bad}"), "t.toml", std::path::Path::new(".")).unwrap_err();
+    assert_eq!(err.path, "class[32].transport", "{err}");
+    assert!(err.message.contains("accepted: at most 32"), "{err}");
+}

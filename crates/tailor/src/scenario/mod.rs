@@ -198,6 +198,9 @@ impl Scenario {
             }
             c.transport = match t.table("transport")? {
                 Some(mut tr) => {
+                    if transports.len() == crate::engine::MAX_TRANSPORTS {
+                        return Err(t.error("transport", format!("is the {}th transport table of the scenario; accepted: at most {} (give classes that share a transport none of their own: they use [transport])", transports.len() + 1, crate::engine::MAX_TRANSPORTS)));
+                    }
                     transports.push(transport::parse(&mut tr, &net)?);
                     tr.finish()?;
                     transports.len() - 1

@@ -225,9 +225,17 @@ pub fn check_fits(net: &NetSpec, classes: usize, file: &str) -> Result<(), Scena
             "{hosts} hosts make {ports} ports; accepted: at most {max_ports} ports (ids are 32-bit)"
         )));
     }
-    let (need, Some(have)) = (net.memory_bytes(classes), memory_limit()) else { return Ok(()) };
+    // After the memory check (the more useful answer where both apply).
+    let max_hosts = crate::engine::MAX_HOSTS as u64;
+    let ids = || {
+        if hosts > max_hosts {
+            return Err(error(format!("{hosts} hosts; accepted: at most {max_hosts} hosts (a host and a transport share a 32-bit id)")));
+        }
+        Ok(())
+    };
+    let (need, Some(have)) = (net.memory_bytes(classes), memory_limit()) else { return ids() };
     if need <= have {
-        return Ok(());
+        return ids();
     }
     let fit = (have as f64 / (need as f64 / hosts as f64)) as u64;
     Err(error(format!(
