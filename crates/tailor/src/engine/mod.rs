@@ -8,10 +8,13 @@
 //! class (its next arrival); endpoints arm timers of their own (`transport::Endpoint`).
 //! After every input to an endpoint the engine pulls its host's packets into the NIC
 //! while the NIC has room, arms the timers the endpoint asks for and finishes the
-//! messages it completed (`after_input`). Queue sampling (`[record] queues`) rides on
+//! messages it completed (`after_input`; the host's side is in `host`, switch agents in
+//! `agent`). Queue sampling (`[record] queues`) rides on
 //! the loop without events of its own (`queues`).
 
+mod agent;
 mod flows;
+mod host;
 mod queues;
 pub mod report;
 
@@ -22,14 +25,14 @@ use crate::measure::ideal::Hop;
 use crate::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
 use crate::net::agent::{Ingress, SwitchAgent};
 use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId, SwitchId};
-use crate::net::{int, nic};
+use crate::net::int;
 use crate::net::packet::{Packet, Priority};
 use crate::net::topology::{self, NetSpec};
 use crate::net::Network;
 use crate::sim::rng::{self, Stream};
 use crate::sim::{EventQueue, Time};
 use crate::transport::path::Path;
-use crate::transport::{Counters, Endpoint, EndpointEvent, TimerKey, Transmit};
+use crate::transport::{Counters, Endpoint, TimerKey};
 use crate::workload::{MessageSpec, Source, WorkloadError};
 use flows::{Flow, FlowTable};
 use rand::Rng;
@@ -412,65 +415,6 @@ impl Simulation {
             .collect()
     }
 
-    /// What follows every input to endpoint `e`: its host's NIC pulls what it has room
-    /// for, the endpoint's timers are armed, and the messages it completed are finished.
-    fn after_input(&mut self, e: EndpointId) -> Result<(), RunError> {
-        self.pull(HostId::new(e.host()))
-    }
-
-    /// Hands the NIC of `host` the packets its endpoints have, while it has room: one
-    /// packet from each endpoint in turn (a host with one transport drains its one).
-    fn pull(&mut self, host: HostId) -> Result<(), RunError> {
-        if self.pulling {
-            // Reached again from inside (the NIC started a packet): the outer loop goes on.
-            return Ok(());
-        }
-        self.pulling = true;
-        let n = self.transports.len();
-        let now = self.now;
-        let base = host.index() * n;
-        if n == 1 && self.net.hosts[host.index()].nic_depth.is_none() {
-            // One transport, an unbounded NIC (every scenario before the pipeline): drain.
-            while let Some(tx) = self.endpoints[base].as_mut().and_then(|ep| ep.poll_transmit(now, &mut self.net.int)) {
-                self.emit(host, tx);
-            }
-        } else {
-            self.pull_turns(host, base, n, now);
-        }
-        self.pulling = false;
-        // Sending moves deadlines (an RTO starts with the first packet out), so the
-        // timers are armed after every pull, not only after inputs; then the messages
-        // the endpoints completed are finished.
-        for t in 0..n {
-            let e = EndpointId::new(host, t);
-            while let Some(ev) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_event()) {
-                match ev {
-                    EndpointEvent::Timer(key, at) => self.events.push(at.max(now), Event::Timer(e, key)),
-                    EndpointEvent::Completed(cid) => self.finish(cid)?,
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// One packet from each endpoint in turn while the NIC has room.
-    fn pull_turns(&mut self, host: HostId, base: usize, n: usize, now: Time) {
-        loop {
-            let mut sent = false;
-            for t in 0..n {
-                if !self.nic_has_room(host) {
-                    break;
-                }
-                let Some(tx) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_transmit(now, &mut self.net.int)) else { continue };
-                self.emit(host, tx);
-                sent = true;
-            }
-            if !sent || !self.nic_has_room(host) {
-                break;
-            }
-        }
-    }
-
     fn finish(&mut self, cid: ConnId) -> Result<(), RunError> {
         let Some(flow) = self.flows.remove(cid) else { return Ok(()) };
         let (src, dst, t) = (flow.msg.src, flow.msg.dst, flow.transport);
@@ -507,62 +451,6 @@ impl Simulation {
             ep.counters(&mut c);
         }
         c
-    }
-
-    /// A packet leaves a host's transport: the engine adds addresses, class and priority
-    /// from its flow, and its INT stack to the pool.
-    fn emit(&mut self, host: HostId, t: Transmit) {
-        let class = t.class;
-        let prio = t.prio.unwrap_or(self.classes[class.index()].priority);
-        let int = t.int;
-        debug_assert!(t.wire_bytes - t.payload <= u16::MAX as u32, "headers are at most 64 KiB (the scenario reader checks)");
-        let mut pkt = Packet {
-            conn: t.conn,
-            src: host,
-            dst: t.dst,
-            class,
-            wire_bytes: t.wire_bytes,
-            header_bytes: (t.wire_bytes - t.payload) as u16,
-            prio,
-            flags: t.flags,
-            hdr: t.hdr,
-            int,
-        };
-        pkt.set_ecn(t.ecn);
-        let h = &mut self.net.hosts[host.index()];
-        h.stats.sent_packets += 1;
-        h.stats.sent_bytes += pkt.wire_bytes as u64;
-        if h.tx_stages.is_empty() && h.tx_pipe.is_empty() {
-            let nic = h.nic;
-            self.offer(nic, pkt);
-            return;
-        }
-        let at = nic::release(&mut h.tx_stages, self.now, h.tx_pipe.back().map(|e| e.0), &pkt);
-        if at == self.now && h.tx_pipe.is_empty() {
-            let nic = h.nic;
-            self.offer(nic, pkt);
-            return;
-        }
-        h.tx_pipe.push_back((at, pkt));
-        if h.tx_pipe.len() == 1 {
-            self.events.push(at, Event::HostTx(host));
-        }
-    }
-
-    /// Whether the NIC of `host` takes another packet from its endpoints.
-    fn nic_has_room(&self, host: HostId) -> bool {
-        let h = &self.net.hosts[host.index()];
-        h.nic_depth.is_none_or(|d| self.net.ports[h.nic.index()].queued_packets() + h.tx_pipe.len() < d as usize)
-    }
-
-    fn host_tx(&mut self, host: HostId) {
-        let h = &mut self.net.hosts[host.index()];
-        let (_, pkt) = h.tx_pipe.pop_front().expect("a host-tx event has a packet");
-        if let Some(&(next, _)) = h.tx_pipe.front() {
-            self.events.push(next, Event::HostTx(host));
-        }
-        let nic = h.nic;
-        self.offer(nic, pkt);
     }
 
     /// Admission, marking and queueing at a port; starts transmission if it is idle.
@@ -628,28 +516,6 @@ impl Simulation {
         self.offer(out, pkt);
     }
 
-    /// Installs the ingress agent of switch `s` (before `run`).
-    pub fn set_agent(&mut self, s: SwitchId, agent: Box<dyn SwitchAgent>) {
-        if self.agents.is_empty() {
-            self.agents.resize_with(self.net.switches.len(), || None);
-        }
-        self.agents[s.index()] = Some(agent);
-    }
-
-    /// What follows every input to the agent of `s`: its packets go out, its timers are armed.
-    fn after_agent(&mut self, s: SwitchId) {
-        let now = self.now;
-        while let Some(pkt) = self.agents[s.index()].as_mut().and_then(|a| a.poll_emit()) {
-            let sw = &mut self.net.switches[s.index()];
-            sw.emitted.0 += 1;
-            sw.emitted.1 += pkt.wire_bytes as u64;
-            self.forward(s, pkt);
-        }
-        while let Some((key, at)) = self.agents[s.index()].as_mut().and_then(|a| a.poll_timer()) {
-            self.events.push(at.max(now), Event::AgentTimer(s, key));
-        }
-    }
-
     fn link_arrival(&mut self, l: LinkId) -> Result<(), RunError> {
         let link = &mut self.net.links[l.index()];
         let (_, pkt) = link.pipe.pop_front().expect("a link event has a packet");
@@ -687,45 +553,6 @@ impl Simulation {
         }
     }
 
-    /// A packet reaches a host: through its receive stages, if it has any, to `deliver`.
-    fn receive(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
-        let h = &mut self.net.hosts[host.index()];
-        if h.rx_stages.is_empty() {
-            return self.deliver(host, pkt);
-        }
-        let at = nic::release(&mut h.rx_stages, self.now, h.rx_pipe.back().map(|e| e.0), &pkt);
-        h.rx_pipe.push_back((at, pkt));
-        if h.rx_pipe.len() == 1 {
-            self.events.push(at, Event::HostRx(host));
-        }
-        Ok(())
-    }
-
-    fn host_rx(&mut self, host: HostId) -> Result<(), RunError> {
-        let h = &mut self.net.hosts[host.index()];
-        let (_, pkt) = h.rx_pipe.pop_front().expect("a host-rx event has a packet");
-        if let Some(&(next, _)) = h.rx_pipe.front() {
-            self.events.push(next, Event::HostRx(host));
-        }
-        self.deliver(host, pkt)
-    }
-
-    /// A packet reaches its endpoint (or is stale: its message is finished).
-    fn deliver(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
-        let now = self.now;
-        let stats = &mut self.net.hosts[host.index()].stats;
-        stats.recv_packets += 1;
-        stats.recv_bytes += pkt.wire_bytes as u64;
-        let int = pkt.int.map(|slot| self.net.int.take(slot));
-        let Some(flow) = self.flows.get(pkt.conn) else {
-            self.net.hosts[host.index()].stats.stale_packets += 1;
-            return Ok(());
-        };
-        let (msg, t) = (flow.message(pkt.conn), flow.transport);
-        let e = self.endpoint_id(host, t);
-        self.endpoint(e).on_packet(now, &msg, &pkt, int.as_ref());
-        self.after_input(e)
-    }
 }
 
 #[cfg(test)]

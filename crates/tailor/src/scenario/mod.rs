@@ -186,29 +186,10 @@ impl Scenario {
             }
             None => None,
         };
-        let n_hosts = net.shape.host_count();
         let mut classes = Vec::new();
         for (i, mut t) in root.tables("class")?.into_iter().enumerate() {
-            let nic_priority = matches!(net.nic, crate::net::topology::NicQueue::Priority(_));
-            let mut c = classes::parse(&mut t, i, n_hosts, dir, net.classes.discipline, nic_priority)?;
-            if let Some(levels) = packet_levels(&net) {
-                if c.queue.priority >= levels {
-                    return Err(t.error("priority", format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", c.queue.priority, levels - 1)));
-                }
-            }
-            c.transport = match t.table("transport")? {
-                Some(mut tr) => {
-                    if transports.len() == crate::engine::MAX_TRANSPORTS {
-                        return Err(t.error("transport", format!("is the {}th transport table of the scenario; accepted: at most {} (give classes that share a transport none of their own: they use [transport])", transports.len() + 1, crate::engine::MAX_TRANSPORTS)));
-                    }
-                    transports.push(transport::parse(&mut tr, &net)?);
-                    tr.finish()?;
-                    transports.len() - 1
-                }
-                None => default_transport.ok_or_else(|| {
-                    root.error("transport", format!("missing; accepted: a [transport] table (the transport of every class without a transport table of its own, as class[{i}])"))
-                })?,
-            };
+            let mut c = class_of(&mut t, i, &net, dir)?;
+            c.transport = class_transport(&mut t, i, &net, &mut transports, default_transport, &root)?;
             t.finish()?;
             if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
                 return Err(root.error("class", format!("two classes are named \"{}\"; accepted: distinct names", c.name)));
@@ -335,6 +316,41 @@ impl Scenario {
         };
         Rate::from_bps(self.host_rate.bps() * n as u64)
     }
+}
+
+/// `[[class]]` number `i`, its `priority` checked against the levels ports keep.
+fn class_of(t: &mut Table, i: usize, net: &NetSpec, dir: &Path) -> Result<ClassSpec, ScenarioError> {
+    let nic_priority = matches!(net.nic, crate::net::topology::NicQueue::Priority(_));
+    let c = classes::parse(t, i, net.shape.host_count(), dir, net.classes.discipline, nic_priority)?;
+    if let Some(levels) = packet_levels(net) {
+        if c.queue.priority >= levels {
+            return Err(t.error("priority", format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", c.queue.priority, levels - 1)));
+        }
+    }
+    Ok(c)
+}
+
+/// The transport of class `i`: its own `transport` table (added to `transports`), else
+/// the scenario's `[transport]` (`default`, an index into `transports`).
+fn class_transport(
+    t: &mut Table,
+    i: usize,
+    net: &NetSpec,
+    transports: &mut Vec<TransportConfig>,
+    default: Option<usize>,
+    root: &Table,
+) -> Result<usize, ScenarioError> {
+    let Some(mut tr) = t.table("transport")? else {
+        return default.ok_or_else(|| {
+            root.error("transport", format!("missing; accepted: a [transport] table (the transport of every class without a transport table of its own, as class[{i}])"))
+        });
+    };
+    if transports.len() == crate::engine::MAX_TRANSPORTS {
+        return Err(t.error("transport", format!("is the {}th transport table of the scenario; accepted: at most {} (give classes that share a transport none of their own: they use [transport])", transports.len() + 1, crate::engine::MAX_TRANSPORTS)));
+    }
+    transports.push(transport::parse(&mut tr, net)?);
+    tr.finish()?;
+    Ok(transports.len() - 1)
 }
 
 /// The fewest priority levels of the ports that queue by packet priority, if any do.

@@ -1,0 +1,168 @@
+//! A host's side of the engine (net::nic, transport::Endpoint): what follows an input
+//! to an endpoint, the NIC pulling packets from the endpoints while it has room, the
+//! transmit stages up to the NIC queue, and the receive stages up to the endpoint.
+
+use super::{EndpointId, Event, RunError, Simulation};
+use crate::net::ids::HostId;
+use crate::net::nic;
+use crate::net::packet::Packet;
+use crate::sim::Time;
+use crate::transport::{EndpointEvent, Transmit};
+
+impl Simulation {
+    /// What follows every input to endpoint `e`: its host's NIC pulls what it has room
+    /// for, the endpoint's timers are armed, and the messages it completed are finished.
+    pub(super) fn after_input(&mut self, e: EndpointId) -> Result<(), RunError> {
+        self.pull(HostId::new(e.host()))
+    }
+
+    /// Hands the NIC of `host` the packets its endpoints have, while it has room: one
+    /// packet from each endpoint in turn (a host with one transport drains its one).
+    pub(super) fn pull(&mut self, host: HostId) -> Result<(), RunError> {
+        if self.pulling {
+            // Reached again from inside (the NIC started a packet): the outer loop goes on.
+            return Ok(());
+        }
+        self.pulling = true;
+        let n = self.transports.len();
+        let now = self.now;
+        let base = host.index() * n;
+        if n == 1 && self.net.hosts[host.index()].nic_depth.is_none() {
+            // One transport, an unbounded NIC (every scenario before the pipeline): drain.
+            while let Some(tx) = self.endpoints[base].as_mut().and_then(|ep| ep.poll_transmit(now, &mut self.net.int)) {
+                self.emit(host, tx);
+            }
+        } else {
+            self.pull_turns(host, base, n, now);
+        }
+        self.pulling = false;
+        // Sending moves deadlines (an RTO starts with the first packet out), so the
+        // timers are armed after every pull, not only after inputs; then the messages
+        // the endpoints completed are finished.
+        for t in 0..n {
+            let e = EndpointId::new(host, t);
+            while let Some(ev) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_event()) {
+                match ev {
+                    EndpointEvent::Timer(key, at) => self.events.push(at.max(now), Event::Timer(e, key)),
+                    EndpointEvent::Completed(cid) => self.finish(cid)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One packet from each endpoint in turn while the NIC has room.
+    fn pull_turns(&mut self, host: HostId, base: usize, n: usize, now: Time) {
+        loop {
+            let mut sent = false;
+            for t in 0..n {
+                if !self.nic_has_room(host) {
+                    break;
+                }
+                let Some(tx) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_transmit(now, &mut self.net.int)) else { continue };
+                self.emit(host, tx);
+                sent = true;
+            }
+            if !sent || !self.nic_has_room(host) {
+                break;
+            }
+        }
+    }
+
+
+    /// A packet leaves a host's transport: the engine adds addresses, class and priority
+    /// from its flow, and its INT stack to the pool.
+    pub(super) fn emit(&mut self, host: HostId, t: Transmit) {
+        let class = t.class;
+        let prio = t.prio.unwrap_or(self.classes[class.index()].priority);
+        let int = t.int;
+        debug_assert!(t.wire_bytes - t.payload <= u16::MAX as u32, "headers are at most 64 KiB (the scenario reader checks)");
+        let mut pkt = Packet {
+            conn: t.conn,
+            src: host,
+            dst: t.dst,
+            class,
+            wire_bytes: t.wire_bytes,
+            header_bytes: (t.wire_bytes - t.payload) as u16,
+            prio,
+            flags: t.flags,
+            hdr: t.hdr,
+            int,
+        };
+        pkt.set_ecn(t.ecn);
+        let h = &mut self.net.hosts[host.index()];
+        h.stats.sent_packets += 1;
+        h.stats.sent_bytes += pkt.wire_bytes as u64;
+        if h.tx_stages.is_empty() && h.tx_pipe.is_empty() {
+            let nic = h.nic;
+            self.offer(nic, pkt);
+            return;
+        }
+        let at = nic::release(&mut h.tx_stages, self.now, h.tx_pipe.back().map(|e| e.0), &pkt);
+        if at == self.now && h.tx_pipe.is_empty() {
+            let nic = h.nic;
+            self.offer(nic, pkt);
+            return;
+        }
+        h.tx_pipe.push_back((at, pkt));
+        if h.tx_pipe.len() == 1 {
+            self.events.push(at, Event::HostTx(host));
+        }
+    }
+
+    /// Whether the NIC of `host` takes another packet from its endpoints.
+    pub(super) fn nic_has_room(&self, host: HostId) -> bool {
+        let h = &self.net.hosts[host.index()];
+        h.nic_depth.is_none_or(|d| self.net.ports[h.nic.index()].queued_packets() + h.tx_pipe.len() < d as usize)
+    }
+
+    pub(super) fn host_tx(&mut self, host: HostId) {
+        let h = &mut self.net.hosts[host.index()];
+        let (_, pkt) = h.tx_pipe.pop_front().expect("a host-tx event has a packet");
+        if let Some(&(next, _)) = h.tx_pipe.front() {
+            self.events.push(next, Event::HostTx(host));
+        }
+        let nic = h.nic;
+        self.offer(nic, pkt);
+    }
+
+    /// A packet reaches a host: through its receive stages, if it has any, to `deliver`.
+    pub(super) fn receive(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
+        let h = &mut self.net.hosts[host.index()];
+        if h.rx_stages.is_empty() {
+            return self.deliver(host, pkt);
+        }
+        let at = nic::release(&mut h.rx_stages, self.now, h.rx_pipe.back().map(|e| e.0), &pkt);
+        h.rx_pipe.push_back((at, pkt));
+        if h.rx_pipe.len() == 1 {
+            self.events.push(at, Event::HostRx(host));
+        }
+        Ok(())
+    }
+
+    pub(super) fn host_rx(&mut self, host: HostId) -> Result<(), RunError> {
+        let h = &mut self.net.hosts[host.index()];
+        let (_, pkt) = h.rx_pipe.pop_front().expect("a host-rx event has a packet");
+        if let Some(&(next, _)) = h.rx_pipe.front() {
+            self.events.push(next, Event::HostRx(host));
+        }
+        self.deliver(host, pkt)
+    }
+
+    /// A packet reaches its endpoint (or is stale: its message is finished).
+    fn deliver(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
+        let now = self.now;
+        let stats = &mut self.net.hosts[host.index()].stats;
+        stats.recv_packets += 1;
+        stats.recv_bytes += pkt.wire_bytes as u64;
+        let int = pkt.int.map(|slot| self.net.int.take(slot));
+        let Some(flow) = self.flows.get(pkt.conn) else {
+            self.net.hosts[host.index()].stats.stale_packets += 1;
+            return Ok(());
+        };
+        let (msg, t) = (flow.message(pkt.conn), flow.transport);
+        let e = self.endpoint_id(host, t);
+        self.endpoint(e).on_packet(now, &msg, &pkt, int.as_ref());
+        self.after_input(e)
+    }
+}
