@@ -325,6 +325,7 @@ pub fn simulate_model(
             max_host_nic_queue_bytes: 0,
         },
         transport_counters: crate::transport::Counters::default(),
+        transport_settings: Default::default(),
     };
     crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
     Ok(Summary { model: Some(info), queues, ..Summary::new(sc, seed, "model", started, report) })

@@ -74,7 +74,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("[switch]", "[switch]\noverflow = \"evict\"", "switch.overflow", "\"evict\" is only used with scheduler = \"priority\""),
     ("[switch]", "[switch]\noverflow = \"shed\"", "switch.overflow", "accepted: \"drop\", \"trim\", \"evict\""),
     ("init_cwnd = 10\n[[class]]\nname = \"a\"", "init_cwnd = 10\n[host]\nnic = \"priority\"\npriority_levels = 2\n[[class]]\nname = \"a\"\npriority = 3", "class[0].priority", "3 is not a level of 2; accepted: 0 to 1"),
-    ("seed = 1", "seed = 1\n[host]\nnic_depth = 0", "host.nic_depth", "0 is out of range; accepted: 1 to"),
+    ("seed = 1", "seed = 1\n[host]\nnic_depth = -1", "host.nic_depth", "-1 is out of range; accepted: 0 to"),
     ("name = \"a\"", "name = \"a\"\ntransport = { kind = \"quic\" }", "class[0].transport.kind", "accepted: \"dctcp\", \"tcp\", \"hpcc\", \"raw\""),
     ("name = \"a\"", "name = \"a\"\ntransport = { kind = \"raw\", init_cwnd = 4 }", "class[0].transport.init_cwnd", "unknown key; accepted keys here: header, kind, mss"),
     ("[transport]\nkind = \"dctcp\"\ninit_cwnd = 10", "", "transport", "missing; accepted: a [transport] table (the transport of every class without a transport table of its own, as class[0])"),

@@ -110,10 +110,16 @@ impl Simulation {
         }
     }
 
-    /// Whether the NIC of `host` takes another packet from its endpoints.
+    /// Whether the NIC of `host` takes another packet from its endpoints. A depth of 0
+    /// takes one only when the link is idle: the transport decides at the last moment.
     pub(super) fn nic_has_room(&self, host: HostId) -> bool {
         let h = &self.net.hosts[host.index()];
-        h.nic_depth.is_none_or(|d| self.net.ports[h.nic.index()].queued_packets() + h.tx_pipe.len() < d as usize)
+        let port = &self.net.ports[h.nic.index()];
+        match h.nic_depth {
+            None => true,
+            Some(0) => !port.busy && port.queued_packets() == 0 && h.tx_pipe.is_empty(),
+            Some(d) => port.queued_packets() + h.tx_pipe.len() < d as usize,
+        }
     }
 
     pub(super) fn host_tx(&mut self, host: HostId) {

@@ -488,6 +488,14 @@ impl Simulation {
                     self.events.push(t.max(now), Event::PortWake(p));
                 }
             }
+            if let Node::Host(h) = port.owner {
+                if self.net.hosts[h.index()].nic_depth == Some(0) {
+                    // A NIC that asks only when idle asks now.
+                    if let Err(err) = self.pull(h) {
+                        self.deferred.get_or_insert(err);
+                    }
+                }
+            }
             return;
         };
         let done = now + ser;
@@ -499,7 +507,7 @@ impl Simulation {
         }
         self.events.push(done, Event::PortIdle(p));
         if let Node::Host(h) = owner {
-            if self.net.hosts[h.index()].nic_depth.is_some() {
+            if self.net.hosts[h.index()].nic_depth.is_some_and(|d| d > 0) {
                 // A bounded NIC has room again: it pulls the next packet. (Only a write of
                 // a record can fail in a pull; it is reported by the next one.)
                 if let Err(err) = self.pull(h) {

@@ -40,6 +40,10 @@ pub struct RunReport {
     pub network: NetworkReport,
     /// Each transport's counters (`Endpoint::counters`), summed over its endpoints.
     pub transport_counters: Counters,
+    /// What each transport chose for the run (`Transport::settings`), by name; omitted
+    /// when none says anything.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub transport_settings: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -141,6 +145,12 @@ impl Simulation {
             classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
             network,
             transport_counters: self.transport_counters(),
+            transport_settings: self
+                .transports
+                .iter()
+                .map(|t| (t.name().to_string(), t.settings()))
+                .filter(|(_, v)| !v.is_null())
+                .collect(),
         }
     }
 

@@ -91,6 +91,48 @@ pub fn pipeline(hops: &[Hop], train: Train) -> Time {
     best + delays
 }
 
+/// A run of equal packets in a message's train.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub count: u64,
+    /// Wire bytes of each.
+    pub bytes: u64,
+}
+
+/// [`pipeline`] for a train of several runs of equal packets (Homa's unscheduled packets,
+/// a shorter last unscheduled one, then scheduled ones): the same max-plus tandem, one
+/// run at a time. After a run, G(j) is the time its last packet leaves hop j; the last
+/// packet of the next run of k packets of per-hop times s leaves hop j at
+///
+///   max over b ≤ j of  G(b) + Σ_{b ≤ c ≤ j} s_c + (k − 1)·max_{b ≤ c ≤ j} s_c + Σ_{b ≤ c < j} d_c
+///
+/// (the longest path entering the run's grid at column b), with G = 0 at the first hop
+/// and −∞ elsewhere before the first run. Exact; O(runs × hops²).
+pub fn pipeline_blocks(hops: &[Hop], blocks: &[Block]) -> Time {
+    let h = hops.len();
+    let mut g: Vec<Option<u64>> = vec![None; h];
+    g[0] = Some(0);
+    for blk in blocks.iter().filter(|b| b.count > 0) {
+        let s: Vec<u64> = hops.iter().map(|x| x.rate.ser(blk.bytes).ps()).collect();
+        let mut next = vec![None; h];
+        for (j, slot) in next.iter_mut().enumerate() {
+            let mut best: Option<u64> = None;
+            for b in 0..=j {
+                let Some(start) = g[b] else { continue };
+                let sum: u64 = s[b..=j].iter().sum();
+                let max = *s[b..=j].iter().max().expect("non-empty");
+                let delays: u64 = hops[b..j].iter().map(|x| x.delay.ps()).sum();
+                let v = start + sum + (blk.count - 1) * max + delays;
+                best = Some(best.map_or(v, |x: u64| x.max(v)));
+            }
+            *slot = best;
+        }
+        g = next;
+    }
+    let last = g[h - 1].expect("a train has packets");
+    Time::from_ps(last + hops[h - 1].delay.ps())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +153,43 @@ mod tests {
             }
         }
         f[hops.len() - 1] + hops.iter().fold(Time::ZERO, |a, h| a + h.delay)
+    }
+
+    /// The tandem recursion for any list of packet sizes.
+    fn recursion_of(hops: &[Hop], sizes: &[u64]) -> Time {
+        let mut f = vec![Time::ZERO; hops.len()];
+        for &s in sizes {
+            let mut prev = Time::ZERO;
+            for (j, h) in hops.iter().enumerate() {
+                let ready = if j == 0 { prev } else { prev + hops[j - 1].delay };
+                f[j] = f[j].max(ready) + h.rate.ser(s);
+                prev = f[j];
+            }
+        }
+        f[hops.len() - 1] + hops[hops.len() - 1].delay
+    }
+
+    #[test]
+    fn blocks_equal_the_tandem_recursion() {
+        let paths = [
+            vec![hop(10, 1000), hop(40, 250), hop(40, 250), hop(10, 500)],
+            vec![hop(10, 1500), hop(10, 750)],
+            vec![hop(40, 0), hop(10, 3), hop(100, 7)],
+        ];
+        let trains: [&[(u64, u64)]; 5] = [
+            &[(1, 97)],
+            &[(6, 1538), (1, 772), (3, 1538), (1, 300)],
+            &[(1, 1538), (1, 84), (5, 1538)],
+            &[(4, 200), (2, 1538), (1, 1000)],
+            &[(3, 1538)],
+        ];
+        for p in &paths {
+            for t in trains {
+                let blocks: Vec<Block> = t.iter().map(|&(count, bytes)| Block { count, bytes }).collect();
+                let sizes: Vec<u64> = t.iter().flat_map(|&(c, b)| std::iter::repeat_n(b, c as usize)).collect();
+                assert_eq!(pipeline_blocks(p, &blocks), recursion_of(p, &sizes), "{p:?} {t:?}");
+            }
+        }
     }
 
     #[test]

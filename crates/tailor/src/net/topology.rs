@@ -124,9 +124,13 @@ pub struct NetSpec {
     pub ecn_threshold: Option<u64>,
     pub host_tx_delay: Time,
     pub host_rx_delay: Time,
+    /// A fixed delay after a host's NIC serializes a packet, before it reaches the first
+    /// switch (the Homa authors' "NIC send think time"): folded into the host's uplink.
+    pub host_nic_delay: Time,
     pub nic: NicQueue,
     /// Packets a host's NIC holds (queued or in its transmit stages) before it stops
-    /// pulling from the transports; None: it takes everything at once.
+    /// pulling from the transports; 0: it asks for a packet only when its link is idle
+    /// (nothing queued, nothing on the wire); None: it takes everything at once.
     pub nic_depth: Option<u32>,
     /// What switch ports do with a packet their buffer cannot take.
     pub overflow: Overflow,
@@ -237,6 +241,9 @@ impl Builder<'_> {
         let extra = match to {
             Node::Switch(_) => self.spec.switch_delay,
             Node::Host(_) => self.spec.host_rx_delay,
+        } + match from {
+            Node::Host(_) => self.spec.host_nic_delay,
+            Node::Switch(_) => Time::ZERO,
         };
         self.net.links.push(Link {
             from: port_id,
@@ -417,6 +424,7 @@ pub(crate) mod tests {
             ecn_threshold: None,
             host_tx_delay: Time::ZERO,
             host_rx_delay: Time::ZERO,
+            host_nic_delay: Time::ZERO,
             nic: NicQueue::Fifo,
             nic_depth: None,
             overflow: Overflow::Drop,

@@ -36,6 +36,10 @@ pub enum ClassKind {
         until: Option<Time>,
         start: Time,
         exact_load: bool,
+        /// `load_basis = "wire"`: the load counts the bytes the class's transport puts
+        /// on the wire (headers and control packets, `Transport::wire_bytes`), as the
+        /// Homa paper's network load does, rather than message bytes.
+        wire_load: bool,
     },
     Trace { file: PathBuf, receiver: Option<HostId> },
 }
@@ -262,7 +266,17 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
     if exact_load && count.is_none() {
         return Err(t.error("exact_load", "needs messages = N (the sample whose load is made exact); accepted: exact_load with messages"));
     }
-    let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load };
+    let wire_load = match t.choice("load_basis", &["payload", "wire"])?.as_deref() {
+        Some("wire") if !matches!(offered, Offered::Load(_)) => {
+            return Err(t.error("load_basis", "is only used with load (a rate is message bytes); accepted: no load_basis with rate"));
+        }
+        Some("wire") if exact_load => {
+            return Err(t.error("load_basis", "\"wire\" cannot be made exact (exact_load scales message bytes); accepted: \"payload\" with exact_load"));
+        }
+        Some("wire") => true,
+        _ => false,
+    };
+    let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load };
     Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0 })
 }
 

@@ -212,6 +212,7 @@ impl Scenario {
         root.finish()?;
         let mut net = net;
         apply_queues(&mut net, &classes);
+        bind_transports(&mut transports, &classes, &net, file, default_transport.is_some())?;
         let host_rate = host_rate(&net);
         let traces = Vec::new();
         let mut sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transports, classes, host_rate, model, record, traces };
@@ -285,7 +286,7 @@ impl Scenario {
             ClassKind::Trace { file, receiver } => {
                 Ok(Box::new(Trace::open(file, &c.name, class, *receiver, self.net.shape.host_count())?))
             }
-            ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load } => {
+            ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load } => {
                 let rate = match offered {
                     Offered::Rate(r) => (1.0, *r),
                     Offered::Load(l) => (*l, self.reference_rate(pattern)),
@@ -294,7 +295,7 @@ impl Scenario {
                     class,
                     sizes: sizes.clone(),
                     arrival: *arrival,
-                    mean_gap_ns: mean_gap_ns(sizes.mean(), rate.0, rate.1.bps()),
+                    mean_gap_ns: mean_gap_ns(self.mean_bytes(i, *wire_load), rate.0, rate.1.bps()),
                     pattern: pattern.clone(),
                     count: *count,
                     until: *until,
@@ -304,6 +305,17 @@ impl Scenario {
                 Ok(Box::new(Generated::new(spec, seed, &format!("class/{}", c.name))?))
             }
         }
+    }
+
+    /// The mean bytes one message of class `i` counts for its load: its mean size, or
+    /// its transport's mean bytes on the wire (`load_basis = "wire"`, checked when read).
+    pub fn mean_bytes(&self, i: usize, wire: bool) -> f64 {
+        let ClassKind::Generated { sizes, .. } = &self.classes[i].kind else { return 0.0 };
+        if !wire {
+            return sizes.mean();
+        }
+        let t = self.transport_of(i);
+        sizes.expect(|s| t.wire_bytes(s).expect("checked when the scenario was read"))
     }
 
     /// The capacity a class's load is a fraction of: the receiver's link for n_to_1, the
@@ -351,6 +363,50 @@ fn class_transport(
     transports.push(transport::parse(&mut tr, net)?);
     tr.finish()?;
     Ok(transports.len() - 1)
+}
+
+/// Hands each transport the traffic of its classes (`Transport::bind`) and checks that a
+/// class whose load counts wire bytes has a transport that says what they are.
+fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], net: &NetSpec, file: &str, has_default: bool) -> Result<(), ScenarioError> {
+    use crate::transport::{ClassTraffic, Traffic};
+    let host = host_rate(net).bps() as f64;
+    for (t, slot) in transports.iter_mut().enumerate() {
+        let mine: Vec<(usize, &ClassSpec)> = classes.iter().enumerate().filter(|(_, c)| c.transport == t).collect();
+        let traffic = Traffic {
+            classes: mine
+                .iter()
+                .map(|(_, c)| match &c.kind {
+                    ClassKind::Generated { sizes, offered, .. } => {
+                        let bps = match offered {
+                            Offered::Load(l) => l * host,
+                            Offered::Rate(r) => r.bps() as f64,
+                        };
+                        ClassTraffic { name: &c.name, sizes: Some(sizes), rate: bps / 8.0 / sizes.mean() }
+                    }
+                    ClassKind::Trace { .. } => ClassTraffic { name: &c.name, sizes: None, rate: 0.0 },
+                })
+                .collect(),
+        };
+        // The table the transport came from: the scenario's, or the first class's own.
+        let at = match mine.first() {
+            Some((i, _)) if t > 0 || !has_default => format!("class[{i}].transport"),
+            _ => "transport".to_string(),
+        };
+        let bound = slot.bind(&traffic).map_err(|message| ScenarioError { file: file.to_string(), path: at.clone(), message })?;
+        if let Some(b) = bound {
+            *slot = b;
+        }
+        for (i, c) in &mine {
+            if matches!(c.kind, ClassKind::Generated { wire_load: true, .. }) && slot.wire_bytes(1).is_none() {
+                return Err(ScenarioError {
+                    file: file.to_string(),
+                    path: format!("class[{i}].load_basis"),
+                    message: format!("transport \"{}\" does not say its bytes on the wire; accepted: \"payload\" with this transport", slot.name()),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The fewest priority levels of the ports that queue by packet priority, if any do.

@@ -164,15 +164,17 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
 pub struct HostPart {
     pub tx_delay: Time,
     pub rx_delay: Time,
+    pub nic_delay: Time,
     pub nic: NicQueue,
     pub nic_depth: Option<u32>,
 }
 
 pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
-    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None };
+    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
     part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
+    part.nic_delay = t.time("nic_delay")?.unwrap_or(Time::ZERO);
     let nic = t.choice("nic", &["fifo", "round_robin", "priority"])?;
     let levels = levels(&mut t, nic.as_deref() == Some("priority"), "nic")?;
     part.nic = match nic.as_deref() {
@@ -180,7 +182,7 @@ pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
         Some("priority") => NicQueue::Priority(levels),
         _ => NicQueue::Fifo,
     };
-    part.nic_depth = t.int("nic_depth", 1, 1 << 20)?.map(|n| n as u32);
+    part.nic_depth = t.int("nic_depth", 0, 1 << 20)?.map(|n| n as u32);
     t.finish()?;
     Ok(part)
 }
@@ -204,6 +206,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         ecn_threshold: sw.ecn_threshold,
         host_tx_delay: h.tx_delay,
         host_rx_delay: h.rx_delay,
+        host_nic_delay: h.nic_delay,
         nic: h.nic,
         nic_depth: h.nic_depth,
         overflow: sw.overflow,

@@ -14,6 +14,7 @@
 //! Adding a transport is a folder here and a line in `registry::TRANSPORTS`
 //! (docs/architecture.md, "Add a transport"; `raw` is the worked example).
 
+pub mod homa;
 pub mod path;
 pub mod raw;
 pub mod registry;
@@ -51,6 +52,26 @@ pub trait Transport: fmt::Debug + Send + Sync {
     fn model_family(&self) -> Option<ModelFamily> {
         None
     }
+    /// The transport configured for the traffic it will carry, if it depends on it (Homa
+    /// derives its priority levels and cutoffs from the message sizes, §3.4): called once
+    /// by the scenario after the classes are read; Err says why it cannot (the scenario
+    /// reports it at the transport's table).
+    fn bind(&self, traffic: &Traffic) -> Result<Option<TransportConfig>, String> {
+        let _ = traffic;
+        Ok(None)
+    }
+    /// Bytes it puts on the wire for one message of `size` bytes in the empty network,
+    /// both ways, headers and control packets included, retransmissions not: what a load
+    /// given on the wire (`load_basis = "wire"`) counts. None if it does not say.
+    fn wire_bytes(&self, size: u64) -> Option<f64> {
+        let _ = size;
+        None
+    }
+    /// What it chose for this run that a reader needs to see (Homa's levels and cutoffs),
+    /// for `summary.json`'s `transport_settings`; Null when nothing.
+    fn settings(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
     /// For tests and tools that need the concrete configuration.
     fn as_any(&self) -> &dyn Any;
 }
@@ -62,6 +83,36 @@ pub enum ModelFamily {
     Dctcp,
     /// Telemetry-driven window control with target utilization `eta`: preset SWP-H.
     Hpcc { eta: f64 },
+}
+
+/// The traffic of the classes that use one transport (`Transport::bind`).
+#[derive(Clone, Debug)]
+pub struct Traffic<'a> {
+    pub classes: Vec<ClassTraffic<'a>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassTraffic<'a> {
+    pub name: &'a str,
+    /// Its size distribution; None for a trace.
+    pub sizes: Option<&'a crate::workload::SizeDist>,
+    /// Its mean message rate (messages per second), for mixing classes; 0 if unknown.
+    pub rate: f64,
+}
+
+impl Traffic<'_> {
+    /// The message sizes of every class together as point masses, each class weighted by
+    /// its message rate; None if a class has no size distribution.
+    pub fn atoms(&self) -> Option<Vec<(u64, f64)>> {
+        let total: f64 = self.classes.iter().map(|c| c.rate).sum();
+        let mut out = Vec::new();
+        for c in &self.classes {
+            let w = if total > 0.0 { c.rate / total } else { 1.0 / self.classes.len() as f64 };
+            out.extend(c.sizes?.atoms().into_iter().map(|(s, p)| (s, p * w)));
+        }
+        out.sort_by_key(|a| a.0);
+        Some(out)
+    }
 }
 
 /// A message as its endpoints know it.

@@ -42,6 +42,21 @@ pub fn bdp_bytes(net: &NetSpec, mss: u64, header: u64) -> u64 {
     line_rate(net).bytes_in(base_rtt(net, mss, header))
 }
 
+/// The hops of the longest path, each with the fixed delays of its far end (and the
+/// sending host's NIC delay on the first).
+pub fn longest_hops(net: &NetSpec) -> Vec<Hop> {
+    let links = longest_path(&net.shape);
+    links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let extra = if i + 1 == links.len() { net.host_rx_delay } else { net.switch_delay }
+                + if i == 0 { net.host_nic_delay } else { Time::ZERO };
+            Hop { rate: l.rate, delay: l.delay + extra }
+        })
+        .collect()
+}
+
 /// The rate of the first link of the longest path (a host's link).
 pub fn line_rate(net: &NetSpec) -> Rate {
     longest_path(&net.shape)[0].rate
@@ -50,15 +65,7 @@ pub fn line_rate(net: &NetSpec) -> Rate {
 /// The round trip of one full-size packet and its ACK over the longest path in the
 /// empty network: the RTT behind `"bdp"`, and HPCC's T.
 pub fn base_rtt(net: &NetSpec, mss: u64, header: u64) -> Time {
-    let links = longest_path(&net.shape);
-    let hops: Vec<Hop> = links
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let extra = if i + 1 == links.len() { net.host_rx_delay } else { net.switch_delay };
-            Hop { rate: l.rate, delay: l.delay + extra }
-        })
-        .collect();
+    let hops = longest_hops(net);
     net.host_tx_delay + net.host_tx_delay
         + pipeline(&hops, Train::of(mss, mss, header))
         + pipeline(&hops, Train::of(0, mss, header))

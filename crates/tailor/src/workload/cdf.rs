@@ -181,6 +181,38 @@ impl Cdf {
         a.cum + (b.cum - a.cum) * (bytes - a.size) as f64 / (b.size - a.size) as f64
     }
 
+    /// The distribution as point masses (size, probability) summing to 1, for
+    /// expectations of functions of the size (a transport's wire bytes per message, its
+    /// priority cutoffs). Step: the table's own masses, exact. Linear: each segment's mass
+    /// split over up to 64 equal sub-ranges, each at its middle byte (exact for functions
+    /// linear within a sub-range; a transport's per-packet overheads change every packet,
+    /// so the error is at most one packet's overhead in a sub-range).
+    pub fn atoms(&self) -> Vec<(u64, f64)> {
+        let first = self.points[0];
+        let mut out = Vec::new();
+        if first.cum > 0.0 {
+            out.push((first.size.max(1), first.cum));
+        }
+        for w in self.points.windows(2) {
+            let mass = w[1].cum - w[0].cum;
+            if mass <= 0.0 {
+                continue;
+            }
+            if self.interp == Interpolation::Step {
+                out.push((w[1].size, mass));
+                continue;
+            }
+            let (lo, hi) = (w[0].size, w[1].size);
+            let parts = (hi - lo).clamp(1, 64);
+            for k in 0..parts {
+                let a = lo as f64 + (hi - lo) as f64 * k as f64 / parts as f64;
+                let b = lo as f64 + (hi - lo) as f64 * (k + 1) as f64 / parts as f64;
+                out.push(((((a + b) / 2.0) as u64).max(1), mass / parts as f64));
+            }
+        }
+        out
+    }
+
     /// The largest size a draw can take.
     pub fn max_size(&self) -> u64 {
         self.points[self.points.len() - 1].size

@@ -44,6 +44,29 @@ impl SizeDist {
         }
     }
 
+    /// The distribution as point masses (size, probability) summing to 1 ([`Cdf::atoms`];
+    /// an exponential by 4,096 equal-probability quantiles at their middles).
+    pub fn atoms(&self) -> Vec<(u64, f64)> {
+        match self {
+            SizeDist::Cdf(c) => c.atoms(),
+            SizeDist::Fixed(n) => vec![(*n, 1.0)],
+            SizeDist::Exponential { mean } => {
+                const N: usize = 4096;
+                (0..N)
+                    .map(|k| {
+                        let u = (k as f64 + 0.5) / N as f64;
+                        (((-(1.0 - u).ln() * mean).round() as u64).max(1), 1.0 / N as f64)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// E[f(size)] over [`SizeDist::atoms`].
+    pub fn expect(&self, f: impl Fn(u64) -> f64) -> f64 {
+        self.atoms().into_iter().map(|(s, p)| p * f(s)).sum()
+    }
+
     /// Upper edges of the default size bins: a table's sizes with mass; one bin for a
     /// fixed size; for an exponential a 1-2-5 log grid from 10 B to 50 means (beyond which
     /// lies e^-50 of the mass).

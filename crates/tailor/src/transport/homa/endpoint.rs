@@ -1,0 +1,431 @@
+//! One host's Homa: the messages it sends and the messages it receives, in one endpoint.
+//!
+//! The sender side keeps its messages with packets ready in a set ordered by bytes left
+//! to send (then age): the NIC pulls from its head (SRPT, §3.2), after any control
+//! packet. The receiver side keeps the messages it still has bytes to grant in a set
+//! ordered by ungranted bytes (§3.4) and, after every DATA packet, grants to the best
+//! message of each of the first `degree` senders in that order (§3.5).
+//!
+//! Both sides share one periodic timer, armed while the endpoint holds a message: every
+//! quarter of `resend_timeout` it looks for silence (§3.7), so a loss is noticed between
+//! one and one and a quarter timeouts after the last packet, for one event per host per
+//! tick instead of one per message.
+
+use super::incoming::Incoming;
+use super::outgoing::Outgoing;
+use super::wire::Kind;
+use super::Config;
+use crate::net::ids::{ClassId, ConnId, HostId};
+use crate::net::int::{Pool, Stack};
+use crate::net::packet::{Ecn, Flags, Packet, Priority};
+use crate::sim::Time;
+use crate::transport::{Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeSet, VecDeque};
+
+/// A slab of records with an index by message.
+struct Slab<T> {
+    items: Vec<Option<T>>,
+    free: Vec<u32>,
+    index: FxHashMap<ConnId, u32>,
+}
+
+impl<T> Slab<T> {
+    fn new() -> Self {
+        Slab { items: Vec::new(), free: Vec::new(), index: FxHashMap::default() }
+    }
+    fn insert(&mut self, conn: ConnId, item: T) -> u32 {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.items[s as usize] = Some(item);
+                s
+            }
+            None => {
+                self.items.push(Some(item));
+                (self.items.len() - 1) as u32
+            }
+        };
+        self.index.insert(conn, slot);
+        slot
+    }
+    fn slot(&self, conn: ConnId) -> Option<u32> {
+        self.index.get(&conn).copied()
+    }
+    fn get(&mut self, slot: u32) -> &mut T {
+        self.items[slot as usize].as_mut().expect("a live slot")
+    }
+    fn remove(&mut self, conn: ConnId) -> Option<(u32, T)> {
+        let slot = self.index.remove(&conn)?;
+        self.free.push(slot);
+        Some((slot, self.items[slot as usize].take().expect("an indexed slot is live")))
+    }
+    fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+}
+
+/// The sender's order: bytes left, then start time, then the message.
+type ReadyKey = (u64, Time, u32, u32);
+/// The receiver's order: ungranted bytes, then size, then arrival order.
+type SchedKey = (u64, u64, u64, u32);
+
+#[derive(Default)]
+struct Stats {
+    data_packets: u64,
+    data_bytes: u64,
+    grants: u64,
+    resends: u64,
+    busy: u64,
+    retransmitted_packets: u64,
+    probes: u64,
+    duplicate_packets: u64,
+    oversubscribed_ps: u64,
+    oversubscribed_bytes: u64,
+}
+
+pub struct HomaEndpoint {
+    cfg: Config,
+    out: Slab<Outgoing>,
+    ready: BTreeSet<ReadyKey>,
+    control: VecDeque<Transmit>,
+    inc: Slab<Incoming>,
+    sched: BTreeSet<SchedKey>,
+    /// Per sender, its messages in `sched`; `waiting` counts the senders with some.
+    per_sender: FxHashMap<HostId, u32>,
+    waiting: usize,
+    /// Since when more senders wait for grants than it grants to (Figure 16).
+    oversubscribed_since: Option<Time>,
+    seq: u64,
+    events: VecDeque<EndpointEvent>,
+    tick_armed: bool,
+    stats: Stats,
+}
+
+const TICK: TimerKey = TimerKey::new(0);
+
+impl HomaEndpoint {
+    pub fn new(cfg: Config) -> HomaEndpoint {
+        HomaEndpoint {
+            cfg,
+            out: Slab::new(),
+            ready: BTreeSet::new(),
+            control: VecDeque::new(),
+            inc: Slab::new(),
+            sched: BTreeSet::new(),
+            per_sender: FxHashMap::default(),
+            waiting: 0,
+            oversubscribed_since: None,
+            seq: 0,
+            events: VecDeque::new(),
+            tick_armed: false,
+            stats: Stats::default(),
+        }
+    }
+
+    fn ready_key(o: &Outgoing, slot: u32) -> ReadyKey {
+        (o.remaining(), o.msg.start, o.msg.conn.slot, slot)
+    }
+
+    fn sched_key(m: &Incoming, slot: u32) -> SchedKey {
+        (m.ungranted(), m.size(), m.seq, slot)
+    }
+
+    fn arm_tick(&mut self, now: Time) {
+        if !self.tick_armed {
+            self.tick_armed = true;
+            let quarter = Time::from_ps((self.cfg.resend_timeout.ps() / 4).max(1));
+            self.events.push_back(EndpointEvent::Timer(TICK, now + quarter));
+        }
+    }
+
+    fn control(&mut self, conn: ConnId, dst: HostId, class: ClassId, kind: Kind) {
+        self.control.push_back(Transmit {
+            conn,
+            dst,
+            class,
+            hdr: kind.encode(),
+            wire_bytes: self.cfg.wire.control(),
+            payload: 0,
+            ecn: Ecn::NotEct,
+            prio: Some(self.cfg.levels().physical(0)),
+            flags: Flags::empty(),
+            int: None,
+        });
+    }
+
+    /// Counts a sender in or out of the waiting senders.
+    fn sender_waits(&mut self, src: HostId, delta: i32) {
+        let n = self.per_sender.entry(src).or_insert(0);
+        let before = *n;
+        *n = (*n as i32 + delta) as u32;
+        match (before, *n) {
+            (0, 1..) => self.waiting += 1,
+            (1.., 0) => {
+                self.waiting -= 1;
+                self.per_sender.remove(&src);
+            }
+            _ => {}
+        }
+    }
+
+    fn unschedule(&mut self, slot: u32) {
+        let m = self.inc.get(slot);
+        let key = Self::sched_key(m, slot);
+        let src = m.src;
+        if self.sched.remove(&key) {
+            self.sender_waits(src, -1);
+        }
+    }
+
+    /// Grants to the best message of each of the first `degree` senders (§3.3–§3.5).
+    fn regrant(&mut self) {
+        let degree = self.cfg.degree();
+        let mut chosen: Vec<u32> = Vec::with_capacity(degree.min(8));
+        let mut senders: Vec<HostId> = Vec::with_capacity(degree.min(8));
+        for &(_, _, _, slot) in &self.sched {
+            let src = self.inc.items[slot as usize].as_ref().expect("scheduled messages are live").src;
+            if senders.contains(&src) {
+                continue;
+            }
+            chosen.push(slot);
+            senders.push(src);
+            if chosen.len() == degree {
+                break;
+            }
+        }
+        let active = chosen.len();
+        for (rank, slot) in chosen.into_iter().enumerate() {
+            let levels = self.cfg.levels();
+            let m = self.inc.items[slot as usize].as_mut().expect("live");
+            let mut prio: Priority = levels.scheduled_level(rank, active);
+            if self.cfg.tail_boost > 0 && m.ungranted_wire(&self.cfg) < self.cfg.tail_boost {
+                prio = prio.min(levels.unscheduled_level(m.ungranted()));
+            }
+            let old = Self::sched_key(m, slot);
+            let before = m.granted;
+            while m.grant_one(&self.cfg) {}
+            if m.granted == before {
+                continue;
+            }
+            m.prio = prio;
+            let (conn, src, class, offset) = (m.conn, m.src, m.class, m.granted);
+            let done = m.granted >= m.size();
+            let new = Self::sched_key(m, slot);
+            self.sched.remove(&old);
+            if done {
+                self.sender_waits(src, -1);
+            } else {
+                self.sched.insert(new);
+            }
+            self.stats.grants += 1;
+            self.control(conn, src, class, Kind::Grant { offset, prio });
+        }
+    }
+
+    /// Opens or closes an oversubscription period (Figure 16), counting `bytes` that
+    /// arrived in an open one.
+    fn track_oversubscription(&mut self, now: Time, bytes: u64) {
+        let over = self.waiting > self.cfg.degree();
+        match (self.oversubscribed_since, over) {
+            (Some(_), true) => self.stats.oversubscribed_bytes += bytes,
+            (Some(since), false) => {
+                self.stats.oversubscribed_ps += (now - since).ps();
+                self.stats.oversubscribed_bytes += bytes;
+                self.oversubscribed_since = None;
+            }
+            (None, true) => self.oversubscribed_since = Some(now),
+            (None, false) => {}
+        }
+    }
+
+    fn on_data(&mut self, now: Time, msg: &Message, pkt: &Packet, offset: u64, unscheduled: u64, retransmit: bool) {
+        let slot = match self.inc.slot(pkt.conn) {
+            Some(s) => s,
+            None => {
+                self.seq += 1;
+                let m = Incoming::new(&self.cfg, msg, unscheduled, self.seq, now);
+                let schedulable = m.granted < m.size();
+                let slot = self.inc.insert(pkt.conn, m);
+                if schedulable {
+                    let key = Self::sched_key(self.inc.get(slot), slot);
+                    self.sched.insert(key);
+                    self.sender_waits(pkt.src, 1);
+                }
+                self.arm_tick(now);
+                slot
+            }
+        };
+        let cfg = &self.cfg;
+        let m = self.inc.items[slot as usize].as_mut().expect("live");
+        let i = m.layout.index_of(offset);
+        let new = m.arrive(cfg, i, now);
+        if !new {
+            self.stats.duplicate_packets += 1;
+            if retransmit {
+                // A probe for a message it knows: say so, so the sender stops probing.
+                let (conn, src, class, granted, prio) = (m.conn, m.src, m.class, m.granted, m.prio);
+                self.control(conn, src, class, Kind::Grant { offset: granted, prio });
+            }
+            return;
+        }
+        if m.complete() {
+            self.events.push_back(EndpointEvent::Completed(pkt.conn));
+            self.unschedule(slot);
+            self.inc.remove(pkt.conn);
+        }
+        self.regrant();
+        self.track_oversubscription(now, pkt.wire_bytes as u64);
+    }
+
+    fn on_grant(&mut self, offset: u64, prio: Priority, conn: ConnId) {
+        let Some(slot) = self.out.slot(conn) else { return };
+        let o = self.out.get(slot);
+        if o.grant(offset, prio) && o.ready() {
+            let key = Self::ready_key(o, slot);
+            self.ready.insert(key);
+        }
+    }
+
+    fn on_resend(&mut self, offset: u64, len: u32, prio: Priority, conn: ConnId) {
+        let Some(slot) = self.out.slot(conn) else { return };
+        self.stats.resends += 1;
+        let o = self.out.get(slot);
+        o.resend(offset, len, prio);
+        let key = Self::ready_key(o, slot);
+        let (dst, class) = (o.msg.dst, o.msg.class);
+        self.ready.insert(key);
+        if self.ready.first().is_some_and(|k| k.3 != slot) {
+            // Shorter messages go first: tell the receiver to keep waiting.
+            self.stats.busy += 1;
+            self.control(conn, dst, class, Kind::Busy);
+        }
+    }
+
+    /// Silence (§3.7): RESENDs for messages that stopped arriving, probes for messages
+    /// whose receiver never answered.
+    fn tick(&mut self, now: Time) {
+        let timeout = self.cfg.resend_timeout;
+        let mut resends = Vec::new();
+        for m in self.inc.items.iter_mut().flatten() {
+            if m.expecting() && now - m.last_heard >= timeout {
+                if let Some((offset, len)) = m.first_missing() {
+                    m.last_heard = now;
+                    let prio = if offset < m.layout.unscheduled { 0 } else { m.prio };
+                    resends.push((m.conn, m.src, m.class, offset, len, prio));
+                }
+            }
+        }
+        for (conn, src, class, offset, len, prio) in resends {
+            self.control(conn, src, class, Kind::Resend { offset, len, prio });
+        }
+        for slot in 0..self.out.items.len() as u32 {
+            let Some(o) = self.out.items[slot as usize].as_mut() else { continue };
+            if !o.heard && o.idle() && now - o.last_sent >= timeout {
+                o.probe();
+                o.last_sent = now;
+                self.stats.probes += 1;
+                let key = Self::ready_key(o, slot);
+                self.ready.insert(key);
+            }
+        }
+    }
+}
+
+impl Endpoint for HomaEndpoint {
+    fn on_message(&mut self, now: Time, msg: &Message) {
+        let o = Outgoing::new(&self.cfg, *msg, now);
+        let slot = self.out.insert(msg.conn, o);
+        let key = Self::ready_key(self.out.get(slot), slot);
+        self.ready.insert(key);
+        self.arm_tick(now);
+    }
+
+    fn on_packet(&mut self, now: Time, msg: &Message, pkt: &Packet, _int: Option<&Stack>) {
+        match Kind::decode(&pkt.hdr) {
+            Some(Kind::Data { offset, unscheduled, retransmit, .. }) => self.on_data(now, msg, pkt, offset, unscheduled, retransmit),
+            Some(Kind::Grant { offset, prio }) => self.on_grant(offset, prio, pkt.conn),
+            Some(Kind::Resend { offset, len, prio }) => self.on_resend(offset, len, prio, pkt.conn),
+            Some(Kind::Busy) => {
+                if let Some(slot) = self.inc.slot(pkt.conn) {
+                    self.inc.get(slot).last_heard = now;
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, key: TimerKey) {
+        if key != TICK {
+            return;
+        }
+        self.tick_armed = false;
+        self.tick(now);
+        if !self.out.is_empty() || !self.inc.is_empty() {
+            self.arm_tick(now);
+        }
+    }
+
+    fn on_finished(&mut self, conn: ConnId) {
+        if let Some(slot) = self.out.slot(conn) {
+            let key = Self::ready_key(self.out.get(slot), slot);
+            self.ready.remove(&key);
+            self.out.remove(conn);
+        }
+        if let Some(slot) = self.inc.slot(conn) {
+            self.unschedule(slot);
+            self.inc.remove(conn);
+            self.regrant();
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time, _int: &mut Pool) -> Option<Transmit> {
+        if let Some(t) = self.control.pop_front() {
+            return Some(t);
+        }
+        let key = self.ready.pop_first()?;
+        let slot = key.3;
+        let cfg = &self.cfg;
+        let o = self.out.items[slot as usize].as_mut().expect("ready messages are live");
+        let (kind, wire_bytes, payload, prio) = o.next_packet(cfg, now).expect("a ready message has a packet");
+        if let Kind::Data { retransmit: true, .. } = kind {
+            self.stats.retransmitted_packets += 1;
+        }
+        self.stats.data_packets += 1;
+        self.stats.data_bytes += payload as u64;
+        let t = Transmit {
+            conn: o.msg.conn,
+            dst: o.msg.dst,
+            class: o.msg.class,
+            hdr: kind.encode(),
+            wire_bytes,
+            payload,
+            ecn: Ecn::NotEct,
+            prio: Some(cfg.levels().physical(prio)),
+            flags: Flags::empty(),
+            int: None,
+        };
+        if o.ready() {
+            let key = Self::ready_key(o, slot);
+            self.ready.insert(key);
+        }
+        Some(t)
+    }
+
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
+        self.events.pop_front()
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        let s = &self.stats;
+        out.add("data_packets", s.data_packets);
+        out.add("data_bytes", s.data_bytes);
+        out.add("grants", s.grants);
+        out.add("resends", s.resends);
+        out.add("busy", s.busy);
+        out.add("retransmitted_packets", s.retransmitted_packets);
+        out.add("probes", s.probes);
+        out.add("duplicate_packets", s.duplicate_packets);
+        out.add("oversubscribed_ns", s.oversubscribed_ps / 1000);
+        out.add("oversubscribed_wire_bytes", s.oversubscribed_bytes);
+    }
+}

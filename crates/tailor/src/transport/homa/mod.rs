@@ -1,0 +1,297 @@
+//! Homa (Montazeri et al., SIGCOMM 2018): a receiver-driven message transport that
+//! uses the switches' priority queues to approximate SRPT (docs/homa.md).
+//!
+//! - Messages, not connections (§3.1): each host's endpoint keeps one record per message
+//!   it sends (`outgoing`) and per message it receives (`incoming`).
+//! - A sender sends the first `unscheduled_bytes` of a message at once (§3.2), the rest
+//!   only when granted, and picks among its messages the one with the fewest bytes left
+//!   to send, control packets first (§3.2).
+//! - A receiver sends a GRANT for each DATA packet that arrives, keeping `rtt_bytes` on
+//!   the wire granted but not received for each message it grants to (§3.3), to at most
+//!   `overcommitment` senders at once (§3.5), naming the priority level (§3.4, `levels`).
+//! - Lost packets (§3.7): a receiver that hears nothing of a message it expects bytes of
+//!   for `resend_timeout` sends a RESEND for the first missing range; a sender busy with
+//!   shorter messages answers BUSY. A sender whose receiver never spoke of a message sends
+//!   its first packet again after the same silence (the one-way stand-in for §3.7's client
+//!   RESEND on a missing response).
+//!
+//! This module holds the configuration: its scenario table, the ideal latency of a
+//! message, its bytes on the wire, and the plan of priority levels it makes from the
+//! workload (`Transport::bind`).
+
+mod endpoint;
+mod incoming;
+pub mod levels;
+mod outgoing;
+pub mod wire;
+
+#[cfg(test)]
+mod tests;
+
+pub use endpoint::HomaEndpoint;
+
+/// The key of an endpoint's periodic timer (for scripted tests).
+#[cfg(test)]
+fn endpoint_tick() -> crate::transport::TimerKey {
+    crate::transport::TimerKey::new(0)
+}
+pub use levels::{Levels, Request};
+pub use wire::{Kind, Layout, Wire};
+
+use crate::input::{ScenarioError, Table};
+use crate::measure::ideal::{pipeline_blocks, Block};
+use crate::net::ids::HostId;
+use crate::net::topology::{Discipline, NetSpec};
+use crate::sim::{Rate, Time};
+use crate::transport::path::{line_rate, longest_hops, Path};
+use crate::transport::registry::Entry;
+use crate::transport::{Endpoint, Traffic, Transport, TransportConfig};
+use std::sync::Arc;
+
+/// Its line in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "homa",
+    about: "receiver-driven: blind RTTbytes, grants, receiver-assigned priorities, controlled overcommitment",
+    keys: &[
+        "kind",
+        "rtt_bytes",
+        "unscheduled_bytes",
+        "priority_levels",
+        "unscheduled_levels",
+        "scheduled_levels",
+        "unscheduled_cutoffs",
+        "overcommitment",
+        "tail_boost",
+        "resend_timeout",
+    ],
+    parse,
+};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub wire: Wire,
+    /// Bytes on the wire a receiver keeps granted but not received per message (§3.3).
+    pub rtt_bytes: u64,
+    /// Message bytes a sender sends before any grant (§3.2).
+    pub unscheduled_bytes: u64,
+    pub request: Request,
+    /// The plan, once bound to the workload.
+    pub levels: Option<Levels>,
+    /// Senders a receiver grants to at once (§3.5); None: as many as scheduled levels;
+    /// `usize::MAX`: no limit (RAMCloud's Basic).
+    pub overcommitment: Option<usize>,
+    /// A message with fewer ungranted bytes on the wire than this is granted at the
+    /// unscheduled level of its remaining size (the authors' simulator; 0: off).
+    pub tail_boost: u64,
+    pub resend_timeout: Time,
+    /// The host link rate (wasted-bandwidth accounting).
+    pub line_rate: Rate,
+}
+
+impl Config {
+    /// The plan (the scenario binds every transport before a run).
+    pub fn levels(&self) -> &Levels {
+        self.levels.as_ref().expect("a Homa transport is bound to its workload before it runs (Transport::bind)")
+    }
+
+    /// The degree of overcommitment in effect.
+    pub fn degree(&self) -> usize {
+        self.overcommitment.unwrap_or(self.levels().scheduled as usize)
+    }
+
+    /// The layout of a message of `size` bytes.
+    pub fn layout(&self, size: u64) -> Layout {
+        Layout::new(&self.wire, size, self.unscheduled_bytes)
+    }
+
+    /// The wire bytes of packet `i` of `l`.
+    pub fn packet_bytes(&self, l: &Layout, i: u32) -> u32 {
+        let h = if l.is_scheduled(i) { self.wire.scheduled_header } else { self.wire.unscheduled_header };
+        self.wire.bytes(h, l.chunk(i).1)
+    }
+
+    /// The message's data packets as blocks of equal packets (full ones are 1538 bytes
+    /// either way; the last unscheduled and the last packet may be shorter).
+    fn blocks(&self, size: u64) -> Vec<Block> {
+        let l = self.layout(size);
+        let mut out: Vec<Block> = Vec::new();
+        for i in boundaries(&l) {
+            let (first, count) = i;
+            let bytes = self.packet_bytes(&l, first) as u64;
+            match out.last_mut() {
+                Some(b) if b.bytes == bytes => b.count += count as u64,
+                _ => out.push(Block { count: count as u64, bytes }),
+            }
+        }
+        out
+    }
+}
+
+/// The packets of `l` as runs (first index, count) within which every packet but
+/// possibly the last of the message has the same length.
+fn boundaries(l: &Layout) -> Vec<(u32, u32)> {
+    let (nu, n) = (l.unscheduled_packets(), l.packets());
+    let mut runs = Vec::new();
+    let mut push = |first: u32, end: u32| {
+        if end > first {
+            runs.push((first, end - first));
+        }
+    };
+    // Unscheduled: all full but the last; scheduled: all full but the last.
+    push(0, nu - 1);
+    push(nu - 1, nu);
+    push(nu, n.saturating_sub(1).max(nu));
+    if n > nu {
+        push(n - 1, n);
+    }
+    runs
+}
+
+/// `[transport] kind = "homa"` (docs/scenario.md, "Homa").
+pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
+    let wire = Wire::PAPER;
+    let rate = line_rate(net);
+    let rtt_bytes = match t.size("rtt_bytes")? {
+        Some(b) if b < wire.full() as u64 => {
+            return Err(t.error("rtt_bytes", format!("is below one full packet; accepted: at least \"{}B\"", wire.full())));
+        }
+        Some(b) => b,
+        None => computed_rtt_bytes(net, &wire),
+    };
+    let unscheduled_bytes = t.size("unscheduled_bytes")?.unwrap_or_else(|| unscheduled_in(&wire, rtt_bytes));
+    let levels = |t: &mut Table, key: &'static str, min: i64| -> Result<Option<u8>, ScenarioError> {
+        Ok(t.int(key, min, levels::LEVELS as i64 - 1)?.map(|v| v as u8))
+    };
+    let physical = t.int("priority_levels", 1, levels::LEVELS as i64)?.unwrap_or(levels::LEVELS as i64) as u8;
+    let unscheduled = levels(t, "unscheduled_levels", 1)?;
+    let scheduled = levels(t, "scheduled_levels", 1)?;
+    let cutoffs = t.get("unscheduled_cutoffs", cutoff_list)?;
+    let overcommitment = t.get("overcommitment", |v| match v {
+        toml::Value::Integer(i) if (1..=1 << 20).contains(i) => Ok(*i as usize),
+        toml::Value::String(s) if s == "unlimited" => Ok(usize::MAX),
+        _ => Err("is not a degree; accepted: a number of senders from 1 to 1048576, or \"unlimited\"".to_string()),
+    })?;
+    let tail_boost = t.size("tail_boost")?.unwrap_or(0);
+    let resend_timeout = t.time("resend_timeout")?.unwrap_or(Time::from_ms(2));
+    if resend_timeout < Time::from_us(1) {
+        return Err(t.error("resend_timeout", "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7)"));
+    }
+    check_switch_levels(t, net, physical)?;
+    let request = Request { unscheduled, scheduled, cutoffs, physical };
+    let cfg = Config { wire, rtt_bytes, unscheduled_bytes, request, levels: None, overcommitment, tail_boost, resend_timeout, line_rate: rate };
+    Ok(Arc::new(cfg))
+}
+
+fn cutoff_list(v: &toml::Value) -> Result<Vec<u64>, String> {
+    let items = v.as_array().ok_or("is not an array; accepted: an array of sizes such as [\"1930B\"]")?;
+    let mut out: Vec<u64> = Vec::new();
+    for it in items {
+        let s = it.as_str().ok_or("holds a value that is not a size; accepted: sizes with units such as \"1930B\"")?;
+        let b = crate::input::units::parse_size(s)?;
+        if out.last().is_some_and(|&p| b <= p) {
+            return Err(format!("is not increasing at \"{s}\"; accepted: increasing sizes"));
+        }
+        out.push(b);
+    }
+    Ok(out)
+}
+
+/// Homa's levels mean nothing on ports that do not queue by priority: the scenario must
+/// say so, or collapse them to one.
+fn check_switch_levels(t: &Table, net: &NetSpec, physical: u8) -> Result<(), ScenarioError> {
+    if physical == 1 {
+        return Ok(());
+    }
+    if net.classes.discipline != Discipline::Priority {
+        return Err(t.error("priority_levels", format!(
+            "Homa marks {physical} priority levels but [switch] scheduler is not \"priority\", so ports would ignore them; \
+             accepted: [switch] scheduler = \"priority\", or priority_levels = 1"
+        )));
+    }
+    if net.classes.levels < physical as usize {
+        return Err(t.error("priority_levels", format!(
+            "is {physical} but switch ports keep {} levels; accepted: at most {} (or [switch] priority_levels = {physical})",
+            net.classes.levels, net.classes.levels
+        )));
+    }
+    Ok(())
+}
+
+/// RTTbytes from the topology (§3.2, §5.2): a full DATA packet out and a GRANT back over
+/// the longest path, host delays included, at the host link's rate, rounded up.
+pub fn computed_rtt_bytes(net: &NetSpec, wire: &Wire) -> u64 {
+    let hops = longest_hops(net);
+    let one = |bytes: u64| crate::measure::ideal::pipeline(&hops, crate::measure::ideal::Train { packets: 1, full: bytes, last: bytes });
+    let rtt = net.host_tx_delay + net.host_tx_delay + one(wire.full() as u64) + one(wire.control() as u64);
+    (rtt.ps() as u128 * line_rate(net).bps() as u128).div_ceil(8_000_000_000_000) as u64
+}
+
+/// The message bytes that `rtt_bytes` of unscheduled packets on the wire carry (the
+/// authors' 10,000 B give 9,328 B: six full packets and one of 676 B).
+pub fn unscheduled_in(wire: &Wire, rtt_bytes: u64) -> u64 {
+    let full = wire.full() as u64;
+    let per = wire.unscheduled_payload() as u64;
+    let overhead = full - per;
+    let whole = rtt_bytes / full;
+    let rest = (rtt_bytes % full).saturating_sub(overhead);
+    whole * per + rest
+}
+
+impl Transport for Config {
+    fn name(&self) -> &'static str {
+        ENTRY.name
+    }
+    fn endpoint(&self, _host: HostId) -> Box<dyn Endpoint> {
+        Box::new(HomaEndpoint::new(self.clone()))
+    }
+    /// The message alone: its packets back to back at line rate, the grants arriving in
+    /// time (RTTbytes covers the grant round trip), through the store-and-forward tandem
+    /// of its path.
+    fn ideal(&self, p: &Path, size: u64) -> Time {
+        p.src_tx_delay + pipeline_blocks(&p.fwd, &self.blocks(size))
+    }
+    /// Nothing Homa sizes scales by itself: RTTbytes is a key or the topology's.
+    fn scaled(&self, factor: f64, net: &NetSpec) -> TransportConfig {
+        let _ = (factor, net);
+        Arc::new(self.clone())
+    }
+    fn bind(&self, traffic: &Traffic) -> Result<Option<TransportConfig>, String> {
+        let atoms = match traffic.atoms() {
+            Some(a) => a,
+            None if self.request.unscheduled.is_some() && (self.request.cutoffs.is_some() || self.request.unscheduled == Some(1)) => {
+                Vec::new()
+            }
+            None => {
+                return Err("a class replays a trace, so Homa cannot derive its priority cutoffs from a size \
+                            distribution; accepted: unscheduled_levels and unscheduled_cutoffs in the transport table"
+                    .into())
+            }
+        };
+        let levels = levels::plan(&self.request, &atoms, &self.wire, self.unscheduled_bytes, self.tail_boost)?;
+        Ok(Some(Arc::new(Config { levels: Some(levels), ..self.clone() })))
+    }
+    /// Data packets and one grant per scheduled packet (the authors' load accounting).
+    fn wire_bytes(&self, size: u64) -> Option<f64> {
+        let l = self.layout(size);
+        let scheduled = (l.packets() - l.unscheduled_packets()) as u64;
+        let data: u64 = self.blocks(size).iter().map(|b| b.count * b.bytes).sum();
+        Some((data + scheduled * self.wire.control() as u64) as f64)
+    }
+    fn settings(&self) -> serde_json::Value {
+        let Some(l) = &self.levels else { return serde_json::Value::Null };
+        serde_json::json!({
+            "rtt_bytes": self.rtt_bytes,
+            "unscheduled_bytes": self.unscheduled_bytes,
+            "priority_levels": l.physical,
+            "unscheduled_levels": l.unscheduled,
+            "scheduled_levels": l.scheduled,
+            "unscheduled_cutoffs": l.cutoffs,
+            "unscheduled_share": (l.unscheduled_share * 1e4).round() / 1e4,
+            "overcommitment": if self.degree() == usize::MAX { serde_json::json!("unlimited") } else { serde_json::json!(self.degree()) },
+            "tail_boost": self.tail_boost,
+        })
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

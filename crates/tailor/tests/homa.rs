@@ -1,0 +1,160 @@
+//! Homa on the paper's fabric (Homa §5.2): lone messages meet their ideal exactly, every
+//! packet is served from the queue of the level it carries, nothing is lost without
+//! drops, drops are recovered, and the load counts the bytes the authors counted.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tailor::net::marker::{Backlog, Departure, Marker};
+use tailor::net::packet::Packet;
+use tailor::scenario::{ClassKind, Scenario};
+use tailor::sim::Time;
+
+/// The fabric of Figure 11 with the authors' host delays (scenarios/homa/w3-80.toml).
+const FABRIC: &str = r#"
+[topology]
+kind = "leaf_spine"
+racks = 9
+hosts_per_rack = 16
+spines = 4
+host_link = { rate = "10Gbps" }
+fabric_link = { rate = "40Gbps" }
+[switch]
+delay = "250ns"
+scheduler = "priority"
+priority_levels = 8
+[host]
+nic_depth = 0
+nic_delay = "1us"
+rx_delay = "0.5us"
+[routing]
+paths = "spray"
+"#;
+
+fn lone(dir: &std::path::Path, transport: &str, src: usize, dst: usize, sizes: &[u64]) -> Scenario {
+    let trace = common::lone_trace(dir, sizes, src, dst, 3_000_000);
+    common::scenario(&format!("{FABRIC}\n[transport]\nkind = \"homa\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"), dir)
+}
+
+const SIZES: [u64; 12] = [1, 100, 1_442, 1_443, 5_000, 9_328, 9_329, 10_784, 20_000, 100_000, 1_000_000, 2_500_000];
+
+#[test]
+fn a_lone_message_meets_its_ideal_exactly_on_every_path() {
+    let dir = tempfile::tempdir().unwrap();
+    // Same rack, across racks; the authors' RTTbytes and the one computed from the fabric.
+    for transport in ["rtt_bytes = \"10000B\"\nunscheduled_levels = 1", "unscheduled_levels = 1"] {
+        for (src, dst) in [(0, 1), (0, 17), (143, 5)] {
+            let sc = lone(dir.path(), transport, src, dst, &SIZES);
+            let (_, recs) = common::run(&sc, 1);
+            assert_eq!(recs.len(), SIZES.len());
+            for r in &recs {
+                assert_eq!(r.finish - r.start, r.ideal, "{transport}: {src}->{dst}, {} bytes", r.size);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_ideal_of_a_small_message_is_the_fabrics_minimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let ideal = |src, dst| {
+        let (_, recs) = common::run(&lone(dir.path(), "unscheduled_levels = 1", src, dst, &[1]), 1);
+        recs[0].ideal
+    };
+    // 1 byte: 97 bytes on the wire (30 + 28 of headers, 38 of framing), 77.6 ns per
+    // 10 Gbps hop and 19.4 ns per 40 Gbps hop, 1 us after the NIC, 250 ns per switch,
+    // 0.5 us at the receiver (the paper: "2.3 us"; the authors' simulator: 2.39 us).
+    assert_eq!(ideal(0, 17), Time::from_ps(2 * 77_600 + 2 * 19_400 + 1_000_000 + 3 * 250_000 + 500_000));
+    // Same rack: two hops, one switch (the authors' ideal forgot its 250 ns).
+    assert_eq!(ideal(0, 1), Time::from_ps(2 * 77_600 + 1_000_000 + 250_000 + 500_000));
+}
+
+/// At every departure from every port: the packet's level is the queue it left, and no
+/// more important queue holds anything. Counts packets per level.
+struct StrictCheck {
+    per_level: Arc<Vec<AtomicU64>>,
+    violations: Arc<AtomicU64>,
+}
+
+impl Marker for StrictCheck {
+    fn on_enqueue(&mut self, _now: Time, _b: Backlog, _p: &mut Packet) -> bool {
+        false
+    }
+    fn on_dequeue(&mut self, _now: Time, dep: &mut Departure, pkt: &mut Packet) -> bool {
+        let q = dep.queues.queue_of(pkt);
+        if q != pkt.prio as usize || (0..q).any(|l| dep.queues.bytes_in(l) > 0) {
+            self.violations.fetch_add(1, Ordering::Relaxed);
+        }
+        self.per_level[pkt.prio as usize].fetch_add(1, Ordering::Relaxed);
+        false
+    }
+    fn sees_departures(&self) -> bool {
+        true
+    }
+}
+
+fn w3(until: &str, extra: &str) -> String {
+    format!(
+        "{FABRIC}\n[transport]\nkind = \"homa\"\nrtt_bytes = \"10000B\"\nunscheduled_levels = 4\ntail_boost = \"10000B\"\n{extra}\n\
+         [[class]]\nname = \"w3\"\nsizes = \"w3\"\narrival = \"poisson\"\nload = 0.8\nload_basis = \"wire\"\npattern = \"all_to_all\"\nuntil = \"{until}\"\n"
+    )
+}
+
+/// The public ns-3 port of Homa sent every packet at level 0 for years; here every
+/// packet of a loaded run is checked at every port it leaves.
+#[test]
+fn every_packet_is_served_from_the_queue_of_its_level_at_every_hop() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = common::scenario(&w3("400us", ""), dir.path());
+    let per_level = Arc::new((0..8).map(|_| AtomicU64::new(0)).collect::<Vec<_>>());
+    let violations = Arc::new(AtomicU64::new(0));
+    let sink = Box::new(tailor::measure::record::MemorySink::default());
+    let mut sim = tailor::engine::Simulation::new(sc.build(1).unwrap(), sink).unwrap();
+    for p in sim.net.ports.iter_mut().filter(|p| p.role != tailor::net::port::PortRole::HostNic) {
+        p.push_marker(Box::new(StrictCheck { per_level: per_level.clone(), violations: violations.clone() }));
+    }
+    sim.run(&mut |_| true).unwrap();
+    let r = sim.report();
+    assert_eq!(r.messages.incomplete, 0);
+    assert!(r.messages.completed > 3_000, "{}", r.messages.completed);
+    assert_eq!(violations.load(Ordering::Relaxed), 0, "a packet left before a more important one, or from another level's queue");
+    let used = per_level.iter().filter(|c| c.load(Ordering::Relaxed) > 0).count();
+    assert_eq!(used, 8, "control, four unscheduled and four scheduled levels all carry packets: {per_level:?}");
+    // No loss with unlimited buffers: nothing resent, nothing probed.
+    assert_eq!(r.transport_counters.get("resends"), Some(0));
+    assert_eq!(r.transport_counters.get("probes"), Some(0));
+}
+
+/// Packets really lost in finite buffers are asked for again and every message ends.
+#[test]
+fn drops_in_finite_buffers_are_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = w3("100us", "resend_timeout = \"100us\"")
+        .replace("priority_levels = 8\n", "priority_levels = 8\nbuffer = \"per_port\"\nbuffer_size = \"12KB\"\n");
+    let sc = common::scenario(&text, dir.path());
+    let (sim, recs) = common::run(&sc, 3);
+    let r = sim.report();
+    assert!(r.network.drops > 50, "the small buffers drop packets: {}", r.network.drops);
+    assert_eq!(r.messages.incomplete, 0, "every message completes");
+    assert_eq!(recs.len() as u64, r.messages.generated);
+    let c = |k: &str| r.transport_counters.get(k).unwrap();
+    assert!(c("resends") > 0 && c("retransmitted_packets") > 0, "{:?}", r.transport_counters);
+}
+
+/// The load counts what the authors counted (HomaSimulation `adjustLoadFac.py`): message
+/// bytes over bytes on the wire with one 84-byte grant per scheduled packet. W2–W5
+/// agree to 0.1 %; W1's table is a tabulated model whose mean the authors computed from
+/// its formula (0.657 in their configuration, 0.652 by their own script).
+#[test]
+fn wire_load_counts_what_the_authors_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let authors = [("w1", 0.657, 0.006), ("w2", 0.796, 0.001), ("w3", 0.887, 0.001), ("w4", 0.898, 0.001), ("w5", 0.898, 0.001)];
+    for (w, factor, tol) in authors {
+        let text = w3("1ms", "").replace("sizes = \"w3\"", &format!("sizes = \"{w}\""));
+        let sc = common::scenario(&text, dir.path());
+        let ClassKind::Generated { sizes, .. } = &sc.classes[0].kind else { unreachable!() };
+        let ours = sizes.mean() / sc.mean_bytes(0, true);
+        assert!((ours - factor).abs() <= tol * factor + 5e-4, "{w}: {ours:.4} against the authors' {factor}");
+    }
+}
