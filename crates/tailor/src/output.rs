@@ -334,13 +334,17 @@ pub fn simulate_model(
 fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
     let file = fs::File::create(path).map_err(|e| io_err(path, e))?;
     let mut w = BufWriter::new(file);
-    writeln!(w, "port,node,role,rate_bps,sent_packets,sent_bytes,drops,drop_bytes,ecn_marks,max_queue_bytes,mean_queue_bytes,utilization")?;
+    writeln!(
+        w,
+        "port,node,role,rate_bps,sent_packets,sent_bytes,drops,drop_bytes,ecn_marks,max_queue_bytes,mean_queue_bytes,utilization,\
+         arrival_mean_queue_bytes,arrival_max_queue_bytes"
+    )?;
     for r in rows {
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{:.1},{:.6}",
+            "{},{},{},{},{},{},{},{},{},{},{:.1},{:.6},{:.1},{}",
             r.port, r.node, r.role, r.rate_bps, r.sent_packets, r.sent_bytes, r.drops, r.drop_bytes, r.ecn_marks,
-            r.max_queue_bytes, r.mean_queue_bytes, r.utilization
+            r.max_queue_bytes, r.mean_queue_bytes, r.utilization, r.arrival_mean_queue_bytes, r.arrival_max_queue_bytes
         )?;
     }
     w.flush()?;

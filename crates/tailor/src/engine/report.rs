@@ -60,6 +60,10 @@ pub struct PortRow {
     pub max_queue_bytes: u64,
     pub mean_queue_bytes: f64,
     pub utilization: f64,
+    /// The mean and largest queue an admitted packet found ahead of it, the packet on
+    /// the wire not counted (the Homa paper's Table 1).
+    pub arrival_mean_queue_bytes: f64,
+    pub arrival_max_queue_bytes: u64,
     /// Bytes sent per traffic class (index = class; not in ports.csv).
     #[serde(skip)]
     pub class_sent_bytes: Vec<u64>,
@@ -109,6 +113,8 @@ impl Simulation {
                 max_queue_bytes: p.stats.max_queue_bytes,
                 mean_queue_bytes: p.stats.queue_area as f64 / span,
                 utilization: p.stats.busy_ps as f64 / span,
+                arrival_mean_queue_bytes: p.stats.seen_queue_sum as f64 / p.stats.enq_packets.max(1) as f64,
+                arrival_max_queue_bytes: p.stats.seen_queue_max,
                 class_sent_bytes: p.stats.class_sent_bytes.clone(),
             })
             .collect()

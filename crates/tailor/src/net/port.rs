@@ -108,6 +108,10 @@ pub struct PortStats {
     pub sent_packets: u64,
     pub sent_bytes: u64,
     pub max_queue_bytes: u64,
+    /// What admitted packets found queued ahead of them (not counting the packet on the
+    /// wire): the sum, for the mean an arrival sees, and the largest (Homa Table 1).
+    pub seen_queue_sum: u128,
+    pub seen_queue_max: u64,
     /// Integral of the queue (bytes x ps), for the time-weighted mean.
     pub queue_area: u128,
     pub busy_ps: u64,
@@ -344,6 +348,9 @@ impl Port {
             }
         }
         self.account_queue(now);
+        let found = self.sched.bytes();
+        self.stats.seen_queue_sum += found as u128;
+        self.stats.seen_queue_max = self.stats.seen_queue_max.max(found);
         let c = pkt.class.index();
         if self.class_queued.len() <= c {
             self.class_queued.resize(c + 1, 0);

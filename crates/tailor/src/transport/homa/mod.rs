@@ -172,7 +172,7 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         _ => Err("is not a degree; accepted: a number of senders from 1 to 1048576, or \"unlimited\"".to_string()),
     })?;
     let tail_boost = t.size("tail_boost")?.unwrap_or(0);
-    let resend_timeout = t.time("resend_timeout")?.unwrap_or(Time::from_ms(2));
+    let resend_timeout = t.time("resend_timeout")?.unwrap_or(Time::from_ms(5));
     if resend_timeout < Time::from_us(1) {
         return Err(t.error("resend_timeout", "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7)"));
     }

@@ -19,7 +19,7 @@ fn cfg(degree: Option<usize>) -> Config {
         levels: Some(Levels { unscheduled: 4, scheduled: 4, cutoffs: vec![433, 2339, 6756], physical: 8, unscheduled_share: 0.3 }),
         overcommitment: degree,
         tail_boost: 0,
-        resend_timeout: Time::from_ms(2),
+        resend_timeout: Time::from_ms(5),
         line_rate: Rate::from_gbps(10),
     }
 }
