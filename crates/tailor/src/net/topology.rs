@@ -208,7 +208,7 @@ impl NetSpec {
 }
 
 /// Bytes of one port, its link and its routing entries, without per-class queues.
-const PORT_BYTES: u64 = 700;
+const PORT_BYTES: u64 = 740;
 
 struct Builder<'a> {
     spec: &'a NetSpec,
