@@ -158,3 +158,16 @@ fn wire_load_counts_what_the_authors_counted() {
         assert!((ours - factor).abs() <= tol * factor + 5e-4, "{w}: {ours:.4} against the authors' {factor}");
     }
 }
+
+/// RTTbytes from the fabric (§5.2: "about 7.8 us ... about 9.7 Kbytes"): a full packet out
+/// and a grant back across racks, 2 x 1.2304 + 2 x 0.3076 + 2 x 0.0672 + 2 x 0.0168 us of
+/// serialization and 2 x 2.25 us of host and switch delays = 7.744 us = 9,680 bytes.
+#[test]
+fn rtt_bytes_from_the_fabric_are_the_papers() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = common::scenario(&w3("1ms", "").replace("rtt_bytes = \"10000B\"\n", ""), dir.path());
+    let s = sc.transports[0].settings();
+    assert_eq!(s["rtt_bytes"], 9_680);
+    // Unscheduled: six full packets (9,228 B on the wire) and 452 B more = 356 message bytes.
+    assert_eq!(s["unscheduled_bytes"], 6 * 1_442 + 452 - 96);
+}

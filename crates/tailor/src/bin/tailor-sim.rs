@@ -51,8 +51,16 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(summary) => {
-            println!("{}", serde_json::to_string_pretty(&summary).expect("serializes"));
-            ExitCode::SUCCESS
+            // A reader that stops early (`| head`) is not an error of the run.
+            use std::io::Write;
+            let text = serde_json::to_string_pretty(&summary).expect("serializes");
+            match writeln!(std::io::stdout(), "{text}") {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("error: writing the summary: {e}");
+                    ExitCode::from(1)
+                }
+                _ => ExitCode::SUCCESS,
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");
