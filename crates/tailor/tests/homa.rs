@@ -171,3 +171,50 @@ fn rtt_bytes_from_the_fabric_are_the_papers() {
     // Unscheduled: six full packets (9,228 B on the wire) and 452 B more = 356 message bytes.
     assert_eq!(s["unscheduled_bytes"], 6 * 1_442 + 452 - 96);
 }
+
+/// An echo RPC (§5.1) is one record: from the request's start to the response's end,
+/// ideal = both messages' ideals; alone on the network it meets it exactly.
+#[test]
+fn a_lone_echo_rpc_is_one_record_that_meets_its_ideal() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{FABRIC}\n[transport]\nkind = \"homa\"\nunscheduled_levels = 1\n[[class]]\nname = \"echo\"\nsizes_fixed = \"20KB\"\n\
+         response = \"echo\"\narrival = \"poisson\"\nrate = \"1Mbps\"\npattern = \"all_to_all\"\nsenders = [0]\nreceivers = [20]\nmessages = 3\n"
+    );
+    let (sim, recs) = common::run(&common::scenario(&text, dir.path()), 1);
+    assert_eq!(recs.len(), 3);
+    let one_way = lone(dir.path(), "unscheduled_levels = 1", 0, 20, &[20_000]);
+    let (_, alone) = common::run(&one_way, 1);
+    for r in &recs {
+        assert_eq!((r.src.index(), r.dst.index(), r.size), (0, 20, 20_000));
+        assert_eq!(r.ideal, alone[0].ideal + alone[0].ideal, "request and response ideals");
+        assert_eq!(r.finish - r.start, r.ideal);
+    }
+    assert_eq!(sim.report().messages.generated, 3);
+}
+
+/// §3.6 and Figure 10: one client, many RPCs at once, 10 KB responses into a small
+/// buffer. Marked requests get responses with 300 bytes blind, so the client's downlink
+/// queue holds grants' worth instead of every response's RTTbytes.
+#[test]
+fn incast_control_keeps_a_burst_of_responses_within_the_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |incast: &str| {
+        let text = format!(
+            "{FABRIC}\n[transport]\nkind = \"homa\"\nunscheduled_levels = 1\nresend_timeout = \"200us\"\n{incast}\n\
+             [[class]]\nname = \"fanout\"\nsizes_fixed = \"100B\"\nresponse_sizes_fixed = \"10KB\"\narrival = \"poisson\"\n\
+             rate = \"2Gbps\"\npattern = \"all_to_all\"\nsenders = [0]\nreceivers = \"16..144\"\nmessages = 400\n"
+        )
+        .replace("priority_levels = 8\n", "priority_levels = 8\nbuffer = \"per_port\"\nbuffer_size = \"200KB\"\n");
+        let (sim, recs) = common::run(&common::scenario(&text, dir.path()), 1);
+        let r = sim.report();
+        assert_eq!(recs.len(), 400, "every RPC completes");
+        (r.network.drops, r.transport_counters.get("incast_responses").unwrap())
+    };
+    let (drops_off, marked_off) = run("");
+    let (drops_on, marked_on) = run("incast_threshold = 8");
+    assert_eq!(marked_off, 0);
+    assert!(marked_on > 300, "most requests were issued with more than 8 outstanding: {marked_on}");
+    assert!(drops_off > 100, "without control the burst overflows the client's port: {drops_off}");
+    assert!(drops_on * 10 < drops_off, "with control: {drops_on} drops against {drops_off}");
+}

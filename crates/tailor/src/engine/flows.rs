@@ -5,20 +5,37 @@
 
 use crate::measure::MessageRecord;
 use crate::net::ids::ConnId;
-use crate::transport::Message;
+use crate::sim::Time;
+use crate::transport::{Message, Rpc};
 
 pub struct Flow {
     /// The message's record, complete but for its finish time.
     pub msg: MessageRecord,
     /// Index of its transport in the run's list.
     pub transport: usize,
+    pub rpc: FlowRpc,
+}
+
+/// What a flow is in an RPC, as the engine needs it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FlowRpc {
+    OneWay,
+    /// A request; its completion starts a response of `response` bytes.
+    Request { response: u64 },
+    /// A response: what the RPC's record takes from its request.
+    Response { request: ConnId, id: u64, start: Time, ideal: Time },
 }
 
 impl Flow {
     /// The message as its endpoints see it.
     pub fn message(&self, conn: ConnId) -> Message {
         let m = &self.msg;
-        Message { conn, class: m.class, src: m.src, dst: m.dst, size: m.size, start: m.start }
+        let rpc = match self.rpc {
+            FlowRpc::OneWay => Rpc::OneWay,
+            FlowRpc::Request { .. } => Rpc::Request,
+            FlowRpc::Response { request, .. } => Rpc::Response { request },
+        };
+        Message { conn, class: m.class, src: m.src, dst: m.dst, size: m.size, start: m.start, rpc }
     }
 }
 

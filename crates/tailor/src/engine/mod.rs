@@ -34,7 +34,7 @@ use crate::sim::{EventQueue, Time};
 use crate::transport::path::Path;
 use crate::transport::{Counters, Endpoint, TimerKey};
 use crate::workload::{MessageSpec, Source, WorkloadError};
-use flows::{Flow, FlowTable};
+use flows::{Flow, FlowRpc, FlowTable};
 use rand::Rng;
 
 /// One endpoint: a host and the index of a transport, in one u32 (host << 5 | transport)
@@ -373,12 +373,32 @@ impl Simulation {
             finish: Time::ZERO,
             ideal,
         };
-        let cid = self.flows.insert(Flow { msg, transport: t });
+        let rpc = match m.response {
+            Some(response) => FlowRpc::Request { response },
+            None => FlowRpc::OneWay,
+        };
+        self.open(Flow { msg, transport: t, rpc })
+    }
+
+    /// A flow starts: its sender's endpoint gets the message.
+    fn open(&mut self, flow: Flow) -> Result<(), RunError> {
+        let (src, t) = (flow.msg.src, flow.transport);
+        let cid = self.flows.insert(flow);
         let message = self.flows.get(cid).expect("just inserted").message(cid);
-        let e = self.endpoint_id(m.src, t);
+        let e = self.endpoint_id(src, t);
         let now = self.now;
         self.endpoint(e).on_message(now, &message);
         self.after_input(e)
+    }
+
+    /// A request arrived whole: its receiver sends the response at once (the host's
+    /// software delays are its NIC's and links'). The RPC is recorded when the response
+    /// completes, with the request's id and start and both ideals.
+    fn respond(&mut self, request: ConnId, req: MessageRecord, t: usize, size: u64) -> Result<(), RunError> {
+        let ideal = self.transports[t].ideal(&self.path(req.dst, req.src), size);
+        let msg = MessageRecord { src: req.dst, dst: req.src, size, start: self.now, ideal, ..req };
+        let rpc = FlowRpc::Response { request, id: req.id, start: req.start, ideal: req.ideal };
+        self.open(Flow { msg, transport: t, rpc })
     }
 
     fn endpoint_id(&self, host: HostId, transport: usize) -> EndpointId {
@@ -424,7 +444,16 @@ impl Simulation {
                 ep.on_finished(cid);
             }
         }
-        let rec = MessageRecord { finish: self.now, ..flow.msg };
+        let rec = match flow.rpc {
+            FlowRpc::OneWay => MessageRecord { finish: self.now, ..flow.msg },
+            FlowRpc::Request { response } => return self.respond(cid, flow.msg, t, response),
+            // The RPC: from its request's start to its response's end, client to server,
+            // the response's size.
+            FlowRpc::Response { id, start, ideal, .. } => {
+                let m = flow.msg;
+                MessageRecord { id, src: m.dst, dst: m.src, start, finish: self.now, ideal: ideal + m.ideal, ..m }
+            }
+        };
         self.recorder.record(&rec)?;
         Ok(())
     }

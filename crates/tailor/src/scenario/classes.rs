@@ -6,6 +6,7 @@ use crate::net::ids::HostId;
 use crate::measure::slo::{Metric, Slo, Stat};
 use crate::net::topology::Discipline;
 use crate::sim::{Rate, Time};
+use crate::workload::generated::Response;
 use crate::workload::{builtin_names, load_builtin, Arrival, Cdf, Interpolation, Pattern, SizeDist, WorkloadError};
 use std::path::{Path, PathBuf};
 use toml::Value;
@@ -40,6 +41,8 @@ pub enum ClassKind {
         /// on the wire (headers and control packets, `Transport::wire_bytes`), as the
         /// Homa paper's network load does, rather than message bytes.
         wire_load: bool,
+        /// An RPC class: each message is a request whose arrival triggers this response.
+        response: Option<Response>,
     },
     Trace { file: PathBuf, receiver: Option<HostId> },
 }
@@ -276,8 +279,32 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         Some("wire") => true,
         _ => false,
     };
-    let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load };
+    let response = response(t)?;
+    let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response };
     Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0 })
+}
+
+/// An RPC class's responses: `response = "echo"` (as long as the request),
+/// `response_sizes = NAME` (a built-in table) or `response_sizes_fixed = "10KB"`.
+fn response(t: &mut Table) -> Result<Option<Response>, ScenarioError> {
+    const KEYS: [&str; 3] = ["response", "response_sizes", "response_sizes_fixed"];
+    let given: Vec<&str> = KEYS.into_iter().filter(|k| t.has(k)).collect();
+    if let [first, second, ..] = given[..] {
+        return Err(t.error(second, format!("{first} and {second} exclude each other; accepted: one of {}", KEYS.join(", "))));
+    }
+    if t.choice("response", &["echo"])?.is_some() {
+        return Ok(Some(Response::Echo));
+    }
+    if let Some(name) = t.string("response_sizes")? {
+        return load_builtin(&name, None)
+            .map(|c| Some(Response::Sizes(SizeDist::Cdf(c))))
+            .map_err(|e| t.error("response_sizes", e.to_string()));
+    }
+    match t.size("response_sizes_fixed")? {
+        Some(0) => Err(t.error("response_sizes_fixed", "is 0; accepted: at least \"1B\"")),
+        Some(b) => Ok(Some(Response::Sizes(SizeDist::Fixed(b)))),
+        None => Ok(None),
+    }
 }
 
 /// `{ sli = "p99", metric = "slowdown", max_size = "125KB", threshold = 3.0 }`.

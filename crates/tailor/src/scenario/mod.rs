@@ -286,7 +286,7 @@ impl Scenario {
             ClassKind::Trace { file, receiver } => {
                 Ok(Box::new(Trace::open(file, &c.name, class, *receiver, self.net.shape.host_count())?))
             }
-            ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load } => {
+            ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response } => {
                 let rate = match offered {
                     Offered::Rate(r) => (1.0, *r),
                     Offered::Load(l) => (*l, self.reference_rate(pattern)),
@@ -301,6 +301,7 @@ impl Scenario {
                     until: *until,
                     first_at: *start,
                     exact_load: *exact_load,
+                    response: response.clone(),
                 };
                 Ok(Box::new(Generated::new(spec, seed, &format!("class/{}", c.name))?))
             }

@@ -125,6 +125,19 @@ pub struct Message {
     /// Message bytes (the receiver reads it as a length field a header would carry).
     pub size: u64,
     pub start: Time,
+    /// Its part in an RPC, if it has one.
+    pub rpc: Rpc,
+}
+
+/// A message's part in a remote procedure call (Homa §3.1, §3.6).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Rpc {
+    #[default]
+    OneWay,
+    /// A request: its arrival triggers a response from its receiver.
+    Request,
+    /// The response to `request` (finished by then: the id names it, it is not live).
+    Response { request: ConnId },
 }
 
 pub use crate::sim::TimerKey;

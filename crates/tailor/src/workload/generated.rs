@@ -40,6 +40,17 @@ pub struct GenSpec {
     pub first_at: Time,
     /// Rescale the gaps so that the sample's offered load is exact (requires `count`).
     pub exact_load: bool,
+    /// Requests of RPCs: each message's arrival triggers a response.
+    pub response: Option<Response>,
+}
+
+/// The response a request triggers (an RPC class).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Response {
+    /// As long as the request (the Homa paper's §5.1 echo RPCs).
+    Echo,
+    /// Drawn from its own distribution (stream `{prefix}/responses`).
+    Sizes(SizeDist),
 }
 
 /// The mean gap (ns) at which messages of mean size `mean_bytes` offer `load` × `rate_bps`.
@@ -52,6 +63,7 @@ pub fn mean_gap_ns(mean_bytes: f64, load: f64, rate_bps: u64) -> f64 {
 pub struct Generated {
     spec: GenSpec,
     size_rng: Stream,
+    response_rng: Stream,
     gaps: Gaps,
     endpoints: Endpoints,
     /// The factor applied to every gap; `None` until the exact-load first pass has run.
@@ -75,6 +87,7 @@ impl Generated {
         )?;
         Ok(Generated {
             size_rng: stream(seed, &format!("{stream_prefix}/sizes")),
+            response_rng: stream(seed, &format!("{stream_prefix}/responses")),
             gaps,
             endpoints,
             scale: if spec.exact_load { None } else { Some(1.0) },
@@ -167,6 +180,11 @@ impl Source for Generated {
         let size = self.spec.sizes.sample(&mut self.size_rng);
         let (src, dst) = self.endpoints.next();
         self.emitted += 1;
+        let response = match &self.spec.response {
+            None => None,
+            Some(Response::Echo) => Some(size),
+            Some(Response::Sizes(d)) => Some(d.sample(&mut self.response_rng)),
+        };
         Ok(Some(MessageSpec {
             id: None,
             start,
@@ -174,6 +192,7 @@ impl Source for Generated {
             dst,
             size,
             class: self.spec.class,
+            response,
         }))
     }
 }
@@ -237,6 +256,7 @@ mod tests {
             until: None,
             first_at: Time::from_ms(1),
             exact_load,
+            response: None,
         }
     }
 

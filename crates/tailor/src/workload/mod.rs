@@ -39,6 +39,8 @@ pub struct MessageSpec {
     pub dst: HostId,
     pub size: u64,
     pub class: ClassId,
+    /// For a request of an RPC class: the size of the response its arrival triggers.
+    pub response: Option<u64>,
 }
 
 /// Why a workload could not be read or built. Every variant names the file and line, or

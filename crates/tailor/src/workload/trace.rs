@@ -184,7 +184,7 @@ impl Source for Trace {
         while let Some(r) = self.rows.next_row()? {
             if self.rows.is_class(&self.class_name) {
                 let Row { id, start, src, dst, size } = r;
-                return Ok(Some(MessageSpec { id: Some(id), start, src, dst, size, class: self.class }));
+                return Ok(Some(MessageSpec { id: Some(id), start, src, dst, size, class: self.class, response: None }));
             }
         }
         Ok(None)
@@ -367,7 +367,8 @@ mod tests {
                 src: HostId::new(1),
                 dst: HostId::new(0),
                 size: 1000,
-                class: ClassId::new(2)
+                class: ClassId::new(2),
+                response: None
             }
         );
         assert_eq!(m[2].start, Time::from_ns(1_000_250));

@@ -19,7 +19,7 @@ use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::{Pool, Stack};
 use crate::net::packet::{Ecn, Flags, Packet, Priority};
 use crate::sim::Time;
-use crate::transport::{Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
+use crate::transport::{Counters, Endpoint, EndpointEvent, Message, Rpc, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, VecDeque};
 
@@ -81,6 +81,7 @@ struct Stats {
     duplicate_packets: u64,
     oversubscribed_ps: u64,
     oversubscribed_bytes: u64,
+    incast_responses: u64,
 }
 
 pub struct HomaEndpoint {
@@ -98,10 +99,23 @@ pub struct HomaEndpoint {
     seq: u64,
     events: VecDeque<EndpointEvent>,
     tick_armed: bool,
+    /// The time of the latest input (`on_finished` has none of its own).
+    now: Time,
+    /// The earliest time a paced grant is due, found by the last `regrant`, and the
+    /// earliest grant timer pending.
+    grant_timer: Option<Time>,
+    grant_timer_armed: Option<Time>,
+    /// Bytes on the wire granted (or sent blind) to this host and not yet arrived.
+    outstanding: u64,
+    /// RPCs this host issued whose responses have not arrived (§3.6).
+    outstanding_rpcs: u64,
+    /// Requests that arrived marked for incast, until their response starts.
+    incast_requests: rustc_hash::FxHashSet<ConnId>,
     stats: Stats,
 }
 
 const TICK: TimerKey = TimerKey::new(0);
+const GRANT: TimerKey = TimerKey::new(1);
 
 impl HomaEndpoint {
     pub fn new(cfg: Config) -> HomaEndpoint {
@@ -118,8 +132,29 @@ impl HomaEndpoint {
             seq: 0,
             events: VecDeque::new(),
             tick_armed: false,
+            now: Time::ZERO,
+            grant_timer: None,
+            grant_timer_armed: None,
+            outstanding: 0,
+            outstanding_rpcs: 0,
+            incast_requests: Default::default(),
             stats: Stats::default(),
         }
+    }
+
+    /// Bytes on the wire granted or sent blind to this host and not arrived yet (tests).
+    pub fn outstanding(&self) -> u64 {
+        self.outstanding
+    }
+
+    /// Of those, the bytes of scheduled packets: what its grants let in (tests).
+    pub fn granted_outstanding(&self) -> u64 {
+        self.inc.items.iter().flatten().map(|m| m.outstanding() - m.unscheduled_outstanding(&self.cfg)).sum()
+    }
+
+    /// Its messages with a packet ready to send, and the bytes each has left (tests).
+    pub fn ready_messages(&self) -> Vec<(ConnId, u64)> {
+        self.ready.iter().map(|&(left, _, _, slot)| (self.out.items[slot as usize].as_ref().expect("live").msg.conn, left)).collect()
     }
 
     fn ready_key(o: &Outgoing, slot: u32) -> ReadyKey {
@@ -177,9 +212,17 @@ impl HomaEndpoint {
         }
     }
 
-    /// Grants to the best message of each of the first `degree` senders (§3.3–§3.5).
+    /// Grants to the best message of each of the first `degree` senders (§3.3–§3.5): one
+    /// packet each, if its window has room and its last grant is one packet's time old
+    /// (the authors' simulator paces grants so; a message is granted whole only over the
+    /// time its packets take, so it holds its place among the `degree` that long). A
+    /// message left with room is granted again by the grant timer.
     fn regrant(&mut self) {
+        let now = self.now;
         let degree = self.cfg.degree();
+        // The receiver's budget (§3.3, §3.5): `degree` messages of RTTbytes each, the
+        // messages already granted whole and the unscheduled bytes in flight included.
+        let budget = (degree as u64).saturating_mul(self.cfg.rtt_bytes);
         let mut chosen: Vec<u32> = Vec::with_capacity(degree.min(8));
         let mut senders: Vec<HostId> = Vec::with_capacity(degree.min(8));
         for &(_, _, _, slot) in &self.sched {
@@ -201,11 +244,26 @@ impl HomaEndpoint {
             if self.cfg.tail_boost > 0 && m.ungranted_wire(&self.cfg) < self.cfg.tail_boost {
                 prio = prio.min(levels.unscheduled_level(m.ungranted()));
             }
+            if self.outstanding >= budget {
+                // Arrivals free the budget and bring the next regrant.
+                break;
+            }
+            if m.next_grant_at > now {
+                self.grant_timer = Some(self.grant_timer.map_or(m.next_grant_at, |t| t.min(m.next_grant_at)));
+                continue;
+            }
             let old = Self::sched_key(m, slot);
             let before = m.granted;
-            while m.grant_one(&self.cfg) {}
-            if m.granted == before {
+            let was = m.outstanding();
+            if !m.grant_one(&self.cfg) {
                 continue;
+            }
+            self.outstanding = self.outstanding + m.outstanding() - was;
+            let (off, len) = m.layout.chunk(m.layout.index_of(before));
+            debug_assert_eq!(off + len as u64, m.granted);
+            m.next_grant_at = now + self.cfg.line_rate.ser(self.cfg.wire.bytes(self.cfg.wire.scheduled_header, len) as u64);
+            if m.has_room(&self.cfg) {
+                self.grant_timer = Some(self.grant_timer.map_or(m.next_grant_at, |t| t.min(m.next_grant_at)));
             }
             m.prio = prio;
             let (conn, src, class, offset) = (m.conn, m.src, m.class, m.granted);
@@ -220,6 +278,23 @@ impl HomaEndpoint {
             self.stats.grants += 1;
             self.control(conn, src, class, Kind::Grant { offset, prio });
         }
+        if let Some(at) = self.grant_timer.take() {
+            if self.grant_timer_armed.is_none_or(|a| at < a || a <= now) {
+                self.grant_timer_armed = Some(at);
+                self.events.push_back(EndpointEvent::Timer(GRANT, at));
+            }
+        }
+    }
+
+    /// Drops the record of an incoming message, and what it had outstanding; false if
+    /// there was none.
+    fn forget_incoming(&mut self, conn: ConnId) -> bool {
+        let Some(slot) = self.inc.slot(conn) else { return false };
+        self.unschedule(slot);
+        if let Some((_, m)) = self.inc.remove(conn) {
+            self.outstanding -= m.outstanding();
+        }
+        true
     }
 
     /// Opens or closes an oversubscription period (Figure 16), counting `bytes` that
@@ -238,12 +313,14 @@ impl HomaEndpoint {
         }
     }
 
-    fn on_data(&mut self, now: Time, msg: &Message, pkt: &Packet, offset: u64, unscheduled: u64, retransmit: bool) {
+    fn on_data(&mut self, now: Time, msg: &Message, pkt: &Packet, offset: u64, unscheduled: u64, flags: (bool, bool)) {
+        let (retransmit, incast) = flags;
         let slot = match self.inc.slot(pkt.conn) {
             Some(s) => s,
             None => {
                 self.seq += 1;
                 let m = Incoming::new(&self.cfg, msg, unscheduled, self.seq, now);
+                self.outstanding += m.outstanding();
                 let schedulable = m.granted < m.size();
                 let slot = self.inc.insert(pkt.conn, m);
                 if schedulable {
@@ -258,7 +335,9 @@ impl HomaEndpoint {
         let cfg = &self.cfg;
         let m = self.inc.items[slot as usize].as_mut().expect("live");
         let i = m.layout.index_of(offset);
+        let before = m.outstanding();
         let new = m.arrive(cfg, i, now);
+        self.outstanding = self.outstanding + m.outstanding() - before;
         if !new {
             self.stats.duplicate_packets += 1;
             if retransmit {
@@ -269,9 +348,15 @@ impl HomaEndpoint {
             return;
         }
         if m.complete() {
+            match msg.rpc {
+                Rpc::Request if incast => {
+                    self.incast_requests.insert(pkt.conn);
+                }
+                Rpc::Response { .. } => self.outstanding_rpcs = self.outstanding_rpcs.saturating_sub(1),
+                _ => {}
+            }
             self.events.push_back(EndpointEvent::Completed(pkt.conn));
-            self.unschedule(slot);
-            self.inc.remove(pkt.conn);
+            self.forget_incoming(pkt.conn);
         }
         self.regrant();
         self.track_oversubscription(now, pkt.wire_bytes as u64);
@@ -333,7 +418,24 @@ impl HomaEndpoint {
 
 impl Endpoint for HomaEndpoint {
     fn on_message(&mut self, now: Time, msg: &Message) {
-        let o = Outgoing::new(&self.cfg, *msg, now);
+        self.now = now;
+        let mut limit = self.cfg.unscheduled_bytes;
+        let mut incast = false;
+        match msg.rpc {
+            Rpc::Request => {
+                self.outstanding_rpcs += 1;
+                incast = self.cfg.incast_threshold.is_some_and(|t| self.outstanding_rpcs > t);
+            }
+            Rpc::Response { request } if self.incast_requests.remove(&request) => {
+                // A client about to receive many responses asked for this one to be
+                // mostly scheduled (§3.6).
+                limit = limit.min(self.cfg.incast_unscheduled);
+                self.stats.incast_responses += 1;
+            }
+            _ => {}
+        }
+        let mut o = Outgoing::new(&self.cfg, *msg, limit, now);
+        o.incast = incast;
         let slot = self.out.insert(msg.conn, o);
         let key = Self::ready_key(self.out.get(slot), slot);
         self.ready.insert(key);
@@ -341,8 +443,11 @@ impl Endpoint for HomaEndpoint {
     }
 
     fn on_packet(&mut self, now: Time, msg: &Message, pkt: &Packet, _int: Option<&Stack>) {
+        self.now = now;
         match Kind::decode(&pkt.hdr) {
-            Some(Kind::Data { offset, unscheduled, retransmit, .. }) => self.on_data(now, msg, pkt, offset, unscheduled, retransmit),
+            Some(Kind::Data { offset, unscheduled, retransmit, incast, .. }) => {
+                self.on_data(now, msg, pkt, offset, unscheduled, (retransmit, incast))
+            }
             Some(Kind::Grant { offset, prio }) => self.on_grant(offset, prio, pkt.conn),
             Some(Kind::Resend { offset, len, prio }) => self.on_resend(offset, len, prio, pkt.conn),
             Some(Kind::Busy) => {
@@ -355,6 +460,14 @@ impl Endpoint for HomaEndpoint {
     }
 
     fn on_timer(&mut self, now: Time, key: TimerKey) {
+        self.now = now;
+        if key == GRANT {
+            if self.grant_timer_armed == Some(now) {
+                self.grant_timer_armed = None;
+            }
+            self.regrant();
+            return;
+        }
         if key != TICK {
             return;
         }
@@ -371,9 +484,7 @@ impl Endpoint for HomaEndpoint {
             self.ready.remove(&key);
             self.out.remove(conn);
         }
-        if let Some(slot) = self.inc.slot(conn) {
-            self.unschedule(slot);
-            self.inc.remove(conn);
+        if self.forget_incoming(conn) {
             self.regrant();
         }
     }
@@ -427,5 +538,6 @@ impl Endpoint for HomaEndpoint {
         out.add("duplicate_packets", s.duplicate_packets);
         out.add("oversubscribed_ns", s.oversubscribed_ps / 1000);
         out.add("oversubscribed_wire_bytes", s.oversubscribed_bytes);
+        out.add("incast_responses", s.incast_responses);
     }
 }

@@ -28,6 +28,8 @@ pub struct Incoming {
     pub seq: u64,
     /// When a packet of it last arrived, or it last asked for one.
     pub last_heard: Time,
+    /// Its next grant waits for this (one packet's time after the last).
+    pub next_grant_at: Time,
 }
 
 impl Incoming {
@@ -51,6 +53,7 @@ impl Incoming {
             prio: 0,
             seq,
             last_heard: now,
+            next_grant_at: Time::ZERO,
         }
     }
 
@@ -96,9 +99,20 @@ impl Incoming {
         (n - first - 1) as u64 * cfg.wire.full() as u64 + last
     }
 
+    /// Wire bytes of unscheduled packets not yet arrived.
+    pub fn unscheduled_outstanding(&self, cfg: &Config) -> u64 {
+        (0..self.layout.unscheduled_packets()).filter(|&i| !self.has(i)).map(|i| cfg.packet_bytes(&self.layout, i) as u64).sum()
+    }
+
     /// Granted wire bytes not yet arrived.
     pub fn outstanding(&self) -> u64 {
         self.granted_wire - self.received_wire
+    }
+
+    /// Whether another packet could be granted now: some are left and fewer than
+    /// `rtt_bytes` are outstanding.
+    pub fn has_room(&self, cfg: &Config) -> bool {
+        self.granted < self.size() && self.outstanding() < cfg.rtt_bytes
     }
 
     /// Grants one more packet if fewer than `rtt_bytes` are outstanding and some are

@@ -30,10 +30,14 @@ mod tests;
 
 pub use endpoint::HomaEndpoint;
 
-/// The key of an endpoint's periodic timer (for scripted tests).
+/// The keys of an endpoint's periodic timer and grant timer (for scripted tests).
 #[cfg(test)]
 fn endpoint_tick() -> crate::transport::TimerKey {
     crate::transport::TimerKey::new(0)
+}
+#[cfg(test)]
+fn endpoint_grant_timer() -> crate::transport::TimerKey {
+    crate::transport::TimerKey::new(1)
 }
 pub use levels::{Levels, Request};
 pub use wire::{Kind, Layout, Wire};
@@ -63,6 +67,8 @@ pub const ENTRY: Entry = Entry {
         "overcommitment",
         "tail_boost",
         "resend_timeout",
+        "incast_threshold",
+        "incast_unscheduled",
     ],
     parse,
 };
@@ -84,6 +90,10 @@ pub struct Config {
     /// unscheduled level of its remaining size (the authors' simulator; 0: off).
     pub tail_boost: u64,
     pub resend_timeout: Time,
+    /// A client with more RPCs outstanding than this marks its new requests, and their
+    /// responses go with only `incast_unscheduled` bytes blind (§3.6); None: off.
+    pub incast_threshold: Option<u64>,
+    pub incast_unscheduled: u64,
     /// The host link rate (wasted-bandwidth accounting).
     pub line_rate: Rate,
 }
@@ -176,9 +186,27 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     if resend_timeout < Time::from_us(1) {
         return Err(t.error("resend_timeout", "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7)"));
     }
+    let incast_threshold = t.int("incast_threshold", 1, 1 << 30)?.map(|v| v as u64);
+    let incast_unscheduled = t.size("incast_unscheduled")?;
+    if incast_unscheduled.is_some() && incast_threshold.is_none() {
+        return Err(t.error("incast_unscheduled", "is only used with incast_threshold; accepted: incast_threshold = N with it"));
+    }
+    let incast_unscheduled = incast_unscheduled.unwrap_or(300);
     check_switch_levels(t, net, physical)?;
     let request = Request { unscheduled, scheduled, cutoffs, physical };
-    let cfg = Config { wire, rtt_bytes, unscheduled_bytes, request, levels: None, overcommitment, tail_boost, resend_timeout, line_rate: rate };
+    let cfg = Config {
+        wire,
+        rtt_bytes,
+        unscheduled_bytes,
+        request,
+        levels: None,
+        overcommitment,
+        tail_boost,
+        resend_timeout,
+        incast_threshold,
+        incast_unscheduled,
+        line_rate: rate,
+    };
     Ok(Arc::new(cfg))
 }
 

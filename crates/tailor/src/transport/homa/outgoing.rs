@@ -25,11 +25,14 @@ pub struct Outgoing {
     pub heard: bool,
     /// When it last sent a packet of it.
     pub last_sent: Time,
+    /// A request sent while its client had many RPCs outstanding (§3.6).
+    pub incast: bool,
 }
 
 impl Outgoing {
-    pub fn new(cfg: &Config, msg: Message, now: Time) -> Outgoing {
-        let layout = cfg.layout(msg.size);
+    /// A message whose first `limit` bytes go unscheduled.
+    pub fn new(cfg: &Config, msg: Message, limit: u64, now: Time) -> Outgoing {
+        let layout = super::wire::Layout::new(&cfg.wire, msg.size, limit);
         Outgoing {
             msg,
             layout,
@@ -40,6 +43,7 @@ impl Outgoing {
             sent: 0,
             heard: false,
             last_sent: now,
+            incast: false,
         }
     }
 
@@ -109,7 +113,7 @@ impl Outgoing {
         };
         self.last_sent = now;
         let (offset, len) = l.chunk(i);
-        let kind = Kind::Data { offset, len, unscheduled: l.unscheduled, retransmit };
+        let kind = Kind::Data { offset, len, unscheduled: l.unscheduled, retransmit, incast: self.incast };
         Some((kind, cfg.packet_bytes(&l, i), len, prio))
     }
 }

@@ -20,12 +20,17 @@ fn cfg(degree: Option<usize>) -> Config {
         overcommitment: degree,
         tail_boost: 0,
         resend_timeout: Time::from_ms(5),
+        incast_threshold: None,
+        incast_unscheduled: 300,
         line_rate: Rate::from_gbps(10),
     }
 }
 
+/// A full packet at 10 Gbps: 1,538 bytes.
+const PACKET_TIME: Time = Time::from_ps(1_230_400);
+
 fn msg(slot: u32, src: usize, dst: usize, size: u64) -> Message {
-    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start: Time::ZERO }
+    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start: Time::ZERO, rpc: Default::default() }
 }
 
 /// The packet a transmit from `src` becomes on the wire.
@@ -75,7 +80,7 @@ fn a_sender_sends_its_unscheduled_bytes_at_once_and_then_waits() {
     // A grant lets one more packet go, at the level it names.
     s.on_packet(Time::ZERO, &m, &packet(1, &grant(&m, 9_328 + 1_456, 6)), None);
     let next = drain(&mut s);
-    assert_eq!(kinds(&next), vec![Kind::Data { offset: 9_328, len: 1_456, unscheduled: 9_328, retransmit: false }]);
+    assert_eq!(kinds(&next), vec![Kind::Data { offset: 9_328, len: 1_456, unscheduled: 9_328, retransmit: false, incast: false }]);
     assert_eq!(next[0].prio, Some(6));
 }
 
@@ -100,12 +105,15 @@ fn exchange(s: &mut HomaEndpoint, r: &mut HomaEndpoint, m: &Message) -> Vec<Kind
     s.on_message(Time::ZERO, m);
     let mut grants = Vec::new();
     let mut in_flight: Vec<Transmit> = drain(s);
+    let mut now = Time::ZERO;
     while !in_flight.is_empty() {
         for t in std::mem::take(&mut in_flight) {
-            r.on_packet(Time::ZERO, m, &packet(0, &t), None);
+            // Packets arrive one full packet's time apart, as at line rate.
+            now += PACKET_TIME;
+            r.on_packet(now, m, &packet(0, &t), None);
             for g in drain(r) {
                 grants.push(Kind::decode(&g.hdr).unwrap());
-                s.on_packet(Time::ZERO, m, &packet(1, &g), None);
+                s.on_packet(now, m, &packet(1, &g), None);
             }
             in_flight.extend(drain(s));
         }
@@ -142,8 +150,8 @@ fn the_window_is_rtt_bytes_on_the_wire() {
     // 8,462 are outstanding, below RTTbytes: one grant of one packet (9,998 after it).
     r.on_packet(Time::ZERO, &m, &packet(0, &unscheduled[0]), None);
     assert_eq!(kinds(&drain(&mut r)), vec![Kind::Grant { offset: 9_328 + 1_456, prio: 7 }]);
-    // The second: 8,460 outstanding again, one more.
-    r.on_packet(Time::ZERO, &m, &packet(0, &unscheduled[1]), None);
+    // The second, a packet's time later: 8,460 outstanding again, one more.
+    r.on_packet(PACKET_TIME, &m, &packet(0, &unscheduled[1]), None);
     assert_eq!(kinds(&drain(&mut r)), vec![Kind::Grant { offset: 9_328 + 2 * 1_456, prio: 7 }]);
 }
 
@@ -159,13 +167,13 @@ fn fewer_ungranted_bytes_get_the_higher_scheduled_level() {
     let (pa, pb) = (drain(&mut a), drain(&mut b));
     r.on_packet(Time::ZERO, &long, &packet(0, &pa[0]), None);
     assert_eq!(kinds(&drain(&mut r)), vec![Kind::Grant { offset: 9_328 + 1_456, prio: 7 }]);
-    r.on_packet(Time::ZERO, &short, &packet(1, &pb[0]), None);
+    r.on_packet(PACKET_TIME, &short, &packet(1, &pb[0]), None);
     // Two messages: the shorter takes level 6, the longer keeps 7 (it gets no new bytes
     // yet: its window is full).
     let g = drain(&mut r);
     assert_eq!(kinds(&g), vec![Kind::Grant { offset: 9_328 + 1_456, prio: 6 }]);
     assert_eq!(g[0].conn, short.conn);
-    r.on_packet(Time::ZERO, &long, &packet(0, &pa[1]), None);
+    r.on_packet(PACKET_TIME + PACKET_TIME, &long, &packet(0, &pa[1]), None);
     let g = drain(&mut r);
     assert_eq!(kinds(&g), vec![Kind::Grant { offset: 9_328 + 2 * 1_456, prio: 7 }]);
     assert_eq!(g[0].conn, long.conn);
@@ -236,7 +244,7 @@ fn a_lost_packet_is_asked_for_again_after_the_timeout() {
     assert_eq!(Kind::decode(&resend.hdr), Some(Kind::Resend { offset: 2 * 1_442, len: 1_442, prio: 0 }));
     s.on_packet(timeout, &m, &packet(1, &resend), None);
     let again = drain(&mut s);
-    assert_eq!(kinds(&again), vec![Kind::Data { offset: 2 * 1_442, len: 1_442, unscheduled: 5_000, retransmit: true }]);
+    assert_eq!(kinds(&again), vec![Kind::Data { offset: 2 * 1_442, len: 1_442, unscheduled: 5_000, retransmit: true, incast: false }]);
     r.on_packet(timeout, &m, &packet(0, &again[0]), None);
     assert_eq!(completed(&mut r), vec![m.conn]);
 }
@@ -258,4 +266,97 @@ fn a_sender_busy_with_shorter_messages_answers_busy() {
     // The retransmission still goes, after the shorter message's packets.
     let last_long = out.iter().rposition(|t| t.conn == long.conn).unwrap();
     assert!(out[1..last_long].iter().all(|t| t.conn == short.conn));
+}
+
+#[test]
+fn a_response_with_a_small_unscheduled_limit_is_granted_the_rest() {
+    let c = cfg(None);
+    let (mut s, mut r) = (HomaEndpoint::new(c.clone()), HomaEndpoint::new(c.clone()));
+    let m = msg(0, 0, 1, 10_000);
+    // As a server does for a marked request's response.
+    let mut o = super::outgoing::Outgoing::new(&c, m, 300, Time::ZERO);
+    let (k, _, _, _) = o.next_packet(&c, Time::ZERO).unwrap();
+    assert!(matches!(k, Kind::Data { offset: 0, len: 300, unscheduled: 300, .. }));
+    s.on_message(Time::ZERO, &m);
+    let _ = drain(&mut s);
+    let first = Transmit { hdr: k.encode(), wire_bytes: 300 + 96, payload: 300, ..grant(&m, 0, 0) };
+    r.on_packet(Time::ZERO, &m, &packet(0, &first), None);
+    let g = kinds(&drain(&mut r));
+    assert_eq!(g.len(), 1, "{g:?}");
+}
+
+/// Random exchanges between six senders and one receiver, packets delayed at random:
+/// after every input, the receiver's outstanding bytes stay within its budget (degree ×
+/// RTTbytes, plus the grant that crossed it and the blind bytes it never granted), and
+/// every packet a sender sends belongs to its ready message with the fewest bytes left.
+#[test]
+fn random_exchanges_keep_the_budget_and_the_senders_srpt() {
+    use rand::Rng;
+    let c = cfg(Some(3));
+    let mut rng = crate::sim::rng::stream(7, "test/homa-random");
+    let mut r = HomaEndpoint::new(c.clone());
+    let mut senders: Vec<HomaEndpoint> = (0..6).map(|_| HomaEndpoint::new(c.clone())).collect();
+    let mut msgs: Vec<Message> = Vec::new();
+    // (arrival time, from, transmit)
+    let mut wire: Vec<(Time, usize, Transmit)> = Vec::new();
+    let mut now = Time::ZERO;
+    let mut pool = Pool::default();
+    let mut done = 0;
+    for step in 0..20_000u32 {
+        now += Time::from_ns(rng.random_range(100..1_500));
+        if step % 20 == 0 && msgs.len() < 400 {
+            let s = rng.random_range(0..6);
+            let size = [300u64, 12_000, 20_000, 120_000][rng.random_range(0..4)];
+            let m = msg(msgs.len() as u32, s, 6, size);
+            senders[s].on_message(now, &m);
+            msgs.push(m);
+        }
+        // Each sender hands one packet to its NIC per step: check its choice first.
+        for (s, ep) in senders.iter_mut().enumerate() {
+            let ready = ep.ready_messages();
+            if let Some(t) = ep.poll_transmit(now, &mut pool) {
+                if let Some(Kind::Data { retransmit: false, .. }) = Kind::decode(&t.hdr) {
+                    let least = ready.iter().map(|&(_, left)| left).min().unwrap();
+                    let mine = ready.iter().find(|&&(c, _)| c == t.conn).expect("it sends a ready message").1;
+                    assert_eq!(mine, least, "sender {s} sent a longer message's packet");
+                }
+                wire.push((now + Time::from_ns(rng.random_range(500..50_000)), s, t));
+            }
+        }
+        // Deliver what is due, in arrival order.
+        wire.sort_by_key(|w| std::cmp::Reverse(w.0));
+        while wire.last().is_some_and(|w| w.0 <= now) {
+            let (_, s, t) = wire.pop().unwrap();
+            let m = msgs[t.conn.slot as usize];
+            if Kind::decode(&t.hdr).is_some_and(|k| matches!(k, Kind::Data { .. })) {
+                r.on_packet(now, &m, &packet(s, &t), None);
+                for g in std::iter::from_fn(|| r.poll_transmit(now, &mut pool)) {
+                    wire.push((now + Time::from_ns(rng.random_range(500..5_000)), 6, g));
+                }
+                let events: Vec<EndpointEvent> = std::iter::from_fn(|| r.poll_event()).collect();
+                for e in events {
+                    match e {
+                        EndpointEvent::Completed(conn) => {
+                            done += 1;
+                            senders[m.src.index()].on_finished(conn);
+                            r.on_finished(conn);
+                        }
+                        EndpointEvent::Timer(key, at) if key == super::endpoint_grant_timer() => wire.push((at, 99, grant_timer())),
+                        EndpointEvent::Timer(..) => {}
+                    }
+                }
+                // Budget: what the receiver granted beyond the blind bytes stays within it.
+                assert!(r.granted_outstanding() < 3 * c.rtt_bytes + 1_538, "granted {}", r.granted_outstanding());
+            } else if s == 99 {
+                r.on_timer(now, super::endpoint_grant_timer());
+            } else {
+                senders[m.src.index()].on_packet(now, &m, &packet(6, &t), None);
+            }
+        }
+    }
+    assert!(done > 20, "{done} messages completed");
+}
+
+fn grant_timer() -> Transmit {
+    Transmit { hdr: crate::net::packet::Header([0xff, 0, 0]), ..grant(&msg(0, 0, 6, 1), 0, 0) }
 }

@@ -136,8 +136,9 @@ impl Layout {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Bytes `[offset, offset + len)` of a message. `unscheduled` is the sender's blind
-    /// limit for it (the receiver needs it to know which bytes it must grant).
-    Data { offset: u64, len: u32, unscheduled: u64, retransmit: bool },
+    /// limit for it (the receiver needs it to know which bytes it must grant); `incast`
+    /// marks a request sent while its client had many RPCs outstanding (§3.6).
+    Data { offset: u64, len: u32, unscheduled: u64, retransmit: bool, incast: bool },
     /// The sender may send up to `offset` at priority `prio`.
     Grant { offset: u64, prio: Priority },
     /// Send `[offset, offset + len)` again, at priority `prio`.
@@ -151,8 +152,8 @@ const TAG: u64 = 0x30;
 impl Kind {
     pub fn encode(self) -> Header {
         match self {
-            Kind::Data { offset, len, unscheduled, retransmit } => {
-                Header([TAG | (retransmit as u64) << 8 | (len as u64) << 16, offset, unscheduled])
+            Kind::Data { offset, len, unscheduled, retransmit, incast } => {
+                Header([TAG | (retransmit as u64) << 8 | (incast as u64) << 9 | (len as u64) << 16, offset, unscheduled])
             }
             Kind::Grant { offset, prio } => Header([(TAG + 1) | (prio as u64) << 8, offset, 0]),
             Kind::Resend { offset, len, prio } => Header([(TAG + 2) | (prio as u64) << 8 | (len as u64) << 16, offset, 0]),
@@ -165,7 +166,7 @@ impl Kind {
         let small = ((w >> 8) & 0xff) as u8;
         let len = (w >> 16) as u32;
         match w & 0xff {
-            0x30 => Some(Kind::Data { offset: h.0[1], len, unscheduled: h.0[2], retransmit: small != 0 }),
+            0x30 => Some(Kind::Data { offset: h.0[1], len, unscheduled: h.0[2], retransmit: small & 1 != 0, incast: small & 2 != 0 }),
             0x31 => Some(Kind::Grant { offset: h.0[1], prio: small }),
             0x32 => Some(Kind::Resend { offset: h.0[1], len, prio: small }),
             0x33 => Some(Kind::Busy),
@@ -214,7 +215,8 @@ mod tests {
     #[test]
     fn headers_round_trip() {
         for k in [
-            Kind::Data { offset: 1 << 40, len: 1456, unscheduled: 9_328, retransmit: true },
+            Kind::Data { offset: 1 << 40, len: 1456, unscheduled: 9_328, retransmit: true, incast: false },
+            Kind::Data { offset: 0, len: 100, unscheduled: 300, retransmit: false, incast: true },
             Kind::Grant { offset: 12_345, prio: 7 },
             Kind::Resend { offset: 99, len: 1442, prio: 3 },
             Kind::Busy,
