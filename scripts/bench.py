@@ -206,6 +206,39 @@ def model_section(ns3_per_segment: float, ns3_label: str, work: Path, repeat: in
     return rows
 
 
+#: The Homa paper's fabric (scenarios/homa): 50 ms of simulated time each.
+HOMA_CASES = [
+    ("Homa, W5 at 80 %", "bench-w5-80.toml"),
+    ("Homa, W3 at 80 %", "bench-w3-80.toml"),
+    ("DCTCP, W5, same bytes", "bench-w5-80-dctcp.toml"),
+]
+#: The authors' OMNeT++ simulator on W5 at 80 %, 50 ms of simulated time, built on this
+#: machine kind (shared/anchors/homa-paper/README.md): RECORDED, not run here.
+OMNETPP_W5_50MS_S = 392.0
+#: The issue's target for Homa's W5 bench: engine time.
+HOMA_TARGET_S = 8.0
+
+
+def homa_section(repeat: int) -> list[dict]:
+    """Homa on the paper's fabric: wall, events/s, messages/s, peak RSS; against the
+    authors' simulator (recorded) and DCTCP on the same fabric and bytes (run here)."""
+    print("\nHoma on the paper's 144-host fabric, 50 ms of simulated time (scenarios/homa/bench-*.toml)", flush=True)
+    print(f"  {'':<24} {'wall':>11} {'events':>13} {'events/s':>12} {'peak RSS':>11} {'messages/s':>12} {'engine s':>9}")
+    rows = []
+    for label, name in HOMA_CASES:
+        r = run_tailor(ROOT / "scenarios" / "homa" / name, repeat)
+        r["messages_per_s"] = r["completed"] / r["wall"]
+        rows.append({"case": label, "scenario": name, **r})
+        print(fmt_row(label, r) + f" {r['messages_per_s']:>12,.0f} {r['engine_wall']:>9.2f}", flush=True)
+    w5, dctcp = rows[0], rows[2]
+    eps = lambda r: r["events"] / r["engine_wall"]
+    print(f"  W5: engine {w5['engine_wall']:.2f} s against the target {HOMA_TARGET_S:.0f} s; the authors' OMNeT++ simulator took "
+          f"{OMNETPP_W5_50MS_S:.0f} s (RECORDED on this machine kind, other run): {OMNETPP_W5_50MS_S / w5['wall']:.0f}x")
+    print(f"  per event, Homa / DCTCP on the same fabric and bytes: {eps(w5) / eps(dctcp):.3f}x the events/s "
+          f"({eps(w5) / 1e6:.2f} M/s against {eps(dctcp) / 1e6:.2f} M/s)")
+    return rows
+
+
 def fmt_row(label: str, r: dict) -> str:
     return f"  {label:<24} {r['wall']:>9.2f} s {r['events']:>13,} {r['events'] / r['wall'] / 1e6:>8.2f} M/s {r['rss_kb'] / 1024:>8.1f} MB"
 
@@ -219,11 +252,17 @@ def main() -> int:
     ap.add_argument("--packet-repeat", type=int, default=1, help="packet-engine runs per Table 3 scenario")
     ap.add_argument("--model-only", action="store_true", help="only the model section (after timing ns-3 on the single-bottleneck anchor)")
     ap.add_argument("--baseline", metavar="REV", help="also build tailor-sim at git revision REV and compare it, case by case")
+    ap.add_argument("--homa-only", action="store_true", help="only the Homa section (the paper's fabric)")
     args = ap.parse_args()
     results = {"cases": [], "memory": []}
     with tempfile.TemporaryDirectory(prefix="tailor-bench-") as tmp:
         work = Path(tmp)
         baseline = build_baseline(args.baseline, work) if args.baseline else None
+        if args.homa_only:
+            results["homa"] = homa_section(args.repeat)
+            if args.json:
+                args.json.write_text(json.dumps(results, indent=2))
+            return 0
         if args.model_only:
             label, anchor, run, flags = CASES[0]
             _, workload = replay_scenario(anchor, run, work)
@@ -269,6 +308,7 @@ def main() -> int:
         per_seg = first["ns3"]["wall"] / anchor_segments(*CASES[0][1:3])
         label = "measured in this script" if first["ns3"]["measured"] else "RECORDED (anchor run, other machine)"
         results["model"] = model_section(per_seg, label, work, args.model_repeat, args.packet_repeat)
+        results["homa"] = homa_section(args.repeat)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0
