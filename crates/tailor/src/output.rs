@@ -181,7 +181,27 @@ fn write_run(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Summary, RunError> {
     let queues = queue_log(sc, dir)?;
-    write_result(dir, records, |sink| simulate_recording(sc, seed, sink, queues, progress).map(|(sim, s)| (s, sim.ports())))
+    let waits = waits_log(sc, dir)?;
+    write_result(dir, records, |sink| {
+        simulate_with(sc, seed, sink, Recording { queues, waits }, progress).map(|(sim, s)| (s, sim.ports()))
+    })
+}
+
+/// `waits.csv` in `dir`, when the scenario records waits.
+fn waits_log(sc: &Scenario, dir: &Path) -> Result<Option<Box<dyn std::io::Write + Send>>, RunError> {
+    if !sc.record.waits {
+        return Ok(None);
+    }
+    let path = dir.join("waits.csv");
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    Ok(Some(Box::new(BufWriter::with_capacity(1 << 20, file))))
+}
+
+/// What a run records beside its messages.
+#[derive(Default)]
+pub struct Recording {
+    pub queues: Option<QueueLog>,
+    pub waits: Option<Box<dyn std::io::Write + Send>>,
 }
 
 /// `queues.csv` in `dir`, when the scenario records queues.
@@ -242,10 +262,24 @@ pub fn simulate_recording(
     queues: Option<QueueLog>,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<(Simulation, Summary), RunError> {
+    simulate_with(sc, seed, sink, Recording { queues, waits: None }, progress)
+}
+
+/// `simulate`, recording what `rec` holds (queues, waits).
+pub fn simulate_with(
+    sc: &Scenario,
+    seed: u64,
+    sink: Box<dyn crate::measure::RecordSink>,
+    rec: Recording,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<(Simulation, Summary), RunError> {
     let started = Instant::now();
     let mut sim = Simulation::new_reporting(sc.build(seed)?, sink, progress)?;
-    if let (Some(spec), Some(log)) = (&sc.record.queues, queues) {
+    if let (Some(spec), Some(log)) = (&sc.record.queues, rec.queues) {
         sim.record_queues(spec, log);
+    }
+    if let Some(out) = rec.waits {
+        sim.record_waits(sc.classes.iter().map(|c| c.name.clone()).collect(), out)?;
     }
     sim.run(progress)?;
     let report = sim.report();

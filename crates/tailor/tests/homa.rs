@@ -218,3 +218,55 @@ fn incast_control_keeps_a_burst_of_responses_within_the_buffer() {
     assert!(drops_off > 100, "without control the burst overflows the client's port: {drops_off}");
     assert!(drops_on * 10 < drops_off, "with control: {drops_on} drops against {drops_off}");
 }
+
+/// `[record] waits` accounts for every nanosecond a one-packet message lost: its
+/// latency is its ideal plus its waits at its sender and at every port (W3 at 80 %).
+#[test]
+fn a_one_packet_messages_waits_are_its_whole_delay() {
+    use std::io::Write;
+    #[derive(Clone, Default)]
+    struct Buf(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sc = common::scenario(&w3("300us", ""), dir.path());
+    let sink = Arc::new(std::sync::Mutex::new(tailor::measure::record::MemorySink::default()));
+    let mut sim = tailor::engine::Simulation::new(sc.build(1).unwrap(), Box::new(SharedSink(sink.clone()))).unwrap();
+    let buf = Buf::default();
+    sim.record_waits(vec!["w3".into()], Box::new(buf.clone())).unwrap();
+    sim.run(&mut |_| true).unwrap();
+    let recs = sink.lock().unwrap().0.clone();
+    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let waits: std::collections::HashMap<u64, (f64, f64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].parse().unwrap(), (f[3].parse().unwrap(), f[4].parse().unwrap()))
+        })
+        .collect();
+    let (mut checked, mut lagged) = (0, 0);
+    for r in recs.iter().filter(|r| r.size <= 1_442) {
+        let (lag, queueing) = waits[&r.id];
+        let extra = (r.finish - r.start - r.ideal).ps() as f64 / 1000.0;
+        assert!((lag + queueing - extra).abs() < 0.002, "message {}: {lag} + {queueing} against {extra}", r.id);
+        checked += 1;
+        lagged += (lag > 0.0) as u32;
+    }
+    assert!(checked > 5_000 && lagged > 100, "{checked} one-packet messages, {lagged} lagged");
+}
+
+struct SharedSink(Arc<std::sync::Mutex<tailor::measure::record::MemorySink>>);
+
+impl tailor::measure::RecordSink for SharedSink {
+    fn record(&mut self, rec: &tailor::measure::MessageRecord, name: &str) -> std::io::Result<()> {
+        self.0.lock().unwrap().record(rec, name)
+    }
+}

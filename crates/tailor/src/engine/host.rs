@@ -90,6 +90,9 @@ impl Simulation {
             int,
         };
         pkt.set_ecn(t.ecn);
+        if let Some(w) = self.waits.as_mut() {
+            w.emitted(self.now, &pkt);
+        }
         let h = &mut self.net.hosts[host.index()];
         h.stats.sent_packets += 1;
         h.stats.sent_bytes += pkt.wire_bytes as u64;
@@ -162,6 +165,9 @@ impl Simulation {
         stats.recv_packets += 1;
         stats.recv_bytes += pkt.wire_bytes as u64;
         let int = pkt.int.map(|slot| self.net.int.take(slot));
+        if let Some(w) = self.waits.as_mut() {
+            w.delivered(&pkt);
+        }
         let Some(flow) = self.flows.get(pkt.conn) else {
             self.net.hosts[host.index()].stats.stale_packets += 1;
             return Ok(());

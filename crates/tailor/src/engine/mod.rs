@@ -17,6 +17,7 @@ mod flows;
 mod host;
 mod queues;
 pub mod report;
+mod waits;
 
 pub use crate::transport::TransportConfig;
 
@@ -192,6 +193,8 @@ pub struct Simulation {
     /// the loop's check is one comparison).
     sampler: Option<queues::Sampler>,
     next_tick: Time,
+    /// Where packets waited, if recorded (`[record] waits`).
+    waits: Option<waits::Tracker>,
 }
 
 impl Simulation {
@@ -229,6 +232,7 @@ impl Simulation {
             agents: Vec::new(),
             sampler: None,
             next_tick: Time::MAX,
+            waits: None,
         };
         assert!(
             sim.transports.len() <= MAX_TRANSPORTS && sim.net.hosts.len() <= MAX_HOSTS,
@@ -299,6 +303,9 @@ impl Simulation {
         }
         self.sample_through(self.now)?;
         self.recorder.flush()?;
+        if let Some(w) = self.waits.as_mut() {
+            w.flush()?;
+        }
         progress(&self.progress());
         Ok(())
     }
@@ -384,6 +391,9 @@ impl Simulation {
     fn open(&mut self, flow: Flow) -> Result<(), RunError> {
         let (src, t) = (flow.msg.src, flow.transport);
         let cid = self.flows.insert(flow);
+        if let Some(w) = self.waits.as_mut() {
+            w.started_message(cid, self.net.hosts[src.index()].nic, self.now);
+        }
         let message = self.flows.get(cid).expect("just inserted").message(cid);
         let e = self.endpoint_id(src, t);
         let now = self.now;
@@ -446,7 +456,12 @@ impl Simulation {
         }
         let rec = match flow.rpc {
             FlowRpc::OneWay => MessageRecord { finish: self.now, ..flow.msg },
-            FlowRpc::Request { response } => return self.respond(cid, flow.msg, t, response),
+            FlowRpc::Request { response } => {
+                if let Some(w) = self.waits.as_mut() {
+                    w.finished(cid, None)?;
+                }
+                return self.respond(cid, flow.msg, t, response);
+            }
             // The RPC: from its request's start to its response's end, client to server,
             // the response's size.
             FlowRpc::Response { id, start, ideal, .. } => {
@@ -455,6 +470,9 @@ impl Simulation {
             }
         };
         self.recorder.record(&rec)?;
+        if let Some(w) = self.waits.as_mut() {
+            w.finished(cid, Some(&rec))?;
+        }
         Ok(())
     }
 
@@ -490,7 +508,14 @@ impl Simulation {
             Node::Switch(s) => self.net.switches[s.index()].shared.as_mut(),
             Node::Host(_) => None,
         };
+        let q = self.waits.as_ref().map(|_| port.scheduler().queue_of(&pkt));
         let queued = port.offer(now, pkt, shared, &mut self.dropped);
+        if let (Some(w), Some(q)) = (self.waits.as_mut(), q) {
+            if queued {
+                w.enqueued(p, q, now, &pkt);
+            }
+            self.dropped.iter().for_each(|d| w.lost(d));
+        }
         if !self.dropped.is_empty() {
             for d in self.dropped.drain(..) {
                 if let Some(slot) = d.int {
@@ -528,6 +553,9 @@ impl Simulation {
             return;
         };
         let done = now + ser;
+        if let Some(w) = self.waits.as_mut() {
+            w.started(p, port.scheduler().queue_of(&pkt), now, done, &pkt);
+        }
         let (l, owner) = (port.link, port.owner);
         let link = &mut self.net.links[l.index()];
         link.pipe.push_back((done + link.delay, pkt));

@@ -19,7 +19,7 @@ pub enum Ecn {
 
 /// A transport's header as the network carries it: opaque words. Each transport encodes
 /// its own header type into them and decodes it back (its module documents the layout).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Header(pub [u64; 3]);
 
 /// A packet priority level: 0 is served first. Ports that queue by priority keep a

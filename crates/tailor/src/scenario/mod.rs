@@ -174,6 +174,9 @@ impl Scenario {
         let model = model::parse(root.table("model")?, &shape)?;
         let record = record::parse(root.table("record")?, &shape)?;
         let net = network::assemble(shape, sw, host, paths, seed);
+        if record.waits {
+            check_waits(&net, &root)?;
+        }
         // Before the classes, whose host lists are as long as the topology is wide.
         let n_classes = doc.get("class").and_then(toml::Value::as_array).map_or(1, Vec::len);
         network::check_fits(&net, n_classes, file)?;
@@ -406,6 +409,20 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
                 });
             }
         }
+    }
+    Ok(())
+}
+
+/// `[record] waits` matches each queue's arrivals to its departures in order: it needs
+/// ports that serve each queue first come, first served and take no packet out of one.
+fn check_waits(net: &NetSpec, root: &Table) -> Result<(), ScenarioError> {
+    use crate::net::port::Overflow;
+    use crate::net::topology::NicQueue;
+    if net.nic == NicQueue::FlowRoundRobin {
+        return Err(root.error("record.waits", "needs NICs that serve each queue in order, and [host] nic = \"round_robin\" does not; accepted: nic = \"fifo\" or \"priority\" with waits"));
+    }
+    if net.overflow != Overflow::Drop {
+        return Err(root.error("record.waits", "needs buffers that drop what they cannot take; trim and evict change packets in their queues; accepted: [switch] overflow = \"drop\" with waits"));
     }
     Ok(())
 }

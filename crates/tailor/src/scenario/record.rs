@@ -1,5 +1,9 @@
 //! `[record]`: what a run records beyond messages, ports and the summary.
 //!
+//! `waits = true` writes `waits.csv`: per message, the time its (last) packet waited
+//! behind a less important packet already on the wire and the rest of its waiting, over
+//! every port it crossed (`engine::waits`, the Homa paper's Figure 14).
+//!
 //! `queues = "10us"` samples the queue occupancy of the ports `queue_ports` selects
 //! ("switches" by default) every interval into `queues.csv` (`measure::queues`). Port
 //! ids are those of `ports.csv`; they are checked against the topology here, so a
@@ -18,6 +22,8 @@ use toml::Value;
 pub struct RecordSpec {
     /// Queue occupancy over time; None: not recorded.
     pub queues: Option<QueueSpec>,
+    /// Where each message's packets waited (`waits.csv`: preemption lag and queueing).
+    pub waits: bool,
 }
 
 const SELECTIONS: &str = "\"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids";
@@ -34,8 +40,9 @@ pub fn parse(t: Option<Table>, shape: &Shape) -> Result<RecordSpec, ScenarioErro
         (None, Some(_)) => return Err(t.error("queue_ports", "needs queues, the sampling interval; accepted: queue_ports with queues = \"10us\" (or another interval)")),
         (None, None) => None,
     };
+    let waits = t.boolean("waits")?.unwrap_or(false);
     t.finish()?;
-    Ok(RecordSpec { queues })
+    Ok(RecordSpec { queues, waits })
 }
 
 fn select(v: &Value, shape: &Shape) -> Result<PortSelect, String> {
