@@ -346,6 +346,7 @@ pub fn simulate_model(
             generated: stats.generated,
             completed: rec.completed,
             incomplete: stats.generated - rec.completed,
+            incomplete_bytes: None,
             warmup_excluded: rec.in_warmup,
         },
         overall: rec.overall.report(),

@@ -270,3 +270,18 @@ impl tailor::measure::RecordSink for SharedSink {
         self.0.lock().unwrap().record(rec, name)
     }
 }
+
+/// A run stopped early reports the bytes of the messages it left active.
+#[test]
+fn a_stopped_run_reports_its_backlog_in_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two messages 3 ms apart from 1 ms; stop at 5 ms, when the second (2.5 MB, 2 ms of
+    // line rate) is under way.
+    let sc = lone(dir.path(), "unscheduled_levels = 1", 0, 17, &[1_000, 2_500_000]);
+    let mut sc = sc;
+    sc.stop = Some(Time::from_ms(5));
+    let (sim, recs) = common::run(&sc, 1);
+    assert_eq!(recs.len(), 1);
+    let m = sim.report().messages;
+    assert_eq!((m.incomplete, m.incomplete_bytes), (1, Some(2_500_000)));
+}

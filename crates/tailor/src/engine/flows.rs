@@ -81,4 +81,9 @@ impl FlowTable {
     pub fn active(&self) -> usize {
         self.active
     }
+
+    /// The bytes of the active flows' messages.
+    pub fn active_bytes(&self) -> u64 {
+        self.slots.iter().flatten().map(|f| f.msg.size).sum()
+    }
 }

@@ -13,6 +13,10 @@ pub struct Messages {
     pub generated: u64,
     pub completed: u64,
     pub incomplete: u64,
+    /// Bytes of the messages still active when the run stopped (the packet engine's; a
+    /// backlog that grows with the run length says the load is not sustainable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete_bytes: Option<u64>,
     /// Completed but started before the warm-up time: in messages.csv, not in summaries.
     pub warmup_excluded: u64,
 }
@@ -145,6 +149,7 @@ impl Simulation {
                 generated,
                 completed: rec.completed,
                 incomplete: generated - rec.completed,
+                incomplete_bytes: Some(self.flows.active_bytes()),
                 warmup_excluded: rec.in_warmup,
             },
             overall: rec.overall.report(),

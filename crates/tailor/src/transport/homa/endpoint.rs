@@ -536,7 +536,9 @@ impl Endpoint for HomaEndpoint {
         out.add("retransmitted_packets", s.retransmitted_packets);
         out.add("probes", s.probes);
         out.add("duplicate_packets", s.duplicate_packets);
-        out.add("oversubscribed_ns", s.oversubscribed_ps / 1000);
+        // A period still open counts up to the endpoint's latest input.
+        let open = self.oversubscribed_since.map_or(0, |since| (self.now - since).ps());
+        out.add("oversubscribed_ns", (s.oversubscribed_ps + open) / 1000);
         out.add("oversubscribed_wire_bytes", s.oversubscribed_bytes);
         out.add("incast_responses", s.incast_responses);
     }
