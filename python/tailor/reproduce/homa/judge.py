@@ -18,7 +18,7 @@ import polars as pl
 from tailor.reproduce.homa.bins import JUDGED
 from tailor.reproduce.homa.paper import CLAIM_P99, CLAIM_SHARE
 
-__all__ = ["KEYS", "join", "points", "worst", "deciles", "claim", "SHARES"]
+__all__ = ["KEYS", "SHARES", "join", "points", "of", "worst", "deciles", "claim"]
 
 #: What identifies a point.
 KEYS = ("transport", "workload", "load")
