@@ -1,6 +1,6 @@
 """Reproductions of the papers' experiments, each printed beside the paper's numbers.
 
-One sub-package per paper (``swp/``), each declaring its reproductions in its
+One sub-package per paper (``swp/``, ``homa/``), each declaring its reproductions in its
 ``REPRODUCTIONS`` (:class:`tailor.reproduce.registry.Reproduction`); this module gathers
 them by name. ``tailor reproduce NAME`` and ``tailor reproduce --list`` are generated from
 :data:`REPRODUCTIONS`: a paper's reproductions reach the CLI by the one line below.
@@ -9,11 +9,10 @@ them by name. ``tailor reproduce NAME`` and ``tailor reproduce --list`` are gene
 
 from __future__ import annotations
 
-from tailor.reproduce import swp
+from tailor.reproduce import homa, swp
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS", "Reproduction"]
-
 
 
 def _by_name(*papers: tuple[Reproduction, ...]) -> dict[str, Reproduction]:
@@ -26,4 +25,4 @@ def _by_name(*papers: tuple[Reproduction, ...]) -> dict[str, Reproduction]:
 
 
 #: Every reproduction by its name (the command ``tailor reproduce NAME``), in the order listed.
-REPRODUCTIONS: dict[str, Reproduction] = _by_name(swp.REPRODUCTIONS)
+REPRODUCTIONS: dict[str, Reproduction] = _by_name(swp.REPRODUCTIONS, homa.REPRODUCTIONS)

@@ -1,0 +1,51 @@
+"""Homa (a receiver-driven low-latency transport using network priorities;
+``../shared/papers/homa-receiver-driven-transport.md``): its reproductions on the paper's
+fabric (scenarios/homa/).
+
+- ``fig12``: Fig. 12 and 13 (§5.2), p99 and median slowdown per message-size bucket for
+  W1-W5 at 50 % and 80 % load, beside the authors' numbers (``data/``) and §5.2's claim;
+- ``table1``: Table 1 (§5.2), mean and max queue lengths per switch tier at 80 % load.
+
+Built from: ``buckets`` (the authors' size buckets), ``paper`` (the paper's numbers and the
+authors' data), ``points`` (which scenario a point runs, for how long; the runs), ``bins``
+(slowdown per bucket), ``judge`` (ours beside a reference), ``tables`` and ``figure``
+(what fig12 prints and draws). docs/reproductions-homa.md says how and what they measured.
+
+The expected times are wall times on a 2-core machine, two points at once, rounded up:
+homa-fig12 took 2.6 min for its 10 points at full length (a W5 point 2 min, W1-W3 5-12 s;
+52 s with --quick); homa-table1 3.0 min at full length (W5 100 s; 11 s with --quick).
+"""
+
+from __future__ import annotations
+
+from tailor.reproduce.homa import fig12, table1
+from tailor.reproduce.registry import Reproduction
+
+__all__ = ["REPRODUCTIONS"]
+
+REPRODUCTIONS = (
+    Reproduction(
+        name="homa-fig12",
+        paper="Homa",
+        figure="Fig. 12-13 (§5.2)",
+        summary="Homa Fig. 12-13: slowdown per message size.",
+        example="tailor reproduce homa-fig12 --quick --workloads W3 --loads 0.8",
+        quick="3 min",
+        full="15 min",
+        full_options="--seeds 5",
+        options=fig12.options,
+        render=fig12.render,
+    ),
+    Reproduction(
+        name="homa-table1",
+        paper="Homa",
+        figure="Table 1 (§5.2)",
+        summary="Homa Table 1: queue lengths per switch tier.",
+        example="tailor reproduce homa-table1 --quick",
+        quick="3 min",
+        full="3 min",
+        full_options="(the defaults)",
+        options=table1.options,
+        render=table1.render,
+    ),
+)

@@ -1,0 +1,179 @@
+"""The points of the Homa reproductions: which scenario each runs, for how long, and the
+runs themselves.
+
+A point is (transport, workload, load, seed). Its scenario is the shipped file on the
+paper's fabric, ``scenarios/homa/w<N>-<load %>.toml`` for Homa (a baseline transport T,
+when it gets scenarios, ``scenarios/homa/<T>-w<N>-<load %>.toml``), with the generation end
+``class[0].until`` set to the point's length. The file run is written into the
+reproduction's directory with that length, so every number can be rerun with
+``tailor run``. Points run in threads, one per core (``tailor.run`` releases the GIL);
+Ctrl-C cancels the runs in flight and leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import tailor
+from tailor import _core, fmt
+from tailor.errors import OptionError
+from tailor.reproduce.homa.buckets import WORKLOADS
+
+__all__ = ["Point", "LOADS", "scenario_dir", "scenario_file", "transports_with_scenarios", "run_points"]
+
+Say = Callable[[str], None]
+
+#: The loads of the paper's Fig. 12 (a) and (b).
+LOADS = (0.5, 0.8)
+
+
+@dataclass(frozen=True)
+class Point:
+    transport: str
+    workload: str
+    load: float
+    seed: int
+    #: Generated traffic (the class's ``until``), in microseconds.
+    until_us: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.transport}-{self.workload.lower()}-{round(self.load * 100)}"
+
+    @property
+    def until(self) -> str:
+        return f"{self.until_us}us"
+
+
+def length_us(lengths_at_80: dict[str, float], workload: str, load: float) -> int:
+    """The generation length of ``workload`` at ``load``, from its length at 80 % (ms):
+    scaled by 0.8 / load so that a point has as many messages at either load."""
+    return round(lengths_at_80[workload] * 1000 * 0.8 / load)
+
+
+def lengths_text(lengths_at_80: dict[str, float], workloads: Sequence[str], loads: Sequence[float]) -> str:
+    """``W3 20 ms`` or, for two loads, ``W3 20 ms (80 %) / 32 ms (50 %)``, per workload."""
+    def one(w: str) -> str:
+        at = [f"{fmt.time(length_us(lengths_at_80, w, x) * 1000)} ({x:.0%})" for x in sorted(loads, reverse=True)]
+        return f"{w} " + " / ".join(at) if len(at) > 1 else f"{w} {at[0].split(' (')[0]}"
+    return ", ".join(one(w) for w in workloads)
+
+
+def parse_workloads(text: str) -> list[str]:
+    """``--workloads``: a comma-separated list of W1..W5 (any case)."""
+    names = [w.strip().upper() for w in text.split(",") if w.strip()]
+    for w in names:
+        if w not in WORKLOADS:
+            raise OptionError(f"--workloads: unknown workload '{w}'; accepted: {', '.join(WORKLOADS)} (comma-separated)")
+    if not names:
+        raise OptionError(f"--workloads: none given; accepted: {', '.join(WORKLOADS)} (comma-separated)")
+    return sorted(set(names), key=WORKLOADS.index)
+
+
+def parse_loads(text: str) -> list[float]:
+    """``--loads``: a comma-separated list of the paper's loads, 0.5 and 0.8."""
+    accepted = ", ".join(f"{x:g}" for x in LOADS)
+    loads = []
+    for item in (x.strip() for x in text.split(",") if x.strip()):
+        try:
+            x = float(item)
+        except ValueError:
+            x = -1.0
+        if x not in LOADS:
+            raise OptionError(f"--loads: '{item}' is not a load with scenarios; accepted: {accepted} (comma-separated)")
+        loads.append(x)
+    if not loads:
+        raise OptionError(f"--loads: none given; accepted: {accepted} (comma-separated)")
+    return sorted(set(loads))
+
+
+def parse_transports(text: str) -> list[str]:
+    """``--transports``: a comma-separated list of transport names (lowercase)."""
+    names = list(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
+    if not names:
+        raise OptionError(f"--transports: none given; accepted: {', '.join(transports_with_scenarios())}")
+    return names
+
+
+def scenario_dir() -> Path:
+    """``scenarios/homa``: the first found walking up from the current directory, else
+    the one beside this package's source tree (an editable install)."""
+    for d in (Path.cwd(), *Path.cwd().parents):
+        if (d / "scenarios" / "homa" / "w3-80.toml").is_file():
+            return d / "scenarios" / "homa"
+    return Path(__file__).resolve().parents[4] / "scenarios" / "homa"
+
+
+def scenario_file(transport: str, workload: str, load: float) -> Path:
+    stem = f"{workload.lower()}-{round(load * 100)}.toml"
+    return scenario_dir() / (stem if transport == "homa" else f"{transport}-{stem}")
+
+
+def transports_with_scenarios() -> list[str]:
+    """The engine's transports (``tailor._core.transports()``) that have a scenario on the
+    paper's fabric."""
+    names = [t["name"] for t in _core.transports()]
+    return [t for t in names if any(scenario_file(t, w, x).is_file() for w in WORKLOADS for x in LOADS)]
+
+
+def check_transports(transports: Sequence[str], workloads: Sequence[str], loads: Sequence[float]) -> None:
+    """``--transports``: each one the engine has, with a scenario for every point asked."""
+    accepted = transports_with_scenarios()
+    for t in transports:
+        if t not in accepted:
+            raise OptionError(
+                f"--transports: '{t}' has no scenarios on the paper's fabric in {scenario_dir()}; accepted: "
+                f"{', '.join(accepted) or 'none found'} (the engine's transports with scenarios there)"
+            )
+        for w in workloads:
+            for x in loads:
+                if not scenario_file(t, w, x).is_file():
+                    raise OptionError(f"--transports: '{t}' has no scenario {scenario_file(t, w, x)}")
+
+
+def write_scenario(point: Point, dir: Path, why: str) -> Path:
+    """The point's scenario with its length, as a file a user can rerun."""
+    src = scenario_file(point.transport, point.workload, point.load)
+    sc = tailor.Scenario.load(src).with_({"class[0].until": point.until})
+    if sc.info["transport"] != point.transport:
+        raise OptionError(f"--transports: {src} runs {sc.info['transport']}, not {point.transport}")
+    path = dir / f"{point.name}.toml"
+    head = f"# {src.name} with class[0].until = \"{point.until}\" ({why}).\n"
+    path.write_text(head + sc.resolve()["document"])
+    return path
+
+
+def run_points(points: Sequence[Point], work: Path, why: str, say: Say) -> dict[Point, Path]:
+    """Runs every point into ``work/runs/<name>-s<seed>`` (scenarios in ``work/scenarios``),
+    in threads, one per core; returns each point's result directory."""
+    (work / "scenarios").mkdir(exist_ok=True)
+    files = {p.name: write_scenario(p, work / "scenarios", why) for p in points}
+    stop = threading.Event()
+    # The longest first (W5, W4, ...), so that the threads finish together.
+    order = sorted(points, key=lambda p: (p.workload, p.until_us), reverse=True)
+
+    def one(p: Point) -> Path:
+        out = work / "runs" / f"{p.name}-s{p.seed}"
+        t = time.perf_counter()
+        r = tailor.run(files[p.name], seed=p.seed, out=out, progress=lambda _: not stop.is_set())
+        m = r.summary["messages"]["completed"]
+        say(f"{p.name} seed {p.seed}: {m:,} messages, {fmt.time(r.summary['sim_ns'])} simulated, "
+            f"{time.perf_counter() - t:.1f} s")
+        return out
+
+    with ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, len(order))) as pool:
+        futures = {p: pool.submit(one, p) for p in order}
+        try:
+            return {p: futures[p].result() for p in points}
+        except BaseException:
+            stop.set()
+            for f in futures.values():
+                f.cancel()
+            raise
+

@@ -1,0 +1,44 @@
+"""`make validate`, Homa part: the paper's Fig. 12/13 and Table 1 on its fabric, each printed
+beside the paper's numbers (`tailor reproduce homa-fig12` and `homa-table1` run them one at
+a time).
+
+- Fig. 12/13: W1-W5 at 50 % and 80 % load, the full lengths (fig12.LENGTHS_MS), beside the
+  authors' data for W3 and W5 at 80 % and §5.2's claim at every point;
+- Table 1: W1-W5 at 80 %, the full lengths (table1.LENGTHS_MS), beside the paper's 30 numbers.
+
+Writes everything under target/reproduce/homa/ (scenarios, runs, CSV, JSON, figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from tailor.reproduce import REPRODUCTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "target" / "reproduce" / "homa")
+    ap.add_argument("--quick", action="store_true", help="the --quick forms")
+    args = ap.parse_args()
+    console = Console(width=140)
+    say = lambda m: console.print(f"  {m}", highlight=False)  # noqa: E731
+    for name in ("homa-fig12", "homa-table1"):
+        r = REPRODUCTIONS[name]
+        t = time.perf_counter()
+        plan = r.options(quick=args.quick, out=args.out / name.removeprefix("homa-"))
+        report = plan.run(plan.out, say)
+        r.render(report, console)
+        console.print(f"{name}: {time.perf_counter() - t:.0f} s\n", highlight=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
