@@ -166,9 +166,10 @@ impl HomaEndpoint {
     }
 
     fn arm_tick(&mut self, now: Time) {
+        let Some(timeout) = self.cfg.resend_timeout else { return };
         if !self.tick_armed {
             self.tick_armed = true;
-            let quarter = Time::from_ps((self.cfg.resend_timeout.ps() / 4).max(1));
+            let quarter = Time::from_ps((timeout.ps() / 4).max(1));
             self.events.push_back(EndpointEvent::Timer(TICK, now + quarter));
         }
     }
@@ -389,7 +390,7 @@ impl HomaEndpoint {
     /// Silence (§3.7): RESENDs for messages that stopped arriving, probes for messages
     /// whose receiver never answered.
     fn tick(&mut self, now: Time) {
-        let timeout = self.cfg.resend_timeout;
+        let Some(timeout) = self.cfg.resend_timeout else { return };
         let mut resends = Vec::new();
         for m in self.inc.items.iter_mut().flatten() {
             if m.expecting() && now - m.last_heard >= timeout {

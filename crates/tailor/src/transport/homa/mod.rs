@@ -89,7 +89,9 @@ pub struct Config {
     /// A message with fewer ungranted bytes on the wire than this is granted at the
     /// unscheduled level of its remaining size (the authors' simulator; 0: off).
     pub tail_boost: u64,
-    pub resend_timeout: Time,
+    /// Silence before a RESEND (§3.7); None: off (a fabric that cannot drop: RESENDs
+    /// there only answer packets starved at low levels).
+    pub resend_timeout: Option<Time>,
     /// A client with more RPCs outstanding than this marks its new requests, and their
     /// responses go with only `incast_unscheduled` bytes blind (§3.6); None: off.
     pub incast_threshold: Option<u64>,
@@ -182,10 +184,18 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         _ => Err("is not a degree; accepted: a number of senders from 1 to 1048576, or \"unlimited\"".to_string()),
     })?;
     let tail_boost = t.size("tail_boost")?.unwrap_or(0);
-    let resend_timeout = t.time("resend_timeout")?.unwrap_or(Time::from_ms(5));
-    if resend_timeout < Time::from_us(1) {
-        return Err(t.error("resend_timeout", "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7)"));
-    }
+    let resend_timeout = match t.get("resend_timeout", |v| match v.as_str() {
+        Some("off") => Ok(None),
+        Some(s) => crate::input::units::parse_time(s).map(Some).map_err(|e| format!("{e}; or \"off\"")),
+        None => Err(format!("is {}; accepted: a time such as \"5ms\", or \"off\"", crate::input::reader::type_name(v))),
+    })? {
+        None => Some(Time::from_ms(5)),
+        Some(None) => None,
+        Some(Some(d)) if d < Time::from_us(1) => {
+            return Err(t.error("resend_timeout", "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7), or \"off\""));
+        }
+        Some(Some(d)) => Some(d),
+    };
     let incast_threshold = t.int("incast_threshold", 1, 1 << 30)?.map(|v| v as u64);
     let incast_unscheduled = t.size("incast_unscheduled")?;
     if incast_unscheduled.is_some() && incast_threshold.is_none() {

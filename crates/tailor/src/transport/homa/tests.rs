@@ -19,7 +19,7 @@ fn cfg(degree: Option<usize>) -> Config {
         levels: Some(Levels { unscheduled: 4, scheduled: 4, cutoffs: vec![433, 2339, 6756], physical: 8, unscheduled_share: 0.3 }),
         overcommitment: degree,
         tail_boost: 0,
-        resend_timeout: Time::from_ms(5),
+        resend_timeout: Some(Time::from_ms(5)),
         incast_threshold: None,
         incast_unscheduled: 300,
         line_rate: Rate::from_gbps(10),
@@ -216,7 +216,7 @@ fn a_sender_sends_the_shortest_message_first_control_before_data() {
 #[test]
 fn a_lost_packet_is_asked_for_again_after_the_timeout() {
     let c = cfg(None);
-    let timeout = c.resend_timeout;
+    let timeout = c.resend_timeout.unwrap();
     let (mut s, mut r) = (HomaEndpoint::new(c.clone()), HomaEndpoint::new(c));
     let m = msg(0, 0, 1, 5_000);
     s.on_message(Time::ZERO, &m);
