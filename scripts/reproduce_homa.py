@@ -4,7 +4,9 @@ a time).
 
 - Fig. 12/13: W1-W5 at 50 % and 80 % load, the full lengths (fig12.LENGTHS_MS), beside the
   authors' data for W3 and W5 at 80 % and §5.2's claim at every point;
-- Table 1: W1-W5 at 80 %, the full lengths (table1.LENGTHS_MS), beside the paper's 30 numbers.
+- Table 1: W1-W5 at 80 %, the full lengths (table1.LENGTHS_MS), beside the paper's 30 numbers;
+- Fig. 15/16: W4's maximum sustainable load with 1, 2, 4 and 7 scheduled levels and the
+  authors' split (maxload.LOADS, 200 ms a point), beside the paper's 63 % and 89 %.
 
 Writes everything under target/reproduce/homa/ (scenarios, runs, CSV, JSON, figures).
 """
@@ -30,7 +32,7 @@ def main() -> int:
     args = ap.parse_args()
     console = Console(width=140)
     say = lambda m: console.print(f"  {m}", highlight=False)  # noqa: E731
-    for name in ("homa-fig12", "homa-table1"):
+    for name in ("homa-fig12", "homa-table1", "homa-max-load"):
         r = REPRODUCTIONS[name]
         t = time.perf_counter()
         plan = r.options(quick=args.quick, out=args.out / name.removeprefix("homa-"))

@@ -4,7 +4,9 @@ fabric (scenarios/homa/).
 
 - ``fig12``: Fig. 12 and 13 (§5.2), p99 and median slowdown per message-size bucket for
   W1-W5 at 50 % and 80 % load, beside the authors' numbers (``data/``) and §5.2's claim;
-- ``table1``: Table 1 (§5.2), mean and max queue lengths per switch tier at 80 % load.
+- ``table1``: Table 1 (§5.2), mean and max queue lengths per switch tier at 80 % load;
+- ``maxload``: Fig. 15 and 16 (§5.2), the highest load Homa sustains (where the wasted
+  receiver bandwidth reaches the surplus), W4 with 1, 2, 4 and 7 scheduled levels.
 
 Built from: ``buckets`` (the authors' size buckets), ``paper`` (the paper's numbers and the
 authors' data), ``points`` (which scenario a point runs, for how long; the runs), ``bins``
@@ -18,7 +20,7 @@ homa-fig12 took 2.6 min for its 10 points at full length (a W5 point 2 min, W1-W
 
 from __future__ import annotations
 
-from tailor.reproduce.homa import fig12, table1
+from tailor.reproduce.homa import fig12, maxload, table1
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -47,5 +49,17 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=table1.options,
         render=table1.render,
+    ),
+    Reproduction(
+        name="homa-max-load",
+        paper="Homa",
+        figure="Fig. 15-16 (§5.2)",
+        summary="Homa Fig. 15-16: maximum sustainable load, wasted bandwidth.",
+        example="tailor reproduce homa-max-load --quick",
+        quick="2 min",
+        full="25 min",
+        full_options="(the defaults)",
+        options=maxload.options,
+        render=maxload.render,
     ),
 )
