@@ -1,12 +1,15 @@
 """`make validate`, Homa part: the paper's Fig. 12/13 and Table 1 on its fabric, each printed
-beside the paper's numbers (`tailor reproduce homa-fig12` and `homa-table1` run them one at
-a time).
+beside the paper's numbers, and Fig. 8/9 simulated on its 16-host cluster with §5.1's claims
+checked (`tailor reproduce homa-fig12`, `homa-table1`, `homa-max-load` and `homa-cluster` run them one at a
+time).
 
 - Fig. 12/13: W1-W5 at 50 % and 80 % load, the full lengths (fig12.LENGTHS_MS), beside the
   authors' data for W3 and W5 at 80 % and §5.2's claim at every point;
 - Table 1: W1-W5 at 80 %, the full lengths (table1.LENGTHS_MS), beside the paper's 30 numbers;
 - Fig. 15/16: W4's maximum sustainable load with 1, 2, 4 and 7 scheduled levels and the
-  authors' split (maxload.LOADS, 200 ms a point), beside the paper's 63 % and 89 %.
+  authors' split (maxload.LOADS, 200 ms a point), beside the paper's 63 % and 89 %;
+- Fig. 8/9: W3-W5 at 80 %, Homa, HomaP4/P2/P1 and Basic, the full lengths
+  (cluster.LENGTHS_MS), with §5.1's claims (Homa's p99 2-3.5, Basic 5-15x, P4 ~ P8 > P2).
 
 Writes everything under target/reproduce/homa/ (scenarios, runs, CSV, JSON, figures).
 """
@@ -32,7 +35,7 @@ def main() -> int:
     args = ap.parse_args()
     console = Console(width=140)
     say = lambda m: console.print(f"  {m}", highlight=False)  # noqa: E731
-    for name in ("homa-fig12", "homa-table1", "homa-max-load"):
+    for name in ("homa-fig12", "homa-table1", "homa-max-load", "homa-cluster"):
         r = REPRODUCTIONS[name]
         t = time.perf_counter()
         plan = r.options(quick=args.quick, out=args.out / name.removeprefix("homa-"))

@@ -6,7 +6,10 @@ fabric (scenarios/homa/).
   W1-W5 at 50 % and 80 % load, beside the authors' numbers (``data/``) and §5.2's claim;
 - ``table1``: Table 1 (§5.2), mean and max queue lengths per switch tier at 80 % load;
 - ``maxload``: Fig. 15 and 16 (§5.2), the highest load Homa sustains (where the wasted
-  receiver bandwidth reaches the surplus), W4 with 1, 2, 4 and 7 scheduled levels.
+  receiver bandwidth reaches the surplus), W4 with 1, 2, 4 and 7 scheduled levels;
+- ``cluster``: Fig. 8 and 9 (§5.1) simulated on the 16-host cluster (scenarios/homa/cluster-*),
+  echo-RPC p99 and median slowdown per size for W3-W5 at 80 %, Homa beside HomaP4/P2/P1 and
+  Basic, with §5.1's claims.
 
 Built from: ``buckets`` (the authors' size buckets), ``paper`` (the paper's numbers and the
 authors' data), ``points`` (which scenario a point runs, for how long; the runs), ``bins``
@@ -15,12 +18,13 @@ authors' data), ``points`` (which scenario a point runs, for how long; the runs)
 
 The expected times are wall times on a 2-core machine, two points at once, rounded up:
 homa-fig12 took 2.6 min for its 10 points at full length (a W5 point 2 min, W1-W3 5-12 s;
-52 s with --quick); homa-table1 3.0 min at full length (W5 100 s; 11 s with --quick).
+52 s with --quick); homa-table1 3.0 min at full length (W5 100 s; 11 s with --quick);
+homa-cluster 4.1 min at full length (a W5 point 67-75 s).
 """
 
 from __future__ import annotations
 
-from tailor.reproduce.homa import fig12, maxload, table1
+from tailor.reproduce.homa import cluster, fig12, maxload, table1
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -61,5 +65,17 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=maxload.options,
         render=maxload.render,
+    ),
+    Reproduction(
+        name="homa-cluster",
+        paper="Homa",
+        figure="Fig. 8-9 (§5.1)",
+        summary="Homa Fig. 8-9: RPC slowdown, HomaPx and Basic.",
+        example="tailor reproduce homa-cluster --quick --workloads W3",
+        quick="2 min",
+        full="4 min",
+        full_options="(the defaults)",
+        options=cluster.options,
+        render=cluster.render,
     ),
 )

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import tailor
 from tailor import _core, fmt
@@ -149,16 +150,19 @@ def write_scenario(point: Point, dir: Path, why: str) -> Path:
     return path
 
 
-def run_points(points: Sequence[Point], work: Path, why: str, say: Say) -> dict[Point, Path]:
-    """Runs every point into ``work/runs/<name>-s<seed>`` (scenarios in ``work/scenarios``),
-    in threads, one per core; returns each point's result directory."""
+def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
+               write: Callable[[Any, Path, str], Path] = write_scenario) -> dict[Any, Path]:
+    """Runs every point into ``work/runs/<name>-s<seed>`` (scenarios in ``work/scenarios``,
+    each written by ``write``: ``write_scenario`` unless another reproduction's points,
+    with ``name``, ``seed``, ``workload`` and ``until_us``, need their own), in threads,
+    one per core; returns each point's result directory."""
     (work / "scenarios").mkdir(exist_ok=True)
-    files = {p.name: write_scenario(p, work / "scenarios", why) for p in points}
+    files = {p.name: write(p, work / "scenarios", why) for p in points}
     stop = threading.Event()
     # The longest first (W5, W4, ...), so that the threads finish together.
     order = sorted(points, key=lambda p: (p.workload, p.until_us), reverse=True)
 
-    def one(p: Point) -> Path:
+    def one(p: Any) -> Path:
         out = work / "runs" / f"{p.name}-s{p.seed}"
         t = time.perf_counter()
         r = tailor.run(files[p.name], seed=p.seed, out=out, progress=lambda _: not stop.is_set())
