@@ -9,7 +9,9 @@ fabric (scenarios/homa/).
   receiver bandwidth reaches the surplus), W4 with 1, 2, 4 and 7 scheduled levels;
 - ``cluster``: Fig. 8 and 9 (§5.1) simulated on the 16-host cluster (scenarios/homa/cluster-*),
   echo-RPC p99 and median slowdown per size for W3-W5 at 80 %, Homa beside HomaP4/P2/P1 and
-  Basic, with §5.1's claims.
+  Basic, with §5.1's claims;
+- ``sensitivity``: Fig. 17-20 (§5.2), unscheduled levels (W1), the cutoff between two
+  unscheduled levels (W3), 4 vs 7 scheduled levels (W4), unscheduled-byte limits (W4).
 
 Built from: ``buckets`` (the authors' size buckets), ``paper`` (the paper's numbers and the
 authors' data), ``points`` (which scenario a point runs, for how long; the runs), ``bins``
@@ -24,7 +26,7 @@ homa-cluster 4.1 min at full length (a W5 point 67-75 s).
 
 from __future__ import annotations
 
-from tailor.reproduce.homa import cluster, fig12, maxload, table1
+from tailor.reproduce.homa import cluster, fig12, maxload, sensitivity, table1
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -60,7 +62,7 @@ REPRODUCTIONS = (
         figure="Fig. 15-16 (§5.2)",
         summary="Homa Fig. 15-16: maximum sustainable load, wasted bandwidth.",
         example="tailor reproduce homa-max-load --quick",
-        quick="2 min",
+        quick="25 min",
         full="25 min",
         full_options="(the defaults)",
         options=maxload.options,
@@ -77,5 +79,17 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=cluster.options,
         render=cluster.render,
+    ),
+    Reproduction(
+        name="homa-sensitivity",
+        paper="Homa",
+        figure="Fig. 17-20 (§5.2)",
+        summary="Homa Fig. 17-20: levels, cutoffs, blind bytes.",
+        example="tailor reproduce homa-sensitivity --quick --figures fig18",
+        quick="4 min",
+        full="4 min",
+        full_options="(the defaults)",
+        options=sensitivity.options,
+        render=sensitivity.render,
     ),
 )
