@@ -11,7 +11,8 @@ time).
 - Fig. 8/9: W3-W5 at 80 %, Homa, HomaP4/P2/P1 and Basic, the full lengths
   (cluster.LENGTHS_MS), with §5.1's claims (Homa's p99 2-3.5, Basic 5-15x, P4 ~ P8 > P2);
 - Fig. 17-20: unscheduled levels (W1), cutoffs (W3), scheduled levels and blind bytes (W4),
-  with §5.2's claims.
+  with §5.2's claims;
+- Fig. 14: preemption lag against queueing for short messages near p99, W1-W5 at 80 %.
 
 Writes everything under target/reproduce/homa/ (scenarios, runs, CSV, JSON, figures).
 """
@@ -37,7 +38,7 @@ def main() -> int:
     args = ap.parse_args()
     console = Console(width=140)
     say = lambda m: console.print(f"  {m}", highlight=False)  # noqa: E731
-    for name in ("homa-fig12", "homa-table1", "homa-max-load", "homa-cluster", "homa-sensitivity"):
+    for name in ("homa-fig12", "homa-fig14", "homa-table1", "homa-max-load", "homa-cluster", "homa-sensitivity"):
         r = REPRODUCTIONS[name]
         t = time.perf_counter()
         plan = r.options(quick=args.quick, out=args.out / name.removeprefix("homa-"))

@@ -4,6 +4,8 @@ fabric (scenarios/homa/).
 
 - ``fig12``: Fig. 12 and 13 (§5.2), p99 and median slowdown per message-size bucket for
   W1-W5 at 50 % and 80 % load, beside the authors' numbers (``data/``) and §5.2's claim;
+- ``fig14``: Fig. 14 (§5.2), preemption lag against queueing in the tail delay of short
+  messages (``[record] waits``), W1-W5 at 80 %;
 - ``table1``: Table 1 (§5.2), mean and max queue lengths per switch tier at 80 % load;
 - ``maxload``: Fig. 15 and 16 (§5.2), the highest load Homa sustains (where the wasted
   receiver bandwidth reaches the surplus), W4 with 1, 2, 4 and 7 scheduled levels;
@@ -26,7 +28,7 @@ homa-cluster 4.1 min at full length (a W5 point 67-75 s).
 
 from __future__ import annotations
 
-from tailor.reproduce.homa import cluster, fig12, maxload, sensitivity, table1
+from tailor.reproduce.homa import cluster, fig12, fig14, maxload, sensitivity, table1
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -43,6 +45,18 @@ REPRODUCTIONS = (
         full_options="--seeds 5",
         options=fig12.options,
         render=fig12.render,
+    ),
+    Reproduction(
+        name="homa-fig14",
+        paper="Homa",
+        figure="Fig. 14 (§5.2)",
+        summary="Homa Fig. 14: preemption lag vs queueing in the tail.",
+        example="tailor reproduce homa-fig14 --quick --workloads W3",
+        quick="3 min",
+        full="3 min",
+        full_options="(the defaults)",
+        options=fig14.options,
+        render=fig14.render,
     ),
     Reproduction(
         name="homa-table1",
@@ -86,8 +100,8 @@ REPRODUCTIONS = (
         figure="Fig. 17-20 (§5.2)",
         summary="Homa Fig. 17-20: levels, cutoffs, blind bytes.",
         example="tailor reproduce homa-sensitivity --quick --figures fig18",
-        quick="4 min",
-        full="4 min",
+        quick="3 min",
+        full="3 min",
         full_options="(the defaults)",
         options=sensitivity.options,
         render=sensitivity.render,
