@@ -84,6 +84,22 @@ def combine(per_seed: Sequence[list[dict]], totals: Sequence[int]) -> list[dict]
     return out
 
 
+def read_runs(runs: Sequence, dirs: dict) -> tuple[list[list[dict]], list[int], int, list[float]]:
+    """The seeds of one point, each run's result directory in ``dirs``: per seed its bucket
+    rows, its message count; the messages above the last bound; each run's simulated ms."""
+    import json
+
+    per_seed, totals, beyond = [], [], 0
+    for p in runs:
+        msgs = pl.read_parquet(dirs[p] / "messages.parquet", columns=["size_bytes", "slowdown"])
+        r, b = run_rows(msgs, p.workload)
+        per_seed.append(r)
+        totals.append(msgs.height)
+        beyond += b
+    sims = [json.loads((dirs[p] / "summary.json").read_text())["sim_ns"] / 1e6 for p in runs]
+    return per_seed, totals, beyond, sims
+
+
 def frame(rows: Sequence[dict]) -> pl.DataFrame:
     """Rows (with transport, load, workload) as fig12.csv's table: its columns, in order."""
     schema = {

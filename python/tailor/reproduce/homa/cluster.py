@@ -39,7 +39,7 @@ from tailor import fmt
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce.homa import judge
-from tailor.reproduce.homa.bins import combine, run_rows
+from tailor.reproduce.homa.bins import combine, read_runs
 from tailor.reproduce.homa.points import parse_workloads, run_points, scenario_dir
 from tailor.reproduce.registry import Out, Plan
 
@@ -173,15 +173,8 @@ def analyse(points: list[ClusterPoint], dirs: dict[Any, Path], form: str) -> dic
     rows, info = [], []
     for key in dict.fromkeys((p.variant, p.workload) for p in points):
         runs = [p for p in points if (p.variant, p.workload) == key]
-        per_seed, totals, beyond = [], [], 0
-        for p in runs:
-            msgs = pl.read_parquet(dirs[p] / "messages.parquet", columns=["size_bytes", "slowdown"])
-            r, b = run_rows(msgs, p.workload)
-            per_seed.append(r)
-            totals.append(msgs.height)
-            beyond += b
+        per_seed, totals, beyond, sims = read_runs(runs, dirs)
         rows += [{"variant": key[0], "workload": key[1], **row} for row in combine(per_seed, totals)]
-        sims = [json.loads((dirs[p] / "summary.json").read_text())["sim_ns"] / 1e6 for p in runs]
         info.append({"variant": key[0], "workload": key[1], "until": runs[0].until, "seeds": [p.seed for p in runs],
                      "messages": sum(totals), "beyond_last_bucket": beyond, "sim_ms": sims})
     return {"reproduction": "homa-cluster", "form": form, "lengths_ms": LENGTHS_MS[form], "points": info,

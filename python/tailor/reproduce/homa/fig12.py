@@ -29,7 +29,7 @@ import typer
 from tailor.errors import DataError, OptionError
 from tailor.outdir import staged
 from tailor.reproduce.homa import judge, paper
-from tailor.reproduce.homa.bins import combine, frame, run_rows
+from tailor.reproduce.homa.bins import combine, frame, read_runs
 from tailor.reproduce.homa.points import (
     Point, check_transports, length_us, parse_loads, parse_transports, parse_workloads, run_points,
 )
@@ -125,16 +125,9 @@ def analyse(points: list[Point], dirs: dict[Point, Path], form: str) -> dict:
     for key in dict.fromkeys((p.transport, p.workload, p.load) for p in points):
         keys = dict(zip(judge.KEYS, key))
         runs = [p for p in points if (p.transport, p.workload, p.load) == key]
-        per_seed, totals, beyond = [], [], 0
-        for p in runs:
-            msgs = pl.read_parquet(dirs[p] / "messages.parquet", columns=["size_bytes", "slowdown"])
-            r, b = run_rows(msgs, p.workload)
-            per_seed.append(r)
-            totals.append(msgs.height)
-            beyond += b
-            seed_rows += [{**keys, "seed": p.seed, **x} for x in r]
+        per_seed, totals, beyond, sims = read_runs(runs, dirs)
+        seed_rows += [{**keys, "seed": p.seed, **x} for p, r in zip(runs, per_seed) for x in r]
         rows += [{**keys, **row} for row in combine(per_seed, totals)]
-        sims = [json.loads((dirs[p] / "summary.json").read_text())["sim_ns"] / 1e6 for p in runs]
         info.append({**keys, "until": runs[0].until, "seeds": [p.seed for p in runs], "messages": sum(totals),
                      "beyond_last_bucket": beyond, "sim_ms": sims})
     return {"reproduction": "homa-fig12", "form": form, "lengths_ms_at_80": LENGTHS_MS[form], "points": info,
