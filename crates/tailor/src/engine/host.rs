@@ -85,6 +85,7 @@ impl Simulation {
             wire_bytes: t.wire_bytes,
             header_bytes: (t.wire_bytes - t.payload) as u16,
             prio,
+            rank: t.rank,
             flags: t.flags,
             hdr: t.hdr,
             int,

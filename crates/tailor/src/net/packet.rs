@@ -26,9 +26,8 @@ pub struct Header(pub [u64; 3]);
 /// configurable number of levels; a packet above the last level joins the last.
 pub type Priority = u8;
 
-/// Per-packet flags the network acts on, and the ECN codepoint (its two low bits: a
-/// packet is 56 bytes with them folded in, 64 with a field of their own, and every queue
-/// and link holds packets by value).
+/// Per-packet flags the network acts on, and the ECN codepoint (its two low bits: every
+/// queue and link holds packets by value, so the packet stays within one cache line).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Flags(u8);
 
@@ -70,7 +69,7 @@ impl Flags {
     }
 }
 
-/// A packet: 56 bytes (`tests`), held by value in every queue and link.
+/// A packet: 64 bytes, one cache line (`tests`), held by value in every queue and link.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// The message the packet belongs to (the engine's flow id, also the ECMP key).
@@ -84,6 +83,10 @@ pub struct Packet {
     pub header_bytes: u16,
     /// Its priority level, set by its transport (or its class's fixed level).
     pub prio: Priority,
+    /// A finer order than `prio` for ports that serve by rank (pFabric's remaining
+    /// message size, Alizadeh et al. SIGCOMM 2013 §4.1): lower is served first; 0 when
+    /// its transport does not set one.
+    pub rank: u32,
     /// Flags and the ECN codepoint (`ecn`, `set_ecn`).
     pub flags: Flags,
     pub hdr: Header,
@@ -118,6 +121,7 @@ impl Packet {
             wire_bytes,
             header_bytes: wire_bytes.min(u16::MAX as u32) as u16,
             prio: 0,
+            rank: 0,
             flags: Flags::empty(),
             hdr,
             int: None,
@@ -130,8 +134,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_packet_is_56_bytes_and_keeps_its_ecn_beside_its_flags() {
-        assert_eq!(std::mem::size_of::<Packet>(), 56);
+    fn a_packet_is_one_cache_line_and_keeps_its_ecn_beside_its_flags() {
+        assert_eq!(std::mem::size_of::<Packet>(), 64);
         let mut p = Packet::scripted(ConnId { slot: 0, gen: 0 }, ClassId::new(0), 100, Header::default());
         p.flags.insert(Flags::TRIMMED);
         for e in [Ecn::Ect, Ecn::Ce, Ecn::NotEct, Ecn::Ce] {

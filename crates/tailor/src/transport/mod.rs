@@ -156,6 +156,9 @@ pub struct Transmit {
     pub ecn: Ecn,
     /// The priority level the transport chooses; None takes the class's fixed level.
     pub prio: Option<Priority>,
+    /// Its rank within the level, for ports that serve by rank (`Packet::rank`); 0 if
+    /// the transport does not rank its packets.
+    pub rank: u32,
     pub flags: Flags,
     /// The packet's INT stack in the network's pool (HPCC), if it carries one: the
     /// endpoint puts it there when it builds the packet (`poll_transmit`'s `int`), so a

@@ -184,6 +184,7 @@ impl HomaEndpoint {
             payload: 0,
             ecn: Ecn::NotEct,
             prio: Some(self.cfg.levels().physical(0)),
+            rank: 0,
             flags: Flags::empty(),
             int: None,
         });
@@ -513,6 +514,7 @@ impl Endpoint for HomaEndpoint {
             payload,
             ecn: Ecn::NotEct,
             prio: Some(cfg.levels().physical(prio)),
+            rank: 0,
             flags: Flags::empty(),
             int: None,
         };

@@ -43,6 +43,7 @@ fn packet(src: usize, t: &Transmit) -> Packet {
         wire_bytes: t.wire_bytes,
         header_bytes: (t.wire_bytes - t.payload) as u16,
         prio: t.prio.unwrap_or(0),
+        rank: t.rank,
         flags: t.flags,
         hdr: t.hdr,
         int: None,
@@ -94,6 +95,7 @@ fn grant(m: &Message, offset: u64, prio: u8) -> Transmit {
         payload: 0,
         ecn: crate::net::packet::Ecn::NotEct,
         prio: Some(0),
+        rank: 0,
         flags: crate::net::packet::Flags::empty(),
         int: None,
     }

@@ -62,6 +62,7 @@ impl Endpoint for RawEndpoint {
                     payload: chunk.len,
                     ecn: Ecn::NotEct,
                     prio: None,
+                    rank: 0,
                     flags: Flags::empty(),
                     int: None,
                 });

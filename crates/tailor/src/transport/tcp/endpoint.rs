@@ -120,6 +120,7 @@ impl TcpEndpoint {
             payload: o.seg.payload(),
             ecn: o.ecn,
             prio: None,
+            rank: 0,
             flags,
             int: o.int.map(|stack| pool.insert(stack)),
         }
