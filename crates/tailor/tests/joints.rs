@@ -142,10 +142,11 @@ fn trim_cuts_the_payload_and_forwards_the_flagged_header_first() {
     let mut dropped = Vec::new();
     let pkts = [scripted(1, 4, 1_500, 1_446), scripted(2, 4, 1_500, 1_446), scripted(3, 4, 1_500, 1_446), scripted(4, 4, 54, 0)];
     let queued: Vec<bool> = pkts.iter().map(|&k| p.offer(Time::ZERO, k, None, &mut dropped)).collect();
-    // The third does not fit and is trimmed; the fourth has no payload to cut, so drops.
-    assert_eq!(queued, vec![true, true, true, false]);
+    // The third does not fit and is trimmed; the fourth has no payload: it queues beside
+    // the full data buffer, at its own level (NDP's header queue, §3.1).
+    assert_eq!(queued, vec![true, true, true, true]);
     assert_eq!((p.stats.trim_packets, p.stats.trim_bytes), (1, 1_446));
-    assert_eq!((p.stats.drop_packets, p.stats.drop_bytes, dropped.len()), (1, 54, 1));
+    assert_eq!((p.stats.drop_packets, p.stats.drop_bytes, dropped.len()), (0, 0, 0));
     let offered: u64 = pkts.iter().map(|k| k.wire_bytes as u64).sum();
     assert_eq!(offered, p.queued_bytes() + p.stats.drop_bytes + p.stats.trim_bytes, "bytes: queued + dropped + trimmed");
     let mut int = tailor::net::int::Pool::default();
@@ -155,7 +156,82 @@ fn trim_cuts_the_payload_and_forwards_the_flagged_header_first() {
         out.push((k.conn.slot, k.prio, k.wire_bytes, k.is_trimmed()));
         p.busy = false;
     }
-    assert_eq!(out, vec![(3, 0, 54, true), (1, 4, 1_500, false), (2, 4, 1_500, false)], "the header jumps to level 0");
+    assert_eq!(out, vec![(3, 0, 54, true), (1, 4, 1_500, false), (2, 4, 1_500, false), (4, 4, 54, false)], "the header jumps to level 0");
+}
+
+/// NDP's switch (§3.1): with its data queue full, a trimming port cuts payloads and never
+/// drops a header — neither the one it cut nor one trimmed upstream, nor a control packet
+/// — while the data it holds stays within its limit. Random arrivals (data, control,
+/// headers from an earlier hop) through two trimming ports in series, each draining fewer
+/// bytes per step than it is offered.
+#[test]
+fn a_trimming_port_never_drops_a_header_and_holds_data_within_its_limit() {
+    const LIMIT: u64 = 8 * 1_538;
+    let mk = || {
+        let sched: Box<dyn Scheduler> = Box::new(PriorityQueues::new(2));
+        Port::new(Node::Switch(SwitchId::new(0)), LinkId::new(0), Rate::from_gbps(10), PortRole::ToHost, Admission::PortLimit(LIMIT), Vec::new(), sched)
+            .with_overflow(Overflow::Trim)
+    };
+    let (mut a, mut b) = (mk(), mk());
+    let mut int = tailor::net::int::Pool::default();
+    let mut dropped = Vec::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    // Bytes each port may send per step; about 1,060 bytes arrive per step.
+    let (mut credit_a, mut credit_b) = (0i64, 0i64);
+    let (mut offered_a, mut offered_b, mut sent_b) = (0u64, 0u64, 0u64);
+    for step in 0..20_000u32 {
+        let r = next();
+        if r % 10 < 9 {
+            let k = match (r >> 8) % 10 {
+                0 => scripted(step, 0, 84, 0),
+                1 => Packet { flags: Flags::TRIMMED, ..scripted(step, 0, 96, 0) },
+                2 => scripted(step, 1, 96 + 1 + (r >> 16) as u32 % 1_441, 1 + (r >> 16) as u32 % 1_441),
+                _ => scripted(step, 1, 1_538, 1_442),
+            };
+            offered_a += k.wire_bytes as u64;
+            assert!(a.offer(Time::ZERO, k, None, &mut dropped), "step {step}: {k:?} was dropped");
+        }
+        credit_a += 900;
+        while credit_a > 0 {
+            // Port a's packets (headers and all) move on to port b.
+            let Some((k, _)) = a.start_next(Time::ZERO, tailor::net::ids::PortId::new(0), None, &mut int) else {
+                credit_a = 0;
+                break;
+            };
+            a.busy = false;
+            credit_a -= k.wire_bytes as i64;
+            offered_b += k.wire_bytes as u64;
+            assert!(b.offer(Time::ZERO, k, None, &mut dropped), "step {step}: {k:?} was dropped at the second port");
+        }
+        credit_b += 700;
+        while credit_b > 0 {
+            let Some((k, _)) = b.start_next(Time::ZERO, tailor::net::ids::PortId::new(1), None, &mut int) else {
+                credit_b = 0;
+                break;
+            };
+            b.busy = false;
+            credit_b -= k.wire_bytes as i64;
+            sent_b += k.wire_bytes as u64;
+        }
+        for p in [&a, &b] {
+            assert!(p.scheduler().bytes_in(1) <= LIMIT, "step {step}: data beyond the limit");
+        }
+    }
+    assert!(dropped.is_empty());
+    for p in [&a, &b] {
+        assert_eq!(p.stats.drop_packets, 0);
+        assert!(p.stats.trim_packets > 1_000, "the port overflowed often: {}", p.stats.trim_packets);
+        assert!(p.stats.sent_bytes > p.stats.trim_bytes, "data still flows: {:?}", p.stats);
+    }
+    // Bytes: what each port was offered = what it holds + sent + trimmed payload.
+    assert_eq!(offered_a, a.queued_bytes() + offered_b + a.stats.trim_bytes);
+    assert_eq!(offered_b, b.queued_bytes() + sent_b + b.stats.trim_bytes);
 }
 
 #[test]

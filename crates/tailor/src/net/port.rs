@@ -14,6 +14,11 @@
 //! a stage, `int::IntStamp`); the scheduler owns the queues and may answer "nothing
 //! until t" (`Scheduler::wake_at`), after which the port wakes itself. The port itself
 //! only counts: bytes, packets, drops, trims, marks, and the time-weighted queue.
+//!
+//! A port that trims is NDP's switch (§3.1): its buffer limit is the data queue's, and
+//! packets without payload — control packets and the headers trimming leaves — queue
+//! beside it, never meeting that limit (on a shared buffer they still need the memory).
+//! So a header is never dropped where its payload was cut, nor at a later full port.
 
 use super::ids::{LinkId, Node, PortId};
 use super::int;
@@ -63,7 +68,8 @@ pub enum Admission {
 pub enum Overflow {
     /// Drop it (drop-tail).
     Drop,
-    /// Cut its payload and queue the header at the first priority level.
+    /// Cut its payload and queue the header at the first priority level; packets
+    /// without payload are not held to the buffer limit (NDP's header queue, §3.1).
     Trim,
     /// Drop queued packets that matter less (`Scheduler::evict_for`) until it fits, or
     /// drop it if none does.
@@ -145,6 +151,9 @@ pub struct Port {
     /// Bytes waiting per traffic class (index = class; a class never seen is absent):
     /// the class make-up of the queue, whatever queues the scheduler keeps.
     class_queued: Vec<u64>,
+    /// Bytes waiting in packets without payload (headers, control packets): a trimming
+    /// port's buffer limit does not count them.
+    bare_queued: u64,
 }
 
 impl Port {
@@ -176,6 +185,7 @@ impl Port {
             stats: PortStats::default(),
             last_change: Time::ZERO,
             class_queued: Vec::new(),
+            bare_queued: 0,
         }
     }
 
@@ -230,6 +240,17 @@ impl Port {
     /// true if the arriving packet was queued.
     pub fn offer(&mut self, now: Time, mut pkt: Packet, mut shared: Option<&mut SharedBuffer>, dropped: &mut Vec<Packet>) -> bool {
         let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&pkt) };
+        if self.overflow == Overflow::Trim && pkt.payload() == 0 {
+            // NDP's header queue (§3.1): nothing to trim, and the data limit is not its.
+            if self.take_space(&pkt, shared) {
+                self.enqueue(now, pkt, backlog);
+                return true;
+            }
+            self.stats.drop_packets += 1;
+            self.stats.drop_bytes += pkt.wire_bytes as u64;
+            dropped.push(pkt);
+            return false;
+        }
         let fits = self.fits(&pkt, backlog, shared.as_deref_mut());
         if fits && self.admit.is_none() {
             // The common case, without the verdict machinery.
@@ -278,7 +299,9 @@ impl Port {
         let size = pkt.wire_bytes as u64;
         let queue_full =
             self.queue_limits.get(pkt.class.index()).copied().flatten().is_some_and(|limit| backlog.queue + size > limit);
-        !queue_full && self.admits(backlog.port, size, shared)
+        // A trimming port's limit is its data queue's (the headers beside it do not count).
+        let port = if self.overflow == Overflow::Trim { backlog.port - self.bare_queued } else { backlog.port };
+        !queue_full && self.admits(port, size, shared)
     }
 
     /// Space for a packet an admission stage passes although the policy would not:
@@ -298,7 +321,8 @@ impl Port {
     }
 
     /// Cuts the payload; the header joins the first level. False (drop it) if there is
-    /// no payload to cut or the shared buffer cannot hold even the header.
+    /// no payload to cut (an `Admit` stage's verdict on a bare packet) or the shared
+    /// buffer cannot hold even the header.
     fn trim(&mut self, pkt: &mut Packet, shared: Option<&mut SharedBuffer>) -> bool {
         if pkt.payload() == 0 || pkt.is_trimmed() {
             return false;
@@ -327,6 +351,9 @@ impl Port {
                 buf.used -= size;
             }
             self.class_queued[victim.class.index()] -= size;
+            if victim.payload() == 0 {
+                self.bare_queued -= size;
+            }
             self.stats.drop_packets += 1;
             self.stats.drop_bytes += size;
             self.stats.evict_packets += 1;
@@ -356,6 +383,9 @@ impl Port {
             self.class_queued.resize(c + 1, 0);
         }
         self.class_queued[c] += size;
+        if pkt.payload() == 0 {
+            self.bare_queued += size;
+        }
         self.sched.enqueue(now, pkt);
         self.stats.enq_packets += 1;
         self.stats.enq_bytes += size;
@@ -406,6 +436,9 @@ impl Port {
         self.stats.busy_ps += ser.ps();
         let c = pkt.class.index();
         self.class_queued[c] -= pkt.wire_bytes as u64;
+        if pkt.payload() == 0 {
+            self.bare_queued -= pkt.wire_bytes as u64;
+        }
         if self.stats.class_sent_bytes.len() <= c {
             self.stats.class_sent_bytes.resize(c + 1, 0);
         }
