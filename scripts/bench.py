@@ -211,6 +211,7 @@ HOMA_CASES = [
     ("Homa, W5 at 80 %", "bench-w5-80.toml"),
     ("Homa, W3 at 80 %", "bench-w3-80.toml"),
     ("DCTCP, W5, same bytes", "bench-w5-80-dctcp.toml"),
+    ("NDP, W5, same bytes", "bench-w5-80-ndp.toml"),
 ]
 #: The authors' OMNeT++ simulator on W5 at 80 %, 50 ms of simulated time, built on this
 #: machine kind (shared/anchors/homa-paper/README.md): RECORDED, not run here.
@@ -236,6 +237,9 @@ def homa_section(repeat: int) -> list[dict]:
           f"{OMNETPP_W5_50MS_S:.0f} s (RECORDED on this machine kind, other run): {OMNETPP_W5_50MS_S / w5['wall']:.0f}x")
     print(f"  per event, Homa / DCTCP on the same fabric and bytes: {eps(w5) / eps(dctcp):.3f}x the events/s "
           f"({eps(w5) / 1e6:.2f} M/s against {eps(dctcp) / 1e6:.2f} M/s)")
+    ndp = next(r for r in rows if r["scenario"] == "bench-w5-80-ndp.toml")
+    print(f"  NDP (trimming switches, an ACK per packet) / Homa on the same bytes: {eps(ndp) / eps(w5):.3f}x the events/s, "
+          f"{ndp['events'] / w5['events']:.2f}x the events")
     return rows
 
 

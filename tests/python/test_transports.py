@@ -10,14 +10,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_transports_come_from_the_engine_registry_with_their_keys():
     ts = core.transports()
     names = [t["name"] for t in ts]
-    assert names == ["dctcp", "tcp", "hpcc", "raw", "homa"]
+    assert names == ["dctcp", "tcp", "hpcc", "raw", "homa", "ndp"]
     for t in ts:
         assert "kind" in t["keys"] and t["about"]
-        # Homa cuts packets by the authors' fixed sizes; the others read an MSS.
-        assert ("mss" in t["keys"]) == (t["name"] != "homa")
+        # Homa and NDP cut packets by the Homa paper's fixed sizes; the others read an MSS.
+        assert ("mss" in t["keys"]) == (t["name"] not in ("homa", "ndp"))
     assert "eta" in next(t for t in ts if t["name"] == "hpcc")["keys"]
     assert next(t for t in ts if t["name"] == "raw")["keys"] == ["kind", "mss", "header"]
     assert {"rtt_bytes", "unscheduled_levels", "overcommitment"} <= set(next(t for t in ts if t["name"] == "homa")["keys"])
+    assert next(t for t in ts if t["name"] == "ndp")["keys"] == ["kind", "window", "rto"]
 
 
 def test_no_python_module_keeps_a_list_of_transport_names():

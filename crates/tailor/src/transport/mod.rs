@@ -15,6 +15,7 @@
 //! (docs/architecture.md, "Add a transport"; `raw` is the worked example).
 
 pub mod homa;
+pub mod ndp;
 pub mod path;
 pub mod raw;
 pub mod registry;
