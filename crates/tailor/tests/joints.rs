@@ -166,11 +166,24 @@ fn trim_cuts_the_payload_and_forwards_the_flagged_header_first() {
 /// bytes per step than it is offered.
 #[test]
 fn a_trimming_port_never_drops_a_header_and_holds_data_within_its_limit() {
+    for overflow in [Overflow::Trim, Overflow::TrimRandom] {
+        a_trimming_port_keeps_its_headers(overflow);
+    }
+}
+
+fn trimming_port(limit: u64, overflow: Overflow, link: usize) -> Port {
+    let sched: Box<dyn Scheduler> = Box::new(PriorityQueues::new(2));
+    Port::new(Node::Switch(SwitchId::new(0)), LinkId::new(link), Rate::from_gbps(10), PortRole::ToHost, Admission::PortLimit(limit), Vec::new(), sched)
+        .with_overflow(overflow)
+        .with_trim_stream(11)
+}
+
+fn a_trimming_port_keeps_its_headers(overflow: Overflow) {
     const LIMIT: u64 = 8 * 1_538;
-    let mk = || {
-        let sched: Box<dyn Scheduler> = Box::new(PriorityQueues::new(2));
-        Port::new(Node::Switch(SwitchId::new(0)), LinkId::new(0), Rate::from_gbps(10), PortRole::ToHost, Admission::PortLimit(LIMIT), Vec::new(), sched)
-            .with_overflow(Overflow::Trim)
+    let mut link = 0;
+    let mut mk = || {
+        link += 1;
+        trimming_port(LIMIT, overflow, link)
     };
     let (mut a, mut b) = (mk(), mk());
     let mut int = tailor::net::int::Pool::default();
@@ -195,7 +208,7 @@ fn a_trimming_port_never_drops_a_header_and_holds_data_within_its_limit() {
                 _ => scripted(step, 1, 1_538, 1_442),
             };
             offered_a += k.wire_bytes as u64;
-            assert!(a.offer(Time::ZERO, k, None, &mut dropped), "step {step}: {k:?} was dropped");
+            assert!(a.offer(Time::ZERO, k, None, &mut dropped), "{overflow:?}, step {step}: {k:?} was dropped");
         }
         credit_a += 900;
         while credit_a > 0 {
@@ -220,7 +233,7 @@ fn a_trimming_port_never_drops_a_header_and_holds_data_within_its_limit() {
             sent_b += k.wire_bytes as u64;
         }
         for p in [&a, &b] {
-            assert!(p.scheduler().bytes_in(1) <= LIMIT, "step {step}: data beyond the limit");
+            assert!(p.scheduler().bytes_in(1) <= LIMIT, "{overflow:?}, step {step}: data beyond the limit");
         }
     }
     assert!(dropped.is_empty());
@@ -232,6 +245,50 @@ fn a_trimming_port_never_drops_a_header_and_holds_data_within_its_limit() {
     // Bytes: what each port was offered = what it holds + sent + trimmed payload.
     assert_eq!(offered_a, a.queued_bytes() + offered_b + a.stats.trim_bytes);
     assert_eq!(offered_b, b.queued_bytes() + sent_b + b.stats.trim_bytes);
+}
+
+/// `trim_random` (NDP §3.1, against phase effects): with the data queue full, about half
+/// the overflows cut the newest packet queued instead of the arriving one, which then
+/// queues whole; the choice is the run's (same seed, same cuts).
+#[test]
+fn trim_random_cuts_the_newest_queued_packet_half_the_time() {
+    let run = |overflow: Overflow| {
+        let mut p = trimming_port(8 * 1_538, overflow, 3);
+        let mut int = tailor::net::int::Pool::default();
+        let mut dropped = Vec::new();
+        // Queued whole on arrival, then cut later: the tail was trimmed instead.
+        let mut whole = std::collections::HashSet::new();
+        let (mut tail_cuts, mut cuts) = (0u32, 0u32);
+        for c in 0..2_000u32 {
+            let trims = p.stats.trim_packets;
+            assert!(p.offer(Time::ZERO, scripted(c, 1, 1_538, 1_442), None, &mut dropped));
+            if p.stats.trim_packets == trims {
+                whole.insert(c);
+            }
+            // One departure per two arrivals keeps the queue full.
+            if c % 2 == 0 {
+                while let Some((k, _)) = p.start_next(Time::ZERO, tailor::net::ids::PortId::new(0), None, &mut int) {
+                    p.busy = false;
+                    if k.is_trimmed() {
+                        cuts += 1;
+                        tail_cuts += whole.contains(&k.conn.slot) as u32;
+                        continue;
+                    }
+                    break;
+                }
+            }
+            assert!(p.scheduler().bytes_in(1) <= 8 * 1_538);
+        }
+        (tail_cuts, cuts, p.stats.trim_packets)
+    };
+    let (tail, cuts, trims) = run(Overflow::Trim);
+    assert_eq!(tail, 0, "trim always cuts the arriving packet ({cuts} cuts)");
+    assert!(trims > 900);
+    let (tail, cuts, trims) = run(Overflow::TrimRandom);
+    assert!(trims > 900 && cuts > 900, "{trims} trims, {cuts} headers sent");
+    let share = tail as f64 / cuts as f64;
+    assert!((0.4..0.6).contains(&share), "the tail was cut {tail} times of {cuts}");
+    assert_eq!(run(Overflow::TrimRandom), (tail, cuts, trims), "the same stream, the same cuts");
 }
 
 #[test]

@@ -71,6 +71,11 @@ pub enum Overflow {
     /// Cut its payload and queue the header at the first priority level; packets
     /// without payload are not held to the buffer limit (NDP's header queue, §3.1).
     Trim,
+    /// As `Trim`, but half the time, at random, the newest data packet queued ahead is
+    /// cut instead of the arriving one, when that makes room for it whole (NDP §3.1,
+    /// against phase effects). Per-port limits only; the port's coin is a random stream
+    /// named by its link (`Port::with_trim_stream`).
+    TrimRandom,
     /// Drop queued packets that matter less (`Scheduler::evict_for`) until it fits, or
     /// drop it if none does.
     Evict,
@@ -154,6 +159,8 @@ pub struct Port {
     /// Bytes waiting in packets without payload (headers, control packets): a trimming
     /// port's buffer limit does not count them.
     bare_queued: u64,
+    /// The coin of `Overflow::TrimRandom` (boxed: other ports pay one word for it).
+    trim_coin: Option<Box<crate::sim::rng::Stream>>,
 }
 
 impl Port {
@@ -186,6 +193,7 @@ impl Port {
             last_change: Time::ZERO,
             class_queued: Vec::new(),
             bare_queued: 0,
+            trim_coin: None,
         }
     }
 
@@ -210,6 +218,20 @@ impl Port {
     pub fn with_overflow(mut self, overflow: Overflow) -> Self {
         self.overflow = overflow;
         self
+    }
+
+    /// The coin of a port whose overflow is `TrimRandom`: the run's stream named by the
+    /// port's link (nothing otherwise).
+    pub fn with_trim_stream(mut self, seed: u64) -> Self {
+        if self.overflow == Overflow::TrimRandom {
+            self.trim_coin = Some(Box::new(crate::sim::rng::stream(seed, &format!("trim/link{}", self.link.index()))));
+        }
+        self
+    }
+
+    /// Whether it trims (NDP's switch, §3.1).
+    fn trims(&self) -> bool {
+        matches!(self.overflow, Overflow::Trim | Overflow::TrimRandom)
     }
 
     /// Installs an admission stage that decides every verdict.
@@ -240,7 +262,7 @@ impl Port {
     /// true if the arriving packet was queued.
     pub fn offer(&mut self, now: Time, mut pkt: Packet, mut shared: Option<&mut SharedBuffer>, dropped: &mut Vec<Packet>) -> bool {
         let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&pkt) };
-        if self.overflow == Overflow::Trim && pkt.payload() == 0 {
+        if self.trims() && pkt.payload() == 0 {
             // NDP's header queue (§3.1): nothing to trim, and the data limit is not its.
             if self.take_space(&pkt, shared) {
                 self.enqueue(now, pkt, backlog);
@@ -262,7 +284,7 @@ impl Port {
             None if fits => Verdict::Pass,
             None => match self.overflow {
                 Overflow::Drop => Verdict::Drop,
-                Overflow::Trim => Verdict::Trim,
+                Overflow::Trim | Overflow::TrimRandom => Verdict::Trim,
                 Overflow::Evict => Verdict::Evict,
             },
         };
@@ -275,7 +297,7 @@ impl Port {
         let queued = match verdict {
             Verdict::Pass => fits || self.take_space(&pkt, shared.as_deref_mut()),
             Verdict::Drop => false,
-            Verdict::Trim => self.trim(&mut pkt, shared.as_deref_mut()),
+            Verdict::Trim => self.cut_tail_for(now, &pkt) || self.trim(&mut pkt, shared.as_deref_mut()),
             Verdict::Evict => self.evict_for(now, &pkt, shared.as_deref_mut(), dropped),
         };
         if !queued {
@@ -300,7 +322,7 @@ impl Port {
         let queue_full =
             self.queue_limits.get(pkt.class.index()).copied().flatten().is_some_and(|limit| backlog.queue + size > limit);
         // A trimming port's limit is its data queue's (the headers beside it do not count).
-        let port = if self.overflow == Overflow::Trim { backlog.port - self.bare_queued } else { backlog.port };
+        let port = if self.trims() { backlog.port - self.bare_queued } else { backlog.port };
         !queue_full && self.admits(port, size, shared)
     }
 
@@ -327,17 +349,53 @@ impl Port {
         if pkt.payload() == 0 || pkt.is_trimmed() {
             return false;
         }
-        let cut = pkt.payload();
-        let mut header = *pkt;
-        header.wire_bytes -= cut;
-        header.prio = 0;
-        header.flags.insert(Flags::TRIMMED);
+        let header = Self::header_of(pkt);
         if !self.take_space(&header, shared) {
             return false;
         }
         self.stats.trim_packets += 1;
-        self.stats.trim_bytes += cut as u64;
+        self.stats.trim_bytes += pkt.payload() as u64;
         *pkt = header;
+        true
+    }
+
+    /// What trimming leaves of a packet: its headers, flagged, at the first level.
+    fn header_of(pkt: &Packet) -> Packet {
+        let mut header = *pkt;
+        header.wire_bytes -= pkt.payload();
+        header.prio = 0;
+        header.flags.insert(Flags::TRIMMED);
+        header
+    }
+
+    /// `TrimRandom`'s other choice (NDP §3.1): on heads of the port's coin, the newest
+    /// packet of the queue `pkt` joins is cut instead, if cutting it makes room for
+    /// `pkt` whole; its header joins the first level. True if it did (then `pkt` fits).
+    fn cut_tail_for(&mut self, now: Time, pkt: &Packet) -> bool {
+        use rand::Rng;
+        let Some(coin) = self.trim_coin.as_mut() else { return false };
+        let Admission::PortLimit(limit) = self.admission else { return false };
+        if !coin.random_bool(0.5) {
+            return false;
+        }
+        let Some(tail) = self.sched.pop_tail(pkt) else { return false };
+        // Cut, the tail leaves the data queue whole: its header queues beside it.
+        let data = self.sched.bytes() - self.bare_queued;
+        if tail.payload() == 0 || data + pkt.wire_bytes as u64 > limit {
+            // Back where it was: the tail of its queue.
+            self.sched.enqueue(now, tail);
+            return false;
+        }
+        self.account_queue(now);
+        self.class_queued[tail.class.index()] -= tail.wire_bytes as u64;
+        self.stats.trim_packets += 1;
+        self.stats.trim_bytes += tail.payload() as u64;
+        let header = Self::header_of(&tail);
+        let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&header) };
+        self.enqueue(now, header, backlog);
+        // Its packet was counted as enqueued when it arrived.
+        self.stats.enq_packets -= 1;
+        self.stats.enq_bytes -= header.wire_bytes as u64;
         true
     }
 

@@ -208,7 +208,7 @@ impl NetSpec {
 }
 
 /// Bytes of one port, its link and its routing entries, without per-class queues.
-const PORT_BYTES: u64 = 740;
+const PORT_BYTES: u64 = 756;
 
 struct Builder<'a> {
     spec: &'a NetSpec,
@@ -278,6 +278,7 @@ impl Builder<'_> {
                 Port::new(from, link_id, spec.rate, role, admission, markers, classes.scheduler())
                     .with_queue_limits(classes.limits.clone())
                     .with_overflow(self.spec.overflow)
+                    .with_trim_stream(self.spec.seed)
             }
         };
         self.net.ports.push(port);

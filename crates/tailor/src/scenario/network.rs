@@ -149,9 +149,13 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
             alpha: t.float("alpha", 1.0 / 64.0, 64.0)?.unwrap_or(1.0),
         },
     };
-    part.overflow = match t.choice("overflow", &["drop", "trim", "evict"])?.as_deref() {
+    part.overflow = match t.choice("overflow", &["drop", "trim", "trim_random", "evict"])?.as_deref() {
         None | Some("drop") => Overflow::Drop,
         Some("trim") => Overflow::Trim,
+        Some("trim_random") if !matches!(part.buffer, BufferSpec::PerPort { .. }) => {
+            return Err(t.error("overflow", "\"trim_random\" weighs a port's data queue against its own limit; accepted: buffer = \"per_port\" with it, or \"trim\""));
+        }
+        Some("trim_random") => Overflow::TrimRandom,
         Some(_) if part.discipline != Discipline::Priority => {
             return Err(t.error("overflow", "\"evict\" is only used with scheduler = \"priority\" (it evicts a packet of a less important level); accepted: \"drop\", \"trim\", or scheduler = \"priority\""));
         }

@@ -68,6 +68,12 @@ pub trait Scheduler: Send {
         let _ = arriving;
         None
     }
+    /// Takes out the newest packet of the queue `like` would join (a trimming port may
+    /// trim it instead of the arriving packet, NDP §3.1); None if it cannot say.
+    fn pop_tail(&mut self, like: &Packet) -> Option<Packet> {
+        let _ = like;
+        None
+    }
 }
 
 /// One first-in first-out queue.
@@ -92,6 +98,11 @@ impl Scheduler for Fifo {
     }
     fn len(&self) -> usize {
         self.q.len()
+    }
+    fn pop_tail(&mut self, _like: &Packet) -> Option<Packet> {
+        let p = self.q.pop_back()?;
+        self.bytes -= p.wire_bytes as u64;
+        Some(p)
     }
 }
 

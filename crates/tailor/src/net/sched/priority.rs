@@ -79,6 +79,10 @@ impl Scheduler for PriorityQueues {
         let k = (mine + 1..self.q.len()).rev().find(|&k| !self.q[k].is_empty())?;
         self.take(k, true)
     }
+    fn pop_tail(&mut self, like: &Packet) -> Option<Packet> {
+        let k = self.level(like);
+        self.take(k, true)
+    }
 }
 
 #[cfg(test)]
