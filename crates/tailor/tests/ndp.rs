@@ -22,7 +22,7 @@ scheduler = "priority"
 priority_levels = 2
 buffer = "per_port"
 buffer_size = "12304B"
-overflow = "trim"
+overflow = "trim_random"
 [host]
 nic_depth = 0
 nic_delay = "1us"

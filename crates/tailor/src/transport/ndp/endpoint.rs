@@ -91,11 +91,6 @@ impl NdpEndpoint {
         }
     }
 
-    /// Permissions waiting in the transmit FIFO (tests).
-    pub fn fifo_len(&self) -> usize {
-        self.fifo.len()
-    }
-
     fn arm_tick(&mut self, now: Time) {
         if !self.tick_armed {
             self.tick_armed = true;
