@@ -7,6 +7,7 @@
 
 use crate::engine::report::{PortRow, RunReport};
 use crate::engine::{Progress, RunError, Simulation};
+use crate::measure::progress::ProgressLog;
 use crate::measure::queues::QueueLog;
 use crate::measure::parquet::{ParquetSink, Tee};
 use crate::measure::record::CsvSink;
@@ -182,8 +183,9 @@ fn write_run(
 ) -> Result<Summary, RunError> {
     let queues = queue_log(sc, dir)?;
     let waits = waits_log(sc, dir)?;
+    let progress_log = progress_log(sc, dir)?;
     write_result(dir, records, |sink| {
-        simulate_with(sc, seed, sink, Recording { queues, waits }, progress).map(|(sim, s)| (s, sim.ports()))
+        simulate_with(sc, seed, sink, Recording { queues, waits, progress: progress_log }, progress).map(|(sim, s)| (s, sim.ports()))
     })
 }
 
@@ -197,11 +199,20 @@ fn waits_log(sc: &Scenario, dir: &Path) -> Result<Option<Box<dyn std::io::Write 
     Ok(Some(Box::new(BufWriter::with_capacity(1 << 20, file))))
 }
 
+/// `progress.csv` in `dir`, when the scenario records progress.
+fn progress_log(sc: &Scenario, dir: &Path) -> Result<Option<ProgressLog>, RunError> {
+    let Some(every) = sc.record.progress else { return Ok(None) };
+    let path = dir.join("progress.csv");
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    Ok(Some(ProgressLog::new(every, Box::new(BufWriter::with_capacity(1 << 16, file)))?))
+}
+
 /// What a run records beside its messages.
 #[derive(Default)]
 pub struct Recording {
     pub queues: Option<QueueLog>,
     pub waits: Option<Box<dyn std::io::Write + Send>>,
+    pub progress: Option<ProgressLog>,
 }
 
 /// `queues.csv` in `dir`, when the scenario records queues.
@@ -262,7 +273,7 @@ pub fn simulate_recording(
     queues: Option<QueueLog>,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<(Simulation, Summary), RunError> {
-    simulate_with(sc, seed, sink, Recording { queues, waits: None }, progress)
+    simulate_with(sc, seed, sink, Recording { queues, ..Recording::default() }, progress)
 }
 
 /// `simulate`, recording what `rec` holds (queues, waits).
@@ -280,6 +291,9 @@ pub fn simulate_with(
     }
     if let Some(out) = rec.waits {
         sim.record_waits(sc.classes.iter().map(|c| c.name.clone()).collect(), out)?;
+    }
+    if let Some(log) = rec.progress {
+        sim.record_progress(log);
     }
     sim.run(progress)?;
     let report = sim.report();

@@ -192,7 +192,12 @@ pub struct Simulation {
     /// Queue sampling, if recorded, and its next tick (`Time::MAX` when not recorded, so
     /// the loop's check is one comparison).
     sampler: Option<queues::Sampler>,
+    /// The run's progress over time, if recorded (`[record] progress`).
+    progress_log: Option<crate::measure::progress::ProgressLog>,
+    /// The earliest tick either log waits for.
     next_tick: Time,
+    /// Messages started and finished, bytes delivered (`progress.csv`'s counts).
+    tally: crate::measure::progress::Tally,
     /// Where packets waited, if recorded (`[record] waits`).
     waits: Option<waits::Tracker>,
 }
@@ -231,7 +236,9 @@ impl Simulation {
             deferred: None,
             agents: Vec::new(),
             sampler: None,
+            progress_log: None,
             next_tick: Time::MAX,
+            tally: Default::default(),
             waits: None,
         };
         assert!(
@@ -390,6 +397,8 @@ impl Simulation {
     /// A flow starts: its sender's endpoint gets the message.
     fn open(&mut self, flow: Flow) -> Result<(), RunError> {
         let (src, t) = (flow.msg.src, flow.transport);
+        self.tally.generated_messages += 1;
+        self.tally.generated_bytes += flow.msg.size;
         let cid = self.flows.insert(flow);
         if let Some(w) = self.waits.as_mut() {
             w.started_message(cid, self.net.hosts[src.index()].nic, self.now);
@@ -447,6 +456,8 @@ impl Simulation {
 
     fn finish(&mut self, cid: ConnId) -> Result<(), RunError> {
         let Some(flow) = self.flows.remove(cid) else { return Ok(()) };
+        self.tally.completed_messages += 1;
+        self.tally.completed_bytes += flow.msg.size;
         let (src, dst, t) = (flow.msg.src, flow.msg.dst, flow.transport);
         for h in [src, dst] {
             let i = h.index() * self.transports.len() + t;
