@@ -1,8 +1,9 @@
 //! pFabric (Alizadeh et al., SIGCOMM 2013) end to end: a port never serves a message while
 //! a more important one waits and evicts the least important packet (§4.2); lone
 //! messages meet their ideal exactly; concurrent messages into one receiver finish
-//! shortest first (SRPT, §4.1); a loaded fabric that drops delivers every message and
-//! conserves packets and bytes; scenarios that would ignore pFabric's ranks are refused.
+//! shortest first (SRPT, §4.1); a loaded fabric that drops delivers every message,
+//! conserves packets and bytes and repeats itself exactly; scenarios that would ignore
+//! pFabric's ranks are refused, and the shipped ones carry the Homa authors' settings.
 
 mod common;
 
@@ -115,6 +116,7 @@ fn a_loaded_fabric_that_drops_delivers_every_message_and_conserves_packets_and_b
         + "[[class]]\nname = \"w3\"\nsizes = \"w3\"\narrival = \"poisson\"\nload = 0.8\nload_basis = \"wire\"\npattern = \"all_to_all\"\nuntil = \"500us\"\n";
     let sc = common::scenario(&text, dir.path());
     let (sim, recs) = common::run(&sc, 7);
+    assert!(common::run(&sc, 7).1 == recs, "the same seed gives the same messages");
     let r = sim.report();
     assert_eq!((r.messages.completed, r.messages.incomplete), (recs.len() as u64, 0));
     assert!(recs.len() > 3_000, "{}", recs.len());
@@ -239,4 +241,20 @@ fn scenarios_that_would_ignore_pfabrics_ranks_are_refused() {
     let sc = tailor::scenario::Scenario::parse(star, "t.toml", dir.path()).unwrap();
     let e = tailor::scenario::model::config(&sc).map(|_| ()).unwrap_err();
     assert_eq!(e.path, "switch.scheduler", "{e:?}");
+}
+
+#[test]
+fn the_shipped_scenarios_run_the_homa_authors_pfabric() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/homa");
+    let mut names: Vec<String> = (1..=5).flat_map(|w| [50, 80].map(|l| format!("pfabric-w{w}-{l}.toml"))).collect();
+    names.push("bench-w5-80-pfabric.toml".into());
+    for name in names {
+        let sc = tailor::scenario::Scenario::load(&root.join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let cfg = sc.transport_of(0).as_any().downcast_ref::<tailor::transport::pfabric::Config>().expect("pFabric");
+        let c = cfg.control;
+        assert_eq!((cfg.wire.mss, cfg.wire.header, c.init_cwnd, c.max_cwnd), (1_460, 78, 12, 12), "{name}");
+        assert_eq!((c.rto, c.probe_after), (Time::from_us(24), Some(5)), "{name}");
+        assert_eq!(sc.net.buffer, tailor::net::topology::BufferSpec::PerPort { bytes: 13 * 1_538 - 1 }, "{name}");
+        assert_eq!((sc.net.overflow, sc.net.nic_depth), (Overflow::Evict, Some(0)), "{name}");
+    }
 }
