@@ -211,6 +211,7 @@ HOMA_CASES = [
     ("Homa, W5 at 80 %", "bench-w5-80.toml"),
     ("Homa, W3 at 80 %", "bench-w3-80.toml"),
     ("DCTCP, W5, same bytes", "bench-w5-80-dctcp.toml"),
+    ("pFabric, W5 at 80 %", "bench-w5-80-pfabric.toml"),
 ]
 #: The authors' OMNeT++ simulator on W5 at 80 %, 50 ms of simulated time, built on this
 #: machine kind (shared/anchors/homa-paper/README.md): RECORDED, not run here.

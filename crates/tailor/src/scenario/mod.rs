@@ -336,7 +336,7 @@ impl Scenario {
 
 /// `[[class]]` number `i`, its `priority` checked against the levels ports keep.
 fn class_of(t: &mut Table, i: usize, net: &NetSpec, dir: &Path) -> Result<ClassSpec, ScenarioError> {
-    let nic_priority = matches!(net.nic, crate::net::topology::NicQueue::Priority(_));
+    let nic_priority = matches!(net.nic, crate::net::topology::NicQueue::Priority(_) | crate::net::topology::NicQueue::Rank);
     let c = classes::parse(t, i, net.shape.host_count(), dir, net.classes.discipline, nic_priority)?;
     if let Some(levels) = packet_levels(net) {
         if c.queue.priority >= levels {

@@ -169,6 +169,9 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
         Discipline::RoundRobin => Sharing::Weighted { weights: vec![1.0; sc.classes.len()], per_flow_fair: false },
         Discipline::Drr | Discipline::Wfq => Sharing::Weighted { weights: p.weights.clone(), per_flow_fair: false },
         Discipline::Hierarchical => Sharing::Weighted { weights: p.weights.clone(), per_flow_fair: true },
+        Discipline::Rank => {
+            return Err(error(sc, "switch.scheduler", "the model engine has no per-packet rank order (pFabric's remaining size); accepted: another scheduler, or the packet engine for \"rank\""));
+        }
     };
     let rtt = base_rtt(&sc.net.shape);
     if rtt == Time::ZERO {
