@@ -218,7 +218,7 @@ def test_too_few_messages_leave_a_candidate_undecided_and_say_how_many_more(tmp_
     r = tailor_cli("advise", path, "--transports", "raw", "--seeds", "1", "--out", tmp_path / "out", "-q")
     assert r.returncode == 1, r.stderr
     assert "undecided: too few messages" in r.stdout and "80 messages in its range on seed 1, 100 needed" in r.stdout
-    assert "generate at least 1.3x the traffic (now messages = 80)" in r.stdout, r.stdout
+    assert "generate at least 1.25x the traffic (messages = 100 (now 80))" in r.stdout, r.stdout
 
 
 def test_the_quick_form_prints_the_report_as_json(tmp_path: Path) -> None:

@@ -31,7 +31,9 @@ from tailor.transport_advisor.candidates import (
     DEFAULT_LOADS, DEFAULT_SEEDS, DEFAULT_TOLERANCE, Candidate, check_option, read_advise, resolve_candidates,
 )
 from tailor.transport_advisor.report import TransportAdvice, build_report
-from tailor.transport_advisor.search import Axis, Plan, Reporter, check_slos, rate_keys, scenario_slos, search
+from tailor.transport_advisor.search import (
+    Axis, Plan, Reporter, check_slos, parse_ns, rate_keys, scenario_slos, search,
+)
 
 __all__ = ["advise_transports", "TransportAdvice", "Candidate", "QUICK_TOLERANCE"]
 
@@ -177,11 +179,10 @@ def _axis(sc: Scenario, doc: dict[str, Any], min_capacity: bool, load: Optional[
     return Axis(float(load), rate_keys(sc))
 
 
-def _traffic(doc: dict[str, Any]) -> dict[str, str]:
-    """Per class, how much traffic it generates, as written (for "generate more" notes)."""
-    out = {}
-    for c in doc.get("class", []):
-        parts = [f"{k} = {c[k]}" for k in ("until", "messages") if k in c]
-        if parts:
-            out[c.get("name", "")] = ", ".join(parts)
-    return out
+def _traffic(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per class, how much traffic it generates as written (``until``, ``messages``) and
+    the run's warm-up, for the "generate more" note of an undecided search."""
+    warmup = doc.get("run", {}).get("warmup")
+    warmup_ns = parse_ns(str(warmup)) if warmup is not None else 0.0
+    return {c.get("name", ""): {"until": c.get("until"), "messages": c.get("messages"), "warmup_ns": warmup_ns}
+            for c in doc.get("class", [])}

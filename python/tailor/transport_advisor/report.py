@@ -18,7 +18,7 @@ from rich.table import Table
 
 from tailor import fmt
 from tailor.transport_advisor.candidates import Candidate
-from tailor.transport_advisor.search import Bisection, Plan, Probe, Slo, describe
+from tailor.transport_advisor.search import Bisection, Plan, Probe, Slo, describe, parse_ns
 
 __all__ = ["TransportAdvice", "build_report", "RULE"]
 
@@ -67,7 +67,7 @@ def _rank_key(c: dict[str, Any], slos: Sequence[dict[str, Any]]) -> tuple[int, f
 
 def build_report(plan: Plan, candidates: Sequence[Candidate], states: dict[str, Bisection], *,
                  bounds: tuple[float, float], tolerance: float, quick: bool, tally: dict[str, int],
-                 wall_s: float, traffic: dict[str, str]) -> dict[str, Any]:
+                 wall_s: float, traffic: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The advice as plain data (what ``--json`` prints)."""
     slos = [_slo_json(s) for s in plan.slos]
     rows = []
@@ -107,7 +107,22 @@ def build_report(plan: Plan, candidates: Sequence[Candidate], states: dict[str, 
     }
 
 
-def _needs(plan: Plan, st: Bisection, traffic: dict[str, str]) -> Optional[dict[str, Any]]:
+def _more(traffic: Optional[dict[str, Any]], factor: float) -> Optional[str]:
+    """The class's traffic ``factor`` times longer, as a scenario key: ``messages = 104``,
+    or ``until = "7250us"`` (the part after the warm-up, which is judged, ``factor`` times longer)."""
+    if not traffic:
+        return None
+    if isinstance(traffic.get("messages"), int):
+        return f"messages = {math.ceil(traffic['messages'] * factor)} (now {traffic['messages']})"
+    if traffic.get("until") is not None:
+        until = parse_ns(str(traffic["until"]))
+        if math.isfinite(until):
+            w = traffic["warmup_ns"]
+            return f'until = "{math.ceil((w + (until - w) * factor) / 1e3)}us" (now "{traffic["until"]}")'
+    return None
+
+
+def _needs(plan: Plan, st: Bisection, traffic: dict[str, dict[str, Any]]) -> Optional[dict[str, Any]]:
     """For an undecided search: how much more traffic the probe that had too few messages
     needs (the count in range grows in proportion to the traffic generated)."""
     p = next((st.probes[x] for x in sorted(st.probes) if st.probes[x].verdict == "undecided"), None)
@@ -118,7 +133,8 @@ def _needs(plan: Plan, st: Bisection, traffic: dict[str, str]) -> Optional[dict[
     s = plan.slos[k]
     factor = math.inf if n == 0 else s.needed / n
     return {"load": p.x, "slo": describe(s), "count": n, "needed": s.needed,
-            "factor": None if math.isinf(factor) else factor, "class_traffic": traffic.get(s.cls)}
+            "factor": None if math.isinf(factor) else factor,
+            "suggest": None if math.isinf(factor) else _more(traffic.get(s.cls), factor)}
 
 
 class TransportAdvice:
@@ -230,11 +246,11 @@ class TransportAdvice:
             n = c.get("needs")
             if not n:
                 continue
-            more = (f"generate at least {math.ceil(n['factor'] * 10) / 10:g}x the traffic" if n["factor"]
+            more = (f"generate at least {math.ceil(n['factor'] * 100) / 100:g}x the traffic" if n["factor"]
                     else "no message fell in its range: check its sizes")
-            cls = f" (now {n['class_traffic']})" if n.get("class_traffic") else ""
+            how = f" ({n['suggest']})" if n.get("suggest") else ""
             console.print(f"{c['name']}: at {n['load']:g}, {n['slo']} had {n['count']} messages on a seed, "
-                          f"{n['needed']} needed: {more}{cls}, or raise the lowest load.", highlight=False)
+                          f"{n['needed']} needed: {more}{how}, or raise the lowest load.", highlight=False)
         console.print(f"{r['points']} points: {r['run']} run, {r['cached']} found in {r['store']}/"
                       + (f", {r['failed']} failed" if r["failed"] else "") + f"; {fmt.duration(r['wall_s'])}",
                       highlight=False)
