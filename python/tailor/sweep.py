@@ -45,7 +45,7 @@ from tailor.scenario import Scenario
 from tailor.signals import exit_status
 from tailor.store import PointSpec, Store
 
-__all__ = ["sweep", "plan", "Sweep", "parse_axis", "Listener", "Interrupted"]
+__all__ = ["sweep", "plan", "run_points", "Sweep", "parse_axis", "Listener", "Interrupted"]
 
 
 class Listener(Protocol):
@@ -274,6 +274,19 @@ def plan(
     rows = [{"point": s.id, **{k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in s.params.items()},
              "seed": s.seed, "engine": s.engine, "stored": store.has(s.id)} for s in specs]
     return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def run_points(store: Store, specs: Sequence[PointSpec], *, jobs: int | None = None, ray: str | bool | None = None,
+               listener: Listener | None = None) -> None:
+    """Runs ``specs`` into ``store`` as :func:`sweep` runs its grid (the points it holds
+    whole are reported cached; local pool or Ray; locks; Ctrl-C keeps finished points),
+    for a caller that chooses its own points: the transport advisor's bisection. Raises
+    :class:`tailor.errors.PointsFailed` (the others kept) and :class:`Interrupted`."""
+    if jobs is not None and jobs < 1:
+        raise SweepError(f"--jobs: {jobs} is out of range; accepted: 1 or more")
+    ray_mod = ray_module(ray) if ray else None
+    store.create()
+    _execute(store, list(specs), jobs, (ray_mod, ray) if ray_mod else None, listener)
 
 
 def _axes(axes: Mapping[str, Iterable[Any]] | None, more: Mapping[str, Iterable[Any]]) -> dict[str, list[Any]]:

@@ -25,7 +25,7 @@ messages = 10
 
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[
-    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, model, name, record, routing, run, seed, switch, topology, transport"),
+    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: advise, class, host, model, name, record, routing, run, seed, switch, topology, transport"),
     ("seed = 1", "seed = -1", "seed", "-1 is out of range; accepted: 0 to 9223372036854775807"),
     ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
     ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),
@@ -333,4 +333,23 @@ fn a_run_holds_at_most_32_transport_tables() {
     let err = Scenario::parse(&format!("{head}{bad}"), "t.toml", std::path::Path::new(".")).unwrap_err();
     assert_eq!(err.path, "class[32].transport", "{err}");
     assert!(err.message.contains("accepted: at most 32"), "{err}");
+}
+
+/// `[advise]` belongs to `tailor advise` (docs/advisor.md): a run accepts it as a table and
+/// leaves it out of what identifies the run, so a result store keeps the points of one
+/// candidate when another candidate's table is edited.
+#[test]
+fn the_advise_table_is_a_table_and_not_part_of_a_runs_identity() {
+    let dir = std::path::Path::new(".");
+    let with = |advise: &str| format!("{BASE}\n{advise}\n");
+    let plain = Scenario::resolve_text(BASE, "a.toml", dir, &[]).unwrap();
+    let one = Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"fifo\""), "a.toml", dir, &[]).unwrap();
+    let two = Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"drr\""), "a.toml", dir, &[]).unwrap();
+    assert_eq!(one.identity, plain.identity);
+    assert_eq!(two.identity, plain.identity);
+    assert_eq!((one.document.as_str(), one.config.as_str()), (plain.document.as_str(), plain.config.as_str()));
+    assert!(!one.document.contains("advise"), "{}", one.document);
+    let err = Scenario::parse(&BASE.replacen("seed = 1", "seed = 1\nadvise = 3", 1), "bad.toml", dir).unwrap_err();
+    assert_eq!(err.path, "advise", "{err}");
+    assert!(err.message.contains("accepted: a table"), "{err}");
 }

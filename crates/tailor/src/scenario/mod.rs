@@ -70,6 +70,11 @@ pub struct Resolved {
 
 impl Resolved {
     fn new(scenario: Scenario, doc: &toml::Table) -> Resolved {
+        // `[advise]` does not change what a run computes: the run's document is the rest,
+        // so editing one candidate of the advisor leaves the others' stored points valid.
+        let mut doc = doc.clone();
+        doc.remove("advise");
+        let doc = &doc;
         // toml::Table is ordered by key (no `preserve_order`), so this text is canonical.
         let document = toml::to_string(doc).expect("a parsed TOML document serializes");
         let mut unseeded = doc.clone();
@@ -173,6 +178,10 @@ impl Scenario {
         let paths = network::routing(root.table("routing")?)?;
         let model = model::parse(root.table("model")?, &shape)?;
         let record = record::parse(root.table("record")?, &shape)?;
+        // `[advise]`: the transport advisor's candidates and search (docs/advisor.md), read
+        // and checked by `tailor advise`, which builds each candidate's scenario from it. A
+        // run does not use it, and `Resolved` leaves it out of what a run is identified by.
+        root.table("advise")?;
         let net = network::assemble(shape, sw, host, paths, seed);
         if record.waits {
             check_waits(&net, &root)?;
