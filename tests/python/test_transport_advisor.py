@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import tailor
+from tailor import _core
 from tailor.transport_advisor.candidates import read_advise
 from tailor.transport_advisor.report import TransportAdvice, build_report
 from tailor.transport_advisor.search import Axis, Bisection, Plan, Probe, SeedRun, Slo
@@ -171,14 +172,18 @@ switch = { delay = "0ns" }
 """
 
 
+#: The registry's names as the errors list them.
+REGISTRY = ", ".join(t["name"] for t in _core.transports())
+
+
 @pytest.mark.parametrize("extra, args, key, fragment", [
-    ("", ["--transports", "raw,nosuch"], "--transports", "accepted: the transports of this build (dctcp, tcp, hpcc, raw, homa)"),
+    ("", ["--transports", "raw,nosuch"], "--transports", f"accepted: the transports of this build ({REGISTRY})"),
     (CANDIDATES.replace('delay = "0ns"', 'schedulr = "fifo"'), [], "advise.candidate.fast.switch.schedulr",
      "unknown key; accepted keys here"),
     (CANDIDATES.replace("switch = {", "topology = {"), [], "advise.candidate.fast.topology",
      "accepted keys here: transport, switch, host, routing"),
-    (CANDIDATES.replace('kind = "raw"', 'kind = "pfabric"'), [], "advise.candidate.fast.transport.kind",
-     "unknown transport 'pfabric'; accepted: the transports of this build: dctcp, tcp, hpcc, raw, homa"),
+    (CANDIDATES.replace('kind = "raw"', 'kind = "nosuch"'), [], "advise.candidate.fast.transport.kind",
+     f"unknown transport 'nosuch'; accepted: the transports of this build: {REGISTRY}"),
     (CANDIDATES.replace('loads = [0.5, 0.9]', "seeds = 0"), ["--transports", "raw"], "advise.seeds",
      "accepted: an integer from 1 to 100"),
     ("", ["--transports", "raw", "--loads", "0.9,0.3"], "--loads", "0 < LO < HI"),
