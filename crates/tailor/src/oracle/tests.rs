@@ -106,19 +106,28 @@ fn recomputed(active: &[(Key, usize, usize, bool)], hosts: usize) -> Vec<bool> {
         .collect()
 }
 
-/// Random messages among `hosts` hosts: sizes from 1 B to 20 KB (a few large), Poisson-ish gaps.
-fn random(seed: u64, hosts: usize, n: usize) -> Vec<Msg> {
+/// Random messages among `hosts` hosts, `gap` ns apart on average: mostly small, a fifth
+/// of 5 to 20 KB and one in fifty up to 200 KB (W3's shape, coarsely).
+fn random_with(seed: u64, hosts: usize, n: usize, gap: u64) -> Vec<Msg> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut t = 0u64;
     (0..n as u64)
         .map(|i| {
-            t += rng.random_range(0..1500);
+            t += rng.random_range(0..2 * gap);
             let src = rng.random_range(0..hosts);
             let dst = (src + rng.random_range(1..hosts)) % hosts;
-            let size = if rng.random_bool(0.2) { rng.random_range(5_000..20_000) } else { rng.random_range(1..3_000) };
+            let size = match rng.random_range(0..50) {
+                0 => rng.random_range(20_000..200_000),
+                1..=10 => rng.random_range(5_000..20_000),
+                _ => rng.random_range(1..3_000),
+            };
             msg(i, src, dst, size, t)
         })
         .collect()
+}
+
+fn random(seed: u64, hosts: usize, n: usize) -> Vec<Msg> {
+    random_with(seed, hosts, n, 750)
 }
 
 #[test]
@@ -142,6 +151,22 @@ fn after_every_event_the_matching_is_the_authors_recomputation() {
         });
         assert_eq!(checked, 600, "every arrival and every end");
     }
+}
+
+#[test]
+fn on_a_busy_fabric_of_many_hosts_the_matching_is_still_the_recomputation() {
+    // 24 hosts nearly saturated: long waiting lists, chains of preemptions.
+    let hosts = 24;
+    let mut s = Schedule::new(hosts);
+    let mut events = 0;
+    run(&mut s, random_with(99, hosts, 4000, 250), |s, now| {
+        let active = s.snapshot(now);
+        let want = recomputed(&active, hosts);
+        assert!(active.iter().zip(&want).all(|(a, &w)| a.3 == w), "at {now}");
+        events += 1;
+    });
+    assert_eq!(events, 8000);
+    assert!(s.counts.preemptions > 500, "{} preemptions", s.counts.preemptions);
 }
 
 #[test]
