@@ -15,8 +15,10 @@
 //! message holds its links exactly when no message that holds one of them comes first.
 //! So instead of recomputing it, [`Schedule`] repairs it after each event: it walks the
 //! waiting messages of each link that was freed (its holder ended or was preempted), in
-//! key order, until one takes the link or the link's holder comes before the rest, and
-//! admits a newly arrived message if it comes before both links' holders. Candidates are
+//! key order, until one takes the link or the link's holder comes before the rest —
+//! passing over those whose other link is held by a message that comes first, which are
+//! looked at again when that link is freed — and admits a newly arrived message if it
+//! comes before both links' holders. Candidates are
 //! taken in key order across links, so a message is admitted only after every message
 //! before it has settled: the result is the matching the authors' full recomputation
 //! gives (`oracle::tests` checks it against that recomputation after every event).
