@@ -120,12 +120,16 @@ fn it_is_a_lower_bound_of_homa_on_the_same_messages() {
     // priorities are coarser) — a few per cent of messages finish sooner under Homa.
     let later = o.iter().zip(&p).filter(|(a, b)| a.finish > b.finish).count();
     assert!((later as f64) < 0.1 * o.len() as f64, "{later} of {} later than under Homa", o.len());
-    // By size: one packet, up to RTTbytes, beyond.
+    // By size — one packet, up to RTTbytes, beyond — the mean is below Homa's; so is the
+    // tail of the messages that SRPT serves first. (The tail of large ones need not be: on
+    // the paper's fabric both the authors' oracle and tailor's are above Homa there,
+    // docs/oracle.md; here they are below, by 1 %.)
     for (lo, hi) in [(0, 1_442), (1_442, 10_000), (10_000, u64::MAX)] {
         let (n, om, o99) = stats(&o, lo, hi);
         let (_, pm, p99) = stats(&p, lo, hi);
         assert!(n >= 100, "{n} messages in ({lo}, {hi}]");
-        assert!(om <= pm && o99 <= p99, "({lo}, {hi}]: oracle mean {om:.3} p99 {o99:.3}, homa mean {pm:.3} p99 {p99:.3}");
+        assert!(om <= pm, "({lo}, {hi}]: oracle mean {om:.3}, homa {pm:.3}");
+        assert!(hi > 1_442 || o99 <= p99, "({lo}, {hi}]: oracle p99 {o99:.3}, homa {p99:.3}");
     }
 }
 
