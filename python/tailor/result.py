@@ -153,8 +153,14 @@ class Result:
         return df.sort("start_ns").slice(skip) if skip else df
 
     def network_line(self) -> str:
-        """The run's network counters in one line."""
+        """The run's network counters in one line (the oracle's: what it scheduled)."""
         n = self.summary["network"]
+        if "oracle" in self.summary:
+            o = self.summary["oracle"]
+            return (
+                f"oracle: {o['packets']:,} packets, {o['preemptions']:,} preemptions, "
+                f"busiest host link {100 * n['utilization']:.1f}% held"
+            )
         return (
             f"network: {n['drops']:,} drops, {n['ecn_marks']:,} ECN marks, "
             f"max queue {fmt.size(n['max_queue_bytes'])}, "

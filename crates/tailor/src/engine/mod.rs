@@ -22,7 +22,6 @@ mod waits;
 pub use crate::transport::TransportConfig;
 
 use crate::input::ScenarioError;
-use crate::measure::ideal::Hop;
 use crate::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
 use crate::net::agent::{Ingress, SwitchAgent};
 use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId, SwitchId};
@@ -433,25 +432,7 @@ impl Simulation {
 
     /// A message's path both ways in the empty network, for its ideal latency.
     fn path(&self, from: HostId, to: HostId) -> Path {
-        Path {
-            fwd: self.hops(from, to),
-            rev: self.hops(to, from),
-            src_tx_delay: self.net.hosts[from.index()].tx_delay,
-            dst_tx_delay: self.net.hosts[to.index()].tx_delay,
-        }
-    }
-
-    fn hops(&self, from: HostId, to: HostId) -> Vec<Hop> {
-        // The connection key is not known before insertion; ECMP paths of one flow have
-        // equal rates and delays in every topology tailor builds, so any key will do.
-        self.net
-            .path(from, to, 0)
-            .into_iter()
-            .map(|p| {
-                let port = self.net.port(p);
-                Hop { rate: port.rate, delay: self.net.links[port.link.index()].delay }
-            })
-            .collect()
+        Path::between(&self.net, from, to)
     }
 
     fn finish(&mut self, cid: ConnId) -> Result<(), RunError> {
