@@ -118,7 +118,7 @@ def _key(r: dict) -> tuple[str, str, float]:
 
 
 def _anchor_rows() -> list[dict]:
-    return paper.anchor().to_dicts()
+    return paper.anchor(all_transports=True).to_dicts()
 
 
 def analyse(points: list[Point], dirs: dict[Point, Path], form: str) -> dict:
