@@ -16,6 +16,7 @@
 
 pub mod homa;
 pub mod path;
+pub mod pias;
 pub mod raw;
 pub mod registry;
 pub mod tcp;
