@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_transports_come_from_the_engine_registry_with_their_keys():
     ts = core.transports()
     names = [t["name"] for t in ts]
-    assert names == ["dctcp", "tcp", "hpcc", "raw", "homa", "pfabric"]
+    assert names == ["dctcp", "tcp", "hpcc", "raw", "homa", "pfabric", "pias"]
     for t in ts:
         assert "kind" in t["keys"] and t["about"]
         # Homa cuts packets by the authors' fixed sizes; the others read an MSS.
@@ -19,6 +19,9 @@ def test_transports_come_from_the_engine_registry_with_their_keys():
     assert next(t for t in ts if t["name"] == "raw")["keys"] == ["kind", "mss", "header"]
     assert {"rtt_bytes", "unscheduled_levels", "overcommitment"} <= set(next(t for t in ts if t["name"] == "homa")["keys"])
     assert {"init_cwnd", "max_cwnd", "rto", "probe_after"} <= set(next(t for t in ts if t["name"] == "pfabric")["keys"])
+    # PIAS is DCTCP underneath: every DCTCP key, and its levels and thresholds.
+    dctcp, pias = (set(next(t for t in ts if t["name"] == n)["keys"]) for n in ("dctcp", "pias"))
+    assert dctcp | {"priority_levels", "thresholds", "packet_level"} == pias
 
 
 def test_no_python_module_keeps_a_list_of_transport_names():

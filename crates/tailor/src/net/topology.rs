@@ -138,6 +138,10 @@ pub struct NetSpec {
     /// pulling from the transports; 0: it asks for a packet only when its link is idle
     /// (nothing queued, nothing on the wire); None: it takes everything at once.
     pub nic_depth: Option<u32>,
+    /// DCTCP step marking at hosts' NICs over the NIC's whole queue (None: NICs do not
+    /// mark): the host link's queue marks in ns-2 scripts where every link is one queue
+    /// type (PIAS's, pFabric's).
+    pub nic_ecn_threshold: Option<u64>,
     /// What switch ports do with a packet their buffer cannot take.
     pub overflow: Overflow,
     pub paths: PathChoice,
@@ -269,7 +273,11 @@ impl Builder<'_> {
                     NicQueue::Priority(levels) => Box::new(PriorityQueues::new(levels)),
                     NicQueue::Rank => Box::new(RankQueue::default()),
                 };
-                Port::new(from, link_id, spec.rate, role, Admission::Unlimited, Vec::new(), sched)
+                let markers: Vec<Box<dyn Marker>> = match self.spec.nic_ecn_threshold {
+                    Some(k) => vec![Box::new(EcnStep::port(k))],
+                    None => Vec::new(),
+                };
+                Port::new(from, link_id, spec.rate, role, Admission::Unlimited, markers, sched)
             }
             Node::Switch(s) => {
                 let admission = match self.spec.buffer {
@@ -436,6 +444,7 @@ pub(crate) mod tests {
             host_nic_delay: Time::ZERO,
             nic: NicQueue::Fifo,
             nic_depth: None,
+            nic_ecn_threshold: None,
             overflow: Overflow::Drop,
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),

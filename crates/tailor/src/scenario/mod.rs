@@ -390,13 +390,13 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
                 .iter()
                 .map(|(_, c)| match &c.kind {
                     ClassKind::Generated { sizes, offered, .. } => {
-                        let bps = match offered {
-                            Offered::Load(l) => l * host,
-                            Offered::Rate(r) => r.bps() as f64,
+                        let (bps, load) = match offered {
+                            Offered::Load(l) => (l * host, Some(*l)),
+                            Offered::Rate(r) => (r.bps() as f64, None),
                         };
-                        ClassTraffic { name: &c.name, sizes: Some(sizes), rate: bps / 8.0 / sizes.mean() }
+                        ClassTraffic { name: &c.name, sizes: Some(sizes), rate: bps / 8.0 / sizes.mean(), load }
                     }
-                    ClassKind::Trace { .. } => ClassTraffic { name: &c.name, sizes: None, rate: 0.0 },
+                    ClassKind::Trace { .. } => ClassTraffic { name: &c.name, sizes: None, rate: 0.0, load: None },
                 })
                 .collect(),
         };

@@ -168,10 +168,11 @@ pub struct HostPart {
     pub nic_delay: Time,
     pub nic: NicQueue,
     pub nic_depth: Option<u32>,
+    pub ecn_threshold: Option<u64>,
 }
 
 pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
-    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None };
+    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
     part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
@@ -185,6 +186,7 @@ pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
         _ => NicQueue::Fifo,
     };
     part.nic_depth = t.int("nic_depth", 0, 1 << 20)?.map(|n| n as u32);
+    part.ecn_threshold = t.size("ecn_threshold")?;
     t.finish()?;
     Ok(part)
 }
@@ -211,6 +213,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         host_nic_delay: h.nic_delay,
         nic: h.nic,
         nic_depth: h.nic_depth,
+        nic_ecn_threshold: h.ecn_threshold,
         overflow: sw.overflow,
         paths,
         classes,

@@ -17,6 +17,7 @@
 pub mod homa;
 pub mod path;
 pub mod pfabric;
+pub mod pias;
 pub mod raw;
 pub mod registry;
 pub mod tcp;
@@ -120,6 +121,9 @@ pub struct ClassTraffic<'a> {
     pub sizes: Option<&'a crate::workload::SizeDist>,
     /// Its mean message rate (messages per second), for mixing classes; 0 if unknown.
     pub rate: f64,
+    /// The fraction of its reference capacity it offers (its `load`, on the basis the
+    /// scenario gives); None when it is given as a rate or replays a trace.
+    pub load: Option<f64>,
 }
 
 impl Traffic<'_> {
