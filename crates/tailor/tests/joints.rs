@@ -431,8 +431,8 @@ fn every_registered_transport_reads_exactly_the_keys_it_declares() {
     names.dedup();
     assert_eq!(names.len(), TRANSPORTS.len(), "names are unique");
     for e in TRANSPORTS {
-        // Homa refuses priority levels a FIFO switch would ignore: one level here.
-        let extra = if e.name == "homa" { "\npriority_levels = 1" } else { "" };
+        // Homa and pHost refuse priority levels a FIFO switch would ignore: one level here.
+        let extra = if e.name == "homa" || e.name == "phost" { "\npriority_levels = 1" } else { "" };
         let doc: toml::Table = toml::from_str(&format!("kind = \"{}\"{extra}", e.name)).unwrap();
         let mut t = tailor::input::Table::root("t.toml", &doc);
         let cfg = tailor::scenario::transport::parse(&mut t, &sc.net).unwrap_or_else(|err| panic!("{}: {err}", e.name));

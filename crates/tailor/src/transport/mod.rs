@@ -16,6 +16,7 @@
 
 pub mod homa;
 pub mod path;
+pub mod phost;
 pub mod raw;
 pub mod registry;
 pub mod tcp;
