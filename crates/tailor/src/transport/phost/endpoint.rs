@@ -1,11 +1,11 @@
 //! One host's pHost: the messages it sends and the messages it receives, in one endpoint.
 //!
-//! Sender (§3.1, §3.2): a new message sends its RTS, then spends its free tokens; after
+//! Sender (§3): a new message sends its RTS, then spends its free tokens; after
 //! that it sends one packet per token. Among its messages with a token to spend the NIC
 //! takes the one with the fewest bytes left to send (SRPT; ties: older first), control
 //! packets before any data. Tokens expire `token_expiry` after they arrive.
 //!
-//! Receiver (§3.1–§3.3): one token per full-packet time of its downlink (the token clock),
+//! Receiver (§3): one token per full-packet time of its downlink (the token clock),
 //! to the message with the fewest bytes left to arrive (ties: announced first) among those
 //! that may have one (`inbound`: window, passes). Messages that may not sit in a set
 //! ordered by the time they may again, so choosing a token never scans them: a DATA
@@ -88,6 +88,8 @@ struct Stats {
     downgrades: u64,
     duplicate_packets: u64,
     stalled_ps: u64,
+    backlogged_ps: u64,
+    backlogged_bytes: u64,
 }
 
 pub struct PhostEndpoint {
@@ -106,6 +108,8 @@ pub struct PhostEndpoint {
     armed: Option<Time>,
     /// Since when the token clock is free while senders owe answers.
     stalled_since: Option<Time>,
+    /// Since when some message it knows wants packets (not waiting out a pass).
+    backlogged_since: Option<Time>,
     seq: u64,
     events: VecDeque<EndpointEvent>,
     tick_armed: bool,
@@ -128,6 +132,7 @@ impl PhostEndpoint {
             next_token_at: Time::ZERO,
             armed: None,
             stalled_since: None,
+            backlogged_since: None,
             seq: 0,
             events: VecDeque::new(),
             tick_armed: false,
@@ -256,7 +261,7 @@ impl PhostEndpoint {
         }
     }
 
-    /// The token clock (§3.1): if a token may go now, to the best message that may have one.
+    /// The token clock (§3): if a token may go now, to the best message that may have one.
     fn pump(&mut self, now: Time) {
         if now < self.next_token_at {
             self.arm(self.next_token_at);
@@ -312,9 +317,27 @@ impl PhostEndpoint {
         }
     }
 
+    /// Opens or closes a backlogged period (some message it knows wants packets: one that
+    /// may have a token, or waits for its sender to answer), counting `bytes` that arrived
+    /// in an open one: the downlink time such a period leaves unused is bandwidth the
+    /// receiver wanted and did not get (the pHost analog of Homa's Figure 16).
+    fn track_backlog(&mut self, now: Time, bytes: u64) {
+        let backlogged = !self.active.is_empty() || self.window_parked > 0;
+        match (self.backlogged_since, backlogged) {
+            (Some(_), true) => self.stats.backlogged_bytes += bytes,
+            (Some(since), false) => {
+                self.stats.backlogged_ps += (now - since).ps();
+                self.stats.backlogged_bytes += bytes;
+                self.backlogged_since = None;
+            }
+            (None, true) => self.backlogged_since = Some(now),
+            (None, false) => {}
+        }
+    }
+
     fn on_data(&mut self, now: Time, msg: &Message, pkt: &Packet, index: u32, token: u32) {
         if pkt.is_trimmed() {
-            // pHost has no use for a header without its payload: a loss (§3.3 recovers it).
+            // pHost has no use for a header without its payload: a loss (§3 recovers it).
             return;
         }
         let slot = self.announce(now, msg);
@@ -382,6 +405,7 @@ impl Endpoint for PhostEndpoint {
             // ACK only ever reaches a sender that has forgotten it.
             Some(Kind::Ack) | None => {}
         }
+        self.track_backlog(now, pkt.wire_bytes as u64);
     }
 
     fn on_timer(&mut self, now: Time, key: TimerKey) {
@@ -391,6 +415,7 @@ impl Endpoint for PhostEndpoint {
                 self.armed = None;
             }
             self.pump(now);
+            self.track_backlog(now, 0);
         } else if key == TICK {
             self.tick_armed = false;
             self.tick(now);
@@ -409,6 +434,7 @@ impl Endpoint for PhostEndpoint {
             }
         }
         self.forget_incoming(conn);
+        self.track_backlog(self.now, 0);
     }
 
     fn poll_transmit(&mut self, now: Time, _int: &mut Pool) -> Option<Transmit> {
@@ -468,5 +494,8 @@ impl Endpoint for PhostEndpoint {
         // A period still open counts up to the endpoint's latest input.
         let open = self.stalled_since.map_or(0, |since| (self.now - since).ps());
         out.add("stalled_ns", (s.stalled_ps + open) / 1000);
+        let open = self.backlogged_since.map_or(0, |since| (self.now - since).ps());
+        out.add("backlogged_ns", (s.backlogged_ps + open) / 1000);
+        out.add("backlogged_wire_bytes", s.backlogged_bytes);
     }
 }

@@ -1,4 +1,4 @@
-//! A receiver's record of one message (§3.1–§3.3): which packets arrived, the tokens it
+//! A receiver's record of one message (§3): which packets arrived, the tokens it
 //! numbered, and whether it may send another now.
 //!
 //! Tokens are numbered per message, the free ones first (0..F, counted as issued when the
@@ -8,12 +8,12 @@
 //!
 //! - **Window.** At most `token_window` tokens unanswered: a message with that many waits
 //!   for a DATA packet, and the receiver gives its tokens to other messages meanwhile
-//!   (§3.2, "moves on"). If none comes for `downgrade_timeout` after its last token, the
-//!   receiver writes the unanswered tokens off and sends one more, and again after each
-//!   further timeout, until the sender answers.
+//!   (§3, downgrading an unresponsive source). If none comes for `downgrade_timeout`
+//!   after its last token, the receiver writes the unanswered tokens off and sends one
+//!   more, and again after each further timeout, until the sender answers.
 //! - **Passes.** The first pass names every packet once; when a pass is done the message
 //!   waits `resend_timeout` after its last token, then a new pass names each packet still
-//!   missing (lost, or its token expired at a busy sender), in turn (§3.3).
+//!   missing (lost, or its token expired at a busy sender), in turn (§3).
 
 use super::wire::Wire;
 use crate::net::ids::{ClassId, ConnId, HostId};
@@ -122,7 +122,7 @@ impl Inbound {
         self.count == self.packets
     }
 
-    /// Bytes not yet arrived: the receiver's SRPT key (§3.2).
+    /// Bytes not yet arrived: the receiver's SRPT key (§3).
     pub fn remaining(&self) -> u64 {
         self.size - self.received
     }

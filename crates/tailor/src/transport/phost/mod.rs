@@ -9,7 +9,7 @@
 //!   packet, to the message with the fewest bytes left among those that may have one
 //!   (§3, SRPT at the destination); a message whose sender leaves `token_window` tokens
 //!   unanswered is passed over until it answers or `downgrade_timeout` passes (§3,
-//!   "source downgrading") (`inbound`).
+//!   downgrading an unresponsive source) (`inbound`).
 //! - A sender spends, among the tokens it holds, one of the message with the fewest
 //!   bytes left (§3, SRPT at the source); a token expires `token_expiry` after it arrives
 //!   (§3), and no packet goes without a token or a free token.

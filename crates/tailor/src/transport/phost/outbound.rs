@@ -1,12 +1,12 @@
-//! A sender's record of one message (§3.1, §3.2): its free tokens, the tokens its
+//! A sender's record of one message (§3): its free tokens, the tokens its
 //! receiver sent, and which packet goes next.
 //!
 //! A token is the right to send one packet. The sender spends the one that expires first
-//! (§3.1: tokens expire `token_expiry` after they arrive; free tokens do not, see below)
+//! (§3: tokens expire `token_expiry` after they arrive; free tokens do not, see below)
 //! and sends its packets in order: a token spent before the free tokens are used up sends
 //! the next unsent packet, not the one it names, so a lone message goes out in order
 //! whatever its path. A token that names a packet already sent is the receiver asking
-//! for it again (§3.3): that packet goes again. The number of packets sent never exceeds
+//! for it again (§3): that packet goes again. The number of packets sent never exceeds
 //! the free tokens plus the tokens received (the invariant, `tests`).
 //!
 //! Free tokens do not expire. The pHost simulator gives them a lifetime of their own
@@ -81,7 +81,7 @@ impl Outbound {
         }
     }
 
-    /// Bytes not yet sent once: the sender's SRPT key (§3.2).
+    /// Bytes not yet sent once: the sender's SRPT key (§3).
     pub fn remaining(&self) -> u64 {
         self.msg.size - self.sent
     }

@@ -233,6 +233,13 @@ fn a_lone_message_spends_its_free_tokens_then_goes_at_line_rate_on_paced_tokens(
     let mut c = crate::transport::Counters::default();
     net.eps[0].counters(&mut c);
     assert_eq!(c.get("tokens_wasted"), Some(0));
+    // The receiver wanted packets from its RTS to its last token, and its link was busy all
+    // that time (the first packet follows the RTS by its own serialization): no waste.
+    let mut r = crate::transport::Counters::default();
+    net.eps[1].counters(&mut r);
+    let busy_ns = r.get("backlogged_wire_bytes").unwrap() as f64 * 8.0 / 10.0;
+    assert!(busy_ns > 25.0 * 1230.4, "{r:?}");
+    assert!((r.get("backlogged_ns").unwrap() as f64 - busy_ns).abs() < 1.0, "{r:?}");
 }
 
 #[test]

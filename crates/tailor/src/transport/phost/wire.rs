@@ -1,4 +1,4 @@
-//! pHost's packets on the wire (Gao et al., CoNEXT 2015, §3.1) and how a message is cut.
+//! pHost's packets on the wire (Gao et al., CoNEXT 2015, §3) and how a message is cut.
 //!
 //! Sizes follow the pHost authors' simulator (NetSys/simulator: a 40-byte header on every
 //! packet, `hdr_size`, and 1,460 message bytes in a full one, `mss`): each packet is an
@@ -59,13 +59,13 @@ impl Wire {
     }
 }
 
-/// What a pHost packet says (§3.1).
+/// What a pHost packet says (§3).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// Request to send: a new message (its size travels with it, §3.1).
+    /// Request to send: a new message (its size travels with it, §3).
     Rts,
     /// Packet `index` of a message, sent on token number `token`; `free` if the token
-    /// was one of the sender's free tokens (§3.2), which sets its priority level.
+    /// was one of the sender's free tokens (§3), which sets its priority level.
     Data { index: u32, token: u32, free: bool },
     /// Token number `token`: the sender may send one packet, packet `index` wanted.
     Token { index: u32, token: u32 },
