@@ -41,8 +41,11 @@ const SIZES: [u64; 10] = [1, 100, 1_460, 1_461, 5_000, 10_220, 10_221, 20_000, 1
 #[test]
 fn a_lone_message_meets_its_ideal_exactly_on_every_path() {
     let dir = tempfile::tempdir().unwrap();
-    // The BDP computed from the fabric (7 packets) and the scenarios' explicit 7.
-    for transport in ["", "free_tokens = 7\ntoken_window = 7"] {
+    // The BDP computed from the fabric (7 packets), the scenarios' explicit 7, and the pHost
+    // simulator's variant: free tokens for short messages only (longer ones wait for
+    // their first token), a token clock that sleeps until a timeout when idle.
+    let simulator = "free_tokens_to = \"short_messages\"\nidle_wakeup = \"timeouts\"";
+    for transport in ["", "free_tokens = 7\ntoken_window = 7", simulator] {
         for (src, dst) in [(0, 1), (0, 17), (143, 5)] {
             let trace = common::lone_trace(dir.path(), &SIZES, src, dst, 3_000_000);
             let text = format!("{}\n[transport]\nkind = \"phost\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n", fabric(9, 16, 4));
@@ -179,6 +182,10 @@ fn bad_keys_are_named() {
     assert!(e.contains("transport.token_window"), "{e}");
     let e = bad("rts_timeout = \"never\"", ok);
     assert!(e.contains("transport.rts_timeout") && e.contains("\"off\""), "{e}");
+    let e = bad("idle_wakeup = \"never\"", ok);
+    assert!(e.contains("transport.idle_wakeup") && e.contains("\"timeouts\""), "{e}");
+    let e = bad("free_tokens_to = \"all\"", ok);
+    assert!(e.contains("transport.free_tokens_to") && e.contains("\"short_messages\""), "{e}");
     let e = bad("free_token = 3", ok);
     assert!(e.contains("free_token"), "{e}");
 }

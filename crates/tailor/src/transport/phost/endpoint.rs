@@ -18,7 +18,7 @@
 use super::inbound::{Inbound, Wait};
 use super::outbound::Outbound;
 use super::wire::Kind;
-use super::Config;
+use super::{Config, Wakeup};
 use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::{Pool, Stack};
 use crate::net::packet::{Ecn, Flags, Packet};
@@ -218,7 +218,7 @@ impl PhostEndpoint {
             return slot;
         }
         self.seq += 1;
-        let m = Inbound::new(&self.cfg.wire, msg, self.cfg.free_tokens, self.seq, now, self.cfg.packet_time());
+        let m = Inbound::new(&self.cfg.wire, msg, self.cfg.free_of(msg.size), self.seq, now, self.cfg.packet_time());
         let slot = self.inc.insert(msg.conn, m);
         let key = Self::active_key(self.inc.get(slot), slot);
         self.active.insert(key);
@@ -231,6 +231,7 @@ impl PhostEndpoint {
         m.parked = Some(wait);
         self.window_parked += matches!(wait, Wait::Window(_)) as usize;
         self.parked.insert((wait.until(), slot));
+        self.arm(wait.until());
     }
 
     fn unpark(&mut self, slot: u32) {
@@ -340,13 +341,17 @@ impl PhostEndpoint {
             // pHost has no use for a header without its payload: a loss (§3 recovers it).
             return;
         }
+        // A new message wakes the token clock like its RTS; an answer only if configured so.
+        let wake = self.cfg.wakeup == Wakeup::Arrivals || self.inc.slot(msg.conn).is_none();
         let slot = self.announce(now, msg);
         let m = self.inc.get(slot);
         let old = Self::active_key(m, slot);
         if !m.arrive(&self.cfg.wire, index, token) {
             self.stats.duplicate_packets += 1;
             self.recheck(now, slot);
-            self.pump(now);
+            if wake {
+                self.pump(now);
+            }
             return;
         }
         // Its place among the candidates moves with the bytes it has left.
@@ -365,7 +370,9 @@ impl PhostEndpoint {
         } else {
             self.recheck(now, slot);
         }
-        self.pump(now);
+        if wake {
+            self.pump(now);
+        }
     }
 
     fn forget_incoming(&mut self, conn: ConnId) {
@@ -385,7 +392,7 @@ impl Endpoint for PhostEndpoint {
         self.now = now;
         self.stats.rts += 1;
         self.control(msg.conn, msg.dst, msg.class, Kind::Rts);
-        let o = Outbound::new(&self.cfg.wire, *msg, self.cfg.free_tokens, now);
+        let o = Outbound::new(&self.cfg.wire, *msg, self.cfg.free_of(msg.size), now);
         let slot = self.out.insert(msg.conn, o);
         let key = Self::ready_key(self.out.get(slot), slot);
         self.ready.insert(key);

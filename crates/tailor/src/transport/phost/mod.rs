@@ -18,11 +18,15 @@
 //! - Priorities (§3): RTS, tokens, ACKs and packets sent on free tokens at level 0, the
 //!   packets sent on tokens at level 1 (`priority_levels = 1`: all at 0, for switches
 //!   without priority queues).
+//! - Two choices of the pHost authors' simulator are options: free tokens only for messages
+//!   that fit in them (`free_tokens_to = "short_messages"`), and a token clock that, with
+//!   nothing to serve, sleeps until a timeout even when DATA arrives (`idle_wakeup =
+//!   "timeouts"`) (docs/phost.md, "Differences").
 //!
-//! Defaults are the pHost authors' simulator's (NetSys/simulator, `py/run_experiments.py`:
-//! `capability_timeout` 1.5, `capability_window_timeout` 25, `capability_resend_timeout`
-//! 9 full-packet times; `capability_initial` and `capability_window` one BDP in packets),
-//! with the BDP of the fabric the scenario gives. This module holds the configuration:
+//! Defaults of the numbers are the pHost authors' simulator's (NetSys/simulator,
+//! `py/run_experiments.py`: `capability_timeout` 1.5, `capability_window_timeout` 25,
+//! `capability_resend_timeout` 9 full-packet times; `capability_initial` and
+//! `capability_window` one BDP in packets), with the BDP of the fabric the scenario gives. This module holds the configuration:
 //! its scenario table, the ideal latency of a message and its bytes on the wire.
 
 mod endpoint;
@@ -56,9 +60,42 @@ pub const SCHEDULED: Priority = 1;
 pub const ENTRY: Entry = Entry {
     name: "phost",
     about: "receiver-driven: RTS, a BDP of free tokens, one token per packet by SRPT, source downgrading, two levels",
-    keys: &["kind", "free_tokens", "token_window", "token_expiry", "downgrade_timeout", "resend_timeout", "rts_timeout", "priority_levels"],
+    keys: &[
+        "kind",
+        "free_tokens",
+        "token_window",
+        "token_expiry",
+        "downgrade_timeout",
+        "resend_timeout",
+        "rts_timeout",
+        "priority_levels",
+        "idle_wakeup",
+        "free_tokens_to",
+    ],
     parse,
 };
+
+/// Which messages get free tokens.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FreeTo {
+    /// Every message, for its first `free_tokens` packets (the Homa paper's account of
+    /// pHost, §2: "the first RTTbytes of each message blindly").
+    Every,
+    /// A message of at most `free_tokens` packets gets one for each; a longer one none (the
+    /// pHost authors' simulator, `CapabilityFlow::init_capa_size`).
+    Short,
+}
+
+/// What wakes a receiver's token clock when no message could have a token.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Wakeup {
+    /// A DATA packet that answers a window, an announcement, or the earliest timeout.
+    Arrivals,
+    /// An announcement or the earliest timeout only, as in the pHost authors' simulator
+    /// (`CapabilityHost::send_capability`): a DATA packet that answers a window waits for
+    /// the next tick of a running clock, or for a timeout.
+    Timeouts,
+}
 
 /// A duration given in full-packet times of the host link (the pHost simulator's unit)
 /// or as a time.
@@ -106,6 +143,8 @@ pub struct Config {
     pub line_rate: Rate,
     /// 2: pHost's levels (§3); 1: every packet at level 0, for switches without priorities.
     pub levels: u8,
+    pub wakeup: Wakeup,
+    pub free_to: FreeTo,
 }
 
 impl Config {
@@ -116,6 +155,16 @@ impl Config {
     /// The level of packets sent on tokens.
     pub fn low(&self) -> Priority {
         if self.levels > 1 { SCHEDULED } else { CONTROL }
+    }
+
+    /// The free tokens of a message of `size` bytes.
+    pub fn free_of(&self, size: u64) -> u32 {
+        let packets = self.wire.packets(size);
+        match self.free_to {
+            FreeTo::Every => self.free_tokens.min(packets),
+            FreeTo::Short if packets <= self.free_tokens => packets,
+            FreeTo::Short => 0,
+        }
     }
 
     /// A full packet's time on the host link: the token clock's period.
@@ -169,8 +218,16 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         })?
         .unwrap_or(Some(Time::from_ms(1)));
     let levels = t.int("priority_levels", 1, 2)?.unwrap_or(2) as u8;
+    let wakeup = match t.choice("idle_wakeup", &["arrivals", "timeouts"])?.as_deref() {
+        Some("timeouts") => Wakeup::Timeouts,
+        _ => Wakeup::Arrivals,
+    };
+    let free_to = match t.choice("free_tokens_to", &["every_message", "short_messages"])?.as_deref() {
+        Some("short_messages") => FreeTo::Short,
+        _ => FreeTo::Every,
+    };
     check_switch(t, net, levels)?;
-    let cfg = Config { wire, free_tokens, token_window, token_expiry, downgrade_timeout, resend_timeout, rts_timeout, line_rate: line_rate(net), levels };
+    let cfg = Config { wire, free_tokens, token_window, token_expiry, downgrade_timeout, resend_timeout, rts_timeout, line_rate: line_rate(net), levels, wakeup, free_to };
     Ok(Arc::new(cfg))
 }
 
@@ -225,10 +282,18 @@ impl Transport for Config {
         Box::new(PhostEndpoint::new(self.clone()))
     }
     /// The message alone: its RTS and its packets back to back at line rate through the
-    /// store-and-forward tandem of its path. Its tokens arrive in time when the free
-    /// tokens last a token's round trip (the default: one BDP of the longest path).
+    /// store-and-forward tandem of its path, its tokens arriving in time when its free
+    /// tokens last a token's round trip (the default: one BDP of the longest path). A
+    /// message without free tokens waits for its first token: its RTS out and the token
+    /// back, then its packets back to back (one BDP of window keeps its tokens coming).
     fn ideal(&self, p: &Path, size: u64) -> Time {
-        p.src_tx_delay + pipeline_blocks(&p.fwd, &self.blocks(size))
+        let blocks = self.blocks(size);
+        if self.free_of(size) > 0 {
+            return p.src_tx_delay + pipeline_blocks(&p.fwd, &blocks);
+        }
+        let control = self.wire.control() as u64;
+        let one = |hops: &[crate::measure::ideal::Hop]| pipeline(hops, Train { packets: 1, full: control, last: control });
+        p.src_tx_delay + one(&p.fwd) + p.dst_tx_delay + one(&p.rev) + p.src_tx_delay + pipeline_blocks(&p.fwd, &blocks[1..])
     }
     /// Counts per round trip scale with the links; durations in packet times follow the
     /// faster packets, durations given as times stay.
@@ -244,7 +309,7 @@ impl Transport for Config {
     /// Its RTS, its packets, a token per packet beyond the free ones and its ACK.
     fn wire_bytes(&self, size: u64) -> Option<f64> {
         let data: u64 = self.blocks(size)[1..].iter().map(|b| b.count * b.bytes).sum();
-        let tokens = self.wire.packets(size).saturating_sub(self.free_tokens) as u64;
+        let tokens = (self.wire.packets(size) - self.free_of(size)) as u64;
         Some((data + (tokens + 2) * self.wire.control() as u64) as f64)
     }
     fn settings(&self) -> serde_json::Value {
@@ -257,6 +322,8 @@ impl Transport for Config {
             "resend_timeout": self.resend_timeout.json(),
             "rts_timeout_ns": self.rts_timeout.map(|t| t.ps() as f64 / 1e3),
             "priority_levels": self.levels,
+            "idle_wakeup": match self.wakeup { Wakeup::Arrivals => "arrivals", Wakeup::Timeouts => "timeouts" },
+            "free_tokens_to": match self.free_to { FreeTo::Every => "every_message", FreeTo::Short => "short_messages" },
         })
     }
     fn as_any(&self) -> &dyn std::any::Any {

@@ -27,6 +27,8 @@ fn cfg(free: u32, window: u32) -> Config {
         rts_timeout: Some(Time::from_us(300)),
         line_rate: Rate::from_gbps(10),
         levels: 2,
+        wakeup: super::Wakeup::Arrivals,
+        free_to: super::FreeTo::Every,
     }
 }
 
@@ -433,6 +435,10 @@ fn the_load_counts_rts_packets_tokens_and_ack() {
     assert_eq!(c.wire_bytes(20_000), Some((13 * 1538 + 1098 + (7 + 2) * 84) as f64));
     // One byte: three minimum frames.
     assert_eq!(c.wire_bytes(1), Some(3.0 * 84.0));
+    // Free tokens for short messages only: 20,000 bytes need a token for every packet.
+    let short = Config { free_to: super::FreeTo::Short, ..cfg(7, 7) };
+    assert_eq!(short.wire_bytes(20_000), Some((13 * 1538 + 1098 + (14 + 2) * 84) as f64));
+    assert_eq!(short.wire_bytes(7 * 1460), Some((7 * 1538 + 2 * 84) as f64));
 }
 
 #[test]
@@ -444,4 +450,24 @@ fn one_level_puts_every_packet_at_level_0() {
     assert!(net.completed(m.conn).is_some());
     assert!(net.sent.iter().any(|s| matches!(s.kind, Kind::Data { free: false, .. })));
     assert!(net.sent.iter().all(|s| s.t.prio == Some(CONTROL)));
+}
+
+#[test]
+fn an_idle_token_clock_wakes_on_an_answer_or_only_at_a_timeout_as_the_simulator() {
+    // No free tokens and a window of 2 against a round trip of 4.3 packets: the window
+    // fills after two tokens and the first answer comes about 2.3 packet times later.
+    let gap = |wakeup: super::Wakeup| {
+        let c = Config { wakeup, free_to: super::FreeTo::Short, ..cfg(0, 2) };
+        let mut net = Net::new(2, &c, Time::from_us(2));
+        let m = msg(0, 0, 1, 10 * 1460, Time::ZERO);
+        net.send(m);
+        net.run_until(Time::from_ms(1));
+        assert!(net.completed(m.conn).is_some());
+        let t = net.tokens_to(m.conn);
+        t[2].at - t[1].at
+    };
+    let arrivals = gap(super::Wakeup::Arrivals);
+    assert!(arrivals < Time::from_ps(5 * P.ps()), "woken by the first answer: {arrivals}");
+    let timeouts = gap(super::Wakeup::Timeouts);
+    assert_eq!(timeouts, Time::from_ps(25 * P.ps()), "asleep until the downgrade timeout");
 }
