@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_transports_come_from_the_engine_registry_with_their_keys():
     ts = core.transports()
     names = [t["name"] for t in ts]
-    assert names == ["dctcp", "tcp", "hpcc", "raw", "homa", "pfabric", "pias"]
+    assert names == ["dctcp", "tcp", "hpcc", "raw", "homa", "pfabric", "pias", "phost"]
     for t in ts:
         assert "kind" in t["keys"] and t["about"]
         # Homa cuts packets by the authors' fixed sizes; the others read an MSS.

@@ -431,8 +431,8 @@ fn every_registered_transport_reads_exactly_the_keys_it_declares() {
     names.dedup();
     assert_eq!(names.len(), TRANSPORTS.len(), "names are unique");
     for e in TRANSPORTS {
-        // Homa and PIAS refuse priority levels a FIFO switch would ignore: one level here.
-        let extra = if ["homa", "pias"].contains(&e.name) { "\npriority_levels = 1" } else { "" };
+        // Homa, PIAS and pHost refuse priority levels a FIFO switch would ignore: one level here.
+        let extra = if ["homa", "pias", "phost"].contains(&e.name) { "\npriority_levels = 1" } else { "" };
         let doc: toml::Table = toml::from_str(&format!("kind = \"{}\"{extra}", e.name)).unwrap();
         let mut t = tailor::input::Table::root("t.toml", &doc);
         // pFabric refuses ports that would ignore its ranks: here they serve by rank.

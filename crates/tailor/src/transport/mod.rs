@@ -17,6 +17,7 @@
 pub mod homa;
 pub mod path;
 pub mod pfabric;
+pub mod phost;
 pub mod pias;
 pub mod raw;
 pub mod registry;
