@@ -133,8 +133,11 @@ def write_scenario(p: Point, dir: Path, why: str) -> Path:
     src = scenario_file(p.transport, p.workload, 0.8)
     until = f"{p.until_us}us"
     every = f"{max(p.until_us // 20, 1)}us"
-    sc = tailor.Scenario.load(src).with_({"class[0].load": p.load, "class[0].until": until, "run.stop": until,
-                                          "record.progress": every})
+    # Network load counts every byte a transport puts on the wire, headers and control
+    # packets included (Fig. 15's caption), whatever basis the file's own load uses (the
+    # pHost files give Homa's message rate as a payload load).
+    sc = tailor.Scenario.load(src).with_({"class[0].load": p.load, "class[0].load_basis": "wire",
+                                          "class[0].until": until, "run.stop": until, "record.progress": every})
     path = dir / f"{p.name}.toml"
     head = f"# {src.name} at load {p.load:g}, generating until the stop at {until} ({why}).\n"
     path.write_text(head + sc.resolve()["document"])
