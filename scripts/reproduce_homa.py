@@ -8,6 +8,8 @@ time).
 - Table 1: W1-W5 at 80 %, the full lengths (table1.LENGTHS_MS), beside the paper's 30 numbers;
 - Fig. 15/16: W4's maximum sustainable load with 1, 2, 4 and 7 scheduled levels and the
   authors' split (maxload.LOADS, 200 ms a point), beside the paper's 63 % and 89 %;
+- Fig. 15: the highest load each transport with scenarios sustains, W1-W5 (fig15.LOADS and
+  fig15.LENGTH_MS: the longest part of the script, about an hour per transport);
 - Fig. 8/9: W3-W5 at 80 %, Homa, HomaP4/P2/P1 and Basic, the full lengths
   (cluster.LENGTHS_MS), with §5.1's claims (Homa's p99 2-3.5, Basic 5-15x, P4 ~ P8 > P2);
 - Fig. 17-20: unscheduled levels (W1), cutoffs (W3), scheduled levels and blind bytes (W4),
@@ -38,7 +40,7 @@ def main() -> int:
     args = ap.parse_args()
     console = Console(width=140)
     say = lambda m: console.print(f"  {m}", highlight=False)  # noqa: E731
-    for name in ("homa-fig12", "homa-fig14", "homa-table1", "homa-max-load", "homa-cluster", "homa-sensitivity"):
+    for name in ("homa-fig12", "homa-fig14", "homa-table1", "homa-max-load", "homa-fig15", "homa-cluster", "homa-sensitivity"):
         r = REPRODUCTIONS[name]
         t = time.perf_counter()
         plan = r.options(quick=args.quick, out=args.out / name.removeprefix("homa-"))

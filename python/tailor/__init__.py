@@ -35,13 +35,14 @@ from tailor.scenario import Scenario, check  # noqa: E402
 from tailor.store import Store  # noqa: E402
 from tailor.store import open_store as open  # noqa: E402,A001
 from tailor.sweep import Sweep, sweep  # noqa: E402
+from tailor.transport_advisor import TransportAdvice, advise_transports  # noqa: E402
 
 #: Submodules loaded on first use (``tailor.plot`` pulls in matplotlib, which ``import
 #: tailor`` should not pay for).
 _LAZY = ("plot", "figures", "report", "stats", "compare", "crosscheck", "reproduce")
 
 __all__ = [
-    "run", "check", "advise", "Advice", "Scenario", "Result", "sweep", "Sweep", "open", "Store", "errors",
+    "run", "check", "advise", "Advice", "advise_transports", "TransportAdvice", "Scenario", "Result", "sweep", "Sweep", "open", "Store", "errors",
     "__version__", *_LAZY,
 ]
 

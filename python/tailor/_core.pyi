@@ -35,6 +35,11 @@ def model_scope(path: str | PathLike[str], overrides: Overrides | None = None) -
     {bottleneck (its description), capacity_bps}. Raises tailor.errors.ScenarioError
     naming the class and why not, or as check."""
 
+def oracle_scope(path: str | PathLike[str], overrides: Overrides | None = None) -> None:
+    """Whether the SRPT oracle can run the scenario (a fabric limited by its host links,
+    one-way classes, transports that frame their messages; docs/oracle.md, "Scope").
+    Raises tailor.errors.ScenarioError naming the key and why not, or as check."""
+
 def run(
     path: str | PathLike[str],
     out: str | PathLike[str],
@@ -48,7 +53,8 @@ def run(
     summary.json's text. The messages go to ``messages.parquet`` as they complete (and
     to ``messages.csv`` too with ``csv``).
 
-    ``engine`` is "packet" (the packet simulator) or "model" (the SWP fast model).
+    ``engine`` is "packet" (the packet simulator), "model" (the SWP fast model) or
+    "oracle" (the SRPT oracle, docs/oracle.md).
 
     The GIL is released during the run. ``progress`` gets a dict {phase, built, ports,
     sim_ns, events, started, completed, active} at most every 0.2 s of wall time (and

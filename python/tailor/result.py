@@ -120,6 +120,23 @@ class Result:
         csv = self.dir / "queues.csv"
         return pl.read_csv(csv, schema_overrides=queue_schema(csv))
 
+    @cached_property
+    def progress(self) -> pl.DataFrame:
+        """The run's progress over time, for a scenario with ``[record] progress``: one row
+        per tick, messages and bytes generated, completed and delivered, and the messages
+        active (docs/results.md). Raises :class:`tailor.errors.NotRecordedError`, naming
+        the key, for a run that did not record it."""
+        csv = self.dir / "progress.csv"
+        if not csv.exists():
+            from tailor.errors import NotRecordedError
+
+            raise NotRecordedError(
+                f"{self.dir}: this run did not record its progress; give its scenario "
+                '[record] progress = "1ms" (a sampling interval, docs/scenario.md) and run it again',
+                what="progress", hint='[record] progress = "1ms"',
+            )
+        return pl.read_csv(csv, schema_overrides={"time_ns": pl.Float64})
+
     def _read(self, stem: str, **csv_options: Any) -> pl.DataFrame:
         parquet = self.dir / f"{stem}.parquet"
         if parquet.exists():
@@ -136,8 +153,14 @@ class Result:
         return df.sort("start_ns").slice(skip) if skip else df
 
     def network_line(self) -> str:
-        """The run's network counters in one line."""
+        """The run's network counters in one line (the oracle's: what it scheduled)."""
         n = self.summary["network"]
+        if "oracle" in self.summary:
+            o = self.summary["oracle"]
+            return (
+                f"oracle: {o['packets']:,} packets, {o['preemptions']:,} preemptions, "
+                f"busiest host link {100 * n['utilization']:.1f}% held"
+            )
         return (
             f"network: {n['drops']:,} drops, {n['ecn_marks']:,} ECN marks, "
             f"max queue {fmt.size(n['max_queue_bytes'])}, "

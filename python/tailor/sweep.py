@@ -41,11 +41,12 @@ import polars as pl
 from tailor import _core
 from tailor.errors import PointsFailed, SweepError
 from tailor.pool import Claims, local_results, note, ray_module, ray_results
+from tailor.run import ENGINES
 from tailor.scenario import Scenario
 from tailor.signals import exit_status
 from tailor.store import PointSpec, Store
 
-__all__ = ["sweep", "plan", "Sweep", "parse_axis", "Listener", "Interrupted"]
+__all__ = ["sweep", "plan", "run_points", "Sweep", "parse_axis", "Listener", "Interrupted"]
 
 
 class Listener(Protocol):
@@ -226,8 +227,8 @@ def sweep(
     (the others are kept), :class:`Interrupted` on Ctrl-C.
     """
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
-    if engine not in ("packet", "model"):
-        raise SweepError(f"--engine: unknown value {engine!r}; accepted: packet, model")
+    if engine not in ENGINES:
+        raise SweepError(f"--engine: unknown value {engine!r}; accepted: {', '.join(ENGINES)}")
     all_axes = _axes(axes, more_axes)
     if jobs is not None and jobs < 1:
         raise SweepError(f"--jobs: {jobs} is out of range; accepted: 1 or more")
@@ -276,6 +277,19 @@ def plan(
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
+def run_points(store: Store, specs: Sequence[PointSpec], *, jobs: int | None = None, ray: str | bool | None = None,
+               listener: Listener | None = None) -> None:
+    """Runs ``specs`` into ``store`` as :func:`sweep` runs its grid (the points it holds
+    whole are reported cached; local pool or Ray; locks; Ctrl-C keeps finished points),
+    for a caller that chooses its own points: the transport advisor's bisection. Raises
+    :class:`tailor.errors.PointsFailed` (the others kept) and :class:`Interrupted`."""
+    if jobs is not None and jobs < 1:
+        raise SweepError(f"--jobs: {jobs} is out of range; accepted: 1 or more")
+    ray_mod = ray_module(ray) if ray else None
+    store.create()
+    _execute(store, list(specs), jobs, (ray_mod, ray) if ray_mod else None, listener)
+
+
 def _axes(axes: Mapping[str, Iterable[Any]] | None, more: Mapping[str, Iterable[Any]]) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {}
     for key, values in [*(axes or {}).items(), *more.items()]:
@@ -300,6 +314,10 @@ def _resolve_points(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> li
             # A point outside the model's scope is the user's error, not a point that
             # failed; the seeds of one configuration share its scope (and its trace scan).
             _core.model_scope(os.fspath(sc.path), overrides)
+            in_scope.add(spec.config)
+        if engine == "oracle" and spec.config not in in_scope:
+            # The same for the oracle (docs/oracle.md, "Scope").
+            _core.oracle_scope(os.fspath(sc.path), overrides)
             in_scope.add(spec.config)
         if spec.id in seen:
             raise SweepError(f"the point {params} computes the same as an earlier one (an axis that changes nothing?)")

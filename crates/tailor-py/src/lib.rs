@@ -78,6 +78,16 @@ fn model_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(Strin
     Ok(d)
 }
 
+/// Raises ScenarioError, naming the key, when the SRPT oracle cannot run the scenario
+/// (docs/oracle.md, "Scope").
+#[pyfunction]
+#[pyo3(signature = (path, overrides=None))]
+fn oracle_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<()> {
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    py.detach(|| Scenario::resolve(&path, &overrides).and_then(|r| tailor::oracle::scope::check(&r.scenario)))
+        .map_err(|e| Error::from(e).into_py_err(py))
+}
+
 /// Python (key, value) pairs as overrides; values are bool, int, float, str, lists and
 /// dicts of them (otherwise a ScenarioError at the key, as a bad value in the file is).
 fn to_overrides(path: &Path, pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> Result<Vec<tailor::scenario::Override>, Error> {
@@ -179,9 +189,10 @@ fn run<'py>(
     let engine = match engine {
         "packet" => tailor::output::Engine::Packet,
         "model" => tailor::output::Engine::Model,
+        "oracle" => tailor::output::Engine::Oracle,
         other => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "engine must be 'packet' or 'model', got '{other}'"
+                "engine must be 'packet', 'model' or 'oracle', got '{other}'"
             )))
         }
     };
@@ -384,6 +395,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(model_scope, m)?)?;
+    m.add_function(wrap_pyfunction!(oracle_scope, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(advise, m)?)?;
     Ok(())

@@ -18,3 +18,4 @@ pub mod engine;
 pub mod output;
 pub mod advisor;
 pub mod model;
+pub mod oracle;

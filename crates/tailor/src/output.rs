@@ -7,6 +7,7 @@
 
 use crate::engine::report::{PortRow, RunReport};
 use crate::engine::{Progress, RunError, Simulation};
+use crate::measure::progress::ProgressLog;
 use crate::measure::queues::QueueLog;
 use crate::measure::parquet::{ParquetSink, Tee};
 use crate::measure::record::CsvSink;
@@ -46,6 +47,9 @@ pub struct Summary {
     /// The fast model's parameters (model runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelInfo>,
+    /// What the SRPT oracle did (oracle runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oracle: Option<OracleInfo>,
     /// What `queues.csv` holds (runs with `[record] queues` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queues: Option<QueueInfo>,
@@ -66,6 +70,14 @@ pub struct ModelInfo {
     pub q0_bytes: f64,
     pub beta: f64,
     pub kappa: f64,
+}
+
+/// What the SRPT oracle did (docs/oracle.md): packets sent, and how often a message
+/// lost its links to one with fewer bytes left.
+#[derive(Clone, Debug, Serialize)]
+pub struct OracleInfo {
+    pub packets: u64,
+    pub preemptions: u64,
 }
 
 /// The queue samples of a run: the interval, the sampled ports (ids of `ports.csv`;
@@ -110,6 +122,19 @@ pub enum Engine {
     Packet,
     /// The SWP fast model (docs/model.md).
     Model,
+    /// The SRPT oracle, the lower bound of the Homa paper's Fig. 12 (docs/oracle.md).
+    Oracle,
+}
+
+impl Engine {
+    /// Its name, as `--engine` and `summary.json` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Packet => "packet",
+            Engine::Model => "model",
+            Engine::Oracle => "oracle",
+        }
+    }
 }
 
 /// Runs `sc` with `seed` on the packet engine into `out` (see `run_engine_to_dir`).
@@ -170,6 +195,7 @@ pub fn write_into(
     match engine {
         Engine::Packet => write_run(sc, seed, dir, records, progress),
         Engine::Model => write_model_run(sc, seed, dir, records),
+        Engine::Oracle => write_result(dir, records, |sink| simulate_oracle(sc, seed, sink, progress).map(|s| (s, Vec::new()))),
     }
 }
 
@@ -182,8 +208,9 @@ fn write_run(
 ) -> Result<Summary, RunError> {
     let queues = queue_log(sc, dir)?;
     let waits = waits_log(sc, dir)?;
+    let progress_log = progress_log(sc, dir)?;
     write_result(dir, records, |sink| {
-        simulate_with(sc, seed, sink, Recording { queues, waits }, progress).map(|(sim, s)| (s, sim.ports()))
+        simulate_with(sc, seed, sink, Recording { queues, waits, progress: progress_log }, progress).map(|(sim, s)| (s, sim.ports()))
     })
 }
 
@@ -197,11 +224,20 @@ fn waits_log(sc: &Scenario, dir: &Path) -> Result<Option<Box<dyn std::io::Write 
     Ok(Some(Box::new(BufWriter::with_capacity(1 << 20, file))))
 }
 
+/// `progress.csv` in `dir`, when the scenario records progress.
+fn progress_log(sc: &Scenario, dir: &Path) -> Result<Option<ProgressLog>, RunError> {
+    let Some(every) = sc.record.progress else { return Ok(None) };
+    let path = dir.join("progress.csv");
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    Ok(Some(ProgressLog::new(every, Box::new(BufWriter::with_capacity(1 << 16, file)))?))
+}
+
 /// What a run records beside its messages.
 #[derive(Default)]
 pub struct Recording {
     pub queues: Option<QueueLog>,
     pub waits: Option<Box<dyn std::io::Write + Send>>,
+    pub progress: Option<ProgressLog>,
 }
 
 /// `queues.csv` in `dir`, when the scenario records queues.
@@ -262,7 +298,7 @@ pub fn simulate_recording(
     queues: Option<QueueLog>,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<(Simulation, Summary), RunError> {
-    simulate_with(sc, seed, sink, Recording { queues, waits: None }, progress)
+    simulate_with(sc, seed, sink, Recording { queues, ..Recording::default() }, progress)
 }
 
 /// `simulate`, recording what `rec` holds (queues, waits).
@@ -280,6 +316,9 @@ pub fn simulate_with(
     }
     if let Some(out) = rec.waits {
         sim.record_waits(sc.classes.iter().map(|c| c.name.clone()).collect(), out)?;
+    }
+    if let Some(log) = rec.progress {
+        sim.record_progress(log);
     }
     sim.run(progress)?;
     let report = sim.report();
@@ -306,6 +345,7 @@ impl Summary {
             wall_seconds: wall,
             events_per_second: report.events as f64 / wall.max(1e-9),
             model: None,
+            oracle: None,
             queues: None,
             report,
         }
@@ -364,6 +404,48 @@ pub fn simulate_model(
     };
     crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
     Ok(Summary { model: Some(info), queues, ..Summary::new(sc, seed, "model", started, report) })
+}
+
+/// Runs the SRPT oracle and summarises it in the packet engine's format (`ports.csv`
+/// has its header only: the oracle has no ports; `events` counts arrivals and ends).
+pub fn simulate_oracle(
+    sc: &Scenario,
+    seed: u64,
+    sink: Box<dyn crate::measure::RecordSink>,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Summary, RunError> {
+    use crate::engine::report::{Messages, NetworkReport};
+    let started = Instant::now();
+    crate::oracle::scope::check(sc).map_err(RunError::Scenario)?;
+    let built = sc.build(seed)?;
+    let (out, rec) = crate::oracle::run(built, sink, progress)?;
+    let report = RunReport {
+        events: out.events,
+        sim_ns: out.sim_end.as_ns_f64(),
+        messages: Messages {
+            generated: out.generated,
+            completed: rec.completed,
+            incomplete: out.generated - rec.completed,
+            incomplete_bytes: Some(out.incomplete_bytes),
+            warmup_excluded: rec.in_warmup,
+        },
+        overall: rec.overall.report(),
+        classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
+        // No switch port queues or drops; the busiest link is the busiest host link.
+        network: NetworkReport {
+            drops: 0,
+            ecn_marks: 0,
+            max_queue_bytes: 0,
+            mean_queue_bytes: 0.0,
+            utilization: out.utilization,
+            max_host_nic_queue_bytes: 0,
+        },
+        transport_counters: crate::transport::Counters::default(),
+        transport_settings: Default::default(),
+    };
+    crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
+    let info = OracleInfo { packets: out.packets, preemptions: out.preemptions };
+    Ok(Summary { oracle: Some(info), ..Summary::new(sc, seed, "oracle", started, report) })
 }
 
 fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {

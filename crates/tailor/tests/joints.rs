@@ -563,16 +563,22 @@ fn every_registered_transport_reads_exactly_the_keys_it_declares() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), TRANSPORTS.len(), "names are unique");
-    // NDP sends its headers ahead of data (§3.1): it needs switches that queue by priority.
-    let mut by_priority = sc.net.clone();
-    by_priority.classes.discipline = tailor::net::topology::Discipline::Priority;
     for e in TRANSPORTS {
-        // Homa refuses priority levels a FIFO switch would ignore: one level here.
-        let extra = if e.name == "homa" { "\npriority_levels = 1" } else { "" };
-        let net = if e.name == "ndp" { &by_priority } else { &sc.net };
+        // Homa, PIAS and pHost refuse priority levels a FIFO switch would ignore: one level here.
+        let extra = if ["homa", "pias", "phost"].contains(&e.name) { "\npriority_levels = 1" } else { "" };
         let doc: toml::Table = toml::from_str(&format!("kind = \"{}\"{extra}", e.name)).unwrap();
         let mut t = tailor::input::Table::root("t.toml", &doc);
-        let cfg = tailor::scenario::transport::parse(&mut t, net).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+        // pFabric refuses ports that would ignore its ranks: here they serve by rank.
+        let mut net = sc.net.clone();
+        if e.name == "pfabric" {
+            net.classes.discipline = tailor::net::topology::Discipline::Rank;
+            net.nic_depth = Some(0);
+        }
+        // NDP sends its headers ahead of data (§3.1): its switches queue by priority.
+        if e.name == "ndp" {
+            net.classes.discipline = tailor::net::topology::Discipline::Priority;
+        }
+        let cfg = tailor::scenario::transport::parse(&mut t, &net).unwrap_or_else(|err| panic!("{}: {err}", e.name));
         assert_eq!(cfg.name(), e.name);
         let mut asked = t.asked().to_vec();
         asked.sort_unstable();

@@ -25,7 +25,7 @@ messages = 10
 
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[
-    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: class, host, model, name, record, routing, run, seed, switch, topology, transport"),
+    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: advise, class, host, model, name, record, routing, run, seed, switch, topology, transport"),
     ("seed = 1", "seed = -1", "seed", "-1 is out of range; accepted: 0 to 9223372036854775807"),
     ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
     ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),
@@ -42,7 +42,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = 80", "transport.w_ai", "accepted: a string with a unit such as \"100KB\""),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nint_header = \"65500B\"", "transport.int_header", "header + int_header is above 65535B (header is 54B); accepted: at most \"65481B\""),
     ("kind = \"dctcp\"\ninit_cwnd = 10", "kind = \"hpcc\"\ninit_cwnd = 0", "transport.init_cwnd", "segments from 1 to 1000000, or \"bdp\""),
-    ("kind = \"dctcp\"", "kind = \"hpcc\"\nmax_cwnd = 10", "transport.max_cwnd", "unknown key; accepted keys here: clock_granularity, delayed_ack, delayed_ack_timeout, eta, handshake, header, init_cwnd, initial_rto, int_header, kind, max_stage, min_rto, mss, w_ai"),
+    ("kind = \"dctcp\"", "kind = \"hpcc\"\nmax_cwnd = 10", "transport.max_cwnd", "unknown key; accepted keys here: clock_granularity, delayed_ack, delayed_ack_timeout, dupack_threshold, eta, handshake, header, init_cwnd, initial_rto, int_header, kind, max_stage, min_rto, mss, w_ai"),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\ndctcp_g = 0.1", "transport.dctcp_g", "unknown key"),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nprr = \"ns3\"", "transport.prr", "unknown key"),
     ("init_cwnd = 10", "init_cwnd = 0", "transport.init_cwnd", "segments from 1"),
@@ -101,7 +101,8 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("seed = 1", "seed = 1\n[record]\nqueues = \"0us\"", "record.queues", "is 0; accepted: a positive sampling interval"),
     ("seed = 1", "seed = 1\n[record]\nqueues = 10", "record.queues", "is an integer; accepted: a string with a unit such as \"2.5us\""),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"10 parsecs\"", "record.queues", "units: ps, ns, us, ms, s"),
-    ("seed = 1", "seed = 1\n[record]\nqueue = \"10us\"", "record.queue", "unknown key; accepted keys here: queue_ports, queues"),
+    ("seed = 1", "seed = 1\n[record]\nprogress = \"0ms\"", "record.progress", "is 0; accepted: a positive sampling interval"),
+    ("seed = 1", "seed = 1\n[record]\nqueue = \"10us\"", "record.queue", "unknown key; accepted keys here: progress, queue_ports, queues, waits"),
     ("seed = 1", "seed = 1\n[record]\nqueue_ports = \"all\"", "record.queue_ports", "needs queues, the sampling interval"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"spines\"", "record.queue_ports", "unknown value \"spines\"; accepted: \"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"trunk\"", "record.queue_ports", "a star topology has no \"trunk\" ports"),
@@ -333,4 +334,23 @@ fn a_run_holds_at_most_32_transport_tables() {
     let err = Scenario::parse(&format!("{head}{bad}"), "t.toml", std::path::Path::new(".")).unwrap_err();
     assert_eq!(err.path, "class[32].transport", "{err}");
     assert!(err.message.contains("accepted: at most 32"), "{err}");
+}
+
+/// `[advise]` belongs to `tailor advise` (docs/advisor.md): a run accepts it as a table and
+/// leaves it out of what identifies the run, so a result store keeps the points of one
+/// candidate when another candidate's table is edited.
+#[test]
+fn the_advise_table_is_a_table_and_not_part_of_a_runs_identity() {
+    let dir = std::path::Path::new(".");
+    let with = |advise: &str| format!("{BASE}\n{advise}\n");
+    let plain = Scenario::resolve_text(BASE, "a.toml", dir, &[]).unwrap();
+    let one = Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"fifo\""), "a.toml", dir, &[]).unwrap();
+    let two = Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"drr\""), "a.toml", dir, &[]).unwrap();
+    assert_eq!(one.identity, plain.identity);
+    assert_eq!(two.identity, plain.identity);
+    assert_eq!((one.document.as_str(), one.config.as_str()), (plain.document.as_str(), plain.config.as_str()));
+    assert!(!one.document.contains("advise"), "{}", one.document);
+    let err = Scenario::parse(&BASE.replacen("seed = 1", "seed = 1\nadvise = 3", 1), "bad.toml", dir).unwrap_err();
+    assert_eq!(err.path, "advise", "{err}");
+    assert!(err.message.contains("accepted: a table"), "{err}");
 }

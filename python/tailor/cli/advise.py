@@ -1,25 +1,56 @@
-"""``tailor advise``: switch weights or the least capacity meeting every SLO (docs/advisor.md)."""
+"""``tailor advise``: switch weights or the least capacity meeting every SLO, or which
+transport meets them (docs/advisor.md)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
 
 import typer
 
 from tailor.cli import Scenario_, Seed_, app, stderr, stdout, user_errors
 
 
+def _names(text: Optional[str]) -> Optional[list[str]]:
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        from tailor.errors import OptionError
+
+        raise OptionError(f"--transports: an empty name in {text!r}; accepted: names separated by commas, "
+                          "such as homa,dctcp")
+    return names
+
+
+def _bounds(text: Optional[str]) -> Optional[tuple[float, float]]:
+    if text is None:
+        return None
+    from tailor.errors import OptionError
+
+    parts = text.split(",")
+    try:
+        lo, hi = (float(p) for p in parts)
+    except ValueError:
+        raise OptionError(f"--loads: {text!r} is not accepted; accepted: LO,HI such as 0.1,0.9") from None
+    return lo, hi
+
+
 @app.command(
-    short_help="Find switch weights or the least capacity meeting every SLO.",
+    short_help="Find weights, capacity or a transport meeting every SLO.",
     epilog="Examples: tailor advise scenarios/swp/two-class.toml | "
-    "tailor advise scenarios/swp/five-class.toml --min-capacity --discipline drr"
+    "tailor advise scenarios/swp/five-class.toml --min-capacity --discipline drr | "
+    "tailor advise scenarios/advise/w3-rpc-slo.toml --transports homa,dctcp --quick"
 )
 @user_errors
 def advise(
     scenario: Scenario_,
     seed: Seed_ = None,
     min_capacity: Annotated[
-        bool, typer.Option("--min-capacity", help="Find the least link capacity meeting every SLO, per discipline.")
+        bool, typer.Option("--min-capacity", help="Find the least link capacity meeting every SLO, per discipline "
+                           "(or per transport, at --load).")
     ] = False,
     discipline: Annotated[
         Optional[list[str]],
@@ -31,21 +62,70 @@ def advise(
             show_default=False,
         ),
     ] = None,
-    recheck: Annotated[bool, typer.Option(help="Re-check each answer on the packet engine.")] = True,
-    tolerance: Annotated[float, typer.Option(help="Relative precision of the capacity search.", min=0.001, max=0.4)] = 0.01,
+    recheck: Annotated[bool, typer.Option(help="Re-check each answer on the packet engine (weights advisor).")] = True,
+    tolerance: Annotated[
+        Optional[float],
+        typer.Option(help="Weights advisor: relative precision of the capacity search (default 0.01). Transports: "
+                     "the load bisection stops when passing and failing loads are this close (default [advise] "
+                     "tolerance, else 0.02).", min=0.001, max=0.5, show_default=False),
+    ] = None,
+    transports: Annotated[
+        Optional[str],
+        typer.Option(help="Which transport meets the SLOs: candidates by name, comma-separated (the registry's "
+                     "transports or the scenario's [advise.candidate] tables; default its [advise] transports).",
+                     show_default=False),
+    ] = None,
+    seeds: Annotated[Optional[int], typer.Option(help="Transports: seeds per load (default [advise] seeds, else 3).",
+                                                 show_default=False)] = None,
+    loads: Annotated[Optional[str], typer.Option(help="Transports: bounds of the load searched, LO,HI (default "
+                                                 "[advise] loads, else 0.1,0.9).", show_default=False)] = None,
+    load: Annotated[Optional[float], typer.Option(help="Transports with --min-capacity: the load (default the "
+                                                  "scenario's).", show_default=False)] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Transports: one seed, tolerance at least 0.05.")] = False,
+    out: Annotated[Optional[Path], typer.Option(help="Transports: the result store, where advice.json/.png/.svg "
+                                                "go too (default sweeps/advise-<scenario name>).",
+                                                show_default=False)] = None,
+    jobs: Annotated[Optional[int], typer.Option(help="Transports: parallel simulations (default one per core).",
+                                                show_default=False)] = None,
+    ray: Annotated[Optional[str], typer.Option(help="Transports: run on Ray: 'local', 'auto' or ray://HOST:PORT.",
+                                               show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
     """Find switch weights that meet every class's SLO (SWP Algorithm 1 on the fast model),
     or with --min-capacity the least capacity per discipline; re-check on the packet engine.
+    With --transports (or a scenario with an [advise] table): the highest load at which
+    each transport meets every SLO, by bisection on the packet engine over seeds, ranked.
 
-    Exit status 0 when every check passed; 1 when the weights found do not meet every SLO
-    on the model, or the packet engine's re-check of an answer rejects an SLO (listed
-    after the tables); 2 for a bad scenario or option, or one outside the fast model's
-    scope."""
+    Exit status 0 when every check passed (transports: every search reached a verdict); 1
+    when the weights found do not meet every SLO on the model, or the packet engine's
+    re-check of an answer rejects an SLO (listed after the tables), or a transport's search
+    was left undecided (too few messages, a failed run); 2 for a bad scenario or option,
+    or one outside the fast model's scope; 130 when interrupted (finished points kept)."""
+    from tailor.transport_advisor.candidates import read_advise
+
+    if transports is not None or read_advise(scenario).present:
+        _transports(scenario, seed, min_capacity, discipline, tolerance, _names(transports), seeds, _bounds(loads),
+                    load, quick, out, jobs, ray, json_out, quiet)
+        return
+    for name, given in (("--seeds", seeds), ("--loads", loads), ("--load", load), ("--out", out), ("--jobs", jobs),
+                        ("--ray", ray), ("--quick", quick or None)):
+        if given is not None:
+            from tailor.errors import OptionError
+
+            raise OptionError(f"{name}: only with --transports (or a scenario with an [advise] table)")
+    _weights(scenario, seed, min_capacity, discipline, recheck, 0.01 if tolerance is None else tolerance, json_out, quiet)
+
+
+def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]], recheck: bool,
+             tolerance: float, json_out: bool, quiet: bool) -> None:
     from tailor.advise import advise as run_advisor
     from tailor.advise import describe_event
 
+    if tolerance > 0.4:
+        from tailor.errors import OptionError
+
+        raise OptionError(f"--tolerance: {tolerance} is out of range; accepted: 0.001 to 0.4 for the weights advisor")
     status = None if quiet or json_out else stderr.status("advisor: reading the scenario", spinner="dots")
 
     def progress(e: dict) -> bool:
@@ -56,15 +136,8 @@ def advise(
     if status is not None:
         status.start()
     try:
-        a = run_advisor(
-            scenario,
-            seed=seed,
-            min_capacity=min_capacity,
-            disciplines=discipline,
-            recheck=recheck,
-            tolerance=tolerance,
-            progress=progress,
-        )
+        a = run_advisor(scenario, seed=seed, min_capacity=min_capacity, disciplines=discipline, recheck=recheck,
+                        tolerance=tolerance, progress=progress)
     finally:
         if status is not None:
             status.stop()
@@ -73,4 +146,40 @@ def advise(
     else:
         a.render(stdout)
     if not a.passed:
+        raise typer.Exit(1)
+
+
+def _transports(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]],
+                tolerance: Optional[float], names: Optional[list[str]], seeds: Optional[int],
+                loads: Optional[tuple[float, float]], load: Optional[float], quick: bool, out: Optional[Path],
+                jobs: Optional[int], ray: Optional[str], json_out: bool, quiet: bool) -> None:
+    from tailor.errors import OptionError
+    from tailor.progress import sweep_reporter
+    from tailor.scenario import Scenario
+    from tailor.sweep import Interrupted
+    from tailor.transport_advisor import advise_transports
+
+    if discipline:
+        raise OptionError("--discipline: for the weights advisor; the transport advisor keeps each candidate's "
+                          "switch settings ([advise.candidate.NAME.switch])")
+    sc = Scenario.load(scenario)
+    if seed is not None:
+        sc = sc.with_(seed=seed)
+    workers = jobs or os.cpu_count() or 1
+
+    def reporter(what: str, total: int) -> Any:
+        return sweep_reporter(f"advise {what}", total=total, quiet=quiet, console=stderr, workers=workers)
+
+    try:
+        a = advise_transports(sc, names, seeds=seeds, loads=loads, tolerance=tolerance, min_capacity=min_capacity,
+                              load=load, quick=quick, out=out, jobs=jobs, ray=ray, reporter=reporter)
+    except Interrupted as e:
+        print(str(e), file=sys.stderr)
+        raise typer.Exit(e.status) from None
+    if json_out:
+        print(a.to_json())
+    else:
+        a.render(stdout)
+        stdout.print(f"written: {', '.join(a.report['files'])}", highlight=False)
+    if not a.decided:
         raise typer.Exit(1)

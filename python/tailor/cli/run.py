@@ -37,7 +37,8 @@ def run(
         ),
     ] = False,
     engine: Annotated[
-        str, typer.Option(help="'packet' (the packet simulator) or 'model' (the SWP fast model).")
+        str,
+        typer.Option(help="'packet' (the packet simulator), 'model' (the SWP fast model) or 'oracle' (the SRPT oracle)."),
     ] = "packet",
 ) -> None:
     """Run a scenario and print slowdown by message size.
@@ -46,9 +47,10 @@ def run(
     (docs/cli.md), nothing with --quiet."""
     import tailor
     from tailor.progress import reporter, run_total
+    from tailor.run import ENGINES
 
-    if engine not in ("packet", "model"):
-        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: packet, model")
+    if engine not in ENGINES:
+        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: {', '.join(ENGINES)}")
         raise typer.Exit(2)
     sc = tailor.Scenario.load(scenario)
     json_lines = True if progress_json else None

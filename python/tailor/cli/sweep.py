@@ -33,7 +33,9 @@ def sweep(
     out: Annotated[
         Optional[Path], typer.Option(help="The result store (default: sweeps/<scenario name>).", show_default=False)
     ] = None,
-    engine: Annotated[str, typer.Option(help="'packet' (the packet simulator) or 'model' (the SWP fast model).")] = "packet",
+    engine: Annotated[
+        str, typer.Option(help="'packet' (the packet simulator), 'model' (the SWP fast model) or 'oracle' (the SRPT oracle).")
+    ] = "packet",
     jobs: Annotated[Optional[int], typer.Option(help="Parallel simulations (default: one per core).", show_default=False)] = None,
     ray: Annotated[
         Optional[str],
@@ -58,6 +60,7 @@ def sweep(
     import tailor
     from tailor.errors import PointsFailed
     from tailor.progress import sweep_reporter
+    from tailor.run import ENGINES
     from tailor.store import STATS
     from tailor.sweep import Interrupted, grid, parse_axis
 
@@ -72,8 +75,8 @@ def sweep(
             raise typer.Exit(2)
         axes[key] = values
     sc = tailor.Scenario.load(scenario)
-    if engine not in ("packet", "model"):
-        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: packet, model")
+    if engine not in ENGINES:
+        stderr.print(f"error: --engine: unknown value '{engine}'; accepted: {', '.join(ENGINES)}")
         raise typer.Exit(2)
     if dry_run:
         from tailor.sweep import plan

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use tailor::scenario::Scenario;
 
 #[derive(Parser)]
-#[command(version, about = "Run a tailor scenario with the packet engine (no Python front)")]
+#[command(version, about = "Run a tailor scenario with one of its engines (no Python front)")]
 struct Args {
     /// Scenario file (TOML).
     scenario: PathBuf,
@@ -17,7 +17,7 @@ struct Args {
     /// Result directory; without it only the summary is printed.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// The packet simulator or the SWP fast model.
+    /// The packet simulator, the SWP fast model or the SRPT oracle.
     #[arg(long, value_enum, default_value_t = EngineArg::Packet)]
     engine: EngineArg,
 }
@@ -26,6 +26,7 @@ struct Args {
 enum EngineArg {
     Packet,
     Model,
+    Oracle,
 }
 
 fn main() -> ExitCode {
@@ -42,12 +43,14 @@ fn main() -> ExitCode {
     let engine = match args.engine {
         EngineArg::Packet => tailor::output::Engine::Packet,
         EngineArg::Model => tailor::output::Engine::Model,
+        EngineArg::Oracle => tailor::output::Engine::Oracle,
     };
     let null = || Box::new(tailor::measure::record::NullSink);
     let result = match (&args.out, engine) {
         (Some(out), e) => tailor::output::run_engine_to_dir(&sc, seed, out, e, &mut quiet),
         (None, tailor::output::Engine::Packet) => tailor::output::simulate(&sc, seed, null(), &mut quiet).map(|(_, s)| s),
         (None, tailor::output::Engine::Model) => tailor::output::simulate_model(&sc, seed, null(), None),
+        (None, tailor::output::Engine::Oracle) => tailor::output::simulate_oracle(&sc, seed, null(), &mut quiet),
     };
     match result {
         Ok(summary) => {
@@ -61,6 +64,12 @@ fn main() -> ExitCode {
                 }
                 _ => ExitCode::SUCCESS,
             }
+        }
+        // A scenario the engine cannot run (outside the model's or the oracle's scope, or
+        // summarising nothing) is a user error, as a scenario that does not parse.
+        Err(e @ tailor::engine::RunError::Scenario(_)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -174,6 +174,7 @@ impl Simulation {
             return Ok(());
         };
         let (msg, t) = (flow.message(pkt.conn), flow.transport);
+        self.tally.delivered_bytes += pkt.payload() as u64;
         let e = self.endpoint_id(host, t);
         self.endpoint(e).on_packet(now, &msg, &pkt, int.as_ref());
         self.after_input(e)

@@ -22,7 +22,6 @@ mod waits;
 pub use crate::transport::TransportConfig;
 
 use crate::input::ScenarioError;
-use crate::measure::ideal::Hop;
 use crate::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
 use crate::net::agent::{Ingress, SwitchAgent};
 use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId, SwitchId};
@@ -192,7 +191,12 @@ pub struct Simulation {
     /// Queue sampling, if recorded, and its next tick (`Time::MAX` when not recorded, so
     /// the loop's check is one comparison).
     sampler: Option<queues::Sampler>,
+    /// The run's progress over time, if recorded (`[record] progress`).
+    progress_log: Option<crate::measure::progress::ProgressLog>,
+    /// The earliest tick either log waits for.
     next_tick: Time,
+    /// Messages started and finished, bytes delivered (`progress.csv`'s counts).
+    tally: crate::measure::progress::Tally,
     /// Where packets waited, if recorded (`[record] waits`).
     waits: Option<waits::Tracker>,
 }
@@ -231,7 +235,9 @@ impl Simulation {
             deferred: None,
             agents: Vec::new(),
             sampler: None,
+            progress_log: None,
             next_tick: Time::MAX,
+            tally: Default::default(),
             waits: None,
         };
         assert!(
@@ -390,6 +396,8 @@ impl Simulation {
     /// A flow starts: its sender's endpoint gets the message.
     fn open(&mut self, flow: Flow) -> Result<(), RunError> {
         let (src, t) = (flow.msg.src, flow.transport);
+        self.tally.generated_messages += 1;
+        self.tally.generated_bytes += flow.msg.size;
         let cid = self.flows.insert(flow);
         if let Some(w) = self.waits.as_mut() {
             w.started_message(cid, self.net.hosts[src.index()].nic, self.now);
@@ -424,29 +432,13 @@ impl Simulation {
 
     /// A message's path both ways in the empty network, for its ideal latency.
     fn path(&self, from: HostId, to: HostId) -> Path {
-        Path {
-            fwd: self.hops(from, to),
-            rev: self.hops(to, from),
-            src_tx_delay: self.net.hosts[from.index()].tx_delay,
-            dst_tx_delay: self.net.hosts[to.index()].tx_delay,
-        }
-    }
-
-    fn hops(&self, from: HostId, to: HostId) -> Vec<Hop> {
-        // The connection key is not known before insertion; ECMP paths of one flow have
-        // equal rates and delays in every topology tailor builds, so any key will do.
-        self.net
-            .path(from, to, 0)
-            .into_iter()
-            .map(|p| {
-                let port = self.net.port(p);
-                Hop { rate: port.rate, delay: self.net.links[port.link.index()].delay }
-            })
-            .collect()
+        Path::between(&self.net, from, to)
     }
 
     fn finish(&mut self, cid: ConnId) -> Result<(), RunError> {
         let Some(flow) = self.flows.remove(cid) else { return Ok(()) };
+        self.tally.completed_messages += 1;
+        self.tally.completed_bytes += flow.msg.size;
         let (src, dst, t) = (flow.msg.src, flow.msg.dst, flow.transport);
         for h in [src, dst] {
             let i = h.index() * self.transports.len() + t;

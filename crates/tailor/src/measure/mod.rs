@@ -1,11 +1,13 @@
 //! Streaming measurement: one record per completed message, written as it completes,
-//! and online histograms for the summaries; optionally, queue occupancy sampled over
-//! time (`queues`), also streamed. Memory is bounded by the number of classes, bins and
+//! and online histograms for the summaries; optionally, queue occupancy (`queues`) and
+//! the run's progress (`progress`: generated, completed, delivered bytes) sampled over
+//! time, also streamed. Memory is bounded by the number of classes, bins and
 //! sampled ports, never by the number of messages or samples.
 
 pub mod ideal;
 pub mod queues;
 pub mod parquet;
+pub mod progress;
 pub mod record;
 pub mod slo;
 pub mod stats;

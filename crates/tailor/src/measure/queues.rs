@@ -55,28 +55,17 @@ impl PortSelect {
     }
 }
 
-/// The ticks still to sample and the CSV they go to.
-pub struct QueueLog {
+/// Sampling ticks: multiples of an interval from time zero (`queues.csv`, `progress.csv`).
+#[derive(Clone, Debug)]
+pub struct Ticks {
     every: Time,
     next: Time,
-    classes: usize,
-    rows: u64,
-    out: Box<dyn Write + Send>,
-    /// The row being formatted (reused).
-    line: Vec<u8>,
 }
 
-impl QueueLog {
-    /// Writes the header. Per-class columns only when there is more than one class.
-    pub fn new(every: Time, class_names: &[String], mut out: Box<dyn Write + Send>) -> io::Result<QueueLog> {
+impl Ticks {
+    pub fn new(every: Time) -> Ticks {
         assert!(every > Time::ZERO, "the scenario reader refuses a zero interval");
-        write!(out, "time_ns,port,queue_bytes")?;
-        let classes = if class_names.len() > 1 { class_names.len() } else { 0 };
-        for name in &class_names[..classes] {
-            write!(out, ",queue_bytes.{name}")?;
-        }
-        writeln!(out)?;
-        Ok(QueueLog { every, next: Time::ZERO, classes, rows: 0, out, line: Vec::with_capacity(64) })
+        Ticks { every, next: Time::ZERO }
     }
 
     /// The sampling interval.
@@ -90,12 +79,12 @@ impl QueueLog {
     }
 
     /// Takes the next tick if it is strictly before `t`.
-    pub fn tick_before(&mut self, t: Time) -> Option<Time> {
+    pub fn before(&mut self, t: Time) -> Option<Time> {
         (self.next < t).then(|| self.advance())
     }
 
     /// Takes the next tick if it is at or before `t`.
-    pub fn tick_through(&mut self, t: Time) -> Option<Time> {
+    pub fn through(&mut self, t: Time) -> Option<Time> {
         (self.next <= t).then(|| self.advance())
     }
 
@@ -103,6 +92,50 @@ impl QueueLog {
         let at = self.next;
         self.next += self.every;
         at
+    }
+}
+
+/// The ticks still to sample and the CSV they go to.
+pub struct QueueLog {
+    ticks: Ticks,
+    classes: usize,
+    rows: u64,
+    out: Box<dyn Write + Send>,
+    /// The row being formatted (reused).
+    line: Vec<u8>,
+}
+
+impl QueueLog {
+    /// Writes the header. Per-class columns only when there is more than one class.
+    pub fn new(every: Time, class_names: &[String], mut out: Box<dyn Write + Send>) -> io::Result<QueueLog> {
+        let ticks = Ticks::new(every);
+        write!(out, "time_ns,port,queue_bytes")?;
+        let classes = if class_names.len() > 1 { class_names.len() } else { 0 };
+        for name in &class_names[..classes] {
+            write!(out, ",queue_bytes.{name}")?;
+        }
+        writeln!(out)?;
+        Ok(QueueLog { ticks, classes, rows: 0, out, line: Vec::with_capacity(64) })
+    }
+
+    /// The sampling interval.
+    pub fn every(&self) -> Time {
+        self.ticks.every()
+    }
+
+    /// The next tick to sample.
+    pub fn next(&self) -> Time {
+        self.ticks.next()
+    }
+
+    /// Takes the next tick if it is strictly before `t`.
+    pub fn tick_before(&mut self, t: Time) -> Option<Time> {
+        self.ticks.before(t)
+    }
+
+    /// Takes the next tick if it is at or before `t`.
+    pub fn tick_through(&mut self, t: Time) -> Option<Time> {
+        self.ticks.through(t)
     }
 
     /// How many per-class columns a row has (0 or the number of classes).
@@ -145,7 +178,7 @@ impl QueueLog {
 }
 
 /// Appends the decimal digits of `v`.
-fn push_int(buf: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn push_int(buf: &mut Vec<u8>, mut v: u64) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {
@@ -160,7 +193,7 @@ fn push_int(buf: &mut Vec<u8>, mut v: u64) {
 }
 
 /// Appends a time in ns with 3 decimals (exact picoseconds), as `record::Ns` writes it.
-fn push_ns(buf: &mut Vec<u8>, t: Time) {
+pub(crate) fn push_ns(buf: &mut Vec<u8>, t: Time) {
     push_int(buf, t.ps() / 1000);
     let ps = t.ps() % 1000;
     buf.extend_from_slice(&[b'.', b'0' + (ps / 100) as u8, b'0' + (ps / 10 % 10) as u8, b'0' + (ps % 10) as u8]);

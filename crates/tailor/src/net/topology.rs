@@ -15,6 +15,7 @@ use super::routing::{PathChoice, Routes};
 use super::sched::classes::{Classifier, Drr, RoundRobin, StrictPriority, Wfq};
 use super::sched::hier::Hierarchical;
 use super::sched::priority::PriorityQueues;
+use super::sched::rank::RankQueue;
 use super::sched::{Fifo, FlowRoundRobin, Scheduler};
 use super::{Host, HostStats, Link, Network, Switch};
 use crate::sim::{Rate, Time};
@@ -54,6 +55,8 @@ pub enum NicQueue {
     FlowRoundRobin,
     /// By packet priority, this many levels.
     Priority(usize),
+    /// By packet level and rank, a message's packets in order (pFabric §4.2).
+    Rank,
 }
 
 /// How switch ports treat traffic classes (SWP §4.3).
@@ -67,6 +70,8 @@ pub enum Discipline {
     Hierarchical,
     /// By packet priority (not class): `ClassPolicy::levels` levels, strict priority.
     Priority,
+    /// By packet level, then rank (pFabric §4.2: `sched::rank::RankQueue`).
+    Rank,
 }
 
 /// The class scheduling of every switch port; vectors are indexed by class.
@@ -111,6 +116,7 @@ impl ClassPolicy {
             Discipline::Wfq => Box::new(Wfq::new(c, &self.weights)),
             Discipline::Hierarchical => Box::new(Hierarchical::new(c, &self.weights, self.quantum)),
             Discipline::Priority => Box::new(PriorityQueues::new(self.levels)),
+            Discipline::Rank => Box::new(RankQueue::default()),
         }
     }
 }
@@ -132,6 +138,10 @@ pub struct NetSpec {
     /// pulling from the transports; 0: it asks for a packet only when its link is idle
     /// (nothing queued, nothing on the wire); None: it takes everything at once.
     pub nic_depth: Option<u32>,
+    /// DCTCP step marking at hosts' NICs over the NIC's whole queue (None: NICs do not
+    /// mark): the host link's queue marks in ns-2 scripts where every link is one queue
+    /// type (PIAS's, pFabric's).
+    pub nic_ecn_threshold: Option<u64>,
     /// What switch ports do with a packet their buffer cannot take.
     pub overflow: Overflow,
     pub paths: PathChoice,
@@ -200,6 +210,8 @@ impl NetSpec {
             Discipline::StrictPriority | Discipline::RoundRobin | Discipline::Drr | Discipline::Wfq => 128,
             Discipline::Hierarchical => 256,
             Discipline::Priority => 32 * self.classes.levels as u64 / classes,
+            // One queue for every class; its packets' indexes grow with what is queued.
+            Discipline::Rank => std::mem::size_of::<RankQueue>() as u64 / classes,
         };
         let ports = self.shape.port_count() as u64;
         let switch_ports = ports - self.shape.host_count() as u64;
@@ -259,8 +271,13 @@ impl Builder<'_> {
                     NicQueue::Fifo => Box::new(Fifo::default()),
                     NicQueue::FlowRoundRobin => Box::new(FlowRoundRobin::default()),
                     NicQueue::Priority(levels) => Box::new(PriorityQueues::new(levels)),
+                    NicQueue::Rank => Box::new(RankQueue::default()),
                 };
-                Port::new(from, link_id, spec.rate, role, Admission::Unlimited, Vec::new(), sched)
+                let markers: Vec<Box<dyn Marker>> = match self.spec.nic_ecn_threshold {
+                    Some(k) => vec![Box::new(EcnStep::port(k))],
+                    None => Vec::new(),
+                };
+                Port::new(from, link_id, spec.rate, role, Admission::Unlimited, markers, sched)
             }
             Node::Switch(s) => {
                 let admission = match self.spec.buffer {
@@ -428,6 +445,7 @@ pub(crate) mod tests {
             host_nic_delay: Time::ZERO,
             nic: NicQueue::Fifo,
             nic_depth: None,
+            nic_ecn_threshold: None,
             overflow: Overflow::Drop,
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),

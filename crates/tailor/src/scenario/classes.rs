@@ -80,8 +80,8 @@ fn queue(t: &mut Table, discipline: Discipline, nic_priority: bool) -> Result<Qu
         return Err(t.error("weight", "is only used with [switch] scheduler = \"drr\", \"wfq\" or \"hierarchical\"; accepted: no weight with this scheduler"));
     }
     let priority = t.int("priority", 0, 63)?;
-    if priority.is_some() && !matches!(discipline, Discipline::StrictPriority | Discipline::Priority) && !nic_priority {
-        return Err(t.error("priority", "is only used with [switch] scheduler = \"strict_priority\" or \"priority\", or [host] nic = \"priority\"; accepted: no priority with these settings"));
+    if priority.is_some() && !matches!(discipline, Discipline::StrictPriority | Discipline::Priority | Discipline::Rank) && !nic_priority {
+        return Err(t.error("priority", "is only used with [switch] scheduler = \"strict_priority\", \"priority\" or \"rank\", or [host] nic = \"priority\" or \"rank\"; accepted: no priority with these settings"));
     }
     Ok(QueueSpec {
         weight: weight.unwrap_or(1.0),

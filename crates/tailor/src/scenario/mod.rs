@@ -70,6 +70,11 @@ pub struct Resolved {
 
 impl Resolved {
     fn new(scenario: Scenario, doc: &toml::Table) -> Resolved {
+        // `[advise]` does not change what a run computes: the run's document is the rest,
+        // so editing one candidate of the advisor leaves the others' stored points valid.
+        let mut doc = doc.clone();
+        doc.remove("advise");
+        let doc = &doc;
         // toml::Table is ordered by key (no `preserve_order`), so this text is canonical.
         let document = toml::to_string(doc).expect("a parsed TOML document serializes");
         let mut unseeded = doc.clone();
@@ -173,6 +178,10 @@ impl Scenario {
         let paths = network::routing(root.table("routing")?)?;
         let model = model::parse(root.table("model")?, &shape)?;
         let record = record::parse(root.table("record")?, &shape)?;
+        // `[advise]`: the transport advisor's candidates and search (docs/advisor.md), read
+        // and checked by `tailor advise`, which builds each candidate's scenario from it. A
+        // run does not use it, and `Resolved` leaves it out of what a run is identified by.
+        root.table("advise")?;
         let net = network::assemble(shape, sw, host, paths, seed);
         if record.waits {
             check_waits(&net, &root)?;
@@ -336,7 +345,7 @@ impl Scenario {
 
 /// `[[class]]` number `i`, its `priority` checked against the levels ports keep.
 fn class_of(t: &mut Table, i: usize, net: &NetSpec, dir: &Path) -> Result<ClassSpec, ScenarioError> {
-    let nic_priority = matches!(net.nic, crate::net::topology::NicQueue::Priority(_));
+    let nic_priority = matches!(net.nic, crate::net::topology::NicQueue::Priority(_) | crate::net::topology::NicQueue::Rank);
     let c = classes::parse(t, i, net.shape.host_count(), dir, net.classes.discipline, nic_priority)?;
     if let Some(levels) = packet_levels(net) {
         if c.queue.priority >= levels {
@@ -381,13 +390,13 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
                 .iter()
                 .map(|(_, c)| match &c.kind {
                     ClassKind::Generated { sizes, offered, .. } => {
-                        let bps = match offered {
-                            Offered::Load(l) => l * host,
-                            Offered::Rate(r) => r.bps() as f64,
+                        let (bps, load) = match offered {
+                            Offered::Load(l) => (l * host, Some(*l)),
+                            Offered::Rate(r) => (r.bps() as f64, None),
                         };
-                        ClassTraffic { name: &c.name, sizes: Some(sizes), rate: bps / 8.0 / sizes.mean() }
+                        ClassTraffic { name: &c.name, sizes: Some(sizes), rate: bps / 8.0 / sizes.mean(), load }
                     }
-                    ClassKind::Trace { .. } => ClassTraffic { name: &c.name, sizes: None, rate: 0.0 },
+                    ClassKind::Trace { .. } => ClassTraffic { name: &c.name, sizes: None, rate: 0.0, load: None },
                 })
                 .collect(),
         };

@@ -125,6 +125,13 @@ pub fn config(sc: &Scenario) -> Result<ModelConfig, ScenarioError> {
 /// The model of `sc` and the link it stands for.
 pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioError> {
     let bottleneck = super::scope::bottleneck(sc)?;
+    // What only the packet engine records: refused rather than silently not written.
+    if sc.record.waits {
+        return Err(error(sc, "record.waits", "is recorded by the packet engine only (the model has no packets); accepted: --engine packet, or no waits"));
+    }
+    if sc.record.progress.is_some() {
+        return Err(error(sc, "record.progress", "is recorded by the packet engine only; accepted: --engine packet, or no progress"));
+    }
     // One model stands for every class, so every class must use the one transport.
     if let Some(i) = sc.classes.iter().position(|c| c.transport != sc.classes[0].transport) {
         return Err(error(sc, format!("class[{i}].transport"), format!("differs from class[0]'s ({} and {}); accepted: one transport for every class with the model engine (it models one congestion control for all)", sc.transport_of(i).name(), sc.transport_of(0).name())));
@@ -162,6 +169,9 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
         Discipline::RoundRobin => Sharing::Weighted { weights: vec![1.0; sc.classes.len()], per_flow_fair: false },
         Discipline::Drr | Discipline::Wfq => Sharing::Weighted { weights: p.weights.clone(), per_flow_fair: false },
         Discipline::Hierarchical => Sharing::Weighted { weights: p.weights.clone(), per_flow_fair: true },
+        Discipline::Rank => {
+            return Err(error(sc, "switch.scheduler", "the model engine has no per-packet rank order (pFabric's remaining size); accepted: another scheduler, or the packet engine for \"rank\""));
+        }
     };
     let rtt = base_rtt(&sc.net.shape);
     if rtt == Time::ZERO {

@@ -96,7 +96,7 @@ pub struct SwitchPart {
     pub overflow: Overflow,
 }
 
-pub const SCHEDULERS: &[&str] = &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical", "priority"];
+pub const SCHEDULERS: &[&str] = &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical", "priority", "rank"];
 
 /// `priority_levels`: how many levels a port queueing by packet priority keeps.
 fn levels(t: &mut Table, used: bool, what: &str) -> Result<usize, ScenarioError> {
@@ -126,6 +126,7 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
         Some("drr") => Discipline::Drr,
         Some("wfq") => Discipline::Wfq,
         Some("priority") => Discipline::Priority,
+        Some("rank") => Discipline::Rank,
         Some(_) => Discipline::Hierarchical,
     };
     part.levels = levels(&mut t, part.discipline == Discipline::Priority, "scheduler")?;
@@ -156,8 +157,8 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
             return Err(t.error("overflow", "\"trim_random\" weighs a port's data queue against its own limit; accepted: buffer = \"per_port\" with it, or \"trim\""));
         }
         Some("trim_random") => Overflow::TrimRandom,
-        Some(_) if part.discipline != Discipline::Priority => {
-            return Err(t.error("overflow", "\"evict\" is only used with scheduler = \"priority\" (it evicts a packet of a less important level); accepted: \"drop\", \"trim\", or scheduler = \"priority\""));
+        Some(_) if !matches!(part.discipline, Discipline::Priority | Discipline::Rank) => {
+            return Err(t.error("overflow", "\"evict\" is only used with scheduler = \"priority\" or \"rank\" (it evicts a less important packet); accepted: \"drop\", \"trim\", or scheduler = \"priority\" or \"rank\""));
         }
         Some(_) => Overflow::Evict,
     };
@@ -171,22 +172,25 @@ pub struct HostPart {
     pub nic_delay: Time,
     pub nic: NicQueue,
     pub nic_depth: Option<u32>,
+    pub ecn_threshold: Option<u64>,
 }
 
 pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
-    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None };
+    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
     part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
     part.nic_delay = t.time("nic_delay")?.unwrap_or(Time::ZERO);
-    let nic = t.choice("nic", &["fifo", "round_robin", "priority"])?;
+    let nic = t.choice("nic", &["fifo", "round_robin", "priority", "rank"])?;
     let levels = levels(&mut t, nic.as_deref() == Some("priority"), "nic")?;
     part.nic = match nic.as_deref() {
         Some("round_robin") => NicQueue::FlowRoundRobin,
         Some("priority") => NicQueue::Priority(levels),
+        Some("rank") => NicQueue::Rank,
         _ => NicQueue::Fifo,
     };
     part.nic_depth = t.int("nic_depth", 0, 1 << 20)?.map(|n| n as u32);
+    part.ecn_threshold = t.size("ecn_threshold")?;
     t.finish()?;
     Ok(part)
 }
@@ -213,6 +217,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         host_nic_delay: h.nic_delay,
         nic: h.nic,
         nic_depth: h.nic_depth,
+        nic_ecn_threshold: h.ecn_threshold,
         overflow: sw.overflow,
         paths,
         classes,

@@ -4,6 +4,10 @@
 //! behind a less important packet already on the wire and the rest of its waiting, over
 //! every port it crossed (`engine::waits`, the Homa paper's Figure 14).
 //!
+//! `progress = "1ms"` samples the run's progress every interval into `progress.csv`
+//! (`measure::progress`): messages and bytes generated, completed and delivered, so that
+//! a backlog that grows (an open-loop load beyond what the transport sustains) shows.
+//!
 //! `queues = "10us"` samples the queue occupancy of the ports `queue_ports` selects
 //! ("switches" by default) every interval into `queues.csv` (`measure::queues`). Port
 //! ids are those of `ports.csv`; they are checked against the topology here, so a
@@ -24,6 +28,8 @@ pub struct RecordSpec {
     pub queues: Option<QueueSpec>,
     /// Where each message's packets waited (`waits.csv`: preemption lag and queueing).
     pub waits: bool,
+    /// The run's progress sampled at this interval; None: not recorded.
+    pub progress: Option<Time>,
 }
 
 const SELECTIONS: &str = "\"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids";
@@ -41,8 +47,12 @@ pub fn parse(t: Option<Table>, shape: &Shape) -> Result<RecordSpec, ScenarioErro
         (None, None) => None,
     };
     let waits = t.boolean("waits")?.unwrap_or(false);
+    let progress = t.time("progress")?;
+    if progress == Some(Time::ZERO) {
+        return Err(t.error("progress", "is 0; accepted: a positive sampling interval such as \"1ms\""));
+    }
     t.finish()?;
-    Ok(RecordSpec { queues, waits })
+    Ok(RecordSpec { queues, waits, progress })
 }
 
 fn select(v: &Value, shape: &Shape) -> Result<PortSelect, String> {

@@ -17,6 +17,9 @@
 pub mod homa;
 pub mod ndp;
 pub mod path;
+pub mod pfabric;
+pub mod phost;
+pub mod pias;
 pub mod raw;
 pub mod registry;
 pub mod tcp;
@@ -68,6 +71,17 @@ pub trait Transport: fmt::Debug + Send + Sync {
         let _ = size;
         None
     }
+    /// How it puts a message of `size` bytes on the wire when alone: its data packets in
+    /// the order it sends them, as runs of equal packets, control packets left out. For
+    /// engines that place packets themselves (the SRPT oracle, `crate::oracle`). A
+    /// transport that answers promises that its `ideal` is its source's transmit delay
+    /// plus these packets' store-and-forward pipeline on the forward path (the last
+    /// byte's arrival), so that a message sent alone back to back meets its ideal. None
+    /// if it does not say, or its ideal is more than that (TCP's waits for the last ACK).
+    fn frames(&self, size: u64) -> Option<Vec<Frames>> {
+        let _ = size;
+        None
+    }
     /// What it chose for this run that a reader needs to see (Homa's levels and cutoffs),
     /// for `summary.json`'s `transport_settings`; Null when nothing.
     fn settings(&self) -> serde_json::Value {
@@ -75,6 +89,16 @@ pub trait Transport: fmt::Debug + Send + Sync {
     }
     /// For tests and tools that need the concrete configuration.
     fn as_any(&self) -> &dyn Any;
+}
+
+/// A run of `count` equal data packets of a message (`Transport::frames`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Frames {
+    pub count: u64,
+    /// Message bytes each carries.
+    pub payload: u32,
+    /// Bytes each puts on the wire, headers and framing included.
+    pub wire: u32,
 }
 
 /// What the fast model knows how to stand for (docs/model.md, "Presets").
@@ -99,6 +123,9 @@ pub struct ClassTraffic<'a> {
     pub sizes: Option<&'a crate::workload::SizeDist>,
     /// Its mean message rate (messages per second), for mixing classes; 0 if unknown.
     pub rate: f64,
+    /// The fraction of its reference capacity it offers (its `load`, on the basis the
+    /// scenario gives); None when it is given as a rate or replays a trace.
+    pub load: Option<f64>,
 }
 
 impl Traffic<'_> {

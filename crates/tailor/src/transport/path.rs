@@ -3,6 +3,8 @@
 //! (for windows given as `"bdp"` and HPCC's T).
 
 use crate::measure::ideal::{pipeline, Hop, Train};
+use crate::net::ids::HostId;
+use crate::net::Network;
 use crate::net::topology::{LinkSpec, NetSpec, Shape};
 use crate::sim::{Rate, Time};
 
@@ -14,6 +16,31 @@ pub struct Path {
     pub rev: Vec<Hop>,
     pub src_tx_delay: Time,
     pub dst_tx_delay: Time,
+}
+
+impl Path {
+    /// The path from `from` to `to` in the built network `net`, both ways.
+    pub fn between(net: &Network, from: HostId, to: HostId) -> Path {
+        Path {
+            fwd: hops(net, from, to),
+            rev: hops(net, to, from),
+            src_tx_delay: net.hosts[from.index()].tx_delay,
+            dst_tx_delay: net.hosts[to.index()].tx_delay,
+        }
+    }
+}
+
+/// The hops from `from` to `to`. The connection key is not known before a flow exists;
+/// the paths ECMP chooses among have equal rates and delays in every topology tailor
+/// builds, so any key will do.
+fn hops(net: &Network, from: HostId, to: HostId) -> Vec<Hop> {
+    net.path(from, to, 0)
+        .into_iter()
+        .map(|p| {
+            let port = net.port(p);
+            Hop { rate: port.rate, delay: net.links[port.link.index()].delay }
+        })
+        .collect()
 }
 
 /// The links of the longest path of a topology (the path a BDP is computed on).

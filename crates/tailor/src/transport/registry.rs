@@ -21,7 +21,17 @@ pub struct Entry {
 }
 
 /// Every transport, in the order error messages list them.
-pub const TRANSPORTS: &[Entry] = &[super::tcp::DCTCP, super::tcp::NEWRENO, super::tcp::HPCC, super::raw::ENTRY, super::homa::ENTRY, super::ndp::ENTRY];
+pub const TRANSPORTS: &[Entry] = &[
+    super::tcp::DCTCP,
+    super::tcp::NEWRENO,
+    super::tcp::HPCC,
+    super::raw::ENTRY,
+    super::homa::ENTRY,
+    super::pfabric::ENTRY,
+    super::pias::ENTRY,
+    super::phost::ENTRY,
+    super::ndp::ENTRY,
+];
 
 pub fn names() -> Vec<&'static str> {
     TRANSPORTS.iter().map(|e| e.name).collect()

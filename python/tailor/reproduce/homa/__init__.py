@@ -7,6 +7,8 @@ fabric (scenarios/homa/).
 - ``fig14``: Fig. 14 (§5.2), preemption lag against queueing in the tail delay of short
   messages (``[record] waits``), W1-W5 at 80 %;
 - ``table1``: Table 1 (§5.2), mean and max queue lengths per switch tier at 80 % load;
+- ``fig15``: Fig. 15 (§5.2), the highest load each transport sustains per workload (where
+  the bytes delivered stop keeping up with those offered), with its application-data part;
 - ``maxload``: Fig. 15 and 16 (§5.2), the highest load Homa sustains (where the wasted
   receiver bandwidth reaches the surplus), W4 with 1, 2, 4 and 7 scheduled levels;
 - ``cluster``: Fig. 8 and 9 (§5.1) simulated on the 16-host cluster (scenarios/homa/cluster-*),
@@ -28,7 +30,7 @@ homa-cluster 4.1 min at full length (a W5 point 67-75 s).
 
 from __future__ import annotations
 
-from tailor.reproduce.homa import cluster, fig12, fig14, maxload, sensitivity, table1
+from tailor.reproduce.homa import cluster, fig12, fig14, fig15, maxload, sensitivity, table1
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -69,6 +71,18 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=table1.options,
         render=table1.render,
+    ),
+    Reproduction(
+        name="homa-fig15",
+        paper="Homa",
+        figure="Fig. 15 (§5.2)",
+        summary="Homa Fig. 15: highest sustainable load per transport.",
+        example="tailor reproduce homa-fig15 --quick --workloads W1,W2",
+        quick="10 min",
+        full="3 h",
+        full_options="--transports homa,pfabric,pias,phost,ndp",
+        options=fig15.options,
+        render=fig15.render,
     ),
     Reproduction(
         name="homa-max-load",

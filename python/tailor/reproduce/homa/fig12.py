@@ -28,7 +28,7 @@ import typer
 
 from tailor.errors import DataError, OptionError
 from tailor.outdir import staged
-from tailor.reproduce.homa import judge, paper
+from tailor.reproduce.homa import claims, judge, paper
 from tailor.reproduce.homa.bins import combine, frame, read_runs
 from tailor.reproduce.homa.points import (
     Point, check_transports, length_us, parse_loads, parse_transports, parse_workloads, run_points,
@@ -51,7 +51,8 @@ def options(
     workloads: Annotated[str, typer.Option(help="Workloads, comma-separated (W1..W5).")] = "W1,W2,W3,W4,W5",
     loads: Annotated[str, typer.Option(help="Network loads, comma-separated (0.5, 0.8).")] = "0.5,0.8",
     transports: Annotated[str, typer.Option(help="Transports, comma-separated (those with scenarios on the "
-                                                 "paper's fabric: homa).")] = "homa",
+                                                 "paper's fabric, scenarios/homa/<transport>-w<N>-<load>.toml).")]
+    = "homa",
     seeds: Annotated[int, typer.Option(help="Seeds per point (1..N); two or more give intervals.", min=1)] = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Shorter runs (about 1 minute a point at most); "
                                                        "fewer buckets judged.")] = False,
@@ -98,7 +99,8 @@ def run(points: list[Point], form: str, out: Path, say: Say,
     with staged(out, "reproduction") as work:
         dirs = run_points(points, work, f"tailor reproduce homa-fig12, {form} form", say)
         report = analyse(points, dirs, form)
-        report["paper"] = judge.join(report["rows"], paper.anchor())
+        report["paper"] = judge.join(report["rows"], paper.anchor(all_transports=True))
+        report["transport_claims"] = claims.check(report["rows"])
         report["paper_claims"] = {w: judge.claim(judge.of(_anchor_rows(), ("homa", w, 0.8))) for w in ("W3", "W5")}
         if compare[1] is not None:
             report["compare"] = {"file": str(compare[0]), "rows": judge.join(report["rows"], compare[1])}
@@ -116,7 +118,7 @@ def _key(r: dict) -> tuple[str, str, float]:
 
 
 def _anchor_rows() -> list[dict]:
-    return paper.anchor().to_dicts()
+    return paper.anchor(all_transports=True).to_dicts()
 
 
 def analyse(points: list[Point], dirs: dict[Point, Path], form: str) -> dict:
@@ -135,8 +137,9 @@ def analyse(points: list[Point], dirs: dict[Point, Path], form: str) -> dict:
 
 
 def figures(report: dict, work: Path) -> list[Path]:
-    """fig12-<W>.png/.svg per workload (beside the authors' Homa curve where they have
-    one), and compare-<W>.png/.svg per workload ``--compare`` overlaps."""
+    """fig12-<W>.png/.svg per workload, every transport run on it (beside the authors'
+    curves of the same transports and loads where they have them), and compare-<W>.png/.svg
+    per workload ``--compare`` overlaps."""
     from tailor.plot import save
     from tailor.reproduce.homa.figure import figure
 
@@ -144,8 +147,9 @@ def figures(report: dict, work: Path) -> list[Path]:
     anchor = _anchor_rows()
     for w in dict.fromkeys(r["workload"] for r in report["rows"]):
         ours = [r for r in report["rows"] if r["workload"] == w]
-        ref = [r for r in anchor if r["workload"] == w]
-        fig = figure(w, ours, ref, "authors", "slowdown per message size, tailor beside the authors' Homa")
+        run = {_key(r) for r in ours}
+        ref = [r for r in anchor if r["workload"] == w and _key(r) in run]
+        fig = figure(w, ours, ref, "authors", "slowdown per message size, tailor beside the authors' data")
         written += save(fig, work / f"fig12-{w}")
     cmp = report.get("compare")
     if cmp:

@@ -81,13 +81,16 @@ def figure(workload: str, ours: Sequence[dict], ref: Sequence[dict], ref_label: 
 
     fig, axes = _figure(width=12, height=4.6, ncols=2)
     mine, theirs = points(ours), points(ref)
+    # One colour per transport and load, shared by our curve and the reference's.
+    keys = list(dict.fromkeys((p[0], p[2]) for p in [*mine, *theirs]))
+    color = {k: _color(i) for i, k in enumerate(keys)}
     for ax, (stat, name) in zip(axes, PANELS):
         hollow = False
-        for i, p in enumerate(mine):
-            hollow |= _series(ax, of(ours, p), stat, _label("tailor", p), {"color": _color(i), "marker": "o"})
-        for i, p in enumerate(theirs):
+        for p in mine:
+            hollow |= _series(ax, of(ours, p), stat, _label("tailor", p), {"color": color[(p[0], p[2])], "marker": "o"})
+        for p in theirs:
             _series(ax, of(ref, p), stat, _label(ref_label, p),
-                    {"color": _color(len(mine) + i), "marker": "s", "linestyle": "--"})
+                    {"color": color[(p[0], p[2])], "marker": "s", "linestyle": "--"})
         if hollow:
             ax.plot([], [], linestyle="none", marker="o", markerfacecolor="none", color="grey", markersize=3,
                     label="hollow: fewer than 100 messages in a seed (not judged)")

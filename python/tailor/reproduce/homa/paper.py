@@ -69,6 +69,8 @@ def read_table(path: str | os.PathLike[str]) -> pl.DataFrame:
         raise DataError(f"{path}: a column does not hold what Fig. 12 tables hold ({e})") from None
 
 
-def anchor() -> pl.DataFrame:
-    """The authors' Homa rows (W3 and W5 at 80 %), as ``read_table`` gives them."""
-    return read_table(ANCHOR).filter(pl.col("transport") == "homa")
+def anchor(all_transports: bool = False) -> pl.DataFrame:
+    """The authors' rows (W3 and W5 at 80 %), as ``read_table`` gives them: Homa's, or
+    every transport's (pfabric, phost, pias, ndp on W5, srpt-oracle)."""
+    df = read_table(ANCHOR)
+    return df if all_transports else df.filter(pl.col("transport") == "homa")

@@ -2,8 +2,9 @@
 runs themselves.
 
 A point is (transport, workload, load, seed). Its scenario is the shipped file on the
-paper's fabric, ``scenarios/homa/w<N>-<load %>.toml`` for Homa (a baseline transport T,
-when it gets scenarios, ``scenarios/homa/<T>-w<N>-<load %>.toml``), with the generation end
+paper's fabric, ``scenarios/homa/w<N>-<load %>.toml`` for Homa and for the SRPT oracle
+(run with ``--engine oracle``), ``scenarios/homa/<T>-w<N>-<load %>.toml`` for a baseline
+transport T (pfabric, pias, phost, ndp), with the generation end
 ``class[0].until`` set to the point's length. The file run is written into the
 reproduction's directory with that length, so every number can be rerun with
 ``tailor run``. Points run in threads, one per core (``tailor.run`` releases the GIL);
@@ -26,12 +27,16 @@ from tailor import _core, fmt
 from tailor.errors import OptionError
 from tailor.reproduce.homa.buckets import WORKLOADS
 
-__all__ = ["Point", "LOADS", "scenario_dir", "scenario_file", "transports_with_scenarios", "run_points"]
+__all__ = ["Point", "LOADS", "ORACLE", "scenario_dir", "scenario_file", "transports_with_scenarios", "run_points"]
 
 Say = Callable[[str], None]
 
 #: The loads of the paper's Fig. 12 (a) and (b).
 LOADS = (0.5, 0.8)
+#: The SRPT oracle's name in the reproductions' tables (the authors' data's "SRPT-Oracle"):
+#: Homa's scenario run with ``--engine oracle`` (docs/oracle.md), the lower bound the paper
+#: plotted beside the transports.
+ORACLE = "srpt-oracle"
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,8 @@ def parse_loads(text: str) -> list[float]:
 
 
 def parse_transports(text: str) -> list[str]:
-    """``--transports``: a comma-separated list of transport names (lowercase)."""
+    """``--transports``: a comma-separated list of transport names (lowercase; the SRPT
+    oracle as ``srpt-oracle``)."""
     names = list(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
     if not names:
         raise OptionError(f"--transports: none given; accepted: {', '.join(transports_with_scenarios())}")
@@ -113,13 +119,18 @@ def scenario_dir() -> Path:
 
 def scenario_file(transport: str, workload: str, load: float) -> Path:
     stem = f"{workload.lower()}-{round(load * 100)}.toml"
-    return scenario_dir() / (stem if transport == "homa" else f"{transport}-{stem}")
+    return scenario_dir() / (stem if transport in ("homa", ORACLE) else f"{transport}-{stem}")
+
+
+def engine_of(transport: str) -> str:
+    """The engine a point of ``transport`` runs on: the oracle's own, else the packet engine."""
+    return "oracle" if transport == ORACLE else "packet"
 
 
 def transports_with_scenarios() -> list[str]:
     """The engine's transports (``tailor._core.transports()``) that have a scenario on the
     paper's fabric."""
-    names = [t["name"] for t in _core.transports()]
+    names = [t["name"] for t in _core.transports()] + [ORACLE]
     return [t for t in names if any(scenario_file(t, w, x).is_file() for w in WORKLOADS for x in LOADS)]
 
 
@@ -142,7 +153,7 @@ def write_scenario(point: Point, dir: Path, why: str) -> Path:
     """The point's scenario with its length, as a file a user can rerun."""
     src = scenario_file(point.transport, point.workload, point.load)
     sc = tailor.Scenario.load(src).with_({"class[0].until": point.until})
-    if sc.info["transport"] != point.transport:
+    if sc.info["transport"] != point.transport and not (point.transport == ORACLE and sc.info["transport"] == "homa"):
         raise OptionError(f"--transports: {src} runs {sc.info['transport']}, not {point.transport}")
     path = dir / f"{point.name}.toml"
     head = f"# {src.name} with class[0].until = \"{point.until}\" ({why}).\n"
@@ -165,7 +176,8 @@ def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
     def one(p: Any) -> Path:
         out = work / "runs" / f"{p.name}-s{p.seed}"
         t = time.perf_counter()
-        r = tailor.run(files[p.name], seed=p.seed, out=out, progress=lambda _: not stop.is_set())
+        r = tailor.run(files[p.name], seed=p.seed, out=out, progress=lambda _: not stop.is_set(),
+                       engine=engine_of(p.transport))
         m = r.summary["messages"]["completed"]
         say(f"{p.name} seed {p.seed}: {m:,} messages, {fmt.time(r.summary['sim_ns'])} simulated, "
             f"{time.perf_counter() - t:.1f} s")

@@ -102,8 +102,9 @@ def _points(report: dict[str, Any], console: Console) -> None:
         console.print(f"  {fmt.time(_us(info['until']) * 1000)} of generated traffic, simulated until drained: {sim} ms", highlight=False)
         if joined:
             console.print("  " + _worst_line(joined, "authors'"), highlight=False)
-        authors = report["paper_claims"].get(point[1]) if point[2] == 0.8 else None
-        console.print("  " + _claim_line(rows, point[2], authors))
+        if point[0] == "homa":  # §5.2's claim is Homa's
+            authors = report["paper_claims"].get(point[1]) if point[2] == 0.8 else None
+            console.print("  " + _claim_line(rows, point[2], authors))
         if info["beyond_last_bucket"]:
             console.print(f"  {info['beyond_last_bucket']:,} messages above the last bucket (not reported, "
                           "as the authors' analysis)", highlight=False)
@@ -137,6 +138,9 @@ def render(report: dict[str, Any], console: Console) -> None:
         "judged with ≥ 100 messages in every seed; (dim) otherwise.\n", highlight=False,
     )
     _points(report, console)
+    for c in report.get("transport_claims", []):
+        mark = "holds" if c["held"] else "does NOT hold"
+        console.print(f"{c['workload']} {c['load']:.0%}: {c['claim']}: {mark} ({c['measured']})", highlight=False)
     if report.get("compare"):
         _compare(report, console)
     if report.get("plots"):

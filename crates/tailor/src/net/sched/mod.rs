@@ -5,11 +5,13 @@
 //! in one object. FIFO and per-connection round robin (host NICs, as the HPCC ns-3
 //! fork's NIC) are here; the class schedulers — strict priority, round robin, DRR, WFQ
 //! and hierarchical class weights with per-flow fair queueing inside each class (SWP
-//! §2.1, §4.3) — are in `classes` and `hier`.
+//! §2.1, §4.3) — are in `classes` and `hier`; queueing by packet priority in `priority`,
+//! and by packet rank (pFabric §4.2) in `rank`.
 
 pub mod classes;
 pub mod hier;
 pub mod priority;
+pub mod rank;
 #[cfg(test)]
 mod class_tests;
 

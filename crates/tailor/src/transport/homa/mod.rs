@@ -49,7 +49,7 @@ use crate::net::topology::{Discipline, NetSpec};
 use crate::sim::{Rate, Time};
 use crate::transport::path::{line_rate, longest_hops, Path};
 use crate::transport::registry::Entry;
-use crate::transport::{Endpoint, Traffic, Transport, TransportConfig};
+use crate::transport::{Endpoint, Frames, Traffic, Transport, TransportConfig};
 use std::sync::Arc;
 
 /// Its line in the registry.
@@ -122,17 +122,30 @@ impl Config {
         self.wire.bytes(h, l.chunk(i).1)
     }
 
-    /// The message's data packets as blocks of equal packets (full ones are 1538 bytes
-    /// either way; the last unscheduled and the last packet may be shorter).
-    fn blocks(&self, size: u64) -> Vec<Block> {
+    /// The message's data packets in sending order as runs of equal packets: full
+    /// unscheduled ones (1,442 B of message, 1,538 B on the wire), the last unscheduled
+    /// one, full scheduled ones (1,456 B, 1,538 B) and the last one.
+    pub fn frame_runs(&self, size: u64) -> Vec<Frames> {
         let l = self.layout(size);
-        let mut out: Vec<Block> = Vec::new();
-        for i in boundaries(&l) {
-            let (first, count) = i;
-            let bytes = self.packet_bytes(&l, first) as u64;
+        let mut out: Vec<Frames> = Vec::new();
+        for (first, count) in boundaries(&l) {
+            let (payload, wire) = (l.chunk(first).1, self.packet_bytes(&l, first));
             match out.last_mut() {
-                Some(b) if b.bytes == bytes => b.count += count as u64,
-                _ => out.push(Block { count: count as u64, bytes }),
+                Some(f) if (f.payload, f.wire) == (payload, wire) => f.count += count as u64,
+                _ => out.push(Frames { count: count as u64, payload, wire }),
+            }
+        }
+        out
+    }
+
+    /// The same packets as blocks of equal wire lengths (full ones are 1538 bytes either
+    /// way; the last unscheduled and the last packet may be shorter).
+    fn blocks(&self, size: u64) -> Vec<Block> {
+        let mut out: Vec<Block> = Vec::new();
+        for f in self.frame_runs(size) {
+            match out.last_mut() {
+                Some(b) if b.bytes == f.wire as u64 => b.count += f.count,
+                _ => out.push(Block { count: f.count, bytes: f.wire as u64 }),
             }
         }
         out
@@ -314,6 +327,10 @@ impl Transport for Config {
         let scheduled = (l.packets() - l.unscheduled_packets()) as u64;
         let data: u64 = self.blocks(size).iter().map(|b| b.count * b.bytes).sum();
         Some((data + scheduled * self.wire.control() as u64) as f64)
+    }
+    /// Its data packets: the ideal above is their pipeline.
+    fn frames(&self, size: u64) -> Option<Vec<Frames>> {
+        Some(self.frame_runs(size))
     }
     fn settings(&self) -> serde_json::Value {
         let Some(l) = &self.levels else { return serde_json::Value::Null };

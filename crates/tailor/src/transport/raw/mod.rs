@@ -22,7 +22,7 @@ use crate::net::topology::NetSpec;
 use crate::sim::Time;
 use crate::transport::path::Path;
 use crate::transport::registry::Entry;
-use crate::transport::{Endpoint, Transport, TransportConfig};
+use crate::transport::{Endpoint, Frames, Transport, TransportConfig};
 use std::sync::Arc;
 
 /// Its line in the registry.
@@ -57,6 +57,13 @@ impl Transport for Config {
     /// The last bit of the message reaching the receiver.
     fn ideal(&self, p: &Path, size: u64) -> Time {
         p.src_tx_delay + pipeline(&p.fwd, Train::of(size, self.mtu_payload as u64, self.header as u64))
+    }
+    /// Its packets: the ideal above is their pipeline.
+    fn frames(&self, size: u64) -> Option<Vec<Frames>> {
+        let t = Train::of(size, self.mtu_payload as u64, self.header as u64);
+        let full = Frames { count: t.packets - 1, payload: self.mtu_payload, wire: t.full as u32 };
+        let last = Frames { count: 1, payload: (t.last - self.header as u64) as u32, wire: t.last as u32 };
+        Some([full, last].into_iter().filter(|f| f.count > 0).collect())
     }
     /// Nothing is sized per round trip.
     fn scaled(&self, _factor: f64, _net: &NetSpec) -> TransportConfig {

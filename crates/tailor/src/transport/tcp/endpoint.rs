@@ -6,6 +6,11 @@
 //! every ACK costs no heap operation). A [`TimerKey`] is the end's slot and the slot's
 //! timer generation; the generation survives the slot's reuse, so a firing meant for an
 //! earlier end or an earlier deadline is recognised and ignored.
+//!
+//! A message is complete when its sender has the last ACK (ns-3's flow completion time),
+//! or, for an endpoint built `completing_at_receiver` (PIAS, measured as its authors'
+//! and the Homa authors' ns-2 scripts measure one-way delivery), when its receiver has
+//! the last byte.
 
 use super::segment::{Out, Segment};
 use super::sender::SenderStats;
@@ -52,6 +57,8 @@ pub struct TcpEndpoint {
     completed: VecDeque<ConnId>,
     /// Sender counters of the connections completed here.
     stats: SenderStats,
+    /// A message completes when its receiver has the last byte (not the sender's ACK).
+    receiver_completes: bool,
 }
 
 impl TcpEndpoint {
@@ -67,7 +74,15 @@ impl TcpEndpoint {
             dirty: VecDeque::new(),
             completed: VecDeque::new(),
             stats: SenderStats::default(),
+            receiver_completes: false,
         }
+    }
+
+    /// The same endpoint, reporting a message complete when its receiver (on this host)
+    /// has the last byte; the sender then forgets it when the engine finishes it.
+    pub fn completing_at_receiver(mut self) -> TcpEndpoint {
+        self.receiver_completes = true;
+        self
     }
 
     pub fn host(&self) -> HostId {
@@ -148,18 +163,21 @@ impl Endpoint for TcpEndpoint {
         };
         let h = self.halves[slot as usize].as_mut().expect("indexed ends are live");
         match &mut h.end {
-            End::Recv(r) => r.handle_packet(now, &seg, pkt.ecn(), int),
+            End::Recv(r) => {
+                let was = r.completed_at.is_some();
+                r.handle_packet(now, &seg, pkt.ecn(), int);
+                if self.receiver_completes && !was && r.completed_at.is_some() {
+                    self.completed.push_back(pkt.conn);
+                }
+            }
             End::Send(s) => {
                 let was = s.is_complete();
                 s.handle_packet(now, &seg, int);
                 if s.is_complete() && !was {
-                    let st = s.stats;
-                    self.stats.data_packets += st.data_packets;
-                    self.stats.retransmits += st.retransmits;
-                    self.stats.timeouts += st.timeouts;
-                    self.stats.fast_recoveries += st.fast_recoveries;
-                    self.stats.ecn_cuts += st.ecn_cuts;
-                    self.completed.push_back(pkt.conn);
+                    add_stats(&mut self.stats, s.stats);
+                    if !self.receiver_completes {
+                        self.completed.push_back(pkt.conn);
+                    }
                 }
             }
         }
@@ -183,6 +201,12 @@ impl Endpoint for TcpEndpoint {
     fn on_finished(&mut self, conn: ConnId) {
         for sending in [true, false] {
             if let Some(slot) = self.index.remove(&(conn, sending)) {
+                // A sender finished by its receiver before its last ACK still counts.
+                if let Some(Half { end: End::Send(s), .. }) = &self.halves[slot as usize] {
+                    if !s.is_complete() {
+                        add_stats(&mut self.stats, s.stats);
+                    }
+                }
                 self.halves[slot as usize] = None;
                 // A firing armed by the end that leaves must not reach the next one.
                 let gen = &mut self.timer_gen[slot as usize];
@@ -254,4 +278,12 @@ impl TcpEndpoint {
         None
     }
 
+}
+
+fn add_stats(total: &mut SenderStats, s: SenderStats) {
+    total.data_packets += s.data_packets;
+    total.retransmits += s.retransmits;
+    total.timeouts += s.timeouts;
+    total.fast_recoveries += s.fast_recoveries;
+    total.ecn_cuts += s.ecn_cuts;
 }

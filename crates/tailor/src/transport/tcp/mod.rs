@@ -57,17 +57,18 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const COMMON_KEYS: [&str; 12] = [
+const COMMON_KEYS: [&str; 13] = [
     "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
-    "initial_rto", "clock_granularity", "handshake",
+    "initial_rto", "clock_granularity", "handshake", "dupack_threshold",
 ];
-const DCTCP_KEYS: [&str; 14] = [
+/// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
+pub const DCTCP_KEYS: [&str; 15] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
-    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake",
+    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold",
 ];
-const HPCC_KEYS: [&str; 14] = [
+const HPCC_KEYS: [&str; 15] = [
     "kind", "mss", "header", "int_header", "init_cwnd", "w_ai", "eta", "max_stage", "delayed_ack",
-    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake",
+    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold",
 ];
 
 /// Which congestion controller the sender runs.
@@ -106,6 +107,10 @@ pub struct Config {
     pub handshake: bool,
     /// How an ECN window reduction is paced.
     pub prr: cc::PrrVariant,
+    /// Duplicate ACKs that start a fast retransmit (RFC 5681's dupthresh, 3); None: never
+    /// (loss is recovered by the RTO alone, as PIAS's and pFabric's ns-2 runs over
+    /// per-packet spraying do, where reordering would fake losses).
+    pub dupack_threshold: Option<u32>,
 }
 
 impl Config {

@@ -342,7 +342,7 @@ impl Sender {
         self.dupacks += 1;
         match self.state {
             State::Recovery { .. } => self.cwnd += self.mss(),
-            _ if self.dupacks == 3 => self.enter_recovery(),
+            _ if Some(self.dupacks) == self.cfg.dupack_threshold => self.enter_recovery(),
             _ => {}
         }
     }

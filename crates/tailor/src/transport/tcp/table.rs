@@ -80,6 +80,13 @@ fn reliability(
         return Err(t.error("delayed_ack_timeout", "is only used with delayed_ack = true; accepted: no timeout without delayed ACKs"));
     }
     let min_rto = t.time("min_rto")?.unwrap_or(Time::from_ms(1));
+    let dupack_threshold = t
+        .get("dupack_threshold", |v| match v {
+            toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(Some(*i as u32)),
+            toml::Value::String(s) if s == "off" => Ok(None),
+            _ => Err("is not a threshold; accepted: a number of duplicate ACKs from 1 to 1000000, or \"off\"".to_string()),
+        })?
+        .unwrap_or(Some(3));
     Ok(Config {
         flavor,
         mss: mss as u32,
@@ -93,6 +100,7 @@ fn reliability(
         rto_granularity: t.time("clock_granularity")?.unwrap_or(Time::from_ns(1)).max(Time::from_ps(1)),
         handshake: t.boolean("handshake")?.unwrap_or(false),
         prr,
+        dupack_threshold,
     })
 }
 

@@ -25,6 +25,7 @@ pub(super) fn cfg(flavor: Flavor) -> Config {
         rto_granularity: Time::from_ps(1),
         handshake: false,
         prr: super::cc::PrrVariant::Rfc6937,
+        dupack_threshold: Some(3),
     }
 }
 
@@ -149,6 +150,29 @@ fn three_duplicate_acks_trigger_fast_retransmit() {
     assert_eq!(sent.first(), Some(&0), "retransmits the hole");
     assert_eq!(s.stats.fast_recoveries, 1);
     assert_eq!(s.ssthresh(), 5 * MSS);
+}
+
+#[test]
+fn without_a_dupack_threshold_only_the_rto_retransmits() {
+    let mut s = Sender::new(Config { dupack_threshold: None, ..cfg(dctcp()) }, 100 * MSS);
+    drain(&mut s, Time::ZERO);
+    // Reordering over sprayed paths: many duplicates, no retransmission, no cut.
+    for _ in 0..20 {
+        s.handle_packet(Time::from_us(10), &ack(0, false), None);
+        assert!(drain(&mut s, Time::from_us(10)).is_empty());
+    }
+    assert_eq!((s.stats.fast_recoveries, s.stats.retransmits), (0, 0));
+    assert_eq!(s.cwnd(), 10 * MSS);
+    let rto = s.poll_timeout().expect("armed");
+    s.handle_timeout(rto);
+    assert_eq!(drain(&mut s, rto), vec![0], "the RTO resends the hole");
+    // A threshold of 5 waits for the fifth duplicate.
+    let mut s = Sender::new(Config { dupack_threshold: Some(5), ..cfg(Flavor::NewReno) }, 100 * MSS);
+    drain(&mut s, Time::ZERO);
+    for i in 1..=5 {
+        s.handle_packet(Time::from_us(10), &ack(0, false), None);
+        assert_eq!(s.stats.fast_recoveries, u64::from(i == 5), "after {i} duplicates");
+    }
 }
 
 #[test]

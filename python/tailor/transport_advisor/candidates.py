@@ -1,0 +1,283 @@
+"""The transport advisor's input: a scenario's ``[advise]`` table and its candidates
+(docs/advisor.md, "Which transport meets my SLO?").
+
+A candidate is a transport with the switch and host settings it needs, on the
+scenario's network::
+
+    [advise]
+    transports = ["dctcp"]           # the default of --transports
+    seeds = 3                        # the scenario's seed and the next ones
+    loads = [0.1, 0.9]               # the search's bounds on the total offered load
+    tolerance = 0.02                 # stop when passing and failing loads are this close
+
+    [advise.candidate.dctcp]
+    transport = { kind = "dctcp", init_cwnd = "bdp" }   # replaces [transport] whole
+    switch = { ecn_threshold = "65KB" }                  # sets these keys of [switch]
+
+``transport`` replaces the scenario's ``[transport]`` whole (its ``kind`` defaults to the
+candidate's name); ``switch``, ``host`` and ``routing`` set their keys in the scenario's
+tables of those names, adding or changing, never removing: a scenario's own tables hold
+what every candidate shares (the fabric), and each candidate adds what its scheme needs
+(DCTCP, which does not tolerate reordering, routes per flow where the others spray). A name given to ``--transports`` without a table of its own is "the
+scenario's network with ``[transport] kind = NAME`` and that transport's defaults".
+
+Every candidate is applied to the scenario and read by the engine's strict reader before
+anything runs; an error names the file and the candidate's key
+(``advise.candidate.pfabric.switch.scheduler``). The engine's reader accepts ``[advise]``
+as a table and leaves it to this module.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from tailor import _core
+from tailor.errors import OptionError, ScenarioError
+from tailor.scenario import Override, Scenario
+
+__all__ = ["Candidate", "AdviseTable", "read_advise", "resolve_candidates", "registry_names", "SECTIONS"]
+
+#: What a candidate table may hold: the scenario table each one sets.
+SECTIONS = ("transport", "switch", "host", "routing")
+#: The keys of ``[advise]`` besides ``candidate``.
+ADVISE_KEYS = ("transports", "seeds", "loads", "tolerance", "candidate")
+#: A candidate's name names files and scenarios: letters, digits, ``_`` and ``-``.
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+#: Defaults of the search when neither ``[advise]`` nor an option gives them.
+DEFAULT_SEEDS = 3
+DEFAULT_LOADS = (0.1, 0.9)
+DEFAULT_TOLERANCE = 0.02
+#: The most seeds per load (each is a run at every load probed).
+MAX_SEEDS = 100
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One transport to try: its name, its transport kind, and the scenario keys it sets
+    (``overrides``, applied after the scenario's own). ``table`` says whether the scenario
+    defines it (``[advise.candidate.NAME]``) or it is a registry name with its defaults."""
+
+    name: str
+    kind: str
+    overrides: tuple[Override, ...]
+    table: bool
+
+    def describe(self) -> str:
+        """One line: what the candidate changes in the scenario."""
+        if not self.overrides:
+            return f"[transport] kind = {self.kind!r}, defaults"
+        return ", ".join(f"{k} = {_toml_value(v)}" for k, v in self.overrides)
+
+
+@dataclass(frozen=True)
+class AdviseTable:
+    """A scenario's ``[advise]`` table, checked (every field None when absent)."""
+
+    transports: Optional[tuple[str, ...]]
+    seeds: Optional[int]
+    loads: Optional[tuple[float, float]]
+    tolerance: Optional[float]
+    #: name -> {section -> table}
+    candidates: dict[str, dict[str, dict[str, Any]]]
+    #: Whether the scenario has an ``[advise]`` table (``tailor advise`` then asks about transports).
+    present: bool = True
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, str):
+        return f'"{v}"'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return str(v)
+
+
+def registry_names() -> list[str]:
+    """The transports this build has (``tailor._core.transports()``)."""
+    return [t["name"] for t in _core.transports()]
+
+
+def _err(file: Path, key: str, message: str) -> ScenarioError:
+    return ScenarioError(str(file), key, message)
+
+
+def read_advise(path: Path) -> AdviseTable:
+    """The ``[advise]`` table of the scenario file at ``path``, every key checked."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(str(path), "", f"cannot read: {e}; accepted: a readable scenario file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(str(path), "", f"not valid TOML: {e}") from None
+    t = doc.get("advise")
+    if t is None:
+        return AdviseTable(None, None, None, None, {}, present=False)
+    if not isinstance(t, dict):
+        raise _err(path, "advise", f"is {_kind(t)}; accepted: a table")
+    for k in t:
+        if k not in ADVISE_KEYS:
+            raise _err(path, f"advise.{k}", f"unknown key; accepted keys here: {', '.join(sorted(ADVISE_KEYS))}")
+    return AdviseTable(
+        transports=_names(path, t.get("transports")),
+        seeds=_seeds(path, "advise.seeds", t.get("seeds")),
+        loads=_loads(path, "advise.loads", t.get("loads")),
+        tolerance=_tolerance(path, "advise.tolerance", t.get("tolerance")),
+        candidates=_candidate_tables(path, t.get("candidate")),
+    )
+
+
+def _kind(v: Any) -> str:
+    return {dict: "a table", list: "an array", str: "a string", bool: "a boolean", int: "an integer",
+            float: "a number"}.get(type(v), type(v).__name__)
+
+
+def _names(path: Path, v: Any) -> Optional[tuple[str, ...]]:
+    if v is None:
+        return None
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+        raise _err(path, "advise.transports", f"is {_kind(v)}; accepted: a non-empty array of names such as "
+                   '["homa"]')
+    for x in v:
+        if not NAME.match(x):
+            raise _err(path, "advise.transports", f'"{x}" is not a name; accepted: letters, digits, _ and -')
+    if len(set(v)) != len(v):
+        raise _err(path, "advise.transports", "a name is given twice; accepted: distinct names")
+    return tuple(v)
+
+
+def _seeds(file: Optional[Path], key: str, v: Any) -> Optional[int]:
+    if v is None:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= MAX_SEEDS:
+        raise _where(file, key, f"{v!r} is out of range; accepted: an integer from 1 to {MAX_SEEDS} (seeds per load)")
+    return v
+
+
+def _loads(file: Optional[Path], key: str, v: Any) -> Optional[tuple[float, float]]:
+    if v is None:
+        return None
+    nums = isinstance(v, (list, tuple)) and len(v) == 2 and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)
+    if not nums or not 0 < v[0] < v[1]:
+        raise _where(file, key, f"{v!r} is not accepted; accepted: two loads [LO, HI] with 0 < LO < HI")
+    return float(v[0]), float(v[1])
+
+
+def _tolerance(file: Optional[Path], key: str, v: Any) -> Optional[float]:
+    if v is None:
+        return None
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0.001 <= v <= 0.5:
+        raise _where(file, key, f"{v!r} is out of range; accepted: a load from 0.001 to 0.5")
+    return float(v)
+
+
+def _where(file: Optional[Path], key: str, message: str) -> Exception:
+    """A scenario error at ``key`` of ``file``, or an option error for ``--key``."""
+    return _err(file, key, message) if file is not None else OptionError(f"{key}: {message}")
+
+
+def _candidate_tables(path: Path, v: Any) -> dict[str, dict[str, dict[str, Any]]]:
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise _err(path, "advise.candidate", f"is {_kind(v)}; accepted: tables [advise.candidate.NAME]")
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, body in v.items():
+        at = f"advise.candidate.{name}"
+        if not NAME.match(name):
+            raise _err(path, at, "is not a name; accepted: letters, digits, _ and - (at most 40)")
+        if not isinstance(body, dict):
+            raise _err(path, at, f"is {_kind(body)}; accepted: a table with {', '.join(SECTIONS)} tables")
+        for section, table in body.items():
+            if section not in SECTIONS:
+                raise _err(path, f"{at}.{section}", f"unknown key; accepted keys here: {', '.join(SECTIONS)}")
+            if not isinstance(table, dict):
+                raise _err(path, f"{at}.{section}", f"is {_kind(table)}; accepted: a table of [{section}] keys")
+        out[name] = body
+    return out
+
+
+def check_option(key: str, v: Any, what: str) -> Any:
+    """An option given on the command line or to the API, checked as its ``[advise]`` key."""
+    return {"seeds": _seeds, "loads": _loads, "tolerance": _tolerance}[what](None, key, v)
+
+
+def _candidate(name: str, tables: Optional[dict[str, dict[str, Any]]], registry: list[str], file: Path,
+               table_names: Sequence[str]) -> Candidate:
+    if tables is None:
+        if name not in registry:
+            have = f"; or a candidate of {file}'s [advise.candidate]: {', '.join(table_names)}" if table_names else ""
+            raise OptionError(f"--transports: unknown transport '{name}'; accepted: the transports of this build "
+                              f"({', '.join(registry)}){have}")
+        return Candidate(name, name, (("transport", {"kind": name}),), table=False)
+    transport = dict(tables.get("transport", {"kind": name}))
+    transport.setdefault("kind", name)
+    kind = transport["kind"]
+    if not isinstance(kind, str) or kind not in registry:
+        raise _err(file, f"advise.candidate.{name}.transport.kind",
+                   f"unknown transport {kind!r}; accepted: the transports of this build: {', '.join(registry)}")
+    overrides: list[Override] = [("transport", transport)]
+    for section in ("switch", "host", "routing"):
+        for key, value in tables.get(section, {}).items():
+            overrides.append((f"{section}.{key}", value))
+    return Candidate(name, kind, tuple(overrides), table=True)
+
+
+def resolve_candidates(sc: Scenario, names: Optional[Sequence[str]], advise: AdviseTable,
+                       probes: Sequence[Sequence[Override]]) -> list[Candidate]:
+    """The candidates asked for (``names``, else ``[advise] transports``), each applied to
+    the scenario with each of ``probes`` (the search's extreme points) and read by the
+    engine, so that a candidate that cannot run is refused before anything runs."""
+    asked = list(names) if names else list(advise.transports or [])
+    if not asked:
+        raise OptionError(f"--transports: none given, and {sc.path} has no [advise] transports; accepted: "
+                          "names such as --transports homa,dctcp")
+    if len(set(asked)) != len(asked):
+        raise OptionError(f"--transports: a name is given twice in {','.join(asked)}; accepted: distinct names")
+    registry = registry_names()
+    out = []
+    for name in asked:
+        if not NAME.match(name):
+            raise OptionError(f"--transports: '{name}' is not a name; accepted: letters, digits, _ and -")
+        c = _candidate(name, advise.candidates.get(name), registry, sc.path, list(advise.candidates))
+        for probe in probes:
+            _check_applied(sc, c, probe)
+        out.append(c)
+    return out
+
+
+def _check_applied(sc: Scenario, c: Candidate, probe: Sequence[Override]) -> None:
+    """Reads the scenario with the candidate's keys and a probe's; an error is located at
+    the candidate's key when the candidate set it."""
+    try:
+        _core.check(str(sc.path), [*sc.overrides, *c.overrides, *probe])
+    except ScenarioError as e:
+        raise _located(sc.path, c, e) from None
+
+
+def _located(file: Path, c: Candidate, e: ScenarioError) -> ScenarioError:
+    if e.file != str(file):  # a size table or trace: its own file and line
+        return e
+    at = f"advise.candidate.{c.name}"
+    key = e.key_path
+    section, _, rest = key.partition(".")
+    mine = c.table and (
+        (section == "transport")
+        or any(k == key or key.startswith(k + ".") for k, _ in c.overrides if k != "transport")
+    )
+    if mine:
+        return ScenarioError(e.file, f"{at}.{key}", e.message)
+    set_keys = [k for k, _ in c.overrides if k != "transport"]
+    note = (f" (with candidate {c.name}'s settings: {', '.join(set_keys)}; a candidate sets keys of the scenario's "
+            "[switch], [host] and [routing] and cannot remove one: keep what only some schemes need out of those "
+            "tables)"
+            if set_keys else f" (with candidate {c.name}: [transport] kind = \"{c.kind}\")")
+    return ScenarioError(e.file, key, e.message + note)
