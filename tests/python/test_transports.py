@@ -13,12 +13,13 @@ def test_transports_come_from_the_engine_registry_with_their_keys():
     assert names == ["dctcp", "tcp", "hpcc", "raw", "homa", "pfabric", "pias", "phost", "ndp"]
     for t in ts:
         assert "kind" in t["keys"] and t["about"]
-        # Homa, pHost and NDP cut packets by their papers' fixed sizes; the others read an MSS.
+        # Homa, pHost and NDP cut packets by fixed sizes (their simulators'); the others read an MSS.
         assert ("mss" in t["keys"]) == (t["name"] not in ("homa", "phost", "ndp"))
     assert "eta" in next(t for t in ts if t["name"] == "hpcc")["keys"]
     assert next(t for t in ts if t["name"] == "raw")["keys"] == ["kind", "mss", "header"]
     assert {"rtt_bytes", "unscheduled_levels", "overcommitment"} <= set(next(t for t in ts if t["name"] == "homa")["keys"])
     assert {"init_cwnd", "max_cwnd", "rto", "probe_after"} <= set(next(t for t in ts if t["name"] == "pfabric")["keys"])
+    assert {"free_tokens", "token_expiry", "downgrade_timeout"} <= set(next(t for t in ts if t["name"] == "phost")["keys"])
     # PIAS is DCTCP underneath: every DCTCP key, and its levels and thresholds.
     dctcp, pias = (set(next(t for t in ts if t["name"] == n)["keys"]) for n in ("dctcp", "pias"))
     assert dctcp | {"priority_levels", "thresholds", "packet_level"} == pias

@@ -176,8 +176,10 @@ def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
     def one(p: Any) -> Path:
         out = work / "runs" / f"{p.name}-s{p.seed}"
         t = time.perf_counter()
-        r = tailor.run(files[p.name], seed=p.seed, out=out, progress=lambda _: not stop.is_set(),
-                       engine=engine_of(p.transport))
+        # Other reproductions' points (cluster, fig14, sensitivity) carry no transport:
+        # theirs run on the packet engine.
+        engine = engine_of(getattr(p, "transport", "homa"))
+        r = tailor.run(files[p.name], seed=p.seed, out=out, progress=lambda _: not stop.is_set(), engine=engine)
         m = r.summary["messages"]["completed"]
         say(f"{p.name} seed {p.seed}: {m:,} messages, {fmt.time(r.summary['sim_ns'])} simulated, "
             f"{time.perf_counter() - t:.1f} s")
