@@ -22,6 +22,7 @@ pub mod phost;
 pub mod pias;
 pub mod raw;
 pub mod registry;
+mod slab;
 pub mod tcp;
 
 use crate::net::ids::{ClassId, ConnId, HostId};

@@ -24,47 +24,9 @@ use crate::net::int::{Pool, Stack};
 use crate::net::packet::{Ecn, Flags, Packet};
 use crate::sim::Time;
 use crate::transport::{Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
-use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, VecDeque};
 
-/// Records in slots, with an index by message.
-struct Slab<T> {
-    items: Vec<Option<T>>,
-    free: Vec<u32>,
-    index: FxHashMap<ConnId, u32>,
-}
-
-impl<T> Slab<T> {
-    fn new() -> Self {
-        Slab { items: Vec::new(), free: Vec::new(), index: FxHashMap::default() }
-    }
-    fn insert(&mut self, conn: ConnId, item: T) -> u32 {
-        let slot = match self.free.pop() {
-            Some(s) => s,
-            None => {
-                self.items.push(None);
-                (self.items.len() - 1) as u32
-            }
-        };
-        self.items[slot as usize] = Some(item);
-        self.index.insert(conn, slot);
-        slot
-    }
-    fn slot(&self, conn: ConnId) -> Option<u32> {
-        self.index.get(&conn).copied()
-    }
-    fn get(&mut self, slot: u32) -> &mut T {
-        self.items[slot as usize].as_mut().expect("a live slot")
-    }
-    fn remove(&mut self, conn: ConnId) -> Option<(u32, T)> {
-        let slot = self.index.remove(&conn)?;
-        self.free.push(slot);
-        Some((slot, self.items[slot as usize].take().expect("an indexed slot is live")))
-    }
-    fn is_empty(&self) -> bool {
-        self.index.is_empty()
-    }
-}
+use crate::transport::slab::Slab;
 
 /// The sender's order: bytes left to send, start, then the message.
 type ReadyKey = (u64, Time, u32, u32);
