@@ -200,12 +200,14 @@ pub(crate) fn push_ns(buf: &mut Vec<u8>, t: Time) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
 
+    /// A writer whose bytes the test reads back (the log owns its writer). Also used
+    /// by `progress`'s tests.
     #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
+    pub(crate) struct Shared(pub(crate) Arc<Mutex<Vec<u8>>>);
 
     impl Write for Shared {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
