@@ -62,6 +62,9 @@ def test_the_anchor_reads_in_either_format(tmp_path: Path) -> None:
     (tmp_path / "bad.csv").write_text("transport,load\nHoma,0.8\n")
     with pytest.raises(DataError, match="no column workload, size_upper_bytes"):
         paper.read_table(tmp_path / "bad.csv")
+    # A directory (the anchor's, with its README) is refused naming the tables in it.
+    with pytest.raises(DataError, match=r"is a directory; give a Fig. 12 table .*e.g. .*bad.csv, .*ours.csv"):
+        paper.read_table(tmp_path)
 
 
 def test_table1_holds_the_papers_thirty_numbers() -> None:

@@ -46,6 +46,12 @@ NEEDED = ("transport", "load", "workload", "size_upper_bytes", "count_percent",
 def read_table(path: str | os.PathLike[str]) -> pl.DataFrame:
     """A Fig. 12/13 table as ours: the columns of ``NEEDED`` and ``messages`` (null when
     the file has none), transport lowercase, workload as W1..W5."""
+    if Path(path).is_dir():
+        # polars would read a directory as a set of files and fail on the README beside the
+        # data, in its own words: name the tables the user may have meant.
+        tables = sorted(p.name for p in Path(path).glob("*.csv"))
+        raise DataError(f"{path}: is a directory; give a Fig. 12 table (a CSV file)"
+                        + (f", e.g. {', '.join(str(Path(path) / t) for t in tables)}" if tables else ""))
     try:
         df = pl.read_csv(path, infer_schema_length=None, null_values=["", "NA"])
     except (OSError, pl.exceptions.PolarsError) as e:
