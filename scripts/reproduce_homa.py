@@ -3,13 +3,14 @@ beside the paper's numbers, and Fig. 8/9 simulated on its 16-host cluster with �
 checked (`tailor reproduce homa-fig12`, `homa-table1`, `homa-max-load` and `homa-cluster` run them one at a
 time).
 
-- Fig. 12/13: W1-W5 at 50 % and 80 % load, the full lengths (fig12.LENGTHS_MS), beside the
-  authors' data for W3 and W5 at 80 % and §5.2's claim at every point;
+- Fig. 12/13: W1-W5 at 50 % and 80 % load, the full lengths (fig12.LENGTHS_MS), Homa,
+  pFabric, PIAS, pHost, NDP and the SRPT oracle, beside the authors' data for W3 and W5 at
+  80 % (shipped: paper.ANCHOR), with §5.2's claims at every point;
 - Table 1: W1-W5 at 80 %, the full lengths (table1.LENGTHS_MS), beside the paper's 30 numbers;
 - Fig. 15/16: W4's maximum sustainable load with 1, 2, 4 and 7 scheduled levels and the
   authors' split (maxload.LOADS, 200 ms a point), beside the paper's 63 % and 89 %;
-- Fig. 15: the highest load each transport with scenarios sustains, W1-W5 (fig15.LOADS and
-  fig15.LENGTH_MS: the longest part of the script, about an hour per transport);
+- Fig. 15: the highest load Homa, pFabric, PIAS, pHost and NDP sustain, W1-W5 (fig15.LOADS
+  and fig15.LENGTH_MS: the longest part of the script);
 - Fig. 8/9: W3-W5 at 80 %, Homa, HomaP4/P2/P1 and Basic, the full lengths
   (cluster.LENGTHS_MS), with §5.1's claims (Homa's p99 2-3.5, Basic 5-15x, P4 ~ P8 > P2);
 - Fig. 17-20: unscheduled levels (W1), cutoffs (W3), scheduled levels and blind bytes (W4),
@@ -29,8 +30,17 @@ from pathlib import Path
 from rich.console import Console
 
 from tailor.reproduce import REPRODUCTIONS
+from tailor.reproduce.homa import paper
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Fig. 12/13 and Fig. 15 with every transport the paper compared (issue 13), Fig. 12 beside
+#: the authors' data for W3 and W5 at 80 %.
+TRANSPORTS = "homa,pfabric,pias,phost,ndp"
+EXTRA = {
+    "homa-fig12": {"transports": TRANSPORTS + ",srpt-oracle",
+                   "compare": paper.ANCHOR},
+    "homa-fig15": {"transports": TRANSPORTS},
+}
 
 
 def main() -> int:
@@ -43,7 +53,7 @@ def main() -> int:
     for name in ("homa-fig12", "homa-fig14", "homa-table1", "homa-max-load", "homa-fig15", "homa-cluster", "homa-sensitivity"):
         r = REPRODUCTIONS[name]
         t = time.perf_counter()
-        plan = r.options(quick=args.quick, out=args.out / name.removeprefix("homa-"))
+        plan = r.options(quick=args.quick, out=args.out / name.removeprefix("homa-"), **EXTRA.get(name, {}))
         report = plan.run(plan.out, say)
         r.render(report, console)
         console.print(f"{name}: {time.perf_counter() - t:.0f} s\n", highlight=False)
