@@ -7,7 +7,9 @@ bins the messages into the authors' buckets (``buckets.py``) and writes ``fig12.
 and W5 at 80 %, ``data/``) beside ours at the bucket holding each 10 % of messages, with
 the worst ratio over the judged buckets, and check §5.2's claim (p99 of the shortest 50 %
 of messages at most 2.2 at 80 % load) at every point. ``--compare FILE`` sets any other
-Fig. 12 table beside ours, bucket by bucket.
+Fig. 12 table beside ours, bucket by bucket. ``--sustainable FIG15_CSV`` runs a transport
+that cannot carry a point's load at its highest sustainable load instead, as the paper ran
+pHost and NDP (``sustainable.py``).
 
 Lengths (generated traffic at 80 %; 1.6 times as long at 50 %, so that a point has as many
 messages at both loads). The full form gives W1-W3 about 2 million messages a point, so
@@ -29,6 +31,7 @@ import typer
 from tailor.errors import DataError, OptionError
 from tailor.outdir import staged
 from tailor.reproduce.homa import claims, judge, paper
+from tailor.reproduce.homa import sustainable as sustainable_loads
 from tailor.reproduce.homa.bins import combine, frame, read_runs
 from tailor.reproduce.homa.points import (
     Point, check_transports, length_us, parse_loads, parse_transports, parse_workloads, run_points,
@@ -36,7 +39,7 @@ from tailor.reproduce.homa.points import (
 from tailor.reproduce.homa.tables import render
 from tailor.reproduce.registry import Out, Plan
 
-__all__ = ["LENGTHS_MS", "options", "run", "render", "figures"]
+__all__ = ["LENGTHS_MS", "options", "plan_points", "run", "render", "figures"]
 
 Say = Callable[[str], None]
 
@@ -58,6 +61,10 @@ def options(
                                                        "fewer buckets judged.")] = False,
     compare: Annotated[Optional[Path], typer.Option(help="A Fig. 12 table (fig12.csv's columns, or the authors' "
                                                          "data's) to set beside ours, bucket by bucket.")] = None,
+    sustainable: Annotated[Optional[Path], typer.Option(help="A homa-fig15 result (fig15.csv): a transport whose "
+                                                             "measured maximum load on a workload is below a point's "
+                                                             "load runs at that maximum, as the paper ran pHost and "
+                                                             "NDP.")] = None,
     out: Out = None,
 ) -> Plan:
     """Homa Fig. 12/13: p99 and median slowdown per message-size bucket, W1-W5 at 50 and
@@ -66,10 +73,23 @@ def options(
     check_transports(ts, ws, xs)
     ref = _compare_table(compare, [(t, w, x) for t in ts for w in ws for x in xs])
     form = "quick" if quick else "full"
-    pts = [Point(t, w, x, s, length_us(LENGTHS_MS[form], w, x)) for t in ts for w in ws for x in xs
-           for s in range(1, seeds + 1)]
+    pts = plan_points(ts, ws, xs, seeds, form, sustainable_loads.read(sustainable))
     default = Path("runs") / ("homa-fig12-quick" if quick else "homa-fig12")
     return Plan(out or default, lambda out, say: run(pts, form, out, say, compare=(compare, ref)))
+
+
+def plan_points(transports: list[str], workloads: list[str], loads: list[float], seeds: int, form: str,
+                maxima: dict[tuple[str, str], float]) -> list[Point]:
+    """Every (transport, workload, load, seed), a point capped at its transport's highest
+    sustainable load where ``maxima`` (``sustainable.read``) has one below its load; its
+    length scaled to the load it runs at (``length_us``)."""
+    pts = []
+    for t in transports:
+        for w in workloads:
+            for x in loads:
+                at = sustainable_loads.cap(maxima, t, w, x)
+                pts += [Point(t, w, x, s, length_us(LENGTHS_MS[form], w, at or x), at) for s in range(1, seeds + 1)]
+    return pts
 
 
 def _compare_table(path: Optional[Path], keys: list[tuple[str, str, float]]) -> Optional[pl.DataFrame]:
@@ -131,7 +151,7 @@ def analyse(points: list[Point], dirs: dict[Point, Path], form: str) -> dict:
         seed_rows += [{**keys, "seed": p.seed, **x} for p, r in zip(runs, per_seed) for x in r]
         rows += [{**keys, **row} for row in combine(per_seed, totals)]
         info.append({**keys, "until": runs[0].until, "seeds": [p.seed for p in runs], "messages": sum(totals),
-                     "beyond_last_bucket": beyond, "sim_ms": sims})
+                     "beyond_last_bucket": beyond, "sim_ms": sims, "offered_load": runs[0].offered})
     return {"reproduction": "homa-fig12", "form": form, "lengths_ms_at_80": LENGTHS_MS[form], "points": info,
             "rows": rows, "seed_rows": seed_rows if len(points) > len(info) else []}
 

@@ -47,6 +47,9 @@ class Point:
     seed: int
     #: Generated traffic (the class's ``until``), in microseconds.
     until_us: int
+    #: The network load (wire basis) the point is run at instead of ``load``, which stays
+    #: its label: a transport's highest sustainable load (``sustainable.py``).
+    offered: float | None = None
 
     @property
     def name(self) -> str:
@@ -152,11 +155,16 @@ def check_transports(transports: Sequence[str], workloads: Sequence[str], loads:
 def write_scenario(point: Point, dir: Path, why: str) -> Path:
     """The point's scenario with its length, as a file a user can rerun."""
     src = scenario_file(point.transport, point.workload, point.load)
-    sc = tailor.Scenario.load(src).with_({"class[0].until": point.until})
+    changes: dict[str, Any] = {"class[0].until": point.until}
+    if point.offered is not None:
+        changes |= {"class[0].load": point.offered, "class[0].load_basis": "wire"}
+    sc = tailor.Scenario.load(src).with_(changes)
     if sc.info["transport"] != point.transport and not (point.transport == ORACLE and sc.info["transport"] == "homa"):
         raise OptionError(f"--transports: {src} runs {sc.info['transport']}, not {point.transport}")
     path = dir / f"{point.name}.toml"
-    head = f"# {src.name} with class[0].until = \"{point.until}\" ({why}).\n"
+    capped = "" if point.offered is None else \
+        f", class[0].load = {point.offered:g} on the wire basis (its highest sustainable load)"
+    head = f"# {src.name} with class[0].until = \"{point.until}\"{capped} ({why}).\n"
     path.write_text(head + sc.resolve()["document"])
     return path
 
