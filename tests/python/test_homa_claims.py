@@ -52,3 +52,14 @@ def test_pias_better_than_homa_for_the_largest_w1_messages() -> None:
     worse = rows("pias", "W1", (1.5, 3, 3, 3, 3, 8))
     assert by_claim(homa + better)["PIAS better than Homa for the largest messages"]["held"] is True
     assert by_claim(homa + worse)["PIAS better than Homa for the largest messages"]["held"] is False
+
+
+def test_ndp_off_w5_is_measured_but_not_judged() -> None:
+    """The paper ran NDP on W5 only: on W3 its claims are printed, judged neither way."""
+    homa = rows("homa", "W3", (2, 2, 2, 3, 3, 4))
+    ndp = rows("ndp", "W3", (3, 4, 5, 90, 22, 25))
+    got = by_claim(homa + ndp)
+    for name in ("Homa's p99 2-16x better than ndp's", "NDP uniformly high above RTTbytes"):
+        assert got[name]["held"] is None and "beyond the paper, which ran ndp on W5 only" in got[name]["measured"]
+    assert by_claim(rows("homa", "W3", (2,) * 6) + rows("phost", "W3", (90,) * 6))[
+        "Homa's p99 2-16x better than phost's"]["held"] is False, "pHost is judged on every workload"

@@ -142,7 +142,7 @@ def render(report: dict[str, Any], console: Console) -> None:
     )
     _points(report, console)
     for c in report.get("transport_claims", []):
-        mark = "holds" if c["held"] else "does NOT hold"
+        mark = {True: "holds", False: "does NOT hold", None: "not judged"}[c["held"]]
         console.print(f"{c['workload']} {c['load']:.0%}: {c['claim']}: {mark} ({c['measured']})", highlight=False)
     if report.get("compare"):
         _compare(report, console)
