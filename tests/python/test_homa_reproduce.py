@@ -236,3 +236,22 @@ def test_tiers_weigh_each_port_by_its_packets() -> None:
     with pytest.raises(DataError, match="arrival_max_queue_bytes"):
         table1.tiers(ports.drop("arrival_max_queue_bytes"))
 
+
+
+def test_ndp_is_binned_in_the_authors_own_buckets_for_it(tmp_path: Path) -> None:
+    """The authors' NDP rows use their NDP simulator's buckets (multiples of 1,500 B): our
+    NDP messages are binned in those to be set beside them; Homa's need no second binning."""
+    run = tmp_path / "ndp-w5-80-s1"
+    run.mkdir()
+    sizes = np.array([1442, 1500, 1501, 2884, 4326] * 40)
+    pl.DataFrame({"size_bytes": sizes, "slowdown": np.linspace(1, 3, len(sizes))}).write_parquet(run / "messages.parquet")
+    (run / "summary.json").write_text(json.dumps({"sim_ns": 1_000_000}))
+    ndp, homa = fig12.Point("ndp", "W5", 0.8, 1, 1000), fig12.Point("homa", "W5", 0.8, 1, 1000)
+    rows = fig12.own_buckets([ndp, homa], {ndp: run, homa: run})
+    theirs = sorted(paper.anchor(all_transports=True).filter(pl.col("transport") == "ndp")["size_upper_bytes"])
+    assert [r["size_upper_bytes"] for r in rows] == theirs and {r["transport"] for r in rows} == {"ndp"}
+    by = {r["size_upper_bytes"]: r["messages"] for r in rows}
+    assert by[1500] == 80 and by[3000] == 80 and by[4500] == 40, "first bound at or above the size"
+    assert sum(by.values()) == len(sizes)
+    joined = judge.join(rows, paper.anchor(all_transports=True))
+    assert {r["transport"] for r in joined} == {"ndp"} and len(joined) == len(theirs)

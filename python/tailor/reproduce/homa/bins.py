@@ -51,15 +51,19 @@ def _bucket(upper: int, v: np.ndarray, total: int) -> dict:
     }
 
 
-def run_rows(messages: pl.DataFrame, workload: str) -> tuple[list[dict], int]:
-    """Every bucket of ``workload`` for one run's ``messages`` (size_bytes, slowdown), and
-    how many messages lie above the last bound (the simulator's "Huge", not reported)."""
+def run_rows(messages: pl.DataFrame, workload: str, bounds: Sequence[int] | None = None) -> tuple[list[dict], int]:
+    """Every bucket of ``workload`` (or of ``bounds``, increasing upper bounds: another
+    simulator's buckets) for one run's ``messages`` (size_bytes, slowdown), and how many
+    messages lie above the last bound (the simulator's "Huge", not reported)."""
     sizes = messages["size_bytes"].to_numpy()
     slow = messages["slowdown"].to_numpy()
-    idx = bucket_index(sizes, workload)
+    if bounds is None:
+        bounds = BUCKETS[workload]
+        idx = bucket_index(sizes, workload)
+    else:
+        idx = np.searchsorted(np.asarray(bounds), sizes, side="left")
     order = np.lexsort((slow, idx))
     idx, slow = idx[order], slow[order]
-    bounds = BUCKETS[workload]
     edges = np.searchsorted(idx, np.arange(len(bounds) + 1), side="left")
     rows = [_bucket(b, slow[edges[k]:edges[k + 1]], len(sizes)) for k, b in enumerate(bounds)]
     return rows, int(len(sizes) - edges[-1])
@@ -84,15 +88,17 @@ def combine(per_seed: Sequence[list[dict]], totals: Sequence[int]) -> list[dict]
     return out
 
 
-def read_runs(runs: Sequence, dirs: dict) -> tuple[list[list[dict]], list[int], int, list[float]]:
+def read_runs(runs: Sequence, dirs: dict, bounds: Sequence[int] | None = None
+              ) -> tuple[list[list[dict]], list[int], int, list[float]]:
     """The seeds of one point, each run's result directory in ``dirs``: per seed its bucket
-    rows, its message count; the messages above the last bound; each run's simulated ms."""
+    rows (the workload's buckets, or ``bounds``), its message count; the messages above the
+    last bound; each run's simulated ms."""
     import json
 
     per_seed, totals, beyond = [], [], 0
     for p in runs:
         msgs = pl.read_parquet(dirs[p] / "messages.parquet", columns=["size_bytes", "slowdown"])
-        r, b = run_rows(msgs, p.workload)
+        r, b = run_rows(msgs, p.workload, bounds)
         per_seed.append(r)
         totals.append(msgs.height)
         beyond += b

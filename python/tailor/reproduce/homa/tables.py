@@ -103,6 +103,11 @@ def _points(report: dict[str, Any], console: Console) -> None:
                           f"sustainable on {point[1]} (--sustainable), as the paper ran pHost and NDP", highlight=False)
         sim = ", ".join(f"{s:.1f}" for s in info["sim_ms"])
         console.print(f"  {fmt.time(_us(info['until']) * 1000)} of generated traffic, simulated until drained: {sim} ms", highlight=False)
+        if joined and not {r["size_upper_bytes"] for r in joined} & {r["size_upper_bytes"] for r in rows}:
+            # The authors' simulator binned this transport in its own buckets (NDP's): ours
+            # binned the same way, every bucket.
+            console.print(_bucket_table(f"{point[1]} at {_load(point[2])} load, {point[0]}, in the authors' "
+                                        "buckets for it", joined))
         if joined:
             console.print("  " + _worst_line(joined, "authors'"), highlight=False)
         if point[0] == "homa":  # §5.2's claim is Homa's
@@ -114,18 +119,23 @@ def _points(report: dict[str, Any], console: Console) -> None:
         console.print()
 
 
+def _bucket_table(title: str, rows: Sequence[dict]) -> Table:
+    """Joined rows (``judge.join``), every bucket: ours, theirs, the ratios."""
+    t = _table(title, ["bucket", "messages", "p99", "theirs", "ratio", "median", "theirs", "ratio"])
+    for r in rows:
+        cells = [f"≤ {fmt.size(r['size_upper_bytes'])}", f"{r['messages']:,}"]
+        for stat, _ in _STATS:
+            cells += [_cell(r[stat], r["judged"]), fmt.stat(r[f"{stat}_ref"]), _cell(r[f"{stat}_ratio"], r["judged"])]
+        t.add_row(*cells)
+    return t
+
+
 def _compare(report: dict[str, Any], console: Console) -> None:
     cmp = report["compare"]
     for point in judge.points(cmp["rows"]):
         rows = judge.of(cmp["rows"], point)
-        t = _table(f"{point[1]} at {_load(point[2])} load, {point[0]}: tailor beside {Path(cmp['file']).name}, bucket by bucket",
-                   ["bucket", "messages", "p99", "theirs", "ratio", "median", "theirs", "ratio"])
-        for r in rows:
-            cells = [f"≤ {fmt.size(r['size_upper_bytes'])}", f"{r['messages']:,}"]
-            for stat, _ in _STATS:
-                cells += [_cell(r[stat], r["judged"]), fmt.stat(r[f"{stat}_ref"]), _cell(r[f"{stat}_ratio"], r["judged"])]
-            t.add_row(*cells)
-        console.print(t)
+        console.print(_bucket_table(f"{point[1]} at {_load(point[2])} load, {point[0]}: tailor beside "
+                                    f"{Path(cmp['file']).name}, bucket by bucket", rows))
         console.print("  " + _worst_line(rows, "theirs"), highlight=False)
         console.print()
 
