@@ -20,20 +20,26 @@ FIG15 = ("transport,workload,max_load,goodput_load,highest_load_run,paper_range\
          "homa,W1,0.93,0.7,0.95,\n")
 
 
-def test_read_keeps_the_measured_maxima_and_skips_those_above_the_loads_run(tmp_path: Path) -> None:
+def test_read_keeps_the_maxima_and_marks_those_above_the_loads_run(tmp_path: Path) -> None:
     f = tmp_path / "fig15.csv"
     f.write_text(FIG15)
     m = sustainable.read(f)
-    assert m == {("phost", "W1"): 0.7123, ("homa", "W1"): 0.93}
+    assert m == {("phost", "W1"): 0.7123, ("phost", "W3"): None, ("homa", "W1"): 0.93}
     assert sustainable.read(None) == {}
 
 
-def test_cap_lowers_only_a_load_above_the_maximum(tmp_path: Path) -> None:
-    m = {("phost", "W1"): 0.7123}
-    assert sustainable.cap(m, "phost", "W1", 0.8) == 0.7123
-    assert sustainable.cap(m, "phost", "W1", 0.5) is None
-    assert sustainable.cap(m, "phost", "W2", 0.8) is None
-    assert sustainable.cap(m, "homa", "W1", 0.8) is None
+def test_cap_runs_named_transports_on_the_wire_basis_within_their_maximum() -> None:
+    m = {("phost", "W1"): 0.7123, ("phost", "W3"): None, ("homa", "W1"): 0.93}
+    # Capped: the maximum lies below the panel's load.
+    assert sustainable.cap(m, "phost", "W1", 0.8, "payload") == 0.7123
+    # A payload-basis file (pHost's: Homa's message rate) runs at the panel's load on the
+    # wire basis, whether the maximum is known above it or above every load run.
+    assert sustainable.cap(m, "phost", "W1", 0.5, "payload") == 0.5
+    assert sustainable.cap(m, "phost", "W3", 0.8, "payload") == 0.8
+    # A wire-basis file within its maximum runs unchanged; a transport not in the table too.
+    assert sustainable.cap(m, "homa", "W1", 0.8, "wire") is None
+    assert sustainable.cap(m, "homa", "W1", 0.95, "wire") == 0.93
+    assert sustainable.cap(m, "phost", "W2", 0.8, "payload") is None
 
 
 @pytest.mark.parametrize("text, message", [
@@ -50,10 +56,12 @@ def test_a_bad_table_is_refused_naming_the_file_and_what_is_wrong(tmp_path: Path
 
 
 def test_points_are_capped_and_their_scenario_offers_the_maximum_on_the_wire(tmp_path: Path) -> None:
-    pts = fig12.plan_points(["homa", "phost"], ["W1"], [0.5, 0.8], 1, "quick", {("phost", "W1"): 0.7123})
+    maxima = {("phost", "W1"): 0.7123, ("homa", "W1"): None}
+    pts = fig12.plan_points(["homa", "phost"], ["W1"], [0.5, 0.8], 1, "quick", maxima)
     by = {(p.transport, p.load): p for p in pts}
-    assert by[("phost", 0.8)].offered == 0.7123
-    assert by[("phost", 0.5)].offered is None and by[("homa", 0.8)].offered is None
+    assert by[("phost", 0.8)].offered == 0.7123 and by[("phost", 0.5)].offered == 0.5
+    assert by[("homa", 0.8)].offered is None and by[("homa", 0.5)].offered is None, "Homa's files are on the wire"
+    assert all(p.offered is None for p in fig12.plan_points(["phost"], ["W1"], [0.8], 1, "quick", {}))
     # The capped point runs as long as a point at its own load would (as many messages).
     assert by[("phost", 0.8)].until_us == round(fig12.LENGTHS_MS["quick"]["W1"] * 1000 * 0.8 / 0.7123)
     path = write_scenario(by[("phost", 0.8)], tmp_path, "test")

@@ -22,6 +22,7 @@ judges fewer buckets of W4 and W5.
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
@@ -35,7 +36,7 @@ from tailor.reproduce.homa import sustainable as sustainable_loads
 from tailor.reproduce.homa.bins import combine, frame, read_runs
 from tailor.reproduce.homa.buckets import BUCKETS
 from tailor.reproduce.homa.points import (
-    Point, check_transports, length_us, parse_loads, parse_transports, parse_workloads, run_points,
+    Point, check_transports, length_us, parse_loads, parse_transports, parse_workloads, run_points, scenario_file,
 )
 from tailor.reproduce.homa.tables import render
 from tailor.reproduce.registry import Out, Plan
@@ -88,9 +89,15 @@ def plan_points(transports: list[str], workloads: list[str], loads: list[float],
     for t in transports:
         for w in workloads:
             for x in loads:
-                at = sustainable_loads.cap(maxima, t, w, x)
+                at = sustainable_loads.cap(maxima, t, w, x, _basis(scenario_file(t, w, x))) if maxima else None
                 pts += [Point(t, w, x, s, length_us(LENGTHS_MS[form], w, at or x), at) for s in range(1, seeds + 1)]
     return pts
+
+
+def _basis(path: Path) -> str:
+    """The load basis of a shipped scenario's first class (the engine's default: payload)."""
+    with path.open("rb") as f:
+        return tomllib.load(f)["class"][0].get("load_basis", "payload")
 
 
 def _compare_table(path: Optional[Path], keys: list[tuple[str, str, float]]) -> Optional[pl.DataFrame]:

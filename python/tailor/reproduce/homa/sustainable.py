@@ -8,14 +8,17 @@ steady state: its backlog grows for as long as the run generates, and its slowdo
 measure the run's length, not the transport.
 
 ``homa-fig12 --sustainable FIG15_CSV`` takes those loads from a ``homa-fig15`` result
-(``fig15.csv``: transport, workload, max_load, ...): a point of a transport whose
-measured maximum on the workload lies below the point's load runs at that maximum
-instead. The maximum is a network load counting every byte the transport puts on the wire
-(Fig. 15's), so the capped point's scenario takes it as ``class[0].load`` with
-``load_basis = "wire"``. A maximum above the loads ``homa-fig15`` ran (an empty
-``max_load``) caps nothing. The point keeps the panel's load as its label (fig12.csv's
-``load``, the authors' data's): the load it was run at is in fig12.json and the printed
-tables.
+(``fig15.csv``: transport, workload, max_load, ...). Its maxima are network loads counting
+every byte the transport puts on the wire, control packets included (Fig. 15's basis, and
+§5.2's definition of network load), so a transport the table names runs each point at the
+smaller of the point's load and its maximum, on that basis (``class[0].load``,
+``load_basis = "wire"``); an empty ``max_load`` (above the loads ``homa-fig15`` ran) is no
+cap. This matters for files that state their load otherwise: the shipped pHost and NDP
+files offer Homa's message rate (``load_basis = "payload"``), which on pHost's own wire is
+122 % of the links for W1 at "80 %" (docs/phost.md, "Load"). A point whose file is already
+on the wire basis at a load within the maximum runs unchanged. The point keeps the panel's
+load as its label (fig12.csv's ``load``, the authors' data's): the load it was run at is
+in fig12.json and the printed tables.
 """
 
 from __future__ import annotations
@@ -33,9 +36,9 @@ __all__ = ["read", "cap"]
 NEEDED = ("transport", "workload", "max_load")
 
 
-def read(path: Optional[Path]) -> dict[tuple[str, str], float]:
-    """``--sustainable``: (transport, workload) -> measured maximum network load, for the
-    rows whose maximum was found below the highest load run."""
+def read(path: Optional[Path]) -> dict[tuple[str, str], Optional[float]]:
+    """``--sustainable``: (transport, workload) -> measured maximum network load, or None
+    where it lies above the loads run."""
     if path is None:
         return {}
     where = f"--sustainable: {path}"
@@ -49,19 +52,22 @@ def read(path: Optional[Path]) -> dict[tuple[str, str], float]:
     if missing:
         raise OptionError(f"{where}: not a homa-fig15 table: no column {', '.join(missing)}; "
                           f"needed: {', '.join(NEEDED)} (fig15.csv's)")
-    out: dict[tuple[str, str], float] = {}
+    out: dict[tuple[str, str], Optional[float]] = {}
     for i, r in enumerate(df.select(NEEDED).iter_rows(named=True), start=2):
         x = r["max_load"]
-        if x is None:
-            continue
-        if not isinstance(x, (int, float)) or not 0 < x < 1:
+        if x is not None and (not isinstance(x, (int, float)) or not 0 < x < 1):
             raise OptionError(f"{where}, line {i}: max_load '{x}' is not a network load; accepted: a number in (0, 1), "
                               "or empty (above the loads run)")
-        out[(str(r["transport"]).lower(), str(r["workload"]).upper())] = float(x)
+        out[(str(r["transport"]).lower(), str(r["workload"]).upper())] = None if x is None else float(x)
     return out
 
 
-def cap(maxima: dict[tuple[str, str], float], transport: str, workload: str, load: float) -> Optional[float]:
-    """The network load the point runs at instead of ``load``, or None (its own load)."""
-    x = maxima.get((transport, workload))
-    return round(x, 4) if x is not None and x < load else None
+def cap(maxima: dict[tuple[str, str], Optional[float]], transport: str, workload: str, load: float,
+        basis: str) -> Optional[float]:
+    """The network load (wire basis) the point runs at instead of its file's ``load`` on
+    ``basis``, or None: its file unchanged."""
+    if (transport, workload) not in maxima:
+        return None
+    top = maxima[(transport, workload)]
+    at = load if top is None else min(load, round(top, 4))
+    return None if basis == "wire" and at == load else at

@@ -99,8 +99,9 @@ def _points(report: dict[str, Any], console: Console) -> None:
         joined = judge.of(report["paper"], point)
         console.print(_point_table(point, rows, {r["size_upper_bytes"]: r for r in joined}, seeds))
         if info.get("offered_load") is not None:
-            console.print(f"  run at {info['offered_load']:.1%} network load (wire basis), {point[0]}'s highest "
-                          f"sustainable on {point[1]} (--sustainable), as the paper ran pHost and NDP", highlight=False)
+            console.print(f"  run at {info['offered_load']:.1%} network load on the wire basis, the smaller of the "
+                          f"panel's and {point[0]}'s highest sustainable on {point[1]} (--sustainable), as the paper "
+                          "ran pHost and NDP", highlight=False)
         sim = ", ".join(f"{s:.1f}" for s in info["sim_ms"])
         console.print(f"  {fmt.time(_us(info['until']) * 1000)} of generated traffic, simulated until drained: {sim} ms", highlight=False)
         if joined and not {r["size_upper_bytes"] for r in joined} & {r["size_upper_bytes"] for r in rows}:
