@@ -67,7 +67,7 @@ def test_points_are_capped_and_their_scenario_offers_the_maximum_on_the_wire(tmp
     path = write_scenario(by[("phost", 0.8)], tmp_path, "test")
     doc = tailor.Scenario.load(path).resolve()["document"]
     assert "load = 0.7123" in doc and 'load_basis = "wire"' in doc
-    assert "highest sustainable load" in path.read_text().splitlines()[0]
+    assert "the smaller of 0.8 and its highest sustainable load" in path.read_text().splitlines()[0]
     # An uncapped point keeps its file's own load and basis (pHost's: Homa's message rate).
     (tmp_path / "plain").mkdir()
     plain = write_scenario(Point("phost", "W1", 0.8, 1, 1000), tmp_path / "plain", "test")

@@ -163,7 +163,8 @@ def write_scenario(point: Point, dir: Path, why: str) -> Path:
         raise OptionError(f"--transports: {src} runs {sc.info['transport']}, not {point.transport}")
     path = dir / f"{point.name}.toml"
     capped = "" if point.offered is None else \
-        f", class[0].load = {point.offered:g} on the wire basis (its highest sustainable load)"
+        f", class[0].load = {point.offered:g} on the wire basis (the smaller of {point.load:g} and its highest " \
+        "sustainable load)"
     head = f"# {src.name} with class[0].until = \"{point.until}\"{capped} ({why}).\n"
     path.write_text(head + sc.resolve()["document"])
     return path
