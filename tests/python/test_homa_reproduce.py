@@ -247,7 +247,9 @@ def test_ndp_is_binned_in_the_authors_own_buckets_for_it(tmp_path: Path) -> None
     pl.DataFrame({"size_bytes": sizes, "slowdown": np.linspace(1, 3, len(sizes))}).write_parquet(run / "messages.parquet")
     (run / "summary.json").write_text(json.dumps({"sim_ns": 1_000_000}))
     ndp, homa = fig12.Point("ndp", "W5", 0.8, 1, 1000), fig12.Point("homa", "W5", 0.8, 1, 1000)
-    rows = fig12.own_buckets([ndp, homa], {ndp: run, homa: run})
+    # pHost's rows are W5's buckets and one more (100 MB): no second binning, no double rows.
+    phost = fig12.Point("phost", "W5", 0.8, 1, 1000)
+    rows = fig12.own_buckets([ndp, homa, phost], {ndp: run, homa: run, phost: run})
     theirs = sorted(paper.anchor(all_transports=True).filter(pl.col("transport") == "ndp")["size_upper_bytes"])
     assert [r["size_upper_bytes"] for r in rows] == theirs and {r["transport"] for r in rows} == {"ndp"}
     by = {r["size_upper_bytes"]: r["messages"] for r in rows}
