@@ -7,9 +7,9 @@ bins the messages into the authors' buckets (``buckets.py``) and writes ``fig12.
 and W5 at 80 %, ``data/``) beside ours at the bucket holding each 10 % of messages, with
 the worst ratio over the judged buckets, and check §5.2's claim (p99 of the shortest 50 %
 of messages at most 2.2 at 80 % load) at every point. ``--compare FILE`` sets any other
-Fig. 12 table beside ours, bucket by bucket. ``--sustainable FIG15_CSV`` runs a transport
-that cannot carry a point's load at its highest sustainable load instead, as the paper ran
-pHost and NDP (``sustainable.py``).
+Fig. 12 table beside ours, bucket by bucket. ``--sustainable FIG15_CSV`` runs each transport
+the table names at no more than its highest sustainable load, as the paper ran pHost and
+NDP (``sustainable.py``).
 
 Lengths (generated traffic at 80 %; 1.6 times as long at 50 %, so that a point has as many
 messages at both loads). The full form gives W1-W3 about 2 million messages a point, so
@@ -63,10 +63,10 @@ def options(
                                                        "fewer buckets judged.")] = False,
     compare: Annotated[Optional[Path], typer.Option(help="A Fig. 12 table (fig12.csv's columns, or the authors' "
                                                          "data's) to set beside ours, bucket by bucket.")] = None,
-    sustainable: Annotated[Optional[Path], typer.Option(help="A homa-fig15 result (fig15.csv): a transport whose "
-                                                             "measured maximum load on a workload is below a point's "
-                                                             "load runs at that maximum, as the paper ran pHost and "
-                                                             "NDP.")] = None,
+    sustainable: Annotated[Optional[Path], typer.Option(help="A homa-fig15 result (fig15.csv): a transport it names "
+                                                             "runs each point at the smaller of the point's load and "
+                                                             "its measured maximum, on the wire basis, as the paper "
+                                                             "ran pHost and NDP.")] = None,
     out: Out = None,
 ) -> Plan:
     """Homa Fig. 12/13: p99 and median slowdown per message-size bucket, W1-W5 at 50 and
@@ -81,10 +81,10 @@ def options(
 
 
 def plan_points(transports: list[str], workloads: list[str], loads: list[float], seeds: int, form: str,
-                maxima: dict[tuple[str, str], float]) -> list[Point]:
-    """Every (transport, workload, load, seed), a point capped at its transport's highest
-    sustainable load where ``maxima`` (``sustainable.read``) has one below its load; its
-    length scaled to the load it runs at (``length_us``)."""
+                maxima: dict[tuple[str, str], Optional[float]]) -> list[Point]:
+    """Every (transport, workload, load, seed); a transport ``maxima`` (``sustainable.read``)
+    names runs at the load ``sustainable.cap`` gives, its length scaled to the load it runs
+    at (``length_us``)."""
     pts = []
     for t in transports:
         for w in workloads:

@@ -47,8 +47,8 @@ class Point:
     seed: int
     #: Generated traffic (the class's ``until``), in microseconds.
     until_us: int
-    #: The network load (wire basis) the point is run at instead of ``load``, which stays
-    #: its label: a transport's highest sustainable load (``sustainable.py``).
+    #: The network load (wire basis) the point is run at instead of its file's, ``load``
+    #: staying its label: at most the transport's highest sustainable (``sustainable.py``).
     offered: float | None = None
 
     @property
