@@ -33,7 +33,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("rate = \"100Gbps\"", "rate = \"100GBps\"", "topology.link.rate", "units: bps, Kbps, Mbps, Gbps, Tbps"),
     ("rate = \"100Gbps\"", "rate = 100", "topology.link.rate", "is an integer; accepted: a string with a unit"),
     ("delay = \"1us\"", "delay = \"1 fortnight\"", "topology.link.delay", "units: ps, ns, us, ms, s"),
-    ("delay = \"1us\"", "delay = \"1us\", speed = 3", "topology.link.speed", "accepted keys here: delay, ecn_threshold, rate"),
+    ("delay = \"1us\"", "delay = \"1us\", speed = 3", "topology.link.speed", "accepted keys here: delay, ecn_threshold, phantom, rate"),
     ("ecn_threshold = \"100KB\"", "ecn_threshold = \"100Kb\"", "switch.ecn_threshold", "units: B, KB, MB"),
     ("kind = \"dctcp\"", "kind = \"cubic\"", "transport.kind", "accepted: \"dctcp\", \"tcp\", \"hpcc\", \"raw\", \"homa\""),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\neta = 1.5", "transport.eta", "1.5 is out of range; accepted: 0.5 to 1"),
@@ -111,6 +111,13 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = []", "record.queue_ports", "an empty list selects no port"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = [\"7\"]", "record.queue_ports", "holds \"7\"; accepted: a list of port ids (integers)"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = 7", "record.queue_ports", "is an integer; accepted: \"switches\", \"all\""),
+    ("ecn_threshold = \"100KB\"", "phantom = { drain = 1.5 }", "switch.phantom.drain", "1.5 is out of range; accepted: a fraction of the port's rate above 0 and at most 1 (0.95), or a rate such as \"950Mbps\""),
+    ("ecn_threshold = \"100KB\"", "phantom = { drain = \"950MBps\" }", "switch.phantom.drain", "units: bps, Kbps, Mbps, Gbps, Tbps"),
+    ("ecn_threshold = \"100KB\"", "phantom = { threshold = \"1KB\" }", "switch.phantom.drain", "missing; accepted: a fraction"),
+    ("ecn_threshold = \"100KB\"", "phantom = { drain = 0.95, roles = [\"host_nic\"] }", "switch.phantom.roles", "\"host_nic\" is not a switch port role; accepted: a list of switch port roles: \"to_host\", \"up\", \"down\", \"trunk\""),
+    ("ecn_threshold = \"100KB\"", "phantom = { drain = 0.95, thresh = \"1KB\" }", "switch.phantom.thresh", "accepted keys here: drain, roles, threshold"),
+    ("delay = \"1us\"", "delay = \"1us\", phantom = \"on\"", "topology.link.phantom", "unknown value \"on\"; accepted: \"off\""),
+    ("delay = \"1us\"", "delay = \"1us\", phantom = { drain = 0.9, roles = [\"up\"] }", "topology.link.phantom.roles", "accepted keys here: drain, threshold"),
 ];
 
 #[test]

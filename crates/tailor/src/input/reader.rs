@@ -61,6 +61,11 @@ impl<'a> Table<'a> {
         self.map.contains_key(key)
     }
 
+    /// The raw value of a key, without reading it (for keys of more than one form).
+    pub fn peek(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key)
+    }
+
     /// The raw value of an optional key, converted by `f` (errors are located at it).
     pub fn get<T>(&mut self, key: &'static str, f: impl FnOnce(&Value) -> Result<T, String>) -> Result<Option<T>, ScenarioError> {
         self.asked.push(key);

@@ -13,6 +13,7 @@ pub mod int;
 pub mod marker;
 pub mod nic;
 pub mod packet;
+pub mod phantom;
 pub mod port;
 pub mod routing;
 pub mod sched;

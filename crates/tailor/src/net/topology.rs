@@ -10,6 +10,7 @@
 
 use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
 use super::marker::{EcnStep, Marker};
+use super::phantom::{PhantomQueue, PhantomSpec};
 use super::port::{Admission, Overflow, Port, PortRole, SharedBuffer};
 use super::routing::{PathChoice, Routes};
 use super::sched::classes::{Classifier, Drr, RoundRobin, StrictPriority, Wfq};
@@ -28,6 +29,17 @@ pub struct LinkSpec {
     /// ECN marking threshold of the switch ports that feed links of this kind (overrides
     /// the switch default).
     pub ecn_threshold: Option<u64>,
+    /// The phantom queue of the switch ports that feed links of this kind.
+    pub phantom: LinkPhantom,
+}
+
+/// A link kind's phantom queue (HULL §2.1): as `[switch] phantom` says, none, or its own.
+#[derive(Copy, Clone, Debug, PartialEq, Default)]
+pub enum LinkPhantom {
+    #[default]
+    Switch,
+    Off,
+    Set(PhantomSpec),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -144,6 +156,9 @@ pub struct NetSpec {
     pub nic_ecn_threshold: Option<u64>,
     /// What switch ports do with a packet their buffer cannot take.
     pub overflow: Overflow,
+    /// The phantom queue of switch ports of the listed roles (links may override); a
+    /// port with one does no physical-queue ECN marking.
+    pub phantom: Option<(PhantomSpec, Vec<PortRole>)>,
     pub paths: PathChoice,
     /// Class scheduling at switch ports.
     pub classes: ClassPolicy,
@@ -172,6 +187,17 @@ impl Shape {
             }
         };
         2 * cables
+    }
+
+    /// Its link kinds, named as `[topology]` names them.
+    pub fn links(&self) -> Vec<(&'static str, &LinkSpec)> {
+        match self {
+            Shape::Star { link, .. } => vec![("link", link)],
+            Shape::Dumbbell { host_link, trunk, .. } => vec![("host_link", host_link), ("trunk", trunk)],
+            Shape::LeafSpine { host_link, fabric_link, .. } | Shape::FatTree { host_link, fabric_link, .. } => {
+                vec![("host_link", host_link), ("fabric_link", fabric_link)]
+            }
+        }
     }
 
     /// Whether `build` makes ports of this role.
@@ -288,7 +314,9 @@ impl Builder<'_> {
                 let mut markers: Vec<Box<dyn Marker>> = Vec::new();
                 let port_k = spec.ecn_threshold.or(self.spec.ecn_threshold);
                 let classes = &self.spec.classes;
-                if port_k.is_some() || classes.ecn.iter().any(Option::is_some) {
+                if let Some(pq) = self.phantom_of(spec, role) {
+                    markers.push(Box::new(PhantomQueue::new(pq.drain.on(spec.rate), pq.threshold)));
+                } else if port_k.is_some() || classes.ecn.iter().any(Option::is_some) {
                     markers.push(Box::new(EcnStep { port: port_k, per_class: classes.ecn.clone() }));
                 }
                 self.net.switches[s.index()].ports.push(port_id);
@@ -303,6 +331,15 @@ impl Builder<'_> {
             self.stopped = !(self.progress)(self.net.ports.len() as u64, self.total);
         }
         port_id
+    }
+
+    /// The phantom queue of a switch port of `role` feeding a link of kind `spec`.
+    fn phantom_of(&self, spec: &LinkSpec, role: PortRole) -> Option<PhantomSpec> {
+        match spec.phantom {
+            LinkPhantom::Off => None,
+            LinkPhantom::Set(p) => Some(p),
+            LinkPhantom::Switch => self.spec.phantom.as_ref().filter(|(_, roles)| roles.contains(&role)).map(|(p, _)| *p),
+        }
     }
 
     fn cable(&mut self, a: Node, b: Node, spec: &LinkSpec, a_role: PortRole, b_role: PortRole) {
@@ -430,7 +467,7 @@ pub(crate) mod tests {
     use super::*;
 
     fn link(gbps: u64) -> LinkSpec {
-        LinkSpec { rate: Rate::from_gbps(gbps), delay: Time::from_us(1), ecn_threshold: None }
+        LinkSpec { rate: Rate::from_gbps(gbps), delay: Time::from_us(1), ecn_threshold: None, phantom: LinkPhantom::Switch }
     }
 
     /// A network of `shape` with no delays, buffers or marking: for tests of its structure.
@@ -447,6 +484,7 @@ pub(crate) mod tests {
             nic_depth: None,
             nic_ecn_threshold: None,
             overflow: Overflow::Drop,
+            phantom: None,
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),
             seed: 1,

@@ -132,6 +132,7 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     if sc.record.progress.is_some() {
         return Err(error(sc, "record.progress", "is recorded by the packet engine only; accepted: --engine packet, or no progress"));
     }
+    packet_only(sc)?;
     // One model stands for every class, so every class must use the one transport.
     if let Some(i) = sc.classes.iter().position(|c| c.transport != sc.classes[0].transport) {
         return Err(error(sc, format!("class[{i}].transport"), format!("differs from class[0]'s ({} and {}); accepted: one transport for every class with the model engine (it models one congestion control for all)", sc.transport_of(i).name(), sc.transport_of(0).name())));
@@ -180,6 +181,22 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     let own_threshold = queue_thresholds(&sharing, &p.ecn, None);
     let capacity_bps = bottleneck.rate.bps() as f64;
     Ok((ModelConfig { capacity_bps, rtt, cc, sharing, classes: sc.classes.len(), own_threshold }, bottleneck))
+}
+
+/// HULL's mechanisms (phantom queues, NIC pacing, segmentation offload, interrupt
+/// coalescing) act on single packets and their timing, which the fluid model does not
+/// have: a scenario using one is refused rather than answered as if they were off.
+fn packet_only(sc: &Scenario) -> Result<(), ScenarioError> {
+    let why = "the model has no phantom queues (its marking is the real queue's against q0); accepted: --engine packet, or no phantom queue";
+    if sc.net.phantom.is_some() {
+        return Err(error(sc, "switch.phantom", why));
+    }
+    for (key, spec) in sc.net.shape.links() {
+        if matches!(spec.phantom, crate::net::topology::LinkPhantom::Set(_)) {
+            return Err(error(sc, format!("topology.{key}.phantom"), why));
+        }
+    }
+    Ok(())
 }
 
 /// The model's per-queue congestion thresholds from the classes' own ECN thresholds

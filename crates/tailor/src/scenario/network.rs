@@ -1,11 +1,14 @@
 //! `[topology]`, `[switch]`, `[host]` and `[routing]`.
 
 use super::reader::{ScenarioError, Table};
+use toml::Value;
 use crate::net::port::Overflow;
 use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
 use crate::net::ids::PortId;
 use crate::net::routing::PathChoice;
-use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
+use crate::net::phantom::{Drain, PhantomSpec};
+use crate::net::port::PortRole;
+use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkPhantom, LinkSpec, NetSpec, NicQueue, Shape};
 use crate::sim::Time;
 
 pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
@@ -17,8 +20,72 @@ fn link(t: &mut Table, key: &'static str) -> Result<LinkSpec, ScenarioError> {
     let rate = l.rate("rate")?.ok_or_else(|| l.error("rate", "missing; accepted: a rate such as \"100Gbps\""))?;
     let delay = l.time("delay")?.unwrap_or(Time::ZERO);
     let ecn_threshold = l.size("ecn_threshold")?;
+    let phantom = link_phantom(&mut l)?;
     l.finish()?;
-    Ok(LinkSpec { rate, delay, ecn_threshold })
+    Ok(LinkSpec { rate, delay, ecn_threshold, phantom })
+}
+
+/// A link's `phantom`: a table of its own, or "off" (the switch's setting otherwise).
+fn link_phantom(l: &mut Table) -> Result<LinkPhantom, ScenarioError> {
+    if let Some(Value::String(_)) = l.peek("phantom") {
+        l.choice("phantom", &["off"])?;
+        return Ok(LinkPhantom::Off);
+    }
+    match l.table("phantom")? {
+        Some(mut t) => {
+            let spec = phantom(&mut t)?;
+            t.finish()?;
+            Ok(LinkPhantom::Set(spec))
+        }
+        None => Ok(LinkPhantom::Switch),
+    }
+}
+
+/// Table 3's phantom-queue marking threshold.
+pub const PHANTOM_THRESHOLD: u64 = 1_000;
+
+/// `drain` (a fraction γ of the port's rate, or a rate) and `threshold` of a phantom
+/// queue (HULL §2.1, Table 3).
+fn phantom(t: &mut Table) -> Result<PhantomSpec, ScenarioError> {
+    const ACCEPTED: &str = "a fraction of the port's rate above 0 and at most 1 (0.95), or a rate such as \"950Mbps\"";
+    let drain = t.req("drain", ACCEPTED, |v| match v {
+        Value::Float(_) | Value::Integer(_) => {
+            let g = v.as_float().or(v.as_integer().map(|i| i as f64)).unwrap_or(f64::NAN);
+            if g > 0.0 && g <= 1.0 {
+                Ok(Drain::Fraction(g))
+            } else {
+                Err(format!("{} is out of range; accepted: {ACCEPTED}", crate::input::reader::num(g)))
+            }
+        }
+        Value::String(s) => crate::input::units::parse_rate(s).map(Drain::Rate),
+        other => Err(format!("is {}; accepted: {ACCEPTED}", crate::input::reader::type_name(other))),
+    })?;
+    let threshold = t.size("threshold")?.unwrap_or(PHANTOM_THRESHOLD);
+    Ok(PhantomSpec { drain, threshold })
+}
+
+/// `[switch] phantom`: the phantom queue of every switch port, or of the roles named in
+/// `roles`.
+fn switch_phantom(t: &mut Table) -> Result<Option<(PhantomSpec, Vec<PortRole>)>, ScenarioError> {
+    let Some(mut p) = t.table("phantom")? else { return Ok(None) };
+    let spec = phantom(&mut p)?;
+    const ROLES: [PortRole; 4] = [PortRole::ToHost, PortRole::Up, PortRole::Down, PortRole::Trunk];
+    let accepted = "a list of switch port roles: \"to_host\", \"up\", \"down\", \"trunk\"";
+    let roles = p.get("roles", |v| {
+        let items = v.as_array().ok_or_else(|| format!("is {}; accepted: {accepted}", crate::input::reader::type_name(v)))?;
+        if items.is_empty() {
+            return Err(format!("is empty; accepted: {accepted} (leave roles out for every switch port)"));
+        }
+        items
+            .iter()
+            .map(|it| {
+                let s = it.as_str().unwrap_or("");
+                ROLES.iter().copied().find(|r| r.name() == s).ok_or_else(|| format!("{it} is not a switch port role; accepted: {accepted}"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    p.finish()?;
+    Ok(Some((spec, roles.unwrap_or_else(|| ROLES.to_vec()))))
 }
 
 fn count(t: &mut Table, key: &'static str, min: i64, max: i64) -> Result<usize, ScenarioError> {
@@ -94,6 +161,8 @@ pub struct SwitchPart {
     pub quantum: u64,
     pub levels: usize,
     pub overflow: Overflow,
+    /// The phantom queue and the port roles that get it.
+    pub phantom: Option<(PhantomSpec, Vec<PortRole>)>,
 }
 
 pub const SCHEDULERS: &[&str] = &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical", "priority", "rank"];
@@ -116,9 +185,11 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
         quantum: 1502,
         levels: DEFAULT_LEVELS,
         overflow: Overflow::Drop,
+        phantom: None,
     };
     let Some(mut t) = t else { return Ok(part) };
     part.delay = t.time("delay")?.unwrap_or(Time::ZERO);
+    part.phantom = switch_phantom(&mut t)?;
     part.discipline = match t.choice("scheduler", SCHEDULERS)?.as_deref() {
         None | Some("fifo") => Discipline::Fifo,
         Some("strict_priority") => Discipline::StrictPriority,
@@ -219,6 +290,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         nic_depth: h.nic_depth,
         nic_ecn_threshold: h.ecn_threshold,
         overflow: sw.overflow,
+        phantom: sw.phantom,
         paths,
         classes,
         seed,
