@@ -8,6 +8,11 @@ use tailor::engine::report::PortRow as PortReport;
 /// Two long DCTCP flows into one receiver of a 10 Gbps star, marked either by the real
 /// queue at `marking` or by a phantom queue: the receiver's switch port after 30 ms.
 fn two_long_flows(marking: &str) -> PortReport {
+    two_long_flows_with(marking, "").0
+}
+
+/// As `two_long_flows`, with `[host]` keys; also the run's report.
+fn two_long_flows_with(marking: &str, host: &str) -> (PortReport, tailor::engine::report::RunReport) {
     let dir = tempfile::tempdir().unwrap();
     let trace = "flow_id,sender,receiver,size_bytes,start_ns\n0,0,2,1000000000,0\n1,1,2,1000000000,1000\n";
     std::fs::write(dir.path().join("long.csv"), trace).unwrap();
@@ -21,6 +26,8 @@ hosts = 3
 link = {{ rate = "10Gbps", delay = "5us" }}
 [switch]
 {marking}
+[host]
+{host}
 [transport]
 kind = "dctcp"
 init_cwnd = 10
@@ -31,7 +38,8 @@ trace = "long.csv"
     );
     let sc = common::scenario(&text, dir.path());
     let (sim, _) = common::run(&sc, 1);
-    sim.ports().into_iter().filter(|p| p.role == "to_host").max_by_key(|p| p.sent_bytes).expect("the bottleneck")
+    let port = sim.ports().into_iter().filter(|p| p.role == "to_host").max_by_key(|p| p.sent_bytes).expect("the bottleneck");
+    (port, sim.report())
 }
 
 /// §3.1, Fig. 2: with a phantom queue draining at γ = 0.9 the flows are held below γ·C
@@ -49,4 +57,17 @@ fn a_phantom_queue_caps_utilization_below_its_drain_rate_and_empties_the_real_qu
     assert!(pq.utilization < 0.9 && pq.utilization > 0.75, "held below the drain rate: {}", pq.utilization);
     assert!(pq.ecn_marks > 0);
     assert!(pq.mean_queue_bytes < real.mean_queue_bytes / 10.0, "{} vs {}", pq.mean_queue_bytes, real.mean_queue_bytes);
+}
+
+/// §4.2: the pacer associates the long flows on their ECN-Echo ACKs and paces them; the
+/// phantom queue still holds them below its drain rate.
+#[test]
+fn the_pacer_associates_marked_flows_and_paces_them() {
+    let (pq, report) = two_long_flows_with(r#"phantom = { drain = 0.9, threshold = "6KB" }"#, r#"pacer = "ns2""#);
+    let pacer = report.network.pacer.expect("pacer counters");
+    eprintln!("paced: utilization {:.3}, mean queue {:.0} B; {pacer:?}", pq.utilization, pq.mean_queue_bytes);
+    assert!(pacer.associations >= 2, "both long flows are associated: {pacer:?}");
+    // The receiver's ACKs bypass its pacer; the senders' data is nearly all paced.
+    assert!(pacer.paced_bytes as f64 > 0.9 * pq.sent_bytes as f64, "most data is paced once associated: {pacer:?}");
+    assert!(pq.utilization < 0.9 && pq.utilization > 0.75, "{}", pq.utilization);
 }

@@ -118,6 +118,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("ecn_threshold = \"100KB\"", "phantom = { drain = 0.95, thresh = \"1KB\" }", "switch.phantom.thresh", "accepted keys here: drain, roles, threshold"),
     ("delay = \"1us\"", "delay = \"1us\", phantom = \"on\"", "topology.link.phantom", "unknown value \"on\"; accepted: \"off\""),
     ("delay = \"1us\"", "delay = \"1us\", phantom = { drain = 0.9, roles = [\"up\"] }", "topology.link.phantom.roles", "accepted keys here: drain, threshold"),
+    ("[transport]", "[host]\npacer = \"fast\"\n[transport]", "host.pacer", "unknown value \"fast\"; accepted: \"testbed\", \"ns2\""),
+    ("[transport]", "[host]\npacer = { preset = \"ns3\" }\n[transport]", "host.pacer.preset", "accepted: \"testbed\", \"ns2\""),
+    ("[transport]", "[host]\npacer = { beta = -1 }\n[transport]", "host.pacer.beta", "-1 is out of range; accepted: 0 to 1000000000"),
+    ("[transport]", "[host]\npacer = { bucket = \"10B\" }\n[transport]", "host.pacer.bucket", "is below 64B"),
+    ("[transport]", "[host]\npacer = { interval = \"0us\" }\n[transport]", "host.pacer.interval", "is zero"),
+    ("[transport]", "[host]\npacer = { p_a = 0.5 }\n[transport]", "host.pacer.p_a", "accepted keys here: beta, bucket, eta, idle, interval, p_assoc, preset, table"),
 ];
 
 #[test]

@@ -139,6 +139,11 @@ impl Simulation {
     /// A packet reaches a host: through its receive stages, if it has any, to `deliver`.
     pub(super) fn receive(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
         let h = &mut self.net.hosts[host.index()];
+        if h.watches_arrivals {
+            let nic = h.nic;
+            self.net.ports[nic.index()].observe_arrival(self.now, &pkt);
+        }
+        let h = &mut self.net.hosts[host.index()];
         if h.rx_stages.is_empty() {
             return self.deliver(host, pkt);
         }

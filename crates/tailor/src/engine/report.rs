@@ -32,6 +32,21 @@ pub struct NetworkReport {
     /// The busiest switch port's utilization over the run.
     pub utilization: f64,
     pub max_host_nic_queue_bytes: u64,
+    /// HULL's pacers, summed over the hosts (absent without `[host] pacer`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacer: Option<PacerReport>,
+}
+
+/// What the hosts' pacers did (`net::pacer`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PacerReport {
+    /// Flows associated with a pacer (an ECN-Echo ACK sampled with probability p_a).
+    pub associations: u64,
+    pub paced_packets: u64,
+    pub paced_bytes: u64,
+    pub bypass_packets: u64,
+    /// The mean time a paced packet waited in its token bucket, µs.
+    pub mean_paced_wait_us: f64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -139,6 +154,7 @@ impl Simulation {
                 .map(|r| r.max_queue_bytes)
                 .max()
                 .unwrap_or(0),
+            pacer: self.pacer_report(),
         };
         let rec = &self.recorder;
         let generated = self.generated();
@@ -163,6 +179,26 @@ impl Simulation {
                 .filter(|(_, v)| !v.is_null())
                 .collect(),
         }
+    }
+
+    fn pacer_report(&self) -> Option<PacerReport> {
+        let mut all: Option<crate::net::pacer::PacerStats> = None;
+        for h in &self.net.hosts {
+            let Some(s) = self.net.ports[h.nic.index()].scheduler().pacer_stats() else { continue };
+            let a = all.get_or_insert_with(Default::default);
+            a.associations += s.associations;
+            a.paced_packets += s.paced_packets;
+            a.paced_bytes += s.paced_bytes;
+            a.bypass_packets += s.bypass_packets;
+            a.paced_wait_ps += s.paced_wait_ps;
+        }
+        all.map(|a| PacerReport {
+            associations: a.associations,
+            paced_packets: a.paced_packets,
+            paced_bytes: a.paced_bytes,
+            bypass_packets: a.bypass_packets,
+            mean_paced_wait_us: a.paced_wait_ps as f64 / a.paced_packets.max(1) as f64 / 1e6,
+        })
     }
 
     pub fn ledger(&self) -> Ledger {

@@ -12,6 +12,7 @@ pub mod ids;
 pub mod int;
 pub mod marker;
 pub mod nic;
+pub mod pacer;
 pub mod packet;
 pub mod phantom;
 pub mod port;
@@ -63,6 +64,9 @@ pub struct Host {
     pub rx_stages: Vec<Box<dyn nic::NicStage>>,
     /// Packets inside the receive stages, with the time each reaches the endpoint.
     pub rx_pipe: VecDeque<(Time, Packet)>,
+    /// Its NIC's scheduler watches arriving packets (`Scheduler::observe_arrival`: HULL's
+    /// pacer); others are not called.
+    pub watches_arrivals: bool,
     pub stats: HostStats,
 }
 

@@ -38,6 +38,10 @@ impl Flags {
     pub const COLLECT_INT: Flags = Flags(4);
     /// A port cut the payload and forwarded the header (NDP-style trimming).
     pub const TRIMMED: Flags = Flags(8);
+    /// The packet echoes congestion back to its sender (TCP's ECE bit, RFC 3168 §6.1):
+    /// a header bit hardware on the path can read, as HULL's pacer does to choose the
+    /// flows it paces (§4.2).
+    pub const ECHO: Flags = Flags(16);
 
     fn ecn(self) -> Ecn {
         match self.0 & ECN_BITS {

@@ -251,6 +251,11 @@ impl Port {
         self.sched = sched;
     }
 
+    /// A packet reached the host this NIC port belongs to (`Scheduler::observe_arrival`).
+    pub fn observe_arrival(&mut self, now: Time, pkt: &Packet) {
+        self.sched.observe_arrival(now, pkt);
+    }
+
     /// The port's queues, read-only.
     pub fn scheduler(&self) -> &dyn Scheduler {
         self.sched.as_ref()

@@ -10,6 +10,7 @@
 
 use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
 use super::marker::{EcnStep, Marker};
+use super::pacer::{Pacer, PacerSpec};
 use super::phantom::{PhantomQueue, PhantomSpec};
 use super::port::{Admission, Overflow, Port, PortRole, SharedBuffer};
 use super::routing::{PathChoice, Routes};
@@ -154,6 +155,8 @@ pub struct NetSpec {
     /// mark): the host link's queue marks in ns-2 scripts where every link is one queue
     /// type (PIAS's, pFabric's).
     pub nic_ecn_threshold: Option<u64>,
+    /// HULL's pacer at every host's NIC, in front of its queue (`net::pacer`).
+    pub pacer: Option<PacerSpec>,
     /// What switch ports do with a packet their buffer cannot take.
     pub overflow: Overflow,
     /// The phantom queue of switch ports of the listed roles (links may override); a
@@ -292,13 +295,18 @@ impl Builder<'_> {
             delivered: (0, 0),
         });
         let port = match from {
-            Node::Host(_) => {
-                let sched: Box<dyn Scheduler> = match self.spec.nic {
+            Node::Host(h) => {
+                let mut sched: Box<dyn Scheduler> = match self.spec.nic {
                     NicQueue::Fifo => Box::new(Fifo::default()),
                     NicQueue::FlowRoundRobin => Box::new(FlowRoundRobin::default()),
                     NicQueue::Priority(levels) => Box::new(PriorityQueues::new(levels)),
                     NicQueue::Rank => Box::new(RankQueue::default()),
                 };
+                if let Some(pacer) = self.spec.pacer {
+                    let coin = crate::sim::rng::stream(self.spec.seed, &format!("pacer/host{}", h.index()));
+                    sched = Box::new(Pacer::new(pacer, spec.rate, sched, coin));
+                    self.net.hosts[h.index()].watches_arrivals = true;
+                }
                 let markers: Vec<Box<dyn Marker>> = match self.spec.nic_ecn_threshold {
                     Some(k) => vec![Box::new(EcnStep::port(k))],
                     None => Vec::new(),
@@ -384,6 +392,7 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
                     tx_pipe: VecDeque::new(),
                     rx_stages: Vec::new(),
                     rx_pipe: VecDeque::new(),
+                    watches_arrivals: false,
                     stats: HostStats::default(),
                 })
                 .collect(),
@@ -483,6 +492,7 @@ pub(crate) mod tests {
             nic: NicQueue::Fifo,
             nic_depth: None,
             nic_ecn_threshold: None,
+            pacer: None,
             overflow: Overflow::Drop,
             phantom: None,
             paths: PathChoice::Ecmp,

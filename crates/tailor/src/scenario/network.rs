@@ -6,6 +6,7 @@ use crate::net::port::Overflow;
 use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
 use crate::net::ids::PortId;
 use crate::net::routing::PathChoice;
+use crate::net::pacer::PacerSpec;
 use crate::net::phantom::{Drain, PhantomSpec};
 use crate::net::port::PortRole;
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkPhantom, LinkSpec, NetSpec, NicQueue, Shape};
@@ -244,10 +245,11 @@ pub struct HostPart {
     pub nic: NicQueue,
     pub nic_depth: Option<u32>,
     pub ecn_threshold: Option<u64>,
+    pub pacer: Option<PacerSpec>,
 }
 
 pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
-    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None };
+    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None, pacer: None };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
     part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
@@ -262,8 +264,37 @@ pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
     };
     part.nic_depth = t.int("nic_depth", 0, 1 << 20)?.map(|n| n as u32);
     part.ecn_threshold = t.size("ecn_threshold")?;
+    part.pacer = pacer(&mut t)?;
     t.finish()?;
     Ok(part)
+}
+
+pub const PACER_PRESETS: &[&str] = &["testbed", "ns2"];
+
+/// `[host] pacer`: a preset's name, or a table of `preset` and keys overriding it
+/// (HULL §4.2, Table 3, §6.3).
+fn pacer(t: &mut Table) -> Result<Option<PacerSpec>, ScenarioError> {
+    let preset = |name: &str| if name == "ns2" { PacerSpec::NS2 } else { PacerSpec::TESTBED };
+    if let Some(Value::String(_)) = t.peek("pacer") {
+        return Ok(t.choice("pacer", PACER_PRESETS)?.map(|n| preset(&n)));
+    }
+    let Some(mut p) = t.table("pacer")? else { return Ok(None) };
+    let mut s = preset(p.choice("preset", PACER_PRESETS)?.as_deref().unwrap_or("testbed"));
+    s.interval = p.time("interval")?.unwrap_or(s.interval);
+    if s.interval == Time::ZERO {
+        return Err(p.error("interval", "is zero; accepted: a positive time such as \"64us\" (T_r)"));
+    }
+    s.eta = p.float("eta", 0.0, 1.0)?.unwrap_or(s.eta);
+    s.beta = p.float("beta", 0.0, 1e9)?.unwrap_or(s.beta);
+    s.p_assoc = p.float("p_assoc", 0.0, 1.0)?.unwrap_or(s.p_assoc);
+    s.idle = p.time("idle")?.unwrap_or(s.idle);
+    s.bucket = p.size("bucket")?.unwrap_or(s.bucket);
+    if s.bucket < 64 {
+        return Err(p.error("bucket", "is below 64B; accepted: at least one packet (\"1500B\"; the NetFPGA's is \"3KB\")"));
+    }
+    s.table = p.int("table", 1, 1 << 20)?.map_or(s.table, |n| n as usize);
+    p.finish()?;
+    Ok(Some(s))
 }
 
 pub fn routing(t: Option<Table>) -> Result<PathChoice, ScenarioError> {
@@ -289,6 +320,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         nic: h.nic,
         nic_depth: h.nic_depth,
         nic_ecn_threshold: h.ecn_threshold,
+        pacer: h.pacer,
         overflow: sw.overflow,
         phantom: sw.phantom,
         paths,

@@ -64,6 +64,17 @@ pub trait Scheduler: Send {
         let _ = now;
         None
     }
+    /// A packet reached the host whose NIC this scheduler queues for (called for NIC
+    /// schedulers only, as the packet arrives, before the host's receive stages): a NIC
+    /// stage that watches the reverse direction, as HULL's pacer associates flows on
+    /// ECN-Echo ACKs (§4.2).
+    fn observe_arrival(&mut self, now: Time, pkt: &Packet) {
+        let _ = (now, pkt);
+    }
+    /// The counters of a pacing scheduler (HULL's pacer), if it is one.
+    fn pacer_stats(&self) -> Option<super::pacer::PacerStats> {
+        None
+    }
     /// Takes out a queued packet that matters less than `arriving`, to make room for it
     /// (the `evict` overflow verdict); None if no queued packet matters less.
     fn evict_for(&mut self, arriving: &Packet) -> Option<Packet> {

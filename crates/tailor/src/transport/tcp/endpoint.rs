@@ -126,6 +126,9 @@ impl TcpEndpoint {
         if o.int.is_some() && o.seg.is_forward() {
             flags.insert(Flags::COLLECT_INT);
         }
+        if let Segment::Ack { ece: true, .. } = o.seg {
+            flags.insert(Flags::ECHO);
+        }
         Transmit {
             conn: h.conn,
             dst: h.peer,

@@ -1,0 +1,352 @@
+//! HULL's hardware pacer (Alizadeh et al. NSDI 2012, §2.3, §4.2, Fig. 4, eq. 4; §5.1).
+//!
+//! The pacer sits at the host's NIC after segmentation: it is the scheduler of the NIC
+//! port, in front of the link. Each outgoing packet is looked up in the *flow association
+//! table*; a packet of an associated flow joins the token bucket's FIFO, every other
+//! packet bypasses it into the NIC's own queue (FIFO, round robin, by priority: whatever
+//! `[host] nic` says). Both feed the one link; a bypassing packet is sent before a paced
+//! one that is ready at the same moment, since bypassing is the pass-through path.
+//!
+//! - **Association** (§4.2, "Which flows need pacing?"): each packet reaching the host
+//!   with TCP's ECN-Echo bit (`Flags::ECHO`) associates its flow with probability `p_a`;
+//!   an association ends after `T_i` without a packet of the flow through the pacer. The
+//!   table holds at most `table` flows (64 on the NetFPGA); when it is full a new flow is
+//!   not associated.
+//! - **Rate** (eq. 4): every `T_r` the bucket's rate becomes
+//!   `R ← (1 − η)·R + η·M_r/T_r + β·Q_tb`, where `M_r` is the bytes that entered the bucket
+//!   during the interval and `Q_tb` its backlog in bytes, R in bytes per second (so β is
+//!   per second). The paper's footnote fixes what M_r counts: with paced flows at a fixed
+//!   rate R*, the fixed point is R = R* and Q = 0, so M_r is the paced flows' bytes, not
+//!   the bypassing ones. R is clamped to [0, line rate] and starts at the line rate.
+//! - **Token bucket**: tokens accrue at R up to the bucket depth (3 KB on the NetFPGA);
+//!   the head packet leaves when the tokens cover it. The NetFPGA adds tokens every 16 µs
+//!   in 0.5 Mbps steps; this is the continuous form of the same bucket.
+//!
+//! Nothing here is periodic: the rate's updates between two calls are applied when the
+//! next call comes (the backlog is constant between calls, the bucket's arrivals are all
+//! at calls), in closed form across a long idle period. While packets wait in the bucket
+//! the port is woken when the tokens will cover the head or at the next update, whichever
+//! comes first, so a run with no associated flow costs no event at all.
+
+use super::ids::ConnId;
+use super::packet::{Flags, Packet};
+use super::sched::Scheduler;
+use crate::sim::rng::Stream;
+use crate::sim::{Rate, Time};
+use rand::Rng;
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// The pacer's settings (`[host] pacer`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PacerSpec {
+    /// Rate update interval T_r.
+    pub interval: Time,
+    /// Low-pass gain η.
+    pub eta: f64,
+    /// Backlog gain β, per second.
+    pub beta: f64,
+    /// Probability p_a that an ECN-Echo packet associates its flow.
+    pub p_assoc: f64,
+    /// Idle time T_i after which an association ends.
+    pub idle: Time,
+    /// Bucket depth (the most tokens it holds), bytes.
+    pub bucket: u64,
+    /// Flows the association table holds.
+    pub table: usize,
+}
+
+impl PacerSpec {
+    /// The testbed's pacer (Table 3 and §5.1): 1 Gbps NICs.
+    pub const TESTBED: PacerSpec = PacerSpec {
+        interval: Time::from_us(64),
+        eta: 0.125,
+        beta: 16.0,
+        p_assoc: 0.125,
+        idle: Time::from_ms(10),
+        bucket: 3_000,
+        table: 64,
+    };
+    /// The ns-2 simulations' pacer (§6.3): 10 Gbps. The paper gives no bucket depth or
+    /// table size there; the testbed's are kept.
+    pub const NS2: PacerSpec = PacerSpec { interval: Time::from_ns(7_200), beta: 375.0, idle: Time::from_ms(1), ..PacerSpec::TESTBED };
+}
+
+/// The rate estimator of eq. 4, advanced lazily (see the module doc).
+#[derive(Clone, Debug)]
+pub(crate) struct RateEstimator {
+    spec: PacerSpec,
+    /// Line rate, bytes per second: R's ceiling.
+    line: f64,
+    /// R_tb, bytes per second.
+    pub(crate) rate: f64,
+    /// Bytes that entered the bucket since the last update (M_r).
+    arrived: u64,
+    /// When the next update falls due.
+    next: Time,
+}
+
+impl RateEstimator {
+    pub(crate) fn new(spec: PacerSpec, line: Rate) -> RateEstimator {
+        let line = line.bps() as f64 / 8.0;
+        RateEstimator { spec, line, rate: line, arrived: 0, next: spec.interval }
+    }
+
+    /// One update of eq. 4 with `m` bytes measured and backlog `q`.
+    fn step(&mut self, m: u64, q: u64) {
+        let (eta, tr) = (self.spec.eta, self.spec.interval.as_secs_f64());
+        let r = (1.0 - eta) * self.rate + eta * m as f64 / tr + self.spec.beta * q as f64;
+        self.rate = r.clamp(0.0, self.line);
+    }
+
+    /// `k` updates with nothing measured and backlog `q`, in closed form: the sequence is
+    /// monotone towards β·q/η, so clamping at the end equals clamping at every step.
+    fn idle_steps(&mut self, k: u64, q: u64) {
+        let eta = self.spec.eta;
+        let decay = (1.0 - eta).powf(k as f64);
+        let fixed = self.spec.beta * q as f64 / eta;
+        self.rate = (fixed + (self.rate - fixed) * decay).clamp(0.0, self.line);
+    }
+
+    /// Bytes entering the bucket now (counted in the current interval's M_r).
+    pub(crate) fn arrive(&mut self, bytes: u64) {
+        self.arrived += bytes;
+    }
+
+    pub(crate) fn next_update(&self) -> Time {
+        self.next
+    }
+}
+
+/// The token bucket: tokens accrue at the estimator's rate up to the depth.
+#[derive(Clone, Debug)]
+struct Bucket {
+    depth: f64,
+    tokens: f64,
+    at: Time,
+}
+
+impl Bucket {
+    fn fill(&mut self, to: Time, rate: f64) {
+        let dt = to.saturating_sub(self.at).as_secs_f64();
+        self.tokens = (self.tokens + rate * dt).min(self.depth);
+        self.at = self.at.max(to);
+    }
+}
+
+/// The flow association table.
+#[derive(Clone, Debug)]
+struct Associations {
+    /// Flow -> when a packet of it last went through the pacer (or it was associated).
+    flows: FxHashMap<ConnId, Time>,
+    capacity: usize,
+    idle: Time,
+}
+
+impl Associations {
+    /// Whether `conn` is associated at `now` (an expired entry is dropped); a packet of
+    /// an associated flow refreshes it.
+    fn paces(&mut self, now: Time, conn: ConnId) -> bool {
+        match self.flows.get_mut(&conn) {
+            Some(last) if now.saturating_sub(*last) <= self.idle => {
+                *last = now;
+                true
+            }
+            Some(_) => {
+                self.flows.remove(&conn);
+                false
+            }
+            None => false,
+        }
+    }
+
+    fn associate(&mut self, now: Time, conn: ConnId) -> bool {
+        if self.flows.contains_key(&conn) {
+            return false;
+        }
+        if self.flows.len() >= self.capacity {
+            let idle = self.idle;
+            self.flows.retain(|_, last| now.saturating_sub(*last) <= idle);
+            if self.flows.len() >= self.capacity {
+                return false;
+            }
+        }
+        self.flows.insert(conn, now);
+        true
+    }
+}
+
+/// Counters of one host's pacer (summed into `summary.json`'s network section).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacerStats {
+    pub associations: u64,
+    pub paced_packets: u64,
+    pub paced_bytes: u64,
+    pub bypass_packets: u64,
+    /// The sum of the time paced packets waited in the bucket, picoseconds.
+    pub paced_wait_ps: u128,
+}
+
+/// The pacer as the scheduler of a host's NIC port.
+pub struct Pacer {
+    bypass: Box<dyn Scheduler>,
+    paced: VecDeque<(Time, Packet)>,
+    paced_bytes: u64,
+    est: RateEstimator,
+    bucket: Bucket,
+    table: Associations,
+    coin: Stream,
+    p_assoc: f64,
+    pub stats: PacerStats,
+}
+
+impl Pacer {
+    /// A pacer on a NIC of rate `line` in front of the NIC's own queue `bypass`; `coin`
+    /// draws the association samples.
+    pub fn new(spec: PacerSpec, line: Rate, bypass: Box<dyn Scheduler>, coin: Stream) -> Pacer {
+        Pacer {
+            bypass,
+            paced: VecDeque::new(),
+            paced_bytes: 0,
+            est: RateEstimator::new(spec, line),
+            bucket: Bucket { depth: spec.bucket as f64, tokens: spec.bucket as f64, at: Time::ZERO },
+            table: Associations { flows: FxHashMap::default(), capacity: spec.table, idle: spec.idle },
+            coin,
+            p_assoc: spec.p_assoc,
+            stats: PacerStats::default(),
+        }
+    }
+
+    /// The bucket's rate now, bits per second (for tests and reports).
+    pub fn rate_bps(&self) -> f64 {
+        self.est.rate * 8.0
+    }
+
+    /// Brings the rate and the tokens up to `now`: every update that fell due, with the
+    /// tokens accrued at the rate in force before each.
+    fn advance(&mut self, now: Time) {
+        let tr = self.est.spec.interval;
+        let mut steps = 0u32;
+        while self.est.next <= now {
+            let tick = self.est.next;
+            self.bucket.fill(tick, self.est.rate);
+            let m = std::mem::take(&mut self.est.arrived);
+            self.est.step(m, self.paced_bytes);
+            self.est.next = tick + tr;
+            steps += 1;
+            if steps == 64 && self.est.next <= now {
+                // A long quiet stretch: nothing arrives, the backlog is constant.
+                self.skip_to(now);
+            }
+        }
+        self.bucket.fill(now, self.est.rate);
+    }
+
+    /// Applies the remaining updates up to `now` in closed form (nothing measured).
+    fn skip_to(&mut self, now: Time) {
+        let tr = self.est.spec.interval.ps();
+        let k = (now.ps() - self.est.next.ps()) / tr;
+        if k == 0 {
+            return;
+        }
+        // Tokens: the bucket is full unless the rate has decayed near zero; fill it at
+        // the smaller of the rates at both ends (a lower bound, exact when it fills).
+        let before = self.est.rate;
+        self.est.idle_steps(k, self.paced_bytes);
+        let until = Time::from_ps(self.est.next.ps() + k * tr);
+        self.bucket.fill(until, before.min(self.est.rate));
+        self.est.next = until;
+    }
+
+    /// A packet reaches the host this NIC belongs to: an ECN-Echo one associates its flow
+    /// with probability p_a.
+    pub fn observe(&mut self, now: Time, pkt: &Packet) {
+        if !pkt.flags.contains(Flags::ECHO) || self.table.flows.contains_key(&pkt.conn) {
+            return;
+        }
+        if self.coin.random::<f64>() < self.p_assoc && self.table.associate(now, pkt.conn) {
+            self.stats.associations += 1;
+        }
+    }
+
+    /// When the bucket's head will be covered by tokens at the current rate.
+    fn head_ready_at(&self, now: Time) -> Option<Time> {
+        let &(_, head) = self.paced.front()?;
+        let need = head.wire_bytes as f64 - self.bucket.tokens;
+        if need <= 0.0 {
+            return Some(now);
+        }
+        if self.est.rate <= 0.0 {
+            return None;
+        }
+        let ps = (need / self.est.rate * 1e12).ceil() as u64;
+        Some(now + Time::from_ps(ps.max(1)))
+    }
+}
+
+impl Scheduler for Pacer {
+    fn enqueue(&mut self, now: Time, pkt: Packet) {
+        if !self.table.paces(now, pkt.conn) {
+            self.stats.bypass_packets += 1;
+            self.bypass.enqueue(now, pkt);
+            return;
+        }
+        self.advance(now);
+        self.est.arrive(pkt.wire_bytes as u64);
+        self.paced_bytes += pkt.wire_bytes as u64;
+        self.paced.push_back((now, pkt));
+    }
+
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        if let Some(p) = self.bypass.dequeue(now) {
+            return Some(p);
+        }
+        if self.paced.is_empty() {
+            return None;
+        }
+        self.advance(now);
+        if self.head_ready_at(now) != Some(now) {
+            return None;
+        }
+        let (at, pkt) = self.paced.pop_front().expect("a head was ready");
+        let size = pkt.wire_bytes as u64;
+        self.bucket.tokens -= size as f64;
+        self.paced_bytes -= size;
+        self.stats.paced_packets += 1;
+        self.stats.paced_bytes += size;
+        self.stats.paced_wait_ps += (now - at).ps() as u128;
+        Some(pkt)
+    }
+
+    fn bytes(&self) -> u64 {
+        self.bypass.bytes() + self.paced_bytes
+    }
+
+    fn len(&self) -> usize {
+        self.bypass.len() + self.paced.len()
+    }
+
+    fn wake_at(&self, now: Time) -> Option<Time> {
+        if !self.bypass.is_empty() {
+            return self.bypass.wake_at(now);
+        }
+        if self.paced.is_empty() {
+            return None;
+        }
+        // A rate of zero covers nothing before the next update raises it.
+        let ready = self.head_ready_at(now).unwrap_or(Time::MAX);
+        Some(ready.min(self.est.next_update()).max(now))
+    }
+
+    fn observe_arrival(&mut self, now: Time, pkt: &Packet) {
+        self.observe(now, pkt);
+    }
+
+    fn pacer_stats(&self) -> Option<PacerStats> {
+        Some(self.stats)
+    }
+}
+
+#[cfg(test)]
+#[path = "pacer_tests.rs"]
+mod tests;

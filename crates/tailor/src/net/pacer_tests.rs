@@ -1,0 +1,143 @@
+//! The pacer on scripted inputs: eq. 4 step by step, association and its timeout on
+//! scripted ACKs, and paced output at the bucket's rate.
+
+use super::*;
+use crate::net::ids::ClassId;
+use crate::net::packet::Header;
+use crate::net::sched::Fifo;
+
+fn conn(i: u32) -> ConnId {
+    ConnId { slot: i, gen: 0 }
+}
+
+fn pkt(c: u32, bytes: u32) -> Packet {
+    Packet::scripted(conn(c), ClassId::new(0), bytes, Header::default())
+}
+
+fn echo(c: u32) -> Packet {
+    let mut p = pkt(c, 64);
+    p.flags.insert(Flags::ECHO);
+    p
+}
+
+fn pacer(spec: PacerSpec) -> Pacer {
+    Pacer::new(spec, Rate::from_gbps(1), Box::new(Fifo::default()), crate::sim::rng::stream(1, "test"))
+}
+
+const ALWAYS: PacerSpec = PacerSpec { p_assoc: 1.0, ..PacerSpec::TESTBED };
+
+/// Eq. 4 by hand: three packets enter the bucket at t = 0 and stay (nothing dequeues),
+/// so M_r = 4,500 B in the first interval and 0 after, and Q_tb = 4,500 B throughout.
+#[test]
+fn the_rate_follows_equation_4_on_a_scripted_input() {
+    let mut p = pacer(ALWAYS);
+    p.observe(Time::ZERO, &echo(1));
+    for _ in 0..3 {
+        p.enqueue(Time::ZERO, pkt(1, 1_500));
+    }
+    let s = ALWAYS;
+    let tr = s.interval.as_secs_f64();
+    let mut r = 1e9 / 8.0;
+    let mut m = 4_500.0;
+    for k in 1..=5u64 {
+        p.advance(Time::from_ps(s.interval.ps() * k));
+        r = ((1.0 - s.eta) * r + s.eta * m / tr + s.beta * 4_500.0).min(1e9 / 8.0);
+        m = 0.0;
+        assert!((p.est.rate - r).abs() < 1e-6 * r, "update {k}: {} vs {r}", p.est.rate);
+    }
+    // Many intervals later (the closed form): R → β·Q/η.
+    p.advance(Time::from_ms(50));
+    let fixed = s.beta * 4_500.0 / s.eta;
+    assert!((p.est.rate - fixed).abs() < 1e-3 * fixed, "{} vs {fixed}", p.est.rate);
+}
+
+/// The closed form across a long quiet stretch equals the updates one by one.
+#[test]
+fn skipping_idle_updates_matches_stepping_them() {
+    let mut fast = pacer(ALWAYS);
+    let mut slow = pacer(ALWAYS);
+    for p in [&mut fast, &mut slow] {
+        p.observe(Time::ZERO, &echo(1));
+        p.enqueue(Time::ZERO, pkt(1, 1_500));
+    }
+    let end = Time::from_us(64 * 1_000 + 10);
+    fast.advance(end);
+    for k in 1..=1_000u64 {
+        slow.advance(Time::from_us(64 * k));
+    }
+    slow.advance(end);
+    assert!((fast.est.rate - slow.est.rate).abs() < 1e-6 * slow.est.rate, "{} vs {}", fast.est.rate, slow.est.rate);
+    assert_eq!(fast.est.next_update(), slow.est.next_update());
+}
+
+#[test]
+fn only_ecn_echo_associates_and_an_idle_flow_is_forgotten_after_t_i() {
+    let mut p = pacer(ALWAYS);
+    p.observe(Time::ZERO, &pkt(1, 64)); // a plain ACK
+    p.enqueue(Time::ZERO, pkt(1, 1_500));
+    assert_eq!((p.stats.bypass_packets, p.paced.len()), (1, 0), "not associated without ECE");
+    p.observe(Time::ZERO, &echo(1));
+    p.enqueue(Time::from_ms(1), pkt(1, 1_500));
+    assert_eq!(p.paced.len(), 1, "associated by an ECN-Echo ACK");
+    // A packet 9 ms later keeps it (T_i = 10 ms since the last one) ...
+    p.enqueue(Time::from_ms(10), pkt(1, 1_500));
+    assert_eq!(p.paced.len(), 2);
+    // ... and 10.001 ms of silence ends it.
+    p.enqueue(Time::from_ms(20) + Time::from_us(1), pkt(1, 1_500));
+    assert_eq!(p.paced.len(), 2);
+    assert_eq!(p.stats.bypass_packets, 2);
+}
+
+#[test]
+fn a_full_table_associates_no_new_flow_until_an_entry_expires() {
+    let mut p = pacer(PacerSpec { table: 2, ..ALWAYS });
+    for c in 1..=3 {
+        p.observe(Time::ZERO, &echo(c));
+    }
+    assert_eq!(p.stats.associations, 2);
+    p.observe(Time::from_ms(11), &echo(3));
+    assert_eq!(p.stats.associations, 3, "the two idle entries expired");
+}
+
+/// p_a = 1/8: about one flow in eight is associated by its first ECN-Echo ACK.
+#[test]
+fn association_is_sampled_with_probability_p_a() {
+    let mut p = pacer(PacerSpec { table: 1 << 20, ..PacerSpec::TESTBED });
+    let n = 8_000;
+    for c in 0..n {
+        p.observe(Time::ZERO, &echo(c));
+    }
+    let share = p.stats.associations as f64 / n as f64;
+    assert!((share - 0.125).abs() < 0.02, "{share}");
+}
+
+/// A paced backlog leaves at the bucket's rate: with β = 0 and η = 0 the rate stays at
+/// its start, so a 3 KB bucket lets two packets out at once and spaces the rest by
+/// 1,500 B at that rate.
+#[test]
+fn paced_packets_leave_at_the_bucket_rate_after_the_depth() {
+    let spec = PacerSpec { eta: 0.0, beta: 0.0, ..ALWAYS };
+    let mut p = Pacer::new(spec, Rate::from_bps(100_000_000), Box::new(Fifo::default()), crate::sim::rng::stream(1, "t"));
+    p.observe(Time::ZERO, &echo(1));
+    for _ in 0..6 {
+        p.enqueue(Time::ZERO, pkt(1, 1_500));
+    }
+    let mut now = Time::ZERO;
+    let mut sent = Vec::new();
+    while sent.len() < 6 {
+        match p.dequeue(now) {
+            Some(_) => sent.push(now),
+            None => now = p.wake_at(now).expect("a wake-up while packets wait"),
+        }
+    }
+    // 100 Mbps = 12.5 MB/s: 1,500 B every 120 µs after the two the bucket held.
+    assert_eq!(sent[0], Time::ZERO);
+    assert_eq!(sent[1], Time::ZERO);
+    for w in sent[1..].windows(2) {
+        let gap = (w[1] - w[0]).ps() as f64 / 1e6;
+        assert!((gap - 120.0).abs() < 0.01, "gap {gap} us");
+    }
+    // A bypassing packet is not held behind the bucket.
+    p.enqueue(now, pkt(2, 1_500));
+    assert!(p.dequeue(now).is_some());
+}
