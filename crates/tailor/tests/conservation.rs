@@ -79,3 +79,25 @@ fn conservation_and_loss_recovery_to_the_end() {
     check_ledgers(&sim);
     assert_eq!(sim.ledger().in_flight, (0, 0));
 }
+
+/// HULL's stages on (a phantom queue at every switch port, a pacer and interrupt
+/// coalescing at every host, DCTCP): the ledgers still balance, stopped mid-run with
+/// packets held in pacers' buckets and coalescing batches, and at the end.
+#[test]
+fn conservation_with_phantom_queues_pacers_and_coalescing() {
+    let hull = SCENARIO
+        .replace("[switch]\n", "[switch]\nphantom = { drain = 0.9, threshold = \"3KB\" }\n")
+        .replace("kind = \"tcp\"", "kind = \"dctcp\"")
+        .replace("[transport]", "[host]\npacer = \"ns2\"\nrx_frames = 8\nrx_usecs = \"20us\"\n[transport]");
+    let dir = tempfile::tempdir().unwrap();
+    let stopped = common::scenario(&format!("[run]\nstop = \"20ms\"\n{hull}"), dir.path());
+    let (sim, _) = common::run(&stopped, 3);
+    let pacer = sim.report().network.pacer.expect("pacers");
+    assert!(pacer.paced_packets > 0, "the pacers paced: {pacer:?}");
+    check_ledgers(&sim);
+    let sc = common::scenario(&hull, dir.path());
+    let (sim, recs) = common::run(&sc, 3);
+    assert_eq!(recs.len(), 800, "every message completes");
+    check_ledgers(&sim);
+    assert_eq!(sim.ledger().in_flight, (0, 0));
+}

@@ -71,3 +71,54 @@ fn the_pacer_associates_marked_flows_and_paces_them() {
     assert!(pacer.paced_bytes as f64 > 0.9 * pq.sent_bytes as f64, "most data is paced once associated: {pacer:?}");
     assert!(pq.utilization < 0.9 && pq.utilization > 0.75, "{}", pq.utilization);
 }
+
+/// The ACK ratio (bytes acknowledged per ACK) of one long TCP flow between two hosts at
+/// 10 Gbps with receive interrupt coalescing at `rx_frames` (§4.1, Table 2).
+fn ack_ratio(rx_frames: u32) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,50000000,0\n";
+    std::fs::write(dir.path().join("one.csv"), trace).unwrap();
+    let text = format!(
+        r#"
+[topology]
+kind = "star"
+hosts = 2
+link = {{ rate = "10Gbps", delay = "2us" }}
+[host]
+rx_frames = {rx_frames}
+rx_usecs = "100us"
+[transport]
+kind = "tcp"
+init_cwnd = 10
+delayed_ack = true
+[[class]]
+name = "one"
+trace = "one.csv"
+"#
+    );
+    let sc = common::scenario(&text, dir.path());
+    let (sim, recs) = common::run(&sc, 1);
+    assert_eq!(recs.len(), 1, "the flow completes");
+    let c = sim.report().transport_counters;
+    c.get("acked_bytes").unwrap() as f64 / c.get("acks").unwrap() as f64
+}
+
+/// Table 2: the ACK ratio grows with rx-frames (11.4 KB at 2, 12.2 KB at 8, 16.5 KB at 32,
+/// 64 KB at 128 on the paper's 10 Gbps NICs), because a batch handed up at once is
+/// acknowledged by one ACK of up to 64 KB (GRO).
+#[test]
+fn interrupt_coalescing_raises_the_ack_ratio_with_rx_frames() {
+    let ratios: Vec<(u32, f64)> = [1, 2, 8, 32, 128].iter().map(|&f| (f, ack_ratio(f))).collect();
+    eprintln!("ACK ratio by rx_frames: {ratios:?}");
+    let mss = 1448.0;
+    // One frame per interrupt: delayed ACKs, one ACK every two segments.
+    assert!((ratios[0].1 - 2.0 * mss).abs() < 0.1 * mss, "{ratios:?}");
+    // Two frames per interrupt are what delayed ACKs acknowledge anyway.
+    assert!((ratios[1].1 - ratios[0].1).abs() < 1.0, "{ratios:?}");
+    for w in ratios[1..].windows(2) {
+        assert!(w[1].1 > w[0].1, "the ratio grows with rx_frames: {ratios:?}");
+    }
+    // 8 frames: one ACK per batch of 8 segments; 128 frames: GRO's 64 KB ceiling.
+    assert!((ratios[2].1 - 8.0 * mss).abs() < 0.15 * 8.0 * mss, "{ratios:?}");
+    assert!(ratios[4].1 > 50_000.0 && ratios[4].1 <= 65_536.0, "{ratios:?}");
+}

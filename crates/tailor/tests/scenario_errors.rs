@@ -124,6 +124,9 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("[transport]", "[host]\npacer = { bucket = \"10B\" }\n[transport]", "host.pacer.bucket", "is below 64B"),
     ("[transport]", "[host]\npacer = { interval = \"0us\" }\n[transport]", "host.pacer.interval", "is zero"),
     ("[transport]", "[host]\npacer = { p_a = 0.5 }\n[transport]", "host.pacer.p_a", "accepted keys here: beta, bucket, eta, idle, interval, p_assoc, preset, table"),
+    ("[transport]", "[host]\nrx_frames = 8\n[transport]", "host.rx_usecs", "missing; rx_frames needs the interrupt's timeout"),
+    ("[transport]", "[host]\nrx_usecs = \"50us\"\n[transport]", "host.rx_frames", "missing; rx_usecs needs the frames per interrupt"),
+    ("[transport]", "[host]\nrx_frames = 0\nrx_usecs = \"50us\"\n[transport]", "host.rx_frames", "0 is out of range; accepted: 1 to 65536"),
 ];
 
 #[test]

@@ -102,15 +102,14 @@ impl Simulation {
             self.offer(nic, pkt);
             return;
         }
-        let at = nic::release(&mut h.tx_stages, self.now, h.tx_pipe.back().map(|e| e.0), &pkt);
-        if at == self.now && h.tx_pipe.is_empty() {
+        let r = nic::release(&mut h.tx_stages, self.now, h.tx_pipe.back().map(|e| e.0), &pkt);
+        if r.at == self.now && h.tx_pipe.is_empty() {
             let nic = h.nic;
             self.offer(nic, pkt);
             return;
         }
-        h.tx_pipe.push_back((at, pkt));
-        if h.tx_pipe.len() == 1 {
-            self.events.push(at, Event::HostTx(host));
+        if let Some(head) = nic::enter(&mut h.tx_pipe, r, pkt) {
+            self.events.push(head, Event::HostTx(host));
         }
     }
 
@@ -126,9 +125,14 @@ impl Simulation {
         }
     }
 
+    /// The head of a host's transmit stages reaches its NIC queue. An event whose packet
+    /// a closed batch moved earlier finds nothing due and is ignored.
     pub(super) fn host_tx(&mut self, host: HostId) {
         let h = &mut self.net.hosts[host.index()];
-        let (_, pkt) = h.tx_pipe.pop_front().expect("a host-tx event has a packet");
+        if h.tx_pipe.front().is_none_or(|e| e.0 > self.now) {
+            return;
+        }
+        let (_, pkt) = h.tx_pipe.pop_front().expect("a due packet");
         if let Some(&(next, _)) = h.tx_pipe.front() {
             self.events.push(next, Event::HostTx(host));
         }
@@ -147,25 +151,58 @@ impl Simulation {
         if h.rx_stages.is_empty() {
             return self.deliver(host, pkt);
         }
-        let at = nic::release(&mut h.rx_stages, self.now, h.rx_pipe.back().map(|e| e.0), &pkt);
-        h.rx_pipe.push_back((at, pkt));
-        if h.rx_pipe.len() == 1 {
-            self.events.push(at, Event::HostRx(host));
+        let r = nic::release(&mut h.rx_stages, self.now, h.rx_pipe.back().map(|e| e.0), &pkt);
+        if let Some(head) = nic::enter(&mut h.rx_pipe, r, pkt) {
+            self.events.push(head, Event::HostRx(host));
         }
         Ok(())
     }
 
+    /// The packets of a host's receive stages that are due reach their endpoints, all of
+    /// them before any endpoint is polled (a batch is processed as one softirq: its ACKs
+    /// leave together). An event whose packets a closed batch already delivered finds
+    /// nothing due and is ignored.
     pub(super) fn host_rx(&mut self, host: HostId) -> Result<(), RunError> {
-        let h = &mut self.net.hosts[host.index()];
-        let (_, pkt) = h.rx_pipe.pop_front().expect("a host-rx event has a packet");
-        if let Some(&(next, _)) = h.rx_pipe.front() {
-            self.events.push(next, Event::HostRx(host));
+        let mut touched: Vec<EndpointId> = Vec::new();
+        let mut popped = false;
+        loop {
+            let h = &mut self.net.hosts[host.index()];
+            match h.rx_pipe.front() {
+                Some(&(t, _)) if t <= self.now => {}
+                Some(&(t, _)) => {
+                    // The new head's event (a stale event leaves the pending one alone).
+                    if popped {
+                        self.events.push(t, Event::HostRx(host));
+                    }
+                    break;
+                }
+                None => break,
+            }
+            let (_, pkt) = h.rx_pipe.pop_front().expect("a due packet");
+            popped = true;
+            if let Some(e) = self.hand(host, pkt) {
+                if !touched.contains(&e) {
+                    touched.push(e);
+                }
+            }
         }
-        self.deliver(host, pkt)
+        for e in touched {
+            self.after_input(e)?;
+        }
+        Ok(())
     }
 
     /// A packet reaches its endpoint (or is stale: its message is finished).
     fn deliver(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
+        match self.hand(host, pkt) {
+            Some(e) => self.after_input(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Hands a packet to its endpoint without polling it: the endpoint it reached, or
+    /// None if the packet is stale.
+    fn hand(&mut self, host: HostId, pkt: Packet) -> Option<EndpointId> {
         let now = self.now;
         let stats = &mut self.net.hosts[host.index()].stats;
         stats.recv_packets += 1;
@@ -176,12 +213,12 @@ impl Simulation {
         }
         let Some(flow) = self.flows.get(pkt.conn) else {
             self.net.hosts[host.index()].stats.stale_packets += 1;
-            return Ok(());
+            return None;
         };
         let (msg, t) = (flow.message(pkt.conn), flow.transport);
         self.tally.delivered_bytes += pkt.payload() as u64;
         let e = self.endpoint_id(host, t);
         self.endpoint(e).on_packet(now, &msg, &pkt, int.as_ref());
-        self.after_input(e)
+        Some(e)
     }
 }

@@ -276,11 +276,13 @@ impl Pacer {
         if need <= 0.0 {
             return Some(now);
         }
-        if self.est.rate <= 0.0 {
+        // A rate decayed near zero (a long idle stretch) covers nothing before the next
+        // update raises it: no time is computed that would overflow.
+        let ps = need / self.est.rate * 1e12;
+        if !(ps < 1e15) {
             return None;
         }
-        let ps = (need / self.est.rate * 1e12).ceil() as u64;
-        Some(now + Time::from_ps(ps.max(1)))
+        Some(now + Time::from_ps((ps.ceil() as u64).max(1)))
     }
 }
 
@@ -335,7 +337,8 @@ impl Scheduler for Pacer {
         }
         // A rate of zero covers nothing before the next update raises it.
         let ready = self.head_ready_at(now).unwrap_or(Time::MAX);
-        Some(ready.min(self.est.next_update()).max(now))
+        // Never `now`: dequeue has just found the head not ready at `now`.
+        Some(ready.min(self.est.next_update()).max(now + Time::from_ps(1)))
     }
 
     fn observe_arrival(&mut self, now: Time, pkt: &Packet) {

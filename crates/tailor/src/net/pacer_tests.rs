@@ -141,3 +141,34 @@ fn paced_packets_leave_at_the_bucket_rate_after_the_depth() {
     p.enqueue(now, pkt(2, 1_500));
     assert!(p.dequeue(now).is_some());
 }
+
+/// After a long idle stretch the rate has decayed to almost nothing: a packet that then
+/// arrives waits for the next update (β·Q raises the rate), never for a time that would
+/// overflow, and leaves.
+#[test]
+fn a_packet_after_a_long_idle_stretch_waits_for_the_next_update_and_leaves() {
+    let mut p = pacer(ALWAYS);
+    p.observe(Time::ZERO, &echo(1));
+    p.enqueue(Time::ZERO, pkt(1, 1_500));
+    assert!(p.dequeue(Time::ZERO).is_some());
+    // Ten seconds idle: R = (1 − η)^156250 × line ≈ 0.
+    let t = Time::from_ms(10_000);
+    p.enqueue(t, pkt(1, 1_500));
+    p.enqueue(t, pkt(1, 1_500));
+    p.enqueue(t, pkt(1, 1_500));
+    let mut now = t;
+    let mut out = 0;
+    for _ in 0..10_000 {
+        if p.dequeue(now).is_some() {
+            out += 1;
+            if out == 3 {
+                break;
+            }
+            continue;
+        }
+        let next = p.wake_at(now).expect("a wake-up while packets wait");
+        assert!(next > now && next <= now + ALWAYS.interval, "woken by the next update at the latest");
+        now = next;
+    }
+    assert_eq!(out, 3, "the backlog drains once β·Q has raised the rate");
+}

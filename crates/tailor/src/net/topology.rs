@@ -157,6 +157,9 @@ pub struct NetSpec {
     pub nic_ecn_threshold: Option<u64>,
     /// HULL's pacer at every host's NIC, in front of its queue (`net::pacer`).
     pub pacer: Option<PacerSpec>,
+    /// Receive interrupt coalescing at every host (`net::nic::Coalescing`): frames per
+    /// interrupt and the timeout after a batch's first frame.
+    pub coalescing: Option<(u32, Time)>,
     /// What switch ports do with a packet their buffer cannot take.
     pub overflow: Overflow,
     /// The phantom queue of switch ports of the listed roles (links may override); a
@@ -390,7 +393,10 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
                         Vec::new()
                     },
                     tx_pipe: VecDeque::new(),
-                    rx_stages: Vec::new(),
+                    rx_stages: match spec.coalescing {
+                        Some((frames, timeout)) => vec![Box::new(super::nic::Coalescing::new(frames, timeout)) as Box<dyn super::nic::NicStage>],
+                        None => Vec::new(),
+                    },
                     rx_pipe: VecDeque::new(),
                     watches_arrivals: false,
                     stats: HostStats::default(),
@@ -493,6 +499,7 @@ pub(crate) mod tests {
             nic_depth: None,
             nic_ecn_threshold: None,
             pacer: None,
+            coalescing: None,
             overflow: Overflow::Drop,
             phantom: None,
             paths: PathChoice::Ecmp,

@@ -194,6 +194,9 @@ fn packet_only(sc: &Scenario) -> Result<(), ScenarioError> {
     if sc.net.pacer.is_some() {
         return Err(error(sc, "host.pacer", "the model has no packets to pace (its senders are fluid rates); accepted: --engine packet, or no pacer"));
     }
+    if sc.net.coalescing.is_some() {
+        return Err(error(sc, "host.rx_frames", "the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"));
+    }
     for (key, spec) in sc.net.shape.links() {
         if matches!(spec.phantom, crate::net::topology::LinkPhantom::Set(_)) {
             return Err(error(sc, format!("topology.{key}.phantom"), why));

@@ -246,10 +246,12 @@ pub struct HostPart {
     pub nic_depth: Option<u32>,
     pub ecn_threshold: Option<u64>,
     pub pacer: Option<PacerSpec>,
+    /// Receive interrupt coalescing: frames per interrupt and the timeout.
+    pub coalescing: Option<(u32, Time)>,
 }
 
 pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
-    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None, pacer: None };
+    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None, pacer: None, coalescing: None };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
     part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
@@ -265,6 +267,14 @@ pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
     part.nic_depth = t.int("nic_depth", 0, 1 << 20)?.map(|n| n as u32);
     part.ecn_threshold = t.size("ecn_threshold")?;
     part.pacer = pacer(&mut t)?;
+    let frames = t.int("rx_frames", 1, 1 << 16)?;
+    let usecs = t.time("rx_usecs")?;
+    part.coalescing = match (frames, usecs) {
+        (None, None) => None,
+        (Some(f), Some(u)) => Some((f as u32, u)),
+        (Some(_), None) => return Err(t.error("rx_usecs", "missing; rx_frames needs the interrupt's timeout; accepted: a time such as \"100us\" (ethtool's rx-usecs)")),
+        (None, Some(_)) => return Err(t.error("rx_frames", "missing; rx_usecs needs the frames per interrupt; accepted: an integer from 1 to 65536 (ethtool's rx-frames; 1: an interrupt per frame)")),
+    };
     t.finish()?;
     Ok(part)
 }
@@ -321,6 +331,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         nic_depth: h.nic_depth,
         nic_ecn_threshold: h.ecn_threshold,
         pacer: h.pacer,
+        coalescing: h.coalescing,
         overflow: sw.overflow,
         phantom: sw.phantom,
         paths,

@@ -256,6 +256,8 @@ impl Endpoint for TcpEndpoint {
         out.add("timeouts", s.timeouts);
         out.add("fast_recoveries", s.fast_recoveries);
         out.add("ecn_cuts", s.ecn_cuts);
+        out.add("acks", s.acks);
+        out.add("acked_bytes", s.acked_bytes);
     }
 }
 
@@ -289,4 +291,6 @@ fn add_stats(total: &mut SenderStats, s: SenderStats) {
     total.timeouts += s.timeouts;
     total.fast_recoveries += s.fast_recoveries;
     total.ecn_cuts += s.ecn_cuts;
+    total.acks += s.acks;
+    total.acked_bytes += s.acked_bytes;
 }

@@ -7,6 +7,14 @@
 //! flushes an ACK for the segments received before it with the old state (RFC 8257
 //! §3.2), so the sender sees exactly which bytes were marked. INT (HPCC): each ACK
 //! echoes the INT stack of the latest data segment received, as HPCC's receiver does.
+//!
+//! GRO: segments handed up together (a batch of receive interrupt coalescing,
+//! `net::nic::Coalescing`) are merged into one large segment by Linux's generic receive
+//! offload before TCP sees them, so a batch of in-order data is acknowledged by one ACK.
+//! Here an in-order ACK queued at the same instant as the ACK before it, with the same
+//! ECE, replaces it, up to 64 KB acknowledged by one ACK (GRO's largest segment). This
+//! is what makes HULL's Table 2 ACK ratio grow with `rx-frames`. ACKs queued at
+//! different instants, duplicate ACKs, and ACKs across a hole are never merged.
 
 use super::Config;
 use crate::net::int::Stack;
@@ -14,6 +22,9 @@ use crate::net::packet::Ecn;
 use crate::sim::Time;
 use super::segment::{Out, Segment};
 use std::collections::VecDeque;
+
+/// The most bytes one merged ACK acknowledges (GRO's largest segment, 64 KB).
+const GRO_MAX: u64 = 65_536;
 
 pub struct Receiver {
     cfg: Config,
@@ -29,6 +40,13 @@ pub struct Receiver {
     /// The INT stack of the latest data segment, echoed by the next ACK.
     int_echo: Option<Stack>,
     delack_at: Option<Time>,
+    /// The ACK number the queued tail ACK started from, and when it was queued (GRO).
+    tail_from: u64,
+    tail_at: Time,
+    /// The ACK number of the latest ACK queued.
+    last_ack: u64,
+    /// The time of the latest input (what `push_ack` compares `tail_at` with).
+    now: Time,
     /// When the last byte of the message arrived.
     pub completed_at: Option<Time>,
 }
@@ -46,6 +64,10 @@ impl Receiver {
             ts_echo: Time::ZERO,
             int_echo: None,
             delack_at: None,
+            tail_from: 0,
+            tail_at: Time::MAX,
+            last_ack: 0,
+            now: Time::ZERO,
             completed_at: None,
         }
     }
@@ -77,6 +99,7 @@ impl Receiver {
     }
 
     fn on_data(&mut self, now: Time, seq: u64, len: u64, ts: Time, ce: bool) {
+        self.now = now;
         let dctcp = self.cfg.ecn_capable();
         if dctcp && ce != self.ce_state && self.unacked > 0 {
             self.push_ack(self.ce_state);
@@ -140,9 +163,28 @@ impl Receiver {
 
     fn push_ack(&mut self, ece: bool) {
         let seg = Segment::Ack { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo };
-        self.out.push_back(Out { seg, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo });
+        let out = Out { seg, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo };
         self.unacked = 0;
         self.delack_at = None;
+        if self.merges_into_tail(ece) {
+            *self.out.back_mut().expect("a tail to merge into") = out;
+        } else {
+            self.tail_from = self.last_ack;
+            self.tail_at = self.now;
+            self.out.push_back(out);
+        }
+        self.last_ack = self.rcv_nxt;
+    }
+
+    /// Whether a new ACK replaces the queued tail ACK (GRO; see the module doc).
+    fn merges_into_tail(&self, ece: bool) -> bool {
+        let Some(Out { seg: Segment::Ack { ack, ece: tail_ece, .. }, .. }) = self.out.back() else { return false };
+        self.tail_at == self.now
+            && *tail_ece == ece
+            && *ack > self.tail_from
+            && self.rcv_nxt > *ack
+            && self.above.is_empty()
+            && self.rcv_nxt - self.tail_from <= GRO_MAX
     }
 
     pub fn poll_transmit(&mut self) -> Option<Out> {
@@ -154,6 +196,7 @@ impl Receiver {
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
+        self.now = now;
         if self.delack_at.is_some_and(|t| t <= now) {
             self.push_ack(self.ce_state);
         }

@@ -39,6 +39,10 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_cuts: u64,
+    /// ACKs received and the bytes they newly acknowledged (their ratio is HULL's
+    /// Table 2 "ACK ratio").
+    pub acks: u64,
+    pub acked_bytes: u64,
 }
 
 pub struct Sender {
@@ -228,6 +232,7 @@ impl Sender {
         match *seg {
             Segment::SynAck { ts_echo } => self.on_syn_ack(now, ts_echo),
             Segment::Ack { ack, ece, ts_echo } => {
+                self.stats.acks += 1;
                 if let (Some(h), Some(int), false) = (self.hpcc.as_mut(), int, self.completed) {
                     h.on_ack(ack, self.snd_nxt, int);
                 }
@@ -264,6 +269,7 @@ impl Sender {
         }
         self.rtt.sample(now - ts_echo);
         let newly = ack - self.snd_una;
+        self.stats.acked_bytes += newly;
         let segs = newly / self.mss();
         let snd_nxt_before = self.snd_nxt;
         self.snd_una = ack;
