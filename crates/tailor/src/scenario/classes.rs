@@ -197,14 +197,15 @@ fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
 }
 
 fn arrival(t: &mut Table) -> Result<Arrival, ScenarioError> {
-    let kind = t.choice("arrival", &["poisson", "lognormal"])?;
+    let kind = t.choice("arrival", &["poisson", "lognormal", "periodic"])?;
     let sigma = t.float("sigma", 0.01, 10.0)?;
     match (kind.as_deref(), sigma) {
         (Some("lognormal"), Some(s)) => Ok(Arrival::LogNormal { sigma: s }),
         (Some("lognormal"), None) => Err(t.error("sigma", "missing; arrival = \"lognormal\" needs sigma; accepted: a number from 0.01 to 10 (e.g. 2.0)")),
         (_, Some(_)) => Err(t.error("sigma", "is only used with arrival = \"lognormal\"; accepted: no sigma with this arrival")),
         (Some("poisson"), None) => Ok(Arrival::Poisson),
-        _ => Err(t.error("arrival", "missing; accepted: \"poisson\", \"lognormal\"")),
+        (Some("periodic"), None) => Ok(Arrival::Periodic),
+        _ => Err(t.error("arrival", "missing; accepted: \"poisson\", \"lognormal\", \"periodic\"")),
     }
 }
 

@@ -8,6 +8,7 @@
 //!   mean gap is preserved (the ns-3 anchor's `--arrival lognormal`, σ = 2 there; SWP's
 //!   bursty arrivals). With large σ the mean is carried by rare long gaps, which is why
 //!   `GenSpec::exact_load` exists (ns-3 anchor README, caveat 1).
+//! - **Periodic**: every gap is the mean (HULL's latency probe: a ping every 1 ms, §5.2).
 
 use rand::Rng;
 use rand_distr::{Exp1, StandardNormal};
@@ -19,6 +20,7 @@ use crate::sim::rng::Stream;
 pub enum Arrival {
     Poisson,
     LogNormal { sigma: f64 },
+    Periodic,
 }
 
 impl Arrival {
@@ -47,6 +49,7 @@ pub struct Gaps {
 
 #[derive(Copy, Clone, Debug)]
 enum Kind {
+    Fixed { gap: f64 },
     Exp { mean: f64 },
     LogNormal { mu: f64, sigma: f64 },
 }
@@ -60,6 +63,7 @@ impl Gaps {
         }
         let kind = match arrival {
             Arrival::Poisson => Kind::Exp { mean: mean_ns },
+            Arrival::Periodic => Kind::Fixed { gap: mean_ns },
             Arrival::LogNormal { sigma } => Kind::LogNormal {
                 mu: mean_ns.ln() - sigma * sigma / 2.0,
                 sigma,
@@ -71,6 +75,7 @@ impl Gaps {
     /// The next gap in nanoseconds (> 0 up to floating-point underflow).
     pub fn next_ns(&mut self) -> f64 {
         match self.kind {
+            Kind::Fixed { gap } => gap,
             Kind::Exp { mean } => mean * self.rng.sample::<f64, _>(Exp1),
             Kind::LogNormal { mu, sigma } => {
                 (mu + sigma * self.rng.sample::<f64, _>(StandardNormal)).exp()
@@ -120,6 +125,12 @@ mod tests {
                 "mu {mu}"
             );
         }
+    }
+
+    #[test]
+    fn periodic_gaps_are_the_mean() {
+        let v = draws(Arrival::Periodic, 1e6, "test/periodic");
+        assert!(v.iter().all(|&g| g == 1e6));
     }
 
     #[test]

@@ -57,14 +57,14 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const COMMON_KEYS: [&str; 13] = [
+const COMMON_KEYS: [&str; 14] = [
     "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
-    "initial_rto", "clock_granularity", "handshake", "dupack_threshold",
+    "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
 ];
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
-pub const DCTCP_KEYS: [&str; 15] = [
+pub const DCTCP_KEYS: [&str; 16] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
-    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold",
+    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
 ];
 const HPCC_KEYS: [&str; 15] = [
     "kind", "mss", "header", "int_header", "init_cwnd", "w_ai", "eta", "max_stage", "delayed_ack",
@@ -111,6 +111,11 @@ pub struct Config {
     /// (loss is recovered by the RTO alone, as PIAS's and pFabric's ns-2 runs over
     /// per-packet spraying do, where reordering would fake losses).
     pub dupack_threshold: Option<u32>,
+    /// Segmentation offload (HULL §2.3, §4.1): the stack hands the NIC sends of up to
+    /// this many bytes, which the NIC cuts into back-to-back segments, and defers a send
+    /// too small to be worth one as Linux's TSO does (`sender`'s `lso_defers`). None:
+    /// segments leave one by one as the window opens.
+    pub lso: Option<u64>,
 }
 
 impl Config {

@@ -61,6 +61,8 @@ pub struct Sender {
     next_send_at: Time,
     dupacks: u32,
     retransmit_due: bool,
+    /// Segments left in the current send (segmentation offload: `Config::lso`).
+    send_left: u64,
     rtt: RttEstimator,
     rto_at: Option<Time>,
     backoff: u32,
@@ -95,6 +97,7 @@ impl Sender {
             next_send_at: Time::ZERO,
             dupacks: 0,
             retransmit_due: false,
+            send_left: 0,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.rto_granularity),
             rto_at: None,
             backoff: 0,
@@ -168,6 +171,16 @@ impl Sender {
         if !self.window_allows(len) {
             return None;
         }
+        if let Some(lso) = self.cfg.lso {
+            if self.send_left == 0 {
+                if self.lso_defers(lso) {
+                    return None;
+                }
+                // A send of whole segments (a 64 KB send carries 45 of 1,448 B), at least one.
+                self.send_left = (self.cwnd.saturating_sub(self.in_flight()).min(lso) / self.mss()).max(1);
+            }
+            self.send_left -= 1;
+        }
         let t = self.segment(now, self.snd_nxt);
         self.snd_nxt += len;
         self.high_tx = self.high_tx.max(self.snd_nxt);
@@ -178,6 +191,20 @@ impl Sender {
             self.arm_rto(now);
         }
         Some(t)
+    }
+
+    /// Linux's TSO deferral (`tcp_tso_should_defer`): with data in flight and the window
+    /// open by less than a full send, less than the data left, and less than a third of
+    /// the window (`tcp_tso_win_divisor` = 3), wait for more ACKs rather than send a small
+    /// burst. Only in the open state, as Linux defers only there; an ACK always comes,
+    /// since data is in flight, so no timer is needed.
+    fn lso_defers(&self, lso: u64) -> bool {
+        let limit = self.cwnd.saturating_sub(self.in_flight());
+        matches!(self.state, State::Open)
+            && self.in_flight() > 0
+            && limit < lso
+            && limit < self.size - self.snd_nxt
+            && limit < self.cwnd / 3
     }
 
     /// Whole segments only, unless this is the message's tail (ns-3 / Linux SWS rule).

@@ -57,7 +57,13 @@ fn window_tcp(t: &mut Table, net: &NetSpec, dctcp: bool) -> Result<TransportConf
     };
     let init_cwnd = segments(t, "init_cwnd", bdp_segs)?.unwrap_or(10);
     let max_cwnd = segments(t, "max_cwnd", bdp_segs)?;
-    let cfg = reliability(t, flavor, mss, header, init_cwnd, max_cwnd, prr)?;
+    let mut cfg = reliability(t, flavor, mss, header, init_cwnd, max_cwnd, prr)?;
+    cfg.lso = t.size("lso")?;
+    if let Some(l) = cfg.lso {
+        if l < mss || l > 1 << 20 {
+            return Err(t.error("lso", format!("is out of range; accepted: from one segment (\"{mss}B\") to \"1MiB\" (Linux's is \"64KB\")")));
+        }
+    }
     if cfg.max_cwnd.is_some_and(|m| m < cfg.init_cwnd) {
         return Err(t.error("max_cwnd", format!("is below init_cwnd ({}); accepted: {} segments or more", cfg.init_cwnd, cfg.init_cwnd)));
     }
@@ -101,6 +107,7 @@ fn reliability(
         handshake: t.boolean("handshake")?.unwrap_or(false),
         prr,
         dupack_threshold,
+        lso: None,
     })
 }
 

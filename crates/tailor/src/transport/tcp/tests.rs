@@ -26,6 +26,7 @@ pub(super) fn cfg(flavor: Flavor) -> Config {
         handshake: false,
         prr: super::cc::PrrVariant::Rfc6937,
         dupack_threshold: Some(3),
+        lso: None,
     }
 }
 
@@ -291,4 +292,46 @@ fn receiver_reassembles_out_of_order_segments_with_duplicate_acks() {
     }
     assert_eq!(r.rcv_nxt(), 4 * MSS);
     assert_eq!(r.completed_at, Some(Time::ZERO));
+}
+
+/// Segmentation offload (HULL §4.1): a send is at most `lso` bytes (45,000 B here: 45
+/// segments of 1,000 B, as 64 KB carries 45 of 1,448 B) and leaves back to back; with the window full, ACKs that open it by less than a third of
+/// cwnd are held (TSO deferral) until a third has opened, which is then sent at once.
+#[test]
+fn lso_sends_bursts_of_at_most_64kb_and_defers_small_ones() {
+    let cfg = Config { init_cwnd: 90, max_cwnd: Some(90), lso: Some(45_000), ..cfg(Flavor::NewReno) };
+    let mut s = Sender::new(cfg, 10_000_000);
+    let burst = |s: &mut Sender, now: Time| {
+        let mut n = 0;
+        while s.poll_transmit(now).is_some() {
+            n += 1;
+        }
+        n
+    };
+    let t0 = Time::from_us(1);
+    assert_eq!(burst(&mut s, t0), 90, "two sends of 45 segments fill the window of 90");
+    let mut acked = 0u64;
+    let mut bursts = Vec::new();
+    for k in 1..=60u64 {
+        acked += MSS;
+        let now = t0 + Time::from_us(k);
+        s.handle_packet(now, &Segment::Ack { ack: acked, ece: false, ts_echo: t0 }, None);
+        bursts.push(burst(&mut s, now));
+    }
+    // 29 ACKs open 29 segments (< 30 = cwnd / 3): deferred; the 30th releases 30 at once.
+    assert!(bursts[..29].iter().all(|&b| b == 0), "{bursts:?}");
+    assert_eq!(bursts[29], 30, "{bursts:?}");
+    assert!(bursts[30..59].iter().all(|&b| b == 0) && bursts[59] == 30, "{bursts:?}");
+}
+
+/// Without LSO every ACK releases what it opened.
+#[test]
+fn without_lso_each_ack_releases_what_it_opens() {
+    let cfg = Config { init_cwnd: 90, max_cwnd: Some(90), ..cfg(Flavor::NewReno) };
+    let mut s = Sender::new(cfg, 10_000_000);
+    let t0 = Time::from_us(1);
+    while s.poll_transmit(t0).is_some() {}
+    s.handle_packet(t0 + Time::from_us(1), &Segment::Ack { ack: MSS, ece: false, ts_echo: t0 }, None);
+    assert!(s.poll_transmit(t0 + Time::from_us(1)).is_some());
+    assert!(s.poll_transmit(t0 + Time::from_us(1)).is_none());
 }
