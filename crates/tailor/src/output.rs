@@ -402,6 +402,7 @@ pub fn simulate_model(
         },
         transport_counters: crate::transport::Counters::default(),
         transport_settings: Default::default(),
+        probes: Vec::new(),
     };
     crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
     Ok(Summary { model: Some(info), queues, ..Summary::new(sc, seed, "model", started, report) })
@@ -444,6 +445,7 @@ pub fn simulate_oracle(
         },
         transport_counters: crate::transport::Counters::default(),
         transport_settings: Default::default(),
+        probes: Vec::new(),
     };
     crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
     let info = OracleInfo { packets: out.packets, preemptions: out.preemptions };
@@ -456,15 +458,25 @@ fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
     writeln!(
         w,
         "port,node,role,rate_bps,sent_packets,sent_bytes,drops,drop_bytes,ecn_marks,max_queue_bytes,mean_queue_bytes,utilization,\
-         arrival_mean_queue_bytes,arrival_max_queue_bytes"
+         arrival_mean_queue_bytes,arrival_max_queue_bytes,sojourn_packets,sojourn_mean_us,sojourn_p50_us,sojourn_p90_us,\
+         sojourn_p99_us,sojourn_p999_us,sojourn_max_us"
     )?;
     for r in rows {
-        writeln!(
+        write!(
             w,
             "{},{},{},{},{},{},{},{},{},{},{:.1},{:.6},{:.1},{}",
             r.port, r.node, r.role, r.rate_bps, r.sent_packets, r.sent_bytes, r.drops, r.drop_bytes, r.ecn_marks,
             r.max_queue_bytes, r.mean_queue_bytes, r.utilization, r.arrival_mean_queue_bytes, r.arrival_max_queue_bytes
         )?;
+        // Empty unless the port's waits were recorded (`[record] sojourn`).
+        match &r.sojourn {
+            Some(s) => writeln!(
+                w,
+                ",{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3}",
+                s.count, s.mean_us, s.p50_us, s.p90_us, s.p99_us, s.p999_us, s.max_us
+            )?,
+            None => writeln!(w, ",,,,,,,")?,
+        }
     }
     w.flush()?;
     Ok(())

@@ -122,3 +122,73 @@ fn interrupt_coalescing_raises_the_ack_ratio_with_rx_frames() {
     assert!((ratios[2].1 - 8.0 * mss).abs() < 0.15 * 8.0 * mss, "{ratios:?}");
     assert!(ratios[4].1 > 50_000.0 && ratios[4].1 <= 65_536.0, "{ratios:?}");
 }
+
+/// Switch latency as a measured quantity: every packet's wait at the bottleneck
+/// (`[record] sojourn`) and a periodic probe class's wait at each port it crosses.
+fn waits_run() -> tailor::engine::Simulation {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"
+[run]
+stop = "200ms"
+[topology]
+kind = "star"
+hosts = 33
+link = { rate = "10Gbps", delay = "1us" }
+[record]
+sojourn = "to_host"
+[transport]
+kind = "raw"
+[[class]]
+name = "bg"
+sizes_fixed = "1400B"
+arrival = "poisson"
+load = 0.5
+pattern = "n_to_1"
+senders = "0..31"
+receiver = 32
+[[class]]
+name = "probe"
+probe = true
+sizes_fixed = "1400B"
+arrival = "periodic"
+rate = "112Mbps"
+pattern = "n_to_1"
+senders = [31]
+receiver = 32
+"#;
+    let sc = common::scenario(text, dir.path());
+    common::run(&sc, 1).0
+}
+
+/// Little's law ties the recorded waits to the port's own queue integral (two
+/// independent measurements), and with Poisson arrivals of one size the port is close to
+/// M/D/1: mean wait ρ·S / (2(1 − ρ)). Probes see every port they cross once per packet.
+#[test]
+fn recorded_waits_obey_littles_law_and_m_d_1_and_probes_see_each_port() {
+    let sim = waits_run();
+    let ports = sim.ports();
+    let port = ports.iter().filter(|p| p.role == "to_host").max_by_key(|p| p.sent_bytes).unwrap();
+    let s = port.sojourn.clone().expect("recorded");
+    let span_s = sim.now().as_secs_f64();
+    let rate = port.sent_packets as f64 / span_s;
+    let pkt = port.sent_bytes as f64 / port.sent_packets as f64;
+    let service_us = pkt * 8.0 / 10e9 * 1e6;
+    let little_us = port.mean_queue_bytes / pkt / rate * 1e6;
+    let rho = port.utilization;
+    let md1_us = rho * service_us / (2.0 * (1.0 - rho));
+    eprintln!("waits: mean {:.4} us, Little {little_us:.4} us, M/D/1 {md1_us:.4} us (rho {rho:.3}); {s:?}", s.mean_us);
+    assert_eq!(s.count, port.sent_packets);
+    assert!((s.mean_us - little_us).abs() < 0.01 * little_us, "Little's law: {} vs {little_us}", s.mean_us);
+    assert!((s.mean_us - md1_us).abs() < 0.1 * md1_us, "M/D/1: {} vs {md1_us}", s.mean_us);
+    assert!(s.p50_us <= s.p90_us && s.p90_us <= s.p99_us && s.p99_us <= s.max_us);
+    let report = sim.report();
+    let probes: Vec<_> = report.probes.iter().filter(|p| p.class == "probe").collect();
+    assert_eq!(probes.len(), 2, "the probe's NIC and the receiver's switch port: {probes:?}");
+    let nic = probes.iter().find(|p| p.role == "host_nic").unwrap();
+    let sw = probes.iter().find(|p| p.role == "to_host").unwrap();
+    assert!(nic.waits.count - sw.waits.count <= 1, "every probe packet crosses both (the last may be on its way at the stop)");
+    assert!(sw.waits.count > 1_900, "10,000 probes a second for 200 ms: {}", sw.waits.count);
+    // A probe arrives at a time unrelated to the Poisson traffic: it sees the time-average
+    // wait, which M/D/1 also gives (PASTA).
+    assert!((sw.waits.mean_us - md1_us).abs() < 0.15 * md1_us, "probe {} vs M/D/1 {md1_us}", sw.waits.mean_us);
+}

@@ -102,7 +102,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("seed = 1", "seed = 1\n[record]\nqueues = 10", "record.queues", "is an integer; accepted: a string with a unit such as \"2.5us\""),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"10 parsecs\"", "record.queues", "units: ps, ns, us, ms, s"),
     ("seed = 1", "seed = 1\n[record]\nprogress = \"0ms\"", "record.progress", "is 0; accepted: a positive sampling interval"),
-    ("seed = 1", "seed = 1\n[record]\nqueue = \"10us\"", "record.queue", "unknown key; accepted keys here: progress, queue_ports, queues, waits"),
+    ("seed = 1", "seed = 1\n[record]\nqueue = \"10us\"", "record.queue", "unknown key; accepted keys here: progress, queue_ports, queues, sojourn, waits"),
     ("seed = 1", "seed = 1\n[record]\nqueue_ports = \"all\"", "record.queue_ports", "needs queues, the sampling interval"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"spines\"", "record.queue_ports", "unknown value \"spines\"; accepted: \"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids"),
     ("seed = 1", "seed = 1\n[record]\nqueues = \"1us\"\nqueue_ports = \"trunk\"", "record.queue_ports", "a star topology has no \"trunk\" ports"),
@@ -127,6 +127,11 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("[transport]", "[host]\nrx_frames = 8\n[transport]", "host.rx_usecs", "missing; rx_frames needs the interrupt's timeout"),
     ("[transport]", "[host]\nrx_usecs = \"50us\"\n[transport]", "host.rx_frames", "missing; rx_usecs needs the frames per interrupt"),
     ("[transport]", "[host]\nrx_frames = 0\nrx_usecs = \"50us\"\n[transport]", "host.rx_frames", "0 is out of range; accepted: 1 to 65536"),
+    ("ecn_threshold = \"100KB\"", "scheduler = \"rank\"\n[record]\nsojourn = \"switches\"", "record.sojourn", "[switch] scheduler = \"hierarchical\" or \"rank\" does not; accepted: fifo, strict_priority, round_robin, drr, wfq or priority with sojourn"),
+    ("seed = 1", "seed = 1\n[record]\nsojourn = \"all\"\n[host]\npacer = \"ns2\"", "record.sojourn", "a pacer lets bypassing packets pass paced ones"),
+    ("seed = 1", "seed = 1\n[record]\nsojourn = \"spines\"", "record.sojourn", "accepted: \"switches\", \"all\", a port role"),
+    ("arrival = \"poisson\"", "arrival = \"periodical\"", "class[0].arrival", "accepted: \"poisson\", \"lognormal\", \"periodic\""),
+    ("receiver = 3", "receiver = 3\nprobe = \"yes\"", "class[0].probe", "accepted: true or false"),
 ];
 
 #[test]

@@ -17,6 +17,7 @@ mod flows;
 mod host;
 mod queues;
 pub mod report;
+pub mod sojourn;
 mod waits;
 
 pub use crate::transport::TransportConfig;
@@ -91,6 +92,9 @@ pub struct ClassSetup {
     pub transport: usize,
     /// The priority level of its packets when its transport does not choose one.
     pub priority: Priority,
+    /// A probe class: its packets' waits are recorded at every port they cross
+    /// (`engine::sojourn`).
+    pub probe: bool,
 }
 
 pub struct Config {
@@ -104,6 +108,8 @@ pub struct Config {
     pub stop_at: Option<Time>,
     /// Messages that start before this are not summarised.
     pub warmup: Time,
+    /// The ports whose every packet's wait is recorded (`[record] sojourn`).
+    pub sojourn: Option<crate::measure::queues::PortSelect>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -199,6 +205,8 @@ pub struct Simulation {
     tally: crate::measure::progress::Tally,
     /// Where packets waited, if recorded (`[record] waits`).
     waits: Option<waits::Tracker>,
+    /// Waits at ports: probes and `[record] sojourn` (`engine::sojourn`).
+    sojourn: Option<Box<sojourn::Recorder>>,
 }
 
 impl Simulation {
@@ -216,6 +224,8 @@ impl Simulation {
         let mut building = |built, ports| progress(&Progress::building(built, ports));
         let net = topology::build_reporting(&cfg.net, &mut building).ok_or(RunError::Cancelled)?;
         let summaries = cfg.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
+        let probes: Vec<bool> = cfg.classes.iter().map(|c| c.probe).collect();
+        let sojourn_ports = cfg.sojourn.as_ref().map(|s| s.resolve(&net)).unwrap_or_default();
         let recorder = Recorder::new(summaries, ClassSummary::new("all", cfg.overall_bins), cfg.warmup, sink);
         let mut sim = Simulation {
             now: Time::ZERO,
@@ -239,12 +249,14 @@ impl Simulation {
             next_tick: Time::MAX,
             tally: Default::default(),
             waits: None,
+            sojourn: None,
         };
         assert!(
             sim.transports.len() <= MAX_TRANSPORTS && sim.net.hosts.len() <= MAX_HOSTS,
             "at most {MAX_TRANSPORTS} transports and {MAX_HOSTS} hosts (the scenario reader refuses more)"
         );
         sim.endpoints.resize_with(sim.net.hosts.len() * sim.transports.len(), || None);
+        sim.record_sojourn(&sojourn_ports, probes);
         if sim.transports.iter().any(|t| t.collects_telemetry()) {
             for port in &mut sim.net.ports {
                 port.push_marker(Box::new(int::IntStamp));
@@ -501,7 +513,11 @@ impl Simulation {
             Node::Host(_) => None,
         };
         let q = self.waits.as_ref().map(|_| port.scheduler().queue_of(&pkt));
+        let sq = self.sojourn.as_ref().filter(|s| s.records(p)).map(|_| port.scheduler().queue_of(&pkt));
         let queued = port.offer(now, pkt, shared, &mut self.dropped);
+        if let (Some(s), true) = (self.sojourn.as_mut(), queued) {
+            s.enqueued(p, sq, now, &pkt);
+        }
         if let (Some(w), Some(q)) = (self.waits.as_mut(), q) {
             if queued {
                 w.enqueued(p, q, now, &pkt);
@@ -547,6 +563,10 @@ impl Simulation {
         let done = now + ser;
         if let Some(w) = self.waits.as_mut() {
             w.started(p, port.scheduler().queue_of(&pkt), now, done, &pkt);
+        }
+        if let Some(s) = self.sojourn.as_mut() {
+            let q = s.records(p).then(|| port.scheduler().queue_of(&pkt));
+            s.started(p, q, now, &pkt);
         }
         let (l, owner) = (port.link, port.owner);
         let link = &mut self.net.links[l.index()];

@@ -1,6 +1,7 @@
 //! What a finished (or stopped) run reports: the summary of DESIGN.md's result format,
 //! per-port counters, and the packet/byte conservation ledger.
 
+use crate::engine::sojourn::SojournStats;
 use super::Simulation;
 use crate::measure::summary::ClassReport;
 use crate::net::ids::Node;
@@ -63,6 +64,9 @@ pub struct RunReport {
     /// when none says anything.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub transport_settings: BTreeMap<String, serde_json::Value>,
+    /// The probe classes' waits at each port they crossed; omitted without probes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<ProbeRow>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -86,6 +90,19 @@ pub struct PortRow {
     /// Bytes sent per traffic class (index = class; not in ports.csv).
     #[serde(skip)]
     pub class_sent_bytes: Vec<u64>,
+    /// Every packet's wait at this port, if recorded (`[record] sojourn`).
+    pub sojourn: Option<SojournStats>,
+}
+
+/// The waits of a probe class's packets at one port they crossed (`engine::sojourn`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ProbeRow {
+    pub class: String,
+    pub port: usize,
+    pub node: String,
+    pub role: &'static str,
+    #[serde(flatten)]
+    pub waits: SojournStats,
 }
 
 /// Packets and bytes: what hosts sent = delivered + dropped + still in the network, for
@@ -109,6 +126,13 @@ impl Ledger {
     }
 }
 
+fn node_name(n: Node) -> String {
+    match n {
+        Node::Host(h) => format!("host{}", h.index()),
+        Node::Switch(s) => format!("switch{}", s.index()),
+    }
+}
+
 impl Simulation {
     pub fn ports(&self) -> Vec<PortRow> {
         let span = self.now().ps().max(1) as f64;
@@ -118,10 +142,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, p)| PortRow {
                 port: i,
-                node: match p.owner {
-                    Node::Host(h) => format!("host{}", h.index()),
-                    Node::Switch(s) => format!("switch{}", s.index()),
-                },
+                node: node_name(p.owner),
                 role: p.role.name(),
                 rate_bps: p.rate.bps(),
                 sent_packets: p.stats.sent_packets,
@@ -135,6 +156,18 @@ impl Simulation {
                 arrival_mean_queue_bytes: p.stats.seen_queue_sum as f64 / p.stats.enq_packets.max(1) as f64,
                 arrival_max_queue_bytes: p.stats.seen_queue_max,
                 class_sent_bytes: p.stats.class_sent_bytes.clone(),
+                sojourn: self.sojourn.as_ref().and_then(|s| s.port(i)),
+            })
+            .collect()
+    }
+
+    /// The probe classes' waits at every port their packets crossed.
+    pub fn probes(&self, class_names: &[String]) -> Vec<ProbeRow> {
+        let Some(s) = self.sojourn.as_ref() else { return Vec::new() };
+        s.probes()
+            .map(|(c, p, waits)| {
+                let port = &self.net.ports[p];
+                ProbeRow { class: class_names[c].clone(), port: p, node: node_name(port.owner), role: port.role.name(), waits }
             })
             .collect()
     }
@@ -178,6 +211,7 @@ impl Simulation {
                 .map(|t| (t.name().to_string(), t.settings()))
                 .filter(|(_, v)| !v.is_null())
                 .collect(),
+            probes: self.probes(&rec.classes.iter().map(|c| c.name.clone()).collect::<Vec<_>>()),
         }
     }
 

@@ -58,6 +58,8 @@ pub struct ClassSpec {
     /// Index of its transport in `Scenario::transports`: the scenario's `[transport]`
     /// unless the class has a `transport` table of its own.
     pub transport: usize,
+    /// A probe class (`probe = true`): its packets' waits are recorded at every port.
+    pub probe: bool,
 }
 
 /// How switch ports treat the class (docs/scenario.md, "Class scheduling").
@@ -255,9 +257,10 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
     let bins = bins(t)?;
     let queue = queue(t, discipline, nic_priority)?;
     let slos = t.tables("slo")?.into_iter().map(slo).collect::<Result<Vec<_>, _>>()?;
+    let probe = t.boolean("probe")?.unwrap_or(false);
     if let Some(file) = t.string("trace")? {
         let receiver = t.get("receiver", |v| host(v, n_hosts))?;
-        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue, slos, transport: 0 });
+        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue, slos, transport: 0, probe });
     }
     let sizes = sizes(t, dir)?;
     let arrival = arrival(t)?;
@@ -282,7 +285,7 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
     };
     let response = response(t)?;
     let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response };
-    Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0 })
+    Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0, probe })
 }
 
 /// An RPC class's responses: `response = "echo"` (as long as the request),

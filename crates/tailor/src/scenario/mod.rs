@@ -183,6 +183,9 @@ impl Scenario {
         // run does not use it, and `Resolved` leaves it out of what a run is identified by.
         root.table("advise")?;
         let net = network::assemble(shape, sw, host, paths, seed);
+        if let Some(select) = &record.sojourn {
+            check_sojourn(&net, &root, select)?;
+        }
         if record.waits {
             check_waits(&net, &root)?;
         }
@@ -266,6 +269,7 @@ impl Scenario {
                 slos: c.slos.clone(),
                 transport: c.transport,
                 priority: c.queue.priority as u8,
+                probe: c.probe,
             });
         }
         let overall_bins = self.bins.clone().unwrap_or(all_bins);
@@ -276,6 +280,7 @@ impl Scenario {
             overall_bins,
             seed,
             stop_at: self.stop,
+            sojourn: self.record.sojourn.clone(),
             warmup: self.warmup,
         })
     }
@@ -425,15 +430,45 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
 /// `[record] waits` matches each queue's arrivals to its departures in order: it needs
 /// ports that serve each queue first come, first served and take no packet out of one.
 fn check_waits(net: &NetSpec, root: &Table) -> Result<(), ScenarioError> {
+    fifo_queues(net, root, "record.waits", true, true)
+}
+
+/// Whether the selected ports — switch ports, host NICs or both — serve each of their
+/// queues in arrival order and take no packet out of one (what `[record] waits` and
+/// `[record] sojourn` need to match arrivals to departures without a per-packet key).
+fn fifo_queues(net: &NetSpec, root: &Table, key: &str, switches: bool, nics: bool) -> Result<(), ScenarioError> {
     use crate::net::port::Overflow;
-    use crate::net::topology::NicQueue;
-    if net.nic == NicQueue::FlowRoundRobin {
-        return Err(root.error("record.waits", "needs NICs that serve each queue in order, and [host] nic = \"round_robin\" does not; accepted: nic = \"fifo\" or \"priority\" with waits"));
+    use crate::net::topology::{Discipline, NicQueue};
+    let what = key.trim_start_matches("record.");
+    if nics && net.nic == NicQueue::FlowRoundRobin {
+        return Err(root.error(key, format!("needs NICs that serve each queue in order, and [host] nic = \"round_robin\" does not; accepted: nic = \"fifo\" or \"priority\" with {what}")));
     }
-    if net.overflow != Overflow::Drop {
-        return Err(root.error("record.waits", "needs buffers that drop what they cannot take; trim and evict change packets in their queues; accepted: [switch] overflow = \"drop\" with waits"));
+    if nics && net.nic == NicQueue::Rank {
+        return Err(root.error(key, format!("needs NICs that serve each queue in order, and [host] nic = \"rank\" serves by rank; accepted: nic = \"fifo\" or \"priority\" with {what}")));
+    }
+    if nics && net.pacer.is_some() {
+        return Err(root.error(key, format!("needs NICs that serve each queue in order, and a pacer lets bypassing packets pass paced ones; accepted: no [host] pacer with {what} at host NICs (the pacer reports its own waits in summary.json's network.pacer)")));
+    }
+    if switches && matches!(net.classes.discipline, Discipline::Hierarchical | Discipline::Rank) {
+        return Err(root.error(key, format!("needs switch ports that serve each queue in order, and [switch] scheduler = \"hierarchical\" or \"rank\" does not; accepted: fifo, strict_priority, round_robin, drr, wfq or priority with {what} (probe classes work with any scheduler)")));
+    }
+    if switches && net.overflow != Overflow::Drop {
+        return Err(root.error(key, format!("needs buffers that drop what they cannot take; trim and evict change packets in their queues; accepted: [switch] overflow = \"drop\" with {what}")));
     }
     Ok(())
+}
+
+/// `[record] sojourn`: the kinds of port its selection names must keep their queues in order.
+fn check_sojourn(net: &NetSpec, root: &Table, select: &crate::measure::queues::PortSelect) -> Result<(), ScenarioError> {
+    use crate::measure::queues::PortSelect;
+    use crate::net::port::PortRole;
+    let (switches, nics) = match select {
+        PortSelect::Switches => (true, false),
+        PortSelect::All | PortSelect::Ids(_) => (true, true),
+        PortSelect::Role(PortRole::HostNic) => (false, true),
+        PortSelect::Role(_) => (true, false),
+    };
+    fifo_queues(net, root, "record.sojourn", switches, nics)
 }
 
 /// The fewest priority levels of the ports that queue by packet priority, if any do.

@@ -129,6 +129,12 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     if sc.record.waits {
         return Err(error(sc, "record.waits", "is recorded by the packet engine only (the model has no packets); accepted: --engine packet, or no waits"));
     }
+    if sc.record.sojourn.is_some() {
+        return Err(error(sc, "record.sojourn", "is recorded by the packet engine only (the model has no ports' queues); accepted: --engine packet, or no sojourn"));
+    }
+    if let Some(i) = sc.classes.iter().position(|c| c.probe) {
+        return Err(error(sc, format!("class[{i}].probe"), "probes measure waits at ports, which the model does not have; accepted: --engine packet, or no probe class"));
+    }
     if sc.record.progress.is_some() {
         return Err(error(sc, "record.progress", "is recorded by the packet engine only; accepted: --engine packet, or no progress"));
     }

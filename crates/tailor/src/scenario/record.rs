@@ -8,6 +8,9 @@
 //! (`measure::progress`): messages and bytes generated, completed and delivered, so that
 //! a backlog that grows (an open-loop load beyond what the transport sustains) shows.
 //!
+//! `sojourn = "switches"` records every packet's wait at the selected ports (the same
+//! selections as `queue_ports`) into `ports.csv`'s `sojourn_*` columns (`engine::sojourn`).
+//!
 //! `queues = "10us"` samples the queue occupancy of the ports `queue_ports` selects
 //! ("switches" by default) every interval into `queues.csv` (`measure::queues`). Port
 //! ids are those of `ports.csv`; they are checked against the topology here, so a
@@ -30,6 +33,8 @@ pub struct RecordSpec {
     pub waits: bool,
     /// The run's progress sampled at this interval; None: not recorded.
     pub progress: Option<Time>,
+    /// The ports whose every packet's wait is recorded (`engine::sojourn`).
+    pub sojourn: Option<PortSelect>,
 }
 
 const SELECTIONS: &str = "\"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids";
@@ -51,8 +56,9 @@ pub fn parse(t: Option<Table>, shape: &Shape) -> Result<RecordSpec, ScenarioErro
     if progress == Some(Time::ZERO) {
         return Err(t.error("progress", "is 0; accepted: a positive sampling interval such as \"1ms\""));
     }
+    let sojourn = t.get("sojourn", |v| select(v, shape))?;
     t.finish()?;
-    Ok(RecordSpec { queues, waits, progress })
+    Ok(RecordSpec { queues, waits, progress, sojourn })
 }
 
 fn select(v: &Value, shape: &Shape) -> Result<PortSelect, String> {
