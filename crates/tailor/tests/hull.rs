@@ -192,3 +192,61 @@ fn recorded_waits_obey_littles_law_and_m_d_1_and_probes_see_each_port() {
     // wait, which M/D/1 also gives (PASTA).
     assert!((sw.waits.mean_us - md1_us).abs() < 0.15 * md1_us, "probe {} vs M/D/1 {md1_us}", sw.waits.mean_us);
 }
+
+/// Mean completion time of `n` Poisson flows of exponential sizes (mean 100 KB) at load
+/// `rho` of 1 Gbps, through a dumbbell trunk of `trunk_gbps` shared fairly per flow
+/// (hierarchical scheduling: per-flow fair queueing; NICs round robin; no congestion
+/// control, so the trunk is a packetized processor-sharing server).
+fn ps_mean_fct(rho: f64, trunk_mbps: u64) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"
+[topology]
+kind = "dumbbell"
+left = 32
+right = 1
+host_link = {{ rate = "1Gbps", delay = "100ns" }}
+trunk = {{ rate = "{trunk_mbps}Mbps", delay = "100ns" }}
+[switch]
+scheduler = "hierarchical"
+[host]
+nic = "round_robin"
+[transport]
+kind = "raw"
+[[class]]
+name = "flows"
+sizes_exponential_mean = "100KB"
+arrival = "poisson"
+rate = "{}Mbps"
+pattern = "n_to_1"
+senders = "0..32"
+receiver = 32
+messages = 6000
+"#,
+        (rho * 1000.0).round()
+    );
+    let sc = common::scenario(&text, dir.path());
+    let (_, recs) = common::run(&sc, 7);
+    assert_eq!(recs.len(), 6000);
+    recs.iter().map(|r| (r.finish - r.start).as_secs_f64()).sum::<f64>() / recs.len() as f64
+}
+
+/// §3.2, eq. 1–3: in an M/G/1-PS queue the mean completion time is x / (C(1 − ρ)), so
+/// giving away bandwidth (capacity γC) slows flows down by SD = (1 − ρ)/(γ − ρ): at
+/// γ = 0.8, 1.33 / 1.5 / 2 for ρ = 0.2 / 0.4 / 0.6. The same flows (same seed) run at C and
+/// at γC; their mean completion times' ratio is within 8 % of eq. 3 (packetization, the
+/// sender NICs' own serialization and 6,000 flows' sampling account for the rest).
+#[test]
+fn bandwidth_headroom_slows_flows_down_as_m_g_1_ps_predicts() {
+    for (rho, paper) in [(0.2, 1.33), (0.4, 1.5), (0.6, 2.0)] {
+        let full = ps_mean_fct(rho, 1000);
+        let headroom = ps_mean_fct(rho, 800);
+        let sd = headroom / full;
+        let theory = (1.0 - rho) / (0.8 - rho);
+        eprintln!("rho {rho}: FCT {:.1} us at C, {:.1} us at 0.8C: SD {sd:.3}, eq. 3 {theory:.3} (paper {paper})", full * 1e6, headroom * 1e6);
+        assert!((sd - theory).abs() < 0.08 * theory, "rho {rho}: SD {sd:.3} vs eq. 3 {theory:.3}");
+        // Eq. 1 itself: E[x] / (C(1 − ρ)), 800 µs / (1 − ρ) for 100 KB at 1 Gbps.
+        let eq1 = 800e-6 / (1.0 - rho);
+        assert!((full - eq1).abs() < 0.1 * eq1, "rho {rho}: mean FCT {full} vs eq. 1 {eq1}");
+    }
+}
