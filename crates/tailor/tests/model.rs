@@ -28,7 +28,7 @@ impl RecordSink for Shared {
 }
 
 fn msg(class: usize, start_ns: u64, size: u64) -> MessageSpec {
-    MessageSpec { id: None, start: Time::from_ns(start_ns), src: HostId::new(0), dst: HostId::new(1), size, class: ClassId::new(class), response: None }
+    MessageSpec { id: None, start: Time::from_ns(start_ns), src: HostId::new(0), dst: HostId::new(1), size, class: ClassId::new(class), response: None, channel: None }
 }
 
 /// 100 Gbps, 10 us RTT, SWP-D.

@@ -132,6 +132,8 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("seed = 1", "seed = 1\n[record]\nsojourn = \"spines\"", "record.sojourn", "accepted: \"switches\", \"all\", a port role"),
     ("arrival = \"poisson\"", "arrival = \"periodical\"", "class[0].arrival", "accepted: \"poisson\", \"lognormal\", \"periodic\""),
     ("receiver = 3", "receiver = 3\nprobe = \"yes\"", "class[0].probe", "accepted: true or false"),
+    ("receiver = 3", "receiver = 3\nconnections = 0", "class[0].connections", "0 is out of range; accepted: 1 to 65536"),
+    ("receiver = 3", "receiver = 3\nconnections = 4\ntransport = { kind = \"raw\" }", "class[0].connections", "transport \"raw\" sends every message on a connection of its own; accepted: connections with a transport of the TCP family"),
 ];
 
 #[test]

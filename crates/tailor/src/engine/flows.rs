@@ -14,6 +14,8 @@ pub struct Flow {
     /// Index of its transport in the run's list.
     pub transport: usize,
     pub rpc: FlowRpc,
+    /// Its persistent connection (`transport::Message::channel`).
+    pub channel: Option<u32>,
 }
 
 /// What a flow is in an RPC, as the engine needs it.
@@ -35,7 +37,23 @@ impl Flow {
             FlowRpc::Request { .. } => Rpc::Request,
             FlowRpc::Response { request, .. } => Rpc::Response { request },
         };
-        Message { conn, class: m.class, src: m.src, dst: m.dst, size: m.size, start: m.start, rpc }
+        Message { conn, class: m.class, src: m.src, dst: m.dst, size: m.size, start: m.start, rpc, channel: self.channel }
+    }
+}
+
+impl Flow {
+    /// Its ECMP key: the message's own, or for a message on a persistent connection the
+    /// connection's, the same both ways (all its messages and their ACKs take one path,
+    /// as ECMP hashes a TCP connection's 5-tuple; HULL §6.3).
+    pub fn ecmp_key(&self, conn: ConnId) -> u64 {
+        match self.channel {
+            None => conn.key(),
+            Some(k) => {
+                let m = &self.msg;
+                let (a, b) = (m.src.index().min(m.dst.index()) as u64, m.src.index().max(m.dst.index()) as u64);
+                crate::sim::rng::splitmix64(a << 40 ^ b << 16 ^ (m.class.index() as u64) << 56 ^ k as u64 ^ 1 << 63)
+            }
+        }
     }
 }
 

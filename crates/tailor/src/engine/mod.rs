@@ -110,6 +110,8 @@ pub struct Config {
     pub warmup: Time,
     /// The ports whose every packet's wait is recorded (`[record] sojourn`).
     pub sojourn: Option<crate::measure::queues::PortSelect>,
+    /// Some class sends on persistent connections (`connections`).
+    pub persistent: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -207,6 +209,8 @@ pub struct Simulation {
     waits: Option<waits::Tracker>,
     /// Waits at ports: probes and `[record] sojourn` (`engine::sojourn`).
     sojourn: Option<Box<sojourn::Recorder>>,
+    /// Some class sends on persistent connections (ECMP then hashes connections).
+    channels: bool,
 }
 
 impl Simulation {
@@ -250,6 +254,7 @@ impl Simulation {
             tally: Default::default(),
             waits: None,
             sojourn: None,
+            channels: cfg.persistent,
         };
         assert!(
             sim.transports.len() <= MAX_TRANSPORTS && sim.net.hosts.len() <= MAX_HOSTS,
@@ -402,7 +407,7 @@ impl Simulation {
             Some(response) => FlowRpc::Request { response },
             None => FlowRpc::OneWay,
         };
-        self.open(Flow { msg, transport: t, rpc })
+        self.open(Flow { msg, transport: t, rpc, channel: m.channel })
     }
 
     /// A flow starts: its sender's endpoint gets the message.
@@ -424,11 +429,12 @@ impl Simulation {
     /// A request arrived whole: its receiver sends the response at once (the host's
     /// software delays are its NIC's and links'). The RPC is recorded when the response
     /// completes, with the request's id and start and both ideals.
-    fn respond(&mut self, request: ConnId, req: MessageRecord, t: usize, size: u64) -> Result<(), RunError> {
+    fn respond(&mut self, request: ConnId, req: MessageRecord, t: usize, size: u64, channel: Option<u32>) -> Result<(), RunError> {
         let ideal = self.transports[t].ideal(&self.path(req.dst, req.src), size);
         let msg = MessageRecord { src: req.dst, dst: req.src, size, start: self.now, ideal, ..req };
         let rpc = FlowRpc::Response { request, id: req.id, start: req.start, ideal: req.ideal };
-        self.open(Flow { msg, transport: t, rpc })
+        // The response goes back on the request's connection.
+        self.open(Flow { msg, transport: t, rpc, channel })
     }
 
     fn endpoint_id(&self, host: HostId, transport: usize) -> EndpointId {
@@ -464,7 +470,7 @@ impl Simulation {
                 if let Some(w) = self.waits.as_mut() {
                     w.finished(cid, None)?;
                 }
-                return self.respond(cid, flow.msg, t, response);
+                return self.respond(cid, flow.msg, t, response, flow.channel);
             }
             // The RPC: from its request's start to its response's end, client to server,
             // the response's size.
@@ -589,7 +595,13 @@ impl Simulation {
     /// Routes a packet at switch `s` to its egress port.
     fn forward(&mut self, s: SwitchId, pkt: Packet) {
         let spray = &mut self.spray;
-        let out = self.net.next_port(s, &pkt, |n| spray.random_range(0..n));
+        // Messages on persistent connections hash as their connection (a lookup in the
+        // flow table, only in runs that have such connections).
+        let key = match self.channels {
+            false => pkt.conn.key(),
+            true => self.flows.get(pkt.conn).map_or(pkt.conn.key(), |f| f.ecmp_key(pkt.conn)),
+        };
+        let out = self.net.next_port(s, &pkt, key, |n| spray.random_range(0..n));
         self.offer(out, pkt);
     }
 

@@ -97,14 +97,14 @@ impl Network {
         &self.ports[p.index()]
     }
 
-    /// The egress port `switch` uses for this packet (ECMP or spraying; `spray` is the
-    /// random draw used when spraying).
-    pub fn next_port(&self, switch: SwitchId, pkt: &Packet, spray: impl FnOnce(usize) -> usize) -> PortId {
+    /// The egress port `switch` uses for this packet (ECMP on the flow key `key`, or
+    /// spraying; `spray` is the random draw used when spraying).
+    pub fn next_port(&self, switch: SwitchId, pkt: &Packet, key: u64, spray: impl FnOnce(usize) -> usize) -> PortId {
         let cands = self.routes.candidates(switch, pkt.dst);
         let i = match cands.len() {
             1 => 0,
             n => match self.routes.choice {
-                routing::PathChoice::Ecmp => self.routes.ecmp_index(pkt.conn.key(), switch, n),
+                routing::PathChoice::Ecmp => self.routes.ecmp_index(key, switch, n),
                 routing::PathChoice::Spray => spray(n),
             },
         };

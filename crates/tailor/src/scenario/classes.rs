@@ -43,6 +43,8 @@ pub enum ClassKind {
         wire_load: bool,
         /// An RPC class: each message is a request whose arrival triggers this response.
         response: Option<Response>,
+        /// Persistent connections per (sender, receiver) (`connections = 16`).
+        connections: Option<u32>,
     },
     Trace { file: PathBuf, receiver: Option<HostId> },
 }
@@ -284,7 +286,8 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         _ => false,
     };
     let response = response(t)?;
-    let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response };
+    let connections = t.int("connections", 1, 1 << 16)?.map(|n| n as u32);
+    let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response, connections };
     Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0, probe })
 }
 

@@ -205,6 +205,14 @@ impl Scenario {
         for (i, mut t) in root.tables("class")?.into_iter().enumerate() {
             let mut c = class_of(&mut t, i, &net, dir)?;
             c.transport = class_transport(&mut t, i, &net, &mut transports, default_transport, &root)?;
+            if let (ClassKind::Generated { connections: Some(_), .. }, Some(tr)) = (&c.kind, transports.get(c.transport)) {
+                if !tr.persistent_connections() {
+                    return Err(t.error("connections", format!(
+                        "transport \"{}\" sends every message on a connection of its own; accepted: connections with a transport of the TCP family, which keeps connections (docs/scenario.md), or no connections",
+                        tr.name()
+                    )));
+                }
+            }
             t.finish()?;
             if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
                 return Err(root.error("class", format!("two classes are named \"{}\"; accepted: distinct names", c.name)));
@@ -281,6 +289,7 @@ impl Scenario {
             seed,
             stop_at: self.stop,
             sojourn: self.record.sojourn.clone(),
+            persistent: self.classes.iter().any(|c| matches!(c.kind, ClassKind::Generated { connections: Some(_), .. })),
             warmup: self.warmup,
         })
     }
@@ -303,7 +312,7 @@ impl Scenario {
             ClassKind::Trace { file, receiver } => {
                 Ok(Box::new(Trace::open(file, &c.name, class, *receiver, self.net.shape.host_count())?))
             }
-            ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response } => {
+            ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response, connections } => {
                 let rate = match offered {
                     Offered::Rate(r) => (1.0, *r),
                     Offered::Load(l) => (*l, self.reference_rate(pattern)),
@@ -319,6 +328,7 @@ impl Scenario {
                     first_at: *start,
                     exact_load: *exact_load,
                     response: response.clone(),
+                    connections: *connections,
                 };
                 Ok(Box::new(Generated::new(spec, seed, &format!("class/{}", c.name))?))
             }

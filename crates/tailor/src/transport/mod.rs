@@ -50,6 +50,11 @@ pub trait Transport: fmt::Debug + Send + Sync {
     fn collects_telemetry(&self) -> bool {
         false
     }
+    /// True if its endpoints keep persistent connections (`Message::channel`: a class's
+    /// `connections`); otherwise every message goes on a connection of its own.
+    fn persistent_connections(&self) -> bool {
+        false
+    }
     /// The same transport on links `factor` times faster than `net`'s (the advisor's
     /// re-check): what is sized in packets or bytes per round trip scales with the links.
     fn scaled(&self, factor: f64, net: &NetSpec) -> TransportConfig;
@@ -156,6 +161,10 @@ pub struct Message {
     pub start: Time,
     /// Its part in an RPC, if it has one.
     pub rpc: Rpc,
+    /// The persistent connection it is sent on (a class's `connections`: HULL §6.2's 16
+    /// connections per client and server), numbered per (sender, receiver, class); a
+    /// response goes back on its request's. None: a connection of its own.
+    pub channel: Option<u32>,
 }
 
 /// A message's part in a remote procedure call (Homa §3.1, §3.6).

@@ -17,6 +17,8 @@
 //! the first message; the second pass then draws the very same sizes and endpoints as a
 //! run without exact load.
 
+use rand::Rng;
+
 use super::arrivals::{Arrival, Gaps};
 use super::pattern::{Endpoints, Pattern};
 use super::sizes::SizeDist;
@@ -42,6 +44,9 @@ pub struct GenSpec {
     pub exact_load: bool,
     /// Requests of RPCs: each message's arrival triggers a response.
     pub response: Option<Response>,
+    /// Persistent connections per (sender, receiver): each message goes on one drawn
+    /// uniformly (stream `{prefix}/connections`); None: one connection per message.
+    pub connections: Option<u32>,
 }
 
 /// The response a request triggers (an RPC class).
@@ -64,6 +69,7 @@ pub struct Generated {
     spec: GenSpec,
     size_rng: Stream,
     response_rng: Stream,
+    channel_rng: Stream,
     gaps: Gaps,
     endpoints: Endpoints,
     /// The factor applied to every gap; `None` until the exact-load first pass has run.
@@ -88,6 +94,7 @@ impl Generated {
         Ok(Generated {
             size_rng: stream(seed, &format!("{stream_prefix}/sizes")),
             response_rng: stream(seed, &format!("{stream_prefix}/responses")),
+            channel_rng: stream(seed, &format!("{stream_prefix}/connections")),
             gaps,
             endpoints,
             scale: if spec.exact_load { None } else { Some(1.0) },
@@ -185,6 +192,7 @@ impl Source for Generated {
             Some(Response::Echo) => Some(size),
             Some(Response::Sizes(d)) => Some(d.sample(&mut self.response_rng)),
         };
+        let channel = self.spec.connections.map(|n| self.channel_rng.random_range(0..n));
         Ok(Some(MessageSpec {
             id: None,
             start,
@@ -193,6 +201,7 @@ impl Source for Generated {
             size,
             class: self.spec.class,
             response,
+            channel,
         }))
     }
 }
@@ -257,6 +266,7 @@ mod tests {
             first_at: Time::from_ms(1),
             exact_load,
             response: None,
+            connections: None,
         }
     }
 

@@ -184,7 +184,7 @@ impl Source for Trace {
         while let Some(r) = self.rows.next_row()? {
             if self.rows.is_class(&self.class_name) {
                 let Row { id, start, src, dst, size } = r;
-                return Ok(Some(MessageSpec { id: Some(id), start, src, dst, size, class: self.class, response: None }));
+                return Ok(Some(MessageSpec { id: Some(id), start, src, dst, size, class: self.class, response: None, channel: None }));
             }
         }
         Ok(None)
@@ -368,7 +368,8 @@ mod tests {
                 dst: HostId::new(0),
                 size: 1000,
                 class: ClassId::new(2),
-                response: None
+                response: None,
+                channel: None,
             }
         );
         assert_eq!(m[2].start, Time::from_ns(1_000_250));

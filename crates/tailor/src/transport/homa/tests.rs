@@ -30,7 +30,7 @@ fn cfg(degree: Option<usize>) -> Config {
 const PACKET_TIME: Time = Time::from_ps(1_230_400);
 
 fn msg(slot: u32, src: usize, dst: usize, size: u64) -> Message {
-    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start: Time::ZERO, rpc: Default::default() }
+    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start: Time::ZERO, rpc: Default::default(), channel: None }
 }
 
 /// The packet a transmit from `src` becomes on the wire.

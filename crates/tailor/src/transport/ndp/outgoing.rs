@@ -124,7 +124,7 @@ mod tests {
     use crate::net::ids::{ClassId, ConnId, HostId};
 
     fn msg(size: u64) -> Message {
-        Message { conn: ConnId { slot: 0, gen: 0 }, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start: Time::ZERO, rpc: Default::default() }
+        Message { conn: ConnId { slot: 0, gen: 0 }, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start: Time::ZERO, rpc: Default::default(), channel: None }
     }
 
     #[test]

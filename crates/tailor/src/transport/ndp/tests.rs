@@ -26,7 +26,7 @@ fn cfg(window: u64) -> Config {
 }
 
 fn msg(slot: u32, src: usize, size: u64) -> Message {
-    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(0), size, start: Time::ZERO, rpc: Default::default() }
+    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(0), size, start: Time::ZERO, rpc: Default::default(), channel: None }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

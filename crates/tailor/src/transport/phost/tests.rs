@@ -33,7 +33,7 @@ fn cfg(free: u32, window: u32) -> Config {
 }
 
 fn msg(id: u32, src: usize, dst: usize, size: u64, start: Time) -> Message {
-    Message { conn: ConnId { slot: id, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start, rpc: Default::default() }
+    Message { conn: ConnId { slot: id, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start, rpc: Default::default(), channel: None }
 }
 
 /// A packet as it left a host.

@@ -33,7 +33,7 @@ fn cfg(thresholds: &[u64], packet_level: PacketLevel, init_cwnd: u32) -> Config 
 }
 
 fn msg(size: u64) -> Message {
-    Message { conn: ConnId { slot: 1, gen: 0 }, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start: Time::ZERO, rpc: Default::default() }
+    Message { conn: ConnId { slot: 1, gen: 0 }, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start: Time::ZERO, rpc: Default::default(), channel: None }
 }
 
 /// The packet a transmit from `src` becomes on the wire.

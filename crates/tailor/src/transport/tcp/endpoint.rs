@@ -7,6 +7,14 @@
 //! timer generation; the generation survives the slot's reuse, so a firing meant for an
 //! earlier end or an earlier deadline is recognised and ignored.
 //!
+//! Persistent connections (a class's `connections`, `Message::channel`): the messages a
+//! host sends to one peer on one channel of a class are one TCP byte stream, in order,
+//! with one congestion state (HULL §6.2: the testbed's client keeps 16 connections to
+//! each server). The connection is one sending end here and one receiving end at the
+//! peer, kept for the run; each message on it is indexed to it, and completes when the
+//! stream's cumulative ACK passes its last byte. Its packets carry the message's id (the
+//! ACKs that of the latest data received), so the flow table routes them.
+//!
 //! A message is complete when its sender has the last ACK (ns-3's flow completion time),
 //! or, for an endpoint built `completing_at_receiver` (PIAS, measured as its authors'
 //! and the Homa authors' ns-2 scripts measure one-way delivery), when its receiver has
@@ -39,6 +47,17 @@ struct Half {
     /// In `ready` / `dirty` already.
     ready: bool,
     dirty: bool,
+    /// A persistent connection's end: its key and, sending, the end offset and id of
+    /// each message not yet acknowledged whole.
+    stream: Option<Box<Stream>>,
+}
+
+/// (peer, class, channel, sending): a persistent connection's end at this host.
+type StreamKey = (HostId, ClassId, u32, bool);
+
+struct Stream {
+    key: StreamKey,
+    messages: VecDeque<(u64, ConnId)>,
 }
 
 pub struct TcpEndpoint {
@@ -59,6 +78,8 @@ pub struct TcpEndpoint {
     stats: SenderStats,
     /// A message completes when its receiver has the last byte (not the sender's ACK).
     receiver_completes: bool,
+    /// Persistent connections' ends, by key.
+    streams: FxHashMap<StreamKey, u32>,
 }
 
 impl TcpEndpoint {
@@ -75,6 +96,7 @@ impl TcpEndpoint {
             completed: VecDeque::new(),
             stats: SenderStats::default(),
             receiver_completes: false,
+            streams: FxHashMap::default(),
         }
     }
 
@@ -92,7 +114,7 @@ impl TcpEndpoint {
     fn insert(&mut self, msg: &Message, end: End) -> u32 {
         let (conn, sending) = (msg.conn, matches!(end, End::Send(_)));
         let peer = if sending { msg.dst } else { msg.src };
-        let half = Half { conn, peer, class: msg.class, end, timer_at: None, ready: false, dirty: false };
+        let half = Half { conn, peer, class: msg.class, end, timer_at: None, ready: false, dirty: false, stream: None };
         let slot = match self.free.pop() {
             Some(s) => {
                 self.halves[s as usize] = Some(half);
@@ -129,8 +151,13 @@ impl TcpEndpoint {
         if let Segment::Ack { ece: true, .. } = o.seg {
             flags.insert(Flags::ECHO);
         }
+        // On a persistent connection a data segment belongs to the message holding it.
+        let conn = match (&h.stream, o.seg) {
+            (Some(st), Segment::Data { seq, .. }) => st.messages.iter().find(|&&(end, _)| end > seq).map_or(h.conn, |&(_, c)| c),
+            _ => h.conn,
+        };
         Transmit {
-            conn: h.conn,
+            conn,
             dst: h.peer,
             class: h.class,
             hdr: o.seg.encode(),
@@ -147,7 +174,10 @@ impl TcpEndpoint {
 
 impl Endpoint for TcpEndpoint {
     fn on_message(&mut self, _now: Time, msg: &Message) {
-        let slot = self.insert(msg, End::Send(Sender::new(self.cfg, msg.size)));
+        let slot = match msg.channel {
+            Some(channel) => self.send_on_stream(msg, channel),
+            None => self.insert(msg, End::Send(Sender::new(self.cfg, msg.size))),
+        };
         self.touch(slot);
     }
 
@@ -161,10 +191,29 @@ impl Endpoint for TcpEndpoint {
         let sending = !seg.is_forward();
         let slot = match self.index.get(&(pkt.conn, sending)) {
             Some(&s) => s,
-            None if !sending => self.insert(msg, End::Recv(Receiver::new(self.cfg, msg.size))),
-            None => return,
+            None if sending => return,
+            None => match msg.channel {
+                Some(channel) => self.receive_on_stream(msg, channel),
+                None => self.insert(msg, End::Recv(Receiver::new(self.cfg, msg.size))),
+            },
         };
         let h = self.halves[slot as usize].as_mut().expect("indexed ends are live");
+        if h.stream.is_some() {
+            if !sending {
+                // Its ACKs name the latest message received (a live flow).
+                h.conn = pkt.conn;
+            }
+            if let End::Send(s) = &mut h.end {
+                s.handle_packet(now, &seg, int);
+                let stream = h.stream.as_mut().expect("a stream end");
+                while stream.messages.front().is_some_and(|&(end, _)| end <= s.snd_una()) {
+                    let (_, done) = stream.messages.pop_front().expect("a front");
+                    self.completed.push_back(done);
+                }
+                self.touch(slot);
+                return;
+            }
+        }
         match &mut h.end {
             End::Recv(r) => {
                 let was = r.completed_at.is_some();
@@ -204,6 +253,10 @@ impl Endpoint for TcpEndpoint {
     fn on_finished(&mut self, conn: ConnId) {
         for sending in [true, false] {
             if let Some(slot) = self.index.remove(&(conn, sending)) {
+                if self.halves[slot as usize].as_ref().is_some_and(|h| h.stream.is_some()) {
+                    // A persistent connection outlives its messages.
+                    continue;
+                }
                 // A sender finished by its receiver before its last ACK still counts.
                 if let Some(Half { end: End::Send(s), .. }) = &self.halves[slot as usize] {
                     if !s.is_complete() {
@@ -250,7 +303,14 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn counters(&self, out: &mut Counters) {
-        let s = &self.stats;
+        // Persistent connections count what they have sent so far.
+        let mut total = self.stats;
+        for h in self.halves.iter().flatten().filter(|h| h.stream.is_some()) {
+            if let End::Send(s) = &h.end {
+                add_stats(&mut total, s.stats);
+            }
+        }
+        let s = &total;
         out.add("data_packets", s.data_packets);
         out.add("retransmits", s.retransmits);
         out.add("timeouts", s.timeouts);
@@ -262,6 +322,45 @@ impl Endpoint for TcpEndpoint {
 }
 
 impl TcpEndpoint {
+    /// A message on persistent connection `channel` to its receiver: appended to the
+    /// connection's stream, or the connection opened with it.
+    fn send_on_stream(&mut self, msg: &Message, channel: u32) -> u32 {
+        let key = (msg.dst, msg.class, channel, true);
+        let slot = match self.streams.get(&key) {
+            Some(&slot) => {
+                let h = self.halves[slot as usize].as_mut().expect("a stream's end is live");
+                let End::Send(s) = &mut h.end else { unreachable!("a sending stream end sends") };
+                let end = s.append(msg.size);
+                h.stream.as_mut().expect("a stream end").messages.push_back((end, msg.conn));
+                self.index.insert((msg.conn, true), slot);
+                return slot;
+            }
+            None => self.insert(msg, End::Send(Sender::new(self.cfg, msg.size))),
+        };
+        let stream = Stream { key, messages: VecDeque::from([(msg.size, msg.conn)]) };
+        self.open_stream(slot, stream);
+        slot
+    }
+
+    /// The first packet of a message on persistent connection `channel` from its sender:
+    /// the connection's receiving end, opened on its first message.
+    fn receive_on_stream(&mut self, msg: &Message, channel: u32) -> u32 {
+        let key = (msg.src, msg.class, channel, false);
+        if let Some(&slot) = self.streams.get(&key) {
+            self.index.insert((msg.conn, false), slot);
+            return slot;
+        }
+        // The stream has no end: its receiver never completes a message itself.
+        let slot = self.insert(msg, End::Recv(Receiver::new(self.cfg, u64::MAX)));
+        self.open_stream(slot, Stream { key, messages: VecDeque::new() });
+        slot
+    }
+
+    fn open_stream(&mut self, slot: u32, stream: Stream) {
+        self.streams.insert(stream.key, slot);
+        self.halves[slot as usize].as_mut().expect("just inserted").stream = Some(Box::new(stream));
+    }
+
     /// The next timer to arm: an end whose deadline came before its pending entry's.
     fn next_timer(&mut self) -> Option<(TimerKey, Time)> {
         while let Some(slot) = self.dirty.pop_front() {

@@ -152,6 +152,9 @@ impl Transport for Config {
     fn collects_telemetry(&self) -> bool {
         matches!(self.flavor, Flavor::Hpcc(_))
     }
+    fn persistent_connections(&self) -> bool {
+        true
+    }
 
     /// Windows given in segments (and HPCC's window, additive step and line rate) scale
     /// with the link, so a window of one BDP stays one BDP; HPCC's T is recomputed on

@@ -67,6 +67,9 @@ pub struct Sender {
     rto_at: Option<Time>,
     backoff: u32,
     completed: bool,
+    /// The ends of the messages not yet acknowledged, ascending (one for a sender of one
+    /// message; more on a persistent connection): a segment never crosses one.
+    ends: std::collections::VecDeque<u64>,
     pub stats: SenderStats,
 }
 
@@ -102,6 +105,7 @@ impl Sender {
             rto_at: None,
             backoff: 0,
             completed: false,
+            ends: std::collections::VecDeque::from([size]),
             stats: SenderStats::default(),
         };
         s.cwnd = s.clamp(s.cwnd);
@@ -121,6 +125,32 @@ impl Sender {
     pub fn hpcc(&self) -> Option<&Control> {
         self.hpcc.as_ref()
     }
+    /// Bytes acknowledged so far.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// A persistent connection's next message: `bytes` more to send after what it has,
+    /// with the congestion state it has (a connection that had sent everything opens
+    /// again). Returns the stream offset where the message ends.
+    pub fn append(&mut self, bytes: u64) -> u64 {
+        self.size += bytes;
+        self.ends.push_back(self.size);
+        if self.completed {
+            self.completed = false;
+            self.state = State::Open;
+        }
+        self.size
+    }
+
+    /// The length of the segment starting at `seq`: a full one, or up to the end of its
+    /// message.
+    fn seg_len(&self, seq: u64) -> u64 {
+        let i = self.ends.partition_point(|&e| e <= seq);
+        let end = self.ends.get(i).copied().unwrap_or(self.size);
+        self.mss().min(end - seq)
+    }
+
     pub fn in_flight(&self) -> u64 {
         self.snd_nxt - self.snd_una
     }
@@ -167,7 +197,7 @@ impl Sender {
         if self.snd_nxt >= self.size {
             return None;
         }
-        let len = self.mss().min(self.size - self.snd_nxt);
+        let len = self.seg_len(self.snd_nxt);
         if !self.window_allows(len) {
             return None;
         }
@@ -215,7 +245,7 @@ impl Sender {
     }
 
     fn segment(&mut self, now: Time, seq: u64) -> Out {
-        let len = self.mss().min(self.size - seq) as u32;
+        let len = self.seg_len(seq) as u32;
         self.stats.data_packets += 1;
         let mut t = self.packet(Segment::Data { seq, len, ts: now }, len);
         if let Some(h) = &self.hpcc {
@@ -309,6 +339,9 @@ impl Sender {
             _ => self.on_open_or_cwr_ack(ack, ece, newly, segs, snd_nxt_before),
         }
         self.rto_at = None;
+        while self.ends.len() > 1 && self.ends[0] <= self.snd_una {
+            self.ends.pop_front();
+        }
         if self.snd_una >= self.size {
             self.completed = true;
             self.state = State::Done;

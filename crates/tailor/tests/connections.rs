@@ -1,0 +1,108 @@
+//! Persistent connections (`[[class]] connections`, HULL §6.2): a class's messages
+//! between two hosts share a few TCP connections; a connection serves its messages in
+//! order and keeps its congestion state from one message to the next.
+
+mod common;
+
+use tailor::measure::MessageRecord;
+
+/// A generated class of `n` messages of `size` from host 0 to host 1, `gap` apart
+/// (periodic), on `connections` connections (None: one per message).
+fn periodic(n: u64, size: &str, gap_rate: &str, connections: Option<u32>) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = connections.map_or(String::new(), |c| format!("connections = {c}"));
+    let text = format!(
+        r#"
+[topology]
+kind = "star"
+hosts = 2
+link = {{ rate = "10Gbps", delay = "2us" }}
+[transport]
+kind = "dctcp"
+init_cwnd = 2
+[[class]]
+name = "c"
+sizes_fixed = "{size}"
+arrival = "periodic"
+rate = "{gap_rate}"
+pattern = "n_to_1"
+senders = [0]
+receiver = 1
+messages = {n}
+{conn}
+"#
+    );
+    let sc = common::scenario(&text, dir.path());
+    let (sim, mut recs) = common::run(&sc, 1);
+    recs.sort_by_key(|r| r.start);
+    (recs, sim.report())
+}
+
+/// A connection keeps its window: the second and later 100 KB messages on one warm
+/// connection skip slow start (init_cwnd 2), so they finish faster than on fresh ones.
+#[test]
+fn a_persistent_connection_keeps_its_congestion_window() {
+    // 100 KB every 500 µs: each message is done long before the next.
+    let (fresh, _) = periodic(5, "100KB", "1600Mbps", None);
+    let (warm, _) = periodic(5, "100KB", "1600Mbps", Some(1));
+    let fct = |r: &MessageRecord| (r.finish - r.start).as_secs_f64() * 1e6;
+    eprintln!("fresh: {:?}", fresh.iter().map(fct).collect::<Vec<_>>());
+    eprintln!("warm:  {:?}", warm.iter().map(fct).collect::<Vec<_>>());
+    assert_eq!(fct(&fresh[0]), fct(&warm[0]), "the first message opens the connection either way");
+    for k in 1..5 {
+        assert!(fct(&warm[k]) < 0.9 * fct(&fresh[k]), "message {k}: warm {} vs fresh {}", fct(&warm[k]), fct(&fresh[k]));
+    }
+}
+
+/// A connection serves its messages in order: a message behind a larger one on the same
+/// connection finishes after it (head-of-line blocking), where on its own connection it
+/// would finish first.
+#[test]
+fn a_persistent_connection_serves_messages_in_order() {
+    // Two messages 1 µs apart: 4 MB then 4 MB; with one connection the second waits.
+    let (own, _) = periodic(2, "4MB", "32000Tbps", None);
+    let (shared, report) = periodic(2, "4MB", "32000Tbps", Some(1));
+    assert!(shared[1].finish > shared[0].finish, "in order on one connection");
+    let second = |r: &[MessageRecord]| (r[1].finish - r[1].start).as_secs_f64();
+    // Alone, the two share the link; behind the first, the second takes about as long as
+    // both together.
+    assert!(second(&shared) >= 0.95 * second(&own), "{} vs {}", second(&shared), second(&own));
+    // Every byte of both messages was acknowledged once on the one connection.
+    assert_eq!(report.transport_counters.get("acked_bytes"), Some(8_000_000));
+}
+
+/// An RPC class on 16 connections per pair, many clients and servers: every RPC
+/// completes, the ledgers balance, and a second run is identical.
+#[test]
+fn rpcs_on_sixteen_connections_per_pair_complete_and_repeat_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"
+[topology]
+kind = "leaf_spine"
+racks = 2
+hosts_per_rack = 4
+spines = 2
+host_link = { rate = "10Gbps", delay = "1us" }
+fabric_link = { rate = "10Gbps", delay = "1us" }
+[switch]
+ecn_threshold = "30KB"
+[transport]
+kind = "dctcp"
+[[class]]
+name = "rpc"
+sizes_fixed = "200B"
+response_sizes_fixed = "50KB"
+arrival = "poisson"
+load = 0.3
+pattern = "all_to_all"
+messages = 3000
+connections = 16
+"#;
+    let sc = common::scenario(text, dir.path());
+    let (sim, recs) = common::run(&sc, 4);
+    assert_eq!(recs.len(), 3000);
+    let l = sim.ledger();
+    assert!(l.balances() && l.in_flight == (0, 0), "{l:?}");
+    let (_, again) = common::run(&sc, 4);
+    assert_eq!(recs, again);
+}
