@@ -1,0 +1,63 @@
+"""HULL (phantom queues, DCTCP and adaptive NIC pacing;
+``../shared/papers/hull-less-is-more.md``): its reproductions on the paper's 1 Gbps
+testbed (``testbed``: ten servers on one switch, hosts with LSO, interrupt coalescing and
+software delays).
+
+- ``static``: Table 1 and Fig. 8 (§3.1, §6.1), 2-8 long flows into one receiver;
+- ``dynamic``: Table 4 (§6.2.1) and Table 5 (§6.2.2), 1 KB and 10 MB requests at
+  20/40/60 % load over persistent connections, and HULL against two priorities.
+
+Built from ``paper`` (the paper's numbers), ``testbed`` (the scenarios) and ``runs``
+(running points, reading probes and completion times). docs/reproductions-hull.md says
+what they measured.
+
+The expected times are wall times on a 2-core machine: hull-fig8 took about 10 s with
+--quick and 2 min in full (28 runs of 2 s simulated); hull-table4 about 10 s with --quick
+and 6 min in full (12 points × 3 seeds × 200 10 MB flows); hull-table5 2 min in full.
+"""
+
+from __future__ import annotations
+
+from tailor.reproduce.hull import dynamic, static
+from tailor.reproduce.registry import Reproduction
+
+__all__ = ["REPRODUCTIONS"]
+
+REPRODUCTIONS = (
+    Reproduction(
+        name="hull-fig8",
+        paper="HULL",
+        figure="Table 1, Fig. 8 (§3.1, §6.1)",
+        summary="HULL Table 1 / Fig. 8: long flows, switch latency and throughput.",
+        example="tailor reproduce hull-fig8 --quick",
+        quick="15 s",
+        full="3 min",
+        full_options="(the defaults)",
+        options=static.options,
+        render=static.render,
+    ),
+    Reproduction(
+        name="hull-table4",
+        paper="HULL",
+        figure="Table 4 (§6.2.1)",
+        summary="HULL Table 4: dynamic flows at 20/40/60 % load, four schemes.",
+        example="tailor reproduce hull-table4 --quick",
+        quick="15 s",
+        full="8 min",
+        full_options="(the defaults)",
+        options=dynamic.table4_options,
+        render=dynamic.render4,
+    ),
+    Reproduction(
+        name="hull-table5",
+        paper="HULL",
+        figure="Table 5 (§6.2.2)",
+        summary="HULL Table 5: HULL vs two-priority QoS, large and small buffers.",
+        example="tailor reproduce hull-table5 --quick",
+        quick="10 s",
+        full="3 min",
+        full_options="(the defaults)",
+        options=dynamic.table5_options,
+        render=dynamic.render5,
+    ),
+)

@@ -1,0 +1,75 @@
+"""HULL's reproductions: their quick forms run end to end and write the files the issue
+names with exactly its columns, and what they measure keeps the paper's order of schemes
+(the full forms are in `make validate`; docs/reproductions-hull.md has their numbers)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tailor.errors import OptionError
+from tailor.reproduce.hull import dynamic, static, testbed
+
+TABLE4_COLUMNS = ("scheme", "load", "switch_latency_avg_us", "switch_latency_p90_us", "switch_latency_p99_us",
+                  "fct_10mb_avg_ms", "fct_10mb_p90_ms", "fct_10mb_p99_ms")
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def test_table4_quick_writes_its_columns_and_hull_has_the_lowest_switch_latency(tmp_path: Path) -> None:
+    plan = dynamic.table4_options(loads="0.4", quick=True, seeds=3, out=tmp_path / "t4")
+    plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "t4" / "table4.csv")
+    assert tuple(rows[0]) == TABLE4_COLUMNS == dynamic.TABLE4_COLUMNS
+    assert {r["scheme"] for r in rows} == set(testbed.SCHEMES) and {r["load"] for r in rows} == {"0.4"}
+    lat = {r["scheme"]: float(r["switch_latency_avg_us"]) for r in rows}
+    # §6.2.1: TCP fills the buffer, DCTCP keeps it near K, HULL below DCTCP-6K-Pacer.
+    assert lat["dctcp-pq950-pacer"] < lat["dctcp-6k-pacer"] < lat["dctcp-30k"] < lat["tcp-droptail"]
+    # The 10 MB flows pay for the headroom: HULL's are slower than DCTCP-30K's.
+    fct = {r["scheme"]: float(r["fct_10mb_avg_ms"]) for r in rows}
+    assert fct["dctcp-pq950-pacer"] > fct["dctcp-30k"]
+
+
+def test_table5_quick_writes_both_buffers_and_small_buffers_slow_tcp_qos(tmp_path: Path) -> None:
+    plan = dynamic.table5_options(quick=True, out=tmp_path / "t5")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "t5" / "table5.csv")
+    assert tuple(rows[0]) == dynamic.TABLE5_COLUMNS
+    at = {(r["buffer"], r["scheme"]): r for r in report["rows"]}
+    # §6.2.2 (ii): 15 KB per priority costs TCP-QoS's 10 MB flows far more than HULL's.
+    qos = at[("small", "tcp-qos")]["fct_10mb_avg_ms"] / at[("large", "tcp-qos")]["fct_10mb_avg_ms"]
+    hull = at[("small", "dctcp-pq950-pacer")]["fct_10mb_avg_ms"] / at[("large", "dctcp-pq950-pacer")]["fct_10mb_avg_ms"]
+    assert qos > 1.5 and hull < qos
+
+
+def test_fig8_quick_writes_fig8_csv_and_the_phantom_queue_leaves_headroom(tmp_path: Path) -> None:
+    plan = static.options(quick=True, out=tmp_path / "f8")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "f8" / "fig8.csv")
+    assert tuple(rows[0]) == static.COLUMNS
+    at = {(r["scheme"], r["flows"]): r for r in report["rows"]}
+    pq, dctcp = at[("dctcp-pq950-pacer", 2)], at[("dctcp-30k", 2)]
+    # Below the 950 Mbps drain rate, and an order of magnitude less latency than DCTCP-30K.
+    assert 800 < pq["throughput_mbps"] < 950 < dctcp["throughput_mbps"]
+    assert pq["switch_latency_avg_us"] < dctcp["switch_latency_avg_us"] / 10
+    # Eq. 5: more flows need more headroom, so the PQ's latency grows from 2 to 8 flows.
+    assert at[("dctcp-pq950-pacer", 8)]["switch_latency_avg_us"] > pq["switch_latency_avg_us"]
+
+
+def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
+    with pytest.raises(OptionError, match="--loads: '0.5'; accepted: 0.2, 0.4, 0.6"):
+        dynamic.table4_options(loads="0.5", out=tmp_path)
+    with pytest.raises(OptionError, match="--seeds: 0; accepted: 1 to 20"):
+        static.options(seeds=0, out=tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_shipped_testbed_scenarios_are_the_builder_s() -> None:
+    here = Path(__file__).resolve().parents[2] / "scenarios" / "hull"
+    for name, text in testbed.shipped().items():
+        assert (here / name).read_text() == text, f"scenarios/hull/{name} differs from testbed.shipped(); regenerate it"
