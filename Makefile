@@ -43,11 +43,11 @@ clean:
 	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -f python/tailor/_core*.so
 
-# Cross-checks against ns-3 (installs libns3-dev with apt when missing), then the SWP and Homa
-# reproductions at full length (the Homa ones about 6 minutes); minutes to an hour and more.
+# Cross-checks against ns-3 (installs libns3-dev with apt when missing), then the SWP, Homa and
+# HULL reproductions at full length (HULL's about 15 minutes); an hour and more.
 .PHONY: validate bench
 validate: build
-	st=0; $(PY) scripts/validate.py || st=$$?; $(PY) scripts/reproduce_swp.py; $(PY) scripts/reproduce_homa.py; exit $$st
+	st=0; $(PY) scripts/validate.py || st=$$?; $(PY) scripts/reproduce_swp.py; $(PY) scripts/reproduce_homa.py; $(PY) scripts/reproduce_hull.py; exit $$st
 
 # Speed and memory against ns-3 timed in the same script (and against the engine built at
 # git revision BENCH_BASELINE, if given); set-up time by hosts; the CLI's peak memory

@@ -246,6 +246,37 @@ def homa_section(repeat: int) -> list[dict]:
     return rows
 
 
+def hull_section(work: Path) -> list[dict]:
+    """HULL §6.3 at full size (192 servers, 1,000,000 Pareto flows a scheme, the full form
+    of `tailor reproduce hull-fattree`): DCTCP and HULL through `tailor-sim` (wall, events/s,
+    flows/s, peak RSS; HULL's per-event cost against DCTCP's on the same flows), then the
+    full reproduction itself timed end to end (both schemes in two threads, the tables)."""
+    from tailor.reproduce.hull import fattree
+
+    n = fattree.FLOWS["full"]
+    print(f"\nHULL §6.3 fat-tree, 192 servers, {n:,} flows a scheme (tailor reproduce hull-fattree, full form)", flush=True)
+    print(f"  {'':<24} {'wall':>11} {'events':>13} {'events/s':>12} {'peak RSS':>11} {'flows/s':>12} {'engine s':>9}")
+    rows = []
+    for scheme in fattree.SCHEMES:
+        path = work / f"fattree-{scheme}.toml"
+        path.write_text(fattree.scenario(scheme, n))
+        r = run_tailor(path, 1)
+        r["flows_per_s"] = r["completed"] / r["wall"]
+        rows.append({"case": scheme, **r})
+        print(fmt_row(scheme.upper(), r) + f" {r['flows_per_s']:>12,.0f} {r['engine_wall']:>9.2f}", flush=True)
+    eps = lambda r: r["events"] / r["engine_wall"]
+    dctcp, hull = rows
+    print(f"  per event, HULL (phantom queues, pacers) / DCTCP on the same flows: {eps(hull) / eps(dctcp):.3f}x the events/s; "
+          f"events {hull['events'] / dctcp['events']:.3f}x")
+    t0 = __import__("time").perf_counter()
+    subprocess.run([sys.executable, "-m", "tailor", "reproduce", "hull-fattree", "--out", str(work / "hull-fattree")],
+                   check=True, capture_output=True, cwd=ROOT)
+    wall = __import__("time").perf_counter() - t0
+    print(f"  the full reproduction (both schemes, two threads, tables): {wall:.1f} s wall", flush=True)
+    rows.append({"case": "reproduction", "wall": wall})
+    return rows
+
+
 def fmt_row(label: str, r: dict) -> str:
     return f"  {label:<24} {r['wall']:>9.2f} s {r['events']:>13,} {r['events'] / r['wall'] / 1e6:>8.2f} M/s {r['rss_kb'] / 1024:>8.1f} MB"
 
@@ -260,11 +291,17 @@ def main() -> int:
     ap.add_argument("--model-only", action="store_true", help="only the model section (after timing ns-3 on the single-bottleneck anchor)")
     ap.add_argument("--baseline", metavar="REV", help="also build tailor-sim at git revision REV and compare it, case by case")
     ap.add_argument("--homa-only", action="store_true", help="only the Homa section (the paper's fabric)")
+    ap.add_argument("--hull-only", action="store_true", help="only the HULL section (§6.3's fat-tree)")
     args = ap.parse_args()
     results = {"cases": [], "memory": []}
     with tempfile.TemporaryDirectory(prefix="tailor-bench-") as tmp:
         work = Path(tmp)
         baseline = build_baseline(args.baseline, work) if args.baseline else None
+        if args.hull_only:
+            results["hull"] = hull_section(work)
+            if args.json:
+                args.json.write_text(json.dumps(results, indent=2))
+            return 0
         if args.homa_only:
             results["homa"] = homa_section(args.repeat)
             if args.json:
@@ -316,6 +353,7 @@ def main() -> int:
         label = "measured in this script" if first["ns3"]["measured"] else "RECORDED (anchor run, other machine)"
         results["model"] = model_section(per_seg, label, work, args.model_repeat, args.packet_repeat)
         results["homa"] = homa_section(args.repeat)
+        results["hull"] = hull_section(work)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0

@@ -73,3 +73,46 @@ def test_the_shipped_testbed_scenarios_are_the_builder_s() -> None:
     here = Path(__file__).resolve().parents[2] / "scenarios" / "hull"
     for name, text in testbed.shipped().items():
         assert (here / name).read_text() == text, f"scenarios/hull/{name} differs from testbed.shipped(); regenerate it"
+
+
+def test_fig5_quick_shows_pacing_buys_throughput_at_a_low_threshold(tmp_path: Path) -> None:
+    from tailor.reproduce.hull import pacing
+
+    plan = pacing.fig5_options(quick=True, out=tmp_path / "f5")
+    report = plan.run(plan.out, lambda _: None)
+    assert tuple(_csv(tmp_path / "f5" / "fig5.csv")[0]) == pacing.FIG5_COLUMNS
+    at = {(r["pacing"], r["drain_mbps"], r["threshold_kb"]): r for r in report["rows"]}
+    # §4.3: with a 1 KB threshold, bursts without pacing trip the phantom queue.
+    for drain in (800, 950):
+        assert at[(True, drain, 1.0)]["throughput_mbps"] > at[(False, drain, 1.0)]["throughput_mbps"]
+        assert at[(True, drain, 1.0)]["throughput_mbps"] < drain
+    # Paced, the throughput follows the drain rate.
+    assert at[(True, 950, 1.0)]["throughput_mbps"] > at[(True, 800, 1.0)]["throughput_mbps"] + 100
+
+
+def test_fig6_quick_trades_pacer_delay_for_switch_latency(tmp_path: Path) -> None:
+    from tailor.reproduce.hull import pacing
+
+    plan = pacing.fig6_options(quick=True, out=tmp_path / "f6")
+    report = plan.run(plan.out, lambda _: None)
+    assert tuple(_csv(tmp_path / "f6" / "fig6.csv")[0]) == pacing.FIG6_COLUMNS
+    rows = sorted(report["rows"], key=lambda r: r["beta"])
+    # §4.4: as β grows the pacer delays less and paces less (higher switch latency).
+    assert rows[0]["pacer_delay_us"] > rows[1]["pacer_delay_us"] > rows[2]["pacer_delay_us"]
+    assert rows[0]["switch_latency_avg_us"] < rows[2]["switch_latency_avg_us"]
+
+
+def test_fattree_quick_writes_fattree_csv_and_hull_cuts_small_flow_fct(tmp_path: Path) -> None:
+    from tailor.reproduce.hull import fattree
+
+    plan = fattree.options(quick=True, flows=5_000, out=tmp_path / "ft")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "ft" / "fattree.csv")
+    assert tuple(rows[0]) == ("scheme", "size_class", "fct_avg_us", "fct_p99_us", "fct_p999_us", "flows")
+    assert {(r["scheme"], r["size_class"]) for r in rows} == {(s, c) for s in ("dctcp", "hull") for c in ("small", "large")}
+    at = {(r["scheme"], r["size_class"]): r for r in report["rows"]}
+    # §6.3: HULL's small flows finish faster, on average and at p99.
+    assert at[("hull", "small")]["fct_avg_us"] < 0.8 * at[("dctcp", "small")]["fct_avg_us"]
+    assert at[("hull", "small")]["fct_p99_us"] < at[("dctcp", "small")]["fct_p99_us"]
+    # Never faster than store-and-forward allows (16.2 µs for 6.8 KB in the paper).
+    assert at[("hull", "small")]["fct_avg_us"] > 16.0

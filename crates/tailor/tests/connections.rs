@@ -9,8 +9,11 @@ use tailor::measure::MessageRecord;
 /// A generated class of `n` messages of `size` from host 0 to host 1, `gap` apart
 /// (periodic), on `connections` connections (None: one per message).
 fn periodic(n: u64, size: &str, gap_rate: &str, connections: Option<u32>) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
+    periodic_with(n, size, gap_rate, connections.map_or(String::new(), |c| format!("connections = {c}")))
+}
+
+fn periodic_with(n: u64, size: &str, gap_rate: &str, conn: String) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
     let dir = tempfile::tempdir().unwrap();
-    let conn = connections.map_or(String::new(), |c| format!("connections = {c}"));
     let text = format!(
         r#"
 [topology]
@@ -69,6 +72,23 @@ fn a_persistent_connection_serves_messages_in_order() {
     assert!(second(&shared) >= 0.95 * second(&own), "{} vs {}", second(&shared), second(&own));
     // Every byte of both messages was acknowledged once on the one connection.
     assert_eq!(report.transport_counters.get("acked_bytes"), Some(8_000_000));
+}
+
+/// A pool (`connection_choice = "idle"`): a message takes an idle connection, so the
+/// second of two back-to-back messages does not wait behind the first, and a later one
+/// reuses a warm connection.
+#[test]
+fn a_pool_takes_an_idle_connection_and_reuses_warm_ones() {
+    let (own, _) = periodic(2, "4MB", "32000Tbps", None);
+    let (pool, _) = periodic_with(2, "4MB", "32000Tbps", "connections = 4\nconnection_choice = \"idle\"".into());
+    let fct = |r: &MessageRecord| (r.finish - r.start).as_secs_f64();
+    assert!((fct(&pool[1]) - fct(&own[1])).abs() < 0.02 * fct(&own[1]), "{} vs {}", fct(&pool[1]), fct(&own[1]));
+    // Spaced out, every message after the first finds connection 0 idle and warm.
+    let (fresh, _) = periodic(5, "100KB", "1600Mbps", None);
+    let (warm, _) = periodic_with(5, "100KB", "1600Mbps", "connections = 4\nconnection_choice = \"idle\"".into());
+    for k in 1..5 {
+        assert!(fct(&warm[k]) < 0.9 * fct(&fresh[k]), "message {k}");
+    }
 }
 
 /// An RPC class on 16 connections per pair, many clients and servers: every RPC

@@ -134,6 +134,8 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("receiver = 3", "receiver = 3\nprobe = \"yes\"", "class[0].probe", "accepted: true or false"),
     ("receiver = 3", "receiver = 3\nconnections = 0", "class[0].connections", "0 is out of range; accepted: 1 to 65536"),
     ("receiver = 3", "receiver = 3\nconnections = 4\ntransport = { kind = \"raw\" }", "class[0].connections", "transport \"raw\" sends every message on a connection of its own; accepted: connections with a transport of the TCP family"),
+    ("receiver = 3", "receiver = 3\nconnection_choice = \"idle\"", "class[0].connection_choice", "needs connections; accepted: connection_choice with connections = N"),
+    ("receiver = 3", "receiver = 3\nconnections = 2\nconnection_choice = \"first\"", "class[0].connection_choice", "accepted: \"random\", \"idle\""),
 ];
 
 #[test]

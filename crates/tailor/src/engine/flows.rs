@@ -15,7 +15,7 @@ pub struct Flow {
     pub transport: usize,
     pub rpc: FlowRpc,
     /// Its persistent connection (`transport::Message::channel`).
-    pub channel: Option<u32>,
+    pub channel: Option<crate::transport::Channel>,
 }
 
 /// What a flow is in an RPC, as the engine needs it.
@@ -46,14 +46,17 @@ impl Flow {
     /// connection's, the same both ways (all its messages and their ACKs take one path,
     /// as ECMP hashes a TCP connection's 5-tuple; HULL §6.3).
     pub fn ecmp_key(&self, conn: ConnId) -> u64 {
-        match self.channel {
-            None => conn.key(),
-            Some(k) => {
-                let m = &self.msg;
-                let (a, b) = (m.src.index().min(m.dst.index()) as u64, m.src.index().max(m.dst.index()) as u64);
-                crate::sim::rng::splitmix64(a << 40 ^ b << 16 ^ (m.class.index() as u64) << 56 ^ k as u64 ^ 1 << 63)
-            }
-        }
+        use crate::transport::Channel;
+        // A pool's connection is chosen by the sender's transport, after routing knows the
+        // message: its connections share the pair's one path.
+        let k = match self.channel {
+            None => return conn.key(),
+            Some(Channel::Fixed(k)) => k as u64,
+            Some(Channel::Pool(_)) => u32::MAX as u64,
+        };
+        let m = &self.msg;
+        let (a, b) = (m.src.index().min(m.dst.index()) as u64, m.src.index().max(m.dst.index()) as u64);
+        crate::sim::rng::splitmix64(a << 40 ^ b << 16 ^ (m.class.index() as u64) << 56 ^ k ^ 1 << 63)
     }
 }
 

@@ -429,7 +429,7 @@ impl Simulation {
     /// A request arrived whole: its receiver sends the response at once (the host's
     /// software delays are its NIC's and links'). The RPC is recorded when the response
     /// completes, with the request's id and start and both ideals.
-    fn respond(&mut self, request: ConnId, req: MessageRecord, t: usize, size: u64, channel: Option<u32>) -> Result<(), RunError> {
+    fn respond(&mut self, request: ConnId, req: MessageRecord, t: usize, size: u64, channel: Option<crate::transport::Channel>) -> Result<(), RunError> {
         let ideal = self.transports[t].ideal(&self.path(req.dst, req.src), size);
         let msg = MessageRecord { src: req.dst, dst: req.src, size, start: self.now, ideal, ..req };
         let rpc = FlowRpc::Response { request, id: req.id, start: req.start, ideal: req.ideal };

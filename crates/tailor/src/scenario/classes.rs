@@ -43,8 +43,9 @@ pub enum ClassKind {
         wire_load: bool,
         /// An RPC class: each message is a request whose arrival triggers this response.
         response: Option<Response>,
-        /// Persistent connections per (sender, receiver) (`connections = 16`).
-        connections: Option<u32>,
+        /// Persistent connections per (sender, receiver) (`connections = 16`) and how a
+        /// message picks one (`connection_choice`).
+        connections: Option<(u32, crate::workload::generated::Choice)>,
     },
     Trace { file: PathBuf, receiver: Option<HostId> },
 }
@@ -161,7 +162,28 @@ fn interpolation(s: &str) -> Result<Interpolation, String> {
 }
 
 /// The keys that each give a class its sizes; exactly one of them.
-const SIZE_KEYS: [&str; 4] = ["sizes", "sizes_cdf", "sizes_fixed", "sizes_exponential_mean"];
+const SIZE_KEYS: [&str; 5] = ["sizes", "sizes_cdf", "sizes_fixed", "sizes_exponential_mean", "sizes_pareto"];
+
+/// `sizes_pareto = { shape, mean, max }`: a Pareto law of this shape whose untruncated
+/// mean is `mean` (so scale = mean·(shape − 1)/shape, as HULL §6.3 quotes it), truncated
+/// at `max`.
+fn pareto(mut p: Table) -> Result<SizeDist, ScenarioError> {
+    let shape = p.req("shape", "a number above 1 and at most 10 (HULL's is 1.05)", |v| match v.as_float().or(v.as_integer().map(|i| i as f64)) {
+        Some(a) if a > 1.0 && a <= 10.0 => Ok(a),
+        _ => Err("is not a shape above 1 and at most 10; accepted: a number such as 1.05 (the mean is infinite at 1 or below)".to_string()),
+    })?;
+    let mean = p.size("mean")?.ok_or_else(|| p.error("mean", "missing; accepted: the untruncated mean, such as \"100KB\""))?;
+    let scale = mean as f64 * (shape - 1.0) / shape;
+    if scale < 1.0 {
+        return Err(p.error("mean", format!("makes the smallest size {scale:.2} B; accepted: a mean of at least {} B at shape {shape}", (shape / (shape - 1.0)).ceil())));
+    }
+    let max = p.size("max")?.ok_or_else(|| p.error("max", "missing; accepted: the truncation, such as \"1GB\" (an untruncated Pareto near shape 1 has no usable sample mean)"))?;
+    if (max as f64) <= scale {
+        return Err(p.error("max", format!("is not above the smallest size ({scale:.0} B); accepted: a larger size")));
+    }
+    p.finish()?;
+    Ok(SizeDist::Pareto { shape, scale, max: max as f64 })
+}
 
 fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
     let given: Vec<&str> = SIZE_KEYS.into_iter().filter(|k| t.has(k)).collect();
@@ -194,8 +216,11 @@ fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
             Ok(SizeDist::Exponential { mean: b as f64 })
         };
     }
+    if let Some(p) = t.table("sizes_pareto")? {
+        return pareto(p);
+    }
     Err(t.error("sizes", format!(
-        "missing; accepted: one of sizes = NAME ({}), sizes_cdf = \"file.cdf\", sizes_fixed = \"1KB\", sizes_exponential_mean = \"100KB\"",
+        "missing; accepted: one of sizes = NAME ({}), sizes_cdf = \"file.cdf\", sizes_fixed = \"1KB\", sizes_exponential_mean = \"100KB\", sizes_pareto = {{ shape = 1.05, mean = \"100KB\", max = \"1GB\" }}",
         builtin_names().join(", ")
     )))
 }
@@ -286,9 +311,22 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         _ => false,
     };
     let response = response(t)?;
-    let connections = t.int("connections", 1, 1 << 16)?.map(|n| n as u32);
+    let connections = connections(t)?;
     let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response, connections };
     Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0, probe })
+}
+
+/// `connections = N` and `connection_choice = "random" | "idle"`.
+fn connections(t: &mut Table) -> Result<Option<(u32, crate::workload::generated::Choice)>, ScenarioError> {
+    use crate::workload::generated::Choice;
+    let n = t.int("connections", 1, 1 << 16)?;
+    let choice = t.choice("connection_choice", &["random", "idle"])?;
+    match (n, choice.as_deref()) {
+        (None, Some(_)) => Err(t.error("connection_choice", "needs connections; accepted: connection_choice with connections = N")),
+        (None, None) => Ok(None),
+        (Some(n), Some("idle")) => Ok(Some((n as u32, Choice::Idle))),
+        (Some(n), _) => Ok(Some((n as u32, Choice::Random))),
+    }
 }
 
 /// An RPC class's responses: `response = "echo"` (as long as the request),

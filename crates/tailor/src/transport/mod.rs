@@ -162,9 +162,19 @@ pub struct Message {
     /// Its part in an RPC, if it has one.
     pub rpc: Rpc,
     /// The persistent connection it is sent on (a class's `connections`: HULL §6.2's 16
-    /// connections per client and server), numbered per (sender, receiver, class); a
-    /// response goes back on its request's. None: a connection of its own.
-    pub channel: Option<u32>,
+    /// connections per client and server). None: a connection of its own.
+    pub channel: Option<Channel>,
+}
+
+/// Which of a (sender, receiver, class)'s persistent connections a message goes on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// This one (drawn at random by the workload: HULL's testbed client, §6.2); a
+    /// response goes back on its request's.
+    Fixed(u32),
+    /// An idle one of these many if there is one, else the least loaded: a pool of
+    /// permanent connections (HULL §6.3). The sender's transport chooses.
+    Pool(u32),
 }
 
 /// A message's part in a remote procedure call (Homa §3.1, §3.6).

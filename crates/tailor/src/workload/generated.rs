@@ -24,6 +24,7 @@ use super::pattern::{Endpoints, Pattern};
 use super::sizes::SizeDist;
 use super::{MessageSpec, Source, WorkloadError};
 use crate::net::ids::ClassId;
+use crate::transport::Channel;
 use crate::sim::rng::{stream, Stream};
 use crate::sim::Time;
 
@@ -44,9 +45,17 @@ pub struct GenSpec {
     pub exact_load: bool,
     /// Requests of RPCs: each message's arrival triggers a response.
     pub response: Option<Response>,
-    /// Persistent connections per (sender, receiver): each message goes on one drawn
-    /// uniformly (stream `{prefix}/connections`); None: one connection per message.
-    pub connections: Option<u32>,
+    /// Persistent connections per (sender, receiver) and how a message chooses one: drawn
+    /// uniformly (stream `{prefix}/connections`) or an idle one; None: one connection per
+    /// message.
+    pub connections: Option<(u32, Choice)>,
+}
+
+/// How a message chooses among its pair's persistent connections (`connection_choice`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Random,
+    Idle,
 }
 
 /// The response a request triggers (an RPC class).
@@ -192,7 +201,10 @@ impl Source for Generated {
             Some(Response::Echo) => Some(size),
             Some(Response::Sizes(d)) => Some(d.sample(&mut self.response_rng)),
         };
-        let channel = self.spec.connections.map(|n| self.channel_rng.random_range(0..n));
+        let channel = self.spec.connections.map(|(n, choice)| match choice {
+            Choice::Random => Channel::Fixed(self.channel_rng.random_range(0..n)),
+            Choice::Idle => Channel::Pool(n),
+        });
         Ok(Some(MessageSpec {
             id: None,
             start,

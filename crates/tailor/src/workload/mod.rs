@@ -42,7 +42,7 @@ pub struct MessageSpec {
     /// For a request of an RPC class: the size of the response its arrival triggers.
     pub response: Option<u64>,
     /// The persistent connection it goes on (`transport::Message::channel`).
-    pub channel: Option<u32>,
+    pub channel: Option<crate::transport::Channel>,
 }
 
 /// Why a workload could not be read or built. Every variant names the file and line, or

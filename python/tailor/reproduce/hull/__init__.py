@@ -4,8 +4,12 @@ testbed (``testbed``: ten servers on one switch, hosts with LSO, interrupt coale
 software delays).
 
 - ``static``: Table 1 and Fig. 8 (§3.1, §6.1), 2-8 long flows into one receiver;
+- ``pacing``: Fig. 5 (§4.3) and Fig. 6 (§4.4), the phantom queue swept with and without
+  pacing, and the pacer's β against its delay;
 - ``dynamic``: Table 4 (§6.2.1) and Table 5 (§6.2.2), 1 KB and 10 MB requests at
-  20/40/60 % load over persistent connections, and HULL against two priorities.
+  20/40/60 % load over persistent connections, and HULL against two priorities;
+- ``fattree``: §6.3 (Fig. 12, 13), 192 servers on a fat-tree at 15 % load, DCTCP against
+  HULL, small- and large-flow completion times.
 
 Built from ``paper`` (the paper's numbers), ``testbed`` (the scenarios) and ``runs``
 (running points, reading probes and completion times). docs/reproductions-hull.md says
@@ -18,7 +22,7 @@ and 6 min in full (12 points × 3 seeds × 200 10 MB flows); hull-table5 2 min i
 
 from __future__ import annotations
 
-from tailor.reproduce.hull import dynamic, static
+from tailor.reproduce.hull import dynamic, fattree, pacing, static
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -35,6 +39,30 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=static.options,
         render=static.render,
+    ),
+    Reproduction(
+        name="hull-fig5",
+        paper="HULL",
+        figure="Fig. 5 (§4.3)",
+        summary="HULL Fig. 5: phantom queue drain and threshold, with and without pacing.",
+        example="tailor reproduce hull-fig5 --quick",
+        quick="10 s",
+        full="3 min",
+        full_options="(the defaults)",
+        options=pacing.fig5_options,
+        render=pacing.render5,
+    ),
+    Reproduction(
+        name="hull-fig6",
+        paper="HULL",
+        figure="Fig. 6 (§4.4)",
+        summary="HULL Fig. 6: the pacer's β, switch latency against pacer delay.",
+        example="tailor reproduce hull-fig6 --quick",
+        quick="5 s",
+        full="1 min",
+        full_options="(the defaults)",
+        options=pacing.fig6_options,
+        render=pacing.render6,
     ),
     Reproduction(
         name="hull-table4",
@@ -59,5 +87,17 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=dynamic.table5_options,
         render=dynamic.render5,
+    ),
+    Reproduction(
+        name="hull-fattree",
+        paper="HULL",
+        figure="Fig. 12-13 (§6.3)",
+        summary="HULL §6.3: 192-server fat-tree, small- and large-flow FCT, DCTCP vs HULL.",
+        example="tailor reproduce hull-fattree --quick",
+        quick="15 s",
+        full="5 min",
+        full_options="(the defaults; --flows 5000000 for the paper's count, about 25 min)",
+        options=fattree.options,
+        render=fattree.render,
     ),
 )

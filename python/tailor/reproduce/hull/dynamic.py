@@ -41,7 +41,7 @@ TABLE5_COLUMNS = ("buffer", "scheme", "switch_latency_avg_us", "switch_latency_p
                   "fct_1kb_avg_us", "fct_1kb_p90_us", "fct_1kb_p99_us", "fct_10mb_avg_ms", "fct_10mb_p90_ms",
                   "fct_10mb_p99_ms")
 #: 10 MB requests per run, by form (the 1 KB ones four times as many).
-LARGE_FLOWS = {"quick": 10, "full": 200}
+LARGE_FLOWS = {"quick": 10, "full": 500}
 
 
 def _check_seeds(seeds: int) -> None:
@@ -67,7 +67,7 @@ def _parse_loads(text: str) -> list[float]:
 def table4_options(
     loads: Annotated[str, typer.Option(help="Loads, comma-separated (0.2, 0.4, 0.6).")] = "0.2,0.4,0.6",
     quick: Annotated[bool, typer.Option("--quick", help="10 large flows a point (seconds in all; not a result).")] = False,
-    seeds: Annotated[int, typer.Option(help="Seeds per point (the paper averages 10 trials).")] = 3,
+    seeds: Annotated[int, typer.Option(help="Seeds per point (the paper averages 10 trials).")] = 5,
     out: Out = None,
 ) -> Plan:
     """HULL Table 4: switch latency and 1 KB / 10 MB completion times at 20/40/60 % load
@@ -85,7 +85,7 @@ def table4_options(
 
 def table5_options(
     quick: Annotated[bool, typer.Option("--quick", help="10 large flows a point (seconds in all; not a result).")] = False,
-    seeds: Annotated[int, typer.Option(help="Seeds per point (the paper averages 10 trials).")] = 3,
+    seeds: Annotated[int, typer.Option(help="Seeds per point (the paper averages 10 trials).")] = 5,
     out: Out = None,
 ) -> Plan:
     """HULL Table 5: HULL against TCP with two priorities at 40 % load, with the switch's

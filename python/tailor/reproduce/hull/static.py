@@ -34,7 +34,7 @@ __all__ = ["COLUMNS", "options", "run", "render"]
 COLUMNS = ("scheme", "flows", "throughput_mbps", "switch_latency_avg_us", "switch_latency_p90_us",
            "switch_latency_p99_us", "probes", "seeds")
 #: Run length per form (ms) and the flow counts.
-FORMS = {"quick": (200, (2, 8)), "full": (2000, (2, 3, 4, 5, 6, 7, 8))}
+FORMS = {"quick": (200, (2, 8)), "full": (10_000, (2, 3, 4, 5, 6, 7, 8))}
 PROBE_MBPS = 12.0
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 __all__ = [
     "SCHEMES", "HOSTS", "RECEIVER", "PROBE_SENDER", "SENDERS", "static_scenario", "dynamic_scenario",
-    "requests_per_second", "scheme_label", "QOS_SCHEMES", "BUFFERS", "shipped",
+    "requests_per_second", "scheme_label", "QOS_SCHEMES", "BUFFERS", "shipped", "pq_scenario",
 ]
 
 #: The four schemes of §6.1 and §6.2.1, as the paper names them (lowercase).
@@ -197,3 +197,18 @@ def shipped() -> dict[str, str]:
     for s in SCHEMES[:-1]:
         files[f"testbed-dynamic-40-{s}.toml"] = dynamic_scenario(s, 0.4, 200)
     return files
+
+
+def pq_scenario(drain_mbps: int, threshold: str, pacer: bool, length_ms: int, beta: float | None = None,
+                flows: int = 2) -> str:
+    """§4.3-4.4 (Fig. 5, Fig. 6): ``flows`` long DCTCP flows into S5 with a phantom queue
+    draining at ``drain_mbps`` and marking at ``threshold`` on the port towards S5,
+    paced or not (the testbed pacer, with ``beta`` if given)."""
+    text = static_scenario("dctcp-pq950-pacer", flows, length_ms)
+    text = text.replace('phantom = { drain = "950Mbps", threshold = "1KB" }',
+                        f'phantom = {{ drain = "{drain_mbps}Mbps", threshold = "{threshold}", roles = ["to_host"] }}')
+    if not pacer:
+        text = text.replace('pacer = "testbed"\n', "")
+    elif beta is not None:
+        text = text.replace('pacer = "testbed"', f"pacer = {{ preset = \"testbed\", beta = {beta:g} }}")
+    return text

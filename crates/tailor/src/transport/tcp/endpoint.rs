@@ -27,7 +27,7 @@ use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::{self, Stack};
 use crate::net::packet::{Flags, Packet};
 use crate::sim::Time;
-use crate::transport::{Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
+use crate::transport::{Channel, Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
@@ -50,6 +50,16 @@ struct Half {
     /// A persistent connection's end: its key and, sending, the end offset and id of
     /// each message not yet acknowledged whole.
     stream: Option<Box<Stream>>,
+}
+
+/// Where a persistent connection's number sits in a segment's header word 0 (plus one; 0:
+/// none): above the kind (8 bits) and a data segment's length (32 bits), which
+/// `Segment::decode` reads without these bits.
+const CHANNEL_SHIFT: u32 = 40;
+
+/// The persistent connection a packet's header names, if any.
+fn channel_of(hdr: &crate::net::packet::Header) -> Option<u32> {
+    ((hdr.0[0] >> CHANNEL_SHIFT) as u32).checked_sub(1)
 }
 
 /// (peer, class, channel, sending): a persistent connection's end at this host.
@@ -156,11 +166,17 @@ impl TcpEndpoint {
             (Some(st), Segment::Data { seq, .. }) => st.messages.iter().find(|&&(end, _)| end > seq).map_or(h.conn, |&(_, c)| c),
             _ => h.conn,
         };
+        let mut hdr = o.seg.encode();
+        if let Some(st) = &h.stream {
+            // The connection's number rides above the segment's own fields in word 0, as
+            // a TCP header's ports name its connection (`channel_of`).
+            hdr.0[0] |= (st.key.2 as u64 + 1) << CHANNEL_SHIFT;
+        }
         Transmit {
             conn,
             dst: h.peer,
             class: h.class,
-            hdr: o.seg.encode(),
+            hdr,
             wire_bytes: o.wire_bytes,
             payload: o.seg.payload(),
             ecn: o.ecn,
@@ -175,7 +191,10 @@ impl TcpEndpoint {
 impl Endpoint for TcpEndpoint {
     fn on_message(&mut self, _now: Time, msg: &Message) {
         let slot = match msg.channel {
-            Some(channel) => self.send_on_stream(msg, channel),
+            Some(channel) => {
+                let k = self.choose(msg, channel);
+                self.send_on_stream(msg, k)
+            }
             None => self.insert(msg, End::Send(Sender::new(self.cfg, msg.size))),
         };
         self.touch(slot);
@@ -193,7 +212,8 @@ impl Endpoint for TcpEndpoint {
             Some(&s) => s,
             None if sending => return,
             None => match msg.channel {
-                Some(channel) => self.receive_on_stream(msg, channel),
+                // The connection's number, as its packets' headers carry it.
+                Some(_) => self.receive_on_stream(msg, channel_of(&pkt.hdr).unwrap_or(0)),
                 None => self.insert(msg, End::Recv(Receiver::new(self.cfg, msg.size))),
             },
         };
@@ -322,6 +342,26 @@ impl Endpoint for TcpEndpoint {
 }
 
 impl TcpEndpoint {
+    /// The connection a message goes on: its own, or for a pool the first idle one (open
+    /// or not yet opened), else the one with the fewest bytes not yet acknowledged.
+    fn choose(&self, msg: &Message, channel: Channel) -> u32 {
+        let n = match channel {
+            Channel::Fixed(k) => return k,
+            Channel::Pool(n) => n,
+        };
+        let mut best = (u64::MAX, 0);
+        for k in 0..n {
+            let Some(&slot) = self.streams.get(&(msg.dst, msg.class, k, true)) else { return k };
+            let Some(Half { end: End::Send(s), .. }) = &self.halves[slot as usize] else { continue };
+            let left = s.unacknowledged();
+            if left == 0 {
+                return k;
+            }
+            best = best.min((left, k));
+        }
+        best.1
+    }
+
     /// A message on persistent connection `channel` to its receiver: appended to the
     /// connection's stream, or the connection opened with it.
     fn send_on_stream(&mut self, msg: &Message, channel: u32) -> u32 {

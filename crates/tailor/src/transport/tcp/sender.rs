@@ -125,6 +125,11 @@ impl Sender {
     pub fn hpcc(&self) -> Option<&Control> {
         self.hpcc.as_ref()
     }
+    /// Bytes appended and not yet acknowledged.
+    pub fn unacknowledged(&self) -> u64 {
+        self.size - self.snd_una
+    }
+
     /// Bytes acknowledged so far.
     pub fn snd_una(&self) -> u64 {
         self.snd_una
