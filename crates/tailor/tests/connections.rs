@@ -13,6 +13,10 @@ fn periodic(n: u64, size: &str, gap_rate: &str, connections: Option<u32>) -> (Ve
 }
 
 fn periodic_with(n: u64, size: &str, gap_rate: &str, conn: String) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
+    periodic_tcp(n, size, gap_rate, conn, "")
+}
+
+fn periodic_tcp(n: u64, size: &str, gap_rate: &str, conn: String, tcp: &str) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
     let dir = tempfile::tempdir().unwrap();
     let text = format!(
         r#"
@@ -23,6 +27,7 @@ link = {{ rate = "10Gbps", delay = "2us" }}
 [transport]
 kind = "dctcp"
 init_cwnd = 2
+{tcp}
 [[class]]
 name = "c"
 sizes_fixed = "{size}"
@@ -54,6 +59,23 @@ fn a_persistent_connection_keeps_its_congestion_window() {
     assert_eq!(fct(&fresh[0]), fct(&warm[0]), "the first message opens the connection either way");
     for k in 1..5 {
         assert!(fct(&warm[k]) < 0.9 * fct(&fresh[k]), "message {k}: warm {} vs fresh {}", fct(&warm[k]), fct(&fresh[k]));
+    }
+}
+
+/// With `restart_after_idle` (RFC 2861, Linux's default), a connection idle for longer
+/// than its RTO starts the next message from the initial window, as a fresh one does;
+/// without it (the test above) the warm window is kept.
+#[test]
+fn a_connection_idle_past_its_rto_restarts_from_the_initial_window() {
+    // 500 µs between messages, an RTO of about 100 µs: every reuse follows a long idle.
+    let rto = "min_rto = \"100us\"\ninitial_rto = \"100us\"";
+    let (fresh, _) = periodic_tcp(3, "100KB", "1600Mbps", String::new(), rto);
+    let (restart, _) = periodic_tcp(3, "100KB", "1600Mbps", "connections = 1".into(), &format!("{rto}\nrestart_after_idle = true"));
+    let (warm, _) = periodic_tcp(3, "100KB", "1600Mbps", "connections = 1".into(), rto);
+    let fct = |r: &MessageRecord| (r.finish - r.start).as_secs_f64();
+    for k in 1..3 {
+        assert_eq!(fct(&restart[k]), fct(&fresh[k]), "message {k} restarts as a fresh connection");
+        assert!(fct(&warm[k]) < 0.9 * fct(&restart[k]), "message {k}: kept window is faster");
     }
 }
 

@@ -12,7 +12,8 @@ stated here (docs/reproductions-hull.md):
 - LSO (64 KB sends with Linux's deferral) and receive interrupt coalescing at every NIC:
   8 frames or 50 µs (the 82574L's default "dynamic conservative" interrupt throttling
   runs at about 20,000 interrupts a second, one every 50 µs);
-- TCP as Linux 2.6.26 runs it: delayed ACKs, a 200 ms minimum RTO, and a receive window
+- TCP as Linux 2.6.26 runs it: delayed ACKs, a 200 ms minimum RTO, slow start after an
+  idle period longer than the RTO (`tcp_slow_start_after_idle`, on by default), and a receive window
   of 256 KB (181 segments: `max_cwnd`), which is what bounds how much a flow deposits in
   its NIC's queue ahead of other flows' packets (the host-side queueing §6.2.1 describes;
   tailor's NIC queues are otherwise unbounded);
@@ -83,7 +84,8 @@ def _transport(scheme: str) -> str:
     # Linux's defaults of the paper's era: delayed ACKs, a 200 ms minimum RTO; and a
     # receive window of 256 KB (181 segments), which bounds what a flow deposits in its
     # NIC's queue ahead of other flows' packets.
-    return f'kind = "{kind}"\nlso = "64KB"\ndelayed_ack = true\nmin_rto = "200ms"\nmax_cwnd = 181\n'
+    return (f'kind = "{kind}"\nlso = "64KB"\ndelayed_ack = true\nmin_rto = "200ms"\nmax_cwnd = 181\n'
+            'restart_after_idle = true\n')
 
 
 def _probe(start: str = "1ms", qos: str = "") -> str:

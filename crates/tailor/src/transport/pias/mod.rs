@@ -49,9 +49,10 @@ pub const ENTRY: Entry = Entry {
 };
 
 /// DCTCP's keys and PIAS's own.
-const KEYS: [&str; 19] = [
+const KEYS: [&str; 20] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
+    "restart_after_idle",
     "priority_levels", "thresholds", "packet_level",
 ];
 

@@ -28,6 +28,7 @@ fn cfg(thresholds: &[u64], packet_level: PacketLevel, init_cwnd: u32) -> Config 
         prr: tcp::cc::PrrVariant::Rfc6937,
         dupack_threshold: None,
         lso: None,
+        restart_after_idle: false,
     };
     Config { tcp, levels: 8, packet_level, thresholds: Some((thresholds.to_vec(), Source::Given)) }
 }

@@ -189,11 +189,11 @@ impl TcpEndpoint {
 }
 
 impl Endpoint for TcpEndpoint {
-    fn on_message(&mut self, _now: Time, msg: &Message) {
+    fn on_message(&mut self, now: Time, msg: &Message) {
         let slot = match msg.channel {
             Some(channel) => {
                 let k = self.choose(msg, channel);
-                self.send_on_stream(msg, k)
+                self.send_on_stream(now, msg, k)
             }
             None => self.insert(msg, End::Send(Sender::new(self.cfg, msg.size))),
         };
@@ -364,13 +364,13 @@ impl TcpEndpoint {
 
     /// A message on persistent connection `channel` to its receiver: appended to the
     /// connection's stream, or the connection opened with it.
-    fn send_on_stream(&mut self, msg: &Message, channel: u32) -> u32 {
+    fn send_on_stream(&mut self, now: Time, msg: &Message, channel: u32) -> u32 {
         let key = (msg.dst, msg.class, channel, true);
         let slot = match self.streams.get(&key) {
             Some(&slot) => {
                 let h = self.halves[slot as usize].as_mut().expect("a stream's end is live");
                 let End::Send(s) = &mut h.end else { unreachable!("a sending stream end sends") };
-                let end = s.append(msg.size);
+                let end = s.append(now, msg.size);
                 h.stream.as_mut().expect("a stream end").messages.push_back((end, msg.conn));
                 self.index.insert((msg.conn, true), slot);
                 return slot;

@@ -57,14 +57,15 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const COMMON_KEYS: [&str; 14] = [
+const COMMON_KEYS: [&str; 15] = [
     "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
-    "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
+    "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle",
 ];
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
-pub const DCTCP_KEYS: [&str; 16] = [
+pub const DCTCP_KEYS: [&str; 17] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
+    "restart_after_idle",
 ];
 const HPCC_KEYS: [&str; 15] = [
     "kind", "mss", "header", "int_header", "init_cwnd", "w_ai", "eta", "max_stage", "delayed_ack",
@@ -116,6 +117,10 @@ pub struct Config {
     /// too small to be worth one as Linux's TSO does (`sender`'s `lso_defers`). None:
     /// segments leave one by one as the window opens.
     pub lso: Option<u64>,
+    /// A persistent connection idle for longer than its RTO restarts from the initial
+    /// window (RFC 2861, Linux's default `tcp_slow_start_after_idle = 1`); off: it keeps
+    /// its window.
+    pub restart_after_idle: bool,
 }
 
 impl Config {

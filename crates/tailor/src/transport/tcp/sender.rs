@@ -63,6 +63,8 @@ pub struct Sender {
     retransmit_due: bool,
     /// Segments left in the current send (segmentation offload: `Config::lso`).
     send_left: u64,
+    /// When an ACK last advanced the window (how long a persistent connection has idled).
+    last_ack_at: Time,
     rtt: RttEstimator,
     rto_at: Option<Time>,
     backoff: u32,
@@ -101,6 +103,7 @@ impl Sender {
             dupacks: 0,
             retransmit_due: false,
             send_left: 0,
+            last_ack_at: Time::ZERO,
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.rto_granularity),
             rto_at: None,
             backoff: 0,
@@ -135,15 +138,21 @@ impl Sender {
         self.snd_una
     }
 
-    /// A persistent connection's next message: `bytes` more to send after what it has,
-    /// with the congestion state it has (a connection that had sent everything opens
-    /// again). Returns the stream offset where the message ends.
-    pub fn append(&mut self, bytes: u64) -> u64 {
+    /// A persistent connection's next message at `now`: `bytes` more to send after what
+    /// it has, with the congestion state it has (a connection that had sent everything
+    /// opens again). With `Config::restart_after_idle`, a connection idle for longer than
+    /// its RTO first shrinks its window to the initial one (RFC 2861 §3, Linux's
+    /// `tcp_slow_start_after_idle`). Returns the stream offset where the message ends.
+    pub fn append(&mut self, now: Time, bytes: u64) -> u64 {
         self.size += bytes;
         self.ends.push_back(self.size);
         if self.completed {
             self.completed = false;
             self.state = State::Open;
+            if self.cfg.restart_after_idle && now.saturating_sub(self.last_ack_at) > self.rtt.rto() {
+                self.ssthresh = self.ssthresh.max(self.cwnd * 3 / 4);
+                self.cwnd = self.cwnd.min(self.cfg.init_cwnd as u64 * self.mss());
+            }
         }
         self.size
     }
@@ -330,6 +339,7 @@ impl Sender {
             return;
         }
         self.rtt.sample(now - ts_echo);
+        self.last_ack_at = now;
         let newly = ack - self.snd_una;
         self.stats.acked_bytes += newly;
         let segs = newly / self.mss();

@@ -59,6 +59,7 @@ fn window_tcp(t: &mut Table, net: &NetSpec, dctcp: bool) -> Result<TransportConf
     let max_cwnd = segments(t, "max_cwnd", bdp_segs)?;
     let mut cfg = reliability(t, flavor, mss, header, init_cwnd, max_cwnd, prr)?;
     cfg.lso = t.size("lso")?;
+    cfg.restart_after_idle = t.boolean("restart_after_idle")?.unwrap_or(false);
     if let Some(l) = cfg.lso {
         if l < mss || l > 1 << 20 {
             return Err(t.error("lso", format!("is out of range; accepted: from one segment (\"{mss}B\") to \"1MiB\" (Linux's is \"64KB\")")));
@@ -108,6 +109,7 @@ fn reliability(
         prr,
         dupack_threshold,
         lso: None,
+        restart_after_idle: false,
     })
 }
 

@@ -27,6 +27,7 @@ pub(super) fn cfg(flavor: Flavor) -> Config {
         prr: super::cc::PrrVariant::Rfc6937,
         dupack_threshold: Some(3),
         lso: None,
+        restart_after_idle: false,
     }
 }
 
