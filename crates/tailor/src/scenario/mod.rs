@@ -205,14 +205,7 @@ impl Scenario {
         for (i, mut t) in root.tables("class")?.into_iter().enumerate() {
             let mut c = class_of(&mut t, i, &net, dir)?;
             c.transport = class_transport(&mut t, i, &net, &mut transports, default_transport, &root)?;
-            if let (ClassKind::Generated { connections: Some(_), .. }, Some(tr)) = (&c.kind, transports.get(c.transport)) {
-                if !tr.persistent_connections() {
-                    return Err(t.error("connections", format!(
-                        "transport \"{}\" sends every message on a connection of its own; accepted: connections with a transport of the TCP family, which keeps connections (docs/scenario.md), or no connections",
-                        tr.name()
-                    )));
-                }
-            }
+            check_connections(&c, &transports, &t)?;
             t.finish()?;
             if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
                 return Err(root.error("class", format!("two classes are named \"{}\"; accepted: distinct names", c.name)));
@@ -432,6 +425,19 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
                     message: format!("transport \"{}\" does not say its bytes on the wire; accepted: \"payload\" with this transport", slot.name()),
                 });
             }
+        }
+    }
+    Ok(())
+}
+
+/// A class on persistent connections needs a transport that keeps them.
+fn check_connections(c: &ClassSpec, transports: &[TransportConfig], t: &Table) -> Result<(), ScenarioError> {
+    if let (ClassKind::Generated { connections: Some(_), .. }, Some(tr)) = (&c.kind, transports.get(c.transport)) {
+        if !tr.persistent_connections() {
+            return Err(t.error("connections", format!(
+                "transport \"{}\" sends every message on a connection of its own; accepted: connections with a transport of the TCP family, which keeps connections (docs/scenario.md), or no connections",
+                tr.name()
+            )));
         }
     }
     Ok(())
