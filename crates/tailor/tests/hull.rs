@@ -194,7 +194,7 @@ fn recorded_waits_obey_littles_law_and_m_d_1_and_probes_see_each_port() {
 }
 
 /// Mean completion time of `n` Poisson flows of exponential sizes (mean 100 KB) at load
-/// `rho` of 1 Gbps, through a dumbbell trunk of `trunk_gbps` shared fairly per flow
+/// `rho` of 1 Gbps, through a dumbbell trunk of `trunk_mbps` Mb/s, shared fairly per flow
 /// (hierarchical scheduling: per-flow fair queueing; NICs round robin; no congestion
 /// control, so the trunk is a packetized processor-sharing server).
 fn ps_mean_fct(rho: f64, trunk_mbps: u64) -> f64 {
