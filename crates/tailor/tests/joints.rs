@@ -565,7 +565,12 @@ fn every_registered_transport_reads_exactly_the_keys_it_declares() {
     assert_eq!(names.len(), TRANSPORTS.len(), "names are unique");
     for e in TRANSPORTS {
         // Homa, PIAS and pHost refuse priority levels a FIFO switch would ignore: one level here.
-        let extra = if ["homa", "pias", "phost"].contains(&e.name) { "\npriority_levels = 1" } else { "" };
+        let extra = match e.name {
+            "homa" | "pias" | "phost" => "\npriority_levels = 1",
+            // PL2 wraps another transport's table.
+            "pl2" => "\nover = { kind = \"raw\" }",
+            _ => "",
+        };
         let doc: toml::Table = toml::from_str(&format!("kind = \"{}\"{extra}", e.name)).unwrap();
         let mut t = tailor::input::Table::root("t.toml", &doc);
         // pFabric refuses ports that would ignore its ranks: here they serve by rank.
@@ -577,6 +582,12 @@ fn every_registered_transport_reads_exactly_the_keys_it_declares() {
         // NDP sends its headers ahead of data (§3.1): its switches queue by priority.
         if e.name == "ndp" {
             net.classes.discipline = tailor::net::topology::Discipline::Priority;
+        }
+        // PL2 needs its ToR agent and priority queues for its RSVs and GRTs.
+        if e.name == "pl2" {
+            net.pl2 = Some(Default::default());
+            net.classes.discipline = tailor::net::topology::Discipline::Priority;
+            net.nic = tailor::net::topology::NicQueue::Priority(8);
         }
         let cfg = tailor::scenario::transport::parse(&mut t, &net).unwrap_or_else(|err| panic!("{}: {err}", e.name));
         assert_eq!(cfg.name(), e.name);

@@ -224,7 +224,7 @@ fn what_it_cannot_stand_for_is_refused_with_its_key() {
     assert_eq!(path, "topology.fabric_link", "{msg}");
     let (path, msg) = refused(&format!("{FABRIC}[transport]\nkind = \"dctcp\"\n{one}"));
     assert_eq!(path, "class[0]");
-    assert!(msg.contains("\"dctcp\"") && msg.contains("one of raw, homa"), "{msg}");
+    assert!(msg.contains("\"dctcp\"") && msg.contains("one of raw, udp, homa"), "{msg}");
     let (path, _) = refused(&format!("{FABRIC}{HOMA}{one}response = \"echo\"\n"));
     assert_eq!(path, "class[0].response");
     let (path, _) = refused(&format!("{FABRIC}{HOMA}[record]\nqueues = \"10us\"\n{one}"));

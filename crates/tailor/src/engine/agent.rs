@@ -14,6 +14,25 @@ impl Simulation {
         self.agents[s.index()] = Some(agent);
     }
 
+    /// PL2's agent in every ToR (`[switch] pl2`: `net::pl2`).
+    pub(super) fn install_pl2(&mut self, spec: crate::net::pl2::Pl2Switch) {
+        let hosts = self.net.hosts.len();
+        for s in 0..self.net.switches.len() {
+            if self.net.switches[s].tier == 0 {
+                self.set_agent(SwitchId::new(s), Box::new(crate::net::pl2::TorAgent::new(spec, hosts)));
+            }
+        }
+    }
+
+    /// The agents' counters, summed (`summary.json`'s `network.agents`).
+    pub fn agent_counters(&self) -> crate::measure::counters::Counters {
+        let mut c = crate::measure::counters::Counters::default();
+        for a in self.agents.iter().flatten() {
+            a.counters(&mut c);
+        }
+        c
+    }
+
     /// What follows every input to the agent of `s`: its packets go out, its timers are armed.
     pub(super) fn after_agent(&mut self, s: SwitchId) {
         let now = self.now;

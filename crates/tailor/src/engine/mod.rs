@@ -262,6 +262,9 @@ impl Simulation {
         );
         sim.endpoints.resize_with(sim.net.hosts.len() * sim.transports.len(), || None);
         sim.record_sojourn(&sojourn_ports, probes);
+        if let Some(spec) = cfg.net.pl2 {
+            sim.install_pl2(spec);
+        }
         if sim.transports.iter().any(|t| t.collects_telemetry()) {
             for port in &mut sim.net.ports {
                 port.push_marker(Box::new(int::IntStamp));
@@ -462,6 +465,9 @@ impl Simulation {
             let i = h.index() * self.transports.len() + t;
             if let Some(ep) = self.endpoints[i].as_mut() {
                 ep.on_finished(cid);
+                if ep.needs_poll() {
+                    self.pull(h)?;
+                }
             }
         }
         let rec = match flow.rpc {
@@ -575,6 +581,11 @@ impl Simulation {
             s.started(p, q, now, &pkt);
         }
         let (l, owner) = (port.link, port.owner);
+        if let Node::Switch(s) = owner {
+            if let Some(Some(agent)) = self.agents.get_mut(s.index()) {
+                agent.on_departure(now, s, &pkt);
+            }
+        }
         let link = &mut self.net.links[l.index()];
         link.pipe.push_back((done + link.delay, pkt));
         if link.pipe.len() == 1 {
@@ -623,10 +634,11 @@ impl Simulation {
                     let now = self.now;
                     match agent.on_arrival(now, s, &mut pkt) {
                         Ingress::Forward => self.forward(s, pkt),
-                        Ingress::Consume => {
+                        verdict @ (Ingress::Consume | Ingress::Drop) => {
                             let sw = &mut self.net.switches[s.index()];
-                            sw.consumed.0 += 1;
-                            sw.consumed.1 += pkt.wire_bytes as u64;
+                            let count = if verdict == Ingress::Consume { &mut sw.consumed } else { &mut sw.dropped };
+                            count.0 += 1;
+                            count.1 += pkt.wire_bytes as u64;
                             if let Some(slot) = pkt.int {
                                 self.net.int.take(slot);
                             }

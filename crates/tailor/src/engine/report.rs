@@ -36,6 +36,10 @@ pub struct NetworkReport {
     /// HULL's pacers, summed over the hosts (absent without `[host] pacer`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pacer: Option<PacerReport>,
+    /// The switch agents' counters (`SwitchAgent::counters`: PL2's ToR agents), summed;
+    /// omitted without agents.
+    #[serde(skip_serializing_if = "Counters::is_empty")]
+    pub agents: Counters,
 }
 
 /// What the hosts' pacers did (`net::pacer`).
@@ -176,7 +180,7 @@ impl Simulation {
         let rows = self.ports();
         let switch_rows = || rows.iter().filter(|r| r.role != "host_nic");
         let network = NetworkReport {
-            drops: rows.iter().map(|r| r.drops).sum(),
+            drops: rows.iter().map(|r| r.drops).sum::<u64>() + self.net.switches.iter().map(|s| s.dropped.0).sum::<u64>(),
             ecn_marks: rows.iter().map(|r| r.ecn_marks).sum(),
             max_queue_bytes: switch_rows().map(|r| r.max_queue_bytes).max().unwrap_or(0),
             mean_queue_bytes: switch_rows().map(|r| r.mean_queue_bytes).fold(0.0, f64::max),
@@ -188,6 +192,7 @@ impl Simulation {
                 .max()
                 .unwrap_or(0),
             pacer: self.pacer_report(),
+            agents: self.agent_counters(),
         };
         let rec = &self.recorder;
         let generated = self.generated();
@@ -247,8 +252,8 @@ impl Simulation {
             sent: (sum(&|s| s.sent_packets) + emitted.0, sum(&|s| s.sent_bytes) + emitted.1),
             delivered: (sum(&|s| s.recv_packets) + consumed.0, sum(&|s| s.recv_bytes) + consumed.1),
             dropped: (
-                ports.iter().map(|p| p.stats.drop_packets).sum(),
-                ports.iter().map(|p| p.stats.drop_bytes).sum(),
+                ports.iter().map(|p| p.stats.drop_packets).sum::<u64>() + switches.iter().map(|s| s.dropped.0).sum::<u64>(),
+                ports.iter().map(|p| p.stats.drop_bytes).sum::<u64>() + switches.iter().map(|s| s.dropped.1).sum::<u64>(),
             ),
             in_flight: self.net.in_flight(),
             trimmed: (

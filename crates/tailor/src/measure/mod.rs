@@ -4,6 +4,7 @@
 //! time, also streamed. Memory is bounded by the number of classes, bins and
 //! sampled ports, never by the number of messages or samples.
 
+pub mod counters;
 pub mod ideal;
 pub mod queues;
 pub mod parquet;

@@ -15,6 +15,7 @@ pub mod nic;
 pub mod pacer;
 pub mod packet;
 pub mod phantom;
+pub mod pl2;
 pub mod port;
 pub mod routing;
 pub mod sched;
@@ -77,6 +78,8 @@ pub struct Switch {
     /// Packets and bytes its agent consumed, and emitted of its own.
     pub consumed: (u64, u64),
     pub emitted: (u64, u64),
+    /// Packets and bytes its agent dropped.
+    pub dropped: (u64, u64),
     /// 0 = ToR / edge, 1 = spine / aggregation, 2 = core.
     pub tier: u8,
     pub ports: Vec<PortId>,

@@ -42,6 +42,11 @@ impl Flags {
     /// a header bit hardware on the path can read, as HULL's pacer does to choose the
     /// flows it paces (§4.2).
     pub const ECHO: Flags = Flags(16);
+    /// The packet uses a timeslot its sender reserved at its ToR (PL2, `net::pl2`).
+    pub const RESERVED: Flags = Flags(32);
+    /// The packet was sent before its reservation was granted (PL2 §D.4): its ToR may
+    /// drop it.
+    pub const UNSOLICITED: Flags = Flags(64);
 
     fn ecn(self) -> Ecn {
         match self.0 & ECN_BITS {

@@ -165,6 +165,8 @@ pub struct NetSpec {
     /// The phantom queue of switch ports of the listed roles (links may override); a
     /// port with one does no physical-queue ECN marking.
     pub phantom: Option<(PhantomSpec, Vec<PortRole>)>,
+    /// PL2's agent in every ToR (`net::pl2`; the engine installs it).
+    pub pl2: Option<super::pl2::Pl2Switch>,
     pub paths: PathChoice,
     /// Class scheduling at switch ports.
     pub classes: ClassPolicy,
@@ -172,6 +174,17 @@ pub struct NetSpec {
 }
 
 impl Shape {
+    /// The edge switch (ToR) `host` hangs from, numbered from 0 in the order racks are
+    /// (hosts are numbered rack by rack: the module doc).
+    pub fn rack_of(&self, host: usize) -> usize {
+        match *self {
+            Shape::Star { .. } => 0,
+            Shape::Dumbbell { left, .. } => usize::from(host >= left),
+            Shape::LeafSpine { hosts_per_rack, .. } => host / hosts_per_rack,
+            Shape::FatTree { hosts_per_tor, .. } => host / hosts_per_tor,
+        }
+    }
+
     pub fn host_count(&self) -> usize {
         match *self {
             Shape::Star { hosts, .. } => hosts,
@@ -274,7 +287,7 @@ impl Builder<'_> {
             BufferSpec::Shared { bytes, .. } => Some(SharedBuffer { capacity: bytes, used: 0 }),
             _ => None,
         };
-        self.net.switches.push(Switch { shared, received: (0, 0), consumed: (0, 0), emitted: (0, 0), tier, ports: Vec::new() });
+        self.net.switches.push(Switch { shared, received: (0, 0), consumed: (0, 0), emitted: (0, 0), dropped: (0, 0), tier, ports: Vec::new() });
         SwitchId::new(self.net.switches.len() - 1)
     }
 
@@ -502,6 +515,7 @@ pub(crate) mod tests {
             coalescing: None,
             overflow: Overflow::Drop,
             phantom: None,
+            pl2: None,
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),
             seed: 1,

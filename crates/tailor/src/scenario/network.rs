@@ -8,6 +8,7 @@ use crate::net::ids::PortId;
 use crate::net::routing::PathChoice;
 use crate::net::pacer::PacerSpec;
 use crate::net::phantom::{Drain, PhantomSpec};
+use crate::net::pl2::{Pl2Switch, PROTOTYPE_SWITCH_DELAY};
 use crate::net::port::PortRole;
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkPhantom, LinkSpec, NetSpec, NicQueue, Shape};
 use crate::sim::Time;
@@ -164,6 +165,25 @@ pub struct SwitchPart {
     pub overflow: Overflow,
     /// The phantom queue and the port roles that get it.
     pub phantom: Option<(PhantomSpec, Vec<PortRole>)>,
+    /// PL2's agent in every ToR (`net::pl2`).
+    pub pl2: Option<Pl2Switch>,
+}
+
+/// `[switch] pl2`: PL2's ToR agent, `{}` for the defaults (`net::pl2::Pl2Switch`).
+fn switch_pl2(t: &mut Table) -> Result<Option<Pl2Switch>, ScenarioError> {
+    let Some(mut p) = t.table("pl2")? else { return Ok(None) };
+    let d = Pl2Switch::default();
+    let spec = Pl2Switch {
+        threshold: p.int("threshold", 1, 1 << 30)?.map_or(d.threshold, |n| n as u32),
+        control_bytes: match p.size("control_bytes")? {
+            None => d.control_bytes,
+            Some(b) if (64..=1_500).contains(&b) => b as u32,
+            Some(_) => return Err(p.error("control_bytes", "is out of range; accepted: \"64B\" (an Ethernet control frame, the prototype's) to \"1500B\"")),
+        },
+        priority: p.int("priority", 0, MAX_LEVELS as i64 - 1)?.map_or(d.priority, |n| n as u8),
+    };
+    p.finish()?;
+    Ok(Some(spec))
 }
 
 pub const SCHEDULERS: &[&str] = &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical", "priority", "rank"];
@@ -187,9 +207,13 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
         levels: DEFAULT_LEVELS,
         overflow: Overflow::Drop,
         phantom: None,
+        pl2: None,
     };
     let Some(mut t) = t else { return Ok(part) };
-    part.delay = t.time("delay")?.unwrap_or(Time::ZERO);
+    part.pl2 = switch_pl2(&mut t)?;
+    // With PL2 on, the prototype's switch took 347 ns (median, §E).
+    let delay_default = if part.pl2.is_some() { PROTOTYPE_SWITCH_DELAY } else { Time::ZERO };
+    part.delay = t.time("delay")?.unwrap_or(delay_default);
     part.phantom = switch_phantom(&mut t)?;
     part.discipline = match t.choice("scheduler", SCHEDULERS)?.as_deref() {
         None | Some("fifo") => Discipline::Fifo,
@@ -334,6 +358,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         coalescing: h.coalescing,
         overflow: sw.overflow,
         phantom: sw.phantom,
+        pl2: sw.pl2,
         paths,
         classes,
         seed,

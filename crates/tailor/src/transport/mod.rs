@@ -20,6 +20,7 @@ pub mod path;
 pub mod pfabric;
 pub mod phost;
 pub mod pias;
+pub mod pl2;
 pub mod raw;
 pub mod registry;
 mod slab;
@@ -234,6 +235,12 @@ pub trait Endpoint: Send {
     fn on_timer(&mut self, now: Time, key: TimerKey);
     /// The message is complete (either end reported it): forget its state.
     fn on_finished(&mut self, conn: ConnId);
+    /// True if `on_finished` left it something to send or a timer to arm (a PL2 thread
+    /// freed from a message that will get no GRT): the engine then polls it as after any
+    /// other input. Endpoints whose `on_finished` only forgets say false.
+    fn needs_poll(&self) -> bool {
+        false
+    }
     /// The next packet to hand to the NIC; asked only while the NIC has room. A packet
     /// that carries an INT stack puts it in `int`, the network's pool.
     fn poll_transmit(&mut self, now: Time, int: &mut crate::net::int::Pool) -> Option<Transmit>;
@@ -247,32 +254,4 @@ pub trait Endpoint: Send {
     }
 }
 
-/// Named transport counters, summed across endpoints, in the order first added.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Counters(Vec<(&'static str, u64)>);
-
-impl Counters {
-    pub fn add(&mut self, name: &'static str, value: u64) {
-        match self.0.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, v)) => *v += value,
-            None => self.0.push((name, value)),
-        }
-    }
-    pub fn get(&self, name: &str) -> Option<u64> {
-        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
-    }
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        self.0.iter().copied()
-    }
-}
-
-impl serde::Serialize for Counters {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
-    }
-}
+pub use crate::measure::counters::Counters;

@@ -24,14 +24,26 @@ pub struct Entry {
 pub const TRANSPORTS: &[Entry] = &[
     super::tcp::DCTCP,
     super::tcp::NEWRENO,
+    super::tcp::CUBIC,
     super::tcp::HPCC,
     super::raw::ENTRY,
+    super::raw::UDP,
     super::homa::ENTRY,
     super::pfabric::ENTRY,
     super::pias::ENTRY,
     super::phost::ENTRY,
     super::ndp::ENTRY,
+    super::pl2::ENTRY,
 ];
+
+/// Reads a transport table: its `kind`, then the keys that transport accepts (the
+/// scenario's `[transport]`, a class's own, or the one a transport wraps: `pl2`'s `over`).
+pub fn parse_table(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
+    let kinds = names();
+    let kind = t.choice("kind", &kinds)?.ok_or_else(|| t.error("kind", format!("missing; accepted: {}", kinds.join(", "))))?;
+    let entry = find(&kind).expect("choice() checked the kind");
+    (entry.parse)(t, net)
+}
 
 pub fn names() -> Vec<&'static str> {
     TRANSPORTS.iter().map(|e| e.name).collect()

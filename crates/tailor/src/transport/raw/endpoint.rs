@@ -34,7 +34,7 @@ impl Endpoint for RawEndpoint {
         if pkt.is_trimmed() {
             return;
         }
-        let r = self.receiving.entry(pkt.conn).or_insert_with(|| Receiver::new(msg.size));
+        let r = self.receiving.entry(pkt.conn).or_insert_with(|| Receiver::new(msg.size, self.cfg.mtu_payload));
         let done = r.completed_at.is_some();
         r.handle_chunk(now, chunk);
         if !done && r.completed_at.is_some() {

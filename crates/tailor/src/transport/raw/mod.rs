@@ -33,8 +33,20 @@ pub const ENTRY: Entry = Entry {
     parse,
 };
 
+/// UDP: the raw transport's behaviour (no congestion control, no acknowledgements, no
+/// recovery) with IP and UDP headers in every packet; what PL2's testbed sends with VMA's
+/// UDP (§F.1).
+pub const UDP: Entry = Entry {
+    name: "udp",
+    about: "datagrams: every packet of a message at once, no acknowledgements, no recovery",
+    keys: &["kind", "mss", "header"],
+    parse: parse_udp,
+};
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// `raw` or `udp`.
+    pub name: &'static str,
     /// Payload bytes per packet.
     pub mtu_payload: u32,
     /// Header bytes per packet on the wire.
@@ -44,12 +56,19 @@ pub struct Config {
 /// `[transport] kind = "raw"`: `mss` and `header`, as the TCP family reads them.
 pub fn parse(t: &mut Table, _net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
     let (mss, header) = super::tcp::table::mss_header(t)?;
-    Ok(Arc::new(Config { mtu_payload: mss as u32, header: header as u32 }))
+    Ok(Arc::new(Config { name: ENTRY.name, mtu_payload: mss as u32, header: header as u32 }))
+}
+
+/// `[transport] kind = "udp"`: `mss` (1,472 B, a 1,500 B IP packet) and `header` (46 B:
+/// Ethernet with its FCS, IPv4, UDP).
+pub fn parse_udp(t: &mut Table, _net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
+    let (mss, header) = super::tcp::table::mss_header_or(t, (1472, 46))?;
+    Ok(Arc::new(Config { name: UDP.name, mtu_payload: mss as u32, header: header as u32 }))
 }
 
 impl Transport for Config {
     fn name(&self) -> &'static str {
-        ENTRY.name
+        self.name
     }
     fn endpoint(&self, _host: HostId) -> Box<dyn Endpoint> {
         Box::new(RawEndpoint::new(*self))
@@ -117,19 +136,55 @@ impl Sender {
     }
 }
 
-/// The receiving side of one message: bytes counted.
+/// The receiving side of one message: bytes counted once each. A chunk can arrive twice
+/// when a layer below resends it (PL2 resends a burst whose unsolicited copy may have
+/// passed, §D.4); chunks start at multiples of the sender's `mtu_payload`, so one bit
+/// per chunk tells a copy from a new one.
 pub struct Receiver {
     size: u64,
+    mtu_payload: u64,
     received: u64,
+    seen: Seen,
     pub completed_at: Option<Time>,
 }
 
+/// Chunks received: inline for messages of up to 64 chunks (no allocation), else a
+/// bitmap.
+enum Seen {
+    Inline(u64),
+    Heap(Vec<u64>),
+}
+
+impl Seen {
+    /// Marks chunk `i`; false if it was marked already.
+    fn mark(&mut self, i: u64) -> bool {
+        let (word, bit) = ((i / 64) as usize, 1u64 << (i % 64));
+        let w = match self {
+            Seen::Inline(w) if word == 0 => w,
+            Seen::Inline(_) => return true,
+            Seen::Heap(v) => match v.get_mut(word) {
+                Some(w) => w,
+                None => return true,
+            },
+        };
+        let new = *w & bit == 0;
+        *w |= bit;
+        new
+    }
+}
+
 impl Receiver {
-    pub fn new(size: u64) -> Receiver {
-        Receiver { size, received: 0, completed_at: None }
+    pub fn new(size: u64, mtu_payload: u32) -> Receiver {
+        let mtu_payload = mtu_payload.max(1) as u64;
+        let chunks = size.div_ceil(mtu_payload);
+        let seen = if chunks <= 64 { Seen::Inline(0) } else { Seen::Heap(vec![0; chunks.div_ceil(64) as usize]) };
+        Receiver { size, mtu_payload, received: 0, seen, completed_at: None }
     }
 
     pub fn handle_chunk(&mut self, now: Time, chunk: Chunk) {
+        if !self.seen.mark(chunk.offset / self.mtu_payload) {
+            return;
+        }
         self.received += chunk.len as u64;
         if self.received >= self.size && self.completed_at.is_none() {
             self.completed_at = Some(now);
@@ -143,16 +198,34 @@ mod tests {
 
     #[test]
     fn raw_sender_segments_the_message_and_receiver_completes_on_the_last_byte() {
-        let cfg = Config { mtu_payload: 1000, header: 50 };
+        let cfg = Config { name: "raw", mtu_payload: 1000, header: 50 };
         let mut s = Sender::new(cfg, 2_500);
         let pkts: Vec<(Chunk, u32)> = std::iter::from_fn(|| s.poll_transmit()).collect();
         assert_eq!(pkts.iter().map(|p| p.1).collect::<Vec<_>>(), vec![1050, 1050, 550]);
-        let mut r = Receiver::new(2_500);
+        let mut r = Receiver::new(2_500, 1000);
         for (i, (c, _)) in pkts.iter().enumerate() {
             assert!(r.completed_at.is_none());
             assert_eq!(Chunk::decode(&c.encode()), Some(*c));
             r.handle_chunk(Time::from_ns(i as u64), *c);
         }
         assert_eq!(r.completed_at, Some(Time::from_ns(2)));
+    }
+
+    /// A chunk that arrives twice counts once (PL2's resent bursts, §D.4): the message
+    /// completes on its last new byte, not early on a copy.
+    #[test]
+    fn a_duplicate_chunk_counts_once() {
+        for size in [2_500u64, 100_000] {
+            let mut r = Receiver::new(size, 1000);
+            let mut s = Sender::new(Config { name: "raw", mtu_payload: 1000, header: 50 }, size);
+            let chunks: Vec<Chunk> = std::iter::from_fn(|| s.poll_transmit()).map(|c| c.0).collect();
+            for (i, c) in chunks.iter().enumerate().take(chunks.len() - 1) {
+                r.handle_chunk(Time::from_ns(i as u64), *c);
+                r.handle_chunk(Time::from_ns(i as u64), *c);
+            }
+            assert!(r.completed_at.is_none(), "size {size}: complete before its last chunk");
+            r.handle_chunk(Time::from_ns(1_000), *chunks.last().unwrap());
+            assert_eq!(r.completed_at, Some(Time::from_ns(1_000)));
+        }
     }
 }

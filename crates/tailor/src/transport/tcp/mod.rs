@@ -1,5 +1,6 @@
-//! TCP: NewReno (RFC 5681, RFC 6582), DCTCP (RFC 8257) and HPCC (SIGCOMM 2019,
-//! Algorithm 1; `hpcc`) over one connection per message.
+//! TCP: NewReno (RFC 5681, RFC 6582), CUBIC (RFC 9438; `cubic`), DCTCP (RFC 8257) and
+//! HPCC (SIGCOMM 2019, Algorithm 1; `hpcc`) over one connection per message, or with its
+//! congestion control off (a fixed window: TCP over PL2, PL2 §D.5).
 //!
 //! The sender and the receiver are separate sans-IO state machines. Behaviour follows
 //! the RFCs where they decide and ns-3 3.37 (the reference the anchors were run with)
@@ -10,6 +11,7 @@
 //! An HPCC sender sets its window from the INT stack each ACK echoes and paces at W / T.
 
 pub mod cc;
+pub mod cubic;
 pub mod endpoint;
 pub mod hpcc;
 pub mod receiver;
@@ -40,9 +42,15 @@ use std::sync::Arc;
 /// The registry entries of the family (`transport::registry`).
 pub const NEWRENO: Entry = Entry {
     name: "tcp",
-    about: "TCP NewReno (RFC 5681, RFC 6582), one connection per message",
-    keys: &COMMON_KEYS,
+    about: "TCP NewReno (RFC 5681, RFC 6582), or no congestion control; one connection per message",
+    keys: &TCP_KEYS,
     parse: table::newreno,
+};
+pub const CUBIC: Entry = Entry {
+    name: "cubic",
+    about: "TCP CUBIC (RFC 9438): a cubic window curve around the last loss",
+    keys: &CUBIC_KEYS,
+    parse: table::cubic,
 };
 pub const DCTCP: Entry = Entry {
     name: "dctcp",
@@ -57,9 +65,15 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const COMMON_KEYS: [&str; 15] = [
+const TCP_KEYS: [&str; 16] = [
     "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle",
+    "congestion_control",
+];
+const CUBIC_KEYS: [&str; 18] = [
+    "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
+    "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle", "cubic_c",
+    "cubic_beta", "fast_convergence",
 ];
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
 pub const DCTCP_KEYS: [&str; 17] = [
@@ -82,6 +96,11 @@ pub enum Flavor {
     /// HPCC: the window follows in-band telemetry, the sender paces at W / T; packets
     /// are not ECN-capable; data packets collect INT and ACKs echo it.
     Hpcc(hpcc::Params),
+    /// CUBIC (RFC 9438); packets are not ECN-capable.
+    Cubic(cubic::Params),
+    /// No congestion control: the window stays at `max_cwnd` (unbounded without one);
+    /// losses are still recovered (`kind = "tcp"`, `congestion_control = "off"`).
+    Off,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -132,7 +151,8 @@ impl Config {
 impl Transport for Config {
     fn name(&self) -> &'static str {
         match self.flavor {
-            Flavor::NewReno => NEWRENO.name,
+            Flavor::NewReno | Flavor::Off => NEWRENO.name,
+            Flavor::Cubic(_) => CUBIC.name,
             Flavor::Dctcp { .. } => DCTCP.name,
             Flavor::Hpcc(_) => HPCC.name,
         }
@@ -180,7 +200,7 @@ impl Transport for Config {
 
     fn model_family(&self) -> Option<ModelFamily> {
         match self.flavor {
-            Flavor::NewReno => None,
+            Flavor::NewReno | Flavor::Cubic(_) | Flavor::Off => None,
             Flavor::Dctcp { .. } => Some(ModelFamily::Dctcp),
             Flavor::Hpcc(h) => Some(ModelFamily::Hpcc { eta: h.eta }),
         }

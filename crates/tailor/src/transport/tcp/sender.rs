@@ -11,6 +11,7 @@
 //! assumes a lossless fabric; its ns-3 model goes back N at an unchanged rate).
 
 use super::cc::{Dctcp, Growth, Prr};
+use super::cubic::Cubic;
 use super::hpcc::Control;
 use super::rtt::RttEstimator;
 use super::{Config, Flavor};
@@ -57,6 +58,7 @@ pub struct Sender {
     growth: Growth,
     dctcp: Option<Dctcp>,
     hpcc: Option<Control>,
+    cubic: Option<Cubic>,
     /// HPCC pacing: no data packet leaves before this time.
     next_send_at: Time,
     dupacks: u32,
@@ -81,11 +83,21 @@ impl Sender {
         let mss = cfg.mss as u64;
         let dctcp = match cfg.flavor {
             Flavor::Dctcp { g, initial_alpha } => Some(Dctcp::new(g, initial_alpha)),
-            Flavor::NewReno | Flavor::Hpcc(_) => None,
+            _ => None,
         };
         let hpcc = match cfg.flavor {
             Flavor::Hpcc(p) => Some(Control::new(p)),
             _ => None,
+        };
+        let cubic = match cfg.flavor {
+            Flavor::Cubic(p) => Some(Cubic::new(p)),
+            _ => None,
+        };
+        let cwnd = match (cfg.flavor, &hpcc) {
+            (_, Some(h)) => h.window(),
+            // No congestion control: the window is the ceiling, if there is one.
+            (Flavor::Off, _) => cfg.max_cwnd.map_or(u64::MAX / 4, |m| m as u64 * mss),
+            _ => cfg.init_cwnd as u64 * mss,
         };
         let mut s = Sender {
             cfg,
@@ -94,11 +106,12 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
-            cwnd: hpcc.as_ref().map_or(cfg.init_cwnd as u64 * mss, Control::window),
+            cwnd,
             ssthresh: u64::MAX,
             growth: Growth::new(mss),
             dctcp,
             hpcc,
+            cubic,
             next_send_at: Time::ZERO,
             dupacks: 0,
             retransmit_due: false,
@@ -149,7 +162,7 @@ impl Sender {
         if self.completed {
             self.completed = false;
             self.state = State::Open;
-            if self.cfg.restart_after_idle && now.saturating_sub(self.last_ack_at) > self.rtt.rto() {
+            if self.cfg.restart_after_idle && self.cfg.flavor != Flavor::Off && now.saturating_sub(self.last_ack_at) > self.rtt.rto() {
                 self.ssthresh = self.ssthresh.max(self.cwnd * 3 / 4);
                 self.cwnd = self.cwnd.min(self.cfg.init_cwnd as u64 * self.mss());
             }
@@ -351,7 +364,7 @@ impl Sender {
         self.backoff = 0;
         match self.state {
             State::Recovery { recover } => self.on_recovery_ack(ack, recover, newly),
-            _ => self.on_open_or_cwr_ack(ack, ece, newly, segs, snd_nxt_before),
+            _ => self.on_open_or_cwr_ack(now, ack, ece, newly, segs, snd_nxt_before),
         }
         self.rto_at = None;
         while self.ends.len() > 1 && self.ends[0] <= self.snd_una {
@@ -365,7 +378,7 @@ impl Sender {
         }
     }
 
-    fn on_open_or_cwr_ack(&mut self, ack: u64, ece: bool, newly: u64, segs: u64, snd_nxt: u64) {
+    fn on_open_or_cwr_ack(&mut self, now: Time, ack: u64, ece: bool, newly: u64, segs: u64, snd_nxt: u64) {
         if let State::Cwr { recover, .. } = self.state {
             if ack > recover {
                 self.cwnd = self.ssthresh;
@@ -388,11 +401,32 @@ impl Sender {
                 }
                 self.state = State::Cwr { recover, prr };
             }
-            _ if self.hpcc.is_some() => {}
+            _ if self.hpcc.is_some() || self.cfg.flavor == Flavor::Off => {}
+            _ if self.cubic.is_some() && self.cwnd >= self.ssthresh => self.grow_cubic(now, newly),
             _ => {
                 let grown = self.growth.grow(self.cwnd, self.ssthresh, segs);
                 self.cwnd = self.clamp(grown);
             }
+        }
+    }
+
+    /// CUBIC's congestion avoidance (`cubic`): `newly` bytes acknowledged at `now`.
+    fn grow_cubic(&mut self, now: Time, newly: u64) {
+        let mss = self.mss() as f64;
+        let rtt = self.rtt.srtt().unwrap_or(self.cfg.min_rto);
+        let c = self.cubic.as_mut().expect("a CUBIC sender");
+        let w = c.on_ack(now, self.cwnd as f64 / mss, newly as f64 / mss, rtt);
+        self.cwnd = self.clamp(((w * mss) as u64).max(self.cwnd));
+    }
+
+    /// The window after a loss (`timeout`: an RTO): ssthresh from CUBIC's β or half the
+    /// flight (RFC 5681 eq. 4).
+    fn loss_ssthresh(&mut self, timeout: bool) -> u64 {
+        let mss = self.mss() as f64;
+        match self.cubic.as_mut() {
+            Some(c) if timeout => (c.on_timeout(self.cwnd as f64 / mss) * mss) as u64,
+            Some(c) => (c.on_loss(self.cwnd as f64 / mss) * mss) as u64,
+            None => (self.in_flight() / 2).max(2 * self.mss()),
         }
     }
 
@@ -405,14 +439,19 @@ impl Sender {
     }
 
     fn on_recovery_ack(&mut self, ack: u64, recover: u64, newly: u64) {
+        let fixed = self.cfg.flavor == Flavor::Off;
         if ack >= recover {
             // Full acknowledgement (RFC 6582 §3.2 step 3).
-            self.cwnd = self.ssthresh;
+            if !fixed {
+                self.cwnd = self.ssthresh;
+            }
             self.state = State::Open;
         } else {
             // Partial acknowledgement: retransmit the next hole, deflate the window.
             self.retransmit_due = true;
-            self.cwnd = self.cwnd.saturating_sub(newly) + self.mss();
+            if !fixed {
+                self.cwnd = self.cwnd.saturating_sub(newly) + self.mss();
+            }
         }
     }
 
@@ -422,16 +461,20 @@ impl Sender {
         }
         self.dupacks += 1;
         match self.state {
+            State::Recovery { .. } if self.cfg.flavor == Flavor::Off => {}
             State::Recovery { .. } => self.cwnd += self.mss(),
             _ if Some(self.dupacks) == self.cfg.dupack_threshold => self.enter_recovery(),
             _ => {}
         }
     }
 
-    /// RFC 6582 §3.2 steps 2-3: halve, retransmit, inflate by the three dupacks.
+    /// RFC 6582 §3.2 steps 2-3: halve (CUBIC: × β), retransmit, inflate by the three
+    /// dupacks. Without congestion control only the retransmission happens.
     fn enter_recovery(&mut self) {
-        self.ssthresh = (self.in_flight() / 2).max(2 * self.mss());
-        self.cwnd = self.ssthresh + 3 * self.mss();
+        if self.cfg.flavor != Flavor::Off {
+            self.ssthresh = self.loss_ssthresh(false);
+            self.cwnd = self.ssthresh + 3 * self.mss();
+        }
         self.retransmit_due = true;
         self.stats.fast_recoveries += 1;
         self.state = State::Recovery { recover: self.high_tx };
@@ -450,9 +493,12 @@ impl Sender {
             self.rto_at = None;
             return;
         }
-        // RFC 5681 §3.1 eq. 4, then go-back-N from the first unacknowledged byte.
-        self.ssthresh = (self.in_flight() / 2).max(2 * self.mss());
-        self.cwnd = self.mss();
+        // RFC 5681 §3.1 eq. 4 (CUBIC: RFC 9438 §4.8), then go-back-N from the first
+        // unacknowledged byte. Without congestion control the window stays.
+        if self.cfg.flavor != Flavor::Off {
+            self.ssthresh = self.loss_ssthresh(true);
+            self.cwnd = self.mss();
+        }
         self.snd_nxt = self.snd_una;
         self.dupacks = 0;
         self.state = State::Open;

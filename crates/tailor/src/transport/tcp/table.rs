@@ -12,11 +12,16 @@ use std::sync::Arc;
 /// Payload and header bytes per packet: the keys every transport of the family reads
 /// first (so an error in them is reported the same whatever the kind).
 pub(crate) fn mss_header(t: &mut Table) -> Result<(u64, u64), ScenarioError> {
-    let mss = t.size("mss")?.unwrap_or(1448);
+    mss_header_or(t, (1448, 54))
+}
+
+/// `mss_header` with other defaults (payload, header).
+pub(crate) fn mss_header_or(t: &mut Table, default: (u64, u64)) -> Result<(u64, u64), ScenarioError> {
+    let mss = t.size("mss")?.unwrap_or(default.0);
     if !(1..=1 << 30).contains(&mss) {
         return Err(t.error("mss", "is out of range; accepted: \"1B\" to \"1GiB\""));
     }
-    let header = t.size("header")?.unwrap_or(54);
+    let header = t.size("header")?.unwrap_or(default.1);
     if header > 65_535 {
         return Err(t.error("header", "is out of range; accepted: at most \"65535B\""));
     }
@@ -31,26 +36,55 @@ fn segments(t: &mut Table, key: &'static str, bdp_segs: u64) -> Result<Option<u3
     })
 }
 
-/// `kind = "tcp"`: NewReno.
+/// Which window control a table of the window family asks for.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Kind {
+    Tcp,
+    Cubic,
+    Dctcp,
+}
+
+/// `kind = "tcp"`: NewReno, or no congestion control (`congestion_control = "off"`).
 pub fn newreno(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
-    window_tcp(t, net, false)
+    window_tcp(t, net, Kind::Tcp)
+}
+
+/// `kind = "cubic"`.
+pub fn cubic(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
+    window_tcp(t, net, Kind::Cubic)
 }
 
 /// `kind = "dctcp"`.
 pub fn dctcp(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
-    window_tcp(t, net, true)
+    window_tcp(t, net, Kind::Dctcp)
 }
 
-fn window_tcp(t: &mut Table, net: &NetSpec, dctcp: bool) -> Result<TransportConfig, ScenarioError> {
+fn flavor(t: &mut Table, kind: Kind) -> Result<Flavor, ScenarioError> {
+    Ok(match kind {
+        Kind::Dctcp => {
+            let g = t.float("dctcp_g", 1e-6, 1.0)?.unwrap_or(1.0 / 16.0);
+            let initial_alpha = t.float("dctcp_initial_alpha", 0.0, 1.0)?.unwrap_or(1.0);
+            Flavor::Dctcp { g, initial_alpha }
+        }
+        Kind::Cubic => {
+            let d = super::cubic::Params::default();
+            Flavor::Cubic(super::cubic::Params {
+                c: t.float("cubic_c", 1e-3, 100.0)?.unwrap_or(d.c),
+                beta: t.float("cubic_beta", 0.1, 0.95)?.unwrap_or(d.beta),
+                fast_convergence: t.boolean("fast_convergence")?.unwrap_or(d.fast_convergence),
+            })
+        }
+        Kind::Tcp => match t.choice("congestion_control", &["newreno", "off"])?.as_deref() {
+            Some("off") => Flavor::Off,
+            _ => Flavor::NewReno,
+        },
+    })
+}
+
+fn window_tcp(t: &mut Table, net: &NetSpec, kind: Kind) -> Result<TransportConfig, ScenarioError> {
     let (mss, header) = mss_header(t)?;
     let bdp_segs = bdp_bytes(net, mss, header).div_ceil(mss).max(1);
-    let flavor = if dctcp {
-        let g = t.float("dctcp_g", 1e-6, 1.0)?.unwrap_or(1.0 / 16.0);
-        let initial_alpha = t.float("dctcp_initial_alpha", 0.0, 1.0)?.unwrap_or(1.0);
-        Flavor::Dctcp { g, initial_alpha }
-    } else {
-        Flavor::NewReno
-    };
+    let flavor = flavor(t, kind)?;
     let prr = match t.choice("prr", &["rfc6937", "ns3"])?.as_deref() {
         Some("ns3") => cc::PrrVariant::Ns3,
         _ => cc::PrrVariant::Rfc6937,
