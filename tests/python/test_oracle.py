@@ -52,8 +52,8 @@ def test_what_the_oracle_cannot_run_exits_2_naming_the_key(tmp_path: Path, quick
     p = tailor_cli("run", quickstart, "--engine", "oracle", "--out", tmp_path / "o", "--quiet")
     assert p.returncode == 2, p.stderr
     # The accepted list is what can run on this fabric: Homa's 8 levels cannot on the
-    # quickstart's FIFO switches, so raw and udp alone are offered.
-    assert "does not tell the oracle the packets it sends" in p.stderr and "one of raw, udp with" in p.stderr
+    # quickstart's FIFO switches, so raw, udp and rds (one level) are offered.
+    assert "does not tell the oracle the packets it sends" in p.stderr and "one of raw, udp, rds with" in p.stderr
     assert not (tmp_path / "o").exists()
     oversubscribed = tailor.Scenario.load(W3).with_({"topology.spines": 2})
     with pytest.raises(tailor.errors.ScenarioError) as e:

@@ -22,6 +22,7 @@ pub mod phost;
 pub mod pias;
 pub mod pl2;
 pub mod raw;
+pub mod rds;
 pub mod registry;
 mod slab;
 pub mod tcp;

@@ -33,6 +33,7 @@ pub const TRANSPORTS: &[Entry] = &[
     super::pias::ENTRY,
     super::phost::ENTRY,
     super::ndp::ENTRY,
+    super::rds::ENTRY,
     super::pl2::ENTRY,
 ];
 

@@ -43,6 +43,7 @@ struct Stats {
     oversubscribed_ps: u64,
     oversubscribed_bytes: u64,
     incast_responses: u64,
+    gap_resends: u64,
 }
 
 pub struct HomaEndpoint {
@@ -215,16 +216,28 @@ impl HomaEndpoint {
                 self.grant_timer = Some(self.grant_timer.map_or(m.next_grant_at, |t| t.min(m.next_grant_at)));
                 continue;
             }
+            // One grant schedules `grant_packets` packets (RDS: 4) once the window has room
+            // for them all (or the message has fewer left), paced by their time.
+            if self.cfg.grant_packets > 1 && !m.has_room_for(&self.cfg, self.cfg.grant_packets) {
+                continue;
+            }
             let old = Self::sched_key(m, slot);
-            let before = m.granted;
             let was = m.outstanding();
-            if !m.grant_one(&self.cfg) {
+            let mut pace = Time::ZERO;
+            for _ in 0..self.cfg.grant_packets {
+                let before = m.granted;
+                if !m.grant_one(&self.cfg) {
+                    break;
+                }
+                let (off, len) = m.layout.chunk(m.layout.index_of(before));
+                debug_assert_eq!(off + len as u64, m.granted);
+                pace += self.cfg.line_rate.ser(self.cfg.wire.bytes(self.cfg.wire.scheduled_header, len) as u64);
+            }
+            if pace == Time::ZERO {
                 continue;
             }
             self.outstanding = self.outstanding + m.outstanding() - was;
-            let (off, len) = m.layout.chunk(m.layout.index_of(before));
-            debug_assert_eq!(off + len as u64, m.granted);
-            m.next_grant_at = now + self.cfg.line_rate.ser(self.cfg.wire.bytes(self.cfg.wire.scheduled_header, len) as u64);
+            m.next_grant_at = now + pace;
             if m.has_room(&self.cfg) {
                 self.grant_timer = Some(self.grant_timer.map_or(m.next_grant_at, |t| t.min(m.next_grant_at)));
             }
@@ -301,6 +314,15 @@ impl HomaEndpoint {
         let before = m.outstanding();
         let new = m.arrive(cfg, i, now);
         self.outstanding = self.outstanding + m.outstanding() - before;
+        let gap = if new && cfg.resend_on_gap { m.gap_below(i) } else { None };
+        if let Some((offset, len)) = gap {
+            // Out of order (PL2's RDS, §F.1): what is missing below this packet was lost.
+            let (conn, src, class) = (m.conn, m.src, m.class);
+            let prio = if offset < m.layout.unscheduled { 0 } else { m.prio };
+            self.stats.gap_resends += 1;
+            self.control(conn, src, class, Kind::Resend { offset, len, prio });
+        }
+        let m = self.inc.items[slot as usize].as_mut().expect("live");
         if !new {
             self.stats.duplicate_packets += 1;
             if retransmit {
@@ -505,5 +527,8 @@ impl Endpoint for HomaEndpoint {
         out.add("oversubscribed_ns", (s.oversubscribed_ps + open) / 1000);
         out.add("oversubscribed_wire_bytes", s.oversubscribed_bytes);
         out.add("incast_responses", s.incast_responses);
+        if self.cfg.resend_on_gap {
+            out.add("gap_resends", s.gap_resends);
+        }
     }
 }

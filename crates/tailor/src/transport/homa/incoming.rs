@@ -30,6 +30,9 @@ pub struct Incoming {
     pub last_heard: Time,
     /// Its next grant waits for this (one packet's time after the last).
     pub next_grant_at: Time,
+    /// The highest packet index that arrived (PL2's RDS reads a gap below a new one as
+    /// loss: its packets come in order, on one level).
+    highest: Option<u32>,
 }
 
 impl Incoming {
@@ -54,7 +57,22 @@ impl Incoming {
             seq,
             last_heard: now,
             next_grant_at: Time::ZERO,
+            highest: None,
         }
+    }
+
+    /// Packet `i` just arrived: the run of packets between the highest that had arrived
+    /// and it that are still missing, (offset, bytes), if any (out of order: lost).
+    pub fn gap_below(&mut self, i: u32) -> Option<(u64, u32)> {
+        let first = self.highest.map_or(0, |h| h + 1);
+        self.highest = Some(self.highest.map_or(i, |h| h.max(i)));
+        if i <= first {
+            return None;
+        }
+        let missing = (first..i).find(|&j| !self.has(j))?;
+        let (off, _) = self.layout.chunk(missing);
+        let (end_off, _) = self.layout.chunk(i);
+        Some((off, (end_off - off) as u32))
     }
 
     pub fn size(&self) -> u64 {
@@ -113,6 +131,17 @@ impl Incoming {
     /// `rtt_bytes` are outstanding.
     pub fn has_room(&self, cfg: &Config) -> bool {
         self.granted < self.size() && self.outstanding() < cfg.rtt_bytes
+    }
+
+    /// Whether a grant of `n` packets fits now: the window has room for all `n` (as
+    /// `grant_one` would take them one by one), or fewer than `n` are left to grant.
+    pub fn has_room_for(&self, cfg: &Config, n: u32) -> bool {
+        if self.granted >= self.size() {
+            return false;
+        }
+        let left = self.layout.packets() - self.layout.index_of(self.granted);
+        let full = cfg.wire.full() as u64;
+        left <= n || self.outstanding() + (n as u64 - 1) * full < cfg.rtt_bytes
     }
 
     /// Grants one more packet if fewer than `rtt_bytes` are outstanding and some are

@@ -98,6 +98,11 @@ pub struct Config {
     pub incast_unscheduled: u64,
     /// The host link rate (wasted-bandwidth accounting).
     pub line_rate: Rate,
+    /// Packets one GRANT schedules (1 for Homa; PL2's RDS schedules up to 4, §F.1).
+    pub grant_packets: u32,
+    /// A receiver that sees a packet arrive past a missing one asks for the missing ones
+    /// at once (PL2's RDS, §F.1) instead of waiting for `resend_timeout` (Homa, §3.7).
+    pub resend_on_gap: bool,
 }
 
 impl Config {
@@ -229,6 +234,8 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         incast_threshold,
         incast_unscheduled,
         line_rate: rate,
+        grant_packets: 1,
+        resend_on_gap: false,
     };
     Ok(Arc::new(cfg))
 }

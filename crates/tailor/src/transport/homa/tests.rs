@@ -23,6 +23,8 @@ fn cfg(degree: Option<usize>) -> Config {
         incast_threshold: None,
         incast_unscheduled: 300,
         line_rate: Rate::from_gbps(10),
+        grant_packets: 1,
+        resend_on_gap: false,
     }
 }
 
@@ -361,4 +363,45 @@ fn random_exchanges_keep_the_budget_and_the_senders_srpt() {
 
 fn grant_timer() -> Transmit {
     Transmit { hdr: crate::net::packet::Header([0xff, 0, 0]), ..grant(&msg(0, 0, 6, 1), 0, 0) }
+}
+
+/// PL2's RDS (§F.1): a packet that arrives past a missing one has the missing ones asked
+/// for at once, not after the timeout; a retransmission filling the hole asks nothing.
+#[test]
+fn with_resend_on_gap_a_hole_is_asked_for_as_soon_as_a_later_packet_arrives() {
+    let c = Config { resend_on_gap: true, ..cfg(None) };
+    let (mut s, mut r) = (HomaEndpoint::new(c.clone()), HomaEndpoint::new(c));
+    let m = msg(0, 0, 1, 5_000);
+    s.on_message(Time::ZERO, &m);
+    let out = drain(&mut s);
+    assert_eq!(out.len(), 4);
+    r.on_packet(Time::ZERO, &m, &packet(0, &out[0]), None);
+    assert!(drain(&mut r).is_empty(), "in order: nothing to ask");
+    // Packets 1 and 2 are lost; 3 arrives.
+    r.on_packet(Time::ZERO, &m, &packet(0, &out[3]), None);
+    let asked = drain(&mut r);
+    assert_eq!(kinds(&asked), vec![Kind::Resend { offset: 1_442, len: 2 * 1_442, prio: 0 }]);
+    s.on_packet(Time::ZERO, &m, &packet(1, &asked[0]), None);
+    let again = drain(&mut s);
+    assert_eq!(again.len(), 2);
+    for t in &again {
+        r.on_packet(Time::ZERO, &m, &packet(0, t), None);
+    }
+    assert!(drain(&mut r).is_empty(), "the hole filled: no more RESENDs");
+    assert_eq!(completed(&mut r), vec![m.conn]);
+}
+
+/// RDS's receiver schedules up to 4 packets with one GRANT: a message granted whole needs
+/// a quarter of the grants Homa's one-packet grants take.
+#[test]
+fn a_grant_of_four_packets_schedules_four() {
+    let one = exchange(&mut HomaEndpoint::new(cfg(None)), &mut HomaEndpoint::new(cfg(None)), &msg(0, 0, 1, 100_000));
+    let c = Config { grant_packets: 4, ..cfg(None) };
+    let four = exchange(&mut HomaEndpoint::new(c.clone()), &mut HomaEndpoint::new(c), &msg(0, 0, 1, 100_000));
+    let count = |g: &[Kind]| g.iter().filter(|k| matches!(k, Kind::Grant { .. })).count();
+    // 100,000 − 9,328 unscheduled bytes: 63 packets of 1,456 B granted (one per grant).
+    assert_eq!(count(&one), 63);
+    assert!(count(&four) <= 63usize.div_ceil(4) + 2, "{} grants", count(&four));
+    let last = |g: &[Kind]| g.iter().rev().find_map(|k| if let Kind::Grant { offset, .. } = k { Some(*offset) } else { None });
+    assert_eq!(last(&four), Some(100_000), "the whole message is granted");
 }
