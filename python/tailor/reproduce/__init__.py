@@ -9,7 +9,7 @@ them by name. ``tailor reproduce NAME`` and ``tailor reproduce --list`` are gene
 
 from __future__ import annotations
 
-from tailor.reproduce import homa, hull, swp
+from tailor.reproduce import homa, hull, pl2, swp
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS", "Reproduction"]
@@ -25,4 +25,4 @@ def _by_name(*papers: tuple[Reproduction, ...]) -> dict[str, Reproduction]:
 
 
 #: Every reproduction by its name (the command ``tailor reproduce NAME``), in the order listed.
-REPRODUCTIONS: dict[str, Reproduction] = _by_name(swp.REPRODUCTIONS, homa.REPRODUCTIONS, hull.REPRODUCTIONS)
+REPRODUCTIONS: dict[str, Reproduction] = _by_name(swp.REPRODUCTIONS, homa.REPRODUCTIONS, hull.REPRODUCTIONS, pl2.REPRODUCTIONS)

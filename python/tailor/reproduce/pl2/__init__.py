@@ -1,0 +1,51 @@
+"""PL2 (timeslot reservations in the ToR; ``../shared/papers/pl2-predictable-low-latency.md``):
+its reproductions on the paper's rack (``rack``: six servers on one 100 Gbps ToR, PL2's
+agent in the switch, the hosts' threads and delays).
+
+- ``microburst``: Fig. 3 (§B), 5 × 18 Gbps of messages within one RTT into one receiver,
+  RDS against raw Ethernet over PL2;
+- ``incast``: Fig. 11a and 12 (§F.4), persistent incast and outcast of 6,000 B messages
+  from 1 to 5 hosts, raw Ethernet against raw Ethernet over PL2.
+
+Built from ``paper`` (the numbers the paper's text gives), ``rack`` (the scenarios) and
+``runs`` (running points, reading latencies and ports). docs/reproductions-pl2.md says what
+they measured.
+
+The expected times are wall times on a 2-core machine: pl2-microburst took 0.7 s with
+--quick and 4 s in full with --seeds 3 (6 runs of 200 ms); pl2-incast-outcast 0.7 s and
+2.5 s (20 runs of 5 ms).
+"""
+
+from __future__ import annotations
+
+from tailor.reproduce.pl2 import incast, microburst
+from tailor.reproduce.registry import Reproduction
+
+__all__ = ["REPRODUCTIONS"]
+
+REPRODUCTIONS = (
+    Reproduction(
+        name="pl2-microburst",
+        paper="PL2",
+        figure="Fig. 3 (§B)",
+        summary="PL2 Fig. 3: microbursts, PL2 vs RDS, tails and drops.",
+        example="tailor reproduce pl2-microburst --quick",
+        quick="2 s",
+        full="10 s",
+        full_options="(the defaults; --seeds 3 for intervals)",
+        options=microburst.options,
+        render=microburst.render,
+    ),
+    Reproduction(
+        name="pl2-incast-outcast",
+        paper="PL2",
+        figure="Fig. 11a, 12 (§F.4)",
+        summary="PL2 Fig. 11a / 12: incast and outcast, loss, goodput.",
+        example="tailor reproduce pl2-incast-outcast --quick",
+        quick="2 s",
+        full="5 s",
+        full_options="(the defaults; --host-delay prototype_sw for the prototype's exchanges)",
+        options=incast.options,
+        render=incast.render,
+    ),
+)

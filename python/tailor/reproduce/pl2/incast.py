@@ -1,0 +1,158 @@
+"""PL2 §F.4, Fig. 11a and 12: throughput and loss under persistent incast and outcast.
+n hosts (incast) send 6,000 B messages (four 1,500 B packets) at line rate each to one
+receiver, or one host sends them to n receivers (outcast), for n = 1 to 5, over raw
+Ethernet alone and over PL2 with 12 sending threads per host (§F.4's 12 flows).
+
+``delivered_fraction`` is the data the receivers got over the data the senders' NICs put
+on the wire (RSVs left out); ``throughput_gbps`` is the receivers' goodput (message
+bytes), the incast's one link or the outcast's n links together, over the whole run
+(the first bytes arrive within microseconds); ``drops`` counts every drop, PL2's
+unsolicited packets dropped above T included.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import polars as pl
+import typer
+
+from tailor.errors import OptionError
+from tailor.outdir import staged
+from tailor.reproduce.pl2 import rack, runs
+from tailor.reproduce.pl2.paper import INCAST, OUTCAST
+from tailor.reproduce.registry import Out, Plan
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["COLUMNS", "SCHEMES", "PATTERNS", "options", "run", "render"]
+
+#: The columns of incast_outcast.csv.
+COLUMNS = ("scheme", "pattern", "senders", "delivered_fraction", "throughput_gbps", "drops")
+SCHEMES = ("raw", "pl2")
+PATTERNS = ("incast", "outcast")
+MESSAGE = 6_000
+#: Message bytes per 1,538 B frame.
+GOODPUT = 1_500 / 1_538
+#: Simulated µs per point.
+FORMS = {"quick": (500, (1, 3, 5)), "full": (5_000, (1, 2, 3, 4, 5))}
+
+
+def scenario(scheme: str, pattern: str, n: int, length_us: int, host_delay: str = "0ns") -> str:
+    """n senders into host 5, or host 0 to n receivers; every sender at line rate."""
+    line = 100 * GOODPUT
+    if pattern == "incast":
+        ends = f'pattern = "n_to_1"\nsenders = "0..{n}"\nreceiver = 5'
+        rate = line * n
+    else:
+        ends = f'pattern = "all_to_all"\nsenders = [0]\nreceivers = "1..={n}"'
+        rate = line
+    cls = f"""[[class]]
+name = "{pattern}"
+sizes_fixed = "{MESSAGE}B"
+arrival = "periodic"
+rate = "{round(rate * 1e9)}bps"
+{ends}
+until = "{length_us}us"
+"""
+    return rack.scenario(scheme, cls, stop=f"{length_us}us", threads=12, host_delay=host_delay)
+
+
+def options(
+    quick: Annotated[bool, typer.Option("--quick", help="n = 1, 3, 5 for 0.5 ms each (seconds in all).")] = False,
+    host_delay: Annotated[str, typer.Option(
+        help="Extra time per RSV-GRT exchange: a time, or prototype_hw / prototype_sw (the prototype's "
+             "measured exchanges, docs/pl2.md).")] = "0ns",
+    out: Out = None,
+) -> Plan:
+    """PL2 Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line
+    rate, raw Ethernet against raw Ethernet over PL2, beside the paper's."""
+    if host_delay not in ("prototype_hw", "prototype_sw") and not re.fullmatch(r"\d+(\.\d+)?(ps|ns|us|ms)", host_delay):
+        raise OptionError(f"--host-delay: '{host_delay}'; accepted: a time such as 500ns, prototype_hw or prototype_sw")
+    form = "quick" if quick else "full"
+    length, ns = FORMS[form]
+    pts = [runs.Pl2Point(f"{s}-{p}-{n}", 1, scenario(s, p, n, length, host_delay), length)
+           for s in SCHEMES for p in PATTERNS for n in ns]
+    default = Path("runs") / ("pl2-incast-outcast-quick" if quick else "pl2-incast-outcast")
+    return Plan(out or default, lambda out, say: run(pts, form, out, say, host_delay))
+
+
+def _measure(run_dir: Path, pattern: str, n: int, length_us: int) -> dict[str, Any]:
+    ports = runs.ports(run_dir)
+    s = runs.summary(run_dir)
+    senders = range(n) if pattern == "incast" else [0]
+    receivers = [5] if pattern == "incast" else list(range(1, n + 1))
+    rsv_bytes = 64 * s["network"].get("agents", {}).get("pl2_rsv", 0)
+    nic = ports.filter(pl.col("port").is_in([2 * h for h in senders]))
+    to = ports.filter(pl.col("port").is_in([2 * h + 1 for h in receivers]))
+    sent = int(nic["sent_bytes"].sum()) - rsv_bytes
+    got = int(to["sent_bytes"].sum())
+    # Goodput from the receivers' ports over the whole run: their first bytes reach them
+    # within a few µs of the start.
+    seconds = s["sim_ns"] / 1e9
+    return {"delivered_fraction": got / sent if sent else 0.0, "throughput_gbps": got * GOODPUT * 8 / seconds / 1e9,
+            "drops": s["network"]["drops"], "messages": s["messages"]["completed"],
+            "unsolicited_drops": s["network"].get("agents", {}).get("pl2_unsolicited_drops", 0)}
+
+
+def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, host_delay: str = "0ns") -> dict:
+    """Runs the points into ``out`` (written whole once complete): scenarios, runs,
+    incast_outcast.csv and incast_outcast.json."""
+    length = FORMS[form][0]
+    with staged(out, "reproduction") as work:
+        dirs = runs.run(points, work, f"tailor reproduce pl2-incast-outcast, {form} form", say)
+        rows = []
+        for p in points:
+            scheme, pattern, n = p.name.split("-")
+            rows.append({"scheme": scheme, "pattern": pattern, "senders": int(n),
+                         **_measure(dirs[p], pattern, int(n), length)})
+        pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "incast_outcast.csv")
+        report = {"reproduction": "pl2-incast-outcast", "form": form, "length_us": length, "host_delay": host_delay,
+                  "rows": rows}
+        (work / "incast_outcast.json").write_text(json.dumps(report, indent=1))
+    return report
+
+
+def render(report: dict[str, Any], console: Console) -> None:
+    """Fig. 11a (incast) and Fig. 12 (outcast), paper / tailor."""
+    from rich import box
+    from rich.table import Table
+
+    ns = sorted({r["senders"] for r in report["rows"]})
+    at = {(r["scheme"], r["pattern"], r["senders"]): r for r in report["rows"]}
+    for pattern in PATTERNS:
+        who = "senders into one receiver" if pattern == "incast" else "receivers of one sender"
+        t = Table(title=f"PL2 {'Fig. 11a' if pattern == 'incast' else 'Fig. 12'}: {pattern}, n {who}; delivered "
+                        f"fraction and goodput (Gbps), paper / tailor ({report['form']} form, "
+                        f"{report['length_us']} µs, host delay {report['host_delay']})", title_justify="left",
+                  box=box.SIMPLE_HEAD)
+        t.add_column("scheme")
+        for n in ns:
+            t.add_column(f"n = {n}", justify="right")
+        for s in SCHEMES:
+            cells = []
+            for n in ns:
+                r = at.get((s, pattern, n))
+                if r is None:
+                    cells.append("")
+                    continue
+                paper = _paper(s, pattern, n)
+                cells.append(f"{paper} / {r['delivered_fraction']:.2f}, {r['throughput_gbps']:.1f}; drops {r['drops']:,}")
+            t.add_row(rack.scheme_label(s), *cells)
+        console.print(t)
+    console.print("The paper's figures are not tabulated: its text gives raw Ethernet's 1/n and line rate, PL2's "
+                  "80 Gbps for one server, 96-97 Gbps in incast and 90 Gbps in outcast (§F.4, §G); — where it "
+                  "gives nothing. docs/reproductions-pl2.md.", highlight=False)
+
+
+def _paper(scheme: str, pattern: str, n: int) -> str:
+    if pattern == "incast":
+        p = INCAST[scheme]
+        return f"{p['delivered_fraction'](n):.2f}, {p['throughput_gbps'](n):.0f}"
+    if scheme == "pl2":
+        return f"1.00, {OUTCAST['pl2']['throughput_gbps']:.0f}"
+    return "—"

@@ -1,0 +1,30 @@
+"""The PL2 paper's numbers (Le et al., "PL2: Towards Predictable Low Latency in Rack-Scale
+Networks"), as its text gives them: its figures are not tabulated, so only what the text
+states is here, each with where it says it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MICROBURST", "INCAST", "OUTCAST"]
+
+#: §B, Fig. 3: 5-way incast of ~18 Gbps per sender, messages within one RTT. RDS's p99
+#: "corresponds to the maximum output-buffering available in the ToR switch (around
+#: 120 µs in Figure 3b)", its p99.9 "two orders of magnitude higher", drops "around
+#: 0.1 %"; PL2's p99 and p99.9 "similar to its median", no drops, at most 200 KiB queued.
+MICROBURST = {
+    "rds": {"p99_us": 120.0, "p999_over_p99": 100.0, "drop_fraction": 0.001, "max_queue_bytes": None},
+    "pl2": {"p99_us": None, "p999_over_p99": None, "drop_fraction": 0.0, "max_queue_bytes": 200 * 1024},
+}
+
+#: §F.4, Fig. 11a: n hosts with 12 flows each send 6 KiB (4-packet) messages to one
+#: receiver. Raw Ethernet reaches line rate for one sender and delivers 1/n of its packets
+#: for n senders; PL2 loses nothing, caps one server-to-server stream at 80 Gbps and
+#: reaches 96-97 Gbps in incast (§G).
+INCAST = {
+    "raw": {"delivered_fraction": lambda n: 1.0 / n, "throughput_gbps": lambda n: 100.0},
+    "pl2": {"delivered_fraction": lambda n: 1.0, "throughput_gbps": lambda n: 80.0 if n == 1 else 96.5},
+}
+
+#: §F.4, Fig. 12: one host sends to n receivers; PL2 is capped at 90 Gbps by the
+#: RSV-GRT exchanges at the sender (§G: "up to 90 Gbps with outcast").
+OUTCAST = {"pl2": {"throughput_gbps": 90.0}}

@@ -1,0 +1,95 @@
+"""PL2's rack (§E) as tailor scenarios: six servers on one 100 Gbps ToR (64 ports on the
+prototype's Tofino), MTU 1500, and the schemes the paper compares.
+
+The values the paper leaves open are chosen and stated here (docs/reproductions-pl2.md):
+
+- links of 320 ns each way and the switch's 347 ns (the prototype's median with PL2 on,
+  used for every scheme so that only the scheme differs) give an RSV and its GRT 1 µs NIC
+  to NIC, the prototype's minimum; 500 ns of host software each way make it 2 µs seen
+  from software (the prototype's 2.05 µs median) and a small request's round trip about
+  5 µs (§B: 5 µs RTT, 61 KiB BDP);
+- a 2 MB shared buffer (§B's example ToR; the Tofino's is not given), one port holding at
+  most 1.5 MB of it (dynamic threshold α = 3): the "around 120 µs" of output buffering
+  §B reads off Fig. 3b is 1.5 MB at 100 Gbps;
+- every frame pays Ethernet's 38 B (header, CRC, preamble and gap), as Homa's packets do
+  (RDS runs on them): raw Ethernet carries 1,500 B in 1,538 B on the wire, UDP 1,472 B,
+  TCP 1,448 B (IP, TCP with timestamps);
+- PL2 with K = 4 and t = 15 (§F.1), T = 64 timeslots (`[switch] pl2`'s default), 12
+  sending threads per server (§F.4's 12 flows; §F.3's 11 where the experiment says so).
+"""
+
+from __future__ import annotations
+
+__all__ = ["SCHEMES", "HOSTS", "scheme_label", "transport", "scenario", "over_pl2"]
+
+HOSTS = 6
+
+#: Every scheme a reproduction may run: PL2 over a transport, or the transport alone.
+SCHEMES = ("pl2", "raw", "rds", "pl2-udp", "udp", "pl2-tcp", "cubic")
+
+_LABELS = {"pl2": "raw Ethernet over PL2", "raw": "raw Ethernet", "rds": "RDS", "pl2-udp": "UDP over PL2",
+           "udp": "UDP", "pl2-tcp": "TCP over PL2", "cubic": "TCP Cubic"}
+
+#: The inner tables: raw Ethernet, UDP and TCP (congestion control off under PL2).
+_RAW = '{ kind = "raw", mss = "1500B", header = "38B" }'
+_UDP = '{ kind = "udp", mss = "1472B", header = "66B" }'
+_TCP_OFF = '{ kind = "tcp", congestion_control = "off", mss = "1448B", header = "90B", min_rto = "1ms" }'
+
+
+def scheme_label(scheme: str) -> str:
+    """How the paper names a scheme."""
+    return _LABELS[scheme]
+
+
+def over_pl2(scheme: str) -> bool:
+    return scheme.startswith("pl2")
+
+
+def transport(scheme: str, threads: int = 12, host_delay: str = "0ns") -> str:
+    """The ``[transport]`` table of a scheme."""
+    if scheme == "raw":
+        return 'kind = "raw"\nmss = "1500B"\nheader = "38B"\n'
+    if scheme == "udp":
+        return 'kind = "udp"\nmss = "1472B"\nheader = "66B"\n'
+    if scheme == "rds":
+        return 'kind = "rds"\n'
+    if scheme == "cubic":
+        # VMA's Cubic: tailor's TCP with RFC 9438's window; a 1 ms minimum RTO (the RDS
+        # timeout's; VMA's is not given).
+        return 'kind = "cubic"\nmss = "1448B"\nheader = "90B"\nmin_rto = "1ms"\n'
+    inner = {"pl2": _RAW, "pl2-udp": _UDP, "pl2-tcp": _TCP_OFF}[scheme]
+    # TCP's full packet is 1,448 + 90 B: its timeslot (tailor reads raw's and UDP's itself).
+    mtu = 'mtu = "1538B"\n' if scheme == "pl2-tcp" else ""
+    return (f'kind = "pl2"\nover = {inner}\nburst = 4\nunsolicited_below = 15\nthreads = {threads}\n'
+            f'host_delay = "{host_delay}"\n{mtu}')
+
+
+def scenario(scheme: str, classes: str, *, stop: str, hosts: int = HOSTS, threads: int = 12,
+             host_delay: str = "0ns", seed: int = 1, record: str = "") -> str:
+    """A scenario on the rack: ``classes`` (TOML ``[[class]]`` tables) under ``scheme``."""
+    pl2 = "pl2 = {}\n" if over_pl2(scheme) else ""
+    return f"""seed = {seed}
+[run]
+stop = "{stop}"
+
+[topology]
+kind = "star"
+hosts = {hosts}
+link = {{ rate = "100Gbps", delay = "320ns" }}
+
+[switch]
+{pl2}delay = "347ns"
+scheduler = "priority"
+buffer = "shared"
+buffer_size = "2MB"
+alpha = 3.0
+
+[host]
+nic = "priority"
+tx_delay = "500ns"
+rx_delay = "500ns"
+
+[transport]
+{transport(scheme, threads, host_delay)}
+{record}
+{classes}"""

@@ -1,0 +1,79 @@
+"""The PL2 reproductions' runs: a point is a scenario text (``rack``) and a seed, written
+into the reproduction's directory (with the size table it reads, if any) so that every
+number can be rerun with ``tailor run``; the points run in threads, one per core
+(``homa.points.run_points``). Also what is read back: message latencies, the ports'
+bytes, the run's summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from tailor.errors import DataError
+from tailor.reproduce.homa.points import run_points
+
+__all__ = ["Pl2Point", "run", "summary", "latencies_us", "ports", "spread"]
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Pl2Point:
+    name: str
+    seed: int
+    #: The scenario's TOML text.
+    text: str
+    #: Simulated length (for ordering: the longest first), µs.
+    until_us: int
+    workload: str = ""
+    #: Files the scenario reads (name -> text), written beside it.
+    files: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+
+def _write(point: Pl2Point, dir: Path, why: str) -> Path:
+    for name, text in point.files:
+        (dir / name).write_text(text)
+    path = dir / f"{point.name}.toml"
+    path.write_text(f"# Written by {why}.\n" + point.text)
+    return path
+
+
+def run(points: Sequence[Pl2Point], work: Path, why: str, say: Say) -> dict[Pl2Point, Path]:
+    """Runs the points into ``work/runs`` (scenarios in ``work/scenarios``)."""
+    return run_points(points, work, why, say, write=_write)
+
+
+def summary(run_dir: Path) -> dict[str, Any]:
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def latencies_us(run_dirs: Sequence[Path], cls: str | None = None) -> pl.Series:
+    """Completion times (µs) of the messages of ``run_dirs`` (of class ``cls``), sorted."""
+    frames = [pl.read_parquet(d / "messages.parquet") for d in run_dirs]
+    m = pl.concat(frames)
+    if cls is not None:
+        m = m.filter(pl.col("class") == cls)
+    if m.height == 0:
+        raise DataError(f"{', '.join(map(str, run_dirs))}: no message completed")
+    return ((m["finish_ns"] - m["start_ns"]) / 1e3).sort()
+
+
+def rank(sorted_us: pl.Series, q: float) -> float:
+    """The nearest-rank q-quantile of sorted values."""
+    n = len(sorted_us)
+    return float(sorted_us[max(0, min(n - 1, int(-(-q * n // 1)) - 1))])
+
+
+def ports(run_dir: Path) -> pl.DataFrame:
+    return pl.read_csv(run_dir / "ports.csv")
+
+
+def spread(values: Sequence[float]) -> tuple[float, float, float]:
+    """Mean, min and max across seeds."""
+    return (sum(values) / len(values), min(values), max(values))

@@ -1,0 +1,50 @@
+"""`make validate`, PL2 part: the paper's rack experiments, each printed beside the
+numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time).
+
+- Fig. 3: 5 x 18 Gbps microbursts, RDS against raw Ethernet over PL2, 200 ms, 3 seeds;
+- Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line rate,
+  raw Ethernet against raw Ethernet over PL2, 5 ms each, with the hosts' exchanges as
+  tailor's rack gives them and as the prototype measured them (`prototype_sw`).
+
+Writes everything under target/reproduce/pl2/ (scenarios, runs, CSV, JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from tailor.reproduce import REPRODUCTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+#: (reproduction, its options beyond --quick and --out, the directory it writes).
+RUNS = (
+    ("pl2-microburst", {"seeds": 3}, "microburst"),
+    ("pl2-incast-outcast", {}, "incast-outcast"),
+    ("pl2-incast-outcast", {"host_delay": "prototype_sw"}, "incast-outcast-prototype-sw"),
+)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "target" / "reproduce" / "pl2")
+    ap.add_argument("--quick", action="store_true", help="the --quick forms")
+    args = ap.parse_args()
+    console = Console(width=160)
+    say = lambda m: console.print(f"  {m}", highlight=False)  # noqa: E731
+    for name, extra, dir in RUNS:
+        r = REPRODUCTIONS[name]
+        t = time.perf_counter()
+        plan = r.options(quick=args.quick, out=args.out / dir, **extra)
+        report = plan.run(plan.out, say)
+        r.render(report, console)
+        console.print(f"{name} {extra or ''}: {time.perf_counter() - t:.0f} s\n", highlight=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

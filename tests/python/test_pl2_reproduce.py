@@ -1,0 +1,60 @@
+"""PL2's reproductions: their quick forms run end to end and write the files the issue
+names with exactly its columns, and what they measure keeps the paper's findings (the full
+forms are in `make validate`; docs/reproductions-pl2.md has their numbers)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tailor.errors import OptionError
+from tailor.reproduce.pl2 import incast, microburst
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def test_microburst_quick_writes_its_columns_and_pl2_keeps_the_tail_near_the_median(tmp_path: Path) -> None:
+    plan = microburst.options(quick=True, out=tmp_path / "mb")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "mb" / "microburst.csv")
+    assert tuple(rows[0]) == ("scheme", "p50_us", "p99_us", "p999_us", "messages", "drops", "max_queue_bytes")
+    assert [r["scheme"] for r in rows] == ["pl2", "rds"]
+    at = {r["scheme"]: r for r in report["rows"]}
+    pl2, rds = at["pl2"], at["rds"]
+    # §B: RDS drops and its tail is its drops' recovery; PL2 drops nothing, queues at most
+    # 200 KiB, and its p99.9 stays near its p99.
+    assert pl2["drops"] == 0 and rds["drops"] > 0
+    assert pl2["max_queue_bytes"] < 200 * 1024 < rds["max_queue_bytes"]
+    assert pl2["p999_us"] < 2 * pl2["p99_us"]
+    assert rds["p999_us"] > 10 * pl2["p999_us"]
+    assert pl2["messages"] == rds["messages"] > 5_000
+
+
+def test_incast_outcast_quick_writes_its_columns_raw_delivers_one_nth_and_pl2_all(tmp_path: Path) -> None:
+    plan = incast.options(quick=True, out=tmp_path / "io")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "io" / "incast_outcast.csv")
+    assert tuple(rows[0]) == ("scheme", "pattern", "senders", "delivered_fraction", "throughput_gbps", "drops")
+    at = {(r["scheme"], r["pattern"], r["senders"]): r for r in report["rows"]}
+    for n in (1, 3, 5):
+        raw, pl2 = at[("raw", "incast", n)], at[("pl2", "incast", n)]
+        # §F.4: raw Ethernet delivers 1/n of what n senders put on the wire, at line rate.
+        assert abs(raw["delivered_fraction"] - 1 / n) < 0.03, raw
+        assert raw["throughput_gbps"] > 95
+        # PL2 loses no message: only unsolicited copies above T are dropped (and resent).
+        assert pl2["delivered_fraction"] > 0.98 and pl2["drops"] == pl2["unsolicited_drops"], pl2
+        assert pl2["throughput_gbps"] > 90, pl2
+        assert at[("pl2", "outcast", n)]["drops"] == 0
+
+
+def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
+    with pytest.raises(OptionError, match="--seeds: 0; accepted: 1 to 20"):
+        microburst.options(seeds=0, out=tmp_path)
+    with pytest.raises(OptionError, match="--host-delay: 'soon'; accepted"):
+        incast.options(host_delay="soon", out=tmp_path)
+    assert not any(tmp_path.iterdir())
