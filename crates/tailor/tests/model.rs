@@ -131,6 +131,22 @@ fn the_model_refuses_a_transport_it_does_not_model() {
     assert_eq!(err.path, "transport.kind");
 }
 
+/// PL2's ToR agents and closed-loop classes have no fluid counterpart: refused at the
+/// key, with what would run them.
+#[test]
+fn the_model_refuses_pl2_agents_and_closed_loops() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/swp/websearch-30.toml")).unwrap();
+    let sc = common::scenario(&base.replacen("[switch]", "[switch]\npl2 = {}", 1), dir.path());
+    let err = tailor::scenario::model::config(&sc).unwrap_err();
+    assert_eq!(err.path, "switch.pl2", "{err}");
+    assert!(err.message.contains("accepted: --engine packet"), "{err}");
+    let closed = base.replacen("load = 0.30\n", "outstanding = 4\nresponse = \"echo\"\n", 1).replacen("arrival = \"lognormal\"\nsigma = 2.0\n", "", 1).replacen("exact_load = true\n", "", 1);
+    let sc = common::scenario(&closed, dir.path());
+    let err = tailor::scenario::model::config(&sc).unwrap_err();
+    assert_eq!(err.path, "class[0].outstanding", "{err}");
+}
+
 #[test]
 fn the_model_engine_and_the_advisor_refuse_traffic_without_one_bottleneck() {
     // websearch-30 with its incast turned into all-to-all traffic: no one link to model.

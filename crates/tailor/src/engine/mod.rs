@@ -489,6 +489,24 @@ impl Simulation {
         if let Some(w) = self.waits.as_mut() {
             w.finished(cid, Some(&rec))?;
         }
+        if let FlowRpc::Response { .. } = flow.rpc {
+            self.rpc_done(rec.class, rec.src)?;
+        }
+        Ok(())
+    }
+
+    /// An RPC of `class` from `client` is done: a closed-loop class issues its next
+    /// request (`workload::closed`).
+    fn rpc_done(&mut self, class: ClassId, client: HostId) -> Result<(), RunError> {
+        let now = self.now;
+        let run = &mut self.classes[class.index()];
+        if !run.source.rpc_done(client, now) || run.next.is_some() {
+            return Ok(());
+        }
+        run.next = run.source.next_message()?;
+        if let Some(m) = run.next {
+            self.events.push(m.start.max(now), Event::Arrival(class));
+        }
         Ok(())
     }
 

@@ -24,6 +24,10 @@ pub enum Offered {
     Load(f64),
     /// Mean offered payload rate, all senders together.
     Rate(Rate),
+    /// A closed loop (`outstanding`): each client keeps this many requests outstanding
+    /// and issues the next `think` after a response arrives (`workload::closed`); its rate
+    /// is whatever the network lets it reach.
+    Closed { outstanding: u32, think: Time },
 }
 
 #[derive(Clone, Debug)]
@@ -290,8 +294,11 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue, slos, transport: 0, probe });
     }
     let sizes = sizes(t, dir)?;
-    let arrival = arrival(t)?;
-    let offered = offered(t)?;
+    let closed = closed(t)?;
+    let (arrival, offered) = match &closed {
+        Some(c) => (Arrival::Periodic, c.clone()),
+        None => (arrival(t)?, offered(t)?),
+    };
     let pattern = pattern(t, n_hosts)?;
     let count = t.int("messages", 1, i64::MAX)?.map(|c| c as u64);
     let until = t.time("until")?;
@@ -311,9 +318,29 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         _ => false,
     };
     let response = response(t)?;
+    if closed.is_some() && response.is_none() {
+        return Err(t.error("outstanding", "a closed loop waits for responses; accepted: outstanding with response = \"echo\", response_sizes or response_sizes_fixed"));
+    }
     let connections = connections(t)?;
     let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response, connections };
     Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0, probe })
+}
+
+/// `outstanding = N` (and `think`): a closed-loop class; its arrivals, load and rate are
+/// then not given.
+fn closed(t: &mut Table) -> Result<Option<Offered>, ScenarioError> {
+    let Some(n) = t.int("outstanding", 1, 1 << 20)? else {
+        return match t.time("think")? {
+            Some(_) => Err(t.error("think", "is only used with outstanding (a closed loop); accepted: outstanding = N with it")),
+            None => Ok(None),
+        };
+    };
+    for key in ["arrival", "sigma", "load", "rate", "exact_load", "load_basis"] {
+        if t.has(key) {
+            return Err(t.error(key, "a closed-loop class (outstanding) issues a request when a response comes back, at no given rate; accepted: no arrival, sigma, load, rate, exact_load or load_basis with outstanding"));
+        }
+    }
+    Ok(Some(Offered::Closed { outstanding: n as u32, think: t.time("think")?.unwrap_or(Time::ZERO) }))
 }
 
 /// `connections = N` and `connection_choice = "random" | "idle"`.

@@ -27,7 +27,7 @@ use crate::net::ids::ClassId;
 use crate::net::topology::NetSpec;
 use crate::sim::{Rate, Time};
 use crate::workload::generated::mean_gap_ns;
-use crate::workload::{Cdf, GenSpec, Generated, Pattern, SizeDist, Source, Trace, WorkloadError};
+use crate::workload::{Cdf, ClosedLoop, ClosedSpec, GenSpec, Generated, Pattern, SizeDist, Source, Trace, WorkloadError};
 use reader::Table;
 use std::path::{Path, PathBuf};
 
@@ -305,10 +305,26 @@ impl Scenario {
             ClassKind::Trace { file, receiver } => {
                 Ok(Box::new(Trace::open(file, &c.name, class, *receiver, self.net.shape.host_count())?))
             }
+            ClassKind::Generated { sizes, offered: Offered::Closed { outstanding, think }, pattern, count, until, start, response, connections, .. } => {
+                let spec = ClosedSpec {
+                    class,
+                    sizes: sizes.clone(),
+                    pattern: pattern.clone(),
+                    outstanding: *outstanding,
+                    think: *think,
+                    count: *count,
+                    until: *until,
+                    first_at: *start,
+                    response: response.clone().expect("a closed-loop class has responses (checked when read)"),
+                    connections: *connections,
+                };
+                Ok(Box::new(ClosedLoop::new(spec, seed, &format!("class/{}", c.name))?))
+            }
             ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response, connections } => {
                 let rate = match offered {
                     Offered::Rate(r) => (1.0, *r),
                     Offered::Load(l) => (*l, self.reference_rate(pattern)),
+                    Offered::Closed { .. } => unreachable!("matched above"),
                 };
                 let spec = GenSpec {
                     class,
@@ -401,6 +417,8 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
                         let (bps, load) = match offered {
                             Offered::Load(l) => (l * host, Some(*l)),
                             Offered::Rate(r) => (r.bps() as f64, None),
+                            // A closed loop's rate is the network's doing: unknown here.
+                            Offered::Closed { .. } => (0.0, None),
                         };
                         ClassTraffic { name: &c.name, sizes: Some(sizes), rate: bps / 8.0 / sizes.mean(), load }
                     }

@@ -208,6 +208,15 @@ fn packet_only(sc: &Scenario) -> Result<(), ScenarioError> {
             return Err(error(sc, format!("topology.{key}.phantom"), why));
         }
     }
+    if sc.net.pl2.is_some() {
+        return Err(error(sc, "switch.pl2", "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2"));
+    }
+    let closed = sc.classes.iter().position(|c| {
+        matches!(c.kind, super::classes::ClassKind::Generated { offered: super::classes::Offered::Closed { .. }, .. })
+    });
+    if let Some(i) = closed {
+        return Err(error(sc, format!("class[{i}].outstanding"), "a closed loop issues requests as responses return, and the model draws arrivals at a given rate; accepted: --engine packet, or a load or rate instead of outstanding"));
+    }
     Ok(())
 }
 

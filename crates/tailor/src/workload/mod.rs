@@ -13,6 +13,7 @@
 pub mod arrivals;
 pub mod builtin;
 pub mod cdf;
+pub mod closed;
 pub mod generated;
 pub mod pattern;
 pub mod sizes;
@@ -20,6 +21,7 @@ pub mod trace;
 
 pub use arrivals::{Arrival, Gaps};
 pub use builtin::{builtin, builtin_names, load_builtin, workloads_dir};
+pub use closed::{ClosedLoop, ClosedSpec};
 pub use generated::{GenSpec, Generated};
 pub use pattern::{Endpoints, Pattern};
 pub use sizes::{Cdf, Interpolation, SizeDist};
@@ -87,13 +89,24 @@ fn at_column(column: &str) -> String {
 
 /// A lazy source of messages in non-decreasing start order (never all in memory).
 pub trait Source {
-    /// The next message, `Ok(None)` once the source is exhausted.
+    /// The next message, `Ok(None)` once the source is exhausted (or, for a closed-loop
+    /// source, until an RPC it issued is done).
     fn next_message(&mut self) -> Result<Option<MessageSpec>, WorkloadError>;
+    /// An RPC this source issued from `client` is done at `at` (its response arrived
+    /// whole). True if the source may have a message again (a closed loop's next
+    /// request); open-loop sources do not listen and say false.
+    fn rpc_done(&mut self, client: HostId, at: Time) -> bool {
+        let _ = (client, at);
+        false
+    }
 }
 
 impl<S: Source + ?Sized> Source for Box<S> {
     fn next_message(&mut self) -> Result<Option<MessageSpec>, WorkloadError> {
         (**self).next_message()
+    }
+    fn rpc_done(&mut self, client: HostId, at: Time) -> bool {
+        (**self).rpc_done(client, at)
     }
 }
 

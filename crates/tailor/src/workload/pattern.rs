@@ -158,6 +158,28 @@ impl Endpoints {
         }
     }
 
+    /// The hosts that send: every host a message may come from.
+    pub fn senders(&self) -> Vec<HostId> {
+        match &self.kind {
+            Kind::AllToAll { senders, .. } | Kind::NToOne { senders, .. } => senders.clone(),
+            Kind::Permutation { hosts, .. } => hosts.clone(),
+        }
+    }
+
+    /// A receiver for a message from `src` (one of `senders`): the one receiver, one of
+    /// the others drawn uniformly, or `src`'s partner (closed-loop clients,
+    /// `workload::closed`).
+    pub fn peer_of(&mut self, src: HostId) -> HostId {
+        match &self.kind {
+            Kind::AllToAll { receivers, pos, .. } => pick_other(receivers, pos.get(src.index()).copied().flatten(), &mut self.rng),
+            Kind::NToOne { receiver, .. } => *receiver,
+            Kind::Permutation { hosts, partner } => {
+                let i = hosts.iter().position(|&h| h == src).expect("a permutation's host");
+                partner[i]
+            }
+        }
+    }
+
     /// The fixed partner of each host of a permutation pattern, as (src, dst) pairs.
     pub fn permutation(&self) -> Option<Vec<(HostId, HostId)>> {
         match &self.kind {
