@@ -4,7 +4,9 @@ numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time)
 - Fig. 3: 5 x 18 Gbps microbursts, RDS against raw Ethernet over PL2, 200 ms, 3 seeds;
 - Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line rate,
   raw Ethernet against raw Ethernet over PL2, 5 ms each, with the hosts' exchanges as
-  tailor's rack gives them and as the prototype measured them (`prototype_sw`).
+  tailor's rack gives them and as the prototype measured them (`prototype_sw`);
+- Fig. 5-8: memcached (closed loop, one GET outstanding) under TCP or UDP background
+  incast from 0 to 4 hosts, with and without PL2, 50 ms each.
 
 Writes everything under target/reproduce/pl2/ (scenarios, runs, CSV, JSON).
 """
@@ -26,6 +28,7 @@ RUNS = (
     ("pl2-microburst", {"seeds": 3}, "microburst"),
     ("pl2-incast-outcast", {}, "incast-outcast"),
     ("pl2-incast-outcast", {"host_delay": "prototype_sw"}, "incast-outcast-prototype-sw"),
+    ("pl2-memcached", {}, "memcached"),
 )
 
 

@@ -58,3 +58,21 @@ def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="--host-delay: 'soon'; accepted"):
         incast.options(host_delay="soon", out=tmp_path)
     assert not any(tmp_path.iterdir())
+
+
+def test_memcached_quick_pl2_keeps_rpcs_flowing_under_incast_where_cubic_and_udp_starve_them(tmp_path: Path) -> None:
+    from tailor.reproduce.pl2 import memcached
+
+    plan = memcached.options(quick=True, out=tmp_path / "mc")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "mc" / "memcached.csv")
+    assert tuple(rows[0]) == memcached.COLUMNS
+    at = {(r["background"], r["scheme"], r["hosts"]): r for r in report["rows"]}
+    # No background: PL2 costs each RPC its two exchanges, no more than 2x.
+    assert at[("tcp", "cubic", 0)]["rpcs_per_s"] > at[("tcp", "pl2", 0)]["rpcs_per_s"] > 0.5 * at[("tcp", "cubic", 0)]["rpcs_per_s"]
+    # 4-way incast (§F.2): over PL2 memcached keeps a p99 within tens of µs and several
+    # times Cubic's throughput; UDP without PL2 starves it (§F.2.2).
+    pl2 = at[("tcp", "pl2", 4)]
+    assert pl2["p99_us"] is not None and pl2["p99_us"] < 100 and pl2["drops"] == 0
+    assert pl2["rpcs_per_s"] > 3 * at[("tcp", "cubic", 4)]["rpcs_per_s"]
+    assert at[("udp", "pl2", 4)]["rpcs_per_s"] > 10 * at[("udp", "no-pl2", 4)]["rpcs_per_s"]

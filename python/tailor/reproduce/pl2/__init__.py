@@ -5,7 +5,9 @@ agent in the switch, the hosts' threads and delays).
 - ``microburst``: Fig. 3 (§B), 5 × 18 Gbps of messages within one RTT into one receiver,
   RDS against raw Ethernet over PL2;
 - ``incast``: Fig. 11a and 12 (§F.4), persistent incast and outcast of 6,000 B messages
-  from 1 to 5 hosts, raw Ethernet against raw Ethernet over PL2.
+  from 1 to 5 hosts, raw Ethernet against raw Ethernet over PL2;
+- ``memcached``: Fig. 5-8 (§F.2), a closed-loop memcached client under TCP or UDP
+  background incast from 0 to 4 hosts, with and without PL2.
 
 Built from ``paper`` (the numbers the paper's text gives), ``rack`` (the scenarios) and
 ``runs`` (running points, reading latencies and ports). docs/reproductions-pl2.md says what
@@ -18,7 +20,7 @@ The expected times are wall times on a 2-core machine: pl2-microburst took 0.7 s
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import incast, microburst
+from tailor.reproduce.pl2 import incast, memcached, microburst
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -47,5 +49,17 @@ REPRODUCTIONS = (
         full_options="(the defaults; --host-delay prototype_sw for the prototype's exchanges)",
         options=incast.options,
         render=incast.render,
+    ),
+    Reproduction(
+        name="pl2-memcached",
+        paper="PL2",
+        figure="Fig. 5-8 (§F.2)",
+        summary="PL2 Fig. 5-8: memcached under TCP or UDP incast.",
+        example="tailor reproduce pl2-memcached --quick",
+        quick="5 s",
+        full="1 min",
+        full_options="(the defaults)",
+        options=memcached.options,
+        render=memcached.render,
     ),
 )

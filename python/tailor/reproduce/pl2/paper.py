@@ -5,7 +5,7 @@ states is here, each with where it says it.
 
 from __future__ import annotations
 
-__all__ = ["MICROBURST", "INCAST", "OUTCAST"]
+__all__ = ["MICROBURST", "INCAST", "OUTCAST", "MEMCACHED"]
 
 #: §B, Fig. 3: 5-way incast of ~18 Gbps per sender, messages within one RTT. RDS's p99
 #: "corresponds to the maximum output-buffering available in the ToR switch (around
@@ -28,3 +28,14 @@ INCAST = {
 #: §F.4, Fig. 12: one host sends to n receivers; PL2 is capped at 90 Gbps by the
 #: RSV-GRT exchanges at the sender (§G: "up to 90 Gbps with outcast").
 OUTCAST = {"pl2": {"throughput_gbps": 90.0}}
+
+#: §F.2, Fig. 5-8: memcached's p99 RPC latency (µs) as the text gives it, by (background,
+#: scheme, background hosts): with 4-way TCP incast, 127 µs over Cubic and 56 µs over PL2
+#: (§F.2.1); with 4-way UDP incast, 25 µs over PL2 and "5s" without (§F.2.2, where
+#: memcached "does not complete" from 2 hosts on).
+MEMCACHED = {
+    ("tcp", "cubic", 4): "127",
+    ("tcp", "pl2", 4): "56",
+    ("udp", "pl2", 4): "25",
+    ("udp", "no-pl2", 4): "~5 s",
+}

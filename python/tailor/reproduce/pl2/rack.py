@@ -20,12 +20,16 @@ The values the paper leaves open are chosen and stated here (docs/reproductions-
 
 from __future__ import annotations
 
-__all__ = ["SCHEMES", "HOSTS", "scheme_label", "transport", "scenario", "over_pl2"]
+__all__ = ["SCHEMES", "HOSTS", "GOODPUT", "scheme_label", "transport", "scenario", "over_pl2"]
 
 HOSTS = 6
 
 #: Every scheme a reproduction may run: PL2 over a transport, or the transport alone.
 SCHEMES = ("pl2", "raw", "rds", "pl2-udp", "udp", "pl2-tcp", "cubic")
+
+#: Message bytes per byte on the wire of a full packet, by scheme (1,538 B frames).
+GOODPUT = {"pl2": 1500 / 1538, "raw": 1500 / 1538, "rds": 1456 / 1538, "pl2-udp": 1472 / 1538, "udp": 1472 / 1538,
+           "pl2-tcp": 1448 / 1538, "cubic": 1448 / 1538}
 
 _LABELS = {"pl2": "raw Ethernet over PL2", "raw": "raw Ethernet", "rds": "RDS", "pl2-udp": "UDP over PL2",
            "udp": "UDP", "pl2-tcp": "TCP over PL2", "cubic": "TCP Cubic"}
