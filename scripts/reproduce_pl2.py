@@ -6,7 +6,8 @@ numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time)
   raw Ethernet against raw Ethernet over PL2, 5 ms each, with the hosts' exchanges as
   tailor's rack gives them and as the prototype measured them (`prototype_sw`);
 - Fig. 5-8: memcached (closed loop, one GET outstanding) under TCP or UDP background
-  incast from 0 to 4 hosts, with and without PL2, 50 ms each.
+  incast from 0 to 4 hosts, with and without PL2, 50 ms each;
+- Fig. 10: W1-W5 in a 3-way incast, six schemes, 50 ms each.
 
 Writes everything under target/reproduce/pl2/ (scenarios, runs, CSV, JSON).
 """
@@ -29,6 +30,7 @@ RUNS = (
     ("pl2-incast-outcast", {}, "incast-outcast"),
     ("pl2-incast-outcast", {"host_delay": "prototype_sw"}, "incast-outcast-prototype-sw"),
     ("pl2-memcached", {}, "memcached"),
+    ("pl2-traces", {}, "traces"),
 )
 
 

@@ -76,3 +76,22 @@ def test_memcached_quick_pl2_keeps_rpcs_flowing_under_incast_where_cubic_and_udp
     assert pl2["p99_us"] is not None and pl2["p99_us"] < 100 and pl2["drops"] == 0
     assert pl2["rpcs_per_s"] > 3 * at[("tcp", "cubic", 4)]["rpcs_per_s"]
     assert at[("udp", "pl2", 4)]["rpcs_per_s"] > 10 * at[("udp", "no-pl2", 4)]["rpcs_per_s"]
+
+
+def test_traces_quick_writes_its_columns_and_pl2_drops_nothing_where_cubic_does(tmp_path: Path) -> None:
+    from tailor.reproduce.pl2 import traces
+
+    plan = traces.options(quick=True, out=tmp_path / "tr")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "tr" / "traces.csv")
+    assert tuple(rows[0]) == traces.COLUMNS
+    at = {(r["workload"], r["scheme"]): r for r in report["rows"]}
+    for w in ("W3", "W4"):
+        # Over PL2 nothing is dropped, whatever the transport; Cubic loses packets in the incast.
+        for s in ("pl2", "pl2-udp", "pl2-tcp"):
+            assert at[(w, s)]["drops"] == 0, (w, s)
+        assert at[(w, "cubic")]["drops"] > 0
+        # The optimum (two servers, no contention) has the lowest p99 of the raw schemes.
+        assert at[(w, "raw-optimal")]["p99_us"] < at[(w, "pl2")]["p99_us"]
+    with pytest.raises(OptionError, match="--workloads: 'W6'; accepted: W1, W2, W3, W4, W5"):
+        traces.options(workloads="W3,W6", out=tmp_path / "bad")

@@ -7,7 +7,9 @@ agent in the switch, the hosts' threads and delays).
 - ``incast``: Fig. 11a and 12 (§F.4), persistent incast and outcast of 6,000 B messages
   from 1 to 5 hosts, raw Ethernet against raw Ethernet over PL2;
 - ``memcached``: Fig. 5-8 (§F.2), a closed-loop memcached client under TCP or UDP
-  background incast from 0 to 4 hosts, with and without PL2.
+  background incast from 0 to 4 hosts, with and without PL2;
+- ``traces``: Fig. 10 (§F.3), W1-W5 in a 3-way incast over raw Ethernet, UDP and TCP
+  over PL2, TCP Cubic, RDS and raw Ethernet alone between two servers.
 
 Built from ``paper`` (the numbers the paper's text gives), ``rack`` (the scenarios) and
 ``runs`` (running points, reading latencies and ports). docs/reproductions-pl2.md says what
@@ -20,7 +22,7 @@ The expected times are wall times on a 2-core machine: pl2-microburst took 0.7 s
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import incast, memcached, microburst
+from tailor.reproduce.pl2 import incast, memcached, microburst, traces
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -56,10 +58,22 @@ REPRODUCTIONS = (
         figure="Fig. 5-8 (§F.2)",
         summary="PL2 Fig. 5-8: memcached under TCP or UDP incast.",
         example="tailor reproduce pl2-memcached --quick",
-        quick="5 s",
-        full="1 min",
+        quick="2 s",
+        full="10 s",
         full_options="(the defaults)",
         options=memcached.options,
         render=memcached.render,
+    ),
+    Reproduction(
+        name="pl2-traces",
+        paper="PL2",
+        figure="Fig. 10 (§F.3)",
+        summary="PL2 Fig. 10: W1-W5 3-way incast, six schemes.",
+        example="tailor reproduce pl2-traces --quick",
+        quick="2 s",
+        full="10 s",
+        full_options="(the defaults)",
+        options=traces.options,
+        render=traces.render,
     ),
 )

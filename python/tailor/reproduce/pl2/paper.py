@@ -5,7 +5,7 @@ states is here, each with where it says it.
 
 from __future__ import annotations
 
-__all__ = ["MICROBURST", "INCAST", "OUTCAST", "MEMCACHED"]
+__all__ = ["MICROBURST", "INCAST", "OUTCAST", "MEMCACHED", "TRACES"]
 
 #: §B, Fig. 3: 5-way incast of ~18 Gbps per sender, messages within one RTT. RDS's p99
 #: "corresponds to the maximum output-buffering available in the ToR switch (around
@@ -38,4 +38,14 @@ MEMCACHED = {
     ("tcp", "pl2", 4): "56",
     ("udp", "pl2", 4): "25",
     ("udp", "no-pl2", 4): "~5 s",
+}
+
+#: §F.3, Fig. 10: goodput by (workload, scheme) as the text gives it: W4 over PL2 86 Gbps
+#: against 89 for raw Ethernet (optimal); W3 TCP over PL2 81 Gbps against Cubic's 43
+#: (a congestion collapse). The figure's latencies are not given as numbers.
+TRACES = {
+    ("W4", "pl2"): "86 Gbps",
+    ("W4", "raw-optimal"): "89 Gbps",
+    ("W3", "pl2-tcp"): "81 Gbps",
+    ("W3", "cubic"): "43 Gbps",
 }

@@ -69,8 +69,10 @@ def transport(scheme: str, threads: int = 12, host_delay: str = "0ns") -> str:
 
 
 def scenario(scheme: str, classes: str, *, stop: str, hosts: int = HOSTS, threads: int = 12,
-             host_delay: str = "0ns", seed: int = 1, record: str = "") -> str:
-    """A scenario on the rack: ``classes`` (TOML ``[[class]]`` tables) under ``scheme``."""
+             host_delay: str = "0ns", seed: int = 1, record: str = "", nic: str = "priority") -> str:
+    """A scenario on the rack: ``classes`` (TOML ``[[class]]`` tables) under ``scheme``;
+    ``nic = "round_robin"`` shares each NIC among its messages (many sending threads
+    without PL2's)."""
     pl2 = "pl2 = {}\n" if over_pl2(scheme) else ""
     return f"""seed = {seed}
 [run]
@@ -89,7 +91,7 @@ buffer_size = "2MB"
 alpha = 3.0
 
 [host]
-nic = "priority"
+nic = "{nic}"
 tx_delay = "500ns"
 rx_delay = "500ns"
 

@@ -3,15 +3,23 @@
 //! a time through RSV, GRT, the wait of eq. 2 and the NIC.
 
 use super::Config;
-use crate::net::ids::{ConnId, HostId};
+use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::Stack;
 use crate::net::packet::{Ecn, Flags, Packet};
 use crate::net::pl2::Control;
-use crate::sim::rng::{stream, Stream};
+use crate::sim::rng::{stream, Stream as Rng};
 use crate::sim::Time;
 use crate::transport::{Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
+
+/// A byte stream the inner transport keeps in order: a message, or a persistent
+/// connection (receiver, class, channel).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+enum ByteStream {
+    Message(ConnId),
+    Connection(HostId, ClassId, u32),
+}
 
 /// Timer keys of the threads carry this bit (the inner endpoint's never do).
 const OWN: u64 = 1 << 63;
@@ -78,14 +86,21 @@ pub struct Pl2Endpoint {
     host: HostId,
     inner: Box<dyn crate::transport::Endpoint>,
     threads: Vec<Thread>,
-    /// The thread holding packets of a message, and how many (later ones join it).
-    owner: FxHashMap<ConnId, (usize, usize)>,
+    /// The thread holding packets of a stream, and how many (later ones join it, so a
+    /// stream's packets keep their order).
+    owner: FxHashMap<ByteStream, (usize, usize)>,
+    /// The persistent connection of each message sent on one (`Channel::Fixed`): its
+    /// messages are one stream. A message on a connection of its own is its own stream.
+    streams: FxHashMap<ConnId, ByteStream>,
+    /// Packets of each message the threads hold (queued or in a burst): a finished message
+    /// with none is forgotten without scanning the threads' queues.
+    held: FxHashMap<ConnId, usize>,
     /// Packets for the NIC, in order.
     ready: VecDeque<Transmit>,
     timers: VecDeque<(TimerKey, Time)>,
     /// When the NIC will have sent all it was handed (eq. 2's pending bytes).
     nic_free: Time,
-    rng: Stream,
+    rng: Rng,
     /// A message finished under a thread (its GRT will not come): poll again.
     kicked: bool,
     /// The time of the last input (the NIC clock's floor where no `now` is given).
@@ -104,6 +119,8 @@ impl Pl2Endpoint {
             inner,
             threads,
             owner: FxHashMap::default(),
+            streams: FxHashMap::default(),
+            held: FxHashMap::default(),
             ready: VecDeque::new(),
             timers: VecDeque::new(),
             nic_free: Time::ZERO,
@@ -124,12 +141,18 @@ impl Pl2Endpoint {
             return;
         }
         let threads = &self.threads;
-        let entry = self.owner.entry(tx.conn).or_insert_with(|| {
+        let stream = self.stream(tx.conn);
+        let entry = self.owner.entry(stream).or_insert_with(|| {
             let i = (0..threads.len()).min_by_key(|&i| threads[i].load()).expect("at least one thread");
             (i, 0)
         });
         entry.1 += 1;
+        *self.held.entry(tx.conn).or_insert(0) += 1;
         self.threads[entry.0].queue.push_back(tx);
+    }
+
+    fn stream(&self, conn: ConnId) -> ByteStream {
+        self.streams.get(&conn).copied().unwrap_or(ByteStream::Message(conn))
     }
 
     /// Every idle thread with packets starts its next burst.
@@ -141,14 +164,18 @@ impl Pl2Endpoint {
         }
     }
 
-    /// Algorithm 3's scheduleBurst: up to K packets of the head message, an RSV for them,
-    /// and the burst itself at once if the last GRT allows it (§D.4).
+    /// Algorithm 3's scheduleBurst: up to K packets of the head stream (a message, or the
+    /// messages of one persistent connection, as a stack sends a socket's buffer), an
+    /// RSV for them, and the burst itself at once if the last GRT allows it (§D.4).
     fn start_burst(&mut self, i: usize, now: Time) {
         let k = self.cfg.burst as usize;
+        let streams = &self.streams;
+        let stream_of = |c: ConnId| streams.get(&c).copied().unwrap_or(ByteStream::Message(c));
         let th = &mut self.threads[i];
         let first = th.queue.pop_front().expect("a thread with packets");
+        let stream = stream_of(first.conn);
         let mut packets = vec![first];
-        while packets.len() < k && th.queue.front().is_some_and(|p| p.conn == first.conn) {
+        while packets.len() < k && th.queue.front().is_some_and(|p| stream_of(p.conn) == stream) {
             packets.push(th.queue.pop_front().expect("peeked"));
         }
         let rsv = Transmit {
@@ -239,10 +266,19 @@ impl Pl2Endpoint {
 
     /// A burst's packets no longer hold their message's thread.
     fn done_with(&mut self, burst: &Burst) {
-        if let Some(e) = self.owner.get_mut(&burst.conn) {
+        for p in &burst.packets {
+            if let Some(n) = self.held.get_mut(&p.conn) {
+                *n -= 1;
+                if *n == 0 {
+                    self.held.remove(&p.conn);
+                }
+            }
+        }
+        let stream = self.stream(burst.conn);
+        if let Some(e) = self.owner.get_mut(&stream) {
             e.1 = e.1.saturating_sub(burst.packets.len());
             if e.1 == 0 {
-                self.owner.remove(&burst.conn);
+                self.owner.remove(&stream);
             }
         }
     }
@@ -281,6 +317,9 @@ impl Pl2Endpoint {
 impl Endpoint for Pl2Endpoint {
     fn on_message(&mut self, now: Time, msg: &Message) {
         self.now_hint = now;
+        if let Some(crate::transport::Channel::Fixed(c)) = msg.channel {
+            self.streams.insert(msg.conn, ByteStream::Connection(msg.dst, msg.class, c));
+        }
         self.inner.on_message(now, msg);
     }
 
@@ -306,20 +345,38 @@ impl Endpoint for Pl2Endpoint {
 
     fn on_finished(&mut self, conn: ConnId) {
         self.inner.on_finished(conn);
-        self.owner.remove(&conn);
+        let stream = self.stream(conn);
+        let mut purged = 0;
+        // Usually every packet has been sent and nothing is held: no queue is scanned.
+        let holds = self.held.remove(&conn).is_some();
         for th in &mut self.threads {
-            th.queue.retain(|p| p.conn != conn);
+            if holds {
+                let before = th.queue.len();
+                th.queue.retain(|p| p.conn != conn);
+                purged += before - th.queue.len();
+            }
             let held = match &th.state {
-                State::Awaiting { burst, .. } | State::Arrived { burst, .. } | State::Holding { burst, .. } => burst.conn == conn,
-                State::Idle | State::Sending { .. } => false,
+                State::Awaiting { burst, .. } | State::Arrived { burst, .. } | State::Holding { burst, .. } => {
+                    (burst.conn == conn).then_some(burst.packets.len())
+                }
+                State::Idle | State::Sending { .. } => None,
             };
-            if held {
+            if let Some(n) = held {
                 // Its GRT (if still coming) finds no message: the thread moves on.
+                purged += n;
                 th.state = State::Idle;
                 self.kicked = true;
             }
         }
+        // The stream's packets the threads no longer hold.
+        if let Some(e) = self.owner.get_mut(&stream) {
+            e.1 = e.1.saturating_sub(purged);
+            if e.1 == 0 || matches!(stream, ByteStream::Message(_)) {
+                self.owner.remove(&stream);
+            }
+        }
         self.ready.retain(|p| p.conn != conn || p.payload == 0 && Control::decode(&p.hdr).is_none());
+        self.streams.remove(&conn);
     }
 
     fn needs_poll(&self) -> bool {

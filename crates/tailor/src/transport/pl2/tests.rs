@@ -222,3 +222,22 @@ fn bytes_pending_in_the_nic_shorten_the_wait() {
     let at = now + Time::from_ns(40 * SLOT_NS) - Time::from_us(2) - Time::from_ns(4 * SLOT_NS);
     assert!(timers(&mut ep).contains(&at));
 }
+
+/// Messages on one persistent connection are one byte stream: one thread sends them, in
+/// order, though another thread is idle (a TCP stream split over threads would reorder).
+#[test]
+fn a_persistent_connection_stays_on_one_thread() {
+    let mut ep = Pl2Endpoint::new(config(2), HostId::new(0));
+    let (mut a, mut b) = (message(1, 1, 2), message(2, 1, 2));
+    a.channel = Some(crate::transport::Channel::Fixed(0));
+    b.channel = Some(crate::transport::Channel::Fixed(0));
+    ep.on_message(Time::ZERO, &a);
+    ep.on_message(Time::ZERO, &b);
+    let out = drain(&mut ep, Time::ZERO);
+    assert_eq!(out.len(), 1, "one RSV: the second message waits behind the first on its thread");
+    assert_eq!(out[0].conn.slot, 1);
+    // A message of its own goes to the idle thread.
+    ep.on_message(Time::ZERO, &message(3, 1, 2));
+    let out = drain(&mut ep, Time::ZERO);
+    assert_eq!((out.len(), out[0].conn.slot), (1, 3));
+}
