@@ -7,7 +7,8 @@ numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time)
   tailor's rack gives them and as the prototype measured them (`prototype_sw`);
 - Fig. 5-8: memcached (closed loop, one GET outstanding) under TCP or UDP background
   incast from 0 to 4 hosts, with and without PL2, 50 ms each;
-- Fig. 10: W1-W5 in a 3-way incast, six schemes, 50 ms each.
+- Fig. 10: W1-W5 in a 3-way incast, six schemes, 50 ms each;
+- beyond the paper: two PL2 racks on a leaf-spine, traffic entering a rack unreserved.
 
 Writes everything under target/reproduce/pl2/ (scenarios, runs, CSV, JSON).
 """
@@ -31,6 +32,7 @@ RUNS = (
     ("pl2-incast-outcast", {"host_delay": "prototype_sw"}, "incast-outcast-prototype-sw"),
     ("pl2-memcached", {}, "memcached"),
     ("pl2-traces", {}, "traces"),
+    ("pl2-leafspine", {}, "leafspine"),
 )
 
 

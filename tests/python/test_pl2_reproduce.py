@@ -95,3 +95,19 @@ def test_traces_quick_writes_its_columns_and_pl2_drops_nothing_where_cubic_does(
         assert at[(w, "raw-optimal")]["p99_us"] < at[(w, "pl2")]["p99_us"]
     with pytest.raises(OptionError, match="--workloads: 'W6'; accepted: W1, W2, W3, W4, W5"):
         traces.options(workloads="W3,W6", out=tmp_path / "bad")
+
+
+def test_leafspine_quick_pl2_protects_its_rack_only_from_its_own_traffic(tmp_path: Path) -> None:
+    from tailor.reproduce.pl2 import leafspine
+
+    plan = leafspine.options(quick=True, out=tmp_path / "ls")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "ls" / "leafspine.csv")
+    assert tuple(rows[0]) == leafspine.COLUMNS
+    at = {(r["scheme"], r["inter_rack_load"]): r for r in report["rows"]}
+    # Alone in its rack, the incast over PL2 loses nothing; raw Ethernet drops.
+    assert at[("pl2", 0.0)]["drops"] == 0 < at[("raw", 0.0)]["drops"]
+    assert at[("pl2", 0.0)]["max_queue_bytes"] < 200 * 1024
+    # Traffic entering the rack has no reservation (§G): the port's queue and drops return.
+    assert at[("pl2", 0.3)]["drops"] > 0
+    assert at[("pl2", 0.3)]["max_queue_bytes"] > 10 * at[("pl2", 0.0)]["max_queue_bytes"]

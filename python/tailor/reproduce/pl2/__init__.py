@@ -9,7 +9,9 @@ agent in the switch, the hosts' threads and delays).
 - ``memcached``: Fig. 5-8 (§F.2), a closed-loop memcached client under TCP or UDP
   background incast from 0 to 4 hosts, with and without PL2;
 - ``traces``: Fig. 10 (§F.3), W1-W5 in a 3-way incast over raw Ethernet, UDP and TCP
-  over PL2, TCP Cubic, RDS and raw Ethernet alone between two servers.
+  over PL2, TCP Cubic, RDS and raw Ethernet alone between two servers;
+- ``leafspine``: beyond the paper, two PL2 racks on a leaf-spine, a rack's incast while
+  traffic from the other rack enters without reservations.
 
 Built from ``paper`` (the numbers the paper's text gives), ``rack`` (the scenarios) and
 ``runs`` (running points, reading latencies and ports). docs/reproductions-pl2.md says what
@@ -22,7 +24,7 @@ The expected times are wall times on a 2-core machine: pl2-microburst took 0.7 s
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import incast, memcached, microburst, traces
+from tailor.reproduce.pl2 import incast, leafspine, memcached, microburst, traces
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -75,5 +77,17 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=traces.options,
         render=traces.render,
+    ),
+    Reproduction(
+        name="pl2-leafspine",
+        paper="PL2",
+        figure="beyond the paper (§G)",
+        summary="PL2 on a leaf-spine: a rack's incast, traffic from outside.",
+        example="tailor reproduce pl2-leafspine --quick",
+        quick="2 s",
+        full="20 s",
+        full_options="(the defaults)",
+        options=leafspine.options,
+        render=leafspine.render,
     ),
 )
