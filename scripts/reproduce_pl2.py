@@ -8,6 +8,7 @@ numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time)
 - Fig. 5-8: memcached (closed loop, one GET outstanding) under TCP or UDP background
   incast from 0 to 4 hosts, with and without PL2, 50 ms each;
 - Fig. 10: W1-W5 in a 3-way incast, six schemes, 50 ms each;
+- Fig. 9: VGG16's gradients from 4 workers to 2 parameter servers, 100 iterations a scheme;
 - beyond the paper: two PL2 racks on a leaf-spine, traffic entering a rack unreserved.
 
 Writes everything under target/reproduce/pl2/ (scenarios, runs, CSV, JSON).
@@ -32,6 +33,7 @@ RUNS = (
     ("pl2-incast-outcast", {"host_delay": "prototype_sw"}, "incast-outcast-prototype-sw"),
     ("pl2-memcached", {}, "memcached"),
     ("pl2-traces", {}, "traces"),
+    ("pl2-vgg16", {}, "vgg16"),
     ("pl2-leafspine", {}, "leafspine"),
 )
 

@@ -111,3 +111,21 @@ def test_leafspine_quick_pl2_protects_its_rack_only_from_its_own_traffic(tmp_pat
     # Traffic entering the rack has no reservation (§G): the port's queue and drops return.
     assert at[("pl2", 0.3)]["drops"] > 0
     assert at[("pl2", 0.3)]["max_queue_bytes"] > 10 * at[("pl2", 0.0)]["max_queue_bytes"]
+
+
+def test_vgg16_gradients_are_vgg16s_and_pl2_finishes_iterations_sooner_than_rds(tmp_path: Path) -> None:
+    from tailor.reproduce.pl2 import vgg16
+
+    # Configuration D: 138,357,544 parameters, 32-bit gradients, halves to two servers.
+    assert sum(p for _, p in vgg16.LAYERS) == 138_357_544
+    rows = vgg16.gradient_trace(0).splitlines()[1:]
+    assert len(rows) == 4 * 16 * 2
+    assert sum(int(r.split(",")[3]) for r in rows) == 4 * 138_357_544 * 4
+    plan = vgg16.options(iterations=1, out=tmp_path / "v")
+    report = plan.run(plan.out, lambda _: None)
+    assert tuple(_csv(tmp_path / "v" / "vgg16.csv")[0]) == vgg16.COLUMNS
+    at = {r["scheme"]: r for r in report["rows"]}
+    # §F.2.3: PL2 moves an iteration's 2.2 GB near line rate into both servers; RDS,
+    # whose receivers grant without knowing the workers' other transfers, takes longer.
+    assert at["pl2"]["ps_gbps"] > 85
+    assert at["rds"]["iteration_ms"] > 1.2 * at["pl2"]["iteration_ms"]

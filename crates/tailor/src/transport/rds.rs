@@ -64,8 +64,9 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         wire,
         rtt_bytes: blind,
         unscheduled_bytes: unscheduled_in(&wire, blind),
-        // One level for everything; Homa's plan collapses onto it.
-        request: homa::Request { unscheduled: None, scheduled: None, cutoffs: None, physical: 1 },
+        // One level for everything. Naming the one unscheduled level lets a class that
+        // replays a trace bind too (no size distribution to derive cutoffs from).
+        request: homa::Request { unscheduled: Some(1), scheduled: None, cutoffs: None, physical: 1 },
         levels: None,
         overcommitment: Some(overcommitment),
         tail_boost: 0,

@@ -10,6 +10,8 @@ agent in the switch, the hosts' threads and delays).
   background incast from 0 to 4 hosts, with and without PL2;
 - ``traces``: Fig. 10 (§F.3), W1-W5 in a 3-way incast over raw Ethernet, UDP and TCP
   over PL2, TCP Cubic, RDS and raw Ethernet alone between two servers;
+- ``vgg16``: Fig. 9 (§F.2.3), VGG16's gradients from 4 workers to 2 parameter servers
+  per training iteration, PL2 against RDS;
 - ``leafspine``: beyond the paper, two PL2 racks on a leaf-spine, a rack's incast while
   traffic from the other rack enters without reservations.
 
@@ -24,7 +26,7 @@ The expected times are wall times on a 2-core machine: pl2-microburst took 0.7 s
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import incast, leafspine, memcached, microburst, traces
+from tailor.reproduce.pl2 import incast, leafspine, memcached, microburst, traces, vgg16
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -89,5 +91,17 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=leafspine.options,
         render=leafspine.render,
+    ),
+    Reproduction(
+        name="pl2-vgg16",
+        paper="PL2",
+        figure="Fig. 9 (§F.2.3)",
+        summary="PL2 Fig. 9: VGG16 gradient shuffle, PL2 vs RDS.",
+        example="tailor reproduce pl2-vgg16 --quick",
+        quick="2 s",
+        full="1.5 min",
+        full_options="(the defaults: 100 iterations)",
+        options=vgg16.options,
+        render=vgg16.render,
     ),
 )
