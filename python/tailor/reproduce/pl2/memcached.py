@@ -3,7 +3,8 @@ one server (host 1) continuously: 64 B GETs, 4 KiB values, one request outstandi
 TCP connection (a closed loop: ``[[class]] outstanding``). Background traffic from 0 to
 4 hosts goes to the client, so the values compete with it on the client's link: with one
 host it is the memcached server itself, then hosts 2, 3 and 4 join (§F.2.1). Each
-background host offers 50 Gbps of 1 MB messages on one persistent connection (TCP) or
+background host offers 50 Gbps of 1 MB messages on 12 persistent connections (TCP: one per
+sending thread) or
 as datagrams (UDP): the paper's one host "utilizes around 50 % of the downlink", and two
 or more load it to "80-90 %" and beyond (the rates are not given).
 
@@ -78,7 +79,7 @@ rate = "{BACKGROUND_GBPS * hosts}Gbps"
 pattern = "n_to_1"
 senders = {senders}
 receiver = {CLIENT}
-{"connections = 1" if "udp" not in background else ""}
+{"connections = 12" if "udp" not in background else ""}
 until = "{length_ms}ms"
 """
     return rack.scenario(background, classes, stop=f"{length_ms + 1}ms", threads=12)
