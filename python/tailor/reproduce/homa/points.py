@@ -170,6 +170,16 @@ def write_scenario(point: Point, dir: Path, why: str) -> Path:
     return path
 
 
+def write_text(point: Any, dir: Path, why: str) -> Path:
+    """A point that carries its scenario as TOML text (``text``; HULL's and PL2's), with
+    the files it reads beside it (``files``: name and text pairs, if it has any)."""
+    for name, text in getattr(point, "files", ()):
+        (dir / name).write_text(text)
+    path = dir / f"{point.name}.toml"
+    path.write_text(f"# Written by {why}.\n" + point.text)
+    return path
+
+
 def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
                write: Callable[[Any, Path, str], Path] = write_scenario) -> dict[Any, Path]:
     """Runs every point into ``work/runs/<name>-s<seed>`` (scenarios in ``work/scenarios``,

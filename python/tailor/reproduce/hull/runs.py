@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from tailor.errors import DataError
-from tailor.reproduce.homa.points import run_points
+from tailor.reproduce.homa.points import run_points, write_text
 
 __all__ = ["HullPoint", "run", "switch_latency", "fcts", "throughput_mbps", "spread"]
 
@@ -34,15 +34,9 @@ class HullPoint:
     workload: str = ""
 
 
-def _write(point: HullPoint, dir: Path, why: str) -> Path:
-    path = dir / f"{point.name}.toml"
-    path.write_text(f"# Written by {why}.\n" + point.text)
-    return path
-
-
 def run(points: Sequence[HullPoint], work: Path, why: str, say: Say) -> dict[HullPoint, Path]:
     """Runs the points into ``work/runs`` (scenarios in ``work/scenarios``)."""
-    return run_points(points, work, why, say, write=_write)
+    return run_points(points, work, why, say, write=write_text)
 
 
 def _summary(run_dir: Path) -> dict[str, Any]:

@@ -54,37 +54,7 @@ receiver = 3
 until = "{length_ms}ms"
 transport = {{ kind = "raw", mss = "1500B", header = "38B" }}
 """
-    pl2 = "pl2 = {}\n" if rack.over_pl2(scheme) else ""
-    return f"""seed = 1
-[run]
-stop = "{length_ms * 3 // 2}ms"
-
-[topology]
-kind = "leaf_spine"
-racks = 2
-hosts_per_rack = 4
-spines = 2
-host_link = {{ rate = "100Gbps", delay = "320ns" }}
-fabric_link = {{ rate = "100Gbps", delay = "320ns" }}
-
-[switch]
-{pl2}delay = "347ns"
-scheduler = "priority"
-buffer = "shared"
-buffer_size = "2MB"
-alpha = 3.0
-
-[host]
-nic = "priority"
-tx_delay = "500ns"
-rx_delay = "500ns"
-
-[transport]
-kind = "raw"
-mss = "1500B"
-header = "38B"
-
-[[class]]
+    intra_cls = f"""[[class]]
 name = "intra"
 sizes = "w4"
 arrival = "poisson"
@@ -94,7 +64,12 @@ senders = [0, 1, 2]
 receiver = 3
 until = "{length_ms}ms"
 transport = {{ {intra_t} }}
-{inter_cls}"""
+"""
+    topology = (f'kind = "leaf_spine"\nracks = 2\nhosts_per_rack = 4\nspines = 2\n'
+                f'host_link = {rack.LINK}\nfabric_link = {rack.LINK}')
+    # The default transport is raw Ethernet; the intra-rack class names its own.
+    return rack.scenario("raw", intra_cls + inter_cls, stop=f"{length_ms * 3 // 2}ms", topology=topology,
+                         pl2_switch=rack.over_pl2(scheme))
 
 
 def options(

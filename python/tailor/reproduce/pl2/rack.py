@@ -20,7 +20,7 @@ The values the paper leaves open are chosen and stated here (docs/reproductions-
 
 from __future__ import annotations
 
-__all__ = ["SCHEMES", "HOSTS", "GOODPUT", "scheme_label", "transport", "scenario", "over_pl2"]
+__all__ = ["SCHEMES", "HOSTS", "LINK", "GOODPUT", "scheme_label", "transport", "scenario", "over_pl2"]
 
 HOSTS = 6
 
@@ -68,20 +68,26 @@ def transport(scheme: str, threads: int = 12, host_delay: str = "0ns") -> str:
             f'host_delay = "{host_delay}"\n{mtu}')
 
 
+#: The rack's links.
+LINK = '{ rate = "100Gbps", delay = "320ns" }'
+
+
 def scenario(scheme: str, classes: str, *, stop: str, hosts: int = HOSTS, threads: int = 12,
-             host_delay: str = "0ns", seed: int = 1, record: str = "", nic: str = "priority") -> str:
+             host_delay: str = "0ns", seed: int = 1, record: str = "", nic: str = "priority",
+             topology: str | None = None, pl2_switch: bool | None = None) -> str:
     """A scenario on the rack: ``classes`` (TOML ``[[class]]`` tables) under ``scheme``;
     ``nic = "round_robin"`` shares each NIC among its messages (many sending threads
-    without PL2's)."""
-    pl2 = "pl2 = {}\n" if over_pl2(scheme) else ""
+    without PL2's). ``topology`` replaces the one-switch rack's table (racks of the same
+    links and switches); ``pl2_switch`` says whether the ToRs run PL2's agent when a class
+    of its own, not the scheme, runs over PL2."""
+    pl2 = "pl2 = {}\n" if (over_pl2(scheme) if pl2_switch is None else pl2_switch) else ""
+    topology = topology or f'kind = "star"\nhosts = {hosts}\nlink = {LINK}'
     return f"""seed = {seed}
 [run]
 stop = "{stop}"
 
 [topology]
-kind = "star"
-hosts = {hosts}
-link = {{ rate = "100Gbps", delay = "320ns" }}
+{topology}
 
 [switch]
 {pl2}delay = "347ns"

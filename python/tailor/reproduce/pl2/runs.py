@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from tailor.errors import DataError
-from tailor.reproduce.homa.points import run_points
+from tailor.reproduce.homa.points import run_points, write_text
 
 __all__ = ["Pl2Point", "run", "summary", "latencies_us", "ports", "spread"]
 
@@ -36,17 +36,9 @@ class Pl2Point:
     files: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
 
-def _write(point: Pl2Point, dir: Path, why: str) -> Path:
-    for name, text in point.files:
-        (dir / name).write_text(text)
-    path = dir / f"{point.name}.toml"
-    path.write_text(f"# Written by {why}.\n" + point.text)
-    return path
-
-
 def run(points: Sequence[Pl2Point], work: Path, why: str, say: Say) -> dict[Pl2Point, Path]:
     """Runs the points into ``work/runs`` (scenarios in ``work/scenarios``)."""
-    return run_points(points, work, why, say, write=_write)
+    return run_points(points, work, why, say, write=write_text)
 
 
 def summary(run_dir: Path) -> dict[str, Any]:
