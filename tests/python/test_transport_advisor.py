@@ -181,7 +181,7 @@ REGISTRY = ", ".join(t["name"] for t in _core.transports())
     (CANDIDATES.replace('delay = "0ns"', 'schedulr = "fifo"'), [], "advise.candidate.fast.switch.schedulr",
      "unknown key; accepted keys here"),
     (CANDIDATES.replace("switch = {", "topology = {"), [], "advise.candidate.fast.topology",
-     "accepted keys here: transport, switch, host, routing"),
+     "accepted keys here: transport, switch, host, routing, defaults"),
     (CANDIDATES.replace('kind = "raw"', 'kind = "nosuch"'), [], "advise.candidate.fast.transport.kind",
      f"unknown transport 'nosuch'; accepted: the transports of this build: {REGISTRY}"),
     (CANDIDATES.replace('loads = [0.5, 0.9]', "seeds = 0"), ["--transports", "raw"], "advise.seeds",

@@ -21,8 +21,9 @@ use tailor::scenario::Scenario;
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 /// Parses the scenario at `path`, with `overrides` applied, and returns a description of it.
-/// The transports a scenario may name (`transport::registry`): name, one line, and the
-/// keys its table accepts. The Python front keeps no list of its own.
+/// The transports a scenario may name (`transport::registry`): name, one line, the keys
+/// its table accepts and what it needs of the network (`needs`, TOML). The Python front
+/// keeps no list of its own.
 #[pyfunction]
 fn transports<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     tailor::transport::registry::TRANSPORTS
@@ -32,6 +33,7 @@ fn transports<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
             d.set_item("name", e.name)?;
             d.set_item("about", e.about)?;
             d.set_item("keys", e.keys.to_vec())?;
+            d.set_item("needs", e.needs)?;
             Ok(d)
         })
         .collect()
