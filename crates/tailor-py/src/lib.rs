@@ -39,6 +39,13 @@ fn transports<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         .collect()
 }
 
+/// The messages the `p`-th percentile needs to be a result (`measure::slo::samples_needed`):
+/// the engine's SLO verdicts and the Python tables, reports and plots share this one rule.
+#[pyfunction]
+fn samples_needed(p: f64) -> u64 {
+    tailor::measure::slo::samples_needed(p)
+}
+
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
 fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
@@ -394,6 +401,7 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tailor::output::VERSION)?;
     m.add_function(wrap_pyfunction!(transports, m)?)?;
+    m.add_function(wrap_pyfunction!(samples_needed, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(model_scope, m)?)?;
