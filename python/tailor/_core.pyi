@@ -16,6 +16,9 @@ def transports() -> list[dict[str, Any]]:
     tables ``switch``, ``host``, ``routing``: what its scheme needs of the network, which
     ``advise --transports`` sets for a candidate of that kind; empty for none)."""
 
+def samples_needed(p: float) -> int:
+    """The messages the ``p``-th percentile needs to be a result (p99: 100)."""
+
 def check(path: str | PathLike[str], overrides: Overrides | None = None) -> dict[str, Any]:
     """Parses a scenario, with ``overrides`` applied (docs/scenario.md, "Overrides"), and
     describes it: file, name, seed, topology, hosts, host_rate_bps, transport, classes

@@ -142,13 +142,23 @@ def read_advise(path: Path) -> AdviseTable:
     for k in t:
         if k not in ADVISE_KEYS:
             raise _err(path, f"advise.{k}", f"unknown key; accepted keys here: {', '.join(sorted(ADVISE_KEYS))}")
-    return AdviseTable(
+    table = AdviseTable(
         transports=_names(path, t.get("transports")),
         seeds=_seeds(path, "advise.seeds", t.get("seeds")),
         loads=_loads(path, "advise.loads", t.get("loads")),
         tolerance=_tolerance(path, "advise.tolerance", t.get("tolerance")),
         candidates=_candidate_tables(path, t.get("candidate")),
     )
+    if table.loads and table.tolerance and table.tolerance >= table.loads[1] - table.loads[0]:
+        raise _err(path, "advise.tolerance", f"{table.tolerance:g} is not below the width of advise.loads "
+                   f"{table.loads[0]:g}-{table.loads[1]:g}; accepted: a tolerance below HI - LO")
+    registry = registry_names()
+    for name in table.transports or ():
+        if name not in registry and name not in table.candidates:
+            raise _err(path, "advise.transports", f'unknown transport "{name}"; accepted: the transports of this '
+                       f"build ({', '.join(registry)}) or a candidate of [advise.candidate]"
+                       + (f": {', '.join(table.candidates)}" if table.candidates else " (none defined)"))
+    return table
 
 
 def _kind(v: Any) -> str:
