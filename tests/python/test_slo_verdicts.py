@@ -138,3 +138,97 @@ def test_the_transport_advisor_reads_the_engines_verdicts() -> None:
     assert _verdict({"value": 5.0, "count": 500, "met": True}, slo, incomplete=3) is False
     assert _verdict({"value": 5.0, "count": 5, "met": True}, slo, incomplete=0) is None
     assert _verdict({"value": 5.0, "count": 500, "met": True}, slo, incomplete=0) is True
+
+
+# -- issue 24, low items: exit status 3, and check reads [advise] ----------------------
+
+#: The transport advisor's star (tests/python/test_transport_advisor.py) with a bound no load
+#: meets: a slowdown of 1.0 at p99 under queueing.
+STAR = """
+name = "star-impossible"
+seed = 1
+
+[topology]
+kind = "star"
+hosts = 8
+link = { rate = "10Gbps" }
+
+[transport]
+kind = "raw"
+
+[[class]]
+name = "rpc"
+sizes_fixed = "1000B"
+arrival = "poisson"
+load = 0.5
+pattern = "n_to_1"
+senders = "0..7"
+receiver = 7
+messages = 1500
+slo = [{ sli = "p99", threshold = 1.0 }]
+"""
+
+
+def test_advise_transports_exits_3_when_no_transport_meets_the_slo(tmp_path: Path) -> None:
+    path = tmp_path / "star.toml"
+    path.write_text(STAR)
+    r = cli("advise", path, "--transports", "raw", "--quick", "--out", tmp_path / "out", "-q")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "an SLO fails at the lowest load tried" in r.stdout
+    # A bound that holds somewhere: 0 as before.
+    path.write_text(STAR.replace("threshold = 1.0", "threshold = 5.0"))
+    r = cli("advise", path, "--transports", "raw", "--quick", "--out", tmp_path / "out2", "-q")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+#: SWP's two classes into one bottleneck; a latency bound below the propagation delay for the
+#: first: no capacity meets it.
+TWO = (ROOT / "scenarios" / "swp" / "two-class.toml")
+
+
+def test_advise_min_capacity_exits_3_when_no_discipline_finds_a_capacity(tmp_path: Path) -> None:
+    text = TWO.read_text()
+    start = text.index("slo = [", text.index("[[class]]"))
+    end = text.index("]", start) + 1
+    path = tmp_path / "two.toml"
+    path.write_text(text[:start] + 'slo = [{ sli = "p50", metric = "latency", threshold = "10ns" }]' + text[end:])
+    a = tailor.advise(path, min_capacity=True, disciplines=["fifo"], recheck=False, tolerance=0.1)
+    assert a.capacity("fifo") is None and a.nothing_meets
+    r = cli("advise", path, "--min-capacity", "-d", "fifo", "--no-recheck", "--tolerance", "0.1")
+    assert r.returncode == 3, r.stdout + r.stderr
+
+
+CANDIDATES = """
+[advise]
+transports = ["fast", "raw"]
+loads = [0.5, 0.9]
+[advise.candidate.fast]
+transport = { kind = "raw" }
+switch = { delay = "0ns" }
+"""
+
+
+@pytest.mark.parametrize("change, key, fragment", [
+    (('delay = "0ns"', 'schedulr = "fifo"'), "advise.candidate.fast.switch.schedulr", "unknown key"),
+    (('transports = ["fast", "raw"]', 'transports = ["fast", "nosuch"]'), "advise.transports",
+     'unknown transport "nosuch"'),
+    (('loads = [0.5, 0.9]', 'loads = [0.5, 0.9]\ntolerance = 0.5'), "advise.tolerance", "not below the width"),
+    (('loads = [0.5, 0.9]', 'loads = [0.5, 0.9]\nbogus = 1'), "advise.bogus", "unknown key"),
+])
+def test_check_refuses_what_advise_refuses_in_advise(tmp_path: Path, change: tuple[str, str], key: str,
+                                                    fragment: str) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(STAR.replace("threshold = 1.0", "threshold = 5.0") + CANDIDATES.replace(*change))
+    r = cli("check", path)
+    assert r.returncode == 2 and key in r.stderr and fragment in r.stderr and str(path) in r.stderr, r.stderr
+    a = cli("advise", path, "--quick", "--out", tmp_path / "out", "-q")
+    assert a.returncode == 2 and key in a.stderr, a.stderr
+    assert r.stderr.splitlines()[-1] == a.stderr.splitlines()[-1], "the same message"
+
+
+def test_check_names_the_candidates_it_read(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(STAR + CANDIDATES)
+    r = cli("check", path)
+    assert r.returncode == 0, r.stderr
+    assert "[advise] candidates: fast, raw" in r.stdout
