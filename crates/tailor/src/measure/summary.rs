@@ -17,10 +17,10 @@
 
 use super::record::{MessageRecord, RecordSink};
 use super::slo::{class_loss, Slo, SloReport, SloTracker};
-use std::collections::BTreeMap;
 use super::stats::{Percentiles, SlowdownStats};
 use crate::sim::Time;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io;
 
 pub struct ClassSummary {
