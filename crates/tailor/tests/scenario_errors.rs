@@ -358,7 +358,7 @@ fn size_file_errors_name_the_file_and_line() {
     let missing = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"none.cdf\"\ninterpolation = \"step\"", 1);
     let err = parse_in(&dir, &missing).unwrap_err();
     assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "class[0].sizes_cdf"), "{err}");
-    assert!(err.message.contains("; accepted: a readable size file"), "{err}");
+    assert!(err.message.contains("; accepted: a readable regular file"), "{err}");
 }
 
 #[test]

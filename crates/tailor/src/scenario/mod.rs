@@ -130,11 +130,8 @@ impl Scenario {
     /// and parses the result.
     pub fn resolve(path: &Path, overrides: &[Override]) -> Result<Resolved, ScenarioError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            file: file.clone(),
-            path: String::new(),
-            message: format!("cannot read: {e}; accepted: a readable scenario file"),
-        })?;
+        let text = crate::input::files::read_text(path, crate::input::files::MAX_TEXT, None)
+            .map_err(|e| ScenarioError { file: file.clone(), path: String::new(), message: format!("{}; accepted: {}", e.what, e.accepted) })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Scenario::resolve_text(&text, &file, dir, overrides)
     }
