@@ -61,6 +61,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     // Low: a PL2 priority level the ports do not keep.
     ("ecn_threshold = \"100KB\"", "pl2 = { priority = 8 }\nscheduler = \"priority\"", "switch.pl2.priority", "8 is not a level of 8; accepted: 0 to 7 (priority_levels sets how many)"),
     ("ecn_threshold = \"100KB\"", "pl2 = { priority = 3 }\nscheduler = \"priority\"\npriority_levels = 2", "switch.pl2.priority", "3 is not a level of 2; accepted: 0 to 1"),
+    ("ecn_threshold = \"100KB\"", "pl2 = { priority = 5 }\nscheduler = \"priority\"\n[host]\nnic = \"priority\"\npriority_levels = 4", "switch.pl2.priority", "5 is not a level of 4; accepted: 0 to 3"),
     // Low: one way to write a number.
     ("rate = \"100Gbps\"", "rate = \"10__0Gbps\"", "topology.link.rate", "single `_` separators, each between two digits"),
     ("rate = \"100Gbps\"", "rate = \".5Gbps\"", "topology.link.rate", "is not a rate"),

@@ -192,6 +192,14 @@ impl Scenario {
         if record.waits {
             check_waits(&net, &root)?;
         }
+        // RSVs leave the NIC and GRTs the switch at this level; a priority queue files a
+        // level it does not keep at its lowest, silently.
+        if let (Some(p), Some(levels)) = (&net.pl2, packet_levels(&net)) {
+            if p.priority as usize >= levels {
+                let msg = format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", p.priority, levels - 1);
+                return Err(root.error("switch.pl2.priority", msg));
+            }
+        }
         // Before the classes, whose host lists are as long as the topology is wide.
         let n_classes = doc.get("class").and_then(toml::Value::as_array).map_or(1, Vec::len);
         network::check_fits(&net, n_classes, file)?;

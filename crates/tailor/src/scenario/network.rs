@@ -263,11 +263,6 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
         Some(_) => Discipline::Hierarchical,
     };
     part.levels = levels(&mut t, part.discipline == Discipline::Priority, "scheduler")?;
-    // A priority port files a level it does not keep at its lowest: refuse it instead.
-    if let Some(p) = part.pl2.as_ref().filter(|p| part.discipline == Discipline::Priority && p.priority as usize >= part.levels) {
-        let (l, n) = (p.priority, part.levels);
-        return Err(t.error("pl2.priority", format!("{l} is not a level of {n}; accepted: 0 to {} (priority_levels sets how many)", n - 1)));
-    }
     if let Some(q) = t.size("quantum")? {
         if !matches!(part.discipline, Discipline::Drr | Discipline::Hierarchical) {
             return Err(t.error("quantum", "is only used with scheduler = \"drr\" or \"hierarchical\"; accepted: no quantum with this scheduler"));
