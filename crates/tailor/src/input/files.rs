@@ -81,14 +81,14 @@ impl fmt::Display for Refused {
 pub fn open(path: &Path, max: u64, max_line: Option<u64>) -> Result<Bounded<File>, Refused> {
     let file = path.display().to_string();
     let refuse = |what: String| Refused { file: file.clone(), what, accepted: format!("a regular file of at most {}", bytes(max)) };
-    let meta = std::fs::metadata(path).map_err(|e| Refused { file: file.clone(), what: format!("cannot be read: {e}"), accepted: "a readable regular file".into() })?;
+    let meta = std::fs::metadata(path).map_err(|e| Refused { file: file.clone(), what: format!("cannot read: {e}"), accepted: "a readable regular file".into() })?;
     if !meta.is_file() {
         return Err(refuse(format!("is {}, not a regular file", kind(&meta))));
     }
     if meta.len() > max {
         return Err(refuse(format!("holds {} bytes, more than {}", meta.len(), bytes(max))));
     }
-    let handle = File::open(path).map_err(|e| Refused { file: file.clone(), what: format!("cannot be read: {e}"), accepted: "a readable regular file".into() })?;
+    let handle = File::open(path).map_err(|e| Refused { file: file.clone(), what: format!("cannot read: {e}"), accepted: "a readable regular file".into() })?;
     Ok(Bounded::new(handle, max, max_line))
 }
 
@@ -101,7 +101,7 @@ pub fn read_text(path: &Path, max: u64, max_line: Option<u64>) -> Result<String,
             Some(Stop::LineTooLong { line, .. }) => Refused { file, what: format!("line {line} is longer than {}", bytes(max_line.unwrap_or(max))), accepted: format!("lines of at most {}", bytes(max_line.unwrap_or(max))) },
             Some(Stop::TooLarge { .. }) => Refused { file, what: format!("grew past {} while it was read", bytes(max)), accepted: format!("a regular file of at most {}", bytes(max)) },
             Some(Stop::Interrupted) => Refused { file, what: "reading was interrupted".into(), accepted: "a file read to its end".into() },
-            None => Refused { file, what: format!("cannot be read: {e}"), accepted: "a readable UTF-8 text file".into() },
+            None => Refused { file, what: format!("cannot read: {e}"), accepted: "a readable UTF-8 text file".into() },
         }
     })?;
     Ok(text)

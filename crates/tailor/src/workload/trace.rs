@@ -457,7 +457,7 @@ mod tests {
             4,
         )
         .unwrap_err();
-        assert!(matches!(&missing, WorkloadError::Refused(m) if m.contains("nope.csv: cannot be read") && m.contains("; accepted: a readable regular file")), "{missing}");
+        assert!(matches!(&missing, WorkloadError::Refused(m) if m.contains("nope.csv: cannot read") && m.contains("; accepted: a readable regular file")), "{missing}");
     }
 
     #[test]
