@@ -413,7 +413,7 @@ def test_an_inner_marker_the_outer_marker_omits_is_still_tailors(tmp_path: Path)
     assert tailor.Result(out / "tailor").summary["seed"] == 2
 
 
-# ---------------------------------------------------------------------------- issue 24: results report and plot cannot replace
+# ---------------------------------------------------------------------------- issue 24: no report over a result
 
 
 @pytest.mark.parametrize("name", ["summary.json", "messages.parquet", "ports.csv", outdir.MARKER])
