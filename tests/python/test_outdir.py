@@ -4,6 +4,7 @@ whole, and kills leave nothing that a later run does not clean up."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -89,7 +90,7 @@ def test_replacing_a_run_keeps_the_users_files_and_says_so(tmp_path: Path) -> No
     assert "replacing the earlier run result" in r.stderr and "2 file(s) tailor did not write are kept" in r.stderr
     assert (out / "notes.txt").read_text() == "my notes" and (out / "sub" / "data.txt").read_text() == "my data"
     assert (out / "summary.json").read_text() != first and json.loads((out / "summary.json").read_text())["seed"] == 2
-    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
 
 
 def test_an_old_runs_files_that_the_new_run_does_not_write_are_removed(tmp_path: Path) -> None:
@@ -107,7 +108,7 @@ def test_a_users_file_where_tailor_would_write_is_not_overwritten(tmp_path: Path
     with pytest.raises(OutputError, match="messages.csv: exists and was not written by tailor"):
         tailor.run(sc, out=out, csv=True)
     assert (out / "messages.csv").read_text() == "mine"
-    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
 
 
 def test_another_kind_of_tailor_directory_is_not_replaced_by_a_run(tmp_path: Path) -> None:
@@ -299,14 +300,14 @@ def test_a_marker_naming_files_outside_its_directory_touches_nothing_there(tmp_p
     tailor.run(sc, out=out, seed=2)
     assert (victim / "precious.txt").read_text() == "keep" and outside.read_text() == "keep"
     assert (victim / "empty" / "sub").is_dir()
-    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
 
 
 def test_dot_and_a_symlink_name_the_directory_they_lead_to(tmp_path: Path) -> None:
     sc = small(tmp_path)
     (tmp_path / "here").mkdir()
     assert cli("run", str(sc), "--out", ".", "--quiet", cwd=tmp_path / "here").returncode == 0
-    assert tailor.Result(tmp_path / "here").files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert tailor.Result(tmp_path / "here").files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["here", sc.name]  # no partial left beside it
     (tmp_path / "link").symlink_to(tmp_path / "here")
     r = cli("run", str(sc), "--out", str(tmp_path / "link"), "--seed", "4", "--quiet")
@@ -416,7 +417,7 @@ def test_an_inner_marker_the_outer_marker_omits_is_still_tailors(tmp_path: Path)
 # ---------------------------------------------------------------------------- issue 24: no report over a result
 
 
-@pytest.mark.parametrize("name", ["summary.json", "messages.parquet", "ports.csv", outdir.MARKER])
+@pytest.mark.parametrize("name", ["summary.json", "messages.parquet", "ports.csv", "scenario.toml", outdir.MARKER])
 def test_a_report_never_replaces_a_file_of_the_run_it_describes(tmp_path: Path, name: str) -> None:
     run = tmp_path / "r"
     tailor.run(small(tmp_path), out=run)
@@ -444,6 +445,8 @@ def test_a_plot_never_replaces_a_reproductions_figure_nor_a_stores_point(tmp_pat
     store = tmp_path / "store"
     tailor.sweep(small(tmp_path, 120), {"load": [0.3]}, out=store, jobs=1)
     (point,) = (store / "points").iterdir()
+    kept = hashlib.sha256((point / "scenario.toml").read_bytes()).hexdigest()
+    assert json.loads((point / "summary.json").read_text())["scenario_sha256"] == kept  # one scenario text, run or point
     before = snapshot(store)
     with pytest.raises(OutputError, match=f"is a result file of the tailor store in {store}/"):
         tailor.report.report(run, out=point / "summary.json")
