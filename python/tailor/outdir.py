@@ -452,9 +452,9 @@ def check_file(path: str | os.PathLike[str]) -> None:
         exists = os.path.lexists(path)
         of = None if path.is_symlink() else result_of(path)
         if of is not None:
-            where = "is a result file of" if exists else "lies among the results of"
-            raise OutputError(f"--out: {path}: {where} {of}; a report or a plot never replaces nor adds to a result "
-                              "(nothing was written). Give another --out")
+            what = (f"is a result file of {of}; report and plot never replace a result" if exists else
+                    f"lies among the results of {of}; report and plot write nothing there")
+            raise OutputError(f"--out: {path}: {what} (nothing was written). Give another --out")
         if exists and (path.is_symlink() or not written_by_tailor(path)):
             raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it. "
                               "Move it away or give another --out")
