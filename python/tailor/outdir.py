@@ -20,9 +20,9 @@ directory, its state and the files tailor wrote in it. The rules that follow fro
   JSON). A result file — one a marker of the directory or of a directory above lists
   among its ``files`` but not its ``outputs`` (a run's ``summary.json``, a reproduction's
   figure), a marker, anything in a store's ``points/`` — is never replaced that way.
-- A reproduction's marker names the reproduction (``"name"``): another reproduction is
-  refused the directory, and so is any reproduction a directory whose marker, written
-  before markers named them, does not say whose it is.
+- A reproduction's marker names the reproduction (``"name"``): only the same
+  reproduction replaces the directory. A reproduction's directory whose marker names none
+  (written before markers named them) may be any one's, so none replaces it.
 
 While a directory is being replaced its marker says ``"state": "replacing"``; readers
 (:class:`tailor.Result`) refuse a directory in that state, so a crash half-way through a
