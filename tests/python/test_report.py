@@ -85,7 +85,7 @@ def test_run_report_renders_tables_and_plots(result7: tailor.Result, quickstart:
     probe = open_page(out, tmp_path / "screenshot.png")
     s = result7.summary
     assert len(probe["images"]) == 2  # slowdown by size, latency CDF (the run recorded no queues)
-    assert probe["run"] == 13
+    assert probe["run"] == 14
     slos = [slo for c in s["classes"].values() for slo in c.get("slo", [])]
     assert probe["slo"] == len(slos) == 2
     assert probe["slo_verdicts"] == ["met" if slo["met"] else "MISSED" for slo in slos]
@@ -93,7 +93,7 @@ def test_run_report_renders_tables_and_plots(result7: tailor.Result, quickstart:
     want["all"] = nonempty_bins(s["overall"]) + 1
     assert probe["slowdown"] == want
     assert probe["ports"] == min(10, result7.ports.height)
-    assert probe["scenario"] == quickstart.read_text()
+    assert probe["scenario"] == (result7.dir / "scenario.toml").read_text()  # the file as run, with seed 7
     assert probe["scripts"] == 0 and "quickstart" in probe["title"] and "seed 7" in probe["title"]
 
 
@@ -120,9 +120,8 @@ def test_run_report_is_self_contained_and_shows_the_numbers(result7: tailor.Resu
     sd = result7.summary["classes"]["websearch"]["slowdown"]
     assert f"<td>{sd['count']:,}</td><td>{sd['mean']:.2f}</td><td>{sd['p50']:.2f}</td><td>{sd['p99']:.2f}</td>" in text
     assert f"tailor {tailor.__version__}" in text
-    # The run directory does not hold the scenario and none was given, but the summary
-    # names the file: it is shown only if it is found and is the run's scenario.
-    assert ('id="scenario"' in text) == Path(result7.summary["scenario_file"]).is_file()
+    # The run directory holds the scenario it ran, shown without --scenario.
+    assert shown_scenario(out) == (result7.dir / "scenario.toml").read_text()
 
 
 @needs_chromium
@@ -139,6 +138,8 @@ def test_report_escapes_everything_from_the_run(result7: tailor.Result, tmp_path
     ).write_parquet(run / "messages.parquet")
     shutil.copy(result7.dir / "ports.csv", run / "ports.csv")
     (run / "scenario.toml").write_text('name = "</pre><script>console.error(2)</script>"\n')
+    summary["scenario_sha256"] = hashlib.sha256((run / "scenario.toml").read_bytes()).hexdigest()
+    (run / "summary.json").write_text(json.dumps(summary))
     probe = open_page(report(run))
     assert probe["scripts"] == 0
     assert evil in probe["h3"]
