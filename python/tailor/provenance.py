@@ -79,7 +79,8 @@ def _resolved(f: Path, summary: dict[str, Any]) -> str:
     from tailor import _core
 
     if not f.is_file():
-        raise OptionError(f"--scenario: {f}: no such file; accepted: the scenario file the run ran")
+        what = "not a file" if f.exists() else "no such file"
+        raise OptionError(f"--scenario: {f}: {what}; accepted: the scenario file the run ran")
     seed = summary.get("seed")
     return str(_core.resolve(os.fspath(f), [("seed", seed)] if isinstance(seed, int) else [])["document"])
 
