@@ -70,7 +70,7 @@ pub struct Resolved {
 }
 
 impl Resolved {
-    fn new(scenario: Scenario, doc: &toml::Table) -> Resolved {
+    fn new(mut scenario: Scenario, doc: &toml::Table) -> Resolved {
         // `[advise]` does not change what a run computes: the run's document is the rest,
         // so editing one candidate of the advisor leaves the others' stored points valid.
         let mut doc = doc.clone();
@@ -78,6 +78,7 @@ impl Resolved {
         let doc = &doc;
         // toml::Table is ordered by key (no `preserve_order`), so this text is canonical.
         let document = toml::to_string(doc).expect("a parsed TOML document serializes");
+        scenario.document = document.clone();
         let mut unseeded = doc.clone();
         unseeded.remove("seed");
         let mut identity = document.clone();
@@ -101,6 +102,9 @@ impl Resolved {
 pub struct Scenario {
     /// The file it came from (as given), for messages.
     pub file: String,
+    /// The TOML it was parsed from, after overrides (`Resolved::document`): what a run
+    /// keeps beside its results as `scenario.toml`.
+    pub document: String,
     pub name: String,
     pub seed: u64,
     pub stop: Option<Time>,
@@ -243,7 +247,7 @@ impl Scenario {
         room::check(&net, &transports, &classes, file)?;
         let host_rate = host_rate(&net);
         let traces = Vec::new();
-        let mut sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transports, classes, host_rate, model, record, traces };
+        let mut sc = Scenario { file: file.to_string(), document: String::new(), name, seed, stop, warmup, bins, net, transports, classes, host_rate, model, record, traces };
         sc.check_offered()?;
         Ok(sc)
     }
