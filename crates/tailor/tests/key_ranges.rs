@@ -53,6 +53,10 @@ struct Family {
 }
 
 const PRIORITY8: [(&str, &str, &str); 2] = [("switch", "scheduler", "\"priority\""), ("switch", "priority_levels", "8")];
+const SMALL_BUFFER: [(&str, &str, &str); 2] = [("switch", "buffer", "\"per_port\""), ("switch", "buffer_size", "\"20KB\"")];
+/// An incast into a small buffer, so that Homa's, pHost's and RDS's unscheduled bursts
+/// overflow it.
+const INCAST: [(&str, &str, &str); 3] = [("class", "pattern", "\"n_to_1\""), ("class", "receiver", "3"), ("class", "sizes_exponential_mean", "\"30KB\"")];
 const DCTCP: (&str, &str, &str) = ("transport", "kind", "\"dctcp\"");
 const LOAD: (&str, &str, &str) = ("class", "load", "0.6");
 const ARRIVAL: (&str, &str, &str) = ("class", "arrival", "\"poisson\"");
@@ -73,6 +77,40 @@ const FAMILIES: &[Family] = &[
             ("transport", "resend_timeout", G::Or(&G::Time(US, 1_000 * MS), &["\"off\""])),
             ("transport", "incast_threshold", G::Int(1, 1 << 30)),
             ("transport", "incast_unscheduled", G::Size(0, GB)),
+            ("host", "nic_depth", G::Int(0, 1 << 20)),
+        ],
+    },
+    Family {
+        // Small buffers: drops, and the RESEND and probe paths that recover them.
+        name: "homa_lossy",
+        base: &[PRIORITY8[0], PRIORITY8[1], SMALL_BUFFER[0], SMALL_BUFFER[1], ("transport", "kind", "\"homa\""), LOAD, ARRIVAL, INCAST[0], INCAST[1], INCAST[2]],
+        keys: &[
+            ("transport", "rtt_bytes", G::Size(1538, 1_000_000)),
+            ("transport", "overcommitment", G::Or(&G::Int(1, 1 << 20), &["\"unlimited\""])),
+            ("transport", "resend_timeout", G::Time(US, 100 * MS)),
+            ("transport", "priority_levels", G::Int(1, 8)),
+            ("host", "nic_depth", G::Int(0, 1 << 20)),
+        ],
+    },
+    Family {
+        name: "phost_lossy",
+        base: &[("switch", "scheduler", "\"priority\""), ("switch", "priority_levels", "2"), SMALL_BUFFER[0], SMALL_BUFFER[1], ("transport", "kind", "\"phost\""), LOAD, ARRIVAL, INCAST[0], INCAST[1], INCAST[2]],
+        keys: &[
+            ("transport", "free_tokens", G::Int(0, 1 << 20)),
+            ("transport", "token_window", G::Int(1, 1 << 20)),
+            ("transport", "resend_timeout", G::Or(&G::Float(1e-3, 1e4), &["\"10us\"", "\"1ns\""])),
+            ("transport", "rts_timeout", G::Time(US, 100 * MS)),
+            ("transport", "idle_wakeup", G::Lit(&["\"arrivals\"", "\"timeouts\""])),
+        ],
+    },
+    Family {
+        name: "rds_lossy",
+        base: &[SMALL_BUFFER[0], SMALL_BUFFER[1], ("transport", "kind", "\"rds\""), LOAD, ARRIVAL, INCAST[0], INCAST[1], INCAST[2]],
+        keys: &[
+            ("transport", "blind", G::Size(1538, 1_000_000)),
+            ("transport", "grant_packets", G::Int(1, 1024)),
+            ("transport", "resend_timeout", G::Time(US, 100 * MS)),
+            ("transport", "overcommitment", G::Int(1, 1 << 20)),
         ],
     },
     Family {
@@ -218,6 +256,18 @@ const FAMILIES: &[Family] = &[
         keys: &[("class", "outstanding", G::Int(1, 1 << 20)), ("class", "think", G::Time(0, 1_000 * MS))],
     },
     Family {
+        name: "closed_loop_homa",
+        base: &[PRIORITY8[0], PRIORITY8[1], ("transport", "kind", "\"homa\""), ("class", "outstanding", "2")],
+        keys: &[
+            ("class", "outstanding", G::Int(1, 1 << 20)),
+            ("class", "think", G::Time(0, 1_000 * MS)),
+            ("class", "response_sizes_fixed", G::Size(1, 1_000_000)),
+            ("class", "response", G::Lit(&["\"echo\""])),
+            ("transport", "incast_threshold", G::Int(1, 1 << 30)),
+            ("transport", "incast_unscheduled", G::Size(0, GB)),
+        ],
+    },
+    Family {
         name: "probes",
         base: &[DCTCP, LOAD, ARRIVAL, ("probe", "probe", "true"), ("probe", "arrival", "\"poisson\""), ("probe", "load", "0.01"), ("probe", "sizes_fixed", "\"64B\""), ("probe", "pattern", "\"n_to_1\"")],
         keys: &[("probe", "receiver", G::Int(0, 3)), ("probe", "sizes_fixed", G::Size(1, 100_000)), ("probe", "load", G::Float(1e-6, 0.3))],
@@ -269,10 +319,13 @@ fn draw(g: G, rng: &mut Pcg64) -> String {
 /// The scenario text of `entries` (table, key, value), later entries replacing earlier.
 fn text(entries: &[(&str, &str, String)]) -> String {
     let mut s = String::from("[topology]\nkind = \"star\"\nhosts = 4\nlink = { rate = \"100Gbps\", delay = \"1us\" }\n");
+    // The class's defaults, which a family's entries replace.
+    let defaults = [("class", "sizes_exponential_mean", "\"8KB\"".to_string()), ("class", "pattern", "\"all_to_all\"".to_string())];
+    let entries: Vec<_> = defaults.iter().chain(entries).collect();
     for table in TABLES {
         let mine: Vec<_> = entries.iter().filter(|e| e.0 == table).collect();
         match table {
-            "class" => s += "[[class]]\nname = \"c\"\nsizes_exponential_mean = \"8KB\"\npattern = \"all_to_all\"\n",
+            "class" => s += "[[class]]\nname = \"c\"\n",
             "probe" if !mine.is_empty() => s += "[[class]]\nname = \"probe\"\n",
             _ if mine.is_empty() => continue,
             _ => s += &format!("[{table}]\n"),
