@@ -8,8 +8,15 @@
 //! Each example draws a family, a subset of its keys and a value for each: one of the
 //! range's edges half of the time, otherwise log-uniform inside it; unbounded ranges are
 //! drawn up to a large value. The scenarios are small (4 hosts, 24 messages) and the seed
-//! is fixed, so the test is deterministic and takes seconds. Issue 24, item 5 lists what
-//! it found.
+//! is fixed, so the test is deterministic and takes seconds (and it found nothing more
+//! over 200 examples per family with seeds 7 and 99). What it found, each now refused
+//! where the scenario is read (the named tests below):
+//! - Homa `unscheduled_bytes = "0B"` (and `incast_unscheduled = "0B"` for a marked
+//!   request's response) panicked: "a ready message has a packet";
+//! - a pFabric packet (`mss` + `header`) larger than the switch buffer was dropped at
+//!   every try and resent at every timeout, without end;
+//! - a PL2 `threshold` below `unsolicited_below + burst - 1` dropped bursts that their
+//!   GRT said had passed: never resent, their messages never completed.
 
 mod common;
 
