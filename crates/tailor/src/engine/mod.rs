@@ -9,8 +9,8 @@
 //! After every input to an endpoint the engine pulls its host's packets into the NIC
 //! while the NIC has room, arms the timers the endpoint asks for and finishes the
 //! messages it completed (`after_input`; the host's side is in `host`, switch agents in
-//! `agent`). Queue sampling (`[record] queues`) rides on
-//! the loop without events of its own (`queues`).
+//! `agent`). Queue sampling (`[record] queues`) rides on the loop without events of its
+//! own (`queues`), as does the watchdog that stops a run making no progress (`stall`).
 
 mod agent;
 mod flows;
