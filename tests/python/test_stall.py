@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 LIVELOCK = """
 [topology]
 kind = "star"
@@ -52,3 +54,18 @@ def test_a_run_that_makes_no_progress_stops_with_one_line_and_status_2(tmp_path:
     assert line.startswith("error: the run made no progress: no message completed and no payload byte arrived"), line
     assert "with 20 messages active" in line and "likely cause: packets are dropped" in line, line
     assert not out.exists(), "nothing is written for a run that made no progress"
+
+
+def test_the_python_api_raises_stalled_with_the_stretch_as_data(tmp_path: Path) -> None:
+    import tailor
+    from tailor.errors import Stalled, TailorError
+
+    scenario = tmp_path / "livelock.toml"
+    scenario.write_text(LIVELOCK)
+    with pytest.raises(Stalled) as caught:
+        tailor.run(scenario, out=tmp_path / "out")
+    e = caught.value
+    assert isinstance(e, TailorError)
+    assert e.active == 20 and e.events >= 50_000_000 and e.at_s - e.since_s >= 0.1
+    assert str(e) == e.message and "likely cause: packets are dropped" in e.message
+    assert not (tmp_path / "out").exists()
