@@ -8,7 +8,7 @@ attributes, never as a bare string to parse.
 from __future__ import annotations
 
 __all__ = [
-    "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "OptionError", "DisciplineError",
+    "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "Stalled", "OptionError", "DisciplineError",
     "StoreError", "PointError", "SweepError", "PointsFailed", "OutputError",
     "DataError", "NotRecordedError",
 ]
@@ -61,6 +61,28 @@ class RunError(TailorError):
         super().__init__(message)
         self.message = message
         self.kind = kind
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Stalled(TailorError):
+    """A run the engine stopped because it made no progress: no message completed and no
+    payload byte arrived for a long stretch of simulated time and events while messages
+    were active (``crates/tailor/src/engine/stall.rs``; docs/scenario.md).
+
+    ``message`` says what the ports did meanwhile and the likely cause; ``since_s`` and
+    ``at_s`` bound the stretch in simulated seconds, ``events`` counts its events and
+    ``active`` the messages that were waiting. Nothing is written for such a run.
+    """
+
+    def __init__(self, message: str, since_s: float = 0.0, at_s: float = 0.0, events: int = 0, active: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.since_s = since_s
+        self.at_s = at_s
+        self.events = events
+        self.active = active
 
     def __str__(self) -> str:
         return self.message

@@ -16,6 +16,8 @@ pub enum Error {
     Workload(WorkloadError),
     Io(std::io::Error),
     Cancelled,
+    /// A run stopped for making no progress (`tailor::engine::stall`).
+    Stalled(tailor::engine::stall::Stall),
     /// An exception raised by Python code the engine called back (the progress
     /// callback, or a signal handler such as Ctrl-C's): re-raised unchanged.
     Python(PyErr),
@@ -34,6 +36,7 @@ impl From<RunError> for Error {
             RunError::Io(io) => Error::Io(io),
             RunError::Cancelled => Error::Cancelled,
             RunError::Scenario(s) => Error::Scenario(s),
+            RunError::Stalled(s) => Error::Stalled(s),
         }
     }
 }
@@ -47,6 +50,10 @@ impl Error {
             Error::Workload(e) => raise(py, "WorkloadError", (e.to_string(),)),
             Error::Io(e) => raise(py, "RunError", (e.to_string(), format!("{:?}", e.kind()))),
             Error::Cancelled => raise(py, "Cancelled", ("the run was cancelled by the caller",)),
+            Error::Stalled(s) => {
+                let (from, to) = (s.from.as_secs_f64(), s.to.as_secs_f64());
+                raise(py, "Stalled", (s.to_string(), from, to, s.events, s.active))
+            }
         };
         made.unwrap_or_else(|import_failed| import_failed)
     }

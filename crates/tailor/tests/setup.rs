@@ -88,3 +88,22 @@ fn more_ports_than_ids_can_name_are_refused_when_read() {
     assert_eq!(err.path, "topology");
     assert!(err.message.contains("accepted: at most 4294967295 ports (ids are 32-bit)"), "{}", err.message);
 }
+
+/// The gate compares the estimate with the memory *available* (given here, so nothing is
+/// allocated), keeping a fifth of it free: a network that the machine's total would
+/// hold is refused when other processes have taken the memory it needs.
+#[test]
+fn the_gate_compares_the_estimate_with_the_available_memory_and_keeps_a_margin() {
+    use tailor::scenario::memory::{Memory, USABLE};
+    let sc = tailor::scenario::Scenario::parse(&leaf_spine(32, 64), "s.toml", std::path::Path::new(".")).unwrap();
+    let need = sc.net.memory_bytes(1);
+    let fits = |available: u64| tailor::scenario::check_fits_in(&sc.net, 1, "s.toml", Some(Memory { available }));
+    fits((need as f64 / USABLE).ceil() as u64 + 1).expect("fits with the margin");
+    let err = fits(need).expect_err("no margin left");
+    assert_eq!((err.file.as_str(), err.path.as_str()), ("s.toml", "topology"));
+    let m = &err.message;
+    assert!(m.starts_with("2048 hosts (") && m.contains(" GB available now, of which tailor takes at most 80 %"), "{m}");
+    assert!(m.contains("; accepted: about 1638 hosts or fewer"), "{m}");
+    // Nothing known about memory: only the ids are checked.
+    tailor::scenario::check_fits_in(&sc.net, 1, "s.toml", None).expect("no memory figure");
+}

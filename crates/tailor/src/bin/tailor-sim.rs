@@ -67,7 +67,8 @@ fn main() -> ExitCode {
         }
         // A scenario the engine cannot run (outside the model's or the oracle's scope, or
         // summarising nothing) is a user error, as a scenario that does not parse.
-        Err(e @ tailor::engine::RunError::Scenario(_)) => {
+        // So is one that makes no progress (engine::stall).
+        Err(e @ (tailor::engine::RunError::Scenario(_) | tailor::engine::RunError::Stalled(_))) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }

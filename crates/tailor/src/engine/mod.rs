@@ -9,8 +9,8 @@
 //! After every input to an endpoint the engine pulls its host's packets into the NIC
 //! while the NIC has room, arms the timers the endpoint asks for and finishes the
 //! messages it completed (`after_input`; the host's side is in `host`, switch agents in
-//! `agent`). Queue sampling (`[record] queues`) rides on
-//! the loop without events of its own (`queues`).
+//! `agent`). Queue sampling (`[record] queues`) rides on the loop without events of its
+//! own (`queues`), as does the watchdog that stops a run making no progress (`stall`).
 
 mod agent;
 mod flows;
@@ -18,6 +18,7 @@ mod host;
 mod queues;
 pub mod report;
 pub mod sojourn;
+pub mod stall;
 mod waits;
 
 pub use crate::transport::TransportConfig;
@@ -124,6 +125,8 @@ pub enum RunError {
     Cancelled,
     #[error(transparent)]
     Scenario(ScenarioError),
+    #[error("{0}")]
+    Stalled(stall::Stall),
 }
 
 /// What the engine is doing when it reports progress.
@@ -211,6 +214,8 @@ pub struct Simulation {
     sojourn: Option<Box<sojourn::Recorder>>,
     /// Some class sends on persistent connections (ECMP then hashes connections).
     channels: bool,
+    /// Stops a run that makes no progress (`stall`).
+    stall: stall::Watch,
 }
 
 impl Simulation {
@@ -255,6 +260,7 @@ impl Simulation {
             waits: None,
             sojourn: None,
             channels: cfg.persistent,
+            stall: stall::Watch::default(),
         };
         assert!(
             sim.transports.len() <= MAX_TRANSPORTS && sim.net.hosts.len() <= MAX_HOSTS,
@@ -302,6 +308,10 @@ impl Simulation {
     pub fn set_stop(&mut self, at: Option<Time>) {
         self.stop_at = at;
     }
+    /// Replaces the no-progress watchdog (`stall`), as tests do to reach a stall quickly.
+    pub fn set_stall_watch(&mut self, watch: stall::Watch) {
+        self.stall = watch;
+    }
 
     /// Runs to the end (every message complete) or to the stop time. `progress` is
     /// called every 2^16 events; returning false cancels the run.
@@ -320,8 +330,11 @@ impl Simulation {
             if let Some(err) = self.deferred.take() {
                 return Err(err);
             }
-            if self.events.popped() & 0xffff == 0 && !progress(&self.progress()) {
-                return Err(RunError::Cancelled);
+            if self.events.popped() & 0xffff == 0 {
+                self.stall.check(t, self.events.popped(), &self.tally, &self.net).map_err(RunError::Stalled)?;
+                if !progress(&self.progress()) {
+                    return Err(RunError::Cancelled);
+                }
             }
         }
         for p in &mut self.net.ports {

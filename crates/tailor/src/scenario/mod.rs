@@ -7,6 +7,7 @@
 
 pub mod classes;
 mod empty;
+pub mod memory;
 pub mod model;
 mod network;
 pub mod overrides;
@@ -19,6 +20,7 @@ pub use crate::input::{reader, units};
 
 pub use classes::{ClassKind, ClassSpec, Offered};
 pub use empty::check_result;
+pub use network::check_fits_in;
 pub use overrides::Override;
 pub use reader::ScenarioError;
 

@@ -13,6 +13,7 @@ use crate::net::port::PortRole;
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkPhantom, LinkSpec, NetSpec, NicQueue, Shape};
 use crate::input::units::show_rate;
 use crate::sim::{Rate, Time};
+use super::memory::Memory;
 
 pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
 
@@ -405,9 +406,16 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
 }
 
 /// Refuses a network that cannot be built here: more ports than 32-bit ids can name, or
-/// an estimated size (`NetSpec::memory_bytes`) above this machine's memory —
-/// found before anything is built, where building would exhaust memory after minutes.
+/// an estimated size (`NetSpec::memory_bytes`) above the memory available now
+/// (`memory::here`) — found before anything is built, where building would exhaust
+/// memory after minutes.
 pub fn check_fits(net: &NetSpec, classes: usize, file: &str) -> Result<(), ScenarioError> {
+    check_fits_in(net, classes, file, super::memory::here())
+}
+
+/// `check_fits` against the memory given (None: the system says nothing, only the ids
+/// are checked), so that the comparison is testable without allocating.
+pub fn check_fits_in(net: &NetSpec, classes: usize, file: &str, memory: Option<Memory>) -> Result<(), ScenarioError> {
     let (hosts, ports) = (net.shape.host_count() as u64, net.shape.port_count() as u64);
     let error = |message: String| ScenarioError { file: file.to_string(), path: size_key(&net.shape).to_string(), message };
     let max_ports = PortId::MAX.index() as u64;
@@ -424,16 +432,18 @@ pub fn check_fits(net: &NetSpec, classes: usize, file: &str) -> Result<(), Scena
         }
         Ok(())
     };
-    let (need, Some(have)) = (net.memory_bytes(classes), memory_limit()) else { return ids() };
-    if need <= have {
+    let (need, Some(memory)) = (net.memory_bytes(classes), memory) else { return ids() };
+    let usable = memory.usable();
+    if need <= usable {
         return ids();
     }
-    let fit = (have as f64 / (need as f64 / hosts as f64)) as u64;
+    let fit = (usable as f64 / (need as f64 / hosts as f64)) as u64;
     Err(error(format!(
-        "{hosts} hosts ({ports} ports) need about {:.1} GB; this machine has {:.1} GB; accepted: about {fit} hosts \
-         or fewer in this topology",
+        "{hosts} hosts ({ports} ports) need about {:.1} GB; this machine has {:.1} GB available now, of which tailor \
+         takes at most {:.0} %; accepted: about {fit} hosts or fewer in this topology (or free memory)",
         need as f64 / 1e9,
-        have as f64 / 1e9
+        memory.available as f64 / 1e9,
+        super::memory::USABLE * 100.0,
     )))
 }
 
@@ -443,29 +453,4 @@ fn size_key(shape: &Shape) -> &'static str {
         Shape::Star { .. } => "topology.hosts",
         _ => "topology",
     }
-}
-
-/// The memory a run may use: the machine's physical memory, or less under a cgroup limit
-/// (a container's `--memory`), where the system says.
-fn memory_limit() -> Option<u64> {
-    const CGROUP: [&str; 2] = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"];
-    // "max" (v2) or a huge number (v1) when unlimited: either way no tighter bound.
-    let cgroup = CGROUP.iter().find_map(|p| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok());
-    match (physical_memory(), cgroup) {
-        (Some(p), Some(c)) => Some(p.min(c)),
-        (p, c) => p.or(c),
-    }
-}
-
-/// This machine's physical memory in bytes, where the system says.
-fn physical_memory() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        // SAFETY: sysconf only reads system configuration.
-        let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
-        if pages > 0 && size > 0 {
-            return Some(pages as u64 * size as u64);
-        }
-    }
-    None
 }

@@ -192,7 +192,14 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         Some(b) => b,
         None => computed_rtt_bytes(net, &wire),
     };
-    let unscheduled_bytes = t.size("unscheduled_bytes")?.unwrap_or_else(|| unscheduled_in(&wire, rtt_bytes));
+    // A message announces itself with its first unscheduled packet (§3.2): it carries at
+    // least one byte, or the sender would have nothing it may send and the receiver
+    // nothing to grant.
+    let unscheduled_bytes = match t.size("unscheduled_bytes")? {
+        Some(0) => return Err(t.error("unscheduled_bytes", NO_ANNOUNCEMENT)),
+        Some(b) => b,
+        None => unscheduled_in(&wire, rtt_bytes),
+    };
     let levels = |t: &mut Table, key: &'static str, min: i64| -> Result<Option<u8>, ScenarioError> {
         Ok(t.int(key, min, levels::LEVELS as i64 - 1)?.map(|v| v as u8))
     };
@@ -223,6 +230,9 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     if incast_unscheduled.is_some() && incast_threshold.is_none() {
         return Err(t.error("incast_unscheduled", "is only used with incast_threshold; accepted: incast_threshold = N with it"));
     }
+    if incast_unscheduled == Some(0) {
+        return Err(t.error("incast_unscheduled", NO_ANNOUNCEMENT));
+    }
     let incast_unscheduled = incast_unscheduled.unwrap_or(300);
     check_switch_levels(t, net, physical)?;
     let request = Request { unscheduled, scheduled, cutoffs, physical };
@@ -243,6 +253,9 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     };
     Ok(Arc::new(cfg))
 }
+
+const NO_ANNOUNCEMENT: &str =
+    "is 0B: a message's first packet announces it to its receiver and carries its first bytes; accepted: at least \"1B\"";
 
 fn cutoff_list(v: &toml::Value) -> Result<Vec<u64>, String> {
     let items = v.as_array().ok_or("is not an array; accepted: an array of sizes such as [\"1930B\"]")?;

@@ -33,7 +33,7 @@ pub use wire::{Segment, Wire};
 use crate::input::{ScenarioError, Table};
 use crate::measure::ideal::{pipeline, Train};
 use crate::net::ids::HostId;
-use crate::net::topology::{Discipline, NetSpec, NicQueue};
+use crate::net::topology::{BufferSpec, Discipline, NetSpec, NicQueue};
 use crate::sim::Time;
 use crate::transport::path::{bdp_bytes, Path};
 use crate::transport::registry::Entry;
@@ -70,6 +70,7 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         return Err(t.error("header", "is out of range; accepted: at most \"65535B\""));
     }
     let wire = Wire { mss: mss as u32, header: header as u32 };
+    check_packet_fits(t, net, mss + header)?;
     let bdp = bdp_bytes(net, mss, header).div_ceil(mss).max(1) as u32;
     let init_cwnd = window(t, "init_cwnd", bdp)?.unwrap_or(12);
     let max_cwnd = window(t, "max_cwnd", bdp)?.unwrap_or(init_cwnd.max(12));
@@ -98,6 +99,23 @@ fn window(t: &mut Table, key: &'static str, bdp: u32) -> Result<Option<u32>, Sce
         toml::Value::String(s) if s == "bdp" => Ok(bdp),
         _ => Err("is not a window; accepted: a number of packets from 1 to 1000000, or \"bdp\"".to_string()),
     })
+}
+
+/// A full packet larger than a switch's buffer is dropped at every try and sent again at
+/// every timeout: the run would spin without end.
+fn check_packet_fits(t: &Table, net: &NetSpec, packet: u64) -> Result<(), ScenarioError> {
+    let buffer = match net.buffer {
+        BufferSpec::PerPort { bytes } | BufferSpec::Shared { bytes, .. } => bytes,
+        BufferSpec::Unlimited => return Ok(()),
+    };
+    if packet > buffer {
+        let key = if t.has("mss") { "mss" } else { "header" };
+        return Err(t.error(key, format!(
+            "makes a full packet of {packet} B (mss + header), above the switch buffer of {buffer} B, which would drop \
+             it at every try; accepted: mss + header of at most [switch] buffer_size"
+        )));
+    }
+    Ok(())
 }
 
 /// pFabric's ranks mean something only where packets are served by them: switch ports

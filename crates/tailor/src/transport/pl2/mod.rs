@@ -83,6 +83,30 @@ pub struct Config {
     pub seed: u64,
 }
 
+/// A host sends a burst unsolicited when its last GRT chose a slot below t, and does not
+/// send it again when the burst's own GRT does too; the ToR drops it when the ports'
+/// reservations, its own K slots included, exceed T. With T < t + K − 1 a burst granted
+/// just below t is dropped with no other traffic in the way and never resent, and over a
+/// transport that does not recover (raw) its message never completes. The paper asks
+/// T ≫ t (§D.4); contention can still drop bursts above this bound (docs/pl2.md).
+fn check_threshold(t: &Table, spec: &crate::net::pl2::Pl2Switch, burst: u32, below: u32) -> Result<(), ScenarioError> {
+    let least = below as u64 + burst as u64 - 1;
+    if (spec.threshold as u64) >= least {
+        return Ok(());
+    }
+    let message = format!(
+        "unsolicited_below (t = {below}) + burst (K = {burst}) - 1 = {least} is above [switch] pl2 threshold \
+         (T = {}): a burst granted just below t would be dropped at T with no other traffic in the way and never \
+         sent again; accepted: T >= t + K - 1 (the paper: T much larger than t)",
+        spec.threshold
+    );
+    let mut e = t.error(if t.has("burst") && !t.has("unsolicited_below") { "burst" } else { "unsolicited_below" }, message);
+    if !t.has("unsolicited_below") && !t.has("burst") {
+        e.path = "switch.pl2.threshold".to_string();
+    }
+    Err(e)
+}
+
 /// `kind = "pl2"`: the inner transport's table under `over`, then PL2's keys.
 pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
     let Some(spec) = net.pl2 else {
@@ -102,6 +126,7 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     inner.finish()?;
     let burst = t.int("burst", 1, 1024)?.unwrap_or(4) as u32;
     let unsolicited_below = t.int("unsolicited_below", 0, 1 << 20)?.unwrap_or(15) as u32;
+    check_threshold(t, &spec, burst, unsolicited_below)?;
     let recent = t.time("recent")?.unwrap_or(Time::from_us(4));
     let threads = t.int("threads", 1, 4096)?.unwrap_or(12) as u32;
     // A timeslot must be a full packet's time on the wire exactly: one a little short
