@@ -4,9 +4,12 @@ are in `make validate`)."""
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -122,3 +125,31 @@ def test_a_plan_writes_where_its_options_say(tmp_path: Path) -> None:
     assert REPRODUCTIONS["swp-fig1"].options(engine="packet", out=tmp_path).out == tmp_path
     with pytest.raises(tailor.errors.OptionError, match="--until: '3' is not a positive time"):
         REPRODUCTIONS["swp-fig1"].options(until="3")
+
+
+@pytest.mark.parametrize("inherited", [signal.SIG_DFL, signal.SIG_IGN], ids=["inherited-default", "inherited-ignored"])
+def test_ctrl_c_stops_a_reproduction_mid_point_and_leaves_nothing(tmp_path: Path, inherited: Any) -> None:
+    """Points run in threads while the main thread waits for them; Ctrl-C must cancel the
+    point in flight, not wait for it (it used to: polars' SIGINT handler restarts a wait
+    with no timeout). homa-fig14's W4 point runs for most of a minute; the signal is sent
+    once it has started writing, so it arrives mid-point however busy the machine is, and
+    the point must not finish (no line reporting it)."""
+    out = tmp_path / "fig14"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig14", "--workloads", "W4", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, inherited),
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not any(tmp_path.rglob("messages.parquet")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "fig14-w4-80 seed 1:" not in err, "the point ran to its end after Ctrl-C"
+    assert "nothing was left half-written" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == [], "no reproduction directory, no partial one"

@@ -17,7 +17,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,8 @@ __all__ = ["Point", "LOADS", "ORACLE", "scenario_dir", "scenario_file", "transpo
 
 Say = Callable[[str], None]
 
+#: How often, in seconds, the thread waiting for the points looks for Ctrl-C and SIGTERM.
+WAKE_S = 0.1
 #: The loads of the paper's Fig. 12 (a) and (b).
 LOADS = (0.5, 0.8)
 #: The SRPT oracle's name in the reproductions' tables (the authors' data's "SRPT-Oracle"):
@@ -207,6 +209,13 @@ def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
     with ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, len(order))) as pool:
         futures = {p: pool.submit(one, p) for p in order}
         try:
+            # Waits in slices: polars installs its SIGINT handler with SA_RESTART, so Ctrl-C
+            # does not wake a wait without a timeout; Python runs its handler between slices.
+            pending = set(futures.values())
+            while pending:
+                done, pending = wait(pending, timeout=WAKE_S, return_when=FIRST_EXCEPTION)
+                for f in done:
+                    f.result()  # a failed point stops the others (below)
             return {p: futures[p].result() for p in points}
         except BaseException:
             stop.set()
