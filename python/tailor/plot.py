@@ -496,7 +496,8 @@ def p99_vs_load(
         if len(vals) > 1:
             raise DataError(
                 f"the sweep summary has several values of '{col}' ({', '.join(map(str, vals))}) for one {x}; "
-                f"draw a line per value (by='{col}') or pick one (where={{'{col}': ...}})"
+                f"draw a line per value or pick one: --by {col} or --where {col}=VALUE (tailor plot), "
+                f"by='{col}' or where={{'{col}': VALUE}} (Python)"
             )
     numeric = df[x].dtype.is_numeric()
     xs_all = df[x].unique().sort().to_list()

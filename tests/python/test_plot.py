@@ -465,3 +465,16 @@ def test_reproductions_write_their_plots(tmp_path: Path) -> None:
         rows = sorted((r for r in fig1["rows"] if r["config"] == cfg), key=lambda r: r["bg_load"])
         assert list(fg.get_xdata()) == pytest.approx([r["bg_load"] for r in rows])
         assert list(fg.get_ydata()) == pytest.approx([r["fg_p99"] for r in rows])
+
+
+def test_cli_plot_names_its_options_for_an_ambiguous_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Several schedulers for one load: the command suggests --by and --where, not the
+    Python arguments."""
+    from tailor.cli import app
+
+    table = tmp_path / "summary.parquet"
+    sweep_summary().write_parquet(table)
+    status = app(["plot", str(table), "--kind", "p99-vs-load"], standalone_mode=False)
+    _, err = capsys.readouterr()
+    assert status == 2 and len(err.splitlines()) == 1
+    assert "--by switch.scheduler or --where switch.scheduler=VALUE" in err, err
