@@ -153,3 +153,16 @@ def test_ctrl_c_stops_a_reproduction_mid_point_and_leaves_nothing(tmp_path: Path
     assert "fig14-w4-80 seed 1:" not in err, "the point ran to its end after Ctrl-C"
     assert "nothing was left half-written" in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == [], "no reproduction directory, no partial one"
+
+
+@pytest.mark.parametrize("name, option, value", [
+    ("hull-fattree", "--flows", "0"), ("hull-fattree", "--flows", "-1"), ("pl2-vgg16", "--iterations", "0"),
+    ("pl2-microburst", "--seeds", "0"), ("hull-table4", "--seeds", "0"), ("homa-fig12", "--seeds", "0"),
+    ("swp-capacity", "--n", "0"), ("hull-fattree", "--flows", "many"),
+])
+def test_a_nonsense_count_is_refused_not_replaced_by_the_default(tmp_path: Path, name: str, option: str,
+                                                                   value: str) -> None:
+    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", name, option, value, "--out",
+                        str(tmp_path / "r")], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.startswith(f"error: {option}: ") and "accepted: " in p.stderr, p.stderr
+    assert len(p.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
