@@ -116,6 +116,21 @@ def test_slowdown_vs_size_rejects_bad_options(result7: tailor.Result) -> None:
         tp.slowdown_vs_size(pl.DataFrame({"size_bytes": [1]}))
 
 
+def test_latency_ccdf_shows_the_tail_on_a_log_axis(result7: tailor.Result) -> None:
+    """At each latency, the share of messages at least as slow: 1 at the fastest, 1/n at
+    the slowest, so the p99 and p99.9 regions are readable (log y)."""
+    (ax,) = tp.latency_cdf(result7, ccdf=True).axes
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log" and "at least this slow" in ax.get_ylabel()
+    for line in ax.get_lines():
+        x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+        m = result7.messages.filter(pl.col("class") == line.get_label())
+        lat_us = np.sort(((m["finish_ns"] - m["start_ns"]) / 1e3).to_numpy())
+        assert y[0] == pytest.approx(1.0) and y[-1] == pytest.approx(1 / m.height) and np.all(np.diff(y) < 0)
+        p99 = lat_us[int(0.99 * len(lat_us))]
+        assert y[np.searchsorted(x, p99)] == pytest.approx(np.mean(lat_us >= p99))
+        assert ax.get_ylim()[0] < 1 / m.height
+
+
 def test_latency_cdf_is_monotone_and_ends_at_one(result7: tailor.Result) -> None:
     fig = tp.latency_cdf(result7)
     (ax,) = fig.axes
@@ -430,7 +445,8 @@ def test_cli_plot_writes_the_formats_asked(result7: tailor.Result, tmp_path: Pat
         (("--kind", "slowdown-vs-size", "--percentiles", "0"), "--percentiles: 0 is out of range"),
         (("--kind", "latency-cdf", "--class", "nope"), "--class: unknown class 'nope'; accepted: rpc, websearch, all"),
         (("--kind", "latency-cdf", "--format", "png,gif"), "--format: unknown format 'gif'; accepted: png, svg, pdf"),
-        (("--kind", "latency-cdf", "--by", "load"), "--by: not an option of --kind latency-cdf; its options: --class"),
+        (("--kind", "latency-cdf", "--by", "load"), "--by: not an option of --kind latency-cdf; its options: --ccdf, --class"),
+        (("--kind", "queue", "--ccdf"), "--ccdf: not an option of --kind queue; its options: --port"),
         (("--kind", "p99-vs-load"), "neither a sweep store (points/) nor a summary table"),
     ],
 )

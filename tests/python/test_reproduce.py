@@ -4,6 +4,7 @@ are in `make validate`)."""
 from __future__ import annotations
 
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -166,3 +167,30 @@ def test_a_nonsense_count_is_refused_not_replaced_by_the_default(tmp_path: Path,
                         str(tmp_path / "r")], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert p.returncode == 2 and p.stderr.startswith(f"error: {option}: ") and "accepted: " in p.stderr, p.stderr
     assert len(p.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_a_reproduction_says_how_far_its_points_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At once how many points run and how many at a time, then (every REPORT_S, here every
+    wake-up) the points done and each running point's share of its traffic simulated."""
+    from tailor.reproduce.homa import points
+    from tailor.reproduce.pl2 import microburst
+
+    monkeypatch.setattr(points, "REPORT_S", 0.0)
+    said: list[str] = []
+    plan = microburst.options(quick=True, out=tmp_path / "mb")
+    plan.run(plan.out, said.append)
+    assert said[0].startswith("running 2 points, ") and "at a time" in said[0]
+    progress = [s for s in said if " points done, " in s]
+    assert progress and all(s.startswith(("0 of 2", "1 of 2")) for s in progress)
+    assert any(re.search(r"running: \S+ seed 1 (\d+%|draining)", s) for s in progress), progress
+    assert sum(": " in s and " messages, " in s for s in said) == 2, "one line per finished point"
+
+
+def test_a_long_single_run_says_its_share_simulated(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tailor.reproduce.homa import points
+
+    monkeypatch.setattr(points, "REPORT_S", 0.0)
+    said: list[str] = []
+    progress = points.reporting("w4-s1-90", 20e6, said.append)
+    assert progress({"sim_ns": 5e6}) and progress({"sim_ns": 21e6})
+    assert said == ["w4-s1-90: 25% simulated", "w4-s1-90: draining"]
