@@ -11,6 +11,7 @@ reproductions import) loads only when ``tailor reproduce`` is used, not for ever
 from __future__ import annotations
 
 import functools
+import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable
 
@@ -73,11 +74,13 @@ def _print_list() -> None:
 
     from tailor.reproduce import REPRODUCTIONS
 
-    table = Table(title="tailor reproduce NAME: expected run times measured on a 2-core machine", title_justify="left")
-    for col in ("reproduction", "paper", "figure", "time", "full run", "full time"):
+    table = Table(title="tailor reproduce NAME: run times measured on a 2-core machine", title_justify="left",
+                  caption="* no --quick: the time with the defaults", caption_justify="left")
+    for col in ("reproduction", "paper", "figure", "--quick", "full run", "full time"):
         table.add_column(col, justify="right" if col.endswith("time") else "left")
     for r in REPRODUCTIONS.values():
-        table.add_row(r.name, r.paper, r.figure, r.quick, r.full_options, r.full)
+        quick = r.quick if "quick" in inspect.signature(r.options).parameters else f"{r.quick} *"
+        table.add_row(r.name, r.paper, r.figure, quick, r.full_options, r.full)
     stdout.print(table)
 
 
