@@ -15,6 +15,7 @@ import os
 import sys
 import types
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 
 def _find_workloads() -> None:
@@ -30,6 +31,16 @@ _find_workloads()
 
 from tailor import errors  # noqa: E402
 from tailor._core import __version__  # noqa: E402
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ below loads them
+    from tailor.advise import Advice, advise
+    from tailor.result import Result
+    from tailor.run import run
+    from tailor.scenario import Scenario, check
+    from tailor.store import Store
+    from tailor.store import open_store as open  # noqa: A001
+    from tailor.sweep import Sweep, sweep
+    from tailor.transport_advisor import TransportAdvice, advise_transports
 
 #: The API, each name loaded from its module on first use: ``import tailor`` (and the
 #: ``tailor`` command, which starts by it) then pays for polars, numpy or matplotlib only
