@@ -15,13 +15,14 @@ import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable
 
-import click
 import typer
 from typer.core import TyperGroup
 
 from tailor.cli import app, stderr, stdout, user_errors
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: typer runs on its own copy of click
+    import click
+
     from tailor.reproduce import Reproduction
 
 
