@@ -165,7 +165,7 @@ def _parses(text: str, kind: type) -> bool:
 
 
 def _bound(x: float) -> str:
-    return "2^63 - 1" if x == MAX_SEED else f"{x:g}" if isinstance(x, float) else str(x)
+    return f"2^63 - 1 ({MAX_SEED})" if x == MAX_SEED else f"{x:g}" if isinstance(x, float) else str(x)
 
 
 # The command groups, in the order of `tailor --help` (after the shared names above, which they import).
