@@ -215,7 +215,7 @@ HOMA_CASES = [
     ("NDP, W5, same bytes", "bench-w5-80-ndp.toml"),
 ]
 #: The authors' OMNeT++ simulator on W5 at 80 %, 50 ms of simulated time, built on this
-#: machine kind (shared/anchors/homa-paper/README.md): RECORDED, not run here.
+#: machine kind (anchors/homa-paper/README.md): RECORDED, not run here.
 OMNETPP_W5_50MS_S = 392.0
 #: The issue's target for Homa's W5 bench: engine time.
 HOMA_TARGET_S = 8.0

@@ -1,4 +1,5 @@
-"""Builds the ns-3 anchors of ../shared/anchors into target/ns3/ (used by bench and validate).
+"""Builds the ns-3 anchors of anchors/ (their sources, scripts and runs) into target/ns3/
+(used by bench and validate).
 
 The anchors' sources stay where they are; a copy is built here with their own build.sh,
 against Debian's libns3-dev (installed with apt-get when missing and we are root).
@@ -13,8 +14,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("TAILOR_SHARED", ROOT.parent / "shared"))
-ANCHORS = SHARED / "anchors"
+ANCHORS = ROOT / "anchors"
 BUILD = ROOT / "target" / "ns3"
 BINARIES = {"ns3": "dctcp_bottleneck", "ns3-leafspine": "dctcp_leafspine"}
 

@@ -1,7 +1,7 @@
 """`make validate`: tailor against ns-3 on the same flows, for every anchor run.
 
 Cross-checks (`tailor crosscheck ns3`) the runs handed over with the anchors in
-../shared/anchors, then runs that are not: made here with the anchors' own run.sh at other
+anchors/, then runs that are not: made here with the anchors' own run.sh at other
 loads, seeds, arrival processes, thresholds and flow counts (kept in target/ns3/ and
 reused). Prints one line per run and the per-bin tables; exit status 1 if any run misses
 the target (every bin of >= 100 flows: mean within 10 %, p99 within 15 %). Then the fast

@@ -12,7 +12,12 @@ Overrides = list[tuple[str, Any]]
 
 def transports() -> list[dict[str, Any]]:
     """The transports a scenario may name, from the engine's one registry: each a dict of
-    name, about (one line) and keys (what its table accepts, ``kind`` included)."""
+    name, about (one line), keys (what its table accepts, ``kind`` included) and needs (TOML
+    tables ``switch``, ``host``, ``routing``: what its scheme needs of the network, which
+    ``advise --transports`` sets for a candidate of that kind; empty for none)."""
+
+def samples_needed(p: float) -> int:
+    """The messages the ``p``-th percentile needs to be a result (p99: 100)."""
 
 def check(path: str | PathLike[str], overrides: Overrides | None = None) -> dict[str, Any]:
     """Parses a scenario, with ``overrides`` applied (docs/scenario.md, "Overrides"), and

@@ -109,6 +109,30 @@ class Advice:
         """Every check passed: the model's verdict (weights mode) and every re-check."""
         return self.met is not False and self.rechecked is not False
 
+    @property
+    def unjudged(self) -> list[tuple[str, str, str, str]]:
+        """The SLOs the model or a re-check could not judge (``met`` null: too few
+        messages in range; docs/results.md, "SLO verdicts"), as (answer, engine, class,
+        reason): the search decided on their values anyway (SWP eq. 1), so an answer that
+        rests on them is shown so."""
+        r = self.report
+        answers = ([r["weights"]] if r["weights"] is not None else []) + list(r["capacity"])
+        return [
+            (a["strategy"], engine, v["class"], f"{slo['sli']}: {slo.get('reason') or 'no message in range'}")
+            for a in answers
+            for engine, verdicts in (("model", a.get("verdicts") or []), ("packet", a.get("packet") or []))
+            for v in verdicts
+            for slo in v["slo"]
+            if slo["met"] is None
+        ]
+
+    @property
+    def nothing_meets(self) -> bool:
+        """Minimum-capacity mode: no discipline found a capacity meeting every SLO up to
+        the search's limit (the command exits 3)."""
+        caps = self.report.get("capacity") or []
+        return bool(caps) and all(c["capacity_bps"] is None for c in caps)
+
     def _packet_checks(self) -> list[tuple[str, float, list[dict[str, Any]]]]:
         r = self.report
         answers = ([r["weights"]] if r["weights"] is not None else []) + list(r["capacity"])
@@ -122,10 +146,11 @@ class Advice:
         raise KeyError(f"{discipline!r} was not searched")
 
     def to_json(self) -> str:
-        """The engine's report with the verdicts above: ``passed``, ``rechecked`` and
-        ``rejected`` (a list of :class:`Rejection` fields)."""
+        """The engine's report with the verdicts above: ``passed``, ``rechecked``,
+        ``rejected`` (a list of :class:`Rejection` fields) and ``unjudged``."""
         verdicts = {"passed": self.passed, "rechecked": self.rechecked,
-                    "rejected": [dataclasses.asdict(x) for x in self.rejected]}
+                    "rejected": [dataclasses.asdict(x) for x in self.rejected],
+                    "unjudged": [dict(zip(("strategy", "engine", "class", "reason"), u)) for u in self.unjudged]}
         return json.dumps({**self.report, **verdicts}, indent=2)
 
     def render(self, console: Console) -> None:
@@ -144,6 +169,12 @@ class Advice:
             console.print(f"the packet engine rejects {len(rejected)} SLO(s):", highlight=False)
             for x in rejected:
                 console.print(f"  {x}", highlight=False)
+        unjudged = self.unjudged
+        if unjudged:
+            console.print(f"not judged, {len(unjudged)} SLO verdict(s): the search went by their values, too few "
+                          "messages to be a result (docs/results.md, \"SLO verdicts\"):", highlight=False)
+            for strategy, engine, cls, why in unjudged:
+                console.print(f"  {DISCIPLINES.get(strategy, strategy)}, {engine}: {cls}: {why}", highlight=False)
         console.print(
             f"fast model {r['model_seconds']:.2f} s; packet-engine re-check {r['packet_seconds']:.2f} s", highlight=False
         )
@@ -161,13 +192,13 @@ def short_sli(sli: str) -> str:
     return f"{what} <= {fmt.size(hi_b)}" if lo == 0 else f"{what} ({fmt.size(lo)}, {fmt.size(hi_b)}]"
 
 
-def _mark(met: Optional[bool]) -> str:
-    return fmt.NONE if met is None else ("met" if met else "MISSED")
+def _mark(slo: dict[str, Any]) -> str:
+    return fmt.verdict(slo)[0]
 
 
 def slos_met(verdicts: list[dict[str, Any]]) -> tuple[int, int]:
-    """Of the SLOs a packet-engine re-check judged (those with messages in range), how many
-    held: (met, judged)."""
+    """Of the SLOs a packet-engine re-check judged (``met`` not null: enough messages in
+    range, none left unfinished), how many held: (met, judged)."""
     judged = [s for v in verdicts for s in v["slo"] if s["met"] is not None]
     return sum(bool(s["met"]) for s in judged), len(judged)
 
@@ -184,10 +215,10 @@ def _verdict_rows(table: Table, model: list[dict], packet: Optional[list[dict]],
                 f"<= {slo['threshold']:.3g}",
                 fmt.stat(slo["value"], ".3f"),
                 fmt.stat(slo["loss"], "+.3f"),
-                _mark(slo["met"]),
+                _mark(slo),
                 fmt.stat(ps["value"], ".3f") if ps else fmt.NONE,
                 fmt.stat(ps["loss"], "+.3f") if ps else fmt.NONE,
-                _mark(ps["met"]) if ps else fmt.NONE,
+                _mark(ps) if ps else fmt.NONE,
             )
 
 
@@ -236,6 +267,8 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
     for c in caps:
         cap = c["capacity_bps"]
         model_ok = "all met" if c["verdicts"] and all(v["met"] for v in c["verdicts"]) else fmt.NONE
+        if model_ok != fmt.NONE and not all(v.get("judged", True) for v in c["verdicts"]):
+            model_ok = "met, not all judged"
         if c["packet"] is not None:
             met, judged = slos_met(c["packet"])
             packet = f"{met}/{judged} SLOs met"

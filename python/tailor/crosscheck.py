@@ -1,7 +1,7 @@
 """``tailor crosscheck ns3 RUN_DIR``: the same flows through ns-3 and tailor, side by side.
 
-A run directory of either ns-3 anchor (``shared/anchors/ns3`` — one bottleneck — or
-``shared/anchors/ns3-leafspine``) holds every parameter in ``summary.json``, the offered
+A run directory of either ns-3 anchor (``anchors/ns3`` — one bottleneck — or
+``anchors/ns3-leafspine``) holds every parameter in ``summary.json``, the offered
 flows in ``workload.csv.gz`` and ns-3's per-flow results in ``flows.csv.gz``. This module
 builds the same scenario for tailor from those parameters, replays exactly those flows,
 and compares per size bin: count, mean and p99 slowdown (nearest rank, computed here from

@@ -8,7 +8,9 @@ everywhere.
 - link rates ``rate`` (``12.5 Gbps``);
 - statistics ``stat`` (two decimals unless told) and relative differences ``change``
   (``+4.2%``); a value that does not exist (a statistic of no samples, a ratio to
-  nothing) is ``NONE``, an en dash.
+  nothing) is ``NONE``, an en dash;
+- an SLO's verdict ``verdict`` (``met``, ``MISSED``, ``not judged: 82 messages, 100
+  needed``) and messages a stop left ``unfinished`` (``253 messages (177.2 MB) unfinished at stop``).
 
 Numbers written into files for programs (JSON, CSV, scenario TOML) are not formatted here.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["NONE", "size", "size_bin", "time", "duration", "rate", "stat", "change"]
+__all__ = ["NONE", "size", "size_bin", "time", "duration", "rate", "stat", "change", "verdict", "unfinished"]
 
 #: A value that does not exist: a statistic of no samples (``null`` in summary.json).
 NONE = "–"
@@ -75,3 +77,22 @@ def stat(x: float | None, spec: str = ".2f") -> str:
 def change(x: float | None, digits: int = 1) -> str:
     """A relative difference (0.042 for 4.2 % more), signed: ``+4.2%``, ``-19.6%``."""
     return NONE if _missing(x) else f"{x:+.{digits}%}"
+
+
+def unfinished(count: int, nbytes: int | None) -> str:
+    """Messages a ``[run] stop`` left unfinished, as the engine words them in an SLO's
+    ``reason`` (``measure::slo::unfinished_text``); without their bytes (the fast model's
+    summary has none), the count alone."""
+    what = f"{count:,} message{'' if count == 1 else 's'}"
+    return f"{what} ({nbytes / 1e6:.1f} MB) unfinished at stop" if nbytes is not None else f"{what} unfinished at stop"
+
+
+def verdict(slo: dict) -> tuple[str, str]:
+    """An SLO's verdict from summary.json (docs/results.md) and its kind (``met``,
+    ``missed``, ``none``): ``met``, ``MISSED``, or ``not judged: REASON`` when ``met`` is
+    null. A summary written before verdicts had reasons: ``no message in range``."""
+    if slo.get("met") is True:
+        return "met", "met"
+    if slo.get("met") is False:
+        return "MISSED", "missed"
+    return f"not judged: {slo.get('reason') or 'no message in range'}", "none"

@@ -263,13 +263,20 @@ def _slo_rows(s: dict[str, Any]) -> list[list[Cell]]:
     rows = []
     for name, c in s["classes"].items():
         for slo in c.get("slo", []):
-            if slo.get("value") is None:
-                verdict, value, loss = Span("no messages", css="none"), fmt.NONE, fmt.NONE
-            else:
-                verdict = Span("met", css="met") if slo["met"] else Span("MISSED", css="missed")
-                value, loss = fmt.stat(slo["value"], ".4g"), fmt.stat(slo["loss"], "+.3f")
+            text, kind = fmt.verdict(slo)
+            verdict = Span(text, css=kind)
+            value, loss = (fmt.NONE, fmt.NONE) if slo.get("value") is None else (fmt.stat(slo["value"], ".4g"), fmt.stat(slo["loss"], "+.3f"))
             rows.append([name, slo["sli"], fmt.stat(slo["threshold"], "g"), value, f"{slo.get('count', 0):,}", verdict, loss])
     return rows
+
+
+def _unfinished(s: dict[str, Any]) -> str:
+    """The messages a stop left unfinished, the run's and each class's ("" when none)."""
+    m = s.get("messages", {})
+    if not m.get("incomplete"):
+        return ""
+    per_class = [f"{name}: {fmt.unfinished(c['incomplete'], c.get('incomplete_bytes'))}" for name, c in s["classes"].items() if c.get("incomplete")]
+    return fmt.unfinished(m["incomplete"], m.get("incomplete_bytes")) + (f" ({'; '.join(per_class)})" if len(s["classes"]) > 1 and per_class else "")
 
 
 def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLike[str] | None = None) -> Path:
@@ -301,7 +308,7 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
     ]
     names = r.classes if len(r.classes) == 1 else [*r.classes, "all"]  # with one class, "all" is the same messages again
     return _write(out, _page(
-        "run.html.j2", f"tailor report: {title}", heading=title, ident=ident, slos=_slo_rows(s),
+        "run.html.j2", f"tailor report: {title}", heading=title, ident=ident, slos=_slo_rows(s), unfinished=_unfinished(s),
         figures=_run_plots(r, stem), bins_note=_BINS_NOTE,
         slowdown=[_slowdown_table(n, s["overall"] if n == "all" else s["classes"][n]) for n in names],
         network=_network(s), ports=_ports(r), scenario=text, scenario_source=source,
@@ -461,19 +468,20 @@ def _points(points: pl.DataFrame) -> dict[str, Any]:
 
 def _sweep_slos(slos: pl.DataFrame, axes: list[str]) -> dict[str, Any]:
     keys = [*axes, "engine", "class", "sli", "threshold"]
-    # A seed with no message in the SLO's range has no verdict (met is null): not a miss.
+    # A seed whose SLO is not judged (met is null: too few messages in range, or messages
+    # unfinished at the stop; docs/results.md) is neither a met nor a miss.
     per = slos.group_by(keys, maintain_order=True).agg(
         pl.col("met").sum().alias("met"), pl.col("met").is_not_null().sum().alias("n"), pl.len().alias("seeds"),
         pl.col("value").mean().alias("value"))
     rows = []
     for row in per.sort(keys).iter_rows(named=True):
         if row["n"] == 0:
-            cell = Span("no messages in range", css="none")
+            cell = Span("not judged", css="none", title="no seed judged it: too few messages in range, or messages unfinished at the stop")
         else:
             css = "met" if row["met"] == row["n"] else "missed" if row["met"] == 0 else "none"
             unjudged = row["seeds"] - row["n"]
             cell = Span(f"{row['met']} of {row['n']}", css=css,
-                        after=f" ({unjudged} without messages in range)" if unjudged else "")
+                        after=f" ({unjudged} not judged)" if unjudged else "")
         rows.append([*(str(row[a]) for a in axes), str(row["engine"]), str(row["class"]), str(row["sli"]),
                      fmt.stat(row["threshold"], ".4g"), fmt.stat(row["value"], ".4g"), cell])
     return {"headers": [*axes, "engine", "class", "SLI", "bound", "mean value", "seeds met"], "rows": rows,

@@ -168,19 +168,36 @@ class Result:
         )
 
     def slo_lines(self) -> list[str]:
-        """One line per SLO of every class: the SLI, its bound, met or missed, and the
-        loss of SWP eq. 1 ((SLI - threshold) / threshold, negative when met)."""
+        """One line per SLO of every class: the SLI, its bound, its verdict (met, MISSED or
+        not judged and why: ``fmt.verdict``) and the loss of SWP eq. 1 ((SLI - threshold) /
+        threshold, negative when met)."""
         lines = []
+        colour = {"met": "green", "missed": "red", "none": "yellow"}
         for name, c in self.summary["classes"].items():
             for slo in c.get("slo", []):
+                text, kind = fmt.verdict(slo)
+                verdict = f"[{colour[kind]}]{text}[/{colour[kind]}]"
                 if slo["value"] is None:
-                    lines.append(f"SLO {name}: {slo['sli']} <= {slo['threshold']:g}: no messages in range")
+                    lines.append(f"SLO {name}: {slo['sli']} <= {slo['threshold']:g}: {verdict}")
                     continue
-                verdict = "[green]met[/green]" if slo["met"] else "[red]MISSED[/red]"
                 lines.append(
                     f"SLO {name}: {slo['sli']} = {slo['value']:.4g} (bound {slo['threshold']:g}, {slo['count']:,} messages) "
                     f"{verdict}, loss {slo['loss']:+.3f}"
                 )
+        return lines
+
+    def unfinished_lines(self) -> list[str]:
+        """The messages a ``[run] stop`` left unfinished: the run's, and each class's when
+        there are several (counted after the warm-up, as the SLOs count them). Empty when
+        every message completed."""
+        m = self.summary["messages"]
+        if not m.get("incomplete"):
+            return []
+        lines = [fmt.unfinished(m["incomplete"], m.get("incomplete_bytes"))]
+        if len(self.classes) > 1:
+            for name, c in self.summary["classes"].items():
+                if c.get("incomplete"):
+                    lines.append(f"  {name}: {fmt.unfinished(c['incomplete'], c.get('incomplete_bytes'))}")
         return lines
 
     def table(self, max_bins: int = TABLE_BINS) -> Table:

@@ -96,7 +96,11 @@ def bootstrap_ci(
 def samples_needed(p: float) -> int:
     """The messages a bin needs for its ``p``-th percentile to be a result: enough that at
     least one lies above it, 100 / (100 - p) (p50: 2, p99: 100, p99.9: 1,000). Fewer, and
-    the "p99.9" is just the largest value seen. The maximum (p = 100) is the sample's own: 1."""
-    if p >= 100:
-        return 1
-    return math.ceil(round(100 / (100 - p), 6))
+    the "p99.9" is just the largest value seen. The maximum (p = 100) is the sample's own: 1.
+    The engine's rule (``measure::slo::samples_needed``), which also leaves an SLO of too few
+    messages not judged: one rule for the verdicts, tables, reports and plots."""
+    from tailor._core import samples_needed as engine_rule
+
+    if not 0 < p <= 100:
+        raise ValueError(f"percentile must be in (0, 100], got {p}")
+    return int(engine_rule(float(p)))

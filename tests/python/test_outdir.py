@@ -23,7 +23,7 @@ from tailor.errors import DataError, OptionError, OutputError
 
 ROOT = Path(__file__).resolve().parents[2]
 TAILOR = [sys.executable, "-m", "tailor"]
-ANCHOR = ROOT.parent / "shared" / "anchors" / "ns3" / "results" / "lognormal-0.6-2000-s1"
+ANCHOR = ROOT / "anchors" / "ns3" / "results" / "lognormal-0.6-2000-s1"
 
 #: One bottleneck (n_to_1), so that the fast model may run it too; about a second.
 SMALL = """\
@@ -67,7 +67,6 @@ def snapshot(d: Path) -> dict[str, bytes]:
 # ---------------------------------------------------------------------------- item 1
 
 
-@pytest.mark.skipif(not ANCHOR.is_dir(), reason="the ns-3 anchor runs are not beside the repository")
 def test_run_into_a_copied_ns3_run_refuses_and_touches_nothing(tmp_path: Path) -> None:
     target = tmp_path / "anchor"
     shutil.copytree(ANCHOR, target)
@@ -264,7 +263,6 @@ def test_a_result_left_half_replaced_is_refused_by_readers(tmp_path: Path) -> No
 # ---------------------------------------------------------------------------- crosscheck, reproduce
 
 
-@pytest.mark.skipif(not ANCHOR.is_dir(), reason="the ns-3 anchor runs are not beside the repository")
 def test_crosscheck_writes_under_runs_and_says_where(tmp_path: Path) -> None:
     from tailor.crosscheck import default_dir
 

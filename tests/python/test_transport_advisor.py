@@ -181,7 +181,7 @@ REGISTRY = ", ".join(t["name"] for t in _core.transports())
     (CANDIDATES.replace('delay = "0ns"', 'schedulr = "fifo"'), [], "advise.candidate.fast.switch.schedulr",
      "unknown key; accepted keys here"),
     (CANDIDATES.replace("switch = {", "topology = {"), [], "advise.candidate.fast.topology",
-     "accepted keys here: transport, switch, host, routing"),
+     "accepted keys here: transport, switch, host, routing, defaults"),
     (CANDIDATES.replace('kind = "raw"', 'kind = "nosuch"'), [], "advise.candidate.fast.transport.kind",
      f"unknown transport 'nosuch'; accepted: the transports of this build: {REGISTRY}"),
     (CANDIDATES.replace('loads = [0.5, 0.9]', "seeds = 0"), ["--transports", "raw"], "advise.seeds",
@@ -222,7 +222,7 @@ def test_too_few_messages_leave_a_candidate_undecided_and_say_how_many_more(tmp_
     path = star(tmp_path, messages=80)
     r = tailor_cli("advise", path, "--transports", "raw", "--seeds", "1", "--out", tmp_path / "out", "-q")
     assert r.returncode == 1, r.stderr
-    assert "undecided: too few messages" in r.stdout and "80 messages in its range on seed 1, 100 needed" in r.stdout
+    assert "undecided: an SLO not judged" in r.stdout and "not judged on seed 1: 80 messages, 100 needed" in r.stdout
     assert "generate at least 1.25x the traffic (messages = 100 (now 80))" in r.stdout, r.stdout
 
 
@@ -246,8 +246,14 @@ def test_the_quick_form_prints_the_report_as_json(tmp_path: Path) -> None:
 # -- the ranking, from probes made up for it ---------------------------------------------
 
 
+def _seed(seed: int, value: float, threshold: float, count: int) -> SeedRun:
+    """A seed's run as the engine would judge it (a p99: 100 messages needed)."""
+    met = None if count < 100 else value <= threshold
+    return SeedRun(seed, f"p{value}-{seed}", [value], [count], [met], [None if met is not None else f"{count} messages, 100 needed"])
+
+
 def _probe(x: float, worst: float, threshold: float = 3.0, count: int = 500) -> Probe:
-    p = Probe(x, [SeedRun(1, f"p{x}a", [worst * 0.9], [count]), SeedRun(2, f"p{x}b", [worst], [count])])
+    p = Probe(x, [_seed(1, worst * 0.9, threshold, count), _seed(2, worst, threshold, count)])
     p.judge([Slo("c", 0, "p99", threshold)])
     return p
 
@@ -292,7 +298,7 @@ def test_ranking_puts_higher_loads_first_then_margin_and_leaves_undecided_unrank
     console = Console(record=True, width=200)
     a.render(console)
     text = console.export_text()
-    assert ">= 0.9" in text and "< 0.1" in text and "undecided: too few messages" in text
+    assert ">= 0.9" in text and "< 0.1" in text and "undecided: an SLO not judged" in text
     # Every panel names its SLO on the bound's line (the legend is on the first panel only).
     fig = a.figure()
     for ax, s in zip(fig.axes, rep["slos"]):

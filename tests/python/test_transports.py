@@ -12,7 +12,7 @@ def test_transports_come_from_the_engine_registry_with_their_keys():
     names = [t["name"] for t in ts]
     assert names == ["dctcp", "tcp", "cubic", "hpcc", "raw", "udp", "homa", "pfabric", "pias", "phost", "ndp", "rds", "pl2"]
     for t in ts:
-        assert "kind" in t["keys"] and t["about"]
+        assert "kind" in t["keys"] and t["about"] and isinstance(t["needs"], str)
         # Homa, pHost and NDP cut packets by fixed sizes (their simulators'); PL2 schedules
         # another transport's packets; the others read an MSS.
         assert ("mss" in t["keys"]) == (t["name"] not in ("homa", "phost", "ndp", "rds", "pl2"))

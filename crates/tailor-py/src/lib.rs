@@ -21,8 +21,9 @@ use tailor::scenario::Scenario;
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
 /// Parses the scenario at `path`, with `overrides` applied, and returns a description of it.
-/// The transports a scenario may name (`transport::registry`): name, one line, and the
-/// keys its table accepts. The Python front keeps no list of its own.
+/// The transports a scenario may name (`transport::registry`): name, one line, the keys
+/// its table accepts and what it needs of the network (`needs`, TOML). The Python front
+/// keeps no list of its own.
 #[pyfunction]
 fn transports<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     tailor::transport::registry::TRANSPORTS
@@ -32,9 +33,17 @@ fn transports<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
             d.set_item("name", e.name)?;
             d.set_item("about", e.about)?;
             d.set_item("keys", e.keys.to_vec())?;
+            d.set_item("needs", e.needs)?;
             Ok(d)
         })
         .collect()
+}
+
+/// The messages the `p`-th percentile needs to be a result (`measure::slo::samples_needed`):
+/// the engine's SLO verdicts and the Python tables, reports and plots share this one rule.
+#[pyfunction]
+fn samples_needed(p: f64) -> u64 {
+    tailor::measure::slo::samples_needed(p)
 }
 
 #[pyfunction]
@@ -392,6 +401,7 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tailor::output::VERSION)?;
     m.add_function(wrap_pyfunction!(transports, m)?)?;
+    m.add_function(wrap_pyfunction!(samples_needed, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(model_scope, m)?)?;

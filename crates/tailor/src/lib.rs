@@ -1,5 +1,5 @@
 //! tailor: a packet-level simulator of datacenter networks, the ground truth of the
-//! tailor toolkit (see `DESIGN.md` in the repository's shared material and `docs/`).
+//! tailor toolkit (see `docs/`, `docs/architecture.md` first).
 //!
 //! The crate is organised as DESIGN.md lays out: `sim` (time, events, random streams),
 //! `net` (packets, ports, links, switches, hosts, topologies, routing), `transport`

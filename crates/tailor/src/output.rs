@@ -422,6 +422,7 @@ pub fn simulate_oracle(
     crate::oracle::scope::check(sc).map_err(RunError::Scenario)?;
     let built = sc.build(seed)?;
     let (out, rec) = crate::oracle::run(built, sink, progress)?;
+    let (overall, classes) = rec.reports(&out.unfinished);
     let report = RunReport {
         events: out.events,
         sim_ns: out.sim_end.as_ns_f64(),
@@ -432,8 +433,8 @@ pub fn simulate_oracle(
             incomplete_bytes: Some(out.incomplete_bytes),
             warmup_excluded: rec.in_warmup,
         },
-        overall: rec.overall.report(),
-        classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
+        overall,
+        classes,
         // No switch port queues or drops; the busiest link is the busiest host link.
         network: NetworkReport {
             drops: 0,

@@ -202,6 +202,10 @@ fn a_stop_leaves_what_is_not_delivered_by_then_incomplete() {
     assert!(recs.iter().all(|r| r.finish <= Time::from_ms(1)));
     assert!(s.report.messages.incomplete > 0 && s.report.messages.incomplete_bytes > Some(0));
     assert_eq!(s.report.sim_ns, 1e6);
+    // Issue 24 item 2: the classes count what the stop left (no warm-up here: all of it).
+    let classes = s.report.classes.values();
+    assert_eq!(classes.clone().map(|c| c.incomplete).sum::<u64>(), s.report.messages.incomplete);
+    assert_eq!(Some(classes.map(|c| c.incomplete_bytes).sum::<u64>()), s.report.messages.incomplete_bytes);
 }
 
 /// The error of running `text` on the oracle: (key path, message).

@@ -12,6 +12,10 @@ import typer
 
 from tailor.cli import Scenario_, Seed_, app, stderr, stdout, user_errors
 
+#: The exit status when nothing meets every SLO (docs/cli.md): a script tells "no
+#: transport works" from "one does" (0) and from an undecided search or a failed check (1).
+NOTHING_MEETS = 3
+
 
 def _names(text: Optional[str]) -> Optional[list[str]]:
     if text is None:
@@ -100,8 +104,11 @@ def advise(
     Exit status 0 when every check passed (transports: every search reached a verdict); 1
     when the weights found do not meet every SLO on the model, or the packet engine's
     re-check of an answer rejects an SLO (listed after the tables), or a transport's search
-    was left undecided (too few messages, a failed run); 2 for a bad scenario or option,
-    or one outside the fast model's scope; 130 when interrupted (finished points kept)."""
+    was left undecided (an SLO not judged, a failed run); 2 for a bad scenario or option,
+    or one outside the fast model's scope; 3 when nothing meets every SLO: no transport at
+    the lowest load tried (--transports; with --min-capacity, at the most capacity tried),
+    no discipline at any capacity up to the search's limit (--min-capacity); 130 when
+    interrupted (finished points kept)."""
     from tailor.transport_advisor.candidates import read_advise
 
     if transports is not None or read_advise(scenario).present:
@@ -147,6 +154,8 @@ def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline
         a.render(stdout)
     if not a.passed:
         raise typer.Exit(1)
+    if a.nothing_meets:
+        raise typer.Exit(NOTHING_MEETS)
 
 
 def _transports(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]],
@@ -183,3 +192,5 @@ def _transports(scenario: Path, seed: Optional[int], min_capacity: bool, discipl
         stdout.print(f"written: {', '.join(a.report['files'])}", highlight=False)
     if not a.decided:
         raise typer.Exit(1)
+    if a.nothing_meets:
+        raise typer.Exit(NOTHING_MEETS)

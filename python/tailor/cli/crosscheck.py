@@ -13,7 +13,7 @@ from tailor.cli import app, stderr, stdout, user_errors
 crosscheck_app = typer.Typer(
     short_help="Compare tailor with another simulator on the same flows.",
     help="Compare tailor with a reference simulator on the same flows.",
-    epilog="Example: tailor crosscheck ns3 ../shared/anchors/ns3/results/lognormal-0.6-2000-s1",
+    epilog="Example: tailor crosscheck ns3 anchors/ns3/results/lognormal-0.6-2000-s1",
     no_args_is_help=True,
 )
 app.add_typer(crosscheck_app, name="crosscheck")
@@ -22,7 +22,7 @@ app.add_typer(crosscheck_app, name="crosscheck")
 @crosscheck_app.command(
     "ns3",
     short_help="Replay an ns-3 run's flows in tailor and compare slowdowns.",
-    epilog="Example: tailor crosscheck ns3 ../shared/anchors/ns3/results/lognormal-0.6-2000-s1 --json",
+    epilog="Example: tailor crosscheck ns3 anchors/ns3/results/lognormal-0.6-2000-s1 --json",
 )
 @user_errors
 def crosscheck_ns3(

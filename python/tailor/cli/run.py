@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -58,6 +59,8 @@ def run(
         result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine)
         progress.finish(result.summary)
     stdout.print(result.table())
+    for line in result.unfinished_lines():
+        stdout.print(f"[yellow]{line}[/yellow]", highlight=False)
     for line in result.slo_lines():
         stdout.print(line, highlight=False)
     stdout.print(result.network_line())
@@ -79,5 +82,13 @@ def check(scenario: Scenario_) -> None:
     import tailor
 
     sc = tailor.Scenario.load(scenario)
+    candidates: list[str] = []
+    if "advise" in tomllib.loads(Path(scenario).read_text(encoding="utf-8")):
+        # What `advise --transports` refuses, `check` refuses (imported only then: it is heavy).
+        from tailor.transport_advisor import check_advise
+
+        candidates = check_advise(sc)
     print(sc.describe())
+    if candidates:
+        print(f"[advise] candidates: {', '.join(candidates)} (each read with the scenario at both load bounds)")
     print(f"{scenario}: ok")

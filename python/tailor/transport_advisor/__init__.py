@@ -35,7 +35,7 @@ from tailor.transport_advisor.search import (
     Axis, Plan, Reporter, check_slos, parse_ns, rate_keys, scenario_slos, search,
 )
 
-__all__ = ["advise_transports", "TransportAdvice", "Candidate", "QUICK_TOLERANCE"]
+__all__ = ["advise_transports", "check_advise", "TransportAdvice", "Candidate", "QUICK_TOLERANCE"]
 
 #: The quick form: one seed, and at least this tolerance.
 QUICK_TOLERANCE = 0.05
@@ -152,6 +152,26 @@ def advise_transports(
     report["files"] = [str(p) for p in (store.dir / f"{stem}.{e}" for e in ("json", "png", "svg"))]
     advice.write(store.dir, stem)
     return advice
+
+
+def check_advise(sc: Scenario) -> list[str]:
+    """What ``tailor check`` checks of the transport advisor's input: the scenario file's
+    ``[advise]`` table and every candidate it names or defines, applied to the scenario at
+    both load bounds and read by the engine, as ``advise --transports`` does before it runs
+    anything (and its SLOs, which the advisor needs). Returns the candidates' names, none
+    without an ``[advise]`` table; raises ScenarioError as ``advise`` would."""
+    table = read_advise(sc.path)
+    if not table.present:
+        return []
+    doc = tomllib.loads(sc.resolve()["document"])
+    _refuse_class_transports(sc, doc)
+    check_slos(sc, scenario_slos(sc, list(sc.overrides)))
+    names = list(dict.fromkeys([*(table.transports or ()), *table.candidates]))
+    if not names:
+        return []
+    bounds = table.loads or DEFAULT_LOADS
+    axis = Axis()
+    return [c.name for c in resolve_candidates(sc, names, table, [axis.overrides(bounds[0]), axis.overrides(bounds[1])])]
 
 
 def _refuse_class_transports(sc: Scenario, doc: dict[str, Any]) -> None:

@@ -17,9 +17,13 @@ scenario's network::
 ``transport`` replaces the scenario's ``[transport]`` whole (its ``kind`` defaults to the
 candidate's name); ``switch``, ``host`` and ``routing`` set their keys in the scenario's
 tables of those names, adding or changing, never removing: a scenario's own tables hold
-what every candidate shares (the fabric), and each candidate adds what its scheme needs
-(DCTCP, which does not tolerate reordering, routes per flow where the others spray). A name given to ``--transports`` without a table of its own is "the
-scenario's network with ``[transport] kind = NAME`` and that transport's defaults".
+what every candidate shares (the fabric), and each candidate adds what its scheme needs.
+What a scheme always needs comes from its transport's registry entry (``needs``: Homa's
+eight strict levels and an idle-link NIC, NDP's trimming 8-packet queues, DCTCP's one path
+per flow, ...) and is set first, so a candidate gives only what differs; its own keys win,
+and ``defaults = false`` in its table sets none of them. A name given to ``--transports``
+without a table of its own is "the scenario's network with ``[transport] kind = NAME``,
+that transport's defaults and what it needs".
 
 Every candidate is applied to the scenario and read by the engine's strict reader before
 anything runs; an error names the file and the candidate's key
@@ -44,6 +48,10 @@ __all__ = ["Candidate", "AdviseTable", "read_advise", "resolve_candidates", "reg
 
 #: What a candidate table may hold: the scenario table each one sets.
 SECTIONS = ("transport", "switch", "host", "routing")
+#: The scenario tables a transport's registry entry (``needs``) may set.
+NEEDS = ("switch", "host", "routing")
+#: A candidate's keys: its sections, and whether its transport's needs are set (default true).
+CANDIDATE_KEYS = (*SECTIONS, "defaults")
 #: The keys of ``[advise]`` besides ``candidate``.
 ADVISE_KEYS = ("transports", "seeds", "loads", "tolerance", "candidate")
 #: A candidate's name names files and scenarios: letters, digits, ``_`` and ``-``.
@@ -60,12 +68,14 @@ MAX_SEEDS = 100
 class Candidate:
     """One transport to try: its name, its transport kind, and the scenario keys it sets
     (``overrides``, applied after the scenario's own). ``table`` says whether the scenario
-    defines it (``[advise.candidate.NAME]``) or it is a registry name with its defaults."""
+    defines it (``[advise.candidate.NAME]``) or it is a registry name with its defaults;
+    ``needed`` lists the keys set from the transport's registry entry (not the candidate's)."""
 
     name: str
     kind: str
     overrides: tuple[Override, ...]
     table: bool
+    needed: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One line: what the candidate changes in the scenario."""
@@ -105,6 +115,13 @@ def registry_names() -> list[str]:
     return [t["name"] for t in _core.transports()]
 
 
+def registry_needs(kind: str) -> dict[str, dict[str, Any]]:
+    """What transport ``kind`` needs of the network, from its registry entry: the keys of
+    ``[switch]``, ``[host]`` and ``[routing]`` it sets (empty for an unknown kind)."""
+    entry = next((t for t in _core.transports() if t["name"] == kind), None)
+    return tomllib.loads(entry["needs"]) if entry is not None else {}
+
+
 def _err(file: Path, key: str, message: str) -> ScenarioError:
     return ScenarioError(str(file), key, message)
 
@@ -125,13 +142,23 @@ def read_advise(path: Path) -> AdviseTable:
     for k in t:
         if k not in ADVISE_KEYS:
             raise _err(path, f"advise.{k}", f"unknown key; accepted keys here: {', '.join(sorted(ADVISE_KEYS))}")
-    return AdviseTable(
+    table = AdviseTable(
         transports=_names(path, t.get("transports")),
         seeds=_seeds(path, "advise.seeds", t.get("seeds")),
         loads=_loads(path, "advise.loads", t.get("loads")),
         tolerance=_tolerance(path, "advise.tolerance", t.get("tolerance")),
         candidates=_candidate_tables(path, t.get("candidate")),
     )
+    if table.loads and table.tolerance and table.tolerance >= table.loads[1] - table.loads[0]:
+        raise _err(path, "advise.tolerance", f"{table.tolerance:g} is not below the width of advise.loads "
+                   f"{table.loads[0]:g}-{table.loads[1]:g}; accepted: a tolerance below HI - LO")
+    registry = registry_names()
+    for name in table.transports or ():
+        if name not in registry and name not in table.candidates:
+            raise _err(path, "advise.transports", f'unknown transport "{name}"; accepted: the transports of this '
+                       f"build ({', '.join(registry)}) or a candidate of [advise.candidate]"
+                       + (f": {', '.join(table.candidates)}" if table.candidates else " (none defined)"))
+    return table
 
 
 def _kind(v: Any) -> str:
@@ -197,8 +224,13 @@ def _candidate_tables(path: Path, v: Any) -> dict[str, dict[str, dict[str, Any]]
         if not isinstance(body, dict):
             raise _err(path, at, f"is {_kind(body)}; accepted: a table with {', '.join(SECTIONS)} tables")
         for section, table in body.items():
-            if section not in SECTIONS:
-                raise _err(path, f"{at}.{section}", f"unknown key; accepted keys here: {', '.join(SECTIONS)}")
+            if section not in CANDIDATE_KEYS:
+                raise _err(path, f"{at}.{section}", f"unknown key; accepted keys here: {', '.join(CANDIDATE_KEYS)}")
+            if section == "defaults":
+                if not isinstance(table, bool):
+                    raise _err(path, f"{at}.defaults", f"is {_kind(table)}; accepted: true or false (whether the "
+                               "transport's needs are set)")
+                continue
             if not isinstance(table, dict):
                 raise _err(path, f"{at}.{section}", f"is {_kind(table)}; accepted: a table of [{section}] keys")
         out[name] = body
@@ -217,18 +249,29 @@ def _candidate(name: str, tables: Optional[dict[str, dict[str, Any]]], registry:
             have = f"; or a candidate of {file}'s [advise.candidate]: {', '.join(table_names)}" if table_names else ""
             raise OptionError(f"--transports: unknown transport '{name}'; accepted: the transports of this build "
                               f"({', '.join(registry)}){have}")
-        return Candidate(name, name, (("transport", {"kind": name}),), table=False)
+        needs = registry_needs(name)
+        needed = [(f"{section}.{key}", value) for section in NEEDS for key, value in needs.get(section, {}).items()]
+        return Candidate(name, name, (("transport", {"kind": name}), *needed), table=False,
+                         needed=tuple(k for k, _ in needed))
     transport = dict(tables.get("transport", {"kind": name}))
     transport.setdefault("kind", name)
     kind = transport["kind"]
     if not isinstance(kind, str) or kind not in registry:
         raise _err(file, f"advise.candidate.{name}.transport.kind",
                    f"unknown transport {kind!r}; accepted: the transports of this build: {', '.join(registry)}")
+    needs = registry_needs(kind) if tables.get("defaults", True) else {}
     overrides: list[Override] = [("transport", transport)]
-    for section in ("switch", "host", "routing"):
-        for key, value in tables.get(section, {}).items():
+    needed = []
+    for section in NEEDS:
+        own = tables.get(section, {})
+        # The transport's needs first, each unless the candidate gives that key itself.
+        for key, value in needs.get(section, {}).items():
+            if key not in own:
+                overrides.append((f"{section}.{key}", value))
+                needed.append(f"{section}.{key}")
+        for key, value in own.items():
             overrides.append((f"{section}.{key}", value))
-    return Candidate(name, kind, tuple(overrides), table=True)
+    return Candidate(name, kind, tuple(overrides), table=True, needed=tuple(needed))
 
 
 def resolve_candidates(sc: Scenario, names: Optional[Sequence[str]], advise: AdviseTable,
@@ -269,12 +312,23 @@ def _located(file: Path, c: Candidate, e: ScenarioError) -> ScenarioError:
     at = f"advise.candidate.{c.name}"
     key = e.key_path
     section, _, rest = key.partition(".")
+
+    def sets(k: str) -> bool:
+        return k == key or key.startswith(k + ".")
+
+    if any(sets(k) for k in c.needed):
+        where = f"[advise.candidate.{c.name}]" if c.table else f"a table [advise.candidate.{c.name}]"
+        return ScenarioError(e.file, key, f"{e.message} (set for candidate {c.name} because {c.kind} needs it; "
+                             f"defaults = false in {where} sets none of {c.kind}'s needs)")
     mine = c.table and (
         (section == "transport")
-        or any(k == key or key.startswith(k + ".") for k, _ in c.overrides if k != "transport")
+        or any(sets(k) for k, _ in c.overrides if k != "transport")
     )
     if mine:
         return ScenarioError(e.file, f"{at}.{key}", e.message)
+    if section == "transport" and not c.table:
+        return ScenarioError(e.file, key, f"{e.message} (candidate {c.name} is [transport] kind = \"{c.kind}\" "
+                             f"and nothing else: give it a table [advise.candidate.{c.name}] with that key)")
     set_keys = [k for k, _ in c.overrides if k != "transport"]
     note = (f" (with candidate {c.name}'s settings: {', '.join(set_keys)}; a candidate sets keys of the scenario's "
             "[switch], [host] and [routing] and cannot remove one: keep what only some schemes need out of those "

@@ -23,15 +23,16 @@ from tailor.transport_advisor.search import Bisection, Plan, Probe, Slo, describ
 __all__ = ["TransportAdvice", "build_report", "RULE"]
 
 #: The decision rule across seeds, as the report states it.
-RULE = ("an SLO holds at a load when it holds on every seed, each seed judged only with enough messages in the "
-        "SLO's range (a pN needs 100 / (100 - N): p99 100); a seed ending with messages incomplete fails every SLO")
+RULE = ("an SLO holds at a load when it holds on every seed, each seed judged by the engine's rule: only with enough "
+        "messages in the SLO's range (a pN needs 100 / (100 - N): p99 100), and with messages in range unfinished at "
+        "the stop only when they alone miss it or it holds even if they never finish")
 
 #: How each outcome reads in the table (load mode, capacity mode).
 _OUTCOME = {
     "found": ("", ""),
     "all_pass": ("every SLO holds at the highest load tried", "every SLO holds at the least capacity tried"),
     "none_pass": ("an SLO fails at the lowest load tried", "an SLO fails at the most capacity tried"),
-    "undecided": ("undecided: too few messages", "undecided: too few messages"),
+    "undecided": ("undecided: an SLO not judged", "undecided: an SLO not judged"),
     "error": ("a run failed", "a run failed"),
 }
 
@@ -129,6 +130,8 @@ def _needs(plan: Plan, st: Bisection, traffic: dict[str, dict[str, Any]]) -> Opt
     if p is None:
         return None
     rows = [(k, r.counts[k]) for k, s in enumerate(plan.slos) for r in p.runs if r.counts[k] < s.needed]
+    if not rows:  # enough messages, some unfinished at the stop: more traffic would not help
+        return None
     k, n = min(rows, key=lambda t: t[1] / plan.slos[t[0]].needed)
     s = plan.slos[k]
     factor = math.inf if n == 0 else s.needed / n
@@ -153,6 +156,13 @@ class TransportAdvice:
         """Every candidate's search ended with a verdict (no undecided load, no failed run):
         what the command's exit status says."""
         return all(c["outcome"] in ("found", "all_pass", "none_pass") for c in self.report["candidates"])
+
+    @property
+    def nothing_meets(self) -> bool:
+        """Every candidate's search decided that every SLO is not met anywhere in the
+        bounds: no transport works (the command exits 3)."""
+        cands = self.report["candidates"]
+        return bool(cands) and all(c["outcome"] == "none_pass" for c in cands)
 
     def candidate(self, name: str) -> dict[str, Any]:
         for c in self.report["candidates"]:

@@ -12,12 +12,12 @@ bisection and the answer is f = L / u.
 
 **The decision at one load.** Each seed is one run (the seed draws arrivals, sizes and
 endpoints; at one seed every load has the same messages, the gaps scaled, and so does
-every candidate when the load counts payload bytes: common random numbers). An SLO holds
-at a load when it holds on every seed; a percentile is judged only on a seed with at
-least ``samples_needed(p)`` messages in the SLO's range (p99: 100), and a seed that ends
-with messages incomplete (a ``[run] stop`` reached, or messages lost) fails every SLO.
-A load passes when every SLO holds, fails when one is missed on a seed with enough
-messages, and is undecided otherwise (too few samples).
+every candidate when the load counts payload bytes: common random numbers). Each seed's
+verdict on each SLO is the engine's, the one ``tailor run`` prints (docs/results.md,
+"SLO verdicts"): not judged with fewer than ``samples_needed(p)`` messages in the SLO's
+range (p99: 100), or with messages in range unfinished at the stop (a ``[run] stop``
+reached, or messages lost) unless they alone miss it. A load passes when every SLO holds
+on every seed, fails when one is missed on a seed, and is undecided otherwise.
 
 **The bisection.** The first round runs the bounds LO and HI together. HI passes: the
 answer is "at least HI". LO fails: "none at or above LO". Otherwise the midpoint of the
@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import tomllib
@@ -157,6 +158,9 @@ class SeedRun:
     point: str
     values: list[Optional[float]] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
+    #: The engine's verdict per SLO (None: not judged) and why it is not judged.
+    met: list[Optional[bool]] = field(default_factory=list)
+    reasons: list[Optional[str]] = field(default_factory=list)
     incomplete: int = 0
     wall_s: float = 0.0
     events: int = 0
@@ -178,28 +182,22 @@ class Probe:
         if errors:
             self.verdict, self.why = "error", f"seed {errors[0].seed}: {errors[0].error}"
             return
-        for r in self.runs:
-            if r.incomplete:
-                self.verdict = "fail"
-                self.why = (f"seed {r.seed}: {r.incomplete:,} messages incomplete at the end of the run ([run] stop "
-                            "reached, or lost): every SLO counts as missed")
-                return
         missed, short = [], []
-        for k, s in enumerate(slos):
+        for k in range(len(slos)):
             for r in self.runs:
-                v, n = r.values[k], r.counts[k]
-                if n < s.needed or v is None:
-                    short.append((k, r, n))
-                elif v > s.threshold:
-                    missed.append((k, r, v))
+                if r.met[k] is False:
+                    missed.append((k, r, r.values[k]))
+                elif r.met[k] is None:
+                    short.append((k, r, r.counts[k]))
         if missed:
-            k, r, v = max(missed, key=lambda m: m[2] / slos[m[0]].threshold)
-            self.verdict, self.why = "fail", f"{describe(slos[k])} = {v:.3g} > {slos[k].threshold:g} on seed {r.seed}"
+            k, r, v = max(missed, key=lambda m: (m[2] if m[2] is not None else math.inf) / slos[m[0]].threshold)
+            value = f" = {v:.3g} > {slos[k].threshold:g}" if v is not None else f" > {slos[k].threshold:g}"
+            unfinished = " (counting messages unfinished at the stop)" if r.incomplete else ""
+            self.verdict, self.why = "fail", f"{describe(slos[k])}{value} on seed {r.seed}{unfinished}"
         elif short:
             k, r, n = min(short, key=lambda m: m[2] / slos[m[0]].needed)
             self.verdict = "undecided"
-            self.why = (f"{describe(slos[k])}: {n} messages in its range on seed {r.seed}, {slos[k].needed} needed "
-                        f"for a {slos[k].stat}")
+            self.why = f"{describe(slos[k])}: not judged on seed {r.seed}: {r.reasons[k] or 'no message in range'}"
         else:
             self.verdict, self.why = "pass", ""
 
@@ -380,6 +378,22 @@ def _read(plan: Plan, id: str, r: SeedRun) -> None:
         rep = reports[s.index] if s.index < len(reports) else {}
         r.values.append(rep.get("value"))
         r.counts.append(int(rep.get("count") or 0))
+        r.met.append(_verdict(rep, s, r.incomplete))
+        n = int(rep.get("count") or 0)
+        r.reasons.append(rep.get("reason") or (f"{n} messages, {s.needed} needed" if r.met[-1] is None else None))
+
+
+def _verdict(rep: dict[str, Any], s: Slo, incomplete: int) -> Optional[bool]:
+    """The engine's verdict on one SLO; for a point a tailor before verdicts counted
+    unfinished and too few messages (no ``incomplete`` per SLO), the rule applied here:
+    not judged with too few messages, missed with any message unfinished."""
+    if "incomplete" in rep:
+        return rep.get("met")
+    if incomplete:
+        return False
+    if int(rep.get("count") or 0) < s.needed or rep.get("value") is None:
+        return None
+    return bool(rep.get("met"))
 
 
 def _manifest(plan: Plan, c: Candidate, manifests: dict[str, dict[str, Any]], specs: list[PointSpec]) -> None:

@@ -1,4 +1,4 @@
-//! SWP's weight optimizer (§3.3, Algorithm 1; restated in shared/papers/README.md).
+//! SWP's weight optimizer (§3.3, Algorithm 1; restated in docs/papers.md).
 //!
 //! 1. **Baselines.** For each class, the smallest weight that meets its SLO when every
 //!    other class is always backlogged — a bisection on the weight; the classes are

@@ -48,7 +48,12 @@ pub struct ClassVerdict {
     /// SWP eq. 1 over the class's SLOs; 0 when no message fell in any SLO's range (no
     /// evidence either way: counted as met, with no slack to give).
     pub loss: f64,
+    /// The search's criterion (SWP): every SLI within its bound, `loss <= 0`.
     pub met: bool,
+    /// Every SLO has a verdict (`SloReport::met` not None): enough messages in range and
+    /// none unfinished. The search decides on the SLIs' values either way; a class whose
+    /// `met` rests on SLOs not judged is shown so (docs/advisor.md).
+    pub judged: bool,
 }
 
 /// A scenario made ready for the advisor.
@@ -153,7 +158,8 @@ impl Problem {
             .map(|&k| {
                 let report = rec.classes[k].report();
                 let loss = class_loss(&report.slo).unwrap_or(0.0);
-                ClassVerdict { class: self.classes[k].name.clone(), slo: report.slo, loss, met: loss <= 0.0 }
+                let judged = report.slo.iter().all(|s| s.met.is_some());
+                ClassVerdict { class: self.classes[k].name.clone(), slo: report.slo, loss, met: loss <= 0.0, judged }
             })
             .collect()
     }

@@ -124,7 +124,8 @@ pub fn recheck(
         .map(|c| {
             let slo = report.classes[&c.name].slo.clone();
             let loss = class_loss(&slo).unwrap_or(0.0);
-            ClassVerdict { class: c.name.clone(), slo, loss, met: loss <= 0.0 }
+            let judged = slo.iter().all(|s| s.met.is_some());
+            ClassVerdict { class: c.name.clone(), slo, loss, met: loss <= 0.0, judged }
         })
         .collect())
 }

@@ -103,6 +103,11 @@ impl FlowTable {
         self.active
     }
 
+    /// The active flows.
+    pub fn iter(&self) -> impl Iterator<Item = &Flow> {
+        self.slots.iter().flatten()
+    }
+
     /// The bytes of the active flows' messages.
     pub fn active_bytes(&self) -> u64 {
         self.slots.iter().flatten().map(|f| f.msg.size).sum()

@@ -4,6 +4,7 @@
 use crate::engine::sojourn::SojournStats;
 use super::Simulation;
 use crate::measure::summary::ClassReport;
+use crate::measure::MessageRecord;
 use crate::net::ids::Node;
 use crate::transport::Counters;
 use serde::Serialize;
@@ -196,6 +197,7 @@ impl Simulation {
         };
         let rec = &self.recorder;
         let generated = self.generated();
+        let (overall, classes) = rec.reports(&self.unfinished());
         RunReport {
             events: self.events(),
             sim_ns: self.now().as_ns_f64(),
@@ -206,8 +208,8 @@ impl Simulation {
                 incomplete_bytes: Some(self.flows.active_bytes()),
                 warmup_excluded: rec.in_warmup,
             },
-            overall: rec.overall.report(),
-            classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
+            overall,
+            classes,
             network,
             transport_counters: self.transport_counters(),
             transport_settings: self
@@ -218,6 +220,28 @@ impl Simulation {
                 .collect(),
             probes: self.probes(&rec.classes.iter().map(|c| c.name.clone()).collect::<Vec<_>>()),
         }
+    }
+
+    /// The messages still active, as the records they would have if they finished now: an
+    /// RPC from its request's start with the response's size and both ideals.
+    fn unfinished(&self) -> Vec<MessageRecord> {
+        use crate::engine::flows::FlowRpc;
+        self.flows
+            .iter()
+            .map(|f| {
+                let m = f.msg;
+                match f.rpc {
+                    FlowRpc::OneWay => MessageRecord { finish: self.now(), ..m },
+                    FlowRpc::Request { response } => {
+                        let back = self.transports[f.transport].ideal(&self.path(m.dst, m.src), response);
+                        MessageRecord { size: response, finish: self.now(), ideal: m.ideal + back, ..m }
+                    }
+                    FlowRpc::Response { id, start, ideal, .. } => {
+                        MessageRecord { id, src: m.dst, dst: m.src, start, finish: self.now(), ideal: ideal + m.ideal, ..m }
+                    }
+                }
+            })
+            .collect()
     }
 
     fn pacer_report(&self) -> Option<PacerReport> {

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 const SCALE: f64 = 1000.0;
 
+#[derive(Clone)]
 pub struct SlowdownStats {
     /// Recorded value = round(value x scale): 1000 for slowdowns, 1 for nanoseconds.
     scale: f64,

@@ -9,12 +9,18 @@
 //! non-empty bins grouped, in order, into about that many of similar counts, each with
 //! the statistics of its merged histograms — what `tailor run` prints, computed here so
 //! that printing never reads the run's messages (memory stays flat at any run length).
+//!
+//! A run cut by `[run] stop` hands its unfinished messages to [`Recorder::reports`], at
+//! the latency they had accrued: each class counts them (`incomplete`, `incomplete_bytes`)
+//! and its SLOs judge with them (`slo`). They stay out of the slowdown statistics, which
+//! describe completed messages.
 
 use super::record::{MessageRecord, RecordSink};
 use super::slo::{class_loss, Slo, SloReport, SloTracker};
 use super::stats::{Percentiles, SlowdownStats};
 use crate::sim::Time;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io;
 
 pub struct ClassSummary {
@@ -38,6 +44,9 @@ pub struct BinReport {
 pub struct ClassReport {
     pub slowdown: Percentiles,
     pub bins: Vec<BinReport>,
+    /// Messages started after the warm-up and unfinished at the stop, and their bytes.
+    pub incomplete: u64,
+    pub incomplete_bytes: u64,
     /// The class's SLOs (absent when it has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub slo: Vec<SloReport>,
@@ -78,7 +87,14 @@ impl ClassSummary {
         self.all.count()
     }
 
+    /// The report of the completed messages alone (a run with nothing left unfinished).
     pub fn report(&self) -> ClassReport {
+        self.report_with(&[])
+    }
+
+    /// The report with `unfinished` messages of this class: (size, slowdown, latency in
+    /// ns) accrued at the stop.
+    pub fn report_with(&self, unfinished: &[(u64, f64, f64)]) -> ClassReport {
         let bins = self
             .bins
             .iter()
@@ -89,9 +105,28 @@ impl ClassSummary {
                 BinReport { lower_bytes, upper_bytes, slowdown: b.percentiles() }
             })
             .collect();
-        let slo: Vec<SloReport> = self.slos.iter().map(SloTracker::report).collect();
+        let slo: Vec<SloReport> = self
+            .slos
+            .iter()
+            .map(|s| {
+                if unfinished.is_empty() {
+                    return s.report();
+                }
+                let mut s = s.clone();
+                unfinished.iter().for_each(|&(size, sd, lat)| s.record_unfinished(size, sd, lat));
+                s.report()
+            })
+            .collect();
         let slo_loss = class_loss(&slo);
-        ClassReport { slowdown: self.all.percentiles(), bins, slo, slo_loss, table_bins: self.table_bins() }
+        ClassReport {
+            slowdown: self.all.percentiles(),
+            bins,
+            incomplete: unfinished.len() as u64,
+            incomplete_bytes: unfinished.iter().map(|u| u.0).sum(),
+            slo,
+            slo_loss,
+            table_bins: self.table_bins(),
+        }
     }
 
     /// The bounds of bin i: (lower, upper), upper None for the open bin.
@@ -154,6 +189,21 @@ impl Recorder {
 
     pub fn flush(&mut self) -> io::Result<()> {
         self.sink.flush()
+    }
+
+    /// The overall and per-class reports, with `unfinished`: the messages still active at
+    /// the stop, each as a record finished at the stop (its latency so far, a lower bound).
+    /// Those started in the warm-up are left out, as completed ones are.
+    pub fn reports(&self, unfinished: &[MessageRecord]) -> (ClassReport, BTreeMap<String, ClassReport>) {
+        let mut per_class = vec![Vec::new(); self.classes.len()];
+        let mut all = Vec::new();
+        for r in unfinished.iter().filter(|r| r.start >= self.warmup) {
+            let u = (r.size, r.slowdown(), r.latency().as_ns_f64());
+            per_class[r.class.index()].push(u);
+            all.push(u);
+        }
+        let classes = self.classes.iter().zip(&per_class).map(|(c, u)| (c.name.clone(), c.report_with(u))).collect();
+        (self.overall.report_with(&all), classes)
     }
 }
 

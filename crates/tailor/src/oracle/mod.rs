@@ -54,6 +54,8 @@ pub struct Outcome {
     pub generated: u64,
     /// Bytes of the messages not delivered by the stop time.
     pub incomplete_bytes: u64,
+    /// Those messages, each as a record finished at the stop (the latency it accrued).
+    pub unfinished: Vec<MessageRecord>,
     /// The last delivery, or the stop time if messages were left.
     pub sim_end: Time,
     pub packets: u64,
@@ -76,7 +78,8 @@ pub fn run(cfg: Config, sink: Box<dyn RecordSink>, progress: &mut dyn FnMut(&Pro
     let mut sched = Schedule::new(net.hosts.len());
     let (stop, tx_delay) = (cfg.stop_at, cfg.net.host_tx_delay);
     let within = |t: Time| stop.is_none_or(|s| t <= s);
-    let (mut now, mut events, mut late_bytes, mut last) = (Time::ZERO, 0u64, 0u64, Time::ZERO);
+    let (mut now, mut events, mut last) = (Time::ZERO, 0u64, Time::ZERO);
+    let mut late = Vec::new();
     loop {
         let arrival = arrivals.peek().filter(|&t| within(t)).map(|t| t + tx_delay);
         let end = sched.next_end().filter(|&t| within(t));
@@ -90,7 +93,7 @@ pub fn run(cfg: Config, sink: Box<dyn RecordSink>, progress: &mut dyn FnMut(&Pro
                 last = last.max(r.finish);
                 rec.record(&r)?;
             } else {
-                late_bytes += r.size;
+                late.push(r);
             }
         } else if let Some(a) = arrival {
             now = a;
@@ -110,15 +113,17 @@ pub fn run(cfg: Config, sink: Box<dyn RecordSink>, progress: &mut dyn FnMut(&Pro
     }
     rec.flush()?;
     progress(&report(now, events, &arrivals, &rec, &sched));
-    let left = sched.active() > 0 || late_bytes > 0;
+    let left = sched.active() > 0 || !late.is_empty();
     let sim_end = match stop {
         Some(s) if left => s,
         _ => last.max(now),
     };
+    let unfinished: Vec<MessageRecord> = late.iter().chain(sched.active_records()).map(|r| MessageRecord { finish: sim_end.max(r.start), ..*r }).collect();
     let outcome = Outcome {
         events,
         generated: arrivals.started,
-        incomplete_bytes: sched.active_bytes() + late_bytes,
+        incomplete_bytes: unfinished.iter().map(|r| r.size).sum(),
+        unfinished,
         sim_end,
         packets: sched.counts.sent.packets,
         preemptions: sched.counts.preemptions,

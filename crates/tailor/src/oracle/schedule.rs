@@ -89,9 +89,9 @@ impl Schedule {
         self.msgs.len() - self.free.len()
     }
 
-    /// Their bytes.
-    pub fn active_bytes(&self) -> u64 {
-        self.msgs.iter().flatten().map(|m| m.rec.size).sum()
+    /// Their records (finish time unset).
+    pub fn active_records(&self) -> impl Iterator<Item = &MessageRecord> {
+        self.msgs.iter().flatten().map(|m| &m.rec)
     }
 
     /// The largest share of `span` any host link was held.

@@ -33,6 +33,8 @@ pub const ENTRY: Entry = Entry {
     name: "rds",
     about: "PL2's receiver-driven baseline: Homa's grants with 61 KiB blind, 4-packet grants, one level, NACK on a gap",
     keys: &["kind", "blind", "grant_packets", "resend_timeout", "overcommitment"],
+    // One level, any queue: the baseline PL2 is compared against runs on plain switches.
+    needs: "",
     parse,
 };
 

@@ -16,6 +16,11 @@ pub struct Entry {
     pub about: &'static str,
     /// Every key its table accepts, `kind` included.
     pub keys: &'static [&'static str],
+    /// The switch, host and routing settings its scheme needs of the network, as TOML tables
+    /// `switch`, `host`, `routing` (empty: none): `tailor advise --transports` sets them for a
+    /// candidate of this kind before the candidate's own keys (docs/advisor.md, "Candidates").
+    /// Only what does not scale with the fabric: an ECN threshold is the scenario's to give.
+    pub needs: &'static str,
     /// Reads the rest of its table (after `kind`).
     pub parse: fn(&mut Table, &NetSpec) -> Result<TransportConfig, ScenarioError>,
 }

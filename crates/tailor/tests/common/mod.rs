@@ -21,7 +21,8 @@ pub fn run(sc: &Scenario, seed: u64) -> (Simulation, Vec<MessageRecord>) {
     (sim, recs)
 }
 
-struct SharedSink(std::sync::Arc<std::sync::Mutex<MemorySink>>);
+/// A sink whose records the test keeps a handle on.
+pub struct SharedSink(pub std::sync::Arc<std::sync::Mutex<MemorySink>>);
 
 impl tailor::measure::RecordSink for SharedSink {
     fn record(&mut self, rec: &MessageRecord, name: &str) -> std::io::Result<()> {

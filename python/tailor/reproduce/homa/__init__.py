@@ -1,5 +1,5 @@
 """Homa (a receiver-driven low-latency transport using network priorities;
-``../shared/papers/homa-receiver-driven-transport.md``): its reproductions on the paper's
+Montazeri et al., SIGCOMM 2018; docs/papers.md): its reproductions on the paper's
 fabric (scenarios/homa/).
 
 - ``fig12``: Fig. 12 and 13 (§5.2), p99 and median slowdown per message-size bucket for

@@ -1,4 +1,4 @@
-"""The Homa paper's numbers (``../shared/papers/homa-receiver-driven-transport.md``, §5.2):
+"""The Homa paper's numbers (docs/papers.md, §5.2):
 Table 1, the claim made about Fig. 12, the authors' Fig. 12/13 data shipped in ``data/``,
 and the reader of such tables (ours or the authors' format) for ``--compare``.
 """
@@ -29,7 +29,7 @@ TABLE1 = {
 }
 
 #: Simulated time of the authors' runs at 80 % (their configuration's stopTime; every
-#: generated message delivered): ../shared/anchors/homa-paper/README.md.
+#: generated message delivered): anchors/homa-paper/README.md.
 RUN_SECONDS = {"W1": 1.2, "W2": 3.0, "W3": 3.75, "W4": 3.75, "W5": 1.9}
 
 #: §5.2: "99th-percentile slowdown for the shortest 50% of messages is never worse than

@@ -1,5 +1,5 @@
 """HULL (phantom queues, DCTCP and adaptive NIC pacing;
-``../shared/papers/hull-less-is-more.md``): its reproductions on the paper's 1 Gbps
+Alizadeh et al., NSDI 2012; docs/papers.md): its reproductions on the paper's 1 Gbps
 testbed (``testbed``: ten servers on one switch, hosts with LSO, interrupt coalescing and
 software delays).
 

@@ -1,4 +1,4 @@
-"""PL2 (timeslot reservations in the ToR; ``../shared/papers/pl2-predictable-low-latency.md``):
+"""PL2 (timeslot reservations in the ToR; Le et al., arXiv:2101.06537; docs/papers.md):
 its reproductions on the paper's rack (``rack``: six servers on one 100 Gbps ToR, PL2's
 agent in the switch, the hosts' threads and delays).
 

@@ -1,5 +1,5 @@
 """SWP (per-class switch weights that meet tail-latency SLOs, with a fast model;
-``../shared/papers/swp-slos-without-priorities.txt``): its reproductions.
+Zhao et al., arXiv:2103.01314; docs/papers.md): its reproductions.
 
 - ``fig1``: Fig. 1 (§2.1), the limits of priority scheduling, with each of the paper's
   claims about it checked;

@@ -70,6 +70,10 @@ pub const ENTRY: Entry = Entry {
         "incast_threshold",
         "incast_unscheduled",
     ],
+    // §3.4: eight strict levels at every port; §4: the NIC asks for a packet only when its link
+    // is idle, so the receiver's priorities, not a NIC queue, order what goes out.
+    needs: r#"switch = { scheduler = "priority", priority_levels = 8 }
+host = { nic_depth = 0 }"#,
     parse,
 };
 

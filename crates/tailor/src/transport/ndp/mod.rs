@@ -47,6 +47,11 @@ pub const ENTRY: Entry = Entry {
     name: "ndp",
     about: "receiver-pulled: a blind first window, per-packet PULLs paced at the downlink, NACKs for trimmed headers",
     keys: &["kind", "window", "rto"],
+    // NDP §3.1: a data queue of 8 full packets (8 x 1,538 B) per port that trims what does not
+    // fit, the arriving packet or the newest queued one by a coin, and sends headers at the high
+    // level of two.
+    needs: r#"switch = { scheduler = "priority", priority_levels = 2, overflow = "trim_random", buffer = "per_port", buffer_size = "12304B" }
+host = { nic_depth = 0 }"#,
     parse,
 };
 

@@ -45,6 +45,11 @@ pub const ENTRY: Entry = Entry {
     name: "pfabric",
     about: "pFabric: packets ranked by remaining size at rank-scheduled switches, minimal rate control",
     keys: &["kind", "mss", "header", "init_cwnd", "max_cwnd", "rto", "probe_after"],
+    // pFabric §4.2: ports serve the least remaining size and, full, drop the largest, in small
+    // buffers: 13 full packets, as the Homa authors ran it (13 x 1,538 B, one byte short: ns-2
+    // refuses at >=); §4.1: the endpoint picks each packet by rank when the link is idle.
+    needs: r#"switch = { scheduler = "rank", overflow = "evict", buffer = "per_port", buffer_size = "19993B" }
+host = { nic_depth = 0 }"#,
     parse,
 };
 

@@ -72,6 +72,10 @@ pub const ENTRY: Entry = Entry {
         "idle_wakeup",
         "free_tokens_to",
     ],
+    // Homa §2.2: two levels, control and free tokens high; a sender picks among its tokens
+    // when its link is free, so the NIC asks for a packet only then.
+    needs: r#"switch = { scheduler = "priority", priority_levels = 2 }
+host = { nic_depth = 0 }"#,
     parse,
 };
 

@@ -45,6 +45,10 @@ pub const ENTRY: Entry = Entry {
     name: "pias",
     about: "PIAS (NSDI 2015): DCTCP with end-host multi-level feedback queue tagging, thresholds from the workload",
     keys: &KEYS,
+    // PIAS §4: the tagged levels are strict-priority queues at switches and NICs. DCTCP's
+    // marking threshold scales with the link rate: the scenario or the candidate gives it.
+    needs: r#"switch = { scheduler = "priority", priority_levels = 8 }
+host = { nic = "priority", priority_levels = 8 }"#,
     parse,
 };
 

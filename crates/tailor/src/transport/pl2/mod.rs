@@ -47,6 +47,9 @@ pub const ENTRY: Entry = Entry {
     name: "pl2",
     about: "another transport over PL2's timeslot reservations at the ToR (needs [switch] pl2)",
     keys: &["kind", "over", "burst", "unsolicited_below", "recent", "threads", "mtu", "host_delay"],
+    // PL2 §D: Algorithm 2 in every ToR, RSVs and GRTs passing data at the highest level (802.1q).
+    needs: r#"switch = { pl2 = {}, scheduler = "priority" }
+host = { nic = "priority" }"#,
     parse,
 };
 

@@ -30,6 +30,7 @@ pub const ENTRY: Entry = Entry {
     name: "raw",
     about: "every packet of a message at once, no acknowledgements, no recovery",
     keys: &["kind", "mss", "header"],
+    needs: "",
     parse,
 };
 
@@ -40,6 +41,7 @@ pub const UDP: Entry = Entry {
     name: "udp",
     about: "datagrams: every packet of a message at once, no acknowledgements, no recovery",
     keys: &["kind", "mss", "header"],
+    needs: "",
     parse: parse_udp,
 };
 

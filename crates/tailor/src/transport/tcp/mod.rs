@@ -39,29 +39,37 @@ use crate::transport::registry::Entry;
 use crate::transport::{Endpoint, ModelFamily, Transport, TransportConfig};
 use std::sync::Arc;
 
+/// What the family needs of the network: one path per connection. A segment that overtakes
+/// another (per-packet spraying) reads as a loss: duplicate ACKs, a spurious fast retransmit.
+const IN_ORDER: &str = r#"routing = { paths = "ecmp" }"#;
+
 /// The registry entries of the family (`transport::registry`).
 pub const NEWRENO: Entry = Entry {
     name: "tcp",
     about: "TCP NewReno (RFC 5681, RFC 6582), or no congestion control; one connection per message",
     keys: &TCP_KEYS,
+    needs: IN_ORDER,
     parse: table::newreno,
 };
 pub const CUBIC: Entry = Entry {
     name: "cubic",
     about: "TCP CUBIC (RFC 9438): a cubic window curve around the last loss",
     keys: &CUBIC_KEYS,
+    needs: IN_ORDER,
     parse: table::cubic,
 };
 pub const DCTCP: Entry = Entry {
     name: "dctcp",
     about: "DCTCP (RFC 8257): ECN-marked fraction cuts the window",
     keys: &DCTCP_KEYS,
+    needs: IN_ORDER,
     parse: table::dctcp,
 };
 pub const HPCC: Entry = Entry {
     name: "hpcc",
     about: "HPCC (SIGCOMM 2019): window and pacing from in-band telemetry",
     keys: &HPCC_KEYS,
+    needs: IN_ORDER,
     parse: table::hpcc,
 };
 
