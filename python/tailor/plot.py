@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
@@ -514,7 +513,7 @@ def p99_vs_load(
                 f"by='{col}' or where={{'{col}': VALUE}} (Python)"
             )
     numeric = df[x].dtype.is_numeric()
-    xs_all = df[x].unique().sort().to_list() if numeric else _in_order(df[x].unique().to_list())
+    xs_all = df[x].unique().sort().to_list() if numeric else fmt.in_order(df[x].unique().to_list())
     pos = {v: (float(v) if numeric else float(i)) for i, v in enumerate(xs_all)}
     groups = df.partition_by(by_cols, maintain_order=True, as_dict=True) if by_cols else {(): df}
     # With the fewest messages of a seed per row (tailor.report adds them), a percentile
@@ -553,30 +552,6 @@ def p99_vs_load(
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return fig
-
-
-#: The scale of each unit a sweep value may carry, by family (docs/scenario.md, "Units").
-_UNITS = {
-    "size": {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30},
-    "time": {"ps": 1e-3, "ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9},
-    "rate": {"bps": 1, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12},
-}
-_QUANTITY = re.compile(r"([0-9][0-9_]*(?:\.[0-9_]+)?)\s*([A-Za-z]+)")
-
-
-def _in_order(values: list[Any]) -> list[Any]:
-    """A sweep axis' values in order: by magnitude when each is a quantity of one family
-    of units (30KB before 120KB, 25Gbps before 100Gbps), else as text."""
-    for units in _UNITS.values():
-        magnitudes = {}
-        for v in values:
-            m = _QUANTITY.fullmatch(str(v).strip())
-            if m is None or m.group(2) not in units:
-                break
-            magnitudes[v] = float(m.group(1).replace("_", "")) * units[m.group(2)]
-        else:
-            return sorted(values, key=lambda v: (magnitudes[v], str(v)))
-    return sorted(values, key=str)
 
 
 def _means(part: pl.DataFrame) -> list[float]:
