@@ -14,8 +14,15 @@ directory, its state and the files tailor wrote in it. The rules that follow fro
   is not empty — an ns-3 run, a result of a tailor too old to write markers, anything of a
   user's — is refused with :class:`~tailor.errors.OutputError`; nothing is written.
 - A single file (a report, a plot) replaces an existing file only when tailor wrote that
-  one: it is listed in its directory's marker, or it carries tailor's signature
-  (:data:`SIGNATURE`, in the HTML's generator tag or the image's metadata).
+  one as a report or a plot: it carries tailor's signature (:data:`SIGNATURE`, in the
+  HTML's generator tag or the image's metadata) or its directory's marker lists it among
+  its ``outputs`` (the files written into the directory after it, e.g. the advisor's
+  JSON). A result file — one a marker of the directory or of a directory above lists
+  among its ``files`` but not its ``outputs`` (a run's ``summary.json``, a reproduction's
+  figure), a marker, anything in a store's ``points/`` — is never replaced that way.
+- A reproduction's marker names the reproduction (``"name"``): only the same
+  reproduction replaces the directory. A reproduction's directory whose marker names none
+  (written before markers named them) may be any one's, so none replaces it.
 
 While a directory is being replaced its marker says ``"state": "replacing"``; readers
 (:class:`tailor.Result`) refuse a directory in that state, so a crash half-way through a
@@ -34,7 +41,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -43,7 +50,7 @@ from tailor.errors import DataError, OutputError
 
 __all__ = [
     "MARKER", "SIGNATURE", "staged", "check_target", "read_marker", "mark", "require_complete", "write_file",
-    "written_by_tailor", "check_file", "clean_stale_partials", "alive",
+    "written_by_tailor", "check_file", "result_of", "clean_stale_partials", "alive",
 ]
 
 #: The marker file of every directory tailor writes whole.
@@ -57,6 +64,9 @@ _SIGNED = tuple(s.encode() + SIGNATURE.encode() for s in (
     '<meta name="generator" content="', "Software\x00", "<dc:title>", "/Creator ("))
 #: The kinds of directory tailor writes.
 KINDS = ("run", "compare", "crosscheck", "reproduction", "store")
+#: The directories of a store that hold its results (``tailor.store``: points, sweep
+#: manifests, points being written); everything in them is the store's.
+STORE_DIRS = ("points", "sweeps", "tmp")
 
 _PARTIAL = re.compile(r"^\.(?P<name>.+)\.partial-(?P<pid>\d+)$")
 #: What the engine's own staging directories held before markers existed (tailor ≤ 0.1 with
@@ -85,6 +95,12 @@ def read_marker(dir: Path) -> dict[str, Any] | None:
     # Only plain relative paths inside the directory: a corrupted or crafted marker must
     # never make tailor touch a file outside it.
     data["files"] = [f for f in data["files"] if _inside(f)]
+    # ``outputs`` (the reports and plots among ``files``) is absent from the markers of a
+    # tailor that did not tell them apart: None then, see ``_is_output``.
+    outputs = data.get("outputs")
+    data["outputs"] = [f for f in outputs if _inside(f)] if isinstance(outputs, list) else None
+    if not isinstance(data.get("name"), str):
+        data["name"] = None
     return data
 
 
@@ -96,11 +112,16 @@ def _inside(f: object) -> bool:
     return all(p not in ("", ".", "..") for p in parts) and f != MARKER
 
 
-def _write_marker(dir: Path, kind: str, state: str, files: list[str]) -> None:
-    """Writes ``dir``'s marker in one rename (a reader sees the old one or the new one)."""
+def _write_marker(dir: Path, kind: str, state: str, files: Sequence[str], outputs: Sequence[str] = (),
+                  name: str | None = None) -> None:
+    """Writes ``dir``'s marker in one rename (a reader sees the old one or the new one).
+    ``outputs``: the reports and plots among ``files``; ``name``: which reproduction."""
     from tailor import __version__
 
-    marker = {"tailor": __version__, "kind": kind, "state": state, "files": sorted(set(files))}
+    marker: dict[str, Any] = {"tailor": __version__, "kind": kind}
+    if name is not None:
+        marker["name"] = name
+    marker.update(state=state, files=sorted(set(files)), outputs=sorted(set(outputs)))
     if state == "partial":
         marker.update(host=_host(), pid=os.getpid(), process_start=_process_start(os.getpid()))
     tmp = dir / f"{MARKER}.{os.getpid()}.tmp"
@@ -133,10 +154,11 @@ def _files(dir: Path) -> list[str]:
 # ---------------------------------------------------------------------------- directories
 
 
-def check_target(out: Path, kind: str) -> dict[str, Any] | None:
+def check_target(out: Path, kind: str, name: str | None = None) -> dict[str, Any] | None:
     """Raises OutputError unless tailor may write a ``kind`` directory at ``out``: it does
-    not exist, is empty, or is a complete-or-interrupted tailor ``kind`` directory.
-    Returns the marker of the directory to be replaced, or None."""
+    not exist, is empty, or is a complete-or-interrupted tailor ``kind`` directory — of
+    the same ``name`` (a reproduction's). Returns the marker of the directory to be
+    replaced, or None."""
     if not out.exists():
         return None
     if not out.is_dir():
@@ -156,19 +178,33 @@ def check_target(out: Path, kind: str) -> dict[str, Any] | None:
     if marker["kind"] != kind:
         raise OutputError(f"--out: {out}: is a tailor {marker['kind']} directory, not a {kind}; refusing to replace it. "
                           "Give a new or empty directory")
+    if marker["name"] != name:
+        raise OutputError(_other_name(out, kind, marker["name"], name))
     return marker
 
 
+def _other_name(out: Path, kind: str, old: str | None, new: str | None) -> str:
+    """Why ``out``, a ``kind`` directory of ``old``, is not replaced by one of ``new``."""
+    if old is None:
+        return (f"--out: {out}: holds a {kind} written by a tailor that did not record which one, so tailor cannot "
+                f"tell whether it is '{new}' and does not replace it (nothing was touched). Remove it or give another "
+                "directory")
+    other = f"'{new}'" if new is not None else f"one of an unnamed {kind}"
+    return (f"--out: {out}: holds the results of {kind} '{old}', not {other}; refusing to replace them (nothing was "
+            "touched). Give another directory")
+
+
 @contextmanager
-def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr) -> Iterator[Path]:
-    """Gives an empty staging directory to fill with a ``kind`` result; on success its
-    files are installed at ``out`` (by the rules of this module), on any exception —
-    KeyboardInterrupt and SIGTERM included — the staging directory is removed and ``out``
-    is left as it was. ``say`` is told when an earlier result is being replaced."""
+def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr, name: str | None = None) -> Iterator[Path]:
+    """Gives an empty staging directory to fill with a ``kind`` result (of ``name``: the
+    reproduction's); on success its files are installed at ``out`` (by the rules of this
+    module), on any exception — KeyboardInterrupt and SIGTERM included — the staging
+    directory is removed and ``out`` is left as it was. ``say`` is told when an earlier
+    result is being replaced."""
     # The place itself: `.`, `..` or a symlink name the directory they lead to, and the
     # staging directory must sit beside that (outside it, on its file system).
     out = Path(os.path.realpath(out))
-    check_target(out, kind)
+    check_target(out, kind, name)
     parent = out.parent
     made = _missing_parents(parent)
     try:
@@ -178,12 +214,12 @@ def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr) ->
         if stage.exists():
             shutil.rmtree(stage)
         stage.mkdir()
-        _write_marker(stage, kind, "partial", [])
+        _write_marker(stage, kind, "partial", [], name=name)
     except OSError as e:
         raise OutputError(f"--out: {e.filename or out}: cannot write ({e.strerror or e})") from None
     try:
         yield stage
-        _install(stage, out, kind, say)
+        _install(stage, out, kind, say, name)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         for d in made:  # deepest first: the directories this call made, if still empty
@@ -201,15 +237,15 @@ def _missing_parents(d: Path) -> list[Path]:
     return missing
 
 
-def _install(stage: Path, out: Path, kind: str, say: Say | None) -> None:
+def _install(stage: Path, out: Path, kind: str, say: Say | None, name: str | None) -> None:
     """Moves a complete staging directory's files to ``out``, one tailor process at a
     time per parent directory."""
     new = _files(stage)
     try:
         with _locked(out.parent):
-            old = check_target(out, kind)  # again: ``out`` may have changed while the run ran
+            old = check_target(out, kind, name)  # again: ``out`` may have changed while the run ran
             if old is None and not out.exists():
-                _write_marker(stage, kind, "complete", new)
+                _write_marker(stage, kind, "complete", new, name=name)
                 os.rename(stage, out)
                 return
             # An empty directory is filled, not replaced by a rename: it may be a process's
@@ -217,7 +253,7 @@ def _install(stage: Path, out: Path, kind: str, say: Say | None) -> None:
             old_files = [] if old is None else [str(f) for f in old["files"]]
             _check_replaceable(out, new, old_files)
             with _signals_deferred():
-                _replace(stage, out, kind, new, old_files, say)
+                _replace(stage, out, (kind, name), new, old_files, say)
     except OSError as e:
         raise OutputError(f"--out: {e.filename or out}: cannot write ({e.strerror or e})") from None
 
@@ -284,23 +320,25 @@ def _inner_marker(path: Path) -> bool:
     return path.name == MARKER and read_marker(path.parent) is not None
 
 
-def _replace(stage: Path, out: Path, kind: str, new: list[str], old: list[str], say: Say | None) -> None:
-    """Replaces the files of an earlier ``kind`` result at ``out`` by ``stage``'s,
-    leaving every file the earlier marker does not list alone (``_check_replaceable``
-    has checked them)."""
+def _replace(stage: Path, out: Path, what: tuple[str, str | None], new: list[str], old: list[str],
+             say: Say | None) -> None:
+    """Replaces the files of an earlier result of ``what`` (kind, name) at ``out`` by
+    ``stage``'s, leaving every file the earlier marker does not list alone
+    (``_check_replaceable`` has checked them)."""
+    kind, name = what
     ours = set(old)
     if say is not None and old:
         kept = [f for f in _files(out) if f not in ours]
         also = f"; {len(kept)} file(s) tailor did not write are kept" if kept else ""
         say(f"replacing the earlier {kind} result in {out}/ (tailor's own files only{also})")
-    _write_marker(out, kind, "replacing", old + new)
+    _write_marker(out, kind, "replacing", old + new, name=name)
     for f in old:
         if f not in new:
             _unlink(out / f, out)
     for f in new:
         (out / f).parent.mkdir(parents=True, exist_ok=True)
         os.replace(stage / f, out / f)
-    _write_marker(out, kind, "complete", new)
+    _write_marker(out, kind, "complete", new, name=name)
     shutil.rmtree(stage, ignore_errors=True)
 
 
@@ -403,18 +441,53 @@ def write_file(path: str | os.PathLike[str], write: Callable[[Path], None]) -> P
 
 
 def check_file(path: str | os.PathLike[str]) -> None:
-    """Raises OutputError unless tailor may write the file ``path``: it does not exist,
-    or tailor wrote it. Callers writing several files check them all first, so that a
+    """Raises OutputError unless tailor may write the file ``path`` (a report, a plot):
+    it does not exist, or tailor wrote it as a report or a plot — never a result file
+    (:func:`result_of`). Callers writing several files check them all first, so that a
     refusal leaves nothing written."""
     path = Path(path)
     try:
         if path.is_dir() and not path.is_symlink():
             raise OutputError(f"--out: {path}: is a directory; give the file to write")
-        if os.path.lexists(path) and (path.is_symlink() or not written_by_tailor(path)):
+        exists = os.path.lexists(path)
+        of = None if path.is_symlink() else result_of(path)
+        if of is not None:
+            what = (f"is a result file of {of}; report and plot never replace a result" if exists else
+                    f"lies among the results of {of}; report and plot write nothing there")
+            raise OutputError(f"--out: {path}: {what} (nothing was written). Give another --out")
+        if exists and (path.is_symlink() or not written_by_tailor(path)):
             raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it. "
                               "Move it away or give another --out")
     except OSError as e:
         raise OutputError(f"--out: {path}: cannot be read ({e.strerror or e})") from None
+
+
+def result_of(path: Path) -> str | None:
+    """What ``path`` is a result file of ("the tailor run in runs/q/"), or None when it is
+    none: it is a marker, or a marker of its directory or of one above lists it among its
+    ``files`` but not its ``outputs``, or it lies in a store's ``points/``, ``sweeps/`` or
+    ``tmp/``. Every directory up to the root is looked at: a comparison lists its runs'
+    files, a store does not list its points'."""
+    path = Path(os.path.realpath(path.parent)) / path.name
+    for d in path.parents:
+        marker = read_marker(d)
+        if marker is None:
+            continue
+        rel = path.relative_to(d).as_posix()
+        owned = rel == MARKER or (rel in marker["files"] and not _is_output(marker, rel, path))
+        if owned or (marker["kind"] == "store" and rel.split("/")[0] in STORE_DIRS):
+            return f"the tailor {marker['kind']} in {d}/"
+    return None
+
+
+def _is_output(marker: dict[str, Any], rel: str, path: Path) -> bool:
+    """Whether ``rel``, listed in ``marker``, is a report or a plot written into its
+    directory. A marker of a tailor that did not list ``outputs`` apart says it only this
+    way: a store's marker lists nothing else, and a run's results never carry the
+    signature; any other directory's files are taken for results."""
+    if marker["outputs"] is not None:
+        return rel in marker["outputs"]
+    return marker["kind"] == "store" or (marker["kind"] == "run" and _signed(path))
 
 
 def written_by_tailor(path: Path) -> bool:
@@ -424,6 +497,11 @@ def written_by_tailor(path: Path) -> bool:
     marker = read_marker(path.parent)
     if marker is not None and path.name in marker["files"]:
         return True
+    return _signed(path)
+
+
+def _signed(path: Path) -> bool:
+    """Whether the file ``path`` carries :data:`SIGNATURE` where tailor puts it."""
     try:
         with open(path, "rb") as f:
             head = f.read(1 << 16)
@@ -435,9 +513,15 @@ def written_by_tailor(path: Path) -> bool:
 
 
 def _claim(path: Path) -> None:
-    """Lists ``path`` in its directory's marker, so replacing that directory later
-    removes it with the result it was made from."""
+    """Lists ``path`` in its directory's marker, among its files and its outputs, so
+    replacing that directory later removes it with the result it was made from, and a
+    later report or plot may replace it."""
     marker = read_marker(path.parent)
-    if marker is None or path.name in marker["files"]:
+    if marker is None or path.name in (marker["outputs"] or ()):
         return
-    _write_marker(path.parent, marker["kind"], str(marker.get("state", "complete")), [*marker["files"], path.name])
+    # A marker written before outputs were listed: its files that are outputs stay so.
+    outputs = marker["outputs"]
+    if outputs is None:
+        outputs = [f for f in marker["files"] if _is_output(marker, f, path.parent / f)]
+    _write_marker(path.parent, marker["kind"], str(marker.get("state", "complete")), [*marker["files"], path.name],
+                  [*outputs, path.name], name=marker["name"])

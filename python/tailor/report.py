@@ -10,12 +10,12 @@ the scenario's TOML, file names) is HTML-escaped, and markup comes only from the
 templates. This module computes what the page says; the templates say how it looks.
 
     >>> from tailor.report import report
-    >>> report("runs/q", scenario="scenarios/quickstart.toml")     # runs/q/report.html
+    >>> report("runs/q")                                          # runs/q/report.html
 
 A run report shows the run's identity (scenario, seed, engine, transport, the tailor that
 ran it and the one that reported it, dates), the SLO verdicts, the slowdown table of
 every class by size bin, slowdown-by-size and latency-CDF plots (and the queues, when
-the run recorded them), the network counters, the busiest ports and the scenario file.
+the run recorded them), the network counters, the busiest ports and the scenario as run.
 
 A sweep report (``sweep_report``) is built from the store's two tables, ``summary``
 (``Sweep.summary()``: one column per axis, ``engine, class, size, stat, mean, ci_low,
@@ -54,6 +54,7 @@ from tailor.plot import (
     slowdown_vs_size,
     slowdown_vs_size_across_seeds,
 )
+from tailor.provenance import scenario_as_run
 from tailor.result import Result
 
 __all__ = ["report", "run_report", "sweep_report", "store_frames", "with_messages"]
@@ -144,8 +145,10 @@ def report(
     store (it holds ``points/``) and returns its path.
 
     ``out``: the HTML file (default: ``PATH/report.html``); the PNGs go beside it, named
-    ``<out stem>-<plot>.png``. ``scenario``: the scenario file to show, for a run
-    directory that does not hold its scenario (it must be the run's: same name).
+    ``<out stem>-<plot>.png``; never a result file (tailor.outdir). A run report shows
+    the scenario the run kept (``scenario.toml``); ``scenario``, a scenario file, is
+    checked against the run first and refused with OptionError when it is not the one
+    that ran (tailor.provenance).
     """
     p = Path(path)
     if not p.is_dir():
@@ -187,49 +190,6 @@ def with_messages(summary: pl.DataFrame, store: Any, axes: list[str]) -> pl.Data
     keys = [*axes, "scenario", "engine", "class", "size"]
     fewest = store.rows().group_by(keys).agg(pl.col("count").min().alias("messages")).collect()
     return summary.join(fewest, on=keys, how="left", nulls_equal=True, maintain_order="left")
-
-
-def _scenario_text(r: Result, scenario: str | os.PathLike[str] | None) -> tuple[str | None, str]:
-    """(TOML text, where it came from) of the run's scenario, or (None, why not)."""
-    name = r.summary.get("scenario")
-    if scenario is not None:
-        f = Path(scenario)
-        try:
-            text = f.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise OptionError(f"--scenario: cannot read {f} ({e.__class__.__name__}: {e})") from None
-        found = _toml_name(text, f)
-        if found is not None and name is not None and found != name:
-            raise OptionError(f"--scenario: {f} is scenario '{found}', but the run in {r.dir} is of '{name}'")
-        return text, str(f)
-    inside = r.dir / "scenario.toml"
-    if inside.is_file():
-        return inside.read_text(encoding="utf-8"), str(inside)
-    recorded = r.summary.get("scenario_file")
-    if recorded:
-        f = Path(recorded)
-        if f.is_file():
-            text = f.read_text(encoding="utf-8", errors="replace")
-            if _toml_name(text, f) == name:
-                return text, f"{f} (as it is now; the run recorded this file, which may have changed since)"
-    return None, (
-        f"The run directory does not hold its scenario ({recorded or 'file not recorded'}); "
-        "pass --scenario FILE to include it."
-    )
-
-
-def _toml_name(text: str, f: Path) -> str | None:
-    """The scenario's name (its ``name`` key, default the file stem), or None when the
-    text cannot be parsed here."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        return None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise OptionError(f"--scenario: {f} is not valid TOML ({e})") from None
-    return str(doc.get("name", f.stem))
 
 
 #: The percentiles of the slowdown tables: (summary key, percentile).
@@ -283,7 +243,7 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
     """Writes the report of run ``r`` to ``out`` (HTML) with its PNGs beside it."""
     out = Path(out)
     s = r.summary
-    text, source = _scenario_text(r, scenario)
+    shown = scenario_as_run(r.dir, s, scenario)
     stem = out.parent / out.stem
     title = f"{s.get('scenario', r.dir.name)}, seed {s.get('seed', '?')}"
     msgs = s.get("messages", {})
@@ -291,6 +251,7 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
     ident = [
         ("scenario", s.get("scenario", "?")),
         ("scenario file", s.get("scenario_file", "not recorded")),
+        ("scenario SHA-256", s.get("scenario_sha256", "not recorded (a run of a tailor before runs kept it)")),
         ("seed", str(s.get("seed", "?"))),
         ("engine", s.get("engine", "packet")),
         ("transport", s.get("transport", "?")),
@@ -311,7 +272,7 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
         "run.html.j2", f"tailor report: {title}", heading=title, ident=ident, slos=_slo_rows(s), unfinished=_unfinished(s),
         figures=_run_plots(r, stem), bins_note=_BINS_NOTE,
         slowdown=[_slowdown_table(n, s["overall"] if n == "all" else s["classes"][n]) for n in names],
-        network=_network(s), ports=_ports(r), scenario=text, scenario_source=source,
+        network=_network(s), ports=_ports(r), scenario=shown.text, scenario_source=shown.source,
     ))
 
 

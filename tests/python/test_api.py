@@ -26,8 +26,9 @@ def test_run_writes_the_result_format(result7: tailor.Result) -> None:
         assert {"mean", "p50", "p90", "p99", "p999"} <= report["slowdown"].keys()
         assert all({"upper_bytes", "count", "mean", "p50", "p99"} <= b.keys() for b in report["bins"])
     assert {"drops", "ecn_marks", "max_queue_bytes", "mean_queue_bytes", "utilization"} <= s["network"].keys()
-    assert sorted(p.name for p in result7.dir.iterdir()) == [".tailor", "messages.parquet", "ports.csv", "summary.json"]
-    assert result7.files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert sorted(p.name for p in result7.dir.iterdir()) == [".tailor", "messages.parquet", "ports.csv", "scenario.toml",
+                                                            "summary.json"]
+    assert result7.files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
 
 
 def test_messages_match_the_summary(result7: tailor.Result) -> None:

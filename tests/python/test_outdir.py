@@ -4,6 +4,7 @@ whole, and kills leave nothing that a later run does not clean up."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -90,7 +91,7 @@ def test_replacing_a_run_keeps_the_users_files_and_says_so(tmp_path: Path) -> No
     assert "replacing the earlier run result" in r.stderr and "2 file(s) tailor did not write are kept" in r.stderr
     assert (out / "notes.txt").read_text() == "my notes" and (out / "sub" / "data.txt").read_text() == "my data"
     assert (out / "summary.json").read_text() != first and json.loads((out / "summary.json").read_text())["seed"] == 2
-    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
 
 
 def test_an_old_runs_files_that_the_new_run_does_not_write_are_removed(tmp_path: Path) -> None:
@@ -108,7 +109,7 @@ def test_a_users_file_where_tailor_would_write_is_not_overwritten(tmp_path: Path
     with pytest.raises(OutputError, match="messages.csv: exists and was not written by tailor"):
         tailor.run(sc, out=out, csv=True)
     assert (out / "messages.csv").read_text() == "mine"
-    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
 
 
 def test_another_kind_of_tailor_directory_is_not_replaced_by_a_run(tmp_path: Path) -> None:
@@ -320,14 +321,14 @@ def test_a_marker_naming_files_outside_its_directory_touches_nothing_there(tmp_p
     tailor.run(sc, out=out, seed=2)
     assert (victim / "precious.txt").read_text() == "keep" and outside.read_text() == "keep"
     assert (victim / "empty" / "sub").is_dir()
-    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert tailor.Result(out).files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
 
 
 def test_dot_and_a_symlink_name_the_directory_they_lead_to(tmp_path: Path) -> None:
     sc = small(tmp_path)
     (tmp_path / "here").mkdir()
     assert cli("run", str(sc), "--out", ".", "--quiet", cwd=tmp_path / "here").returncode == 0
-    assert tailor.Result(tmp_path / "here").files() == ["messages.parquet", "ports.csv", "summary.json"]
+    assert tailor.Result(tmp_path / "here").files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["here", sc.name]  # no partial left beside it
     (tmp_path / "link").symlink_to(tmp_path / "here")
     r = cli("run", str(sc), "--out", str(tmp_path / "link"), "--seed", "4", "--quiet")
@@ -432,3 +433,99 @@ def test_an_inner_marker_the_outer_marker_omits_is_still_tailors(tmp_path: Path)
             marker["files"] = [f for f in marker["files"] if f != "tailor/.tailor"]
             (out / outdir.MARKER).write_text(json.dumps(marker))
     assert tailor.Result(out / "tailor").summary["seed"] == 2
+
+
+# ---------------------------------------------------------------------------- issue 24: no report over a result
+
+
+@pytest.mark.parametrize("name", ["summary.json", "messages.parquet", "ports.csv", "scenario.toml", outdir.MARKER])
+def test_a_report_never_replaces_a_file_of_the_run_it_describes(tmp_path: Path, name: str) -> None:
+    run = tmp_path / "r"
+    tailor.run(small(tmp_path), out=run)
+    before = snapshot(run)
+    r = cli("report", str(run), "--out", str(run / name))
+    assert r.returncode == 2, r.stderr
+    assert f"{name}: is a result file of the tailor run in {run}/" in r.stderr and "Traceback" not in r.stderr
+    assert snapshot(run) == before
+    assert tailor.Result(run).summary["seed"] == 1
+
+
+def test_a_plot_never_replaces_a_reproductions_figure_nor_a_stores_point(tmp_path: Path) -> None:
+    import tailor.plot as tp
+
+    run = tmp_path / "r"
+    tailor.run(small(tmp_path), out=run)
+    repro = tmp_path / "repro"
+    with outdir.staged(repro, "reproduction", say=None, name="swp-fig1") as work:
+        tp.save(tp.latency_cdf(tp.open_result(run)), work / "fig1", formats=("png",))
+    before = snapshot(repro)
+    r = cli("plot", str(run), "--kind", "latency-cdf", "--out", str(repro / "fig1"), "--format", "png")
+    assert r.returncode == 2 and f"fig1.png: is a result file of the tailor reproduction in {repro}/" in r.stderr
+    assert snapshot(repro) == before
+
+    store = tmp_path / "store"
+    tailor.sweep(small(tmp_path, 120), {"load": [0.3]}, out=store, jobs=1)
+    (point,) = (store / "points").iterdir()
+    kept = hashlib.sha256((point / "scenario.toml").read_bytes()).hexdigest()
+    assert json.loads((point / "summary.json").read_text())["scenario_sha256"] == kept  # one scenario text, run or point
+    before = snapshot(store)
+    with pytest.raises(OutputError, match=f"is a result file of the tailor store in {store}/"):
+        tailor.report.report(run, out=point / "summary.json")
+    with pytest.raises(OutputError, match="lies among the results of the tailor store"):
+        tp.save(tp.latency_cdf(tp.open_result(run)), point / "scenario", formats=("png",))  # a new file, but in points/
+    assert snapshot(store) == before
+    tailor.report.report(store)  # the store's own report: written, then replaced
+    tailor.report.report(store)
+    assert outdir.read_marker(store)["outputs"] == outdir.read_marker(store)["files"]
+
+
+def test_reports_listed_by_a_marker_of_an_older_tailor_stay_replaceable(tmp_path: Path) -> None:
+    """Markers written before ``outputs`` was listed apart: a run's signed files (its
+    reports) are its outputs, its other files results."""
+    run = tmp_path / "r"
+    tailor.run(small(tmp_path), out=run)
+    tailor.report.report(run)
+    marker = json.loads((run / outdir.MARKER).read_text())
+    del marker["outputs"]
+    (run / outdir.MARKER).write_text(json.dumps(marker))
+    assert "report.html" in marker["files"]
+    tailor.report.report(run)
+    with pytest.raises(OutputError, match="summary.json: is a result file of the tailor run"):
+        tailor.report.report(run, out=run / "summary.json")
+    assert outdir.read_marker(run)["outputs"] == sorted(f for f in marker["files"] if f.startswith("report"))
+
+
+# ---------------------------------------------------------------------------- issue 24: a reproduction's marker names it
+
+
+def _reproduction(out: Path, name: str | None, text: str) -> None:
+    with outdir.staged(out, "reproduction", say=None, name=name) as work:
+        (work / "result.json").write_text(text)
+
+
+def test_a_different_reproduction_is_refused_the_directory_of_another(tmp_path: Path) -> None:
+    out = tmp_path / "fig14"
+    _reproduction(out, "homa-fig14", "three hours of work")
+    assert json.loads((out / outdir.MARKER).read_text())["name"] == "homa-fig14"
+    with pytest.raises(OutputError, match=r"holds the results of reproduction 'homa-fig14', not 'swp-fig1'"):
+        _reproduction(out, "swp-fig1", "five seconds")
+    assert (out / "result.json").read_text() == "three hours of work"
+    _reproduction(out, "homa-fig14", "again")  # the same reproduction replaces its own results
+    assert (out / "result.json").read_text() == "again"
+    before = snapshot(out)
+    r = cli("reproduce", "swp-fig1", "--out", str(out))
+    assert r.returncode == 2 and "holds the results of reproduction 'homa-fig14', not 'swp-fig1'" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and snapshot(out) == before
+
+
+def test_a_reproduction_whose_marker_names_none_is_not_replaced(tmp_path: Path) -> None:
+    """A marker of a tailor that did not name the reproduction: it may be any, so none
+    replaces it."""
+    out = tmp_path / "old"
+    _reproduction(out, "homa-fig14", "old results")
+    marker = json.loads((out / outdir.MARKER).read_text())
+    del marker["name"]
+    (out / outdir.MARKER).write_text(json.dumps(marker))
+    with pytest.raises(OutputError, match="written by a tailor that did not record which one.*Remove it"):
+        _reproduction(out, "homa-fig14", "new results")
+    assert (out / "result.json").read_text() == "old results"

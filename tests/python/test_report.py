@@ -10,6 +10,7 @@ broken page checks that the harness does see such failures.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import itertools
 import json
@@ -84,7 +85,7 @@ def test_run_report_renders_tables_and_plots(result7: tailor.Result, quickstart:
     probe = open_page(out, tmp_path / "screenshot.png")
     s = result7.summary
     assert len(probe["images"]) == 2  # slowdown by size, latency CDF (the run recorded no queues)
-    assert probe["run"] == 13
+    assert probe["run"] == 14
     slos = [slo for c in s["classes"].values() for slo in c.get("slo", [])]
     assert probe["slo"] == len(slos) == 2
     assert probe["slo_verdicts"] == ["met" if slo["met"] else "MISSED" for slo in slos]
@@ -92,7 +93,7 @@ def test_run_report_renders_tables_and_plots(result7: tailor.Result, quickstart:
     want["all"] = nonempty_bins(s["overall"]) + 1
     assert probe["slowdown"] == want
     assert probe["ports"] == min(10, result7.ports.height)
-    assert probe["scenario"] == quickstart.read_text()
+    assert probe["scenario"] == (result7.dir / "scenario.toml").read_text()  # the file as run, with seed 7
     assert probe["scripts"] == 0 and "quickstart" in probe["title"] and "seed 7" in probe["title"]
 
 
@@ -119,9 +120,8 @@ def test_run_report_is_self_contained_and_shows_the_numbers(result7: tailor.Resu
     sd = result7.summary["classes"]["websearch"]["slowdown"]
     assert f"<td>{sd['count']:,}</td><td>{sd['mean']:.2f}</td><td>{sd['p50']:.2f}</td><td>{sd['p99']:.2f}</td>" in text
     assert f"tailor {tailor.__version__}" in text
-    # The run directory does not hold the scenario and none was given, but the summary
-    # names the file: it is shown only if it is found and is the run's scenario.
-    assert ('id="scenario"' in text) == Path(result7.summary["scenario_file"]).is_file()
+    # The run directory holds the scenario it ran, shown without --scenario.
+    assert shown_scenario(out) == (result7.dir / "scenario.toml").read_text()
 
 
 @needs_chromium
@@ -138,6 +138,8 @@ def test_report_escapes_everything_from_the_run(result7: tailor.Result, tmp_path
     ).write_parquet(run / "messages.parquet")
     shutil.copy(result7.dir / "ports.csv", run / "ports.csv")
     (run / "scenario.toml").write_text('name = "</pre><script>console.error(2)</script>"\n')
+    summary["scenario_sha256"] = hashlib.sha256((run / "scenario.toml").read_bytes()).hexdigest()
+    (run / "summary.json").write_text(json.dumps(summary))
     probe = open_page(report(run))
     assert probe["scripts"] == 0
     assert evil in probe["h3"]
@@ -439,9 +441,10 @@ def test_report_rejects_what_it_cannot_report(result7: tailor.Result, quickstart
         report(tmp_path)
     other = tmp_path / "other.toml"
     other.write_text(quickstart.read_text().replace('name = "quickstart"', 'name = "another"'))
-    with pytest.raises(OptionError, match="--scenario: .*other.toml is scenario 'another', but the run .* is of 'quickstart'"):
+    with pytest.raises(OptionError, match="--scenario: .*other.toml is not the scenario the run in .* ran: .* differs from "
+                                          ".*scenario.toml \\(they differ at name\\)"):
         report(result7.dir, out=tmp_path / "r.html", scenario=other)
-    with pytest.raises(OptionError, match="--scenario: cannot read"):
+    with pytest.raises(OptionError, match="--scenario: .*nope.toml: no such file"):
         report(result7.dir, out=tmp_path / "r.html", scenario=tmp_path / "nope.toml")
     with pytest.raises(OptionError, match="--out: .* is a directory"):
         report(result7.dir, out=tmp_path)
@@ -484,7 +487,7 @@ def test_cli_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) ->
     assert p.stderr.startswith("error: ") and "no such directory" in p.stderr and len(p.stderr.splitlines()) == 1
     p = tailor_cli("report", "--help")
     help_text = " ".join(p.stdout.split())
-    assert p.returncode == 0 and "tailor report runs/q --scenario" in help_text and "tailor report sweeps/ws" in help_text
+    assert p.returncode == 0 and "tailor report runs/q (a run" in help_text and "tailor report sweeps/ws" in help_text
 
 
 def test_a_run_with_nothing_to_plot_still_gets_its_report(quickstart: Path, result7: tailor.Result, tmp_path: Path) -> None:
@@ -522,3 +525,56 @@ def test_corrupt_records_are_a_data_error(result7: tailor.Result, tmp_path: Path
     r = subprocess.run([sys.executable, "-m", "tailor", "plot", str(bad), "--kind", "p99-vs-load"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------------------- issue 24: the scenario that ran
+
+
+def shown_scenario(page: Path) -> str | None:
+    """The scenario a report shows (its ``<pre id="scenario">``), unescaped."""
+    m = re.search(r'<pre id="scenario">(.*?)</pre>', page.read_text(), re.S)
+    return html.unescape(m.group(1)) if m else None
+
+
+def test_a_run_report_shows_the_scenario_that_ran_and_refuses_an_edited_file(quickstart: Path, tmp_path: Path) -> None:
+    sc = tmp_path / "q.toml"
+    sc.write_text(quickstart.read_text().replace("messages = 3000", "messages = 300"))
+    run = tailor.run(sc, seed=3, out=tmp_path / "r")  # the file says seed = 1
+    kept = (run.dir / "scenario.toml").read_text()
+    assert run.summary["scenario_sha256"] == hashlib.sha256(kept.encode()).hexdigest()
+    assert "seed = 3" in kept and "load = 0.4" in kept
+    sc.write_text(sc.read_text().replace("load = 0.4", "load = 0.7"))  # edited after the run
+    assert shown_scenario(report(run.dir)) == kept
+    with pytest.raises(OptionError, match=rf"--scenario: {sc} is not the scenario the run in {run.dir} ran: .* differs "
+                                          rf"from {run.dir}/scenario.toml \(they differ at class\[0\].load\)"):
+        report(run.dir, scenario=sc)
+    p = tailor_cli("report", run.dir, "--scenario", sc)
+    assert p.returncode == 2 and "is not the scenario the run" in p.stderr and "Traceback" not in p.stderr
+    sc.write_text(sc.read_text().replace("load = 0.7", "load = 0.4"))  # the file as it ran, seed and all
+    assert shown_scenario(report(run.dir, scenario=sc)) == kept
+
+
+def test_a_changed_or_missing_kept_scenario_is_not_shown_as_the_one_that_ran(result7: tailor.Result, quickstart: Path,
+                                                                              tmp_path: Path) -> None:
+    run = tmp_path / "r"
+    shutil.copytree(result7.dir, run)
+    (run / "scenario.toml").write_text((run / "scenario.toml").read_text().replace("load = 0.4", "load = 0.9"))
+    page = report(run)
+    assert shown_scenario(page) is None and "was changed after the run" in page.read_text()
+    (run / "scenario.toml").unlink()
+    page = report(run)
+    assert shown_scenario(page) is None and "no longer holds its scenario.toml" in page.read_text()
+    assert "seed = 7" in shown_scenario(report(run, scenario=quickstart))  # checked by the hash: the same scenario
+
+
+def test_a_run_of_an_older_tailor_is_reported_with_its_file_unverified(result7: tailor.Result, quickstart: Path,
+                                                                       tmp_path: Path) -> None:
+    """A run directory written before runs kept their scenario and its hash."""
+    run = tmp_path / "old"
+    shutil.copytree(result7.dir, run)
+    (run / "scenario.toml").unlink()
+    summary = json.loads((run / "summary.json").read_text())
+    del summary["scenario_sha256"]
+    (run / "summary.json").write_text(json.dumps(summary))
+    page = report(run, scenario=quickstart)
+    assert shown_scenario(page) == quickstart.read_text() and "not verified" in page.read_text()

@@ -3,8 +3,9 @@
 //! Two coarse calls, as STYLE.md asks: `check` parses a scenario and describes it;
 //! `run` converts its inputs, releases the GIL for the whole simulation and takes it
 //! back only to report progress (at most every [`PROGRESS_EVERY`] of wall time) and to
-//! let Python signal handlers run, so Ctrl-C cancels a run cleanly. Errors go through
-//! the one mapping in [`errors`].
+//! let Python signal handlers run, so Ctrl-C cancels a run cleanly. Reading a scenario
+//! and the files it names (a trace can take minutes) lets them run too ([`interruptible`]).
+//! Errors go through the one mapping in [`errors`].
 
 mod errors;
 
@@ -50,7 +51,7 @@ fn samples_needed(p: f64) -> u64 {
 #[pyo3(signature = (path, overrides=None))]
 fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
-    let sc = py.detach(|| Scenario::resolve(&path, &overrides)).map_err(|e| Error::from(e).into_py_err(py))?;
+    let sc = py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))).map_err(|e| e.into_py_err(py))?;
     describe(py, &sc.scenario)
 }
 
@@ -61,7 +62,7 @@ fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bou
 #[pyo3(signature = (path, overrides=None))]
 fn resolve<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
-    let r = py.detach(|| Scenario::resolve(&path, &overrides)).map_err(|e| Error::from(e).into_py_err(py))?;
+    let r = py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))).map_err(|e| e.into_py_err(py))?;
     let d = PyDict::new(py);
     d.set_item("info", describe(py, &r.scenario)?)?;
     d.set_item("document", &r.document)?;
@@ -79,8 +80,8 @@ fn resolve<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, B
 fn model_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let b = py
-        .detach(|| Scenario::resolve(&path, &overrides).and_then(|r| tailor::scenario::scope::bottleneck(&r.scenario)))
-        .map_err(|e| Error::from(e).into_py_err(py))?;
+        .detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides).and_then(|r| tailor::scenario::scope::bottleneck(&r.scenario))?)))
+        .map_err(|e| e.into_py_err(py))?;
     let d = PyDict::new(py);
     d.set_item("bottleneck", b.describe())?;
     d.set_item("capacity_bps", b.rate.bps())?;
@@ -93,8 +94,8 @@ fn model_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(Strin
 #[pyo3(signature = (path, overrides=None))]
 fn oracle_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<()> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
-    py.detach(|| Scenario::resolve(&path, &overrides).and_then(|r| tailor::oracle::scope::check(&r.scenario)))
-        .map_err(|e| Error::from(e).into_py_err(py))
+    py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides).and_then(|r| tailor::oracle::scope::check(&r.scenario))?)))
+        .map_err(|e| e.into_py_err(py))
 }
 
 /// Python (key, value) pairs as overrides; values are bool, int, float, str, lists and
@@ -207,7 +208,7 @@ fn run<'py>(
     };
     let mut reporter = Reporter { callback: progress, last_call: Instant::now(), last_seen: None, raised: None };
     let records = if csv { tailor::output::Records::Both } else { tailor::output::Records::Parquet };
-    let result = py.detach(|| run_detached(&path, &overrides, &out, seed, (engine, records), &mut reporter));
+    let result = py.detach(|| interruptible(|| run_detached(&path, &overrides, &out, seed, (engine, records), &mut reporter)));
     let result = match (result, reporter.raised.take()) {
         (Err(Error::Cancelled), Some(raised)) => Err(Error::Python(raised)),
         (result, _) => result,
@@ -229,6 +230,28 @@ fn run_detached(
     let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
     let summary = tailor::output::write_into(&sc, seed, out, engine, records, &mut |p| reporter.tick(p))?;
     Ok(serde_json::to_string(&summary).expect("a summary serializes"))
+}
+
+/// Runs `f`, which reads a scenario and the files it names, letting Python's signal
+/// handlers run every few MiB read (`tailor::input::files`): an exception one raises
+/// (KeyboardInterrupt, the CLI's SIGTERM) stops the reading and is returned in place of
+/// its error. Called without the GIL; it takes it only for the check.
+fn interruptible<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    use std::{cell::RefCell, rc::Rc};
+    let raised: Rc<RefCell<Option<PyErr>>> = Rc::default();
+    let slot = Rc::clone(&raised);
+    let check = move || match Python::attach(|py| py.check_signals()) {
+        Ok(()) => true,
+        Err(e) => {
+            *slot.borrow_mut() = Some(e);
+            false
+        }
+    };
+    let result = tailor::input::files::with_interrupt_check(check, f);
+    match raised.take() {
+        Some(e) => Err(Error::Python(e)),
+        None => result,
+    }
 }
 
 /// Throttles the engine's progress calls to Python and remembers why a run stopped.
@@ -336,7 +359,7 @@ fn advise<'py>(
     let req = Request { mode, recheck, search };
     let mut raised: Option<PyErr> = None;
     let result = py.detach(|| -> Result<String, Error> {
-        let sc = Scenario::resolve(&path, &overrides)?.scenario;
+        let sc = interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))?.scenario;
         let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
         let mut observe = |e: &tailor::advisor::Event| -> bool {
             Python::attach(|py| {

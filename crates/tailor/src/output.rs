@@ -1,7 +1,8 @@
 //! Running a scenario into a result directory (DESIGN.md, "Result format").
 //!
 //! `messages.csv` is written as messages complete, `queues.csv` (when `[record] queues`
-//! asks for it) as the run advances; `summary.json` and `ports.csv` at the end.
+//! asks for it) as the run advances; `summary.json`, `ports.csv` and `scenario.toml` (the
+//! scenario as run, whose SHA-256 `summary.json` holds) at the end.
 //! Everything goes to a temporary sibling directory that is renamed into place only
 //! when the run succeeded, so a failed or cancelled run leaves nothing half-written.
 
@@ -40,6 +41,9 @@ pub struct Summary {
     pub engine: &'static str,
     pub scenario: String,
     pub scenario_file: String,
+    /// The SHA-256 (hex) of `scenario.toml`, the scenario as run (`run_document`): a
+    /// report tells by it whether a scenario file is the one that ran.
+    pub scenario_sha256: String,
     pub seed: u64,
     pub transport: String,
     pub wall_seconds: f64,
@@ -192,11 +196,29 @@ pub fn write_into(
     records: Records,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Summary, RunError> {
-    match engine {
+    let summary = match engine {
         Engine::Packet => write_run(sc, seed, dir, records, progress),
         Engine::Model => write_model_run(sc, seed, dir, records),
         Engine::Oracle => write_result(dir, records, |sink| simulate_oracle(sc, seed, sink, progress).map(|s| (s, Vec::new()))),
-    }
+    }?;
+    let path = dir.join("scenario.toml");
+    fs::write(&path, run_document(sc, seed)).map_err(|e| io_err(&path, e))?;
+    Ok(summary)
+}
+
+/// The scenario as run with `seed`: its document after overrides with `seed` set to the
+/// seed the run used (a `--seed` given apart from the file included), keys sorted. Run
+/// again, it gives the same result (a sweep point keeps the same text).
+pub fn run_document(sc: &Scenario, seed: u64) -> String {
+    let mut doc: toml::Table = toml::from_str(&sc.document).expect("a scenario's document is TOML");
+    // A seed is at most 2^63 - 1 (`check_seed`): it is a TOML integer.
+    doc.insert("seed".into(), toml::Value::Integer(seed as i64));
+    toml::to_string(&doc).expect("a parsed TOML document serializes")
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn write_run(
@@ -340,6 +362,7 @@ impl Summary {
             engine,
             scenario: sc.name.clone(),
             scenario_file: sc.file.clone(),
+            scenario_sha256: sha256_hex(run_document(sc, seed).as_bytes()),
             seed,
             transport: sc.transport_names(),
             wall_seconds: wall,

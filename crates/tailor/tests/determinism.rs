@@ -70,3 +70,28 @@ fn the_engine_never_writes_into_a_directory_that_is_not_empty() {
     assert_eq!(std::fs::read_to_string(out.join("flows.csv.gz")).unwrap(), "ns-3's");
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no partial directory left");
 }
+
+/// A run keeps the scenario it ran beside its results — the document after overrides with
+/// the seed it used written in — and `summary.json` holds that file's SHA-256; the kept
+/// file alone runs again to the same bytes.
+#[test]
+fn the_scenario_kept_with_a_run_runs_again_to_the_same_bytes() {
+    use sha2::{Digest, Sha256};
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    run(7, &a); // the file says seed = 1
+    let kept = a.join("scenario.toml");
+    let text = std::fs::read_to_string(&kept).unwrap();
+    let sha: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(summary(&a)["scenario_sha256"], sha.as_str());
+    let sc = Scenario::load(&kept).unwrap();
+    assert_eq!(sc.seed, 7);
+    tailor::output::run_to_dir(&sc, sc.seed, &b, &mut |_| true).unwrap();
+    assert_eq!(read(&a, "messages.csv"), read(&b, "messages.csv"));
+    assert_eq!(read(&a, "scenario.toml"), read(&b, "scenario.toml"));
+    let (mut sa, mut sb) = (summary(&a), summary(&b));
+    for s in [&mut sa, &mut sb] {
+        s.as_object_mut().unwrap().remove("scenario_file");
+    }
+    assert_eq!(sa, sb);
+}

@@ -136,7 +136,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("[transport]", "[host]\npacer = { preset = \"ns3\" }\n[transport]", "host.pacer.preset", "accepted: \"testbed\", \"ns2\""),
     ("[transport]", "[host]\npacer = { beta = -1 }\n[transport]", "host.pacer.beta", "-1 is out of range; accepted: 0 to 1000000000"),
     ("[transport]", "[host]\npacer = { bucket = \"10B\" }\n[transport]", "host.pacer.bucket", "is below 64B"),
-    ("[transport]", "[host]\npacer = { interval = \"0us\" }\n[transport]", "host.pacer.interval", "is zero"),
+    ("[transport]", "[host]\npacer = { interval = \"0us\" }\n[transport]", "host.pacer.interval", "is below 1us"),
     ("[transport]", "[host]\npacer = { p_a = 0.5 }\n[transport]", "host.pacer.p_a", "accepted keys here: beta, bucket, eta, idle, interval, p_assoc, preset, table"),
     ("[transport]", "[host]\nrx_frames = 8\n[transport]", "host.rx_usecs", "missing; rx_frames needs the interrupt's timeout"),
     ("[transport]", "[host]\nrx_usecs = \"50us\"\n[transport]", "host.rx_frames", "missing; rx_usecs needs the frames per interrupt"),
@@ -358,7 +358,7 @@ fn size_file_errors_name_the_file_and_line() {
     let missing = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"none.cdf\"\ninterpolation = \"step\"", 1);
     let err = parse_in(&dir, &missing).unwrap_err();
     assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "class[0].sizes_cdf"), "{err}");
-    assert!(err.message.contains("; accepted: a readable size file"), "{err}");
+    assert!(err.message.contains("; accepted: a readable regular file"), "{err}");
 }
 
 #[test]

@@ -32,7 +32,9 @@ def plot_cmd(
     ],
     kind: Annotated[str, typer.Option(help=" | ".join(PLOT_KINDS) + ".", show_default=False)],
     out: Annotated[
-        Optional[Path], typer.Option(help="File name without extension (default: PATH/<kind>).", show_default=False)
+        Optional[Path],
+        typer.Option(help="File name without extension (default: PATH/<kind>). Only a new file or an earlier plot or "
+                     "report is replaced, never a result file.", show_default=False),
     ] = None,
     format: Annotated[str, typer.Option("--format", help="Comma-separated: png, svg, pdf.")] = "png,svg",
     percentiles: Annotated[str, typer.Option(help="slowdown-vs-size: percentiles, comma-separated.")] = "50,99",

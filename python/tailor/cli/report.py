@@ -13,7 +13,7 @@ from tailor.cli import app, user_errors
 @app.command(
     "report",
     short_help="Write a run's or a sweep's report as one offline HTML file.",
-    epilog="Examples: tailor report runs/q --scenario scenarios/quickstart.toml (a run: writes runs/q/report.html) | "
+    epilog="Examples: tailor report runs/q (a run: writes runs/q/report.html) | "
     "tailor report sweeps/ws (a sweep store: writes sweeps/ws/report.html)",
 )
 @user_errors
@@ -21,11 +21,15 @@ def report_cmd(
     path: Annotated[Path, typer.Argument(help="A run directory (summary.json) or a sweep store (points/).", show_default=False)],
     out: Annotated[
         Optional[Path],
-        typer.Option(help="The HTML file (default: PATH/report.html); its plots go beside it as PNGs.", show_default=False),
+        typer.Option(help="The HTML file (default: PATH/report.html); its plots go beside it as PNGs. Never a result "
+                     "file (summary.json, messages.parquet, …): only a new file or an earlier report is replaced.",
+                     show_default=False),
     ] = None,
     scenario: Annotated[
         Optional[Path],
-        typer.Option(help="The run's scenario file, shown in the report (a run directory does not hold it).", show_default=False),
+        typer.Option(help="A scenario file to show, checked first against the one the run ran (summary.json's "
+                     "scenario_sha256); another is refused. Default: the scenario the run kept, PATH/scenario.toml.",
+                     show_default=False),
     ] = None,
 ) -> None:
     """Write one self-contained HTML file (tables, plots, SLO verdicts, the scenario) about

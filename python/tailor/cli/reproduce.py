@@ -85,11 +85,12 @@ def _print_list() -> None:
     stdout.print(table)
 
 
-def _reproduction_dir(out: Path) -> Path:
-    """Checks ``out`` before hours are spent, and says where the results will go."""
+def _reproduction_dir(out: Path, name: str) -> Path:
+    """Checks ``out`` before hours are spent (a different reproduction's results there
+    are refused), and says where the results will go."""
     from tailor.outdir import check_target
 
-    check_target(out, "reproduction")
+    check_target(out, "reproduction", name)
     stderr.print(f"writing scenarios, runs and data to {out}/ (once complete)", highlight=False)
     return out
 
@@ -100,7 +101,7 @@ def _command(r: Reproduction) -> Callable[..., None]:
     @functools.wraps(r.options)
     def command(**options: Any) -> None:
         plan = r.options(**options)
-        out = _reproduction_dir(plan.out)
+        out = _reproduction_dir(plan.out, r.name)
         report = plan.run(out, lambda m: stderr.print(m, highlight=False))
         r.render(report, stdout)
         stdout.print(f"results: {out}/", highlight=False)

@@ -63,7 +63,7 @@ Out = Annotated[
     Optional[Path],
     typer.Option(
         help="Keep scenarios, runs and data here (default: runs/<reproduction>). Written whole once complete; "
-        "an earlier reproduction there is replaced (its own files only).",
+        "an earlier run of this reproduction there is replaced (its own files only), another one's refused.",
         show_default=False,
     ),
 ]

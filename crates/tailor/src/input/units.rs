@@ -21,22 +21,27 @@ struct Decimal {
     decimals: u32,
 }
 
-/// Splits "2.5us" into the decimal 2.5 and the unit "us". Digits, one optional point
-/// and `_` separators; no sign, no exponent.
+/// How a number is written, for the errors: the one rule `split` applies.
+pub const NUMBER_RULE: &str = "digits with at most one point and single `_` separators, each between two digits, then the unit with no space";
+
+/// Splits "2.5us" into the decimal 2.5 and the unit "us". The number is one or more
+/// groups of digits joined by single `_`, with at most one point, and every point or `_`
+/// stands between two digits; the unit follows at once. No sign, exponent or space:
+/// a value is read one way only, so a typo (`"10__0Gbps"`) is refused, not guessed at.
 fn split(s: &str) -> Option<(Decimal, &str)> {
-    let s = s.trim();
-    let i = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))?;
+    let i = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(s.len());
     let (num, unit) = s.split_at(i);
-    let num = num.replace('_', "");
-    let (int, frac) = num.split_once('.').unwrap_or((&num, ""));
-    if int.is_empty() && frac.is_empty() || frac.contains('.') {
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    let groups = |part: &str| !part.is_empty() && part.split('_').all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()));
+    if !groups(int) || (num.contains('.') && !groups(frac)) {
         return None;
     }
+    let (int, frac) = (int.replace('_', ""), frac.replace('_', ""));
     let mut digits: u128 = 0;
     for c in int.chars().chain(frac.chars()) {
         digits = digits.checked_mul(10)?.checked_add(c.to_digit(10)? as u128)?;
     }
-    Some((Decimal { digits, decimals: frac.len() as u32 }, unit.trim()))
+    Some((Decimal { digits, decimals: frac.len() as u32 }, unit))
 }
 
 /// `v × scale` as a whole number of the base unit, or why not.
@@ -52,7 +57,7 @@ fn whole(v: &Decimal, scale: u128) -> Result<u64, String> {
 
 /// "100Gbps" -> 100e9 bit/s.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let bad = || format!("\"{s}\" is not a rate; accepted: a number and a unit such as \"100Gbps\" (units: {RATE_UNITS})");
+    let bad = || format!("\"{s}\" is not a rate; accepted: a number and a unit such as \"100Gbps\" (units: {RATE_UNITS}; {NUMBER_RULE})");
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "bps" => 1,
@@ -71,7 +76,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
 
 /// "2.5us" -> 2,500,000 ps.
 pub fn parse_time(s: &str) -> Result<Time, String> {
-    let bad = || format!("\"{s}\" is not a time; accepted: a number and a unit such as \"2.5us\" (units: {TIME_UNITS})");
+    let bad = || format!("\"{s}\" is not a time; accepted: a number and a unit such as \"2.5us\" (units: {TIME_UNITS}; {NUMBER_RULE})");
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "ps" => 1,
@@ -87,7 +92,7 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
 
 /// "97.5KB" -> 97,500 bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    let bad = || format!("\"{s}\" is not a size; accepted: a number and a unit such as \"1448B\" or \"100KB\" (units: {SIZE_UNITS})");
+    let bad = || format!("\"{s}\" is not a size; accepted: a number and a unit such as \"1448B\" or \"100KB\" (units: {SIZE_UNITS}; {NUMBER_RULE})");
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "B" => 1,
@@ -110,6 +115,17 @@ pub fn show_time(t: Time) -> String {
     match units.iter().find(|(_, scale)| ps.is_multiple_of(*scale)) {
         Some((unit, scale)) => format!("\"{}{unit}\"", ps / scale),
         None => format!("\"{ps}ps\""),
+    }
+}
+
+/// A rate as a scenario writes it, in the largest unit that keeps it exact: "\"100Gbps\"",
+/// "\"950Mbps\"".
+pub fn show_rate(r: Rate) -> String {
+    let bps = r.bps();
+    let units = [("Tbps", 1_000_000_000_000), ("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("Kbps", 1_000)];
+    match units.iter().find(|(_, scale)| bps.is_multiple_of(*scale)) {
+        Some((unit, scale)) => format!("\"{}{unit}\"", bps / scale),
+        None => format!("\"{bps}bps\""),
     }
 }
 
@@ -159,15 +175,30 @@ mod tests {
         assert_eq!(parse_size("1.5KiB").unwrap(), 1536);
         assert_eq!(parse_size("0.25KiB").unwrap(), 256);
         assert_eq!(parse_rate("1_000.5Kbps").unwrap().bps(), 1_000_500);
-        assert_eq!(parse_size(".5KB").unwrap(), 500);
         assert!(parse_size("1.2.3KB").is_err() && parse_size(".KB").is_err());
         assert!(parse_time("18446744073709552s").unwrap_err().contains("out of range"));
         assert!(parse_time("99999999999999999999999999999999999999999ps").is_err());
+    }
+
+    /// One way to write a number: digits with at most one point and single `_`
+    /// separators, each between two digits, and the unit right after it.
+    #[test]
+    fn numbers_are_written_one_way() {
+        for s in ["10__0Gbps", ".5Gbps", "10.Gbps", " 10 Gbps", "10 Gbps", "10Gbps ", "_10Gbps", "10_Gbps", "1_.5Gbps", "1._5Gbps", "1.5_Gbps", "+10Gbps", "1e3Gbps"] {
+            let e = parse_rate(s).unwrap_err();
+            assert!(e.contains("is not a rate") && e.contains("single `_` separators"), "{s}: {e}");
+        }
+        assert!(parse_size(".5KB").is_err() && parse_time(" 2us").is_err() && parse_time("2 us").is_err());
+        assert_eq!(parse_rate("1_0.0_5Gbps").unwrap().bps(), 10_050_000_000);
+        assert_eq!(parse_size("0.5KB").unwrap(), 500);
+        assert_eq!(parse_time("2µs").unwrap(), Time::from_us(2));
     }
 
     #[test]
     fn times_are_shown_in_the_largest_exact_unit() {
         let shown: Vec<String> = ["0ns", "2ms", "1.5us", "1001ps"].iter().map(|s| show_time(parse_time(s).unwrap())).collect();
         assert_eq!(shown, ["\"0s\"", "\"2ms\"", "\"1500ns\"", "\"1001ps\""]);
+        let rates: Vec<String> = ["100Gbps", "0.95Gbps", "1001bps"].iter().map(|s| show_rate(parse_rate(s).unwrap())).collect();
+        assert_eq!(rates, ["\"100Gbps\"", "\"950Mbps\"", "\"1001bps\""]);
     }
 }

@@ -207,6 +207,7 @@ fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
             // A bad line is located in the size file, as a bad trace row is in the trace.
             WorkloadError::Cdf { file, line, msg } => ScenarioError { file, path: format!("line {line}"), message: msg },
             WorkloadError::CdfFile { file, msg } => ScenarioError { file, path: String::new(), message: msg },
+            WorkloadError::Refused(msg) => t.error("sizes_cdf", msg),
             other => t.error("sizes_cdf", format!("{other}; accepted: a readable size file")),
         });
     }

@@ -11,6 +11,7 @@ pub mod model;
 mod network;
 pub mod overrides;
 pub mod record;
+mod room;
 pub mod scope;
 pub mod transport;
 
@@ -69,7 +70,7 @@ pub struct Resolved {
 }
 
 impl Resolved {
-    fn new(scenario: Scenario, doc: &toml::Table) -> Resolved {
+    fn new(mut scenario: Scenario, doc: &toml::Table) -> Resolved {
         // `[advise]` does not change what a run computes: the run's document is the rest,
         // so editing one candidate of the advisor leaves the others' stored points valid.
         let mut doc = doc.clone();
@@ -77,6 +78,7 @@ impl Resolved {
         let doc = &doc;
         // toml::Table is ordered by key (no `preserve_order`), so this text is canonical.
         let document = toml::to_string(doc).expect("a parsed TOML document serializes");
+        scenario.document = document.clone();
         let mut unseeded = doc.clone();
         unseeded.remove("seed");
         let mut identity = document.clone();
@@ -100,6 +102,9 @@ impl Resolved {
 pub struct Scenario {
     /// The file it came from (as given), for messages.
     pub file: String,
+    /// The TOML it was parsed from, after overrides (`Resolved::document`): what a run
+    /// keeps beside its results as `scenario.toml`.
+    pub document: String,
     pub name: String,
     pub seed: u64,
     pub stop: Option<Time>,
@@ -130,11 +135,8 @@ impl Scenario {
     /// and parses the result.
     pub fn resolve(path: &Path, overrides: &[Override]) -> Result<Resolved, ScenarioError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            file: file.clone(),
-            path: String::new(),
-            message: format!("cannot read: {e}; accepted: a readable scenario file"),
-        })?;
+        let text = crate::input::files::read_text(path, crate::input::files::MAX_TEXT, None)
+            .map_err(|e| ScenarioError { file: file.clone(), path: String::new(), message: format!("{}; accepted: {}", e.what, e.accepted) })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Scenario::resolve_text(&text, &file, dir, overrides)
     }
@@ -158,7 +160,12 @@ impl Scenario {
 
     fn from_document(doc: &toml::Table, file: &str, dir: &Path) -> Result<Scenario, ScenarioError> {
         let mut root = Table::root(file, doc);
-        let name = root.string("name")?.unwrap_or_else(|| {
+        let name = root.string("name")?;
+        if let Some(name) = &name {
+            check_name(&root, name)?;
+        }
+        // A file's stem holds no "/" and is a safe prefix of a folder's name as it is.
+        let name = name.unwrap_or_else(|| {
             Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
         });
         let seed = root.int("seed", 0, MAX_SEED as i64)?.unwrap_or(1) as u64;
@@ -173,7 +180,7 @@ impl Scenario {
         let mut topo = root.table("topology")?.ok_or_else(|| root.error("topology", "missing; accepted: a [topology] table (every scenario needs one)"))?;
         let shape = network::topology(&mut topo)?;
         topo.finish()?;
-        let sw = network::switch(root.table("switch")?)?;
+        let sw = network::switch(root.table("switch")?, &shape)?;
         let host = network::host(root.table("host")?)?;
         let paths = network::routing(root.table("routing")?)?;
         let model = model::parse(root.table("model")?, &shape)?;
@@ -188,6 +195,14 @@ impl Scenario {
         }
         if record.waits {
             check_waits(&net, &root)?;
+        }
+        // RSVs leave the NIC and GRTs the switch at this level; a priority queue files a
+        // level it does not keep at its lowest, silently.
+        if let (Some(p), Some(levels)) = (&net.pl2, packet_levels(&net)) {
+            if p.priority as usize >= levels {
+                let msg = format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", p.priority, levels - 1);
+                return Err(root.error("switch.pl2.priority", msg));
+            }
         }
         // Before the classes, whose host lists are as long as the topology is wide.
         let n_classes = doc.get("class").and_then(toml::Value::as_array).map_or(1, Vec::len);
@@ -229,9 +244,10 @@ impl Scenario {
         let mut net = net;
         apply_queues(&mut net, &classes);
         bind_transports(&mut transports, &classes, &net, file, default_transport.is_some())?;
+        room::check(&net, &transports, &classes, file)?;
         let host_rate = host_rate(&net);
         let traces = Vec::new();
-        let mut sc = Scenario { file: file.to_string(), name, seed, stop, warmup, bins, net, transports, classes, host_rate, model, record, traces };
+        let mut sc = Scenario { file: file.to_string(), document: String::new(), name, seed, stop, warmup, bins, net, transports, classes, host_rate, model, record, traces };
         sc.check_offered()?;
         Ok(sc)
     }
@@ -446,6 +462,20 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
         }
     }
     Ok(())
+}
+
+/// Refuses a scenario name that would lead a run's default output (`runs/NAME-…`) or a
+/// sweep's out of its folder, or that a path cannot hold.
+fn check_name(root: &Table, name: &str) -> Result<(), ScenarioError> {
+    let bad = [("/", "\"/\""), ("\\", "a backslash"), ("..", "\"..\"")].into_iter().find(|(b, _)| name.contains(b));
+    let bad = bad.map(|(_, what)| format!("holds {what}"));
+    let bad = bad.or_else(|| name.chars().any(char::is_control).then(|| "holds a control character".to_string()));
+    match bad {
+        None => Ok(()),
+        Some(why) => Err(root.error("name", format!(
+            "{name:?} {why}; accepted: a name without \"/\", a backslash, \"..\" or control characters (it names the default output folder under runs/)"
+        ))),
+    }
 }
 
 /// A class on persistent connections needs a transport that keeps them.

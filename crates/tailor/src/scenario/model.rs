@@ -211,6 +211,14 @@ fn packet_only(sc: &Scenario) -> Result<(), ScenarioError> {
     if sc.net.pl2.is_some() {
         return Err(error(sc, "switch.pl2", "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2"));
     }
+    if let Some(i) = (0..sc.classes.len()).find(|&i| sc.transport_of(i).segmentation_offload().is_some()) {
+        let at = if sc.transports.len() == 1 { "transport.lso".to_string() } else { format!("class[{i}].transport.lso") };
+        return Err(error(sc, at, "the model has no segmentation offload (its senders are fluid rates, not bursts of segments); accepted: --engine packet, or no lso"));
+    }
+    let persistent = sc.classes.iter().position(|c| matches!(c.kind, super::classes::ClassKind::Generated { connections: Some(_), .. }));
+    if let Some(i) = persistent {
+        return Err(error(sc, format!("class[{i}].connections"), "the model makes every message a flow of its own, and on persistent connections messages wait behind each other; accepted: --engine packet, or no connections"));
+    }
     let closed = sc.classes.iter().position(|c| {
         matches!(c.kind, super::classes::ClassKind::Generated { offered: super::classes::Offered::Closed { .. }, .. })
     });

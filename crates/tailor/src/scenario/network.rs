@@ -11,7 +11,8 @@ use crate::net::phantom::{Drain, PhantomSpec};
 use crate::net::pl2::{Pl2Switch, PROTOTYPE_SWITCH_DELAY};
 use crate::net::port::PortRole;
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkPhantom, LinkSpec, NetSpec, NicQueue, Shape};
-use crate::sim::Time;
+use crate::input::units::show_rate;
+use crate::sim::{Rate, Time};
 
 pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
 
@@ -22,13 +23,13 @@ fn link(t: &mut Table, key: &'static str) -> Result<LinkSpec, ScenarioError> {
     let rate = l.rate("rate")?.ok_or_else(|| l.error("rate", "missing; accepted: a rate such as \"100Gbps\""))?;
     let delay = l.time("delay")?.unwrap_or(Time::ZERO);
     let ecn_threshold = l.size("ecn_threshold")?;
-    let phantom = link_phantom(&mut l)?;
+    let phantom = link_phantom(&mut l, rate)?;
     l.finish()?;
     Ok(LinkSpec { rate, delay, ecn_threshold, phantom })
 }
 
 /// A link's `phantom`: a table of its own, or "off" (the switch's setting otherwise).
-fn link_phantom(l: &mut Table) -> Result<LinkPhantom, ScenarioError> {
+fn link_phantom(l: &mut Table, rate: Rate) -> Result<LinkPhantom, ScenarioError> {
     if let Some(Value::String(_)) = l.peek("phantom") {
         l.choice("phantom", &["off"])?;
         return Ok(LinkPhantom::Off);
@@ -36,6 +37,7 @@ fn link_phantom(l: &mut Table) -> Result<LinkPhantom, ScenarioError> {
     match l.table("phantom")? {
         Some(mut t) => {
             let spec = phantom(&mut t)?;
+            check_drain(&t, &spec, "this link", rate)?;
             t.finish()?;
             Ok(LinkPhantom::Set(spec))
         }
@@ -68,7 +70,30 @@ fn phantom(t: &mut Table) -> Result<PhantomSpec, ScenarioError> {
 
 /// `[switch] phantom`: the phantom queue of every switch port, or of the roles named in
 /// `roles`.
-fn switch_phantom(t: &mut Table) -> Result<Option<(PhantomSpec, Vec<PortRole>)>, ScenarioError> {
+/// A drain faster than its port's rate never lets the virtual backlog build: the
+/// phantom queue would mark nothing, silently.
+fn check_drain(t: &Table, spec: &PhantomSpec, port: &str, rate: Rate) -> Result<(), ScenarioError> {
+    match spec.drain {
+        Drain::Rate(r) if r > rate => {
+            let (r, rate) = (show_rate(r), show_rate(rate));
+            Err(t.error("drain", format!(
+                "{r} is above the rate of {port} ({rate}), so its virtual backlog never builds (HULL drains it below the line rate); accepted: a rate up to {rate}, or a fraction such as 0.95"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The roles of the switch ports that feed links of kind `key` (`Shape::links`).
+fn feeding_roles(key: &str) -> &'static [PortRole] {
+    match key {
+        "trunk" => &[PortRole::Trunk],
+        "fabric_link" => &[PortRole::Up, PortRole::Down],
+        _ => &[PortRole::ToHost],
+    }
+}
+
+fn switch_phantom(t: &mut Table, shape: &Shape) -> Result<Option<(PhantomSpec, Vec<PortRole>)>, ScenarioError> {
     let Some(mut p) = t.table("phantom")? else { return Ok(None) };
     let spec = phantom(&mut p)?;
     const ROLES: [PortRole; 4] = [PortRole::ToHost, PortRole::Up, PortRole::Down, PortRole::Trunk];
@@ -82,12 +107,24 @@ fn switch_phantom(t: &mut Table) -> Result<Option<(PhantomSpec, Vec<PortRole>)>,
             .iter()
             .map(|it| {
                 let s = it.as_str().unwrap_or("");
-                ROLES.iter().copied().find(|r| r.name() == s).ok_or_else(|| format!("{it} is not a switch port role; accepted: {accepted}"))
+                let role = ROLES.iter().copied().find(|r| r.name() == s).ok_or_else(|| format!("{it} is not a switch port role; accepted: {accepted}"))?;
+                if !shape.has_role(role) {
+                    let has = ROLES.iter().filter(|r| shape.has_role(**r)).map(|r| format!("\"{}\"", r.name())).collect::<Vec<_>>().join(", ");
+                    return Err(format!("a {} topology has no \"{s}\" ports, so no port would get a phantom queue; accepted: roles it has ({has})", shape.kind()));
+                }
+                Ok(role)
             })
             .collect::<Result<Vec<_>, _>>()
     })?;
+    let roles = roles.unwrap_or_else(|| ROLES.to_vec());
+    // Each link kind the switch's phantom queue applies to (not one with its own).
+    for (key, link) in shape.links() {
+        if matches!(link.phantom, LinkPhantom::Switch) && feeding_roles(key).iter().any(|r| roles.contains(r)) {
+            check_drain(&p, &spec, &format!("topology.{key}"), link.rate)?;
+        }
+    }
     p.finish()?;
-    Ok(Some((spec, roles.unwrap_or_else(|| ROLES.to_vec()))))
+    Ok(Some((spec, roles)))
 }
 
 fn count(t: &mut Table, key: &'static str, min: i64, max: i64) -> Result<usize, ScenarioError> {
@@ -197,7 +234,7 @@ fn levels(t: &mut Table, used: bool, what: &str) -> Result<usize, ScenarioError>
     Ok(n.map_or(DEFAULT_LEVELS, |n| n as usize))
 }
 
-pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
+pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioError> {
     let mut part = SwitchPart {
         delay: Time::ZERO,
         buffer: BufferSpec::Unlimited,
@@ -214,7 +251,7 @@ pub fn switch(t: Option<Table>) -> Result<SwitchPart, ScenarioError> {
     // With PL2 on, the prototype's switch took 347 ns (median, §E).
     let delay_default = if part.pl2.is_some() { PROTOTYPE_SWITCH_DELAY } else { Time::ZERO };
     part.delay = t.time("delay")?.unwrap_or(delay_default);
-    part.phantom = switch_phantom(&mut t)?;
+    part.phantom = switch_phantom(&mut t, shape)?;
     part.discipline = match t.choice("scheduler", SCHEDULERS)?.as_deref() {
         None | Some("fifo") => Discipline::Fifo,
         Some("strict_priority") => Discipline::StrictPriority,
@@ -315,8 +352,10 @@ fn pacer(t: &mut Table) -> Result<Option<PacerSpec>, ScenarioError> {
     let Some(mut p) = t.table("pacer")? else { return Ok(None) };
     let mut s = preset(p.choice("preset", PACER_PRESETS)?.as_deref().unwrap_or("testbed"));
     s.interval = p.time("interval")?.unwrap_or(s.interval);
-    if s.interval == Time::ZERO {
-        return Err(p.error("interval", "is zero; accepted: a positive time such as \"64us\" (T_r)"));
+    // A rate update is an event on every paced host: the floor every re-arming timer
+    // has (Homa's, NDP's, RDS's resend timers) keeps a typo from costing hours.
+    if s.interval < Time::from_us(1) {
+        return Err(p.error("interval", "is below 1us; accepted: at least \"1us\" (T_r: the testbed's is \"64us\", ns-2's \"7200ns\")"));
     }
     s.eta = p.float("eta", 0.0, 1.0)?.unwrap_or(s.eta);
     s.beta = p.float("beta", 0.0, 1e9)?.unwrap_or(s.beta);

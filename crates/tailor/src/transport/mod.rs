@@ -57,6 +57,15 @@ pub trait Transport: fmt::Debug + Send + Sync {
     fn persistent_connections(&self) -> bool {
         false
     }
+    /// Bytes on the wire of its largest packet (a full data packet, headers and framing
+    /// included): a buffer, queue limit or token bucket smaller than this passes none of
+    /// its full packets, and the scenario refuses one.
+    fn full_packet(&self) -> u64;
+    /// The largest send its segmentation offload hands the NIC at once (`lso`), if it
+    /// has one: a packet-timing mechanism the fluid model does not have.
+    fn segmentation_offload(&self) -> Option<u64> {
+        None
+    }
     /// The same transport on links `factor` times faster than `net`'s (the advisor's
     /// re-check): what is sized in packets or bytes per round trip scales with the links.
     fn scaled(&self, factor: f64, net: &NetSpec) -> TransportConfig;

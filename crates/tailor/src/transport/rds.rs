@@ -86,6 +86,9 @@ impl Transport for Config {
     fn name(&self) -> &'static str {
         ENTRY.name
     }
+    fn full_packet(&self) -> u64 {
+        self.0.wire.full() as u64
+    }
     fn endpoint(&self, _host: HostId) -> Box<dyn Endpoint> {
         Box::new(HomaEndpoint::new(self.0.clone()))
     }

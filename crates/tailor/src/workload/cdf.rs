@@ -82,10 +82,8 @@ impl Cdf {
 
     /// Read and parse a table file.
     pub fn load(path: &Path, interp: Interpolation) -> Result<Cdf, WorkloadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| WorkloadError::Io {
-            file: path.display().to_string(),
-            source,
-        })?;
+        use crate::input::files::{read_text, MAX_LINE, MAX_TEXT};
+        let text = read_text(path, MAX_TEXT, Some(MAX_LINE)).map_err(|e| WorkloadError::Refused(e.to_string()))?;
         Cdf::parse(&text, &path.display().to_string(), interp)
     }
 

@@ -75,6 +75,10 @@ pub enum WorkloadError {
     },
     #[error("{key}: {msg}")]
     Spec { key: String, msg: String },
+    /// A file that cannot be an input (special, too large, a line too long), with what
+    /// is accepted (`input::files::Refused`).
+    #[error("{0}")]
+    Refused(String),
     #[error("unknown workload \"{name}\"; accepted: {accepted}")]
     UnknownBuiltin { name: String, accepted: String },
 }

@@ -2,8 +2,9 @@
 //!
 //! Columns are found by header name: `flow_id`, `sender`, `size_bytes`, `start_ns` are
 //! required (the ns-3 anchor's `workload.csv`, whose rows all go to one receiver);
-//! `receiver` and `class` are optional, and other columns are ignored. Without a
-//! `receiver` column every row goes to the default receiver. With a `class` column only
+//! `receiver` and `class` are optional. Any other column, or a column named twice, is
+//! refused at line 1 (a misspelled `reciever` would otherwise send every row to the
+//! default receiver). Without a `receiver` column every row goes to the default receiver. With a `class` column only
 //! the rows of this class are yielded, so several classes can replay one file.
 //!
 //! Every row, of any class, is validated by one reader, [`Rows`], for the replay and for
@@ -11,6 +12,9 @@
 //! size >= 1 byte, and `start_ns` non-decreasing over the whole file (a trace must be
 //! sorted: replay is one pass, never a sort in memory). Errors name the file, the 1-based
 //! line and the column. `flow_id` is the message's `id` in the results.
+//!
+//! The file is read through `input::files`: a regular file of at most 64 GiB with lines
+//! of at most 64 KiB, and reading stops when the thread's interrupt check says so.
 //!
 //! [`scan`] reads the whole file once before a run (the scenario reader calls it, so
 //! `tailor check` refuses what `tailor run` would): it also refuses a `flow_id` used
@@ -23,12 +27,15 @@ use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::Path;
 
+use crate::input::files::{self, Bounded, Stop, MAX_LINE, MAX_TRACE};
+
 use super::{MessageSpec, Source, WorkloadError};
 use crate::net::ids::{ClassId, HostId};
 use crate::sim::Time;
 
 const REQUIRED: [&str; 4] = ["flow_id", "sender", "size_bytes", "start_ns"];
-const ACCEPTED: &str = "required: flow_id, sender, size_bytes, start_ns; optional: receiver, class";
+const OPTIONAL: [&str; 2] = ["receiver", "class"];
+const ACCEPTED: &str = "required: flow_id, sender, size_bytes, start_ns; optional: receiver, class; each once";
 
 /// Column positions in the header.
 #[derive(Copy, Clone, Debug)]
@@ -55,7 +62,7 @@ struct Row {
 #[derive(Debug)]
 struct Rows {
     file: String,
-    reader: csv::Reader<File>,
+    reader: csv::Reader<Bounded<File>>,
     record: csv::StringRecord,
     cols: Columns,
     default_receiver: Option<HostId>,
@@ -66,9 +73,7 @@ struct Rows {
 
 impl Rows {
     fn open(path: &Path, default_receiver: Option<HostId>, hosts: usize) -> Result<Self, WorkloadError> {
-        let file = path.display().to_string();
-        let handle = File::open(path).map_err(|source| WorkloadError::Io { file: file.clone(), source })?;
-        let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(handle);
+        let (file, mut reader) = open_csv(path)?;
         let header = reader.headers().map_err(|e| csv_error(&file, 1, e))?.clone();
         let cols = columns(&header).map_err(|msg| row_error(&file, 1, "", msg))?;
         check_default(&cols, default_receiver, hosts)?;
@@ -258,9 +263,7 @@ fn refuse_repeated_ids(path: &Path, col: usize) -> Result<(), WorkloadError> {
 /// Calls `f(id, line)` for each row's `flow_id` (rows already validated) until it
 /// returns false.
 fn for_each_id(path: &Path, col: usize, mut f: impl FnMut(u64, u64) -> bool) -> Result<(), WorkloadError> {
-    let file = path.display().to_string();
-    let handle = File::open(path).map_err(|source| WorkloadError::Io { file: file.clone(), source })?;
-    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(handle);
+    let (file, mut reader) = open_csv(path)?;
     let mut record = csv::StringRecord::new();
     while reader.read_record(&mut record).map_err(|e| csv_error(&file, 0, e))? {
         let id = record.get(col).and_then(|v| v.parse::<u64>().ok());
@@ -274,7 +277,23 @@ fn for_each_id(path: &Path, col: usize, mut f: impl FnMut(u64, u64) -> bool) -> 
     Ok(())
 }
 
+/// The trace at `path` as a CSV reader over its bounded bytes, and its name for errors.
+fn open_csv(path: &Path) -> Result<(String, csv::Reader<Bounded<File>>), WorkloadError> {
+    let handle = files::open(path, MAX_TRACE, Some(MAX_LINE)).map_err(|e| WorkloadError::Refused(e.to_string()))?;
+    Ok((path.display().to_string(), csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(handle)))
+}
+
+/// Where each column is; an unknown or repeated column is refused, as an unknown key
+/// of a scenario is.
 fn columns(header: &csv::StringRecord) -> Result<Columns, String> {
+    for (i, h) in header.iter().enumerate() {
+        if !REQUIRED.contains(&h) && !OPTIONAL.contains(&h) {
+            return Err(format!("unknown column '{h}' (column {}); accepted: {ACCEPTED}", i + 1));
+        }
+        if let Some(first) = header.iter().position(|o| o == h).filter(|&first| first < i) {
+            return Err(format!("column '{h}' appears twice (columns {} and {}); accepted: {ACCEPTED}", first + 1, i + 1));
+        }
+    }
     let find = |name: &str| header.iter().position(|h| h == name);
     let need = |name: &str| find(name).ok_or_else(|| format!("missing column '{name}'; accepted: {ACCEPTED}"));
     let [flow_id, sender, size, start] = REQUIRED.map(need);
@@ -315,12 +334,25 @@ fn csv_error(file: &str, line: u64, e: csv::Error) -> WorkloadError {
             format!("{len} fields; accepted: {expected_len}, one per column of the header")
         }
         csv::ErrorKind::Io(_) => match e.into_kind() {
-            csv::ErrorKind::Io(source) => return WorkloadError::Io { file: file.to_string(), source },
+            csv::ErrorKind::Io(source) => return io_error(file, source),
             _ => unreachable!("matched Io above"),
         },
         _ => e.to_string(),
     };
     row_error(file, line, "", msg)
+}
+
+/// An I/O error while reading: a bound the file broke is located like a bad row.
+fn io_error(file: &str, source: std::io::Error) -> WorkloadError {
+    match files::stop_of(&source) {
+        Some(Stop::LineTooLong { line, max }) => {
+            row_error(file, *line, "", format!("is longer than {} KiB; accepted: rows of at most {max} bytes", max / 1024))
+        }
+        Some(Stop::TooLarge { max }) => {
+            WorkloadError::Refused(format!("{file}: grew past {} GiB while it was read; accepted: a trace of at most {} GiB", max >> 30, max >> 30))
+        }
+        _ => WorkloadError::Io { file: file.to_string(), source },
+    }
 }
 
 #[cfg(test)]
@@ -425,7 +457,7 @@ mod tests {
             4,
         )
         .unwrap_err();
-        assert!(matches!(missing, WorkloadError::Io { .. }));
+        assert!(matches!(&missing, WorkloadError::Refused(m) if m.contains("nope.csv: cannot read") && m.contains("; accepted: a readable regular file")), "{missing}");
     }
 
     #[test]

@@ -157,7 +157,7 @@ def write_scenario(point: ClusterPoint, dir: Path, why: str) -> Path:
 def run(points: list[ClusterPoint], form: str, out: Path, say: Say) -> dict:
     """Runs ``points`` into ``out`` (written whole once complete): scenarios, runs,
     cluster.csv, cluster.json, the figures."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="homa-cluster") as work:
         dirs = run_points(points, work, f"tailor reproduce homa-cluster, {form} form", say, write=write_scenario)
         report = analyse(points, dirs, form)
         report["claims"] = {w: claims(report["rows"], w) for w in dict.fromkeys(p.workload for p in points)}

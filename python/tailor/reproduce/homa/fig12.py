@@ -124,7 +124,7 @@ def run(points: list[Point], form: str, out: Path, say: Say,
         compare: tuple[Optional[Path], Optional[pl.DataFrame]] = (None, None)) -> dict:
     """Runs ``points`` into ``out`` (written whole once complete): scenarios, runs,
     fig12.csv (and fig12-seeds.csv with several seeds), fig12.json, the figures."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="homa-fig12") as work:
         dirs = run_points(points, work, f"tailor reproduce homa-fig12, {form} form", say)
         report = analyse(points, dirs, form)
         theirs = own_buckets(points, dirs)

@@ -98,7 +98,7 @@ def bar(messages: pl.DataFrame, waits: pl.DataFrame, workload: str) -> dict[str,
 
 
 def run(points: list[WPoint], form: str, out: Path, say: Say) -> dict:
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="homa-fig14") as work:
         dirs = run_points(points, work, f"tailor reproduce homa-fig14, {form} form", say, write=write_scenario)
         rows = []
         for p in points:

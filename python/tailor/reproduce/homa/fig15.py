@@ -185,7 +185,7 @@ def maximum(rows: list[dict[str, Any]], key: str = "delivered_ratio") -> tuple[f
 def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
     """Runs ``points`` into ``out`` (written whole once complete): scenarios, runs,
     fig15-points.csv, fig15.csv, fig15.json, fig15.png/.svg."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="homa-fig15") as work:
         dirs = run_points(points, work, f"tailor reproduce homa-fig15, {form} form", say, write=write_scenario)
         rows = []
         for p in points:

@@ -130,7 +130,7 @@ def crossing(rows: list[dict[str, Any]]) -> float | None:
 def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
     """Runs ``points`` one after another into ``out`` (written whole once complete)."""
     ms = LENGTH_MS[form]
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="homa-max-load") as work:
         (work / "scenarios").mkdir()
         rows = []
         for p in points:

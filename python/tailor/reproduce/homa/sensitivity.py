@@ -114,7 +114,7 @@ def options(
 
 
 def run(points: list[SPoint], form: str, out: Path, say: Say) -> dict:
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="homa-sensitivity") as work:
         dirs = run_points(points, work, f"tailor reproduce homa-sensitivity, {form} form", say, write=write_scenario)
         rows = []
         for p in points:

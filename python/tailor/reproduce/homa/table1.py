@@ -77,7 +77,7 @@ def tiers(ports: pl.DataFrame) -> dict[str, tuple[float, float]]:
 def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
     """Runs ``points`` into ``out`` (written whole once complete): scenarios, runs,
     table1.csv and table1.json."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="homa-table1") as work:
         dirs = run_points(points, work, f"tailor reproduce homa-table1, {form} form", say)
         rows, sims = [], {}
         for p in points:

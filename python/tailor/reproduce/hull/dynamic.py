@@ -119,7 +119,7 @@ def _measure(run_dir: Path) -> dict[str, float]:
 def _run(points: list[runs.HullPoint], table: str, form: str, out: Path, say: Any) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs, the
     table's CSV (mean over seeds) and JSON (every seed too)."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name=f"hull-{table}") as work:
         dirs = runs.run(points, work, f"tailor reproduce hull-{table}, {form} form", say)
         by: dict[str, list[dict]] = {}
         for p in points:

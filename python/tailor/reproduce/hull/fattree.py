@@ -158,7 +158,7 @@ def _classes(run_dir: Path) -> tuple[list[dict], dict[str, float]]:
 def run(points: list[runs.HullPoint], form: str, flows: int, out: Path, say: Any) -> dict:
     """Runs both schemes into ``out`` (written whole once complete): scenarios, runs,
     fattree.csv and fattree.json."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="hull-fattree") as work:
         dirs = runs.run(points, work, f"tailor reproduce hull-fattree, {form} form", say)
         rows, info = [], {}
         for p in points:

@@ -76,7 +76,7 @@ def _common(run_dir: Path) -> dict[str, float]:
 
 
 def _run5(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="hull-fig5") as work:
         dirs = runs.run(points, work, f"tailor reproduce hull-fig5, {form} form", say)
         rows = []
         for p in points:
@@ -90,7 +90,7 @@ def _run5(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
 
 
 def _run6(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="hull-fig6") as work:
         dirs = runs.run(points, work, f"tailor reproduce hull-fig6, {form} form", say)
         rows = []
         for p in points:

@@ -58,7 +58,7 @@ def options(
 def run(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     fig8.csv and fig8.json."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="hull-fig8") as work:
         dirs = runs.run(points, work, f"tailor reproduce hull-fig8, {form} form", say)
         by: dict[tuple[str, int], list[dict]] = {}
         for p in points:

@@ -103,7 +103,7 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, host_delay:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     incast_outcast.csv and incast_outcast.json."""
     length = FORMS[form][0]
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="pl2-incast-outcast") as work:
         dirs = runs.run(points, work, f"tailor reproduce pl2-incast-outcast, {form} form", say)
         rows = []
         for p in points:

@@ -108,7 +108,7 @@ def _measure(run_dir: Path) -> dict[str, Any]:
 def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     leafspine.csv and leafspine.json."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="pl2-leafspine") as work:
         dirs = runs.run(points, work, f"tailor reproduce pl2-leafspine, {form} form", say)
         rows = []
         for p in points:

@@ -124,7 +124,7 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     memcached.csv and memcached.json."""
     length = FORMS[form][0]
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="pl2-memcached") as work:
         dirs = runs.run(points, work, f"tailor reproduce pl2-memcached, {form} form", say)
         rows = []
         for p in points:

@@ -100,7 +100,7 @@ def _row(scheme: str, dirs: list[Path]) -> dict[str, Any]:
 def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     microburst.csv and microburst.json."""
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="pl2-microburst") as work:
         dirs = runs.run(points, work, f"tailor reproduce pl2-microburst, {form} form", say)
         rows = [_row(s, [dirs[p] for p in points if p.name == s]) for s in SCHEMES]
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "microburst.csv")

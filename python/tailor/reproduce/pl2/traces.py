@@ -104,7 +104,7 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     traces.csv and traces.json."""
     length = FORMS[form][0]
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="pl2-traces") as work:
         dirs = runs.run(points, work, f"tailor reproduce pl2-traces, {form} form", say)
         rows = [{"workload": p.workload, "scheme": p.name.split("-", 1)[1], **_measure(dirs[p], length)} for p in points]
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "traces.csv")

@@ -102,7 +102,7 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     vgg16.csv and vgg16.json."""
     total = sum(p * 4 for _, p in LAYERS) * len(WORKERS)
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="pl2-vgg16") as work:
         dirs = runs.run(points, work, f"tailor reproduce pl2-vgg16, {form} form", say)
         rows = []
         for p in points:

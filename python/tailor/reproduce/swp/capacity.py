@@ -100,7 +100,7 @@ def run(
     scenarios, ``capacity.json``, ``capacity_cdf.csv`` and the figure, written whole
     once complete (tailor.outdir)."""
     out = Path(out) if out is not None else default_dir(n_classes)
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="swp-capacity") as work:
         report = _run(n, n_classes, seed, recheck, until, tolerance, work, say)
         from tailor.plot import save
 

@@ -96,7 +96,7 @@ def run(out: Optional[Path] = None, setup: Setup = Setup(), say: Callable[[str],
     """Runs the reproduction into ``out`` (default: ``runs/swp-fig1-<engine>``): scenarios,
     runs, ``fig1.json`` and the figure, written whole once complete (tailor.outdir)."""
     out = Path(out) if out is not None else default_dir(setup)
-    with staged(out, "reproduction") as work:
+    with staged(out, "reproduction", name="swp-fig1") as work:
         report = _run(work, setup, say)
         from tailor.plot import save
 

@@ -128,6 +128,9 @@ impl Transport for Config {
     fn name(&self) -> &'static str {
         ENTRY.name
     }
+    fn full_packet(&self) -> u64 {
+        self.wire.bytes(self.wire.mss) as u64
+    }
     fn endpoint(&self, _host: HostId) -> Box<dyn Endpoint> {
         Box::new(PfabricEndpoint::new(*self))
     }

@@ -282,6 +282,9 @@ impl Transport for Config {
     fn name(&self) -> &'static str {
         ENTRY.name
     }
+    fn full_packet(&self) -> u64 {
+        self.wire.full() as u64
+    }
     fn endpoint(&self, _host: HostId) -> Box<dyn Endpoint> {
         Box::new(PhostEndpoint::new(self.clone()))
     }

@@ -163,6 +163,12 @@ impl Transport for Config {
     fn name(&self) -> &'static str {
         ENTRY.name
     }
+    fn full_packet(&self) -> u64 {
+        self.tcp.mss as u64 + self.tcp.header as u64
+    }
+    fn segmentation_offload(&self) -> Option<u64> {
+        self.tcp.lso
+    }
 
     fn endpoint(&self, host: HostId) -> Box<dyn Endpoint> {
         Box::new(PiasEndpoint::new(TcpEndpoint::new(self.tcp, host).completing_at_receiver(), self.tagger()))

@@ -142,6 +142,12 @@ impl Transport for Config {
     fn name(&self) -> &'static str {
         ENTRY.name
     }
+    fn full_packet(&self) -> u64 {
+        self.over.full_packet()
+    }
+    fn segmentation_offload(&self) -> Option<u64> {
+        self.over.segmentation_offload()
+    }
     fn endpoint(&self, host: HostId) -> Box<dyn Endpoint> {
         Box::new(Pl2Endpoint::new(self.clone(), host))
     }

@@ -72,6 +72,9 @@ impl Transport for Config {
     fn name(&self) -> &'static str {
         self.name
     }
+    fn full_packet(&self) -> u64 {
+        self.mtu_payload as u64 + self.header as u64
+    }
     fn endpoint(&self, _host: HostId) -> Box<dyn Endpoint> {
         Box::new(RawEndpoint::new(*self))
     }

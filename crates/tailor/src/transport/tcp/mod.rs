@@ -188,6 +188,12 @@ impl Transport for Config {
     fn persistent_connections(&self) -> bool {
         true
     }
+    fn full_packet(&self) -> u64 {
+        self.mss as u64 + self.header as u64
+    }
+    fn segmentation_offload(&self) -> Option<u64> {
+        self.lso
+    }
 
     /// Windows given in segments (and HPCC's window, additive step and line rate) scale
     /// with the link, so a window of one BDP stays one BDP; HPCC's T is recomputed on

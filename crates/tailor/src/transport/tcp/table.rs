@@ -120,7 +120,15 @@ fn reliability(
     if delack_timeout.is_some() && !delayed_ack {
         return Err(t.error("delayed_ack_timeout", "is only used with delayed_ack = true; accepted: no timeout without delayed ACKs"));
     }
+    // Retransmission timers have the floor every re-arming timer has (Homa's, NDP's).
+    let floor = |t: &Table, key: &str, v: Time| match v < Time::from_us(1) {
+        true => Err(t.error(key, "is below 1us; accepted: at least \"1us\" (Linux's is \"200ms\"; data centres use \"1ms\" or less)")),
+        false => Ok(v),
+    };
     let min_rto = t.time("min_rto")?.unwrap_or(Time::from_ms(1));
+    let min_rto = floor(t, "min_rto", min_rto)?;
+    let initial_rto = t.time("initial_rto")?;
+    let initial_rto = initial_rto.map(|v| floor(t, "initial_rto", v)).transpose()?.unwrap_or(min_rto);
     let dupack_threshold = t
         .get("dupack_threshold", |v| match v {
             toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(Some(*i as u32)),
@@ -137,7 +145,7 @@ fn reliability(
         delayed_ack,
         delack_timeout: delack_timeout.unwrap_or(Time::from_us(40)),
         min_rto,
-        initial_rto: t.time("initial_rto")?.unwrap_or(min_rto),
+        initial_rto,
         rto_granularity: t.time("clock_granularity")?.unwrap_or(Time::from_ns(1)).max(Time::from_ps(1)),
         handshake: t.boolean("handshake")?.unwrap_or(false),
         prr,
