@@ -8,8 +8,11 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -169,21 +172,45 @@ def test_a_nonsense_count_is_refused_not_replaced_by_the_default(tmp_path: Path,
     assert len(p.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
 
 
+@dataclass(frozen=True)
+class Point:
+    """A point as run_points takes one (HULL's and PL2's carry no transport)."""
+
+    name: str
+    seed: int = 1
+    workload: str = "W1"
+    until_us: int = 1000
+
+
 def test_a_reproduction_says_how_far_its_points_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """At once how many points run and how many at a time, then (every REPORT_S, here every
-    wake-up) the points done and each running point's share of its traffic simulated."""
+    wake-up) the points done and each running point's share of its traffic simulated. The
+    runs are stand-ins that report half their traffic simulated, then wait until the
+    reproduction has said so: no timing involved."""
     from tailor.reproduce.homa import points
-    from tailor.reproduce.pl2 import microburst
+
+    said: list[str] = []
+    heard = threading.Event()
+
+    def say(line: str) -> None:
+        said.append(line)
+        if "running: " in line and line.count("50%") == 2:
+            heard.set()
+
+    def run(path: Path, *, seed: int, out: Path, progress: Any, engine: str) -> Any:
+        progress({"sim_ns": 500_000.0})
+        assert heard.wait(timeout=120), said
+        return SimpleNamespace(summary={"messages": {"completed": 7}, "sim_ns": 1_000_000.0})
 
     monkeypatch.setattr(points, "REPORT_S", 0.0)
-    said: list[str] = []
-    plan = microburst.options(quick=True, out=tmp_path / "mb")
-    plan.run(plan.out, said.append)
-    assert said[0].startswith("running 2 points, ") and "at a time" in said[0]
-    progress = [s for s in said if " points done, " in s]
-    assert progress and all(s.startswith(("0 of 2", "1 of 2")) for s in progress)
-    assert any(re.search(r"running: \S+ seed 1 (\d+%|draining)", s) for s in progress), progress
-    assert sum(": " in s and " messages, " in s for s in said) == 2, "one line per finished point"
+    monkeypatch.setattr(points.tailor, "run", run)
+    monkeypatch.setattr(points.os, "cpu_count", lambda: 2)
+    pts = [Point(f"p{i}") for i in range(2)]
+    points.run_points(pts, tmp_path, "a test", say, write=lambda p, d, why: d / f"{p.name}.toml")
+    assert said[0] == "running 2 points, 2 at a time; progress every 0 s"
+    assert any(s.startswith("0 of 2 points done, ") and s.endswith("running: p0 seed 1 50%, p1 seed 1 50%") for s in said)
+    finished = sorted(s.rsplit(", ", 1)[0] for s in said if " messages, " in s)
+    assert finished == [f"p{i} seed 1: 7 messages, 1.000 ms simulated" for i in range(2)]
 
 
 def test_a_long_single_run_says_its_share_simulated(monkeypatch: pytest.MonkeyPatch) -> None:
