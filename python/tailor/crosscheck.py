@@ -266,7 +266,9 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str 
     run_dir = Path(run_dir)
     for f in ("summary.json", "workload.csv.gz", "flows.csv.gz"):
         if not (run_dir / f).is_file():
-            raise _bad(run_dir, "", f"{run_dir / f} is missing: not an ns-3 anchor run directory")
+            what = "no such directory" if not run_dir.is_dir() else f"{f} is missing"
+            raise ScenarioError(str(run_dir), "", f"{what}; accepted: an ns-3 anchor run directory (summary.json, "
+                                "workload.csv.gz, flows.csv.gz)")
     out = Path(out) if out is not None else default_dir(run_dir)
     with staged(out, "crosscheck") as work:
         report = _replay(run_dir, work, prr)

@@ -19,7 +19,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tailor.errors import DataError, OptionError
-from tailor.plot import _BYTES, _LINESTYLES, _MARKERS, SIZE_LABEL, _color, _figure
+from tailor.plot import _BYTES, _LINESTYLES, _MARKERS, SIZE_LABEL, _color, _figure, needs_text
+from tailor.stats import samples_needed
 
 __all__ = ["overlay", "crosscheck_figure"]
 
@@ -107,12 +108,31 @@ def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
         raise DataError("crosscheck_figure: no bin has flows")
     fig, axes = _figure(width=11, height=4.4, ncols=2)
     for ax, stat in zip(axes, ("mean", "p99")):
-        _overlay(
-            ax,
-            {r["upper_bytes"]: r[f"tailor_{stat}"] for r in rows},
-            {r["upper_bytes"]: r[f"ns3_{stat}"] for r in rows},
-            labels=("tailor", "ns-3"), kind="line", logx=True,
-        )
+        # A p99 of fewer than 100 flows is the largest value seen: a hollow point off the
+        # line, as the other plots draw it.
+        need = samples_needed(99.0) if stat == "p99" else 1
+        ok, few = [r for r in rows if r["count"] >= need], [r for r in rows if r["count"] < need]
+        if ok:
+            _overlay(
+                ax,
+                {r["upper_bytes"]: r[f"tailor_{stat}"] for r in ok},
+                {r["upper_bytes"]: r[f"ns3_{stat}"] for r in ok},
+                labels=("tailor", "ns-3"), kind="line", logx=True,
+            )
+        else:  # every bin hollow: the lines are empty, the legend still names them
+            for i, side in enumerate(("ns-3", "tailor")):
+                ax.plot([], [], marker=_MARKERS[i], color=_color(i), label=side, linestyle=_LINESTYLES[i])
+            ax.set_xscale("log")
+            ax.grid(True, axis="y", alpha=0.3)
+            ax.legend(fontsize="small")
+        for i, side in enumerate(("ns3", "tailor")):
+            pts = [(r["upper_bytes"], r[f"{side}_{stat}"]) for r in few if not _missing(r[f"{side}_{stat}"])]
+            ax.plot([x for x, _ in pts], [y for _, y in pts], linestyle="none", marker=_MARKERS[i],
+                    markerfacecolor="none", color=_color(i), label=f"_too few: {side}")
+        if few:
+            ax.plot([], [], linestyle="none", marker="o", markerfacecolor="none", color="grey",
+                    label=f"hollow: too few flows in the bin ({needs_text([99.0])})")
+            ax.legend(fontsize="small")
         ax.xaxis.set_major_formatter(_BYTES)
         ax.set_xlabel(SIZE_LABEL)
         ax.set_ylabel(f"{stat} slowdown")

@@ -9,6 +9,8 @@ everywhere.
 - statistics ``stat`` (two decimals unless told) and relative differences ``change``
   (``+4.2%``); a value that does not exist (a statistic of no samples, a ratio to
   nothing) is ``NONE``, an en dash;
+- ``in_order`` puts quantities written as in a scenario (``30KB``, ``120KB``) in order of
+  magnitude, for a plot's axis;
 - an SLO's verdict ``verdict`` (``met``, ``MISSED``, ``not judged: 82 messages, 100
   needed``) and messages a stop left ``unfinished`` (``253 messages (177.2 MB) unfinished at stop``).
 
@@ -18,8 +20,10 @@ Numbers written into files for programs (JSON, CSV, scenario TOML) are not forma
 from __future__ import annotations
 
 import math
+import re
+from typing import Any
 
-__all__ = ["NONE", "size", "size_bin", "time", "duration", "rate", "stat", "change", "verdict", "unfinished"]
+__all__ = ["NONE", "size", "size_bin", "time", "duration", "rate", "stat", "change", "verdict", "unfinished", "in_order"]
 
 #: A value that does not exist: a statistic of no samples (``null`` in summary.json).
 NONE = "–"
@@ -96,3 +100,28 @@ def verdict(slo: dict) -> tuple[str, str]:
     if slo.get("met") is False:
         return "MISSED", "missed"
     return f"not judged: {slo.get('reason') or 'no message in range'}", "none"
+
+
+#: The scale of each unit a value written as in a scenario may carry, by family (docs/scenario.md, "Units").
+_UNITS = {
+    "size": {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30},
+    "time": {"ps": 1e-3, "ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9},
+    "rate": {"bps": 1, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12},
+}
+_QUANTITY = re.compile(r"([0-9][0-9_]*(?:\.[0-9_]+)?)\s*([A-Za-z]+)")
+
+
+def in_order(values: list[Any]) -> list[Any]:
+    """Values in order (a sweep axis' on a plot): by magnitude when each is a quantity of
+    one family of units as scenarios write them (30KB before 120KB, 25Gbps before
+    100Gbps), else as text."""
+    for units in _UNITS.values():
+        magnitudes = {}
+        for v in values:
+            m = _QUANTITY.fullmatch(str(v).strip())
+            if m is None or m.group(2) not in units:
+                break
+            magnitudes[v] = float(m.group(1).replace("_", "")) * units[m.group(2)]
+        else:
+            return sorted(values, key=lambda v: (magnitudes[v], str(v)))
+    return sorted(values, key=str)

@@ -321,29 +321,42 @@ def _title(runs: list[tuple[str | None, pl.DataFrame, Result | None]], what: str
     return what
 
 
-def latency_cdf(result: Runs, *, classes: Sequence[str] | str | None = None, title: str | None = None) -> Figure:
+def latency_cdf(result: Runs, *, classes: Sequence[str] | str | None = None, title: str | None = None,
+                ccdf: bool = False) -> Figure:
     """The CDF of message latency (finish - start, in microseconds, log x), one line per
-    run and class. Warm-up messages are left out, as in the run's summary."""
+    run and class. Warm-up messages are left out, as in the run's summary.
+
+    ``ccdf=True`` draws the tail instead: the fraction of messages at least as slow as x,
+    on a log y axis, so that p99 and p99.9 (0.01 and 0.001) are as far apart as p50 and p90."""
     runs = _runs(result)
     fig, (ax,) = _figure()
-    n = 0
+    n, most = 0, 0
     for label, df, r in runs:
         for cls in _classes(df, r, classes):
             lat = _of_class(df, cls).select(((pl.col("finish_ns") - pl.col("start_ns")) / 1e3).alias("us"))["us"].sort()
             if lat.len() == 0:
                 continue
-            y = [(i + 1) / lat.len() for i in range(lat.len())]
-            ax.plot(lat.to_list(), y, drawstyle="steps-post", color=_color(n), label=cls if label is None else f"{label}: {cls}")
+            k = lat.len()
+            # CCDF: between two latencies, the share of messages at least as slow as the next one.
+            y = [(k - i) / k for i in range(k)] if ccdf else [(i + 1) / k for i in range(k)]
+            ax.plot(lat.to_list(), y, drawstyle="steps-pre" if ccdf else "steps-post", color=_color(n),
+                    label=cls if label is None else f"{label}: {cls}")
+            most = max(most, k)
             n += 1
     if n == 0:
         raise DataError("latency_cdf: no messages to plot")
     ax.set_xscale("log")
-    ax.set_ylim(0, 1.02)
     ax.set_xlabel("latency (µs)")
-    ax.set_ylabel("fraction of messages")
-    ax.set_title(title or _title(runs, "latency CDF"))
+    if ccdf:
+        ax.set_yscale("log")
+        ax.set_ylim(0.5 / most, 1.5)
+        ax.set_ylabel("fraction of messages at least this slow")
+    else:
+        ax.set_ylim(0, 1.02)
+        ax.set_ylabel("fraction of messages")
+    ax.set_title(title or _title(runs, "latency CCDF (the tail, log y)" if ccdf else "latency CDF"))
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="small", loc="lower right")
+    ax.legend(fontsize="small", loc="lower left" if ccdf else "lower right")
     return fig
 
 
@@ -496,10 +509,11 @@ def p99_vs_load(
         if len(vals) > 1:
             raise DataError(
                 f"the sweep summary has several values of '{col}' ({', '.join(map(str, vals))}) for one {x}; "
-                f"draw a line per value (by='{col}') or pick one (where={{'{col}': ...}})"
+                f"draw a line per value or pick one: --by {col} or --where {col}=VALUE (tailor plot), "
+                f"by='{col}' or where={{'{col}': VALUE}} (Python)"
             )
     numeric = df[x].dtype.is_numeric()
-    xs_all = df[x].unique().sort().to_list()
+    xs_all = df[x].unique().sort().to_list() if numeric else fmt.in_order(df[x].unique().to_list())
     pos = {v: (float(v) if numeric else float(i)) for i, v in enumerate(xs_all)}
     groups = df.partition_by(by_cols, maintain_order=True, as_dict=True) if by_cols else {(): df}
     # With the fewest messages of a seed per row (tailor.report adds them), a percentile
@@ -508,7 +522,7 @@ def p99_vs_load(
     fig, (ax,) = _figure()
     hollow = False
     for i, (key, part) in enumerate(sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0])))):
-        part = part.sort(x)
+        part = part.sort(pl.col(x).replace_strict(pos, return_dtype=pl.Float64))
         label = ", ".join(f"{c}={v}" for c, v in zip(by_cols, key)) if by_cols else y
         style = {"color": _color(i), "marker": _MARKERS[i % len(_MARKERS)], "markersize": 4}
         too_few = pl.col("messages").fill_null(need) < need  # a row without a count is not judged

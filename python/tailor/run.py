@@ -8,14 +8,16 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from tailor import _core, outdir
 from tailor.errors import OptionError
-from tailor.result import Result, queue_schema
 from tailor.scenario import Scenario
+
+if TYPE_CHECKING:  # polars and the Result's modules load when a run needs them, not with the CLI
+    import polars as pl
+
+    from tailor.result import Result
 
 __all__ = ["run", "default_out", "ENGINES", "SEED_MAX"]
 
@@ -75,6 +77,8 @@ def run(
     :class:`~tailor.errors.OptionError`); a failed or cancelled run leaves ``out`` as it
     was.
     """
+    from tailor.result import Result, queue_schema
+
     check_options(seed, engine)
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     seed = sc.seed if seed is None else seed
@@ -111,6 +115,7 @@ def _to_parquet(csv: Path, keep_csv: bool, schema: dict[str, Any]) -> None:
 def _scan_chunked(csv: Path, overrides: dict[str, Any]) -> pl.LazyFrame:
     """``csv`` as a LazyFrame read in chunks of whole lines; the types are inferred from
     the first chunk (as ``scan_csv`` infers them from the first rows), then fixed."""
+    import polars as pl
     from polars.io.plugins import register_io_source
 
     with open(csv, "rb") as f:

@@ -265,3 +265,44 @@ def test_command_lists_show_whole_sentences(path: tuple[str, ...], width: int) -
         whole = " ".join(group.commands[name].get_short_help_str(limit=10_000).split())
         assert text == whole, f"`tailor {' '.join((*path, name))}`: listed {text!r}, its summary is {whole!r}"
         assert len(text) <= 60, f"`tailor {' '.join((*path, name))}`: summary longer than one line: {text!r}"
+
+
+# -- start-up and command-line errors ------------------------------------------------
+
+
+def test_the_cli_and_check_load_neither_polars_nor_numpy_nor_matplotlib_nor_ray(quickstart: Path) -> None:
+    """What keeps `tailor --version`, `--help` and `check` quick (1.9 s when they loaded)."""
+    code = (
+        "import sys\nfrom tailor.cli import main\nsys.argv = ['tailor', 'check', sys.argv[1]]\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print(sorted(m for m in ('polars', 'numpy', 'matplotlib', 'ray') if m in sys.modules))"
+    )
+    p = subprocess.run([sys.executable, "-c", code, str(quickstart)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[-1] == "[]", p.stdout
+
+
+def test_the_api_names_stay_the_functions_once_their_modules_are_imported() -> None:
+    code = (
+        "import tailor\nfrom tailor.run import SEED_MAX\nfrom tailor.sweep import grid\nimport tailor.advise\n"
+        "print(all(callable(f) and f.__module__ == m for f, m in [(tailor.run, 'tailor.run'), (tailor.sweep, "
+        "'tailor.sweep'), (tailor.advise, 'tailor.advise'), (tailor.open, 'tailor.store')]))"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip() == "True", p.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (["run", "{q}", "--seed", "2^63"], "error: --seed: '2^63' is not an integer; accepted: an integer from 0 to 2^63 - 1"),
+    (["run", "{q}", "--seed", "9223372036854775808"], "error: --seed: '9223372036854775808' is out of range; accepted:"),
+    (["advise", "{q}", "--tolerance", "nan"], "error: --tolerance: 'nan' is not a number; accepted: a number from 0.001 to 0.5"),
+    (["run"], "error: missing argument 'scenario'"),
+    (["run", "{q}", "--bogus"], "error: no such option: --bogus"),
+    (["frob"], "error: no such command 'frob'"),
+    (["reproduce", "nope"], "error: unknown reproduction 'nope'; accepted: swp-fig1"),
+])
+def test_a_bad_command_line_is_one_error_line_in_tailors_words(quickstart: Path, args: list[str], says: str) -> None:
+    p = tailor_cli(*[a.format(q=quickstart) for a in args])
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith(says) and len(p.stderr.splitlines()) == 1, p.stderr
+    assert "Input should" not in p.stderr and "Usage:" not in p.stderr and "--help" in p.stderr

@@ -20,6 +20,7 @@ import pytest
 
 import tailor
 from tailor.crosscheck import build_scenario, crosscheck_ns3
+from tailor.errors import ScenarioError
 
 PARAMS = {
     "senders": 4, "flows": 300, "load": 0.6, "arrival": "poisson", "sigma": 2.0, "seed": 1, "link_gbps": 100.0,
@@ -115,3 +116,15 @@ def test_unknown_parameter_is_refused_naming_it(fake_run: Path, tmp_path: Path) 
     p = subprocess.run([sys.executable, "-m", "tailor", "crosscheck", "ns3", str(bad)], capture_output=True, text=True)
     assert p.returncode == 2
     assert "params.pacing" in p.stderr and "unknown parameter" in p.stderr
+
+
+@pytest.mark.parametrize("missing", ["dir", "summary.json"])
+def test_a_missing_run_names_it_once(tmp_path: Path, missing: str) -> None:
+    run = tmp_path / "run"
+    if missing != "dir":
+        run.mkdir()
+    with pytest.raises(ScenarioError) as e:
+        crosscheck_ns3(run, out=tmp_path / "cc")
+    assert str(e.value).count(str(run)) == 1, str(e.value)
+    assert ("no such directory" if missing == "dir" else "summary.json is missing") in str(e.value)
+    assert "accepted: an ns-3 anchor run directory" in str(e.value)

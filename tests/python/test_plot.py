@@ -116,6 +116,21 @@ def test_slowdown_vs_size_rejects_bad_options(result7: tailor.Result) -> None:
         tp.slowdown_vs_size(pl.DataFrame({"size_bytes": [1]}))
 
 
+def test_latency_ccdf_shows_the_tail_on_a_log_axis(result7: tailor.Result) -> None:
+    """At each latency, the share of messages at least as slow: 1 at the fastest, 1/n at
+    the slowest, so the p99 and p99.9 regions are readable (log y)."""
+    (ax,) = tp.latency_cdf(result7, ccdf=True).axes
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log" and "at least this slow" in ax.get_ylabel()
+    for line in ax.get_lines():
+        x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+        m = result7.messages.filter(pl.col("class") == line.get_label())
+        lat_us = np.sort(((m["finish_ns"] - m["start_ns"]) / 1e3).to_numpy())
+        assert y[0] == pytest.approx(1.0) and y[-1] == pytest.approx(1 / m.height) and np.all(np.diff(y) < 0)
+        p99 = lat_us[int(0.99 * len(lat_us))]
+        assert y[np.searchsorted(x, p99)] == pytest.approx(np.mean(lat_us >= p99))
+        assert ax.get_ylim()[0] < 1 / m.height
+
+
 def test_latency_cdf_is_monotone_and_ends_at_one(result7: tailor.Result) -> None:
     fig = tp.latency_cdf(result7)
     (ax,) = fig.axes
@@ -340,15 +355,20 @@ def test_overlay_and_reproduction_figures() -> None:
         {"lower_bytes": 0, "upper_bytes": 10_000, "count": 50, "ns3_mean": 1.5, "tailor_mean": 1.4, "ns3_p99": 4.0, "tailor_p99": 4.4},
         {"lower_bytes": 10_000, "upper_bytes": 100_000, "count": 0, "ns3_mean": math.nan, "tailor_mean": math.nan,
          "ns3_p99": math.nan, "tailor_p99": math.nan},
-        {"lower_bytes": 100_000, "upper_bytes": 1_000_000, "count": 9, "ns3_mean": 3.0, "tailor_mean": 3.3, "ns3_p99": 9.0, "tailor_p99": 8.0},
+        {"lower_bytes": 100_000, "upper_bytes": 1_000_000, "count": 150, "ns3_mean": 3.0, "tailor_mean": 3.3, "ns3_p99": 9.0, "tailor_p99": 8.0},
     ]}
     fig = tf.crosscheck_figure(cc)
     assert len(fig.axes) == 2 and all(a.get_xscale() == "log" for a in fig.axes)
     # One convention for size bins in every plot: the bin at its upper edge, said on the axis.
     assert fig.axes[0].get_xlabel() == tp.SIZE_LABEL and "upper edge" in tp.SIZE_LABEL
     assert list(fig.axes[0].get_lines()[0].get_xdata()) == [10_000, 1_000_000]
-    p99 = {ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[1].get_lines()}
-    assert p99 == {"ns-3": [4.0, 9.0], "tailor": [4.4, 8.0]}
+    p99 = {ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[1].get_lines()
+           if not ln.get_label().startswith("hollow")}  # the legend's key to the hollow points
+    # A p99 of 50 flows is hollow, off the line, as in the other plots; 150 flows are enough.
+    assert p99 == {"ns-3": [9.0], "tailor": [8.0], "_too few: ns3": [4.0], "_too few: tailor": [4.4]}
+    hollow = [ln for ln in fig.axes[1].get_lines() if ln.get_label().startswith("_too few")]
+    assert all(ln.get_markerfacecolor() == "none" for ln in hollow)
+    assert any("p99: 100" in t.get_text() for t in fig.axes[1].get_legend().get_texts())
     with pytest.raises(OptionError, match="kind: unknown value 'pie'"):
         tf.overlay({"a": 1}, {"a": 1}, kind="pie")
 
@@ -425,7 +445,8 @@ def test_cli_plot_writes_the_formats_asked(result7: tailor.Result, tmp_path: Pat
         (("--kind", "slowdown-vs-size", "--percentiles", "0"), "--percentiles: 0 is out of range"),
         (("--kind", "latency-cdf", "--class", "nope"), "--class: unknown class 'nope'; accepted: rpc, websearch, all"),
         (("--kind", "latency-cdf", "--format", "png,gif"), "--format: unknown format 'gif'; accepted: png, svg, pdf"),
-        (("--kind", "latency-cdf", "--by", "load"), "--by: not an option of --kind latency-cdf; its options: --class"),
+        (("--kind", "latency-cdf", "--by", "load"), "--by: not an option of --kind latency-cdf; its options: --ccdf, --class"),
+        (("--kind", "queue", "--ccdf"), "--ccdf: not an option of --kind queue; its options: --port"),
         (("--kind", "p99-vs-load"), "neither a sweep store (points/) nor a summary table"),
     ],
 )
@@ -465,3 +486,33 @@ def test_reproductions_write_their_plots(tmp_path: Path) -> None:
         rows = sorted((r for r in fig1["rows"] if r["config"] == cfg), key=lambda r: r["bg_load"])
         assert list(fg.get_xdata()) == pytest.approx([r["bg_load"] for r in rows])
         assert list(fg.get_ydata()) == pytest.approx([r["fg_p99"] for r in rows])
+
+
+def test_cli_plot_names_its_options_for_an_ambiguous_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Several schedulers for one load: the command suggests --by and --where, not the
+    Python arguments."""
+    from tailor.cli import app
+
+    table = tmp_path / "summary.parquet"
+    sweep_summary().write_parquet(table)
+    status = app(["plot", str(table), "--kind", "p99-vs-load"], standalone_mode=False)
+    _, err = capsys.readouterr()
+    assert status == 2 and len(err.splitlines()) == 1
+    assert "--by switch.scheduler or --where switch.scheduler=VALUE" in err, err
+
+
+def test_p99_vs_load_orders_values_with_units_by_magnitude() -> None:
+    """A sweep over switch.buffer_size: 30KB before 120KB (as text, 120KB came first), and
+    each line runs left to right in that order."""
+    sizes = ["120KB", "30KB", "1MB", "60KB"]
+    df = pl.DataFrame([{"switch.buffer_size": b, "engine": "packet", "class": "all", "size": "all", "stat": "p99",
+                        "mean": float(i), "ci_low": i - 0.1, "ci_high": i + 0.1, "n_seeds": 3} for i, b in enumerate(sizes)])
+    (ax,) = tp.p99_vs_load(df, x="switch.buffer_size").axes
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["30KB", "60KB", "120KB", "1MB"]
+    (bars,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert list(bars.lines[0].get_ydata()) == [1.0, 3.0, 0.0, 2.0]
+    assert list(bars.lines[0].get_xdata()) == [0.0, 1.0, 2.0, 3.0]
+    from tailor.fmt import in_order
+
+    assert in_order(["b", "a", "10KB"]) == ["10KB", "a", "b"], "mixed values stay text"
+    assert in_order(["100Gbps", "25Gbps", "400Mbps"]) == ["400Mbps", "25Gbps", "100Gbps"]

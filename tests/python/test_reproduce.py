@@ -4,9 +4,16 @@ are in `make validate`)."""
 from __future__ import annotations
 
 import random
+import re
+import signal
 import subprocess
 import sys
+import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import typer
@@ -122,3 +129,95 @@ def test_a_plan_writes_where_its_options_say(tmp_path: Path) -> None:
     assert REPRODUCTIONS["swp-fig1"].options(engine="packet", out=tmp_path).out == tmp_path
     with pytest.raises(tailor.errors.OptionError, match="--until: '3' is not a positive time"):
         REPRODUCTIONS["swp-fig1"].options(until="3")
+
+
+@pytest.mark.parametrize("inherited", [signal.SIG_DFL, signal.SIG_IGN], ids=["inherited-default", "inherited-ignored"])
+def test_ctrl_c_stops_a_reproduction_mid_point_and_leaves_nothing(tmp_path: Path, inherited: Any) -> None:
+    """Points run in threads while the main thread waits for them; Ctrl-C must cancel the
+    point in flight, not wait for it (it used to: polars' SIGINT handler restarts a wait
+    with no timeout). homa-fig14's W4 point runs for most of a minute; the signal is sent
+    once it has started writing, so it arrives mid-point however busy the machine is, and
+    the point must not finish (no line reporting it)."""
+    out = tmp_path / "fig14"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig14", "--workloads", "W4", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, inherited),
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not any(tmp_path.rglob("messages.parquet")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "fig14-w4-80 seed 1:" not in err, "the point ran to its end after Ctrl-C"
+    assert "nothing was left half-written" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == [], "no reproduction directory, no partial one"
+
+
+@pytest.mark.parametrize("name, option, value", [
+    ("hull-fattree", "--flows", "0"), ("hull-fattree", "--flows", "-1"), ("pl2-vgg16", "--iterations", "0"),
+    ("pl2-microburst", "--seeds", "0"), ("hull-table4", "--seeds", "0"), ("homa-fig12", "--seeds", "0"),
+    ("swp-capacity", "--n", "0"), ("hull-fattree", "--flows", "many"),
+])
+def test_a_nonsense_count_is_refused_not_replaced_by_the_default(tmp_path: Path, name: str, option: str,
+                                                                   value: str) -> None:
+    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", name, option, value, "--out",
+                        str(tmp_path / "r")], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.startswith(f"error: {option}: ") and "accepted: " in p.stderr, p.stderr
+    assert len(p.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+@dataclass(frozen=True)
+class Point:
+    """A point as run_points takes one (HULL's and PL2's carry no transport)."""
+
+    name: str
+    seed: int = 1
+    workload: str = "W1"
+    until_us: int = 1000
+
+
+def test_a_reproduction_says_how_far_its_points_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At once how many points run and how many at a time, then (every REPORT_S, here every
+    wake-up) the points done and each running point's share of its traffic simulated. The
+    runs are stand-ins that report half their traffic simulated, then wait until the
+    reproduction has said so: no timing involved."""
+    from tailor.reproduce.homa import points
+
+    said: list[str] = []
+    heard = threading.Event()
+
+    def say(line: str) -> None:
+        said.append(line)
+        if "running: " in line and line.count("50%") == 2:
+            heard.set()
+
+    def run(path: Path, *, seed: int, out: Path, progress: Any, engine: str) -> Any:
+        progress({"sim_ns": 500_000.0})
+        assert heard.wait(timeout=120), said
+        return SimpleNamespace(summary={"messages": {"completed": 7}, "sim_ns": 1_000_000.0})
+
+    monkeypatch.setattr(points, "REPORT_S", 0.0)
+    monkeypatch.setattr(points.tailor, "run", run)
+    monkeypatch.setattr(points.os, "cpu_count", lambda: 2)
+    pts = [Point(f"p{i}") for i in range(2)]
+    points.run_points(pts, tmp_path, "a test", say, write=lambda p, d, why: d / f"{p.name}.toml")
+    assert said[0] == "running 2 points, 2 at a time; progress every 0 s"
+    assert any(s.startswith("0 of 2 points done, ") and s.endswith("running: p0 seed 1 50%, p1 seed 1 50%") for s in said)
+    finished = sorted(s.rsplit(", ", 1)[0] for s in said if " messages, " in s)
+    assert finished == [f"p{i} seed 1: 7 messages, 1.000 ms simulated" for i in range(2)]
+
+
+def test_a_long_single_run_says_its_share_simulated(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tailor.reproduce.homa import points
+
+    monkeypatch.setattr(points, "REPORT_S", 0.0)
+    said: list[str] = []
+    progress = points.reporting("w4-s1-90", 20e6, said.append)
+    assert progress({"sim_ns": 5e6}) and progress({"sim_ns": 21e6})
+    assert said == ["w4-s1-90: 25% simulated", "w4-s1-90: draining"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -270,16 +271,35 @@ def test_a_killed_sweep_restarts_without_recomputing_and_ends_as_an_uninterrupte
     assert _comparable(out) == _comparable(whole)
 
 
-def test_ctrl_c_keeps_finished_points_and_leaves_nothing_partial(tmp_path: Path) -> None:
+@pytest.mark.parametrize("inherited", [signal.SIG_DFL, signal.SIG_IGN], ids=["inherited-default", "inherited-ignored"])
+def test_ctrl_c_keeps_finished_points_and_leaves_nothing_partial(tmp_path: Path, inherited: Any) -> None:
+    """Ctrl-C (SIGINT to the process group) while a point runs, whatever SIGINT disposition
+    the sweep inherited (ignored in a script's background job): two short points, then a
+    long one, and the signal is sent once the sweep says the long one started, so it
+    arrives mid-point however busy the machine is."""
     out = tmp_path / "interrupted"
-    proc = subprocess.Popen(_sweep_cmd(out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    _wait_for_points(out, 2, proc)
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    cmd = [sys.executable, "-m", "tailor", "sweep", str(SMALL), "--set", "class[0].messages=400,4000000",
+           "--set", "seed=1..2", "--jobs", "1", "--out", str(out), "--progress-json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, inherited))
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            event = json.loads(line) if line.startswith("{") else {}
+            if event.get("event") == "started" and event["params"]["class[0].messages"] == 4_000_000:
+                break
+        else:
+            raise AssertionError("the sweep ended before its long point started")
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, if the test failed
     assert proc.returncode == 130, err
-    assert b"interrupted:" in err and b"Traceback" not in err
+    assert "interrupted:" in err and "Traceback" not in err
     kept = [p for p in (out / "points").iterdir()]
-    assert all((p / "point.json").exists() and (p / "messages.parquet").exists() for p in kept)
+    assert len(kept) == 2 and all((p / "point.json").exists() and (p / "messages.parquet").exists() for p in kept)
+    assert all(json.loads((p / "point.json").read_text())["params"]["class[0].messages"] == 400 for p in kept)
     assert not any((out / "tmp").iterdir())
 
 

@@ -299,3 +299,8 @@ def test_ranking_puts_higher_loads_first_then_margin_and_leaves_undecided_unrank
     a.render(console)
     text = console.export_text()
     assert ">= 0.9" in text and "< 0.1" in text and "undecided: an SLO not judged" in text
+    # Every panel names its SLO on the bound's line (the legend is on the first panel only).
+    fig = a.figure()
+    for ax, s in zip(fig.axes, rep["slos"]):
+        assert [t.get_text() for t in ax.texts] == [f"SLO: {s['slo']} at most {s['threshold']:g}"]
+    fig.savefig(tmp_path / "advice.png")

@@ -2,7 +2,10 @@
 
 Every error a user can cause (a bad scenario, an unwritable directory, a cancelled
 run) is a :class:`tailor.errors.TailorError`: it is printed as one line on stderr and
-the command exits with status 2, without a traceback (``user_errors``).
+the command exits with status 2, without a traceback (``user_errors``). A command line
+that typer refuses (an unknown option, a missing argument, a value out of range) is one
+line of the same form (``usage_error``), in tailor's words rather than typer's and
+pydantic's.
 
 Each command group is a module of this package that adds its commands to ``app`` when
 imported: ``run`` (run, check), ``advise``, ``reproduce``, ``crosscheck``, ``compare``,
@@ -19,6 +22,11 @@ from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
 from rich.console import Console
+
+try:  # typer from 0.2x carries its own copy of click
+    from typer._click import exceptions as clicks
+except ImportError:  # pragma: no cover - older typer, on click itself
+    from click import exceptions as clicks  # type: ignore[no-redef]
 
 from tailor import __version__
 from tailor.errors import TailorError
@@ -93,7 +101,71 @@ Seed_ = Annotated[Optional[int], typer.Option(help="Seed (default: the scenario'
 
 def main() -> None:
     terminate_as_interrupt()
-    app(prog_name="tailor")
+    try:
+        status = app(prog_name="tailor", standalone_mode=False)
+    except clicks.NoArgsIsHelpError as e:
+        e.show()  # `tailor` or `tailor reproduce` alone: the help, as --help prints it
+        status = e.exit_code
+    except clicks.UsageError as e:
+        print(f"error: {usage_error(e)}", file=sys.stderr)
+        status = e.exit_code
+    except clicks.ClickException as e:
+        print(f"error: {e.format_message()}", file=sys.stderr)
+        status = e.exit_code
+    except clicks.Abort:
+        status = 130
+    sys.exit(status if isinstance(status, int) else 0)
+
+
+def usage_error(e: clicks.UsageError) -> str:
+    """A command line typer refused, as one line: what is wrong, with the accepted values
+    of an option given a bad one, and the command's --help."""
+    command = e.ctx.command_path if e.ctx is not None else "tailor"
+    param = getattr(e, "param", None)
+    if isinstance(e, clicks.BadParameter) and param is not None and _typed(param) in (int, float):
+        name = param.opts[0] if param.opts else param.name
+        given = _given(e)
+        kind = "an integer" if _typed(param) is int else "a number"
+        low, high = getattr(param, "min", None), getattr(param, "max", None)
+        accepted = kind + (f" from {_bound(low)} to {_bound(high)}" if low is not None and high is not None
+                           else f" of at least {_bound(low)}" if low is not None
+                           else f" of at most {_bound(high)}" if high is not None else "")
+        what = f"'{given}' is not {kind}" if given is not None else "not accepted"
+        if given is not None and _parses(given, _typed(param)):
+            what = f"'{given}' is out of range"
+        return f"{name}: {what}; accepted: {accepted} (see '{command} --help')"
+    message = e.format_message().rstrip(".")
+    return f"{message[:1].lower()}{message[1:]} (see '{command} --help')"
+
+
+def _typed(param: Any) -> Any:
+    """The Python type a typer parameter converts to (int, float, Path ...), if known."""
+    descriptor = getattr(param, "type_descriptor", None)
+    annotation = getattr(descriptor, "annotation", None)
+    return annotation
+
+
+def _given(e: clicks.BadParameter) -> Optional[str]:
+    """The text the user gave, from the validation error typer converted."""
+    errors = getattr(e.__cause__, "errors", None)
+    if callable(errors):
+        for item in errors():
+            if "input" in item:
+                return str(item["input"])
+    return None
+
+
+def _parses(text: str, kind: type) -> bool:
+    """Whether ``text`` is a finite value of ``kind``: then only its range was wrong."""
+    try:
+        value = kind(text)
+    except ValueError:
+        return False
+    return value == value and value not in (float("inf"), float("-inf"))
+
+
+def _bound(x: float) -> str:
+    return f"2^63 - 1 ({MAX_SEED})" if x == MAX_SEED else f"{x:g}" if isinstance(x, float) else str(x)
 
 
 # The command groups, in the order of `tailor --help` (after the shared names above, which they import).

@@ -57,6 +57,9 @@ def plot_cmd(
         Optional[list[str]],
         typer.Option(help="p99-vs-load: KEY=VALUE, keep only these rows (repeatable).", show_default=False),
     ] = None,
+    ccdf: Annotated[
+        bool, typer.Option("--ccdf", help="latency-cdf: the tail instead, share of messages at least this slow (log y).")
+    ] = False,
 ) -> None:
     """Draw one plot of a run (slowdown by message size, latency CDF, queues) or of a sweep
     (a slowdown statistic against load, a line per value of --by), as PNG and SVG."""
@@ -65,15 +68,15 @@ def plot_cmd(
     if kind not in PLOT_KINDS:
         raise OptionError(f"--kind: unknown value '{kind}'; accepted: {', '.join(PLOT_KINDS)}")
     given = {"--percentiles": percentiles != "50,99", "--class": bool(classes), "--port": bool(port),
-             "--x": x != "load", "--stat": stat != "p99", "--by": bool(by), "--where": bool(where)}
-    allowed = {"slowdown-vs-size": {"--percentiles", "--class"}, "latency-cdf": {"--class"}, "queue": {"--port"},
+             "--x": x != "load", "--stat": stat != "p99", "--by": bool(by), "--where": bool(where), "--ccdf": ccdf}
+    allowed = {"slowdown-vs-size": {"--percentiles", "--class"}, "latency-cdf": {"--class", "--ccdf"}, "queue": {"--port"},
                "p99-vs-load": {"--x", "--stat", "--by", "--where"}}[kind]
     for opt, used in given.items():
         if used and opt not in allowed:
             raise OptionError(f"{opt}: not an option of --kind {kind}; its options: {', '.join(sorted(allowed)) or 'none'}")
     formats = [f.strip() for f in format.split(",") if f.strip()]
     try:
-        fig = _plot(path, kind, percentiles, classes, port, x, stat, by, where)
+        fig = _plot(path, kind, percentiles, classes, port, x, stat, by, where, ccdf)
         if out is None:
             out = path / kind if path.is_dir() else path.with_name(f"{path.stem}-{kind}")
         from tailor.plot import save
@@ -87,7 +90,7 @@ def plot_cmd(
 
 def _plot(
     path: Path, kind: str, percentiles: str, classes: Optional[list[str]], port: Optional[list[int]], x: str, stat: str,
-    by: Optional[list[str]], where: Optional[list[str]],
+    by: Optional[list[str]], where: Optional[list[str]], ccdf: bool = False,
 ) -> Any:
     import tailor.plot as tp
     from tailor.errors import DataError, OptionError
@@ -138,5 +141,5 @@ def _plot(
             ) from None
         return tp.slowdown_vs_size(run, ps, classes=classes)
     if kind == "latency-cdf":
-        return tp.latency_cdf(run, classes=classes)
+        return tp.latency_cdf(run, classes=classes, ccdf=ccdf)
     return tp.queue_over_time(run, ports=port)

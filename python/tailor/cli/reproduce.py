@@ -4,25 +4,41 @@ The commands are made from the registry (``tailor.reproduce.REPRODUCTIONS``): ea
 reproduction's options function gives the command its options and help, and the command
 checks the output directory, runs the plan, prints the report and where it went.
 ``tailor reproduce --list`` names each reproduction, its paper figure and its expected run
-time; an unknown name exits 2 with the accepted names.
+time; an unknown name exits 2 with the accepted names. The registry (and polars, which its
+reproductions import) loads only when ``tailor reproduce`` is used, not for every command.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from pathlib import Path
-from typing import Annotated, Any, Callable
+from typing import TYPE_CHECKING, Annotated, Any, Callable
 
-import click
 import typer
 from typer.core import TyperGroup
 
 from tailor.cli import app, stderr, stdout, user_errors
-from tailor.reproduce import REPRODUCTIONS, Reproduction
+
+if TYPE_CHECKING:  # annotations only: typer runs on its own copy of click
+    import click
+
+    from tailor.reproduce import Reproduction
 
 
 class _Reproductions(TyperGroup):
-    """The group of reproductions: an unknown name is an error that lists the accepted ones."""
+    """The group of reproductions: an unknown name is an error that lists the accepted ones.
+    Its commands are made from the registry when first looked at."""
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        if self._commands is None:
+            self._commands = _commands()
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._commands = value or None
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name = args[0] if args else ""
@@ -57,11 +73,15 @@ def _group(
 def _print_list() -> None:
     from rich.table import Table
 
-    table = Table(title="tailor reproduce NAME: expected run times measured on a 2-core machine", title_justify="left")
-    for col in ("reproduction", "paper", "figure", "time", "full run", "full time"):
+    from tailor.reproduce import REPRODUCTIONS
+
+    table = Table(title="tailor reproduce NAME: run times measured on a 2-core machine", title_justify="left",
+                  caption="* no --quick: the time with the defaults", caption_justify="left")
+    for col in ("reproduction", "paper", "figure", "--quick", "full run", "full time"):
         table.add_column(col, justify="right" if col.endswith("time") else "left")
     for r in REPRODUCTIONS.values():
-        table.add_row(r.name, r.paper, r.figure, r.quick, r.full_options, r.full)
+        quick = r.quick if "quick" in inspect.signature(r.options).parameters else f"{r.quick} *"
+        table.add_row(r.name, r.paper, r.figure, quick, r.full_options, r.full)
     stdout.print(table)
 
 
@@ -89,5 +109,11 @@ def _command(r: Reproduction) -> Callable[..., None]:
     return command
 
 
-for _r in REPRODUCTIONS.values():
-    reproduce_app.command(_r.name, short_help=_r.summary, epilog=f"Example: {_r.example}")(user_errors(_command(_r)))
+def _commands() -> dict[str, click.Command]:
+    """A command per reproduction of the registry, in its order."""
+    from tailor.reproduce import REPRODUCTIONS
+
+    commands = typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False)
+    for r in REPRODUCTIONS.values():
+        commands.command(r.name, short_help=r.summary, epilog=f"Example: {r.example}")(user_errors(_command(r)))
+    return dict(typer.main.get_group(commands).commands)

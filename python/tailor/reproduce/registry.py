@@ -38,8 +38,10 @@ class Plan:
 class Reproduction:
     """One experiment of a paper, reproduced: ``tailor reproduce NAME``.
 
-    ``quick`` and ``full`` are the expected wall times (measured on a 2-core machine) with
-    the defaults and with ``full_options``, the options that give the paper's scale.
+    ``quick`` and ``full`` are wall times measured on a 2-core machine (each paper's
+    ``__init__`` says where and when): ``quick`` with ``--quick`` where the reproduction has
+    it, else with the defaults; ``full`` with ``full_options``, the options that give the
+    paper's scale.
     ``options``' parameters are the command's options (typer annotations; its docstring
     is the command's help) and it returns the :class:`Plan`, raising
     :class:`~tailor.errors.OptionError` for a bad value before anything is written.

@@ -283,6 +283,9 @@ class TransportAdvice:
             for i, c in enumerate(r["candidates"]):
                 _curve(ax, c, k, slo["needed"], cap, _color(i), _MARKERS[i % len(_MARKERS)])
             ax.axhline(slo["threshold"], color="0.3", linestyle="--", linewidth=1, label=f"SLO: {slo['threshold']:g}")
+            # Only the first panel has a legend: each bound is also named on its line.
+            ax.annotate(f"SLO: {slo['slo']} at most {slo['threshold']:g}", (0.995, slo["threshold"]),
+                        xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize="x-small", color="0.3")
             ax.set_yscale("log")
             ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))

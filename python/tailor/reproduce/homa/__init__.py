@@ -35,6 +35,12 @@ from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
 
+# Run times (``quick``: with --quick; ``full``: with the full options) as measured in
+# docs/reproductions-homa.md on the 2-core machine: fig12 52 s / 2.6 min (the table of run
+# lengths), table1 11 s / 3.0 min, max-load 51 s / 27 min 28 s, cluster 1.5 min / 4.1 min,
+# sensitivity 35 s / 3.0 min; fig14 --quick 33 s as issue 24's session measured it (4 min on
+# 2026-11-27 at load average 9, with five other jobs). Not measured: fig14's full form,
+# fig15 (about an hour per transport at full length).
 REPRODUCTIONS = (
     Reproduction(
         name="homa-fig12",
@@ -42,9 +48,9 @@ REPRODUCTIONS = (
         figure="Fig. 12-13 (§5.2)",
         summary="Homa Fig. 12-13: slowdown per message size.",
         example="tailor reproduce homa-fig12 --quick --workloads W3 --loads 0.8",
-        quick="3 min",
-        full="15 min",
-        full_options="--seeds 5",
+        quick="52 s",
+        full="2.6 min",
+        full_options="(the defaults; --seeds 5: intervals, 5 times as long)",
         options=fig12.options,
         render=fig12.render,
     ),
@@ -54,7 +60,7 @@ REPRODUCTIONS = (
         figure="Fig. 14 (§5.2)",
         summary="Homa Fig. 14: preemption lag vs queueing in the tail.",
         example="tailor reproduce homa-fig14 --quick --workloads W3",
-        quick="3 min",
+        quick="33 s",
         full="3 min",
         full_options="(the defaults)",
         options=fig14.options,
@@ -66,8 +72,8 @@ REPRODUCTIONS = (
         figure="Table 1 (§5.2)",
         summary="Homa Table 1: queue lengths per switch tier.",
         example="tailor reproduce homa-table1 --quick",
-        quick="3 min",
-        full="3 min",
+        quick="11 s",
+        full="3.0 min",
         full_options="(the defaults)",
         options=table1.options,
         render=table1.render,
@@ -90,8 +96,8 @@ REPRODUCTIONS = (
         figure="Fig. 15-16 (§5.2)",
         summary="Homa Fig. 15-16: maximum sustainable load, wasted bandwidth.",
         example="tailor reproduce homa-max-load --quick",
-        quick="25 min",
-        full="25 min",
+        quick="51 s",
+        full="27 min",
         full_options="(the defaults)",
         options=maxload.options,
         render=maxload.render,
@@ -102,8 +108,8 @@ REPRODUCTIONS = (
         figure="Fig. 8-9 (§5.1)",
         summary="Homa Fig. 8-9: RPC slowdown, HomaPx and Basic.",
         example="tailor reproduce homa-cluster --quick --workloads W3",
-        quick="2 min",
-        full="4 min",
+        quick="1.5 min",
+        full="4.1 min",
         full_options="(the defaults)",
         options=cluster.options,
         render=cluster.render,
@@ -114,8 +120,8 @@ REPRODUCTIONS = (
         figure="Fig. 17-20 (§5.2)",
         summary="Homa Fig. 17-20: levels, cutoffs, blind bytes.",
         example="tailor reproduce homa-sensitivity --quick --figures fig18",
-        quick="3 min",
-        full="3 min",
+        quick="35 s",
+        full="3.0 min",
         full_options="(the defaults)",
         options=sensitivity.options,
         render=sensitivity.render,

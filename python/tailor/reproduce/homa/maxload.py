@@ -32,7 +32,7 @@ import typer
 import tailor
 from tailor.errors import OptionError
 from tailor.outdir import staged
-from tailor.reproduce.homa.points import parse_workloads, scenario_file
+from tailor.reproduce.homa.points import parse_workloads, reporting, scenario_file
 from tailor.reproduce.registry import Out, Plan
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
             sc = scenario(p, ms)
             path = work / "scenarios" / f"{p.name}.toml"
             path.write_text(f"# {p.name}: tailor reproduce homa-max-load, {form} form.\n" + sc.resolve()["document"])
-            r = tailor.run(path, out=work / "runs" / p.name)
+            r = tailor.run(path, out=work / "runs" / p.name, progress=reporting(p.name, ms * 1e6, say))
             m = measure(r.summary)
             rows.append({"workload": p.workload, "scheduled_levels": p.levels or 0, "load": p.load,
                          "surplus_percent": 100 * (1 - p.load), **m})

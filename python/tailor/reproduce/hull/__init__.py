@@ -27,6 +27,9 @@ from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
 
+# Run times: ``full`` (the defaults) as measured in docs/reproductions-hull.md; ``quick``
+# (with --quick) measured on 2026-11-27 on the 2-core machine with other jobs beside it (load
+# average about 7: fig8 1.5 s, fig5 1.9 s, fig6 1.8 s, table4 3.7 s, table5 3.5 s, fattree 18.7 s).
 REPRODUCTIONS = (
     Reproduction(
         name="hull-fig8",
@@ -34,8 +37,8 @@ REPRODUCTIONS = (
         figure="Table 1, Fig. 8 (§3.1, §6.1)",
         summary="HULL Table 1 / Fig. 8: long flows, latency, throughput.",
         example="tailor reproduce hull-fig8 --quick",
-        quick="15 s",
-        full="3 min",
+        quick="2 s",
+        full="13 s",
         full_options="(the defaults)",
         options=static.options,
         render=static.render,
@@ -46,8 +49,8 @@ REPRODUCTIONS = (
         figure="Fig. 5 (§4.3)",
         summary="HULL Fig. 5: phantom queue sweep, paced and unpaced.",
         example="tailor reproduce hull-fig5 --quick",
-        quick="10 s",
-        full="3 min",
+        quick="2 s",
+        full="2 s",
         full_options="(the defaults)",
         options=pacing.fig5_options,
         render=pacing.render5,
@@ -58,8 +61,8 @@ REPRODUCTIONS = (
         figure="Fig. 6 (§4.4)",
         summary="HULL Fig. 6: pacer β, switch latency vs pacer delay.",
         example="tailor reproduce hull-fig6 --quick",
-        quick="5 s",
-        full="1 min",
+        quick="2 s",
+        full="1 s",
         full_options="(the defaults)",
         options=pacing.fig6_options,
         render=pacing.render6,
@@ -70,8 +73,8 @@ REPRODUCTIONS = (
         figure="Table 4 (§6.2.1)",
         summary="HULL Table 4: dynamic flows, four schemes, three loads.",
         example="tailor reproduce hull-table4 --quick",
-        quick="15 s",
-        full="8 min",
+        quick="4 s",
+        full="95 s",
         full_options="(the defaults)",
         options=dynamic.table4_options,
         render=dynamic.render4,
@@ -82,8 +85,8 @@ REPRODUCTIONS = (
         figure="Table 5 (§6.2.2)",
         summary="HULL Table 5: HULL vs two priorities, two buffer sizes.",
         example="tailor reproduce hull-table5 --quick",
-        quick="10 s",
-        full="3 min",
+        quick="4 s",
+        full="34 s",
         full_options="(the defaults)",
         options=dynamic.table5_options,
         render=dynamic.render5,
@@ -94,8 +97,8 @@ REPRODUCTIONS = (
         figure="Fig. 12-13 (§6.3)",
         summary="HULL §6.3: 192 servers on a fat tree, DCTCP vs HULL.",
         example="tailor reproduce hull-fattree --quick",
-        quick="15 s",
-        full="5 min",
+        quick="19 s",
+        full="2.8 min",
         full_options="(the defaults; --flows 5000000 for the paper's count, about 25 min)",
         options=fattree.options,
         render=fattree.render,

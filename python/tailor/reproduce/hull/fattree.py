@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import polars as pl
 import typer
@@ -122,15 +122,15 @@ CLAIMS = (
 
 def options(
     quick: Annotated[bool, typer.Option("--quick", help=f"{FLOWS['quick']:,} flows a scheme (seconds; not a result).")] = False,
-    flows: Annotated[int, typer.Option(help="Flows per scheme (default: 20,000 with --quick, 1,000,000 otherwise; the paper ran 5,000,000).")] = 0,
+    flows: Annotated[Optional[int], typer.Option(help="Flows per scheme, 1,000 to 50,000,000 (default: 20,000 with --quick, 1,000,000 otherwise; the paper ran 5,000,000).", show_default=False)] = None,
     out: Out = None,
 ) -> Plan:
     """HULL §6.3: 192 servers on a fat-tree at 15 % load, small- and large-flow completion
     times under DCTCP and HULL, beside the paper's claims."""
     form = "quick" if quick else "full"
-    n = flows or FLOWS[form]
+    n = FLOWS[form] if flows is None else flows
     if not 1_000 <= n <= 50_000_000:
-        raise OptionError(f"--flows: {n}; accepted: 1000 to 50000000")
+        raise OptionError(f"--flows: {n} is out of range; accepted: 1000 to 50000000")
     pts = [runs.HullPoint(f"fattree-{s}", 1, scenario(s, n), n) for s in SCHEMES]
     default = Path("runs") / ("hull-fattree-quick" if quick else "hull-fattree")
     return Plan(out or default, lambda out, say: run(pts, form, n, out, say))

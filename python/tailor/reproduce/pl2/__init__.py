@@ -31,6 +31,11 @@ from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
 
+# Run times: ``quick`` (with --quick) measured on 2026-11-27 on the 2-core machine with other
+# jobs beside it (load average about 8: microburst 2.8 s, incast-outcast 2.7 s, memcached
+# 3.5 s, traces 4.6 s, leafspine 2.5 s, vgg16 13.4 s) and ``full`` (the defaults) likewise:
+# microburst 4.8 s, incast-outcast 3.4 s, memcached 13.5 s, leafspine 5.7 s; traces 6 s and
+# vgg16 81 s as measured in docs/reproductions-pl2.md.
 REPRODUCTIONS = (
     Reproduction(
         name="pl2-microburst",
@@ -38,8 +43,8 @@ REPRODUCTIONS = (
         figure="Fig. 3 (§B)",
         summary="PL2 Fig. 3: microbursts, PL2 vs RDS, tails and drops.",
         example="tailor reproduce pl2-microburst --quick",
-        quick="2 s",
-        full="10 s",
+        quick="3 s",
+        full="5 s",
         full_options="(the defaults; --seeds 3 for intervals)",
         options=microburst.options,
         render=microburst.render,
@@ -50,8 +55,8 @@ REPRODUCTIONS = (
         figure="Fig. 11a, 12 (§F.4)",
         summary="PL2 Fig. 11a / 12: incast and outcast, loss, goodput.",
         example="tailor reproduce pl2-incast-outcast --quick",
-        quick="2 s",
-        full="5 s",
+        quick="3 s",
+        full="3.5 s",
         full_options="(the defaults; --host-delay prototype_sw for the prototype's exchanges)",
         options=incast.options,
         render=incast.render,
@@ -62,8 +67,8 @@ REPRODUCTIONS = (
         figure="Fig. 5-8 (§F.2)",
         summary="PL2 Fig. 5-8: memcached under TCP or UDP incast.",
         example="tailor reproduce pl2-memcached --quick",
-        quick="2 s",
-        full="10 s",
+        quick="3.5 s",
+        full="14 s",
         full_options="(the defaults)",
         options=memcached.options,
         render=memcached.render,
@@ -74,8 +79,8 @@ REPRODUCTIONS = (
         figure="Fig. 10 (§F.3)",
         summary="PL2 Fig. 10: W1-W5 3-way incast, six schemes.",
         example="tailor reproduce pl2-traces --quick",
-        quick="2 s",
-        full="10 s",
+        quick="4.5 s",
+        full="6 s",
         full_options="(the defaults)",
         options=traces.options,
         render=traces.render,
@@ -86,8 +91,8 @@ REPRODUCTIONS = (
         figure="beyond the paper (§G)",
         summary="PL2 on a leaf-spine: a rack's incast, traffic from outside.",
         example="tailor reproduce pl2-leafspine --quick",
-        quick="2 s",
-        full="20 s",
+        quick="2.5 s",
+        full="6 s",
         full_options="(the defaults)",
         options=leafspine.options,
         render=leafspine.render,
@@ -98,8 +103,8 @@ REPRODUCTIONS = (
         figure="Fig. 9 (§F.2.3)",
         summary="PL2 Fig. 9: VGG16 gradient shuffle, PL2 vs RDS.",
         example="tailor reproduce pl2-vgg16 --quick",
-        quick="2 s",
-        full="1.5 min",
+        quick="13 s",
+        full="81 s",
         full_options="(the defaults: 100 iterations)",
         options=vgg16.options,
         render=vgg16.render,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import polars as pl
 import typer
@@ -83,14 +83,14 @@ trace = "gradients-{iteration}.csv"
 
 def options(
     quick: Annotated[bool, typer.Option("--quick", help="2 iterations per scheme (seconds).")] = False,
-    iterations: Annotated[int, typer.Option(help="Iterations per scheme (the paper's 100 by default).")] = 0,
+    iterations: Annotated[Optional[int], typer.Option(help="Iterations per scheme, 1 to 1000 (default: the paper's 100; 2 with --quick).", show_default=False)] = None,
     out: Out = None,
 ) -> Plan:
     """PL2 Fig. 9: VGG16 gradient shuffle, 4 workers to 2 parameter servers, time per
     iteration, PL2 against RDS, beside the paper's."""
-    n = iterations or FORMS["quick" if quick else "full"]
+    n = FORMS["quick" if quick else "full"] if iterations is None else iterations
     if not 1 <= n <= 1000:
-        raise OptionError(f"--iterations: {n}; accepted: 1 to 1000")
+        raise OptionError(f"--iterations: {n} is out of range; accepted: 1 to 1000")
     form = "quick" if quick else "full"
     pts = [runs.Pl2Point(f"{s}-{i}", 1, scenario(s, i), 200_000, files=((f"gradients-{i}.csv", gradient_trace(i)),))
            for s in SCHEMES for i in range(n)]

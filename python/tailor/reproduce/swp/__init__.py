@@ -20,6 +20,10 @@ from tailor.reproduce.swp import capacity, fig1
 
 __all__ = ["REPRODUCTIONS"]
 
+# Run times (``quick``: the defaults, these have no --quick) measured on 2026-11-27 on the
+# 2-core machine with other jobs beside it (load average 6-8): swp-fig1 8.8 s (issue 24's
+# session measured 10.8 s), swp-capacity 85 s; swp-fig1 --engine packet 15.3 s. Not
+# measured: swp-capacity --n 150, estimated as 15 times the defaults' 10 scenarios.
 REPRODUCTIONS = (
     Reproduction(
         name="swp-fig1",
@@ -27,8 +31,8 @@ REPRODUCTIONS = (
         figure="Fig. 1 (§2.1)",
         summary="SWP Fig. 1: foreground p99 slowdown per scheduling choice.",
         example="tailor reproduce swp-fig1 --out runs/fig1",
-        quick="5 s",
-        full="10 s",
+        quick="9 s",
+        full="15 s",
         full_options="--engine packet",
         options=fig1.options,
         render=fig1.render,
@@ -39,8 +43,8 @@ REPRODUCTIONS = (
         figure="Fig. 8-9 (§5.2)",
         summary="SWP Fig. 8-9: least capacity per discipline.",
         example="tailor reproduce swp-capacity --classes 5 --n 20",
-        quick="40 s",
-        full="10 min",
+        quick="85 s",
+        full="20 min",
         full_options="--n 150",
         options=capacity.options,
         render=capacity.render,
