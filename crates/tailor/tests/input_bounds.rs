@@ -8,26 +8,9 @@
 use std::path::Path;
 use tailor::scenario::{Scenario, ScenarioError};
 
-const BASE: &str = r#"
-seed = 1
-[topology]
-kind = "star"
-hosts = 4
-link = { rate = "100Gbps", delay = "1us" }
-[switch]
-ecn_threshold = "100KB"
-[transport]
-kind = "dctcp"
-init_cwnd = 10
-[[class]]
-name = "a"
-sizes = "websearch"
-arrival = "poisson"
-load = 0.5
-pattern = "n_to_1"
-receiver = 3
-messages = 10
-"#;
+mod common;
+use common::BAD_INPUT_BASE as BASE;
+
 
 const DUMBBELL: &str = "kind = \"dumbbell\"\nleft = 2\nright = 2\nhost_link = { rate = \"10Gbps\", delay = \"1us\" }\ntrunk = { rate = \"10Gbps\", delay = \"1us\" }";
 

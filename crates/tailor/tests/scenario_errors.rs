@@ -2,26 +2,9 @@
 
 use tailor::scenario::Scenario;
 
-const BASE: &str = r#"
-seed = 1
-[topology]
-kind = "star"
-hosts = 4
-link = { rate = "100Gbps", delay = "1us" }
-[switch]
-ecn_threshold = "100KB"
-[transport]
-kind = "dctcp"
-init_cwnd = 10
-[[class]]
-name = "a"
-sizes = "websearch"
-arrival = "poisson"
-load = 0.5
-pattern = "n_to_1"
-receiver = 3
-messages = 10
-"#;
+mod common;
+use common::BAD_INPUT_BASE as BASE;
+
 
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[

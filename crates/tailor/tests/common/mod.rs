@@ -40,3 +40,26 @@ pub fn lone_trace(dir: &Path, sizes: &[u64], src: usize, dst: usize, gap_ns: u64
     std::fs::write(&path, s).unwrap();
     path.display().to_string()
 }
+
+/// The small DCTCP star that the bad-input tests (scenario_errors.rs, input_bounds.rs) edit
+/// one key of at a time.
+pub const BAD_INPUT_BASE: &str = r#"
+seed = 1
+[topology]
+kind = "star"
+hosts = 4
+link = { rate = "100Gbps", delay = "1us" }
+[switch]
+ecn_threshold = "100KB"
+[transport]
+kind = "dctcp"
+init_cwnd = 10
+[[class]]
+name = "a"
+sizes = "websearch"
+arrival = "poisson"
+load = 0.5
+pattern = "n_to_1"
+receiver = 3
+messages = 10
+"#;
