@@ -195,7 +195,10 @@ impl SloTracker {
         let (met, reason) = if all == 0 {
             (None, Some("no message in range".to_string()))
         } else if all < need {
-            (None, Some(format!("{all} message{}, {need} needed", if all == 1 { "" } else { "s" })))
+            // The count includes the unfinished, so say how many: "63 messages" beside a
+            // count of 58 finished ones would read as a mistake.
+            let unfinished = if u > 0 { format!(" ({u} unfinished at stop)") } else { String::new() };
+            (None, Some(format!("{all} message{}{unfinished}, {need} needed", if all == 1 { "" } else { "s" })))
         } else if u > 0 {
             let met = bounded_verdict(&self.slo, &self.stats, &best, u);
             (met, met.is_none().then(|| unfinished_text(u, self.unfinished_bytes)))
@@ -279,6 +282,15 @@ mod tests {
         let r = t.report();
         assert_eq!((r.met, r.reason.as_deref()), (None, Some("82 messages, 100 needed")));
         assert!(r.loss.unwrap() < 0.0, "the loss still steers the advisor");
+        let mut stopped = SloTracker::new(p99_small(2.0));
+        for _ in 0..58 {
+            stopped.record(1_000, 1.5, 0.0);
+        }
+        for _ in 0..5 {
+            stopped.record_unfinished(1_000, 1.5, 0.0);
+        }
+        let r = stopped.report();
+        assert_eq!((r.count, r.reason.as_deref()), (58, Some("63 messages (5 unfinished at stop), 100 needed")));
         for _ in 82..100 {
             t.record(1_000, 1.5, 0.0);
         }
