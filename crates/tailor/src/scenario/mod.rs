@@ -162,14 +162,7 @@ impl Scenario {
 
     fn from_document(doc: &toml::Table, file: &str, dir: &Path) -> Result<Scenario, ScenarioError> {
         let mut root = Table::root(file, doc);
-        let name = root.string("name")?;
-        if let Some(name) = &name {
-            check_name(&root, name)?;
-        }
-        // A file's stem holds no "/" and is a safe prefix of a folder's name as it is.
-        let name = name.unwrap_or_else(|| {
-            Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-        });
+        let name = name_of(&mut root, file)?;
         let seed = root.int("seed", 0, MAX_SEED as i64)?.unwrap_or(1) as u64;
         let (stop, warmup, bins) = match root.table("run")? {
             Some(mut r) => {
@@ -198,14 +191,7 @@ impl Scenario {
         if record.waits {
             check_waits(&net, &root)?;
         }
-        // RSVs leave the NIC and GRTs the switch at this level; a priority queue files a
-        // level it does not keep at its lowest, silently.
-        if let (Some(p), Some(levels)) = (&net.pl2, packet_levels(&net)) {
-            if p.priority as usize >= levels {
-                let msg = format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", p.priority, levels - 1);
-                return Err(root.error("switch.pl2.priority", msg));
-            }
-        }
+        check_pl2_priority(&net, &root)?;
         // Before the classes, whose host lists are as long as the topology is wide.
         let n_classes = doc.get("class").and_then(toml::Value::as_array).map_or(1, Vec::len);
         network::check_fits(&net, n_classes, file)?;
@@ -218,23 +204,7 @@ impl Scenario {
             }
             None => None,
         };
-        let mut classes = Vec::new();
-        for (i, mut t) in root.tables("class")?.into_iter().enumerate() {
-            let mut c = class_of(&mut t, i, &net, dir)?;
-            c.transport = class_transport(&mut t, i, &net, &mut transports, default_transport, &root)?;
-            check_connections(&c, &transports, &t)?;
-            t.finish()?;
-            if classes.iter().any(|o: &ClassSpec| o.name == c.name) {
-                return Err(root.error("class", format!("two classes are named \"{}\"; accepted: distinct names", c.name)));
-            }
-            classes.push(c);
-        }
-        if classes.is_empty() {
-            if default_transport.is_none() {
-                return Err(root.error("transport", "missing; accepted: a [transport] table (every scenario needs one)"));
-            }
-            return Err(root.error("class", "missing; accepted: at least one [[class]]"));
-        }
+        let classes = classes_of(&mut root, &net, dir, &mut transports, default_transport)?;
         let endless = classes.iter().position(|c| matches!(c.kind, ClassKind::Generated { count: None, until: None, .. }));
         if let (Some(i), None) = (endless, stop) {
             return Err(root.error(
@@ -465,6 +435,58 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
     }
     Ok(())
 }
+
+/// The scenario's `name`, checked; else the file's stem, which holds no "/" and is a safe
+/// prefix of a folder's name as it is.
+fn name_of(root: &mut Table, file: &str) -> Result<String, ScenarioError> {
+    let name = root.string("name")?;
+    if let Some(name) = &name {
+        check_name(root, name)?;
+    }
+    Ok(name.unwrap_or_else(|| Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()))
+}
+
+/// RSVs leave the NIC and GRTs the switch at PL2's level; a priority queue files a level
+/// it does not keep at its lowest, silently, so a level past the ports' is refused.
+fn check_pl2_priority(net: &NetSpec, root: &Table) -> Result<(), ScenarioError> {
+    if let (Some(p), Some(levels)) = (&net.pl2, packet_levels(net)) {
+        if p.priority as usize >= levels {
+            let msg = format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", p.priority, levels - 1);
+            return Err(root.error("switch.pl2.priority", msg));
+        }
+    }
+    Ok(())
+}
+
+/// The `[[class]]` tables, each with its transport (added to `transports` when it has its
+/// own); at least one, with distinct names.
+fn classes_of(
+    root: &mut Table,
+    net: &NetSpec,
+    dir: &Path,
+    transports: &mut Vec<TransportConfig>,
+    default_transport: Option<usize>,
+) -> Result<Vec<ClassSpec>, ScenarioError> {
+    let mut classes: Vec<ClassSpec> = Vec::new();
+    for (i, mut t) in root.tables("class")?.into_iter().enumerate() {
+        let mut c = class_of(&mut t, i, net, dir)?;
+        c.transport = class_transport(&mut t, i, net, transports, default_transport, root)?;
+        check_connections(&c, transports, &t)?;
+        t.finish()?;
+        if classes.iter().any(|o| o.name == c.name) {
+            return Err(root.error("class", format!("two classes are named \"{}\"; accepted: distinct names", c.name)));
+        }
+        classes.push(c);
+    }
+    if classes.is_empty() {
+        if default_transport.is_none() {
+            return Err(root.error("transport", "missing; accepted: a [transport] table (every scenario needs one)"));
+        }
+        return Err(root.error("class", "missing; accepted: at least one [[class]]"));
+    }
+    Ok(classes)
+}
+
 
 /// Refuses a scenario name that would lead a run's default output (`runs/NAME-…`) or a
 /// sweep's out of its folder, or that a path cannot hold.
