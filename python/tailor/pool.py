@@ -23,7 +23,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -170,8 +170,14 @@ POLL_S = 0.2
 
 
 def local_results(claims: Claims, jobs: int | None, listener: Listener | None,
-                  by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
+                  by_id: dict[str, PointSpec], target: Callable[[dict[str, Any]], dict[str, Any]] = run_point,
+                  ) -> Iterator[dict[str, Any]]:
     """Runs the points of ``claims`` in spawned worker processes, one at a time per worker.
+
+    Each worker calls ``target`` on a task (:func:`run_point`: a sweep's point; another
+    module-level function for other work spread the same way, such as the scenarios of
+    tailor.reproduce.swp.capacity, whose ``claims`` then only need ``next``, ``put_back``,
+    ``note_waiting`` and a length).
 
     Hand-rolled rather than multiprocessing.Pool or ProcessPoolExecutor: Pool waits
     forever for a task whose worker was killed (OOM killer, a native abort), and
@@ -196,7 +202,7 @@ def local_results(claims: Claims, jobs: int | None, listener: Listener | None,
 
     def start() -> None:
         mine, theirs = ctx.Pipe()
-        p = ctx.Process(target=_worker, args=(theirs,), daemon=True)
+        p = ctx.Process(target=_worker, args=(theirs, target), daemon=True)
         p.start()
         theirs.close()
         workers[p.pid] = (p, mine)
@@ -281,13 +287,13 @@ def local_results(claims: Claims, jobs: int | None, listener: Listener | None,
             conn.close()
 
 
-def _worker(conn: Any) -> None:
+def _worker(conn: Any, target: Callable[[dict[str, Any]], dict[str, Any]] = run_point) -> None:
     """A worker process: runs the points it is given until it is given None."""
     _ignore_sigint()
     try:
         conn.send(("ready", None))
         while (task := conn.recv()) is not None:
-            conn.send(("result", run_point(task)))
+            conn.send(("result", target(task)))
     except (EOFError, OSError):  # the sweep is gone
         pass
 
@@ -304,9 +310,11 @@ def ray_module(address: str | bool) -> Any:
 
 
 def ray_results(claims: Claims, ray_mod: Any, address: str | bool, jobs: int | None,
-                 listener: Listener | None, by_id: dict[str, PointSpec]) -> Iterator[dict[str, Any]]:
-    """Runs the points of ``claims`` as Ray tasks, as many at once as the cluster has
-    CPUs: a point is claimed (its lock taken) only when it is submitted."""
+                 listener: Listener | None, by_id: dict[str, PointSpec],
+                 target: Callable[[dict[str, Any]], dict[str, Any]] = run_point) -> Iterator[dict[str, Any]]:
+    """Runs the points of ``claims`` as Ray tasks (``target``, as in :func:`local_results`),
+    as many at once as the cluster has CPUs: a point is claimed (its lock taken) only when
+    it is submitted."""
     if not ray_mod.is_initialized():
         env = {"env_vars": {"TAILOR_WORKLOADS": os.environ.get("TAILOR_WORKLOADS", "")}}
         try:
@@ -316,7 +324,7 @@ def ray_results(claims: Claims, ray_mod: Any, address: str | bool, jobs: int | N
                 ray_mod.init(address=address, runtime_env=env, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise SweepError(f"--ray {address}: cannot start or join Ray: {e}") from None
-    remote = ray_mod.remote(num_cpus=1, max_retries=0)(run_point)
+    remote = ray_mod.remote(num_cpus=1, max_retries=0)(target)
     cpus = max(1, int(ray_mod.cluster_resources().get("CPU", 1)))
     pending: dict[Any, dict[str, Any]] = {}
     try:

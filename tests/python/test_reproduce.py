@@ -34,6 +34,7 @@ def test_random_scenarios_follow_table_4_and_are_valid(tmp_path: Path, n_classes
     assert [x[0].toml() for x in b] == [x[0].toml() for x in c], "same seed, same scenarios"
     assert a[0][0].toml() == b[0][0].toml()
     assert len({x[0].toml() for x in b}) == 4, "each draw differs"
+    assert len({x[0].seed for x in b}) == 4, "each scenario has a traffic seed of its own"
     for sc, params in b:
         assert len(params) == n_classes
         for p in params:
@@ -43,6 +44,42 @@ def test_random_scenarios_follow_table_4_and_are_valid(tmp_path: Path, n_classes
         path.write_text(sc.toml())
         info = tailor.check(path)
         assert info["classes"] == [f"c{k}" for k in range(n_classes)]
+        assert f"seed = {sc.seed}\n" in sc.toml() and 'kind = "dumbbell"' in sc.toml()
+
+
+def test_the_computed_horizon_gives_every_judged_range_100_messages(tmp_path: Path) -> None:
+    """The horizon is the least that gives each judged SLO range 100 messages after the
+    warm-up with about 99 % probability; a model run of the scenario finds them there,
+    and the ranges that would need more than the cap are left out and marked."""
+    rng = random.Random(3)
+    drawn = [swp_capacity.draw(rng, i, 3, None, cap_ms=25.0) for i in range(12)]
+    judged = [(sc, ps) for sc, ps in drawn if not swp_capacity.refused(ps)]
+    assert judged and len(judged) < len(drawn), "the cap refuses some scenarios and keeps others"
+    for sc, ps in drawn:
+        for p in ps:
+            assert p["judged"] == {r: p["needs_ms"][r] <= 25.0 for r in ("small", "large")}
+        assert sc.toml().count("min_size") == sum(p["judged"]["large"] for p in ps)
+        assert sc.toml().count("max_size") == sum(p["judged"]["small"] for p in ps)
+    sc, ps = judged[0]
+    assert float(sc.until.removesuffix("ms")) >= swp_capacity.WARMUP_MS + max(
+        p["needs_ms"]["small"] for p in ps)
+    path = tmp_path / f"{sc.name}.toml"
+    path.write_text(sc.toml())
+    r = tailor.run(path, engine="model", out=tmp_path / "run")
+    counts = [s["count"] for c in r.summary["classes"].values() for s in c["slo"]]
+    assert len(counts) == sum(sum(p["judged"].values()) for p in ps)
+    assert min(counts) >= 100, counts
+
+
+def test_too_rare_a_range_is_not_judged() -> None:
+    """A Google class at 5 Gbps needs about 190 ms for 100 messages above 125 KB: under a
+    100 ms cap its large-message SLO is dropped, and its small-message one kept."""
+    from tailor.reproduce.swp import horizon
+
+    assert 150 < horizon.range_horizon_s("google", 1.0, 5.0, small=False) * 1e3 < 250
+    assert horizon.range_horizon_s("google", 1.0, 5.0, small=True) * 1e3 < 1
+    # σ = 2 gaps have a squared coefficient of variation of e^4 - 1: several times the mean count.
+    assert horizon.needed_mean(1.0, 2.0) > 4 * horizon.needed_mean(1.0, 0.01)
 
 
 def test_fig1_scenarios_give_the_foreground_its_weight(tmp_path: Path) -> None:
@@ -56,20 +93,50 @@ def test_fig1_scenarios_give_the_foreground_its_weight(tmp_path: Path) -> None:
     assert "priority = 0" in pr.toml() and "priority = 1" in pr.toml()
 
 
-def test_capacity_summary_means_per_scenario_ratios() -> None:
-    rows = [
-        {"capacity_gbps": {"fifo": 30.0, "drr": 20.0, "hierarchical": 15.0, "static": 40.0}, "tight_bursty": True,
-         "found": {}, "packet": {"drr": {"met": 5, "of": 6}}},
-        {"capacity_gbps": {"fifo": 20.0, "drr": 20.0, "hierarchical": 10.0, "static": 20.0}, "tight_bursty": False,
-         "found": {}, "packet": {}},
-    ]
+def _rows(scenario: str, caps: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"scenario": scenario, "classes": 3, "seed": 1, "discipline": d, "engine": "model",
+             "model_form": "calibrated", "host_scaling": "scaled", "capacity_gbps": c, "offered_gbps": 10.0,
+             "found": c is not None} for d, c in caps.items()]
+
+
+def test_capacity_summary_means_medians_and_counts_the_not_found() -> None:
+    from tailor.reproduce.swp import savings
+
+    rows = (_rows("a", {"fifo": 30.0, "weights": 20.0, "weights_fq": 15.0, "static": 40.0})
+            + _rows("b", {"fifo": 20.0, "weights": 20.0, "weights_fq": 10.0, "static": 20.0})
+            + _rows("c", {"fifo": 24.0, "weights": 20.0, "weights_fq": 12.0, "static": 24.0})
+            + _rows("d", {"fifo": None, "weights": 20.0, "weights_fq": 10.0, "static": 30.0}))
+    tight = [{"sigma": 1.8, "slo": 3.5}] * 3
+    loose = [{"sigma": 1.2, "slo": 6.0}] * 3
+    params = {"a": tight, "b": loose, "c": loose, "d": loose, "e": loose}
+    s = {(x["experiment"], x["comparison"]): x for x in savings.summarize(rows, params, refused={"e"})}
+    w = s[("Fig. 8", "fifo_vs_weights")]
+    assert w["mean"] == pytest.approx(70 / 3) and w["median"] == pytest.approx(20.0)  # +50, +0, +20 %
+    assert w["n"] == 3 and w["not_found"] == 1 and w["scenarios"] == 5 and w["refused"] == 1
+    assert w["ci"][0] <= w["mean"] <= w["ci"][1] and w["paper"] == 44.0
+    assert s[("Fig. 8", "fifo_vs_weights_fq")]["mean"] == pytest.approx(100.0)
+    b = s[("Fig. 8(b)", "fifo_vs_weights")]
+    assert b["n"] == 1 and b["mean"] == pytest.approx(50.0) and b["ci"] is None
+    assert s[("Fig. 8(d)", "fifo_vs_weights")]["n"] == 1
+    assert s[("Fig. 9", "fifo_vs_weights")]["scenarios"] == 0
+
+
+def test_quick_writes_capacity_csv_with_exactly_the_issues_columns(tmp_path: Path) -> None:
+    """The quick form (one short scenario: seconds) writes every discipline's row, says it
+    is not a result, and its table names the paper's figure beside ours."""
+    p = reproduce_cli("swp-capacity", "--quick", "--classes", "3", "--n", "1", "--out", str(tmp_path / "q"))
+    assert p.returncode == 0, p.stderr
+    assert "NOT a result" in p.stdout and "Fig. 8" in p.stdout and "+44 %" in p.stdout
+    lines = (tmp_path / "q" / "capacity.csv").read_text().splitlines()
+    assert lines[0] == ("scenario,classes,seed,discipline,engine,model_form,host_scaling,capacity_gbps,offered_gbps,"
+                        "found")
+    rows = [dict(zip(lines[0].split(","), x.split(","))) for x in lines[1:]]
+    assert sorted(r["discipline"] for r in rows) == ["fifo", "static", "weights", "weights_fq"]
+    scenario = (tmp_path / "q" / "scenarios" / f"{rows[0]['scenario']}.toml").read_text()
+    assert all(f"seed = {r['seed']}\n" in scenario for r in rows)
     for r in rows:
-        r["found"] = {s: True for s in swp_capacity.STRATEGIES}
-    s = swp_capacity.summarize(rows)
-    assert s["fifo_vs_drr"] == pytest.approx(25.0)  # mean of +50 % and +0 %
-    assert s["fifo_vs_fq"] == pytest.approx(100.0)  # mean of +100 % and +100 %
-    assert s["fifo_vs_drr_tight_bursty"] == pytest.approx(50.0) and s["tight_bursty_scenarios"] == 1
-    assert s["packet_slos_met"] == pytest.approx(5 / 6)
+        assert r["found"] in ("true", "false") and (r["capacity_gbps"] == "") == (r["found"] == "false")
+    assert (tmp_path / "q" / "capacity_cdf.csv").is_file() and (tmp_path / "q" / "capacity.png").is_file()
 
 
 def test_reproduce_rejects_bad_arguments() -> None:

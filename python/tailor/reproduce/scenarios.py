@@ -100,3 +100,44 @@ class Bottleneck:
             text += f'[model]\npreset = "{self.model_preset}"\n\n'
         text += "\n".join(c.toml(self.hosts, self.until, self.start) for c in self.classes)
         return text
+
+
+@dataclass(frozen=True)
+class Dumbbell:
+    """Senders on the left, receivers on the right, one trunk between two switches: a
+    bottleneck of its own (the trunk), so a capacity can scale either every link or the
+    trunk alone (``tailor advise --host-scaling``). Hosts are numbered left first, so the
+    first receiver is host ``left``. The base RTT is 2 (2 host delay + trunk delay)."""
+
+    name: str
+    classes: tuple[Class, ...]
+    left: int
+    right: int = 1
+    host_rate: str = "100Gbps"
+    trunk_rate: str = "100Gbps"
+    host_delay: str = "1.5us"
+    trunk_delay: str = "2us"
+    scheduler: str = "fifo"
+    transport: str = "dctcp"
+    seed: int = 1
+    until: str = "21ms"
+    start: str = "1ms"
+    warmup: Optional[str] = None
+    comment: str = ""
+
+    def toml(self) -> str:
+        head = "".join(f"# {line}\n" for line in self.comment.splitlines())
+        transport = [f'kind = "{self.transport}"', 'mss = "1448B"', 'header = "54B"']
+        keys = next(t["keys"] for t in _core.transports() if t["name"] == self.transport)
+        if "max_cwnd" in keys:
+            transport += ['init_cwnd = "bdp"', 'max_cwnd = "bdp"', 'min_rto = "1ms"']
+        text = (
+            f'{head}name = "{self.name}"\nseed = {self.seed}\n\n'
+            + (f'[run]\nwarmup = "{self.warmup}"\n\n' if self.warmup else "")
+            + f'[topology]\nkind = "dumbbell"\nleft = {self.left}\nright = {self.right}\n'
+            f'host_link = {{ rate = "{self.host_rate}", delay = "{self.host_delay}" }}\n'
+            f'trunk = {{ rate = "{self.trunk_rate}", delay = "{self.trunk_delay}" }}\n\n'
+            f'[switch]\nscheduler = "{self.scheduler}"\necn_threshold = "100KB"\n\n'
+            "[transport]\n" + "\n".join(transport) + "\n\n"
+        )
+        return text + "\n".join(c.toml(self.left, self.until, self.start) for c in self.classes)
