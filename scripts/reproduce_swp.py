@@ -3,7 +3,9 @@ paper's numbers (`tailor reproduce swp-*` runs them one at a time).
 
 - Fig. 1 on the fast model, and on the packet engine, with each of the paper's claims;
 - Fig. 8 / 9: least capacity per discipline over random Table 4 scenarios (3 and 5
-  classes), with a packet-engine re-check of a sample of the answers.
+  classes, 150 each), on every variant this build's advisor has (model calibrated /
+  paper-literal, host links scaled / fixed; the packet engine on a subset), spread over
+  the cores (tailor reproduce swp-capacity, full form).
 
 Writes everything under target/reproduce/ (scenarios, runs, JSON, CDF data).
 """
@@ -25,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=10, help="random scenarios per capacity experiment (the paper: 150)")
+    ap.add_argument("--n", type=int, default=swp_capacity.FORMS["full"].n,
+                    help="random scenarios per capacity experiment (the paper: 150)")
     ap.add_argument("--out", type=Path, default=ROOT / "target" / "reproduce")
     args = ap.parse_args()
     console = Console(width=140)
@@ -37,12 +40,13 @@ def main() -> int:
         swp_fig1.render(r, console)
         console.print(f"Fig. 1 on the {engine} engine: {time.perf_counter() - t:.1f} s\n", highlight=False)
         results[f"fig1_{engine}"] = r
-    for classes in (3, 5):
-        t = time.perf_counter()
-        r = swp_capacity.run(n=args.n, n_classes=classes, recheck=3, out=args.out / f"capacity-{classes}c", say=say)
-        swp_capacity.render(r, console)
-        console.print(f"{classes}-class capacity search: {time.perf_counter() - t:.1f} s\n", highlight=False)
-        results[f"capacity_{classes}"] = r["summary"]
+    t = time.perf_counter()
+    plan = swp_capacity.options(n=args.n, out=args.out / "capacity")
+    r = plan.run(plan.out, say)
+    swp_capacity.render(r, console)
+    console.print(f"capacity searches (Fig. 8 and 9): {time.perf_counter() - t:.1f} s\n", highlight=False)
+    results["capacity"] = {"summary": [{k: v for k, v in s.items() if k != "values"} for s in r["summary"]],
+                           "cost": r["cost"], "slos": r["slos"]}
     (args.out / "swp.json").write_text(json.dumps(results, indent=2))
     failed = [c["claim"] for k in ("fig1_model", "fig1_packet") for c in results[k]["claims"] if not c["holds"]]
     if failed:

@@ -147,6 +147,15 @@ def test_reproduce_rejects_bad_arguments() -> None:
     assert p.returncode == 2 and "accepted: 3, 5" in p.stderr
 
 
+@pytest.mark.parametrize("option, value, accepted", [("--engine", "ns3", "accepted: model, packet"),
+                                                     ("--model-form", "literal", "accepted: calibrated, paper"),
+                                                     ("--host-scaling", "both", "accepted: scaled, fixed")])
+def test_swp_capacity_refuses_an_unknown_variant(tmp_path: Path, option: str, value: str, accepted: str) -> None:
+    p = reproduce_cli("swp-capacity", option, value, "--out", str(tmp_path / "r"))
+    assert p.returncode == 2 and p.stderr == f"error: {option}: '{value}' is not accepted; {accepted}\n", p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def reproduce_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", *args], capture_output=True, text=True,
                           timeout=60)
