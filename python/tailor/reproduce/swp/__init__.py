@@ -7,10 +7,13 @@ Zhao et al., arXiv:2103.01314; docs/papers.md): its reproductions.
   scenarios.
 
 The expected times are wall times on a 2-core machine, rounded up: swp-fig1 took 3 s
-on the model and 6-8 s with --engine packet; swp-capacity 32-44 s for its 10 scenarios
-(3 or 5 classes, 3 re-checked) and 105 s for 30, about 3.7 s a scenario, so the paper's
-150 take about 9 minutes (26 minutes measured while the machine was also building and
-testing).
+on the model and 6-8 s with --engine packet. swp-capacity --quick took 19 s (2 searches
+of 3 classes; its 2 five-class scenarios are not judged under its 30 ms cap). Its full
+form is an estimate from CPU seconds measured per search on 2026-11-27 (model calibrated,
+host links scaled; docs/advisor.md, "Measured"): about 4 CPU-s per 3-class search and 17
+per 5-class one, so 150 + 150 scenarios with two model forms scaled and 10 + 10 with host
+links fixed are about 6,700 CPU-s, 56 minutes on 2 cores, plus the packet engine's 2 + 2
+scenarios, whose cost was not measurable before its search landed.
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from tailor.reproduce.swp import capacity, fig1
 
 __all__ = ["REPRODUCTIONS"]
 
-# Run times (``quick``: the defaults, these have no --quick) measured on 2026-11-27 on the
-# 2-core machine with other jobs beside it (load average 6-8): swp-fig1 8.8 s (issue 24's
-# session measured 10.8 s), swp-capacity 85 s; swp-fig1 --engine packet 15.3 s. Not
-# measured: swp-capacity --n 150, estimated as 15 times the defaults' 10 scenarios.
+# Run times measured on 2026-11-27 on the 2-core machine with other jobs beside it (load
+# average 6-8): swp-fig1 8.8 s (issue 24's session measured 10.8 s), swp-fig1 --engine
+# packet 15.3 s (its ``quick``: the defaults, it has no --quick); swp-capacity --quick 19 s.
+# Not measured whole: swp-capacity's full form, estimated from CPU-s per search (above).
 REPRODUCTIONS = (
     Reproduction(
         name="swp-fig1",
@@ -42,10 +45,10 @@ REPRODUCTIONS = (
         paper="SWP",
         figure="Fig. 8-9 (§5.2)",
         summary="SWP Fig. 8-9: least capacity per discipline.",
-        example="tailor reproduce swp-capacity --classes 5 --n 20",
-        quick="85 s",
-        full="20 min",
-        full_options="--n 150",
+        example="tailor reproduce swp-capacity --quick",
+        quick="20 s",
+        full="60 min",
+        full_options="(the defaults)",
         options=capacity.options,
         render=capacity.render,
     ),

@@ -51,18 +51,20 @@ STRATEGIES = tuple(searches.DISCIPLINES)
 
 @dataclass(frozen=True)
 class Form:
-    """The scale of a run: scenarios per experiment, the horizon's cap (ms), the variants
-    and how many scenarios per experiment also run on the packet engine."""
+    """The scale of a run: scenarios per experiment (every model variant with host links
+    scaled), the horizon's cap (ms), and how many of each experiment's scenarios are also
+    searched with host links fixed (``subset``) and on the packet engine (``packet``)."""
 
     n: int
     cap_ms: float
+    subset: int
     packet: int
 
 
 #: ``--quick``: not a result (2 scenarios per experiment, horizons capped at 30 ms, the
 #: model only); the full form is `make validate`'s (the cap and the packet engine's
 #: subset chosen by cost: docs/advisor.md, "Reproductions").
-FORMS = {"quick": Form(n=2, cap_ms=30.0, packet=0), "full": Form(n=150, cap_ms=100.0, packet=2)}
+FORMS = {"quick": Form(n=2, cap_ms=30.0, subset=2, packet=0), "full": Form(n=150, cap_ms=100.0, subset=10, packet=2)}
 #: Shortest horizon (ms): below it a run is mostly the transient of empty queues.
 MIN_HORIZON_MS = 10.0
 
@@ -135,6 +137,7 @@ def run(
     seed: int = 1,
     cap_ms: float = FORMS["full"].cap_ms,
     variants: Optional[list[searches.Variant]] = None,
+    subset: int = FORMS["full"].subset,
     packet: int = FORMS["full"].packet,
     packet_seeds: int = 3,
     jobs: Optional[int] = None,
@@ -145,12 +148,13 @@ def run(
 ) -> dict:
     """Runs the reproduction into ``out`` (default :func:`default_dir`): scenarios,
     ``capacity.csv``, ``capacity.json``, ``capacity_cdf.csv`` and the figure, written
-    whole once complete (tailor.outdir). The first ``packet`` scenarios of each
-    experiment are also searched on the packet engine when ``variants`` include it."""
+    whole once complete (tailor.outdir). Of each experiment's scenarios, the first
+    ``subset`` are searched with host links fixed and the first ``packet`` on the packet
+    engine, when ``variants`` include them; every one with host links scaled."""
     variants = variants if variants is not None else searches.variants(["model"], ["calibrated"], ["scaled"])
     out = Path(out) if out is not None else default_dir(classes)
     with staged(out, "reproduction", name="swp-capacity") as work:
-        report = _run(n, classes, seed, cap_ms, variants, packet, packet_seeds, jobs, ray, work, say)
+        report = _run(n, classes, seed, cap_ms, variants, (subset, packet), packet_seeds, jobs, ray, work, say)
         report["quick"] = quick
         from tailor.plot import save
 
@@ -166,7 +170,8 @@ def default_dir(classes: tuple[int, ...] | int = (3, 5)) -> Path:
     return Path("runs") / ("swp-capacity" if len(ks) != 1 else f"swp-capacity-{ks[0]}")
 
 
-def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: list[searches.Variant], packet: int,
+def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: list[searches.Variant],
+         subsets: tuple[int, int],
          packet_seeds: int, jobs: Optional[int], ray: Optional[str], work: Path, say: Callable[[str], None]) -> dict:
     (work / "scenarios").mkdir()
     scenarios, tasks = {}, []
@@ -182,7 +187,7 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
             if scenarios[sc.name]["refused"]:
                 continue
             for v in variants:
-                if v.engine == "packet" and i >= packet:
+                if i >= (subsets[1] if v.engine == "packet" else subsets[0] if v.scaling == "fixed" else n):
                     continue
                 t = searches.task(path, scenarios[sc.name], v, packet_seeds, work)
                 t["cost"] = float(sc.until.removesuffix("ms")) * k * (20 if v.engine == "packet" else 1)
@@ -190,13 +195,16 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
     nref = sum(s["refused"] for s in scenarios.values())
     say(f"{len(scenarios)} scenarios ({', '.join(f'{n} of {k} classes' for k in classes)}), "
         f"{nref} not judged (a class with no SLO range reaching 100 messages within {cap_ms:g} ms); "
-        f"variants: {'; '.join(v.label for v in variants)}")
-    rows, failures, cost = [], [], {}
+        f"variants: {'; '.join(v.label for v in variants)} (host links fixed: the first {subsets[0]} of each "
+        f"experiment; the packet engine: the first {subsets[1]})")
+    rows, failures, cost, per_search = [], [], {}, []
     for r in searches.run_all(tasks, jobs, ray, say):
         if "error" in r:
             failures.append(r)
             continue
         rows.extend(r["rows"])
+        per_search.append({"id": r["id"], "cpu_s": round(r["cpu_s"], 3), "wall_s": round(r["wall_s"], 3),
+                           "until": scenarios[r["id"].split("|")[0]]["until"]})
         c = cost.setdefault(r["id"].split("|", 1)[1], {"searches": 0, "cpu_s": 0.0, "wall_s": 0.0, "unjudged": 0})
         c["searches"] += 1
         c["cpu_s"] += r["cpu_s"]
@@ -205,7 +213,8 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
     params = {s["scenario"]: s["params"] for s in scenarios.values()}
     refused_names = {s["scenario"] for s in scenarios.values() if s["refused"]}
     slos = [p["judged"][r] for s in scenarios.values() for p in s["params"] for r in ("small", "large")]
-    return {"n": n, "classes": list(classes), "seed": seed, "cap_ms": cap_ms, "packet": packet,
+    return {"n": n, "classes": list(classes), "seed": seed, "cap_ms": cap_ms, "subset": subsets[0],
+            "packet": subsets[1], "per_search": per_search,
             "packet_seeds": packet_seeds, "variants": [v.__dict__ for v in variants],
             "scenarios": list(scenarios.values()), "rows": rows, "failures": failures, "cost": cost,
             "slos": {"judged": sum(slos), "not_judged": len(slos) - sum(slos)},
@@ -227,6 +236,8 @@ def options(
                                                             "this build has).", show_default=False)] = None,
     host_scaling: Annotated[Optional[list[str]], typer.Option(help="scaled and/or fixed (repeat; default: every one "
                                                               "this build has).", show_default=False)] = None,
+    subset: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched with host links "
+                                                  "fixed (default: the form's).", min=0, show_default=False)] = None,
     packet: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched on the packet engine "
                                                   "(default: the form's).", min=0, show_default=False)] = None,
     seeds: Annotated[int, typer.Option(help="Packet engine: seeds per capacity tried.", min=1)] = 3,
@@ -252,7 +263,8 @@ def options(
 
         pool.ray_module(ray)
     kw = dict(n=n or form.n, classes=ks, seed=seed, cap_ms=cap or form.cap_ms, variants=vs,
-              packet=form.packet if packet is None else packet, packet_seeds=seeds, jobs=jobs, ray=ray, quick=quick)
+              subset=form.subset if subset is None else subset, packet=form.packet if packet is None else packet,
+              packet_seeds=seeds, jobs=jobs, ray=ray, quick=quick)
     return Plan(out or default_dir(ks), lambda out, say: run(**kw, out=out, say=say))  # type: ignore[arg-type]
 
 
@@ -296,6 +308,9 @@ def render(report: dict, console: Console) -> None:
     if missing:
         console.print(f"not run: {', '.join(missing)} (not asked for, or not in this build's tailor.advise)",
                       highlight=False)
+    console.print(f"searched: every model variant with host links scaled on all {report['n']} scenarios of an "
+                  f"experiment, host links fixed on the first {report['subset']}, the packet engine on the first "
+                  f"{report['packet']}", highlight=False)
     nref = sum(s["refused"] for s in report["scenarios"])
     console.print(f"SLO ranges judged {report['slos']['judged']}, not judged {report['slos']['not_judged']} (fewer "
                   f"than 100 messages expected within {report['cap_ms']:g} ms); scenarios not judged: {nref}",
@@ -329,7 +344,8 @@ def figure(report: Mapping[str, Any]) -> Figure:
                    title=f"Fig. {8 if k == 3 else 9}(a): {k} classes, {' '.join(x for x in first or () if x)}")
         for s in summary:
             if s["experiment"] == f"Fig. {8 if k == 3 else 9}" and s["comparison"] == "fifo_vs_weights" and s["n"]:
-                _cdf(row[1], sorted(s["values"]), " ".join(x for x in (s["engine"], s["model_form"], s["host_scaling"]) if x))
+                label = " ".join(x for x in (s["engine"], s["model_form"], s["host_scaling"]) if x)
+                _cdf(row[1], sorted(s["values"]), label)
         paper = 44.0 if k == 3 else 65.0
         row[1].axvline(paper, color="gray", linestyle="--", label=f"paper's mean +{paper:.0f} %")
         row[1].set(xlabel="FIFO's extra capacity over SWP weights (%)", ylabel="fraction of scenarios",

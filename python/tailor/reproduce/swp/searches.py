@@ -66,7 +66,8 @@ def variants(engines: list[str], forms: list[str], scalings: list[str]) -> list[
     """The variants asked for, each checked against this build (an OptionError naming the
     option otherwise)."""
     have = supported()
-    for option, key, asked, known in (("--engine", "engine", engines, ENGINES), ("--model-form", "model_form", forms, FORMS),
+    for option, key, asked, known in (("--engine", "engine", engines, ENGINES),
+                                      ("--model-form", "model_form", forms, FORMS),
                                       ("--host-scaling", "host_scaling", scalings, SCALINGS)):
         for v in asked:
             if v not in known:
@@ -164,7 +165,8 @@ def run_all(tasks: list[dict[str, Any]], jobs: Optional[int], ray: Optional[str]
     where = f"on Ray ({ray})" if ray else f"{min(jobs or os.cpu_count() or 1, len(order))} at a time"
     say(f"running {len(order)} searches, {where}; progress every {REPORT_S:.0f} s")
     if ray:
-        results = pool.ray_results(claims, pool.ray_module(ray), ray, jobs, None, {}, target=search)  # type: ignore[arg-type]
+        ray_mod = pool.ray_module(ray)
+        results = pool.ray_results(claims, ray_mod, ray, jobs, None, {}, target=search)  # type: ignore[arg-type]
     else:
         results = pool.local_results(claims, jobs, None, {}, target=search)  # type: ignore[arg-type]
     t0 = time.monotonic()
