@@ -51,14 +51,18 @@ class Variant:
 
 
 def supported() -> dict[str, tuple[str, ...]]:
-    """The engines, forms and scalings this build's ``tailor.advise`` accepts."""
+    """The engines, forms and scalings this build's ``tailor.advise`` accepts. Host links
+    fixed needs the model's own support too (``_core.advise`` taking ``host_scaling``):
+    a Python layer that took the keyword without it would label scaled answers fixed."""
     import tailor
+    from tailor import _core
 
     keys = inspect.signature(tailor.advise).parameters
+    core = getattr(_core.advise, "__text_signature__", "") or ""
     return {
         "engine": ENGINES if "engine" in keys else ENGINES[:1],
         "model_form": FORMS if "model_form" in keys else FORMS[:1],
-        "host_scaling": SCALINGS if "host_scaling" in keys else SCALINGS[:1],
+        "host_scaling": SCALINGS if "host_scaling" in keys and "host_scaling" in core else SCALINGS[:1],
     }
 
 
@@ -99,20 +103,22 @@ def search(t: dict[str, Any]) -> dict[str, Any]:
         kwargs["host_scaling"] = t["host_scaling"]
     if t["engine"] == "packet":
         out = Path(t["work"]) / "packet" / f"{t['scenario']}-{t['host_scaling']}"
-        kwargs.update(engine="packet", seeds=t["packet_seeds"], out=out, workers=1)
-    elif t["model_form"] != FORMS[0]:
-        kwargs["model_form"] = t["model_form"]
+        kwargs.update(engine="packet", seeds=t["packet_seeds"], out=out, workers=t.get("jobs"), ray=t.get("ray"))
+    else:
+        kwargs["recheck"] = False  # the model's own answer: the packet engine is a variant of its own
+        if t["model_form"] != FORMS[0]:
+            kwargs["model_form"] = t["model_form"]
     started, cpu = time.perf_counter(), _cpu_s()
     names = list(DISCIPLINES)
     try:
         try:
-            a = tailor.advise(t["path"], min_capacity=True, disciplines=names, recheck=False, **kwargs)
+            a = tailor.advise(t["path"], min_capacity=True, disciplines=names, **kwargs)
         except DisciplineError as e:
             if t["engine"] != "packet" or "static" not in str(e):
                 raise
             # Static provisioning needs a link per class; a packet search that cannot build
             # one leaves it to the model (its rows are then missing here, not "not found").
-            a = tailor.advise(t["path"], min_capacity=True, disciplines=names[:3], recheck=False, **kwargs)
+            a = tailor.advise(t["path"], min_capacity=True, disciplines=names[:3], **kwargs)
     except Exception as e:  # noqa: BLE001 - this search's failure, reported with its type
         return {"id": t["id"], "error": f"{type(e).__name__}: {e}"}
     r = a.report
@@ -156,19 +162,24 @@ class Tasks:
 
 def run_all(tasks: list[dict[str, Any]], jobs: Optional[int], ray: Optional[str],
             say: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-    """Runs every search, the longest first (their horizons), yielding each outcome as it
-    comes, and says every REPORT_S seconds how many are done."""
+    """Runs every search, yielding each outcome as it comes. The model's run in worker
+    processes (or on Ray), the longest first, with a line every REPORT_S seconds; then the
+    packet engine's, one at a time here, each spreading its own runs over the cores or
+    Ray (tailor.sweep: a worker process cannot start workers of its own)."""
     from tailor import pool
 
-    order = sorted(tasks, key=lambda t: -t.get("cost", 0.0))
-    claims = Tasks(order)
-    where = f"on Ray ({ray})" if ray else f"{min(jobs or os.cpu_count() or 1, len(order))} at a time"
-    say(f"running {len(order)} searches, {where}; progress every {REPORT_S:.0f} s")
-    if ray:
+    model = sorted((t for t in tasks if t["engine"] == "model"), key=lambda t: -t.get("cost", 0.0))
+    packet = [dict(t, jobs=jobs, ray=ray) for t in tasks if t["engine"] == "packet"]
+    where = f"on Ray ({ray})" if ray else f"{min(jobs or os.cpu_count() or 1, max(len(model), 1))} at a time"
+    say(f"running {len(model)} model searches, {where}, then {len(packet)} on the packet engine; progress every "
+        f"{REPORT_S:.0f} s")
+    if not model:
+        results: Iterator[dict[str, Any]] = iter(())
+    elif ray:
         ray_mod = pool.ray_module(ray)
-        results = pool.ray_results(claims, ray_mod, ray, jobs, None, {}, target=search)  # type: ignore[arg-type]
+        results = pool.ray_results(Tasks(model), ray_mod, ray, jobs, None, {}, target=search)  # type: ignore[arg-type]
     else:
-        results = pool.local_results(claims, jobs, None, {}, target=search)  # type: ignore[arg-type]
+        results = pool.local_results(Tasks(model), jobs, None, {}, target=search)  # type: ignore[arg-type]
     t0 = time.monotonic()
     report, done, failed = t0 + REPORT_S, 0, 0
     for r in results:
@@ -178,5 +189,10 @@ def run_all(tasks: list[dict[str, Any]], jobs: Optional[int], ray: Optional[str]
             say(f"{r['id'].replace('|', ' ')}: FAILED: {r['error']}")
         if time.monotonic() >= report:
             report = time.monotonic() + REPORT_S
-            say(f"{done} of {len(order)} searches done ({failed} failed), {time.monotonic() - t0:.0f} s")
+            say(f"{done} of {len(model)} model searches done ({failed} failed), {time.monotonic() - t0:.0f} s")
+        yield r
+    for i, t in enumerate(packet):
+        say(f"packet engine {i + 1} of {len(packet)}: {t['scenario']}, host links {t['host_scaling']}")
+        r = search(t)
+        say(f"{r['id'].replace('|', ' ')}: " + (f"FAILED: {r['error']}" if "error" in r else f"{r['wall_s']:.0f} s"))
         yield r
