@@ -103,7 +103,7 @@ def test_capacity_summary_means_medians_and_counts_the_not_found() -> None:
     from tailor.reproduce.swp import savings
 
     rows = (_rows("a", {"fifo": 30.0, "weights": 20.0, "weights_fq": 15.0, "static": 40.0})
-            + _rows("b", {"fifo": 20.0, "weights": 20.0, "weights_fq": 10.0, "static": 20.0})
+            + _rows("b", {"fifo": 20.0, "weights": 20.0, "weights_fq": 10.0, "static": 18.0})
             + _rows("c", {"fifo": 24.0, "weights": 20.0, "weights_fq": 12.0, "static": 24.0})
             + _rows("d", {"fifo": None, "weights": 20.0, "weights_fq": 10.0, "static": 30.0}))
     tight = [{"sigma": 1.8, "slo": 3.5}] * 3
@@ -113,7 +113,9 @@ def test_capacity_summary_means_medians_and_counts_the_not_found() -> None:
     w = s[("Fig. 8", "fifo_vs_weights")]
     assert w["mean"] == pytest.approx(70 / 3) and w["median"] == pytest.approx(20.0)  # +50, +0, +20 %
     assert w["n"] == 3 and w["not_found"] == 1 and w["scenarios"] == 5 and w["refused"] == 1
-    assert w["ci"][0] <= w["mean"] <= w["ci"][1] and w["paper"] == 44.0
+    assert w["ci"][0] <= w["mean"] <= w["ci"][1] and w["paper"] == 44.0 and w["negative"] == 0
+    st = s[("Fig. 8", "static_vs_fifo")]
+    assert st["n"] == 3 and st["not_found"] == 1 and st["negative"] == 1  # static 18 < FIFO 20 in b
     assert s[("Fig. 8", "fifo_vs_weights_fq")]["mean"] == pytest.approx(100.0)
     b = s[("Fig. 8(b)", "fifo_vs_weights")]
     assert b["n"] == 1 and b["mean"] == pytest.approx(50.0) and b["ci"] is None

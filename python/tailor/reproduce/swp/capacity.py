@@ -195,8 +195,7 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
     nref = sum(s["refused"] for s in scenarios.values())
     say(f"{len(scenarios)} scenarios ({', '.join(f'{n} of {k} classes' for k in classes)}), "
         f"{nref} not judged (a class with no SLO range reaching 100 messages within {cap_ms:g} ms); "
-        f"variants: {'; '.join(v.label for v in variants)} (host links fixed: the first {subsets[0]} of each "
-        f"experiment; the packet engine: the first {subsets[1]})")
+        f"searched: {_coverage([v.__dict__ for v in variants], n, *subsets)}")
     rows, failures, cost, per_search = [], [], {}, []
     for r in searches.run_all(tasks, jobs, ray, say):
         if "error" in r:
@@ -219,6 +218,18 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
             "scenarios": list(scenarios.values()), "rows": rows, "failures": failures, "cost": cost,
             "slos": {"judged": sum(slos), "not_judged": len(slos) - sum(slos)},
             "summary": savings.summarize(rows, params, refused_names)}
+
+
+def _coverage(variants: list[dict], n: int, subset: int, packet: int) -> str:
+    """Which variant searched how many scenarios of each experiment, in words."""
+    def label(v: dict) -> str:
+        return searches.Variant(**v).label
+
+    def count(v: dict) -> int:
+        return min(n, packet if v["engine"] == "packet" else subset if v["scaling"] == "fixed" else n)
+
+    return "; ".join(f"{label(v)} on {'all ' if count(v) == n else 'the first '}{count(v)}" for v in variants) + (
+        " scenario(s) of each experiment")
 
 
 def options(
@@ -308,9 +319,8 @@ def render(report: dict, console: Console) -> None:
     if missing:
         console.print(f"not run: {', '.join(missing)} (not asked for, or not in this build's tailor.advise)",
                       highlight=False)
-    console.print(f"searched: every model variant with host links scaled on all {report['n']} scenarios of an "
-                  f"experiment, host links fixed on the first {report['subset']}, the packet engine on the first "
-                  f"{report['packet']}", highlight=False)
+    console.print(f"searched: {_coverage(report['variants'], report['n'], report['subset'], report['packet'])}",
+                  highlight=False)
     nref = sum(s["refused"] for s in report["scenarios"])
     console.print(f"SLO ranges judged {report['slos']['judged']}, not judged {report['slos']['not_judged']} (fewer "
                   f"than 100 messages expected within {report['cap_ms']:g} ms); scenarios not judged: {nref}",

@@ -94,11 +94,14 @@ def savings(rows: list[dict], scenarios: set[str], variant: tuple[str, str, str]
 
 
 def describe(vals: list[float], missing: int) -> dict[str, Any]:
-    """Mean, median, 95 % bootstrap interval of the mean, scenarios used, not found."""
+    """Mean, median, 95 % bootstrap interval of the mean, scenarios used, not found, and
+    how many savings are negative (the denominator needed more: for SWP weights, an
+    optimizer failure, since weights can mimic FIFO)."""
     ci = stats.bootstrap_ci(vals) if vals else None
     return {"mean": sum(vals) / len(vals) if vals else None,
             "median": stats.percentile(vals, 50) if vals else None,
-            "ci": list(ci) if ci else None, "n": len(vals), "not_found": missing}
+            "ci": list(ci) if ci else None, "n": len(vals), "not_found": missing,
+            "negative": sum(v < 0 for v in vals)}
 
 
 def summarize(rows: list[dict], params: dict[str, list[dict]], refused: set[str]) -> list[dict]:
@@ -160,7 +163,8 @@ def cell(s: Optional[dict]) -> str:
         return f"no scenario\n({s['not_found']} not found)" if s["not_found"] else "no scenario"
     ci = f" [{s['ci'][0]:+.0f}, {s['ci'][1]:+.0f}]" if s["ci"] else ""
     nf = f", {s['not_found']} not found" if s["not_found"] else ""
-    return f"{s['mean']:+.0f} %{ci}\nmedian {s['median']:+.0f} %, n {s['n']}{nf}"
+    neg = f", {s['negative']} < 0" if s.get("negative") else ""
+    return f"{s['mean']:+.0f} %{ci}\nmedian {s['median']:+.0f} %, n {s['n']}{nf}{neg}"
 
 
 def paper_cell(x: Any) -> str:
