@@ -9,11 +9,11 @@ Zhao et al., arXiv:2103.01314; docs/papers.md): its reproductions.
 The expected times are wall times on a 2-core machine, rounded up: swp-fig1 took 3 s
 on the model and 6-8 s with --engine packet. swp-capacity --quick took 19 s (2 searches
 of 3 classes; its 2 five-class scenarios are not judged under its 30 ms cap). Its full
-form is an estimate from CPU seconds measured per search on 2026-11-27 (model calibrated,
-host links scaled; docs/advisor.md, "Measured"): about 4 CPU-s per 3-class search and 17
-per 5-class one, so 150 + 150 scenarios with two model forms scaled and 10 + 10 with host
-links fixed are about 6,700 CPU-s, 56 minutes on 2 cores, plus the packet engine's 2 + 2
-scenarios, whose cost was not measurable before its search landed.
+form is an estimate from CPU seconds per search measured on 2026-11-27 under load
+(docs/advisor.md, "Reproductions"): the model calibrated, host links scaled, about 7
+CPU-s per 3-class search and 17 per 5-class one, so 150 + 150 scenarios are 3,600 CPU-s;
+the other model variants on 40 + 40 (assumed to cost the same) 2,900; the packet engine
+on 1 + 1 in two scalings about 1,000: an hour on 2 cores.
 """
 
 from __future__ import annotations

@@ -51,9 +51,10 @@ STRATEGIES = tuple(searches.DISCIPLINES)
 
 @dataclass(frozen=True)
 class Form:
-    """The scale of a run: scenarios per experiment (every model variant with host links
-    scaled), the horizon's cap (ms), and how many of each experiment's scenarios are also
-    searched with host links fixed (``subset``) and on the packet engine (``packet``)."""
+    """The scale of a run: scenarios per experiment (searched with the model calibrated and
+    host links scaled: :data:`MAIN`), the horizon's cap (ms), and how many of each
+    experiment's scenarios every other model variant (``subset``) and the packet engine
+    (``packet``) also search."""
 
     n: int
     cap_ms: float
@@ -64,7 +65,9 @@ class Form:
 #: ``--quick``: not a result (2 scenarios per experiment, horizons capped at 30 ms, the
 #: model only); the full form is `make validate`'s (the cap and the packet engine's
 #: subset chosen by cost: docs/advisor.md, "Reproductions").
-FORMS = {"quick": Form(n=2, cap_ms=30.0, subset=2, packet=0), "full": Form(n=150, cap_ms=100.0, subset=10, packet=2)}
+FORMS = {"quick": Form(n=2, cap_ms=30.0, subset=2, packet=0), "full": Form(n=150, cap_ms=100.0, subset=40, packet=1)}
+#: The variant that searches every scenario: the configuration of every earlier measurement.
+MAIN = searches.Variant("model", "calibrated", "scaled")
 #: Shortest horizon (ms): below it a run is mostly the transient of empty queues.
 MIN_HORIZON_MS = 10.0
 
@@ -149,8 +152,8 @@ def run(
     """Runs the reproduction into ``out`` (default :func:`default_dir`): scenarios,
     ``capacity.csv``, ``capacity.json``, ``capacity_cdf.csv`` and the figure, written
     whole once complete (tailor.outdir). Of each experiment's scenarios, the first
-    ``subset`` are searched with host links fixed and the first ``packet`` on the packet
-    engine, when ``variants`` include them; every one with host links scaled."""
+    ``subset`` are searched with every model variant and the first ``packet`` on the packet
+    engine, when ``variants`` include them; every one with :data:`MAIN`."""
     variants = variants if variants is not None else searches.variants(["model"], ["calibrated"], ["scaled"])
     out = Path(out) if out is not None else default_dir(classes)
     with staged(out, "reproduction", name="swp-capacity") as work:
@@ -187,7 +190,7 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
             if scenarios[sc.name]["refused"]:
                 continue
             for v in variants:
-                if i >= (subsets[1] if v.engine == "packet" else subsets[0] if v.scaling == "fixed" else n):
+                if i >= (subsets[1] if v.engine == "packet" else n if v == MAIN else subsets[0]):
                     continue
                 t = searches.task(path, scenarios[sc.name], v, packet_seeds, work)
                 t["cost"] = float(sc.until.removesuffix("ms")) * k * (20 if v.engine == "packet" else 1)
@@ -226,7 +229,7 @@ def _coverage(variants: list[dict], n: int, subset: int, packet: int) -> str:
         return searches.Variant(**v).label
 
     def count(v: dict) -> int:
-        return min(n, packet if v["engine"] == "packet" else subset if v["scaling"] == "fixed" else n)
+        return min(n, packet if v["engine"] == "packet" else n if searches.Variant(**v) == MAIN else subset)
 
     return "; ".join(f"{label(v)} on {'all ' if count(v) == n else 'the first '}{count(v)}" for v in variants) + (
         " scenario(s) of each experiment")
@@ -247,8 +250,9 @@ def options(
                                                             "this build has).", show_default=False)] = None,
     host_scaling: Annotated[Optional[list[str]], typer.Option(help="scaled and/or fixed (repeat; default: every one "
                                                               "this build has).", show_default=False)] = None,
-    subset: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched with host links "
-                                                  "fixed (default: the form's).", min=0, show_default=False)] = None,
+    subset: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched by the model variants "
+                                                  "other than calibrated with host links scaled (default: the "
+                                                  "form's).", min=0, show_default=False)] = None,
     packet: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched on the packet engine "
                                                   "(default: the form's).", min=0, show_default=False)] = None,
     seeds: Annotated[int, typer.Option(help="Packet engine: seeds per capacity tried.", min=1)] = 3,
