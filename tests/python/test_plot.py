@@ -340,17 +340,21 @@ def test_overlay_and_reproduction_figures() -> None:
     assert heights == {"paper": [2.0, 5.0], "tailor": [1.0, 3.0]}
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "c", "b"]
     assert sum(t.get_text() == "n/a" for t in ax.texts) == 2  # paper's b, ours c
-    report = {
-        "n": 4, "classes": 5, "paper": {"fifo_vs_drr": 65.0, "fifo_vs_drr_tight_bursty": 79.0},
-        "summary": {"fifo_vs_drr": 40.0, "fifo_vs_fq": 120.0, "fifo_vs_drr_tight_bursty": None,
-                    "static_vs_drr": 90.0, "static_vs_fifo": 10.0},
-    }
-    from tailor.reproduce.swp import capacity
+    from tailor.reproduce.swp import capacity, savings
 
-    ax = capacity.figure(report).axes[0]
-    assert "Fig. 9" in ax.get_title()
-    got = {c.get_label(): sorted(b.get_height() for b in c) for c in ax.containers}
-    assert got == {"paper (150 scenarios)": [65.0, 79.0], "tailor": [10.0, 40.0, 90.0, 120.0]}
+    rows = [{"scenario": sc, "classes": 5, "seed": 1, "discipline": d, "engine": "model", "model_form": "calibrated",
+             "host_scaling": "scaled", "capacity_gbps": c, "offered_gbps": 10.0, "found": True}
+            for sc, caps in (("a", (30.0, 20.0, 15.0, 40.0)), ("b", (24.0, 20.0, 12.0, 30.0)))
+            for d, c in zip(("fifo", "weights", "weights_fq", "static"), caps)]
+    params = {"a": [{"sigma": 1.2, "slo": 6.0}] * 5, "b": [{"sigma": 1.2, "slo": 6.0}] * 5}
+    report = {"rows": rows, "classes": [5], "summary": savings.summarize(rows, params, set())}
+    cdf, saving = capacity.figure(report).axes
+    assert "Fig. 9(a)" in cdf.get_title()
+    lines = {ln.get_label(): list(ln.get_xdata()) for ln in cdf.get_lines()}
+    assert lines["fifo"] == [24.0, 24.0, 30.0] and lines["weights"] == [20.0, 20.0, 20.0]  # CDF from 0, then 1/2, 1
+    got = {ln.get_label(): list(ln.get_xdata()) for ln in saving.get_lines()}
+    assert got["model calibrated scaled"] == pytest.approx([20.0, 20.0, 50.0])  # +20 %, +50 %
+    assert got["paper's mean +65 %"] == [65.0, 65.0]
     cc = {"run_dir": "/x/anchor-1", "bins": [
         {"lower_bytes": 0, "upper_bytes": 10_000, "count": 50, "ns3_mean": 1.5, "tailor_mean": 1.4, "ns3_p99": 4.0, "tailor_p99": 4.4},
         {"lower_bytes": 10_000, "upper_bytes": 100_000, "count": 0, "ns3_mean": math.nan, "tailor_mean": math.nan,
