@@ -338,7 +338,7 @@ def render(report: dict, console: Console) -> None:
 def figure(report: Mapping[str, Any]) -> Figure:
     """Fig. 8(a)/9(a): the CDF of each discipline's least capacity (:data:`MAIN`'s),
     and the CDF of FIFO's extra capacity over SWP weights per variant."""
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: a figure no global state keeps alive
 
     from tailor.errors import DataError
 
@@ -346,7 +346,8 @@ def figure(report: Mapping[str, Any]) -> Figure:
         rows, summary, ks = report["rows"], report["summary"], report["classes"]
     except (KeyError, TypeError):
         raise DataError("not a swp-capacity report (needs rows, summary, classes)") from None
-    fig, axes = plt.subplots(len(ks), 2, figsize=(11, 4 * len(ks)), squeeze=False)
+    fig = Figure(figsize=(11, 4 * len(ks)))
+    axes = fig.subplots(len(ks), 2, squeeze=False)
     keys = {(r["engine"], r["model_form"], r["host_scaling"]) for r in rows}
     main = (MAIN.engine, MAIN.form, MAIN.scaling)
     first = main if main in keys else min(keys, default=None)
