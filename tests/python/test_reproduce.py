@@ -158,6 +158,41 @@ def test_swp_capacity_refuses_an_unknown_variant(tmp_path: Path, option: str, va
     assert list(tmp_path.iterdir()) == []
 
 
+def test_each_variant_calls_the_advisor_as_plan25_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call sites of the variants other branches bring (the paper-literal form, host
+    links fixed, the packet engine), checked against a stand-in advisor: the keywords
+    each passes, the CSV names of the disciplines, a capacity not found kept as a row."""
+    from tailor.errors import DisciplineError
+    from tailor.reproduce.swp import searches
+
+    calls: list[dict[str, Any]] = []
+
+    def fake_advise(path: str, **kw: Any) -> Any:
+        calls.append(kw)
+        if kw.get("engine") == "packet" and "static" in kw["disciplines"]:
+            raise DisciplineError("--discipline: static needs a link per class")
+        caps = [{"strategy": d, "capacity_bps": None if d == "fifo" else 2e10, "verdicts": []}
+                for d in kw["disciplines"]]
+        return SimpleNamespace(report={"capacity": caps, "offered_bps": 1e10, "messages": 7})
+
+    monkeypatch.setattr(tailor, "advise", fake_advise)
+    params = {"scenario": "s", "classes": 3, "seed": 42}
+    out = {}
+    for v in (searches.Variant("model", "paper", "fixed"), searches.Variant("packet", "", "scaled")):
+        out[v.engine] = searches.search(searches.task(tmp_path / "s.toml", params, v, 3, tmp_path))
+    model, packet = calls[0], calls[-1]
+    assert model["model_form"] == "paper" and model["host_scaling"] == "fixed" and model["recheck"] is False
+    assert "engine" not in model and model["disciplines"] == ["fifo", "drr", "hierarchical", "static"]
+    assert packet["engine"] == "packet" and packet["seeds"] == 3 and "recheck" not in packet
+    assert "model_form" not in packet and "host_scaling" not in packet  # scaled: the advisor's default
+    assert packet["disciplines"] == ["fifo", "drr", "hierarchical"]  # static refused, retried without it
+    rows = out["model"]["rows"]
+    assert [r["discipline"] for r in rows] == ["fifo", "weights", "weights_fq", "static"]
+    assert rows[0]["found"] is False and rows[0]["capacity_gbps"] is None and rows[1]["capacity_gbps"] == 20.0
+    assert all(r["seed"] == 42 and r["model_form"] == "paper" for r in rows)
+    assert {r["model_form"] for r in out["packet"]["rows"]} == {""}
+
+
 def reproduce_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", *args], capture_output=True, text=True,
                           timeout=60)

@@ -20,6 +20,7 @@ import collections
 import inspect
 import os
 import resource
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,17 +181,27 @@ def run_all(tasks: list[dict[str, Any]], jobs: Optional[int], ray: Optional[str]
         results = pool.ray_results(Tasks(model), ray_mod, ray, jobs, None, {}, target=search)  # type: ignore[arg-type]
     else:
         results = pool.local_results(Tasks(model), jobs, None, {}, target=search)  # type: ignore[arg-type]
-    t0 = time.monotonic()
-    report, done, failed = t0 + REPORT_S, 0, 0
-    for r in results:
-        done += 1
-        failed += "error" in r
-        if "error" in r:
-            say(f"{r['id'].replace('|', ' ')}: FAILED: {r['error']}")
-        if time.monotonic() >= report:
-            report = time.monotonic() + REPORT_S
-            say(f"{done} of {len(model)} model searches done ({failed} failed), {time.monotonic() - t0:.0f} s")
-        yield r
+    t0, count = time.monotonic(), {"done": 0, "failed": 0}
+    stop = threading.Event()
+
+    def report() -> None:  # a line every REPORT_S, however long one search takes
+        while not stop.wait(REPORT_S):
+            say(f"{count['done']} of {len(model)} model searches done ({count['failed']} failed), "
+                f"{time.monotonic() - t0:.0f} s")
+
+    ticker = threading.Thread(target=report, daemon=True)
+    ticker.start()
+    try:
+        for r in results:
+            count["done"] += 1
+            if "error" in r:
+                count["failed"] += 1
+                say(f"{r['id'].replace('|', ' ')}: FAILED: {r['error']}")
+            yield r
+    finally:
+        stop.set()
+    if model:
+        say(f"{len(model)} model searches done ({count['failed']} failed), {time.monotonic() - t0:.0f} s")
     for i, t in enumerate(packet):
         say(f"packet engine {i + 1} of {len(packet)}: {t['scenario']}, host links {t['host_scaling']}")
         r = search(t)
