@@ -121,6 +121,14 @@ def test_capacity_summary_means_medians_and_counts_the_not_found() -> None:
     assert b["n"] == 1 and b["mean"] == pytest.approx(50.0) and b["ci"] is None
     assert s[("Fig. 8(d)", "fifo_vs_weights")]["n"] == 1
     assert s[("Fig. 9", "fifo_vs_weights")]["scenarios"] == 0
+    # Another variant on a subset (scenario a only) is set beside the main one on the same scenarios.
+    paper = [dict(r, model_form="paper", capacity_gbps=r["capacity_gbps"] * (1.2 if r["discipline"] == "fifo" else 1))
+             for r in rows if r["scenario"] == "a"]
+    both = savings.summarize(rows + paper, params, refused={"e"})
+    p = next(x for x in both if x["experiment"] == "Fig. 8" and x["comparison"] == "fifo_vs_weights"
+             and x["model_form"] == "paper")
+    assert p["n"] == 1 and p["mean"] == pytest.approx(80.0) and p["main_same"] == pytest.approx(50.0)
+    assert "calibrated, scaled on these: +50 %" in savings.cell(p)
 
 
 def test_quick_writes_capacity_csv_with_exactly_the_issues_columns(tmp_path: Path) -> None:

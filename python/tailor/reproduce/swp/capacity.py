@@ -67,7 +67,7 @@ class Form:
 #: subset chosen by cost: docs/advisor.md, "Reproductions").
 FORMS = {"quick": Form(n=2, cap_ms=30.0, subset=2, packet=0), "full": Form(n=150, cap_ms=100.0, subset=40, packet=1)}
 #: The variant that searches every scenario: the configuration of every earlier measurement.
-MAIN = searches.Variant("model", "calibrated", "scaled")
+MAIN = searches.Variant(*savings.MAIN)
 #: Shortest horizon (ms): below it a run is mostly the transient of empty queues.
 MIN_HORIZON_MS = 10.0
 

@@ -71,6 +71,10 @@ EXPERIMENTS = (
 )
 
 
+#: The variant that searches every scenario (tailor.reproduce.swp.capacity.MAIN).
+MAIN = ("model", "calibrated", "scaled")
+
+
 def _key(row: dict) -> tuple[str, str, str]:
     return row["engine"], row["model_form"], row["host_scaling"]
 
@@ -105,18 +109,24 @@ def describe(vals: list[float], missing: int) -> dict[str, Any]:
 
 
 def summarize(rows: list[dict], params: dict[str, list[dict]], refused: set[str]) -> list[dict]:
-    """Per experiment, variant and comparison: :func:`describe` of the savings.
-    ``params``: each scenario's class parameters; ``refused``: scenarios not searched."""
+    """Per experiment, variant and comparison: :func:`describe` of the savings, and for a
+    variant other than :data:`MAIN` the main variant's mean on the same scenarios
+    (``main_same``: another variant may search a subset). ``params``: each scenario's
+    class parameters; ``refused``: scenarios not searched."""
     variants = sorted({_key(r) for r in rows})
+    searched = {v: {r["scenario"] for r in rows if _key(r) == v} for v in variants}
     out = []
     for e in EXPERIMENTS:
         chosen = {s for s, ps in params.items() if len(ps) == e.classes and e.keep(ps)}
+        judged = chosen - refused
         for v in variants:
             for comp, (num, den) in COMPARISONS.items():
-                vals, missing = savings(rows, chosen - refused, v, num, den)
+                vals, missing = savings(rows, judged, v, num, den)
+                same = savings(rows, judged & searched[v], MAIN, num, den)[0] if v != MAIN else []
                 out.append({"experiment": e.name, "engine": v[0], "model_form": v[1], "host_scaling": v[2],
                             "comparison": comp, "scenarios": len(chosen), "refused": len(chosen & refused),
-                            "paper": e.paper.get(comp), **describe(vals, missing), "values": vals})
+                            "paper": e.paper.get(comp), **describe(vals, missing), "values": vals,
+                            "main_same": sum(same) / len(same) if same else None})
     return out
 
 
@@ -164,7 +174,8 @@ def cell(s: Optional[dict]) -> str:
     ci = f" [{s['ci'][0]:+.0f}, {s['ci'][1]:+.0f}]" if s["ci"] else ""
     nf = f", {s['not_found']} not found" if s["not_found"] else ""
     neg = f", {s['negative']} < 0" if s.get("negative") else ""
-    return f"{s['mean']:+.0f} %{ci}\nmedian {s['median']:+.0f} %, n {s['n']}{nf}{neg}"
+    same = f"\n(calibrated, scaled on these: {s['main_same']:+.0f} %)" if s.get("main_same") is not None else ""
+    return f"{s['mean']:+.0f} %{ci}\nmedian {s['median']:+.0f} %, n {s['n']}{nf}{neg}{same}"
 
 
 def paper_cell(x: Any) -> str:
