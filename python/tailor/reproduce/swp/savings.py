@@ -173,7 +173,7 @@ def cell(s: Optional[dict]) -> str:
         return f"no scenario\n({s['not_found']} not found)" if s["not_found"] else "no scenario"
     ci = f" [{s['ci'][0]:+.0f}, {s['ci'][1]:+.0f}]" if s["ci"] else ""
     nf = f", {s['not_found']} not found" if s["not_found"] else ""
-    neg = f", {s['negative']} < 0" if s.get("negative") else ""
+    neg = f", {s['negative']} below 0" if s.get("negative") else ""
     same = f"\n(calibrated, scaled on these: {s['main_same']:+.0f} %)" if s.get("main_same") is not None else ""
     return f"{s['mean']:+.0f} %{ci}\nmedian {s['median']:+.0f} %, n {s['n']}{nf}{neg}{same}"
 
