@@ -107,6 +107,8 @@ def test_bad_forms_and_readings_exit_2(dumbbell: Path, tmp_path: Path) -> None:
     assert p.returncode == 2, p.stderr
     assert "topology.kind: --host-scaling fixed" in p.stderr and "a star has none" in p.stderr, p.stderr
     assert "accepted: --host-scaling scaled, or a dumbbell" in p.stderr and "Traceback" not in p.stderr
+    p = cli("advise", dumbbell, "--transports", "dctcp", "--model-form", "paper")
+    assert p.returncode == 2 and "--model-form: for the weights advisor" in p.stderr, p.stderr
     with pytest.raises(OptionError):
         tailor.advise(dumbbell, model_form="literal")
     with pytest.raises(OptionError):
