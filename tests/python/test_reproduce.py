@@ -132,16 +132,22 @@ def test_capacity_summary_means_medians_and_counts_the_not_found() -> None:
 
 
 def test_quick_writes_capacity_csv_with_exactly_the_issues_columns(tmp_path: Path) -> None:
-    """The quick form (one short scenario: seconds) writes every discipline's row, says it
-    is not a result, and its table names the paper's figure beside ours."""
-    p = reproduce_cli("swp-capacity", "--quick", "--classes", "3", "--n", "1", "--out", str(tmp_path / "q"))
+    """The quick form (one short scenario, two variants: seconds) writes every discipline's
+    row per variant, says it is not a result, and its table names the paper's figure
+    beside ours."""
+    p = reproduce_cli("swp-capacity", "--quick", "--classes", "3", "--n", "1", "--model-form", "calibrated",
+                      "--model-form", "paper", "--host-scaling", "fixed", "--out", str(tmp_path / "q"))
     assert p.returncode == 0, p.stderr
     assert "NOT a result" in p.stdout and "Fig. 8" in p.stdout and "+44 %" in p.stdout
+    assert "model paper-literal" in p.stdout and "host links fixed at 100 Gbps" in p.stdout
     lines = (tmp_path / "q" / "capacity.csv").read_text().splitlines()
     assert lines[0] == ("scenario,classes,seed,discipline,engine,model_form,host_scaling,capacity_gbps,offered_gbps,"
                         "found")
     rows = [dict(zip(lines[0].split(","), x.split(","))) for x in lines[1:]]
-    assert sorted(r["discipline"] for r in rows) == ["fifo", "static", "weights", "weights_fq"]
+    for form in ("calibrated", "paper"):
+        mine = [r for r in rows if r["model_form"] == form]
+        assert sorted(r["discipline"] for r in mine) == ["fifo", "static", "weights", "weights_fq"]
+        assert {(r["engine"], r["host_scaling"]) for r in mine} == {("model", "fixed")}
     scenario = (tmp_path / "q" / "scenarios" / f"{rows[0]['scenario']}.toml").read_text()
     assert all(f"seed = {r['seed']}\n" in scenario for r in rows)
     for r in rows:

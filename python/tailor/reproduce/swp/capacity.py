@@ -261,7 +261,8 @@ def options(
     ray: Annotated[Optional[str], typer.Option(help="Run the searches on Ray: 'local', 'auto' or ray://HOST:PORT.",
                                                show_default=False)] = None,
     quick: Annotated[bool, typer.Option("--quick", help="2 scenarios per experiment, horizons up to 30 ms, the "
-                                        "model only (seconds; not a result).")] = False,
+                                        "model calibrated with host links scaled unless asked for others (seconds; "
+                                        "not a result).")] = False,
     out: Out = None,
 ) -> Plan:
     """SWP Fig. 8-9: least capacity per discipline over random scenarios (Table 4)."""
@@ -271,8 +272,10 @@ def options(
             raise OptionError(f"--classes: {k} is not accepted; accepted: 3, 5")
     form = FORMS["quick" if quick else "full"]
     have = searches.supported()
-    engines = engine or (["model"] if quick else list(have["engine"]))
-    vs = searches.variants(engines, model_form or list(have["model_form"]), host_scaling or list(have["host_scaling"]))
+    if quick:  # the main variant only, unless asked for others
+        have = {"engine": (MAIN.engine,), "model_form": (MAIN.form,), "host_scaling": (MAIN.scaling,)}
+    vs = searches.variants(engine or list(have["engine"]), model_form or list(have["model_form"]),
+                           host_scaling or list(have["host_scaling"]))
     if ray is not None:
         from tailor import pool
 
