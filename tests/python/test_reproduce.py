@@ -95,7 +95,7 @@ def test_fig1_scenarios_give_the_foreground_its_weight(tmp_path: Path) -> None:
 
 def _rows(scenario: str, caps: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"scenario": scenario, "classes": 3, "seed": 1, "discipline": d, "engine": "model",
-             "model_form": "calibrated", "host_scaling": "scaled", "capacity_gbps": c, "offered_gbps": 10.0,
+             "model_form": "calibrated", "host_scaling": "fixed", "capacity_gbps": c, "offered_gbps": 10.0,
              "found": c is not None} for d, c in caps.items()]
 
 
@@ -128,7 +128,7 @@ def test_capacity_summary_means_medians_and_counts_the_not_found() -> None:
     p = next(x for x in both if x["experiment"] == "Fig. 8" and x["comparison"] == "fifo_vs_weights"
              and x["model_form"] == "paper")
     assert p["n"] == 1 and p["mean"] == pytest.approx(80.0) and p["main_same"] == pytest.approx(50.0)
-    assert "calibrated, scaled on these: +50 %" in savings.cell(p)
+    assert "calibrated, fixed on these: +50 %" in savings.cell(p)
 
 
 def test_quick_writes_capacity_csv_with_exactly_the_issues_columns(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ on the model and 6-8 s with --engine packet. swp-capacity --quick took 19 s (2 s
 of 3 classes; its 2 five-class scenarios are not judged under its 30 ms cap). Its full
 form is an estimate from CPU seconds per search measured on 2026-11-27 under load
 (docs/advisor.md, "Reproductions"): the model calibrated, host links scaled, about 7
-CPU-s per 3-class search and 17 per 5-class one, so 150 + 150 scenarios are 3,600 CPU-s;
+CPU-s per 3-class search and 17 per 5-class one (host links fixed, the main variant's
+reading, cost the same), so 150 + 150 scenarios are 3,600 CPU-s;
 the other model variants on 40 + 40 (measured with helper B's build: the same cost
 within the noise) 2,900; the packet engine
 on 1 + 1 in two scalings about 1,000: an hour on 2 cores.

@@ -52,7 +52,7 @@ STRATEGIES = tuple(searches.DISCIPLINES)
 @dataclass(frozen=True)
 class Form:
     """The scale of a run: scenarios per experiment (searched with the model calibrated and
-    host links scaled: :data:`MAIN`), the horizon's cap (ms), and how many of each
+    host links fixed: :data:`MAIN`), the horizon's cap (ms), and how many of each
     experiment's scenarios every other model variant (``subset``) and the packet engine
     (``packet``) also search."""
 
@@ -66,7 +66,8 @@ class Form:
 #: model only); the full form is `make validate`'s (the cap and the packet engine's
 #: subset chosen by cost: docs/advisor.md, "Reproductions").
 FORMS = {"quick": Form(n=2, cap_ms=30.0, subset=2, packet=0), "full": Form(n=150, cap_ms=100.0, subset=40, packet=1)}
-#: The variant that searches every scenario: the configuration of every earlier measurement.
+#: The variant that searches every scenario: the calibrated model, host links fixed (the
+#: reading §5.2's text supports; docs/advisor.md, "Capacity scaling: both readings").
 MAIN = searches.Variant(*savings.MAIN)
 #: Shortest horizon (ms): below it a run is mostly the transient of empty queues.
 MIN_HORIZON_MS = 10.0
@@ -154,7 +155,7 @@ def run(
     whole once complete (tailor.outdir). Of each experiment's scenarios, the first
     ``subset`` are searched with every model variant and the first ``packet`` on the packet
     engine, when ``variants`` include them; every one with :data:`MAIN`."""
-    variants = variants if variants is not None else searches.variants(["model"], ["calibrated"], ["scaled"])
+    variants = variants if variants is not None else [MAIN]
     out = Path(out) if out is not None else default_dir(classes)
     with staged(out, "reproduction", name="swp-capacity") as work:
         report = _run(n, classes, seed, cap_ms, variants, (subset, packet), packet_seeds, jobs, ray, work, say)
@@ -251,7 +252,7 @@ def options(
     host_scaling: Annotated[Optional[list[str]], typer.Option(help="scaled and/or fixed (repeat; default: every one "
                                                               "this build has).", show_default=False)] = None,
     subset: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched by the model variants "
-                                                  "other than calibrated with host links scaled (default: the "
+                                                  "other than calibrated with host links fixed (default: the "
                                                   "form's).", min=0, show_default=False)] = None,
     packet: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched on the packet engine "
                                                   "(default: the form's).", min=0, show_default=False)] = None,
@@ -261,7 +262,7 @@ def options(
     ray: Annotated[Optional[str], typer.Option(help="Run the searches on Ray: 'local', 'auto' or ray://HOST:PORT.",
                                                show_default=False)] = None,
     quick: Annotated[bool, typer.Option("--quick", help="2 scenarios per experiment, horizons up to 30 ms, the "
-                                        "model calibrated with host links scaled unless asked for others (seconds; "
+                                        "model calibrated with host links fixed unless asked for others (seconds; "
                                         "not a result).")] = False,
     out: Out = None,
 ) -> Plan:
@@ -297,7 +298,7 @@ def render(report: dict, console: Console) -> None:
         by[(s["experiment"], s["comparison"], s["engine"], s["model_form"], s["host_scaling"])] = s
     cols = [("model", "calibrated", "model calibrated"), ("model", "paper", "model paper-literal"),
             ("packet", "", "packet engine")]
-    for scaling in ("scaled", "fixed"):
+    for scaling in sorted(searches.SCALINGS, key=lambda x: x != MAIN.scaling):  # the main variant's first
         present = [c for c in cols if any(k[2:] == (c[0], c[1], scaling) for k in by)]
         if not present:
             continue

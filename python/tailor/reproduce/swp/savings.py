@@ -71,8 +71,10 @@ EXPERIMENTS = (
 )
 
 
-#: The variant that searches every scenario (tailor.reproduce.swp.capacity.MAIN).
-MAIN = ("model", "calibrated", "scaled")
+#: The variant that searches every scenario (tailor.reproduce.swp.capacity.MAIN): the
+#: calibrated model with host links fixed, the reading §5.2's text supports
+#: (docs/advisor.md, "Capacity scaling: both readings").
+MAIN = ("model", "calibrated", "fixed")
 
 
 def _key(row: dict) -> tuple[str, str, str]:
@@ -174,7 +176,7 @@ def cell(s: Optional[dict]) -> str:
     ci = f" [{s['ci'][0]:+.0f}, {s['ci'][1]:+.0f}]" if s["ci"] else ""
     nf = f", {s['not_found']} not found" if s["not_found"] else ""
     neg = f", {s['negative']} below 0" if s.get("negative") else ""
-    same = f"\n(calibrated, scaled on these: {s['main_same']:+.0f} %)" if s.get("main_same") is not None else ""
+    same = f"\n({MAIN[1]}, {MAIN[2]} on these: {s['main_same']:+.0f} %)" if s.get("main_same") is not None else ""
     return f"{s['mean']:+.0f} %{ci}\nmedian {s['median']:+.0f} %, n {s['n']}{nf}{neg}{same}"
 
 
