@@ -128,7 +128,7 @@ def summarize(rows: list[dict], params: dict[str, list[dict]], refused: set[str]
                 out.append({"experiment": e.name, "engine": v[0], "model_form": v[1], "host_scaling": v[2],
                             "comparison": comp, "scenarios": len(chosen), "refused": len(chosen & refused),
                             "paper": e.paper.get(comp), **describe(vals, missing), "values": vals,
-                            "main_same": sum(same) / len(same) if same else None})
+                            "main_same": sum(same) / len(same) if same else None, "main": list(MAIN)})
     return out
 
 
@@ -176,7 +176,8 @@ def cell(s: Optional[dict]) -> str:
     ci = f" [{s['ci'][0]:+.0f}, {s['ci'][1]:+.0f}]" if s["ci"] else ""
     nf = f", {s['not_found']} not found" if s["not_found"] else ""
     neg = f", {s['negative']} below 0" if s.get("negative") else ""
-    same = f"\n({MAIN[1]}, {MAIN[2]} on these: {s['main_same']:+.0f} %)" if s.get("main_same") is not None else ""
+    main = s.get("main") or ("", "?", "?")
+    same = f"\n({main[1]}, {main[2]} on these: {s['main_same']:+.0f} %)" if s.get("main_same") is not None else ""
     return f"{s['mean']:+.0f} %{ci}\nmedian {s['median']:+.0f} %, n {s['n']}{nf}{neg}{same}"
 
 
