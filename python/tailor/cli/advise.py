@@ -66,10 +66,18 @@ def advise(
             show_default=False,
         ),
     ] = None,
-    recheck: Annotated[bool, typer.Option(help="Re-check each answer on the packet engine (weights advisor).")] = True,
+    recheck: Annotated[bool, typer.Option(help="Decide each answer on the packet engine over --seeds seeds, and where "
+                                          "an SLO fails search on from it there (weights advisor); --no-recheck: "
+                                          "the model's answer alone.")] = True,
+    engine: Annotated[str, typer.Option(help="With --min-capacity: model (the model searches, the packet engine "
+                                        "decides) or packet (the least capacity searched on the packet engine).")
+                      ] = "model",
+    host_scaling: Annotated[str, typer.Option(help="What a capacity scales: scaled (every link) or fixed (a "
+                                              "dumbbell's trunk only, the host links as written).")] = "scaled",
     tolerance: Annotated[
         Optional[float],
-        typer.Option(help="Weights advisor: relative precision of the capacity search (default 0.01). Transports: "
+        typer.Option(help="Weights advisor: relative precision of the capacity search (default 0.01 on the model, "
+                     "0.02 on the packet engine). Transports: "
                      "the load bisection stops when passing and failing loads are this close (default [advise] "
                      "tolerance, else 0.02).", min=0.001, max=0.5, show_default=False),
     ] = None,
@@ -79,19 +87,22 @@ def advise(
                      "transports or the scenario's [advise.candidate] tables; default its [advise] transports).",
                      show_default=False),
     ] = None,
-    seeds: Annotated[Optional[int], typer.Option(help="Transports: seeds per load (default [advise] seeds, else 3).",
+    seeds: Annotated[Optional[int], typer.Option(help="Packet-engine seeds per setting (transports: per load; default "
+                                                 "[advise] seeds, else 3).",
                                                  show_default=False)] = None,
     loads: Annotated[Optional[str], typer.Option(help="Transports: bounds of the load searched, LO,HI (default "
                                                  "[advise] loads, else 0.1,0.9).", show_default=False)] = None,
     load: Annotated[Optional[float], typer.Option(help="Transports with --min-capacity: the load (default the "
                                                   "scenario's).", show_default=False)] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Transports: one seed, tolerance at least 0.05.")] = False,
-    out: Annotated[Optional[Path], typer.Option(help="Transports: the result store, where advice.json/.png/.svg "
-                                                "go too (default sweeps/advise-<scenario name>).",
+    out: Annotated[Optional[Path], typer.Option(help="The result store of the packet-engine runs (default "
+                                                "sweeps/advise-<scenario name>; transports: advice.json/.png/.svg "
+                                                "go there too).",
                                                 show_default=False)] = None,
-    jobs: Annotated[Optional[int], typer.Option(help="Transports: parallel simulations (default one per core).",
+    jobs: Annotated[Optional[int], typer.Option(help="Parallel packet-engine runs (default one per core).",
                                                 show_default=False)] = None,
-    ray: Annotated[Optional[str], typer.Option(help="Transports: run on Ray: 'local', 'auto' or ray://HOST:PORT.",
+    ray: Annotated[Optional[str], typer.Option(help="Run the packet-engine points on Ray: 'local', 'auto' or "
+                                               "ray://HOST:PORT.",
                                                show_default=False)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
@@ -112,39 +123,59 @@ def advise(
     from tailor.transport_advisor.candidates import read_advise
 
     if transports is not None or read_advise(scenario).present:
+        for name, given in (("--engine", engine != "model"), ("--host-scaling", host_scaling != "scaled"),
+                            ("--no-recheck", not recheck)):
+            if given:
+                from tailor.errors import OptionError
+
+                raise OptionError(f"{name}: for the weights advisor, not with --transports (or a scenario with an "
+                                  "[advise] table)")
         _transports(scenario, seed, min_capacity, discipline, tolerance, _names(transports), seeds, _bounds(loads),
                     load, quick, out, jobs, ray, json_out, quiet)
         return
-    for name, given in (("--seeds", seeds), ("--loads", loads), ("--load", load), ("--out", out), ("--jobs", jobs),
-                        ("--ray", ray), ("--quick", quick or None)):
+    for name, given in (("--loads", loads), ("--load", load), ("--quick", quick or None)):
         if given is not None:
             from tailor.errors import OptionError
 
             raise OptionError(f"{name}: only with --transports (or a scenario with an [advise] table)")
-    _weights(scenario, seed, min_capacity, discipline, recheck, 0.01 if tolerance is None else tolerance, json_out, quiet)
+    _weights(scenario, seed, min_capacity, discipline, recheck, tolerance,
+             dict(engine=engine, seeds=seeds, out=out, jobs=jobs, ray=ray, host_scaling=host_scaling), json_out, quiet)
 
 
 def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]], recheck: bool,
-             tolerance: float, json_out: bool, quiet: bool) -> None:
+             tolerance: Optional[float], packet: dict[str, Any], json_out: bool, quiet: bool) -> None:
     from tailor.advise import advise as run_advisor
     from tailor.advise import describe_event
+    from tailor.progress import sweep_reporter
+    from tailor.sweep import Interrupted
 
-    if tolerance > 0.4:
+    if tolerance is not None and tolerance > 0.4:
         from tailor.errors import OptionError
 
         raise OptionError(f"--tolerance: {tolerance} is out of range; accepted: 0.001 to 0.4 for the weights advisor")
     status = None if quiet or json_out else stderr.status("advisor: reading the scenario", spinner="dots")
+    workers = packet["jobs"] or os.cpu_count() or 1
 
     def progress(e: dict) -> bool:
         if status is not None:
             status.update(f"advisor: {describe_event(e)}")
         return True
 
+    def reporter(what: str, total: int) -> Any:
+        if status is not None:
+            status.stop()  # the packet engine's rounds report on their own lines
+        return sweep_reporter(f"advise {what}", total=total, quiet=quiet, console=stderr, workers=workers)
+
     if status is not None:
         status.start()
     try:
         a = run_advisor(scenario, seed=seed, min_capacity=min_capacity, disciplines=discipline, recheck=recheck,
-                        tolerance=tolerance, progress=progress)
+                        tolerance=tolerance, progress=progress, engine=packet["engine"], seeds=packet["seeds"],
+                        out=packet["out"], ray=packet["ray"], workers=packet["jobs"],
+                        host_scaling=packet["host_scaling"], reporter=reporter)
+    except Interrupted as e:
+        print(str(e), file=sys.stderr)
+        raise typer.Exit(e.status) from None
     finally:
         if status is not None:
             status.stop()
