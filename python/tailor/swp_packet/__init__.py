@@ -95,10 +95,11 @@ def _capacity(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bo
         entry.update(holds=None, packet=None, packet_search=None)
         entry["packet_note"] = "no feasible capacity found by the model"
         return
-    # The floor: the offered load as drawn (the model's) or as written, the larger.
-    offered = max(plan.offered_bps, float(entry["offered_bps"]))
+    # The floor: the offered load as drawn (the model's; a short lognormal sample may
+    # offer less than its rate as written), below which no queue is stable.
+    offered = float(entry["offered_bps"]) or plan.offered_bps
     if d == "static":
-        _static(plan, search, entry, least)
+        _static(plan, search, entry, least, offered / plan.offered_bps)
         return
     start = model if model is not None else offered * 1.25
     f = search.least(d, start, downward=least, floor=offered, limit=offered * MAX_FACTOR,
@@ -106,13 +107,15 @@ def _capacity(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bo
     _answer(plan, entry, f, model)
 
 
-def _static(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bool) -> None:
-    """Each class alone on a FIFO link, its own search; the answer is the sum."""
+def _static(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bool, drawn: float) -> None:
+    """Each class alone on a FIFO link, its own search; the answer is the sum. A class's
+    floor is its rate as written times ``drawn`` (the sample's offered load over the written one)."""
     own = entry.get("class_capacity_bps") or [None] * len(plan.classes)
     founds = []
     for k, bps in enumerate(plan.class_bps):
         start = own[k] if own[k] is not None else bps * 1.25
-        founds.append(search.least("static", start, downward=least, floor=bps, limit=bps * MAX_FACTOR, only=k))
+        founds.append(search.least("static", start, downward=least, floor=bps * drawn, limit=bps * MAX_FACTOR,
+                                   only=k))
     caps = [f.capacity_bps for f in founds]
     holds = [f.holds for f in founds]
     entry["class_capacity_bps"] = caps if all(c is not None for c in caps) else None
