@@ -403,7 +403,7 @@ def advise(
         store = Path(out) if out is not None else Path("sweeps") / f"advise-{sc.name}"
         packet_advice(report, sc, least=engine == "packet", seeds=n, out=store, host_scaling=host_scaling,
                       tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance, jobs=workers, ray=ray,
-                      reporter=reporter)
+                      reporter=reporter, progress=progress)
     else:
         for a in _answers(report):
             a.update(engine="model", model_form=report.get("model_form", "calibrated"), host_scaling=host_scaling,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from tailor import _core
 from tailor.decision import RULE, Probe, Reporter, check_slos, describe, scenario_slos
@@ -40,7 +40,8 @@ DEFAULT_TOLERANCE = 0.02
 
 def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: int, out: Path,
                   host_scaling: str = "scaled", tolerance: float = DEFAULT_TOLERANCE, jobs: Optional[int] = None,
-                  ray: Optional[str] = None, reporter: Optional[Reporter] = None) -> None:
+                  ray: Optional[str] = None, reporter: Optional[Reporter] = None,
+                  progress: Optional[Callable[[dict[str, Any]], Any]] = None) -> None:
     """Decides the model's ``report`` (for ``sc``, its seed the first of ``seeds``) on the
     packet engine, in place (see the module's doc); the points go to the store ``out``."""
     slos = scenario_slos(sc, list(sc.overrides))
@@ -58,7 +59,7 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
             cache[key] = a["weights"]
         return cache[key]
 
-    search = Search(plan, weights_at, tolerance, reporter)
+    search = Search(plan, weights_at, tolerance, reporter, progress=progress)
     form = report.get("model_form", "calibrated")
     for entry in report["capacity"]:
         _capacity(plan, search, entry, least)
@@ -134,8 +135,15 @@ def _answer(plan: PacketPlan, entry: dict[str, Any], f: Found, model: Optional[f
     t = f.answer
     entry["packet"] = _verdicts(plan, t, entry) if t is not None and t.probes else None
     if f.outcome in ("undecided", "error"):
-        # Not decided: the model's answer stands, shown as not verified (holds None).
-        entry["packet_note"] = f"the packet engine did not decide: {f.why}"
+        first = f.trials[0] if f.trials else None
+        if first is not None and first.verdict == "fail" and model is not None:
+            # The model's answer failed and the search on from it could not decide: the
+            # answer shown is the model's, NOT holding, with the SLOs it missed.
+            entry["holds"] = False
+            entry["packet"] = _verdicts(plan, first, entry)
+            entry["packet_note"] = f"the model's answer fails; the search on from it did not decide: {f.why}"
+        else:  # not decided: the model's answer stands, shown as not verified (holds None)
+            entry["packet_note"] = f"the packet engine did not decide: {f.why}"
         return
     entry["capacity_bps"] = f.capacity_bps
     if t is not None and t.setting.weights is not None:
@@ -152,8 +160,9 @@ def _weights(plan: PacketPlan, search: Search, w: dict[str, Any]) -> None:
     w["holds"] = f.holds
     w["packet_search"] = _search_json(f)
     w["packet"] = _verdicts(plan, t, w)
-    if t.verdict in ("pass", "fail"):
-        w["weights"] = list(t.setting.weights or w["weights"])
+    w["weights"] = list(t.setting.weights or w["weights"])
+    if t.verdict in ("undecided", "error"):
+        w["packet_note"] = f"the packet engine did not decide: {t.why}"
 
 
 def _search_json(f: Found) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from typing import Any, Callable, Optional
 
 from tailor import _core, fmt
 from tailor.decision import Probe, Reporter
+from tailor.errors import Cancelled
 from tailor.swp_packet.points import PacketPlan, Setting, quantize
 
 __all__ = ["Trial", "Found", "Search", "class_losses", "ITERATIONS", "STEP"]
@@ -104,11 +105,17 @@ class Search:
     Algorithm 1 weights at a capacity, ``reporter`` makes a progress listener per round."""
 
     def __init__(self, plan: PacketPlan, weights_at: Callable[[float, bool], list[float]], tolerance: float,
-                 reporter: Optional[Reporter] = None, iterations: int = ITERATIONS) -> None:
+                 reporter: Optional[Reporter] = None, iterations: int = ITERATIONS,
+                 progress: Optional[Callable[[dict[str, Any]], Any]] = None) -> None:
         self.plan, self.weights_at, self.tolerance = plan, weights_at, tolerance
-        self.reporter, self.iterations = reporter, iterations
+        self.reporter, self.iterations, self.progress = reporter, iterations, progress
 
     def _probe(self, s: Setting, c: float, what: str) -> Probe:
+        # The advisor's progress callback sees each packet round as a "recheck" event, as it
+        # saw the Rust re-check's; a false answer stops the search.
+        if self.progress is not None and not self.progress({"kind": "recheck", "strategy": s.discipline,
+                                                            "capacity_bps": c}):
+            raise Cancelled("the run was cancelled by the caller")
         return self.plan.evaluate([(s, c)], f"{s.discipline}: {what}", self.reporter)[0]
 
     def trial(self, discipline: str, c: float, *, levels: Optional[list[int]] = None, only: Optional[int] = None,
