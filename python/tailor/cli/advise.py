@@ -108,18 +108,20 @@ def advise(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
     """Find switch weights that meet every class's SLO (SWP Algorithm 1 on the fast model),
-    or with --min-capacity the least capacity per discipline; re-check on the packet engine.
+    or with --min-capacity the least capacity per discipline; then decide each answer on the
+    packet engine over --seeds seeds, searching on there from the model's answer where an
+    SLO fails (--engine packet: the least capacity searched on the packet engine).
     With --transports (or a scenario with an [advise] table): the highest load at which
     each transport meets every SLO, by bisection on the packet engine over seeds, ranked.
 
     Exit status 0 when every check passed (transports: every search reached a verdict); 1
-    when the weights found do not meet every SLO on the model, or the packet engine's
-    re-check of an answer rejects an SLO (listed after the tables), or a transport's search
-    was left undecided (an SLO not judged, a failed run); 2 for a bad scenario or option,
-    or one outside the fast model's scope; 3 when nothing meets every SLO: no transport at
-    the lowest load tried (--transports; with --min-capacity, at the most capacity tried),
-    no discipline at any capacity up to the search's limit (--min-capacity); 130 when
-    interrupted (finished points kept)."""
+    when the weights found do not meet every SLO on the model, or an answer does not hold
+    on the packet engine or could not be decided there (rejected SLOs listed after the
+    tables), or a transport's search was left undecided (an SLO not judged, a failed run);
+    2 for a bad scenario or option, or one outside the fast model's scope; 3 when nothing
+    meets every SLO: no transport at the lowest load tried (--transports; with
+    --min-capacity, at the most capacity tried), no discipline at any capacity up to the
+    search's limit (--min-capacity); 130 when interrupted (finished points kept)."""
     from tailor.transport_advisor.candidates import read_advise
 
     if transports is not None or read_advise(scenario).present:
