@@ -45,8 +45,9 @@ def fresh_check(sc: Scenario, nominal: float, store: Path, answer: dict[str, Any
     return sum(judged), len(judged)
 
 
-def one(path: Path, index: int, seeds: int, tolerance: float, store: Path) -> dict[str, Any]:
-    a = tailor.advise(path, min_capacity=True, disciplines=DISCIPLINES, seeds=seeds, out=store, tolerance=tolerance)
+def one(path: Path, index: int, seeds: int, confirm: int | None, tolerance: float, store: Path) -> dict[str, Any]:
+    a = tailor.advise(path, min_capacity=True, disciplines=DISCIPLINES, seeds=seeds, out=store, tolerance=tolerance,
+                      confirm_seeds=confirm)
     r = a.report
     sc = Scenario.load(path)
     row: dict[str, Any] = {"scenario": r["scenario"], "packet_runs": a.packet_runs, "answers": []}
@@ -70,6 +71,7 @@ def main() -> int:
     ap.add_argument("--until", default="401ms", help="traffic per class: long enough for 100 messages above "
                     "125 KB a seed, so that every SLO can be judged")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--confirm-seeds", type=int, default=None, help="a least capacity must also hold on this many seeds")
     ap.add_argument("--tolerance", type=float, default=0.05)
     ap.add_argument("--quick", action="store_true", help="one 3-class scenario, 21 ms of traffic, one seed")
     ap.add_argument("--out", type=Path, default=ROOT / "target" / "advice-holds")
@@ -85,7 +87,7 @@ def main() -> int:
             sc, _ = draw(rng, i, k, args.until)
             path = args.out / f"{sc.name}.toml"
             path.write_text(sc.toml())
-            row = one(path, i, args.seeds, args.tolerance, args.out / "store")
+            row = one(path, i, args.seeds, args.confirm_seeds, args.tolerance, args.out / "store")
             rows.append(row)
             print(f"{row['scenario']}: " + "; ".join(
                 f"{x['discipline']} model {_g(x['model_bps'])} -> {_g(x['after_bps'])} Gbps (holds {x['holds']}), "
@@ -94,12 +96,13 @@ def main() -> int:
     before = [x["before"] for r in rows for x in r["answers"] if "before" in x]
     after = [x["after"] for r in rows for x in r["answers"] if "after" in x]
     summary = {"scenarios": len(rows), "generator_seed": GENERATOR_SEED, "until": args.until, "seeds": args.seeds,
+               "confirm_seeds": args.confirm_seeds,
                "tolerance": args.tolerance, "before": _rate(before), "after": _rate(after),
                "answers_not_holding": sum(x["holds"] is False for r in rows for x in r["answers"]),
                "answers_undecided": sum(x["holds"] is None and x["after_bps"] is not None
                                         for r in rows for x in r["answers"]),
                "packet_runs": sum(r["packet_runs"] for r in rows), "wall_s": time.perf_counter() - t0}
-    (args.out / "advice_holds.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
+    (args.out / f"advice_holds{'' if args.confirm_seeds is None else f'-confirm{args.confirm_seeds}'}.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
     b, a = summary["before"], summary["after"]
     print(f"advice hold rate on a fresh seed, {len(rows)} scenarios: before (model only) {b['held']}/{b['judged']} "
           f"SLOs ({_pct(b)}), after (packet loop, {args.seeds} seeds) {a['held']}/{a['judged']} SLOs ({_pct(a)}); "

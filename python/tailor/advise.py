@@ -355,6 +355,7 @@ def advise(
     workers: Optional[int] = None,
     host_scaling: str = "scaled",
     reporter: Optional[Reporter] = None,
+    confirm_seeds: Optional[int] = None,
 ) -> Advice:
     """Runs the advisor on a scenario file.
 
@@ -372,7 +373,8 @@ def advise(
     points)`` makes a progress listener per round; ``host_scaling`` says which links a
     capacity scales (``scaled``: all; ``fixed``: a dumbbell's trunk). ``tolerance``: the
     capacity searches' relative precision (default 0.01 on the model, 0.02 on the packet
-    engine). Each answer says ``holds``; the result's ``passed`` whether every one held.
+    engine). ``confirm_seeds``: a least capacity found on ``seeds`` seeds must also hold on
+    this many (docs/advisor.md, "Advice that holds, measured"). Each answer says ``holds``; the result's ``passed`` whether every one held.
     Raises ScenarioError for a scenario outside the fast model's scope (docs/model.md),
     OptionError or DisciplineError for a bad option (nothing run).
     """
@@ -380,6 +382,8 @@ def advise(
 
     names = list(dict.fromkeys(disciplines or []))
     _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, HOST_SCALINGS)
+    if confirm_seeds is not None and not (1 <= confirm_seeds <= 100):
+        raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 1 to 100")
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     if ray:
         from tailor.pool import ray_module
@@ -403,7 +407,7 @@ def advise(
         store = Path(out) if out is not None else Path("sweeps") / f"advise-{sc.name}"
         packet_advice(report, sc, least=engine == "packet", seeds=n, out=store, host_scaling=host_scaling,
                       tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance, jobs=workers, ray=ray,
-                      reporter=reporter, progress=progress)
+                      reporter=reporter, progress=progress, confirm_seeds=confirm_seeds)
     else:
         for a in _answers(report):
             a.update(engine="model", model_form=report.get("model_form", "calibrated"), host_scaling=host_scaling,

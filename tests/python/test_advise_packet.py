@@ -161,3 +161,18 @@ def test_json_reports_the_fields_the_reproduction_reads(small: Path, tmp_path: P
         assert key in c, key
     # Static: each class alone, its own search; the answer is their sum.
     assert len(c["packet_search"]) == 2 and c["capacity_bps"] == pytest.approx(sum(c["class_capacity_bps"]))
+
+
+def test_confirmation_seeds_the_answer_must_also_hold_on(tmp_path: Path) -> None:
+    small = tmp_path / "longer.toml"  # seed 4 of 3 ms has 77 bulk messages in range: 5 ms, judged on every seed
+    small.write_text(SCENARIO.replace('until = "3ms"', 'until = "5ms"'))
+    a = tailor.advise(small, min_capacity=True, disciplines=["fifo"], engine="packet", seeds=2, confirm_seeds=4,
+                      out=tmp_path / "s", tolerance=0.05)
+    (c,) = a.report["capacity"]
+    assert a.report["packet_engine"]["confirm_seeds"] == [1, 2, 3, 4]
+    at = [t for t in _trials(c) if t["capacity_bps"] == c["capacity_bps"] and len(t["points"]) == 4]
+    assert c["holds"] is True and at and at[-1]["verdict"] == "pass", "the answer held on all four seeds"
+    assert len(c["packet"][0]["slo"][0]["per_seed"]) == 4
+    # Nothing that held on the four seeds lies below the answer.
+    assert all(t["capacity_bps"] >= c["capacity_bps"] for t in _trials(c) if len(t["points"]) == 4
+               and t["verdict"] == "pass")

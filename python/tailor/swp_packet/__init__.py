@@ -41,9 +41,12 @@ DEFAULT_TOLERANCE = 0.02
 def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: int, out: Path,
                   host_scaling: str = "scaled", tolerance: float = DEFAULT_TOLERANCE, jobs: Optional[int] = None,
                   ray: Optional[str] = None, reporter: Optional[Reporter] = None,
-                  progress: Optional[Callable[[dict[str, Any]], Any]] = None) -> None:
+                  progress: Optional[Callable[[dict[str, Any]], Any]] = None,
+                  confirm_seeds: Optional[int] = None) -> None:
     """Decides the model's ``report`` (for ``sc``, its seed the first of ``seeds``) on the
-    packet engine, in place (see the module's doc); the points go to the store ``out``."""
+    packet engine, in place (see the module's doc); the points go to the store ``out``.
+    ``confirm_seeds`` (more than ``seeds``): a least capacity found must also hold on that
+    many seeds (the search's and the next ones), else the search moves up on them all."""
     slos = scenario_slos(sc, list(sc.overrides))
     check_slos(sc, slos)
     first = int(report["seed"])
@@ -59,21 +62,25 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
             cache[key] = a["weights"]
         return cache[key]
 
-    search = Search(plan, weights_at, tolerance, reporter, progress=progress)
+    more = None
+    if confirm_seeds is not None and confirm_seeds > seeds:
+        more = PacketPlan(sc, slos, range(first, first + confirm_seeds), plan.store, plan.nominal_bps, host_scaling,
+                          jobs, ray)
+    search = Search(plan, weights_at, tolerance, reporter, progress=progress, confirm=more)
+    counts = [plan.counts] + ([more.counts] if more is not None else [])
     form = report.get("model_form", "calibrated")
     for entry in report["capacity"]:
         _capacity(plan, search, entry, least)
         entry.update(engine="packet" if least else "model", model_form=form, host_scaling=host_scaling)
-        entry["packet_runs"] = plan.counts.get(entry["strategy"], {}).get("points", 0)
+        entry["packet_runs"] = sum(c.get(entry["strategy"], {}).get("points", 0) for c in counts)
     if report.get("weights") is not None:
         _weights(plan, search, report["weights"])
         report["weights"].update(engine="model", model_form=form, host_scaling=host_scaling)
-        report["weights"]["packet_runs"] = sum(n["points"] for n in plan.counts.values())
+        report["weights"]["packet_runs"] = sum(n["points"] for c in counts for n in c.values())
     report["packet_engine"] = {
-        "rule": RULE, "seeds": list(plan.seeds), "store": str(plan.store.dir), "tolerance": tolerance,
-        "iterations": ITERATIONS, "host_scaling": host_scaling,
-        "run": sum(n["run"] for n in plan.counts.values()), "cached": sum(n["cached"] for n in plan.counts.values()),
-        "failed": sum(n["failed"] for n in plan.counts.values()),
+        "rule": RULE, "seeds": list(plan.seeds), "confirm_seeds": list(more.seeds) if more else None,
+        "store": str(plan.store.dir), "tolerance": tolerance, "iterations": ITERATIONS, "host_scaling": host_scaling,
+        **{k: sum(n[k] for c in counts for n in c.values()) for k in ("run", "cached", "failed")},
     }
 
 
@@ -118,15 +125,28 @@ def _static(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bool
         founds.append(search.least("static", start, downward=least, floor=bps * drawn, limit=bps * MAX_FACTOR,
                                    only=k))
     caps = [f.capacity_bps for f in founds]
-    holds = [f.holds for f in founds]
-    entry["class_capacity_bps"] = caps if all(c is not None for c in caps) else None
+    holds = [_holds(f) for f in founds]
     entry["packet_search"] = [_search_json(f) for f in founds]
-    packet = [v for f in founds if f.answer and f.answer.probes for v in _verdicts(plan, f.answer, entry)]
-    entry["packet"] = packet or None
+    shown = [f.trials[0] if _holds(f) is False and f.outcome in ("undecided", "error") else f.answer for f in founds]
+    entry["packet"] = [v for t in shown if t is not None and t.probes for v in _verdicts(plan, t, entry)] or None
     entry["holds"] = False if False in holds else (None if None in holds else True)
-    if entry["holds"] is None and entry["capacity_bps"] is not None and not least:
-        return  # undecided: the model's answer stands, not verified
-    entry["capacity_bps"] = sum(caps) if all(c is not None for c in caps) else None  # type: ignore[arg-type]
+    if entry["holds"] is None:
+        entry["packet_note"] = "the packet engine did not decide: " + "; ".join(f.why for f in founds if f.holds is None)
+        return  # the model's answer stands, not verified
+    if all(c is not None for c in caps):
+        entry["class_capacity_bps"] = caps
+        entry["capacity_bps"] = sum(caps)  # type: ignore[arg-type]
+    elif any(f.outcome == "not_found" for f in founds):
+        entry["class_capacity_bps"] = None
+        entry["capacity_bps"] = None
+
+
+def _holds(f: Found) -> Optional[bool]:
+    """A search's verdict on its answer; an undecided search from a start the packet engine
+    rejected does not hold (the start is what would be printed)."""
+    if f.outcome in ("undecided", "error") and f.trials and f.trials[0].verdict == "fail":
+        return False
+    return f.holds
 
 
 def _answer(plan: PacketPlan, entry: dict[str, Any], f: Found, model: Optional[float]) -> None:

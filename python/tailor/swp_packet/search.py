@@ -106,9 +106,12 @@ class Search:
 
     def __init__(self, plan: PacketPlan, weights_at: Callable[[float, bool], list[float]], tolerance: float,
                  reporter: Optional[Reporter] = None, iterations: int = ITERATIONS,
-                 progress: Optional[Callable[[dict[str, Any]], Any]] = None) -> None:
+                 progress: Optional[Callable[[dict[str, Any]], Any]] = None,
+                 confirm: Optional[PacketPlan] = None) -> None:
         self.plan, self.weights_at, self.tolerance = plan, weights_at, tolerance
         self.reporter, self.iterations, self.progress = reporter, iterations, progress
+        #: The same search on more seeds, which an answer must also hold on (None: none).
+        self.confirm = None if confirm is None else Search(confirm, weights_at, tolerance, reporter, iterations, progress)
 
     def _probe(self, s: Setting, c: float, what: str) -> Probe:
         # The advisor's progress callback sees each packet round as a "recheck" event, as it
@@ -151,7 +154,33 @@ class Search:
               levels: Optional[list[int]] = None, only: Optional[int] = None,
               weights: Optional[list[float]] = None) -> Found:
         """The least capacity at which ``discipline`` holds, searched from ``start`` (see the
-        module's doc); ``floor`` (the offered load) is never run below, ``limit`` never above."""
+        module's doc); ``floor`` (the offered load) is never run below, ``limit`` never above.
+        With confirmation seeds, an answer that held on the search's seeds is then searched
+        on from upward on them all: it holds on every one, or the search moves up."""
+        f = self._least(discipline, start, downward=downward, floor=floor, limit=limit, levels=levels, only=only,
+                        weights=weights)
+        if self.confirm is None or f.holds is not True or f.answer is None or f.capacity_bps is None:
+            return f
+        w = list(f.answer.setting.weights) if f.answer.setting.weights else None
+        g = self.confirm._least(discipline, f.capacity_bps, downward=False, floor=floor, limit=limit, levels=levels,
+                                only=only, weights=w)
+        n = len(self.confirm.plan.seeds)
+        if g.outcome == "held":
+            f.trials += g.trials
+            f.answer = g.answer
+            f.why = (f"{f.why}; " if f.why else "") + f"confirmed on {n} seeds"
+            return f
+        if g.outcome in ("undecided", "error"):
+            f.trials += g.trials
+            f.why = (f"{f.why}; " if f.why else "") + f"not confirmed on {n} seeds: {g.why}"
+            return f
+        g.trials = f.trials + g.trials
+        g.why = f"{fmt.rate(f.capacity_bps)} fails on one of {n} seeds; " + g.why
+        return g
+
+    def _least(self, discipline: str, start: float, *, downward: bool, floor: float, limit: float,
+               levels: Optional[list[int]] = None, only: Optional[int] = None,
+               weights: Optional[list[float]] = None) -> Found:
         trials: list[Trial] = []
 
         def run(c: float, w: Optional[list[float]] = None) -> Trial:
