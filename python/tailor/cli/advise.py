@@ -90,6 +90,10 @@ def advise(
     seeds: Annotated[Optional[int], typer.Option(help="Packet-engine seeds per setting (transports: per load; default "
                                                  "[advise] seeds, else 3).",
                                                  show_default=False)] = None,
+    confirm_seeds: Annotated[Optional[int], typer.Option(help="Weights advisor, --min-capacity: a least capacity "
+                                                         "found on --seeds seeds must also hold on this many (the "
+                                                         "search's and the next ones), else it moves up.",
+                                                         show_default=False)] = None,
     loads: Annotated[Optional[str], typer.Option(help="Transports: bounds of the load searched, LO,HI (default "
                                                  "[advise] loads, else 0.1,0.9).", show_default=False)] = None,
     load: Annotated[Optional[float], typer.Option(help="Transports with --min-capacity: the load (default the "
@@ -126,7 +130,7 @@ def advise(
 
     if transports is not None or read_advise(scenario).present:
         for name, given in (("--engine", engine != "model"), ("--host-scaling", host_scaling != "scaled"),
-                            ("--no-recheck", not recheck)):
+                            ("--no-recheck", not recheck), ("--confirm-seeds", confirm_seeds is not None)):
             if given:
                 from tailor.errors import OptionError
 
@@ -141,7 +145,8 @@ def advise(
 
             raise OptionError(f"{name}: only with --transports (or a scenario with an [advise] table)")
     _weights(scenario, seed, min_capacity, discipline, recheck, tolerance,
-             dict(engine=engine, seeds=seeds, out=out, jobs=jobs, ray=ray, host_scaling=host_scaling), json_out, quiet)
+             dict(engine=engine, seeds=seeds, out=out, jobs=jobs, ray=ray, host_scaling=host_scaling,
+                  confirm_seeds=confirm_seeds), json_out, quiet)
 
 
 def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]], recheck: bool,
@@ -174,7 +179,8 @@ def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline
         a = run_advisor(scenario, seed=seed, min_capacity=min_capacity, disciplines=discipline, recheck=recheck,
                         tolerance=tolerance, progress=progress, engine=packet["engine"], seeds=packet["seeds"],
                         out=packet["out"], ray=packet["ray"], workers=packet["jobs"],
-                        host_scaling=packet["host_scaling"], reporter=reporter)
+                        host_scaling=packet["host_scaling"], reporter=reporter,
+                        confirm_seeds=packet["confirm_seeds"])
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         raise typer.Exit(e.status) from None
