@@ -29,6 +29,7 @@ from rich.table import Table
 from tailor import _core, fmt
 from tailor.decision import Reporter
 from tailor.errors import DisciplineError, OptionError
+from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
 
 __all__ = ["DISCIPLINES", "Advice", "Rejection", "advise", "describe_event"]
@@ -385,6 +386,11 @@ def advise(
     if confirm_seeds is not None and not (1 <= confirm_seeds <= 100):
         raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 1 to 100")
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    first = sc.seed if seed is None else seed
+    last = first + max(DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds or 0) - 1
+    if (engine == "packet" or recheck) and last > SEED_MAX:
+        raise OptionError(f"--seeds: the packet engine's seeds {first} to {last} pass 2^63 - 1; accepted: fewer seeds "
+                          "or a lower --seed")
     if ray:
         from tailor.pool import ray_module
 
