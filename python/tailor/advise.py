@@ -246,7 +246,7 @@ def _slo_table(title: str, with_weight: bool) -> Table:
         ("model", "right"),
         ("loss", "right"),
         ("", "left"),
-        ("packet", "right"),
+        ("packet, worst seed", "right"),
         ("loss ", "right"),
         (" ", "left"),
     ]:
