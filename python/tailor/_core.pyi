@@ -95,6 +95,8 @@ def advise_weights(
     seed: int | None = None,
     overrides: Overrides | None = None,
     progress: Callable[[dict[str, Any]], bool] | None = None,
+    model_form: str | None = None,
+    host_scaling: str | None = None,
 ) -> str:
     """SWP Algorithm 1 on the fast model at ``capacity_bps`` (per-class FIFO, or fair
     queueing inside each class with ``fair``), with the options the least-capacity search

@@ -32,7 +32,7 @@ from tailor.errors import DisciplineError, OptionError
 from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
 
-__all__ = ["DISCIPLINES", "Advice", "Rejection", "advise", "describe_event"]
+__all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "describe_event"]
 
 #: The disciplines the advisor compares, by their command-line names.
 DISCIPLINES = {
@@ -42,6 +42,13 @@ DISCIPLINES = {
     "priority": "strict priority (tightest SLO first)",
     "static": "static per-class provisioning",
 }
+
+#: The fast model's forms (docs/model.md, "The paper-literal form").
+MODEL_FORMS = ("calibrated", "paper")
+
+#: How a capacity other than the scenario's is read (docs/advisor.md, "Capacity scaling:
+#: both readings").
+HOST_SCALINGS = ("scaled", "fixed")
 
 
 @dataclass(frozen=True)
@@ -355,6 +362,7 @@ def advise(
     ray: Optional[str] = None,
     workers: Optional[int] = None,
     host_scaling: str = "scaled",
+    model_form: Optional[str] = None,
     reporter: Optional[Reporter] = None,
     confirm_seeds: Optional[int] = None,
 ) -> Advice:
@@ -376,13 +384,16 @@ def advise(
     capacity searches' relative precision (default 0.01 on the model, 0.02 on the packet
     engine). ``confirm_seeds``: a least capacity found on ``seeds`` seeds must also hold on
     this many (docs/advisor.md, "Advice that holds, measured"). Each answer says ``holds``; the result's ``passed`` whether every one held.
-    Raises ScenarioError for a scenario outside the fast model's scope (docs/model.md),
-    OptionError or DisciplineError for a bad option (nothing run).
+    ``model_form``: ``"calibrated"`` or ``"paper"`` (default: the scenario's ``[model] form``,
+    docs/model.md "The paper-literal form"); ``host_scaling`` is read by the model too
+    (docs/advisor.md "Capacity scaling: both readings"). Raises ScenarioError for a scenario
+    outside the fast model's scope (docs/model.md), OptionError or DisciplineError for a bad
+    option (nothing run).
     """
-    from tailor.swp_packet import DEFAULT_SEEDS, DEFAULT_TOLERANCE, HOST_SCALINGS, packet_advice
+    from tailor.swp_packet import DEFAULT_SEEDS, DEFAULT_TOLERANCE, packet_advice
 
     names = list(dict.fromkeys(disciplines or []))
-    _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, HOST_SCALINGS)
+    _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, model_form)
     if confirm_seeds is not None and not (1 <= confirm_seeds <= 100):
         raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 1 to 100")
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
@@ -395,7 +406,6 @@ def advise(
         from tailor.pool import ray_module
 
         ray_module(ray)
-    extra = {k: v for k, v in (("host_scaling", host_scaling),) if v != "scaled" and k in _core_keywords()}
     text = _core.advise(
         str(sc.path),
         seed=seed,
@@ -405,7 +415,8 @@ def advise(
         progress=progress,
         tolerance=0.01 if tolerance is None else tolerance,
         overrides=list(sc.overrides),
-        **extra,
+        model_form=model_form,
+        host_scaling=host_scaling,
     )
     report = json.loads(text)
     if engine == "packet" or recheck:
@@ -416,16 +427,10 @@ def advise(
                       reporter=reporter, progress=progress, confirm_seeds=confirm_seeds)
     else:
         for a in _answers(report):
-            a.update(engine="model", model_form=report.get("model_form", "calibrated"), host_scaling=host_scaling,
+            a.update(engine="model", model_form=report["model_form"], host_scaling=report["host_scaling"],
                      packet_runs=0, holds=None, model_capacity_bps=a["capacity_bps"],
                      packet_note="not requested (--no-recheck): the model's answer alone")
     return Advice(report)
-
-
-def _core_keywords() -> str:
-    """The keywords this build's ``_core.advise`` takes (the model's host scaling comes
-    with a later build; until then its search scales every link)."""
-    return getattr(_core.advise, "__text_signature__", "") or ""
 
 
 def _answers(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -434,7 +439,7 @@ def _answers(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _check_options(names: list[str], min_capacity: bool, seed: Optional[int], tolerance: Optional[float], engine: str,
                    recheck: bool, seeds: Optional[int], host_scaling: str, workers: Optional[int],
-                   scalings: Sequence[str]) -> None:
+                   model_form: Optional[str]) -> None:
     for n in names:
         if n not in DISCIPLINES:
             raise DisciplineError(f"--discipline: unknown discipline '{n}'; accepted: {', '.join(DISCIPLINES)}")
@@ -455,7 +460,9 @@ def _check_options(names: list[str], min_capacity: bool, seed: Optional[int], to
         raise OptionError("--no-recheck: not with --engine packet, which decides every answer on the packet engine")
     if seeds is not None and not (1 <= seeds <= 100):
         raise OptionError(f"--seeds: {seeds} is out of range; accepted: an integer from 1 to 100 (seeds per setting)")
-    if host_scaling not in scalings:
-        raise OptionError(f"--host-scaling: unknown value {host_scaling!r}; accepted: {', '.join(scalings)}")
+    if model_form is not None and model_form not in MODEL_FORMS:
+        raise OptionError(f"--model-form: unknown form '{model_form}'; accepted: {', '.join(MODEL_FORMS)}")
+    if host_scaling not in HOST_SCALINGS:
+        raise OptionError(f"--host-scaling: unknown reading '{host_scaling}'; accepted: {', '.join(HOST_SCALINGS)}")
     if workers is not None and workers < 1:
         raise OptionError(f"--jobs: {workers} is out of range; accepted: 1 or more")

@@ -318,7 +318,7 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
 /// (default: the scenario's). `progress(dict) -> bool` sees each step of the search with
 /// the GIL held; a false answer or an exception stops it.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, min_capacity=false, strategies=None, recheck=true, progress=None, tolerance=0.01, overrides=None))]
+#[pyo3(signature = (path, seed=None, min_capacity=false, strategies=None, recheck=true, progress=None, tolerance=0.01, overrides=None, model_form=None, host_scaling=None))]
 #[allow(clippy::too_many_arguments)]
 fn advise<'py>(
     py: Python<'py>,
@@ -330,8 +330,11 @@ fn advise<'py>(
     progress: Option<Py<PyAny>>,
     tolerance: f64,
     overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+    model_form: Option<String>,
+    host_scaling: Option<String>,
 ) -> PyResult<String> {
     use tailor::advisor::{Mode, Request, Strategy};
+    use tailor::model::Form;
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
     let mut chosen = Vec::new();
@@ -356,13 +359,33 @@ fn advise<'py>(
         return Err(bad(format!("tolerance must be in (0, 0.5), got {tolerance}")));
     }
     let search = tailor::advisor::capacity::SearchOptions { tolerance, ..Default::default() };
-    let req = Request { mode, recheck, search };
+    let (form, host_scaling) = reading(model_form.as_deref(), host_scaling.as_deref())?;
+    let mut req = Request { mode, recheck, search, form: Form::Calibrated, host_scaling };
     observed(py, progress, |observe| {
         let sc = interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))?.scenario;
         let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
+        // Not given: the scenario's own `[model] form`.
+        req.form = form.unwrap_or(sc.model.form);
         let report = tailor::advisor::advise(&sc, seed, &req, observe)?;
         Ok(serde_json::to_string(&report).expect("a report serializes"))
     })
+}
+
+/// The model form (None: the scenario's) and capacity reading named, or a ValueError.
+fn reading(model_form: Option<&str>, host_scaling: Option<&str>) -> PyResult<(Option<tailor::model::Form>, tailor::advisor::HostScaling)> {
+    use tailor::advisor::HostScaling;
+    use tailor::model::Form;
+    let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
+    let form = match model_form {
+        None => None,
+        Some(name) => Some(Form::parse(name).ok_or_else(|| bad(format!("unknown model form '{name}'; accepted: {}", Form::NAMES.join(", "))))?),
+    };
+    let host_scaling = match host_scaling {
+        None => HostScaling::Scaled,
+        Some(name) => HostScaling::parse(name)
+            .ok_or_else(|| bad(format!("unknown host scaling '{name}'; accepted: {}", HostScaling::NAMES.join(", "))))?,
+    };
+    Ok((form, host_scaling))
 }
 
 /// Runs `work` without the GIL, with an observer that takes it back for each advisor
@@ -404,7 +427,8 @@ fn observed<T: Send>(
 /// (`advisor::WeightAdvice`). The packet-engine searches (python/tailor/swp_packet) start
 /// from it at every capacity they try.
 #[pyfunction]
-#[pyo3(signature = (path, capacity_bps, fair, seed=None, overrides=None, progress=None))]
+#[pyo3(signature = (path, capacity_bps, fair, seed=None, overrides=None, progress=None, model_form=None, host_scaling=None))]
+#[allow(clippy::too_many_arguments)]
 fn advise_weights<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -413,7 +437,10 @@ fn advise_weights<'py>(
     seed: Option<u64>,
     overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
     progress: Option<Py<PyAny>>,
+    model_form: Option<String>,
+    host_scaling: Option<String>,
 ) -> PyResult<String> {
+    let (form, host_scaling) = reading(model_form.as_deref(), host_scaling.as_deref())?;
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     if !(capacity_bps.is_finite() && capacity_bps > 0.0) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!("capacity_bps must be positive, got {capacity_bps}")));
@@ -422,7 +449,8 @@ fn advise_weights<'py>(
     observed(py, progress, |observe| {
         let sc = interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))?.scenario;
         let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
-        let problem = tailor::advisor::problem::Problem::from_scenario(&sc, seed)?;
+        let mut problem = tailor::advisor::problem::Problem::from_scenario(&sc, seed)?;
+        problem.set_reading(&sc, form.unwrap_or(sc.model.form), host_scaling)?;
         let a = tailor::advisor::advise_weights(&problem, fair, capacity_bps, &opts, observe).map_err(|_| Error::Cancelled)?;
         Ok(serde_json::to_string(&a).expect("an advice serializes"))
     })

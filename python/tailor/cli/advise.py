@@ -72,8 +72,6 @@ def advise(
     engine: Annotated[str, typer.Option(help="With --min-capacity: model (the model searches, the packet engine "
                                         "decides) or packet (the least capacity searched on the packet engine).")
                       ] = "model",
-    host_scaling: Annotated[str, typer.Option(help="What a capacity scales: scaled (every link) or fixed (a "
-                                              "dumbbell's trunk only, the host links as written).")] = "scaled",
     tolerance: Annotated[
         Optional[float],
         typer.Option(help="Weights advisor: relative precision of the capacity search (default 0.01 on the model, "
@@ -108,6 +106,12 @@ def advise(
     ray: Annotated[Optional[str], typer.Option(help="Run the packet-engine points on Ray: 'local', 'auto' or "
                                                "ray://HOST:PORT.",
                                                show_default=False)] = None,
+    model_form: Annotated[Optional[str], typer.Option(
+        "--model-form", help="Weights advisor: the fast model's form, calibrated | paper (default: the scenario's "
+        "[model] form, else calibrated; docs/model.md).", show_default=False)] = None,
+    host_scaling: Annotated[str, typer.Option(
+        "--host-scaling", help="Weights advisor: how a capacity is read, by the model and the packet engine: scaled "
+        "(every link and the initial rate follow it) | fixed (only a dumbbell's trunk; docs/advisor.md).")] = "scaled",
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
@@ -129,13 +133,14 @@ def advise(
     from tailor.transport_advisor.candidates import read_advise
 
     if transports is not None or read_advise(scenario).present:
-        for name, given in (("--engine", engine != "model"), ("--host-scaling", host_scaling != "scaled"),
-                            ("--no-recheck", not recheck), ("--confirm-seeds", confirm_seeds is not None)):
+        for name, given in (("--model-form", model_form is not None), ("--host-scaling", host_scaling != "scaled"),
+                            ("--engine", engine != "model"), ("--no-recheck", not recheck),
+                            ("--confirm-seeds", confirm_seeds is not None)):
             if given:
                 from tailor.errors import OptionError
 
-                raise OptionError(f"{name}: for the weights advisor, not with --transports (or a scenario with an "
-                                  "[advise] table)")
+                raise OptionError(f"{name}: for the weights advisor (the fast model); the transport advisor runs "
+                                  "the packet engine")
         _transports(scenario, seed, min_capacity, discipline, tolerance, _names(transports), seeds, _bounds(loads),
                     load, quick, out, jobs, ray, json_out, quiet)
         return
@@ -146,7 +151,7 @@ def advise(
             raise OptionError(f"{name}: only with --transports (or a scenario with an [advise] table)")
     _weights(scenario, seed, min_capacity, discipline, recheck, tolerance,
              dict(engine=engine, seeds=seeds, out=out, jobs=jobs, ray=ray, host_scaling=host_scaling,
-                  confirm_seeds=confirm_seeds), json_out, quiet)
+                  confirm_seeds=confirm_seeds, model_form=model_form), json_out, quiet)
 
 
 def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]], recheck: bool,
@@ -180,7 +185,7 @@ def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline
                         tolerance=tolerance, progress=progress, engine=packet["engine"], seeds=packet["seeds"],
                         out=packet["out"], ray=packet["ray"], workers=packet["jobs"],
                         host_scaling=packet["host_scaling"], reporter=reporter,
-                        confirm_seeds=packet["confirm_seeds"])
+                        confirm_seeds=packet["confirm_seeds"], model_form=packet["model_form"])
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         raise typer.Exit(e.status) from None

@@ -58,7 +58,8 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
     def weights_at(c: float, fair: bool) -> list[float]:
         key = (quantize(c), fair)
         if key not in cache:
-            a = json.loads(_core.advise_weights(str(sc.path), key[0], fair, seed=first, overrides=list(sc.overrides)))
+            a = json.loads(_core.advise_weights(str(sc.path), key[0], fair, seed=first, overrides=list(sc.overrides),
+                                                model_form=report.get("model_form"), host_scaling=host_scaling))
             cache[key] = a["weights"]
         return cache[key]
 
