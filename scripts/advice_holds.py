@@ -9,6 +9,7 @@ no search used (1000 + the scenario's index; the searches use seeds 1 to --seeds
 SLO judged there by the engine's rule is counted: held / judged, before and after.
 
     python scripts/advice_holds.py              # the full form (make validate)
+    python scripts/advice_holds.py --confirm-seeds 9    # answers confirmed on 9 seeds (make validate)
     python scripts/advice_holds.py --quick      # one small scenario, short traffic
 """
 
@@ -105,7 +106,9 @@ def main() -> int:
     (args.out / f"advice_holds{'' if args.confirm_seeds is None else f'-confirm{args.confirm_seeds}'}.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
     b, a = summary["before"], summary["after"]
     print(f"advice hold rate on a fresh seed, {len(rows)} scenarios: before (model only) {b['held']}/{b['judged']} "
-          f"SLOs ({_pct(b)}), after (packet loop, {args.seeds} seeds) {a['held']}/{a['judged']} SLOs ({_pct(a)}); "
+          f"SLOs ({_pct(b)}), after (packet loop, {args.seeds} seeds"
+          + (f", confirmed on {args.confirm_seeds}" if args.confirm_seeds else "")
+          + f") {a['held']}/{a['judged']} SLOs ({_pct(a)}); "
           f"{summary['packet_runs']} packet runs, {summary['wall_s']:.0f} s")
     return 0
 
