@@ -87,3 +87,23 @@ def advise(
     strategy, capacity_bps, ...}); returning False stops (tailor.errors.Cancelled).
     Raises ValueError for an unknown strategy, tailor.errors.ScenarioError (also for a
     class without an SLO), WorkloadError, RunError, Cancelled."""
+
+def advise_weights(
+    path: str | PathLike[str],
+    capacity_bps: float,
+    fair: bool,
+    seed: int | None = None,
+    overrides: Overrides | None = None,
+    progress: Callable[[dict[str, Any]], bool] | None = None,
+    model_form: str | None = None,
+    host_scaling: str | None = None,
+) -> str:
+    """SWP Algorithm 1 on the fast model at ``capacity_bps`` (per-class FIFO, or fair
+    queueing inside each class with ``fair``), with the options the least-capacity search
+    uses at each capacity; the weight advice as JSON text (strategy, capacity_bps,
+    outcome, baselines, weights, chosen, verdicts, trajectory). Raises as ``advise``."""
+
+def transfer(weights: list[float], losses: list[float]) -> list[float]:
+    """One round of Algorithm 1's pairwise transfers from ``weights`` given each class's
+    loss (SWP eq. 1, negative when met), the model search's damping and margin; the new
+    weights, normalized. Raises ValueError for weights not positive or lengths that differ."""

@@ -27,7 +27,9 @@ from rich.console import Console
 from rich.table import Table
 
 from tailor import _core, fmt
+from tailor.decision import Reporter
 from tailor.errors import DisciplineError, OptionError
+from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
 
 __all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "describe_event"]
@@ -95,14 +97,18 @@ class Advice:
 
     @property
     def rechecked(self) -> Optional[bool]:
-        """Whether every SLO the packet engine re-checked holds there; None when no
-        answer was re-checked (``recheck=False``, or no capacity found)."""
-        checks = self._packet_checks()
-        return None if not checks else not self.rejected
+        """Whether every answer decided on the packet engine holds there (``holds``: every
+        SLO on every seed); None when the packet engine decided no answer (``recheck=False``,
+        or no capacity found). An answer the packet engine could not decide (an SLO not
+        judged) counts as not holding."""
+        checked = [a for a in _answers(self.report) if a.get("packet_search") is not None
+                   and a.get("capacity_bps") is not None]
+        return None if not checked else all(a.get("holds") is True for a in checked)
 
     @property
     def rejected(self) -> list[Rejection]:
-        """The SLOs the packet engine's re-checks found missed, per answer."""
+        """The SLOs the packet engine found missed at the answers given (an answer the
+        search corrected is not listed: the answer given is the corrected one)."""
         return [
             Rejection(strategy, cap, v["class"], slo["sli"], slo["value"], slo["threshold"])
             for strategy, cap, packet in self._packet_checks()
@@ -113,8 +119,15 @@ class Advice:
 
     @property
     def passed(self) -> bool:
-        """Every check passed: the model's verdict (weights mode) and every re-check."""
+        """Every check passed: the model's verdict (weights mode) and every answer held on
+        the packet engine."""
         return self.met is not False and self.rechecked is not False
+
+    @property
+    def packet_runs(self) -> int:
+        """Packet-engine runs the answers took (found in the store or run)."""
+        pe = self.report.get("packet_engine")
+        return 0 if pe is None else int(pe["run"]) + int(pe["cached"])
 
     @property
     def unjudged(self) -> list[tuple[str, str, str, str]]:
@@ -122,11 +135,9 @@ class Advice:
         messages in range; docs/results.md, "SLO verdicts"), as (answer, engine, class,
         reason): the search decided on their values anyway (SWP eq. 1), so an answer that
         rests on them is shown so."""
-        r = self.report
-        answers = ([r["weights"]] if r["weights"] is not None else []) + list(r["capacity"])
         return [
             (a["strategy"], engine, v["class"], f"{slo['sli']}: {slo.get('reason') or 'no message in range'}")
-            for a in answers
+            for a in _answers(self.report)
             for engine, verdicts in (("model", a.get("verdicts") or []), ("packet", a.get("packet") or []))
             for v in verdicts
             for slo in v["slo"]
@@ -141,9 +152,8 @@ class Advice:
         return bool(caps) and all(c["capacity_bps"] is None for c in caps)
 
     def _packet_checks(self) -> list[tuple[str, float, list[dict[str, Any]]]]:
-        r = self.report
-        answers = ([r["weights"]] if r["weights"] is not None else []) + list(r["capacity"])
-        return [(a["strategy"], a["capacity_bps"], a["packet"]) for a in answers if a.get("packet") is not None]
+        return [(a["strategy"], a["capacity_bps"], a["packet"]) for a in _answers(self.report)
+                if a.get("packet") is not None and a.get("capacity_bps") is not None]
 
     def capacity(self, discipline: str) -> Optional[float]:
         """Minimum-capacity mode: the least capacity (bps) found for a discipline."""
@@ -182,9 +192,13 @@ class Advice:
                           "messages to be a result (docs/results.md, \"SLO verdicts\"):", highlight=False)
             for strategy, engine, cls, why in unjudged:
                 console.print(f"  {DISCIPLINES.get(strategy, strategy)}, {engine}: {cls}: {why}", highlight=False)
-        console.print(
-            f"fast model {r['model_seconds']:.2f} s; packet-engine re-check {r['packet_seconds']:.2f} s", highlight=False
-        )
+        pe = r.get("packet_engine")
+        if pe is not None:
+            seeds = pe["seeds"]
+            console.print(f"packet engine: seeds {seeds[0]}-{seeds[-1]}, {self.packet_runs} runs ({pe['run']} run, "
+                          f"{pe['cached']} found in {pe['store']}/" + (f", {pe['failed']} failed" if pe["failed"] else "")
+                          + f"); rule: {pe['rule']}", highlight=False)
+        console.print(f"fast model {r['model_seconds']:.2f} s", highlight=False)
 
 
 def short_sli(sli: str) -> str:
@@ -239,7 +253,7 @@ def _slo_table(title: str, with_weight: bool) -> Table:
         ("model", "right"),
         ("loss", "right"),
         ("", "left"),
-        ("packet", "right"),
+        ("packet, worst seed", "right"),
         ("loss ", "right"),
         (" ", "left"),
     ]:
@@ -262,25 +276,34 @@ def _render_weights(w: dict[str, Any], console: Console) -> None:
     t = _slo_table(title, with_weight=True)
     _verdict_rows(t, w["verdicts"], w["packet"], w["weights"])
     console.print(t)
-    if w.get("packet_note"):
-        console.print(f"packet engine: {w['packet_note']}", highlight=False)
+    if w.get("model_weights") is not None and w["model_weights"] != w["weights"]:
+        console.print("the model's weights " + " ".join(f"{x:.3f}" for x in w["model_weights"]) + " missed an SLO on "
+                      "the packet engine; Algorithm 1 went on from them on the packet engine's losses", highlight=False)
+    console.print(f"packet engine: {_packet_text(w)}" + (f" ({w['packet_search']['why']})" if w.get("holds") is False
+                  and w.get("packet_search") else ""), highlight=False)
+
+
+def _packet_text(a: dict[str, Any]) -> str:
+    """How the packet engine judged an answer: it holds, it does NOT hold, or not decided."""
+    if a.get("holds") is True:
+        return f"holds ({a.get('packet_runs', 0)} runs)"
+    if a.get("holds") is False and a.get("packet"):
+        met, judged = slos_met(a["packet"])
+        return f"NOT HOLDING: {met}/{judged} SLOs met"
+    if a.get("packet_note"):
+        return str(a["packet_note"])
+    return fmt.NONE if a.get("packet_search") is None else "NOT DECIDED"
 
 
 def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
     ref = next((c["capacity_bps"] for c in caps if c["strategy"] == "drr" and c["capacity_bps"]), None)
-    t = Table(title="least capacity meeting every SLO", title_justify="left", box=box.SIMPLE_HEAD)
-    for name in ["discipline", "capacity", "x offered", "vs SWP weights", "model", "packet", "setting"]:
-        t.add_column(name, justify="left" if name in ("discipline", "setting", "model", "packet") else "right")
+    packet = any(c.get("engine") == "packet" for c in caps)
+    t = Table(title="least capacity meeting every SLO" + (", searched on the packet engine" if packet else ""),
+              title_justify="left", box=box.SIMPLE_HEAD)
+    for name in ["discipline", "capacity", "x offered", "vs SWP weights", "model's answer", "packet engine", "setting"]:
+        t.add_column(name, justify="left" if name in ("discipline", "setting", "packet engine") else "right")
     for c in caps:
         cap = c["capacity_bps"]
-        model_ok = "all met" if c["verdicts"] and all(v["met"] for v in c["verdicts"]) else fmt.NONE
-        if model_ok != fmt.NONE and not all(v.get("judged", True) for v in c["verdicts"]):
-            model_ok = "met, not all judged"
-        if c["packet"] is not None:
-            met, judged = slos_met(c["packet"])
-            packet = f"{met}/{judged} SLOs met"
-        else:
-            packet = c.get("packet_note") or fmt.NONE
         if c.get("weights"):
             setting = "weights " + " ".join(f"{x:.3f}" for x in c["weights"])
         elif c.get("class_capacity_bps"):
@@ -289,16 +312,24 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
             setting = "levels " + " ".join(str(x) for x in c["levels"])
         else:
             setting = ""
+        shown = fmt.rate(cap) if cap is not None else f"> {fmt.rate(c['limit_bps'])}"
+        if cap is not None and c.get("holds") is None and c.get("packet_search") is not None:
+            shown += " (not verified)"
+        model = c.get("model_capacity_bps", cap)
         t.add_row(
             DISCIPLINES[c["strategy"]],
-            fmt.rate(cap) if cap is not None else f"> {fmt.rate(c['limit_bps'])}",
+            shown,
             f"{cap / c['offered_bps']:.2f}" if cap and c["offered_bps"] > 0 else fmt.NONE,
             fmt.change(cap / ref - 1, 0) if cap and ref else fmt.NONE,
-            model_ok,
-            packet,
+            fmt.rate(model) if model is not None else "none found",
+            _packet_text(c),
             setting,
         )
     console.print(t)
+    for c in caps:
+        search = c.get("packet_search")
+        if isinstance(search, dict) and search.get("why") and c.get("holds") is not True:
+            console.print(f"  {DISCIPLINES[c['strategy']]}: {search['why']}", highlight=False)
 
 
 def describe_event(e: dict[str, Any]) -> str:
@@ -323,26 +354,92 @@ def advise(
     min_capacity: bool = False,
     disciplines: Optional[Sequence[str]] = None,
     recheck: bool = True,
-    tolerance: float = 0.01,
+    tolerance: Optional[float] = None,
     progress: Optional[Callable[[dict[str, Any]], Any]] = None,
-    model_form: Optional[str] = None,
+    engine: str = "model",
+    seeds: Optional[int] = None,
+    out: "str | os.PathLike[str] | None" = None,
+    ray: Optional[str] = None,
+    workers: Optional[int] = None,
     host_scaling: str = "scaled",
+    model_form: Optional[str] = None,
+    reporter: Optional[Reporter] = None,
+    confirm_seeds: Optional[int] = None,
 ) -> Advice:
     """Runs the advisor on a scenario file.
 
     Without ``min_capacity``: Algorithm 1's weights at the scenario's capacity for one
     weighted discipline (``"drr"`` or ``"hierarchical"``; default the scenario's own).
     With it: the least capacity per discipline (default all of :data:`DISCIPLINES`).
-    Each answer is re-checked on the packet engine unless ``recheck=False``; the result's
-    ``passed``, ``rechecked`` and ``rejected`` say whether every check held. Raises
-    ScenarioError for a scenario outside the fast model's scope (docs/model.md).
 
+    ``engine="model"`` (the default): the fast model searches, then each answer is decided
+    on the packet engine over ``seeds`` seeds (default 3) and, where an SLO fails, the
+    search continues there until every SLO holds or it cannot (``recheck=False``: the
+    model's answer only). ``engine="packet"`` (with ``min_capacity``): the least capacity
+    per discipline found on the packet engine, the model's answer only the start.
+    Packet points go to the result store ``out`` (default ``sweeps/advise-<name>``),
+    reused by a later call; ``workers`` and ``ray`` are the sweep's; ``reporter(what,
+    points)`` makes a progress listener per round; ``host_scaling`` says which links a
+    capacity scales (``scaled``: all; ``fixed``: a dumbbell's trunk). ``tolerance``: the
+    capacity searches' relative precision (default 0.01 on the model, 0.02 on the packet
+    engine). ``confirm_seeds``: a least capacity found on ``seeds`` seeds must also hold on
+    this many (docs/advisor.md, "Advice that holds, measured"). Each answer says ``holds``; the result's ``passed`` whether every one held.
     ``model_form``: ``"calibrated"`` or ``"paper"`` (default: the scenario's ``[model] form``,
-    docs/model.md "The paper-literal form"). ``host_scaling``: how a capacity other than the
-    scenario's is read, ``"scaled"`` (every link and R0 follow it) or ``"fixed"`` (only a
-    dumbbell's trunk; docs/advisor.md "Capacity scaling: both readings").
+    docs/model.md "The paper-literal form"); ``host_scaling`` is read by the model too
+    (docs/advisor.md "Capacity scaling: both readings"). Raises ScenarioError for a scenario
+    outside the fast model's scope (docs/model.md), OptionError or DisciplineError for a bad
+    option (nothing run).
     """
+    from tailor.swp_packet import DEFAULT_SEEDS, DEFAULT_TOLERANCE, packet_advice
+
     names = list(dict.fromkeys(disciplines or []))
+    _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, model_form)
+    if confirm_seeds is not None and not (1 <= confirm_seeds <= 100):
+        raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 1 to 100")
+    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    first = sc.seed if seed is None else seed
+    last = first + max(DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds or 0) - 1
+    if (engine == "packet" or recheck) and last > SEED_MAX:
+        raise OptionError(f"--seeds: the packet engine's seeds {first} to {last} pass 2^63 - 1; accepted: fewer seeds "
+                          "or a lower --seed")
+    if ray:
+        from tailor.pool import ray_module
+
+        ray_module(ray)
+    text = _core.advise(
+        str(sc.path),
+        seed=seed,
+        min_capacity=min_capacity,
+        strategies=names or None,
+        recheck=False,
+        progress=progress,
+        tolerance=0.01 if tolerance is None else tolerance,
+        overrides=list(sc.overrides),
+        model_form=model_form,
+        host_scaling=host_scaling,
+    )
+    report = json.loads(text)
+    if engine == "packet" or recheck:
+        n = DEFAULT_SEEDS if seeds is None else seeds
+        store = Path(out) if out is not None else Path("sweeps") / f"advise-{sc.name}"
+        packet_advice(report, sc, least=engine == "packet", seeds=n, out=store, host_scaling=host_scaling,
+                      tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance, jobs=workers, ray=ray,
+                      reporter=reporter, progress=progress, confirm_seeds=confirm_seeds)
+    else:
+        for a in _answers(report):
+            a.update(engine="model", model_form=report["model_form"], host_scaling=report["host_scaling"],
+                     packet_runs=0, holds=None, model_capacity_bps=a["capacity_bps"],
+                     packet_note="not requested (--no-recheck): the model's answer alone")
+    return Advice(report)
+
+
+def _answers(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return ([report["weights"]] if report.get("weights") is not None else []) + list(report.get("capacity") or [])
+
+
+def _check_options(names: list[str], min_capacity: bool, seed: Optional[int], tolerance: Optional[float], engine: str,
+                   recheck: bool, seeds: Optional[int], host_scaling: str, workers: Optional[int],
+                   model_form: Optional[str]) -> None:
     for n in names:
         if n not in DISCIPLINES:
             raise DisciplineError(f"--discipline: unknown discipline '{n}'; accepted: {', '.join(DISCIPLINES)}")
@@ -352,24 +449,20 @@ def advise(
         )
     if seed is not None and not (0 <= seed < 2**63):
         raise OptionError(f"--seed: {seed} is out of range; accepted: 0 to 2^63 - 1 (what a scenario file holds)")
-    if not (0.0 < tolerance < 0.5):
+    if tolerance is not None and not (0.0 < tolerance < 0.5):
         raise OptionError(f"--tolerance: {tolerance} is out of range; accepted: above 0 and below 0.5")
+    if engine not in ("model", "packet"):
+        raise OptionError(f"--engine: unknown value {engine!r}; accepted: model, packet")
+    if engine == "packet" and not min_capacity:
+        raise OptionError("--engine packet: only with --min-capacity (the least capacity searched on the packet "
+                          "engine); weights are searched on the model and decided on the packet engine by default")
+    if engine == "packet" and not recheck:
+        raise OptionError("--no-recheck: not with --engine packet, which decides every answer on the packet engine")
+    if seeds is not None and not (1 <= seeds <= 100):
+        raise OptionError(f"--seeds: {seeds} is out of range; accepted: an integer from 1 to 100 (seeds per setting)")
     if model_form is not None and model_form not in MODEL_FORMS:
         raise OptionError(f"--model-form: unknown form '{model_form}'; accepted: {', '.join(MODEL_FORMS)}")
     if host_scaling not in HOST_SCALINGS:
         raise OptionError(f"--host-scaling: unknown reading '{host_scaling}'; accepted: {', '.join(HOST_SCALINGS)}")
-    overrides = list(scenario.overrides) if isinstance(scenario, Scenario) else []
-    path = scenario.path if isinstance(scenario, Scenario) else Path(scenario)
-    text = _core.advise(
-        str(path),
-        seed=seed,
-        min_capacity=min_capacity,
-        strategies=names or None,
-        recheck=recheck,
-        progress=progress,
-        tolerance=tolerance,
-        overrides=overrides,
-        model_form=model_form,
-        host_scaling=host_scaling,
-    )
-    return Advice(json.loads(text))
+    if workers is not None and workers < 1:
+        raise OptionError(f"--jobs: {workers} is out of range; accepted: 1 or more")

@@ -74,8 +74,8 @@ def tailor_cli(*args: object) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_weights_meet_every_slo_on_the_model_and_are_rechecked(two_class: Path) -> None:
-    a = tailor.advise(two_class)
+def test_weights_meet_every_slo_on_the_model_and_are_rechecked(two_class: Path, tmp_path: Path) -> None:
+    a = tailor.advise(two_class, out=tmp_path / "s")
     assert a.met is True
     w = a.weights
     assert w is not None and set(w) == {"rpc", "bulk"}
@@ -90,17 +90,21 @@ def test_weights_meet_every_slo_on_the_model_and_are_rechecked(two_class: Path) 
     assert [v["loss"] for v in r["verdicts"]] == pytest.approx(r["trajectory"][r["chosen"]]["losses"])
 
 
-def test_cli_prints_both_verdicts_and_json(two_class: Path) -> None:
-    p = tailor_cli("advise", two_class)
-    assert p.returncode == 0, p.stderr
+def test_cli_prints_both_verdicts_and_json(two_class: Path, tmp_path: Path) -> None:
+    p = tailor_cli("advise", two_class, "--out", tmp_path / "s")
     for text in ("rpc", "bulk", "p99 slowdown <= 125 KB", "p99 slowdown > 125 KB", "model", "packet", "met"):
         assert text in p.stdout, text
-    assert p.stderr == "", "no progress output when stderr is not a terminal"
-    j = tailor_cli("advise", two_class, "--json", "--seed", "2")
+    # bulk's SLO above 125 KB has 29 messages a seed, never the 100 a p99 needs: the packet
+    # engine cannot decide the weights, which is not a pass (exit 1), and says why.
+    assert p.returncode == 1, p.stderr
+    assert "did not decide" in p.stdout and "not judged" in p.stdout
+    # Progress when stderr is not a terminal: one JSON event a line, as sweeps write it.
+    assert all(json.loads(line)["event"] for line in p.stderr.splitlines())
+    j = tailor_cli("advise", two_class, "--json", "--seed", "2", "--out", tmp_path / "s")
     report = json.loads(j.stdout)
     assert report["seed"] == 2 and report["weights"]["packet"] is not None
-    # With seed 2 the model meets every SLO, the packet engine not rpc's: exit 1.
-    assert report["passed"] is False and [x["class_name"] for x in report["rejected"]] == ["rpc"]
+    assert report["packet_engine"]["seeds"] == [2, 3, 4]
+    assert report["passed"] is False and report["weights"]["holds"] is not True
     assert j.returncode == 1, j.stderr
 
 
@@ -118,9 +122,9 @@ def test_min_capacity_per_discipline(two_class: Path) -> None:
     assert all(c["packet"] is None for c in a.report["capacity"])
 
 
-def test_progress_sees_the_search(two_class: Path) -> None:
+def test_progress_sees_the_search(two_class: Path, tmp_path: Path) -> None:
     seen: list[dict] = []
-    tailor.advise(two_class, recheck=True, progress=lambda e: seen.append(e) or True)
+    tailor.advise(two_class, recheck=True, progress=lambda e: seen.append(e) or True, seeds=1, out=tmp_path / "s")
     kinds = [e["kind"] for e in seen]
     assert kinds[0] == "baselines" and "iteration" in kinds and kinds[-1] == "recheck"
     rounds = [e["round"] for e in seen if e["kind"] == "baselines"]
@@ -197,52 +201,49 @@ def five_class(tmp_path: Path) -> Path:
     return p
 
 
-def test_min_capacity_exits_1_naming_the_slos_the_packet_engine_rejects(five_class: Path) -> None:
-    p = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo")
+def test_min_capacity_exits_1_naming_the_slos_the_packet_engine_rejects(five_class: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    p = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--seeds", "1", "--out", out)
     assert p.returncode == 1, p.stdout + p.stderr
-    a = tailor.advise(five_class, min_capacity=True, disciplines=["fifo"])
-    assert a.passed is False and a.rechecked is False
-    assert [(x.discipline, x.class_name, short_sli(x.sli)) for x in a.rejected] == [
-        ("fifo", "a", "p99 slowdown <= 125 KB"),
-    ]
-    # Class c's "p99" of 80 messages is their largest, not a p99: not judged, not rejected
-    # (issue 24 item 11; before, its 4.24 > 4 was a rejection).
-    assert ("fifo", "packet", "c", "p99 slowdown of messages in (0 B, 125000 B]: 80 messages, 100 needed") in a.unjudged
-    packet = {v["class"]: v["slo"][0] for v in a.report["capacity"][0]["packet"]}
+    a = tailor.advise(five_class, min_capacity=True, disciplines=["fifo"], seeds=1, out=out)
+    assert a.report["packet_engine"]["run"] == 0, "the CLI's points were reused"
+    (c,) = a.report["capacity"]
+    # The model's answer misses a's SLO on the packet engine; the search on from it meets
+    # SLOs not judged (c's 80 messages, 100 needed) and cannot decide: NOT holding.
+    assert a.passed is False and a.rechecked is False and c["holds"] is False
+    assert c["capacity_bps"] == c["model_capacity_bps"]
+    assert ("fifo", "a", "p99 slowdown <= 125 KB") in [(x.discipline, x.class_name, short_sli(x.sli)) for x in a.rejected]
+    assert ("fifo", "packet", "c", "p99 slowdown of messages in (0 B, 125000 B]: 80 messages, 100 needed (a seed)") \
+        in a.unjudged
+    packet = {v["class"]: v["slo"][0] for v in c["packet"]}
     for x in a.rejected:
-        assert x.capacity_bps == a.capacity("fifo")
+        assert x.capacity_bps == a.capacity("fifo") and x.value > x.threshold
         assert (x.value, x.threshold) == (packet[x.class_name]["value"], packet[x.class_name]["threshold"])
-        assert x.value > x.threshold
-    # The table says so, then each rejected SLO with the packet value against its bound.
-    assert "the packet engine rejects 1 SLO(s):" in p.stdout
-    assert "not judged, " in p.stdout and "shared FIFO, packet: c: p99 slowdown of messages in (0 B, 125000 B]: 80 messages, 100 needed" in p.stdout
-    for x in a.rejected:
-        assert f"shared FIFO at {x.capacity_bps / 1e9:.1f} Gbps: class {x.class_name}, p99 slowdown <= 125 KB = {x.value:.3f} > {x.threshold:.3g}" in p.stdout
-    j = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--json")
+        assert f"shared FIFO at {x.capacity_bps / 1e9:.1f} Gbps: class {x.class_name}, p99 slowdown <= 125 KB = " \
+            f"{x.value:.3f} > {x.threshold:.3g}" in p.stdout
+    assert "NOT HOLDING" in p.stdout and "the packet engine rejects" in p.stdout
+    j = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--json", "--seeds", "1", "--out", out)
     assert j.returncode == 1
     report = json.loads(j.stdout)
-    assert report["passed"] is False and [x["class_name"] for x in report["rejected"]] == ["a"]
-    assert {"strategy": "fifo", "engine": "packet", "class": "c",
-            "reason": "p99 slowdown of messages in (0 B, 125000 B]: 80 messages, 100 needed"} in report["unjudged"]
+    assert report["passed"] is False and "a" in [x["class_name"] for x in report["rejected"]]
     # Without the re-check only the model speaks, and it met every SLO.
     p = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--no-recheck")
     assert p.returncode == 0, p.stdout
+    assert "not requested (--no-recheck)" in p.stdout
     assert tailor.advise(five_class, min_capacity=True, disciplines=["fifo"], recheck=False).rechecked is None
 
 
 def test_weights_exit_1_when_the_packet_engine_rejects_what_the_model_met(five_class: Path, tmp_path: Path) -> None:
     tight = tmp_path / "tight.toml"
     tight.write_text(five_class.read_text().replace('rate = "40Gbps"', 'rate = "36Gbps"'))
-    a = tailor.advise(tight)
+    a = tailor.advise(tight, seeds=1, out=tmp_path / "s")
     assert a.met is True, "the model meets every SLO with the weights it found"
-    # c's p99 <= 125 KB has 80 messages and e's 28: not judged (issue 24 item 11), so of the
-    # three SLOs rejected before only a's is.
-    assert a.passed is False and {x.class_name for x in a.rejected} == {"a"}
+    w = a.report["weights"]
+    assert a.passed is False and w["holds"] is not True and a.rejected
     assert all(x.discipline == "drr" and x.value > x.threshold for x in a.rejected)
-    assert {cls for _, engine, cls, why in a.unjudged if engine == "packet" and "(0 B, 125000 B]" in why} == {"b", "c", "e"}
-    p = tailor_cli("advise", tight)
+    p = tailor_cli("advise", tight, "--seeds", "1", "--out", tmp_path / "s")
     assert p.returncode == 1, p.stdout + p.stderr
-    assert "every SLO met" in p.stdout and "the packet engine rejects 1 SLO(s):" in p.stdout
+    assert "every SLO met" in p.stdout and "the packet engine rejects" in p.stdout and "NOT HOLDING" in p.stdout
 
 
 def test_short_sli_names() -> None:

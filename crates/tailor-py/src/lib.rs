@@ -333,7 +333,7 @@ fn advise<'py>(
     model_form: Option<String>,
     host_scaling: Option<String>,
 ) -> PyResult<String> {
-    use tailor::advisor::{HostScaling, Mode, Request, Strategy};
+    use tailor::advisor::{Mode, Request, Strategy};
     use tailor::model::Form;
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
@@ -359,22 +359,45 @@ fn advise<'py>(
         return Err(bad(format!("tolerance must be in (0, 0.5), got {tolerance}")));
     }
     let search = tailor::advisor::capacity::SearchOptions { tolerance, ..Default::default() };
-    let form = match model_form.as_deref() {
-        None => None,
-        Some(name) => Some(Form::parse(name).ok_or_else(|| bad(format!("unknown model form '{name}'; accepted: {}", Form::NAMES.join(", "))))?),
-    };
-    let host_scaling = match host_scaling.as_deref() {
-        None => HostScaling::Scaled,
-        Some(name) => HostScaling::parse(name)
-            .ok_or_else(|| bad(format!("unknown host scaling '{name}'; accepted: {}", HostScaling::NAMES.join(", "))))?,
-    };
+    let (form, host_scaling) = reading(model_form.as_deref(), host_scaling.as_deref())?;
     let mut req = Request { mode, recheck, search, form: Form::Calibrated, host_scaling };
-    let mut raised: Option<PyErr> = None;
-    let result = py.detach(|| -> Result<String, Error> {
+    observed(py, progress, |observe| {
         let sc = interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))?.scenario;
         let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
         // Not given: the scenario's own `[model] form`.
         req.form = form.unwrap_or(sc.model.form);
+        let report = tailor::advisor::advise(&sc, seed, &req, observe)?;
+        Ok(serde_json::to_string(&report).expect("a report serializes"))
+    })
+}
+
+/// The model form (None: the scenario's) and capacity reading named, or a ValueError.
+fn reading(model_form: Option<&str>, host_scaling: Option<&str>) -> PyResult<(Option<tailor::model::Form>, tailor::advisor::HostScaling)> {
+    use tailor::advisor::HostScaling;
+    use tailor::model::Form;
+    let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
+    let form = match model_form {
+        None => None,
+        Some(name) => Some(Form::parse(name).ok_or_else(|| bad(format!("unknown model form '{name}'; accepted: {}", Form::NAMES.join(", "))))?),
+    };
+    let host_scaling = match host_scaling {
+        None => HostScaling::Scaled,
+        Some(name) => HostScaling::parse(name)
+            .ok_or_else(|| bad(format!("unknown host scaling '{name}'; accepted: {}", HostScaling::NAMES.join(", "))))?,
+    };
+    Ok((form, host_scaling))
+}
+
+/// Runs `work` without the GIL, with an observer that takes it back for each advisor
+/// event to call `progress(dict) -> bool` and let signal handlers run; a false answer or
+/// an exception (raised again here) stops the search.
+fn observed<T: Send>(
+    py: Python<'_>,
+    progress: Option<Py<PyAny>>,
+    work: impl FnOnce(&mut tailor::advisor::Observer<'_>) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    let mut raised: Option<PyErr> = None;
+    let result = py.detach(|| {
         let mut observe = |e: &tailor::advisor::Event| -> bool {
             Python::attach(|py| {
                 let go = py.check_signals().and_then(|()| match &progress {
@@ -390,14 +413,65 @@ fn advise<'py>(
                 }
             })
         };
-        let report = tailor::advisor::advise(&sc, seed, &req, &mut observe)?;
-        Ok(serde_json::to_string(&report).expect("a report serializes"))
+        work(&mut observe)
     });
     let result = match (result, raised.take()) {
         (Err(Error::Cancelled), Some(r)) => Err(Error::Python(r)),
         (r, _) => r,
     };
     result.map_err(|e| e.into_py_err(py))
+}
+
+/// Algorithm 1 on the fast model at `capacity_bps` (SWP §3.3), as the least-capacity
+/// search runs it at each capacity it tries (its options): the weight advice as JSON
+/// (`advisor::WeightAdvice`). The packet-engine searches (python/tailor/swp_packet) start
+/// from it at every capacity they try.
+#[pyfunction]
+#[pyo3(signature = (path, capacity_bps, fair, seed=None, overrides=None, progress=None, model_form=None, host_scaling=None))]
+#[allow(clippy::too_many_arguments)]
+fn advise_weights<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    capacity_bps: f64,
+    fair: bool,
+    seed: Option<u64>,
+    overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+    progress: Option<Py<PyAny>>,
+    model_form: Option<String>,
+    host_scaling: Option<String>,
+) -> PyResult<String> {
+    let (form, host_scaling) = reading(model_form.as_deref(), host_scaling.as_deref())?;
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    if !(capacity_bps.is_finite() && capacity_bps > 0.0) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("capacity_bps must be positive, got {capacity_bps}")));
+    }
+    let opts = tailor::advisor::capacity::SearchOptions::default().optimizer;
+    observed(py, progress, |observe| {
+        let sc = interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))?.scenario;
+        let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
+        let mut problem = tailor::advisor::problem::Problem::from_scenario(&sc, seed)?;
+        problem.set_reading(&sc, form.unwrap_or(sc.model.form), host_scaling)?;
+        let a = tailor::advisor::advise_weights(&problem, fair, capacity_bps, &opts, observe).map_err(|_| Error::Cancelled)?;
+        Ok(serde_json::to_string(&a).expect("an advice serializes"))
+    })
+}
+
+/// One round of Algorithm 1's transfers (`optimizer::transfer`, the model search's step,
+/// damping and margin) from `weights` given each class's `losses`; the new weights, summing 1.
+#[pyfunction]
+fn transfer(weights: Vec<f64>, losses: Vec<f64>) -> PyResult<Vec<f64>> {
+    let ok = weights.len() == losses.len() && !weights.is_empty() && weights.iter().all(|w| w.is_finite() && *w > 0.0)
+        && losses.iter().all(|l| l.is_finite());
+    if !ok {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "transfer: weights (positive) and losses (finite) must be non-empty and as many",
+        ));
+    }
+    let o = tailor::advisor::capacity::SearchOptions::default().optimizer;
+    let mut w = weights;
+    tailor::advisor::optimizer::transfer(&mut w, &losses, o.gamma, o.margin);
+    tailor::advisor::optimizer::normalize(&mut w);
+    Ok(w)
 }
 
 fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bound<'py, PyDict>> {
@@ -445,5 +519,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(oracle_scope, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(advise, m)?)?;
+    m.add_function(wrap_pyfunction!(advise_weights, m)?)?;
+    m.add_function(wrap_pyfunction!(transfer, m)?)?;
     Ok(())
 }

@@ -31,58 +31,13 @@ from tailor.transport_advisor.candidates import (
     DEFAULT_LOADS, DEFAULT_SEEDS, DEFAULT_TOLERANCE, Candidate, check_option, read_advise, resolve_candidates,
 )
 from tailor.transport_advisor.report import TransportAdvice, build_report
-from tailor.transport_advisor.search import (
-    Axis, Plan, Reporter, check_slos, parse_ns, rate_keys, scenario_slos, search,
-)
+from tailor.decision import Reporter, Tally, check_slos, parse_ns, scenario_slos
+from tailor.transport_advisor.search import Axis, Plan, rate_keys, search
 
 __all__ = ["advise_transports", "check_advise", "TransportAdvice", "Candidate", "QUICK_TOLERANCE"]
 
 #: The quick form: one seed, and at least this tolerance.
 QUICK_TOLERANCE = 0.05
-
-
-class _Tally:
-    """Counts the points of every round (cached, run, failed) and passes the events on."""
-
-    def __init__(self) -> None:
-        self.counts = {"points": 0, "run": 0, "cached": 0, "failed": 0}
-        self.inner: Any = None
-
-    def cached(self, point: str, params: dict[str, Any]) -> None:
-        self.counts["points"] += 1
-        self.counts["cached"] += 1
-        if self.inner:
-            self.inner.cached(point, params)
-
-    def started(self, point: str, params: dict[str, Any]) -> None:
-        if self.inner:
-            self.inner.started(point, params)
-
-    def finished(self, point: str, params: dict[str, Any], wall_s: float) -> None:
-        self.counts["points"] += 1
-        self.counts["run"] += 1
-        if self.inner:
-            self.inner.finished(point, params, wall_s)
-
-    def failed(self, point: str, params: dict[str, Any], message: str) -> None:
-        self.counts["points"] += 1
-        self.counts["failed"] += 1
-        if self.inner:
-            self.inner.failed(point, params, message)
-
-    def reporter(self, outer: Optional[Reporter]) -> Reporter:
-        import contextlib
-
-        @contextlib.contextmanager
-        def make(what: str, total: int) -> Any:
-            if outer is None:
-                self.inner = None
-                yield self
-                return
-            with outer(what, total) as inner:
-                self.inner = inner
-                yield self
-        return make
 
 
 def advise_transports(
@@ -143,7 +98,7 @@ def advise_transports(
     for ext in ("json", "png", "svg"):
         check_file(store.dir / f"{stem}.{ext}")
     plan = Plan(sc, tuple(slos), tuple(range(sc.seed, sc.seed + n_seeds)), axis, store, jobs, ray)
-    tally = _Tally()
+    tally = Tally()
     t0 = time.perf_counter()
     states = search(plan, candidates, bounds, tol, tally.reporter(reporter))
     report = build_report(plan, candidates, states, bounds=bounds, tolerance=tol, quick=quick, tally=tally.counts,

@@ -18,14 +18,11 @@ from rich.table import Table
 
 from tailor import fmt
 from tailor.transport_advisor.candidates import Candidate
-from tailor.transport_advisor.search import Bisection, Plan, Probe, Slo, describe, parse_ns
+from tailor.decision import RULE, Probe, Slo, describe, parse_ns
+from tailor.transport_advisor.search import Bisection, Plan
 
 __all__ = ["TransportAdvice", "build_report", "RULE"]
 
-#: The decision rule across seeds, as the report states it.
-RULE = ("an SLO holds at a load when it holds on every seed, each seed judged by the engine's rule: only with enough "
-        "messages in the SLO's range (a pN needs 100 / (100 - N): p99 100), and with messages in range unfinished at "
-        "the stop only when they alone miss it or it holds even if they never finish")
 
 #: How each outcome reads in the table (load mode, capacity mode).
 _OUTCOME = {

@@ -10,7 +10,8 @@ traffic is fixed at a load L and every link's rate is multiplied by f instead; t
 classes' loads become L / f of the faster links, so the search over u = L / f is the same
 bisection and the answer is f = L / u.
 
-**The decision at one load.** Each seed is one run (the seed draws arrivals, sizes and
+**The decision at one load** is tailor.decision's rule, shared with the SWP searches
+on the packet engine. Each seed is one run (the seed draws arrivals, sizes and
 endpoints; at one seed every load has the same messages, the gaps scaled, and so does
 every candidate when the load counts payload bytes: common random numbers). Each seed's
 verdict on each SLO is the engine's, the one ``tailor run`` prints (docs/results.md,
@@ -31,75 +32,28 @@ command finds the finished points there and runs only the others.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import math
 import os
-import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from decimal import Decimal, InvalidOperation
-from typing import Any, Callable, ContextManager, Optional, Sequence
+from typing import Any, Optional, Sequence
 
-from tailor import _core
-from tailor.errors import PointsFailed, ScenarioError
+# The decision rule and what it reads live in tailor.decision, shared with the SWP
+# searches on the packet engine; they are named here too for the callers that import them so.
+from tailor.decision import (  # noqa: F401
+    Probe, Reporter, SeedRun, Slo, _verdict, check_slos, describe, parse_ns, parse_rate, probe, run_round,
+    scenario_slos,
+)
 from tailor.scenario import Override, Scenario
-from tailor.stats import bootstrap_ci, samples_needed
 from tailor.store import PointSpec, Store
-from tailor.sweep import Listener, run_points
 from tailor.transport_advisor.candidates import Candidate
 
 __all__ = ["Axis", "Slo", "SeedRun", "Probe", "Bisection", "Outcome", "Plan", "scenario_slos", "search", "Reporter"]
 
-#: Makes a progress listener for one round: (description, number of points).
-Reporter = Callable[[str, int], ContextManager[Optional[Listener]]]
 #: Loads are rounded to this many decimals, so that a rerun asks for the same points.
 DECIMALS = 4
-
-
-@dataclass(frozen=True)
-class Slo:
-    """One SLO of the scenario: its class, its position among the class's SLOs, the
-    statistic (``mean`` or ``pN``), the bound and the size range as written."""
-
-    cls: str
-    index: int
-    stat: str
-    threshold: float
-    max_size: Optional[str] = None
-    min_size: Optional[str] = None
-    metric: str = "slowdown"
-
-    @property
-    def needed(self) -> int:
-        """Messages in range per seed for the SLI to be a result (a mean needs one)."""
-        return 1 if self.stat == "mean" else samples_needed(float(self.stat[1:]))
-
-
-def scenario_slos(sc: Scenario, overrides: Sequence[Override]) -> list[Slo]:
-    """The SLOs of the scenario as resolved with ``overrides``, class by class (a
-    latency bound, ``"50us"``, in nanoseconds as the summary gives it)."""
-    doc = tomllib.loads(_core.resolve(str(sc.path), list(overrides))["document"])
-    out = []
-    for c in doc.get("class", []):
-        for i, s in enumerate(c.get("slo", [])):
-            t = s.get("threshold")
-            threshold = float(t) if isinstance(t, (int, float)) else parse_ns(str(t))
-            out.append(Slo(c.get("name", ""), i, str(s.get("sli")), threshold, s.get("max_size"), s.get("min_size"),
-                           str(s.get("metric", "slowdown"))))
-    return out
-
-
-_TIME = re.compile(r"^([0-9_]+(?:\.[0-9_]+)?)\s*(ps|ns|us|ms|s)$")
-
-
-def parse_ns(text: str) -> float:
-    """``"50us"`` -> 50000.0 (the scenario reader has accepted it already)."""
-    m = _TIME.match(text.strip())
-    scale = {"ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-    return float(m.group(1).replace("_", "")) * scale[m.group(2)] if m else float("nan")
 
 
 @dataclass(frozen=True)
@@ -132,101 +86,6 @@ def rate_keys(sc: Scenario) -> tuple[tuple[str, int], ...]:
     topo = doc.get("topology", {})
     links = {"star": ("link",), "dumbbell": ("host_link", "trunk")}.get(topo.get("kind"), ("host_link", "fabric_link"))
     return tuple((f"topology.{name}.rate", parse_rate(topo[name]["rate"])) for name in links)
-
-
-_RATE = re.compile(r"^([0-9_]+(?:\.[0-9_]+)?)\s*(bps|Kbps|Mbps|Gbps|Tbps)$")
-
-
-def parse_rate(text: str) -> int:
-    """``"10Gbps"`` -> 10_000_000_000 (the scenario reader has accepted it already)."""
-    m = _RATE.match(text.strip())
-    scale = {"bps": 1, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9, "Tbps": 10**12}
-    try:
-        return int(Decimal(m.group(1).replace("_", "")) * scale[m.group(2)]) if m else 0
-    except InvalidOperation:
-        return 0
-
-
-# -- one probe: a load, every seed ----------------------------------------------------
-
-
-@dataclass
-class SeedRun:
-    """One seed's run at a probe: its point, and the SLIs and counts in SLO order."""
-
-    seed: int
-    point: str
-    values: list[Optional[float]] = field(default_factory=list)
-    counts: list[int] = field(default_factory=list)
-    #: The engine's verdict per SLO (None: not judged) and why it is not judged.
-    met: list[Optional[bool]] = field(default_factory=list)
-    reasons: list[Optional[str]] = field(default_factory=list)
-    incomplete: int = 0
-    wall_s: float = 0.0
-    events: int = 0
-    error: Optional[str] = None
-
-
-@dataclass
-class Probe:
-    """A load run on every seed, and its verdict: ``pass``, ``fail``, ``undecided``
-    (too few samples) or ``error`` (a point failed to run); ``why`` names the SLO and seed."""
-
-    x: float
-    runs: list[SeedRun]
-    verdict: str = ""
-    why: str = ""
-
-    def judge(self, slos: Sequence[Slo]) -> None:
-        errors = [r for r in self.runs if r.error]
-        if errors:
-            self.verdict, self.why = "error", f"seed {errors[0].seed}: {errors[0].error}"
-            return
-        missed, short = [], []
-        for k in range(len(slos)):
-            for r in self.runs:
-                if r.met[k] is False:
-                    missed.append((k, r, r.values[k]))
-                elif r.met[k] is None:
-                    short.append((k, r, r.counts[k]))
-        if missed:
-            k, r, v = max(missed, key=lambda m: (m[2] if m[2] is not None else math.inf) / slos[m[0]].threshold)
-            value = f" = {v:.3g} > {slos[k].threshold:g}" if v is not None else f" > {slos[k].threshold:g}"
-            unfinished = " (counting messages unfinished at the stop)" if r.incomplete else ""
-            self.verdict, self.why = "fail", f"{describe(slos[k])}{value} on seed {r.seed}{unfinished}"
-        elif short:
-            k, r, n = min(short, key=lambda m: m[2] / slos[m[0]].needed)
-            self.verdict = "undecided"
-            self.why = f"{describe(slos[k])}: not judged on seed {r.seed}: {r.reasons[k] or 'no message in range'}"
-        else:
-            self.verdict, self.why = "pass", ""
-
-    def sli(self, k: int) -> dict[str, Any]:
-        """SLO ``k`` across seeds: mean, 95 % bootstrap interval of the mean (none for one
-        seed), worst seed, the fewest messages in range on a seed, each seed's value."""
-        vals = [r.values[k] for r in self.runs]
-        got = [v for v in vals if v is not None]
-        ci = bootstrap_ci(got) if len(got) >= 2 else None
-        return {
-            "mean": sum(got) / len(got) if got else None,
-            "ci_low": ci[0] if ci else None,
-            "ci_high": ci[1] if ci else None,
-            "worst": max(got) if got else None,
-            "min_count": min(r.counts[k] for r in self.runs) if self.runs and not any(r.error for r in self.runs) else None,
-            "per_seed": vals,
-        }
-
-
-def describe(s: Slo) -> str:
-    """``w3: p99 slowdown of messages <= 9700B`` (the SLO's SLI as the scenario writes it)."""
-    rng = ""
-    if s.min_size and s.max_size:
-        rng = f" of messages in ({s.min_size}, {s.max_size}]"
-    elif s.max_size:
-        rng = f" of messages <= {s.max_size}"
-    elif s.min_size:
-        rng = f" of messages > {s.min_size}"
-    return f"{s.cls}: {s.stat} {s.metric}{rng}"
 
 
 # -- the bisection --------------------------------------------------------------------
@@ -334,66 +193,11 @@ def search(plan: Plan, candidates: Sequence[Candidate], bounds: tuple[float, flo
         for n in asks:
             _manifest(plan, by_name[n], manifests, [sp for (m, _, _), sp in specs.items() if m == n])
         what = "; ".join(f"{n} at {', '.join(f'{x:g}' for x in xs)}" for n, xs in asks.items())
-        failures = _run(plan, list(specs.values()), f"round {rnd}: {what}", reporter)
+        failures = run_round(plan.store, list(specs.values()), f"round {rnd}: {what}", reporter, plan.jobs, plan.ray)
         for n, xs in asks.items():
-            states[n].record([_probe(plan, x, [(s, specs[(n, x, s)]) for s in plan.seeds], failures) for x in xs])
+            states[n].record([probe(plan.store, plan.slos, x, [(s, specs[(n, x, s)]) for s in plan.seeds], failures)
+                              for x in xs])
     return states
-
-
-def _run(plan: Plan, specs: list[PointSpec], what: str, reporter: Optional[Reporter]) -> dict[str, str]:
-    """Runs one round's points; the failed ones' messages by point id."""
-    ctx = reporter(what, len(specs)) if reporter else contextlib.nullcontext(None)
-    with ctx as listener:
-        try:
-            run_points(plan.store, specs, jobs=plan.jobs, ray=plan.ray, listener=listener)
-        except PointsFailed as e:
-            by_params = {json.dumps(s.params, default=str): s.id for s in specs}
-            return {by_params[p]: m for p, m in e.failures.items() if p in by_params}
-    return {}
-
-
-def _probe(plan: Plan, x: float, seeds: list[tuple[int, PointSpec]], failures: dict[str, str]) -> Probe:
-    runs = []
-    for seed, spec in seeds:
-        r = SeedRun(seed, spec.id)
-        if spec.id in failures:
-            r.error = failures[spec.id]
-        else:
-            _read(plan, spec.id, r)
-        runs.append(r)
-    p = Probe(x, runs)
-    p.judge(plan.slos)
-    return p
-
-
-def _read(plan: Plan, id: str, r: SeedRun) -> None:
-    """Fills ``r`` from point ``id``'s summary.json (checked against its manifest)."""
-    meta = plan.store.check(id, ("summary.json",))
-    summary = json.loads((plan.store.dir / "points" / id / "summary.json").read_text())
-    r.wall_s = float(meta.get("wall_s") or 0.0)
-    r.events = int(summary.get("events") or 0)
-    r.incomplete = int(summary["messages"]["incomplete"])
-    for s in plan.slos:
-        reports = summary["classes"][s.cls].get("slo") or []
-        rep = reports[s.index] if s.index < len(reports) else {}
-        r.values.append(rep.get("value"))
-        r.counts.append(int(rep.get("count") or 0))
-        r.met.append(_verdict(rep, s, r.incomplete))
-        n = int(rep.get("count") or 0)
-        r.reasons.append(rep.get("reason") or (f"{n} messages, {s.needed} needed" if r.met[-1] is None else None))
-
-
-def _verdict(rep: dict[str, Any], s: Slo, incomplete: int) -> Optional[bool]:
-    """The engine's verdict on one SLO; for a point a tailor before verdicts counted
-    unfinished and too few messages (no ``incomplete`` per SLO), the rule applied here:
-    not judged with too few messages, missed with any message unfinished."""
-    if "incomplete" in rep:
-        return rep.get("met")
-    if incomplete:
-        return False
-    if int(rep.get("count") or 0) < s.needed or rep.get("value") is None:
-        return None
-    return bool(rep.get("met"))
 
 
 def _manifest(plan: Plan, c: Candidate, manifests: dict[str, dict[str, Any]], specs: list[PointSpec]) -> None:
@@ -420,10 +224,3 @@ def _manifest(plan: Plan, c: Candidate, manifests: dict[str, dict[str, Any]], sp
         m["points"].append({"id": s.id, "params": s.params})
     plan.store.create()
     plan.store.add_sweep(m["name"], m)
-
-
-def check_slos(sc: Scenario, slos: Sequence[Slo]) -> None:
-    """A scenario the advisor can judge has at least one SLO."""
-    if not slos:
-        raise ScenarioError(str(sc.path), "class", "no class has an SLO; accepted: at least one class with "
-                            'slo = [{ sli = "p99", max_size = "9700B", threshold = 3.0 }] (docs/scenario.md, "SLOs")')

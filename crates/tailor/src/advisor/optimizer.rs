@@ -166,13 +166,16 @@ fn baselines(eval: &dyn Evaluator, classes: usize, opts: &Options, observe: &mut
     Some(b.iter().map(|x| x.hi).collect())
 }
 
-fn normalize(w: &mut [f64]) {
+/// Scales the weights to sum 1.
+pub fn normalize(w: &mut [f64]) {
     let s: f64 = w.iter().sum();
     w.iter_mut().for_each(|x| *x /= s);
 }
 
-/// One round of pairwise transfers (Algorithm 1's inner loop).
-fn transfer(weights: &mut [f64], losses: &[f64], gamma: f64, margin: f64) {
+/// One round of pairwise transfers (Algorithm 1's inner loop), the weights left
+/// unnormalized. Public so that a search on another engine (the packet engine's losses,
+/// python/tailor/swp_packet) continues Algorithm 1 with the same step.
+pub fn transfer(weights: &mut [f64], losses: &[f64], gamma: f64, margin: f64) {
     let mut order: Vec<usize> = (0..losses.len()).collect();
     order.sort_by(|&a, &b| losses[a].total_cmp(&losses[b]).then(a.cmp(&b)));
     let (mut i, mut j) = (0, order.len().saturating_sub(1));
