@@ -18,7 +18,7 @@ fn queue_io(e: std::io::Error) -> WorkloadError {
 }
 
 fn secs_to_time(s: f64) -> Time {
-    Time::from_ps((s * 1e12).round().max(0.0) as u64)
+    Time::from_ps(crate::sim::time::round_to_u64(s * 1e12))
 }
 
 impl FluidModel {
