@@ -2,7 +2,7 @@
 
 use super::service::{gps, priority};
 use super::cc::Gains;
-use super::{CcParams, Flow, FluidModel, ModelStats, Sharing};
+use super::{CcParams, Flow, FluidModel, ModelStats, Sharing, Split};
 use crate::measure::queues::QueueLog;
 use crate::measure::{MessageRecord, Recorder};
 use crate::sim::Time;
@@ -177,6 +177,7 @@ impl FluidModel {
         let slots = if pff { &self.live } else { &self.sending };
         // Whether a flow sent its last byte (only then does `sending` lose a flow).
         let mut finished = false;
+        let proportional = cc.split == Split::Proportional;
         for &slot in slots {
             let f = self.flows[slot].as_mut().expect("listed flows are live");
             let q = &mut self.queues[f.queue];
@@ -188,12 +189,15 @@ impl FluidModel {
             if f.unsent > 0.0 {
                 if next_end - f.feedback > TICK {
                     q.controlled += 1;
-                    // HPCC's reference window: taken from the rate once per RTT.
-                    if f.controlled && t >= f.reference_until - TICK {
-                        f.reference = f.rate;
-                        f.reference_until = t + rtt;
+                    // HPCC's reference window: taken from the rate once per RTT (read only
+                    // when the residual is split by it: `CcParams::scale`).
+                    if proportional {
+                        if f.controlled && t >= f.reference_until - TICK {
+                            f.reference = f.rate;
+                            f.reference_until = t + rtt;
+                        }
+                        q.controlled_reference += f.reference;
                     }
-                    q.controlled_reference += f.reference;
                 } else if f.budget > 0.0 {
                     // U_k is the step-average of the uncontrolled sending (eq. 3, 4): a flow
                     // with less than a step's worth of uncontrolled bytes left sends at R0
