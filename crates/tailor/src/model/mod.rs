@@ -294,7 +294,6 @@ impl FluidModel {
     }
 
     /// Capacity (bytes/s) the congestion control of queue q may use (eq. 10).
-    #[inline(always)]
     fn capacity_of(&self, q: usize) -> f64 {
         match &self.cfg.sharing {
             Sharing::Fifo => self.cap,
