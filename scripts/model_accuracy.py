@@ -27,16 +27,26 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path, help="also write every comparison here")
     ap.add_argument("--out", type=Path, help="keep the runs here (one directory per scenario)")
+    ap.add_argument("--form", choices=["calibrated", "paper"], default=None,
+                    help="the model's form (default: each scenario's [model] form; docs/model.md)")
+    ap.add_argument("runs", nargs="*", metavar="RUN", help=f"scenarios/swp/RUN.toml (default: {', '.join(RUNS)})")
     args = ap.parse_args(argv)
+    unknown = [r for r in args.runs if r not in RUNS]
+    if unknown:
+        ap.error(f"unknown run {unknown[0]!r}; accepted: {', '.join(RUNS)}")
     from rich.console import Console
 
     from tailor.compare import compare, render
+    from tailor.scenario import Scenario
 
     console = Console(width=150)
     reports = []
-    for name in RUNS:
+    for name in args.runs or RUNS:
         out = args.out / name if args.out else None
-        report = compare(ROOT / "scenarios" / "swp" / f"{name}.toml", out=out)
+        sc = Scenario.load(ROOT / "scenarios" / "swp" / f"{name}.toml")
+        if args.form is not None:
+            sc = sc.with_({"model.form": args.form})
+        report = compare(sc, out=out)
         render(report, console)
         reports.append(report)
     console.print("\n[b]model accuracy summary[/b]")

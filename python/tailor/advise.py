@@ -30,7 +30,7 @@ from tailor import _core, fmt
 from tailor.errors import DisciplineError, OptionError
 from tailor.scenario import Scenario
 
-__all__ = ["DISCIPLINES", "Advice", "Rejection", "advise", "describe_event"]
+__all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "describe_event"]
 
 #: The disciplines the advisor compares, by their command-line names.
 DISCIPLINES = {
@@ -40,6 +40,13 @@ DISCIPLINES = {
     "priority": "strict priority (tightest SLO first)",
     "static": "static per-class provisioning",
 }
+
+#: The fast model's forms (docs/model.md, "The paper-literal form").
+MODEL_FORMS = ("calibrated", "paper")
+
+#: How a capacity other than the scenario's is read (docs/advisor.md, "Capacity scaling:
+#: both readings").
+HOST_SCALINGS = ("scaled", "fixed")
 
 
 @dataclass(frozen=True)
@@ -318,6 +325,8 @@ def advise(
     recheck: bool = True,
     tolerance: float = 0.01,
     progress: Optional[Callable[[dict[str, Any]], Any]] = None,
+    model_form: Optional[str] = None,
+    host_scaling: str = "scaled",
 ) -> Advice:
     """Runs the advisor on a scenario file.
 
@@ -327,6 +336,11 @@ def advise(
     Each answer is re-checked on the packet engine unless ``recheck=False``; the result's
     ``passed``, ``rechecked`` and ``rejected`` say whether every check held. Raises
     ScenarioError for a scenario outside the fast model's scope (docs/model.md).
+
+    ``model_form``: ``"calibrated"`` or ``"paper"`` (default: the scenario's ``[model] form``,
+    docs/model.md "The paper-literal form"). ``host_scaling``: how a capacity other than the
+    scenario's is read, ``"scaled"`` (every link and R0 follow it) or ``"fixed"`` (only a
+    dumbbell's trunk; docs/advisor.md "Capacity scaling: both readings").
     """
     names = list(dict.fromkeys(disciplines or []))
     for n in names:
@@ -340,6 +354,10 @@ def advise(
         raise OptionError(f"--seed: {seed} is out of range; accepted: 0 to 2^63 - 1 (what a scenario file holds)")
     if not (0.0 < tolerance < 0.5):
         raise OptionError(f"--tolerance: {tolerance} is out of range; accepted: above 0 and below 0.5")
+    if model_form is not None and model_form not in MODEL_FORMS:
+        raise OptionError(f"--model-form: unknown form '{model_form}'; accepted: {', '.join(MODEL_FORMS)}")
+    if host_scaling not in HOST_SCALINGS:
+        raise OptionError(f"--host-scaling: unknown reading '{host_scaling}'; accepted: {', '.join(HOST_SCALINGS)}")
     overrides = list(scenario.overrides) if isinstance(scenario, Scenario) else []
     path = scenario.path if isinstance(scenario, Scenario) else Path(scenario)
     text = _core.advise(
@@ -351,5 +369,7 @@ def advise(
         progress=progress,
         tolerance=tolerance,
         overrides=overrides,
+        model_form=model_form,
+        host_scaling=host_scaling,
     )
     return Advice(json.loads(text))

@@ -318,7 +318,7 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
 /// (default: the scenario's). `progress(dict) -> bool` sees each step of the search with
 /// the GIL held; a false answer or an exception stops it.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, min_capacity=false, strategies=None, recheck=true, progress=None, tolerance=0.01, overrides=None))]
+#[pyo3(signature = (path, seed=None, min_capacity=false, strategies=None, recheck=true, progress=None, tolerance=0.01, overrides=None, model_form=None, host_scaling=None))]
 #[allow(clippy::too_many_arguments)]
 fn advise<'py>(
     py: Python<'py>,
@@ -330,8 +330,11 @@ fn advise<'py>(
     progress: Option<Py<PyAny>>,
     tolerance: f64,
     overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+    model_form: Option<String>,
+    host_scaling: Option<String>,
 ) -> PyResult<String> {
-    use tailor::advisor::{Mode, Request, Strategy};
+    use tailor::advisor::{HostScaling, Mode, Request, Strategy};
+    use tailor::model::Form;
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
     let mut chosen = Vec::new();
@@ -356,11 +359,22 @@ fn advise<'py>(
         return Err(bad(format!("tolerance must be in (0, 0.5), got {tolerance}")));
     }
     let search = tailor::advisor::capacity::SearchOptions { tolerance, ..Default::default() };
-    let req = Request { mode, recheck, search };
+    let form = match model_form.as_deref() {
+        None => None,
+        Some(name) => Some(Form::parse(name).ok_or_else(|| bad(format!("unknown model form '{name}'; accepted: {}", Form::NAMES.join(", "))))?),
+    };
+    let host_scaling = match host_scaling.as_deref() {
+        None => HostScaling::Scaled,
+        Some(name) => HostScaling::parse(name)
+            .ok_or_else(|| bad(format!("unknown host scaling '{name}'; accepted: {}", HostScaling::NAMES.join(", "))))?,
+    };
+    let mut req = Request { mode, recheck, search, form: Form::Calibrated, host_scaling };
     let mut raised: Option<PyErr> = None;
     let result = py.detach(|| -> Result<String, Error> {
         let sc = interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))?.scenario;
         let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
+        // Not given: the scenario's own `[model] form`.
+        req.form = form.unwrap_or(sc.model.form);
         let mut observe = |e: &tailor::advisor::Event| -> bool {
             Python::attach(|py| {
                 let go = py.check_signals().and_then(|()| match &progress {

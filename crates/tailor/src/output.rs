@@ -74,6 +74,8 @@ pub struct ModelInfo {
     pub q0_bytes: f64,
     pub beta: f64,
     pub kappa: f64,
+    /// "calibrated" or "paper" (docs/model.md, "The paper-literal form").
+    pub form: crate::model::Form,
 }
 
 /// What the SRPT oracle did (docs/oracle.md): packets sent, and how often a message
@@ -105,6 +107,7 @@ impl ModelInfo {
             q0_bytes: c.q0,
             beta: c.beta,
             kappa: c.kappa,
+            form: cfg.form,
         }
     }
 }

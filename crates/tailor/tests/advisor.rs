@@ -121,7 +121,7 @@ fn weights_need_less_capacity_than_fifo_next_to_a_bursty_class() {
 #[test]
 fn advice_is_a_deterministic_function_of_scenario_and_seed() {
     let (sc, _) = problem(&[RPC, BULK]);
-    let req = Request { mode: Mode::Weights { fair: Some(false) }, recheck: true, search: SearchOptions::default() };
+    let req = Request { mode: Mode::Weights { fair: Some(false) }, recheck: true, search: SearchOptions::default(), form: Default::default(), host_scaling: Default::default() };
     let strip = |r: tailor::advisor::Report| {
         let mut v = serde_json::to_value(&r).unwrap();
         let o = v.as_object_mut().unwrap();
@@ -221,7 +221,7 @@ fn a_class_with_nothing_to_measure_is_refused() {
 fn an_observer_stops_the_search_during_the_baselines() {
     let (sc, _) = problem(&[RPC, BULK]);
     let mut seen = Vec::new();
-    let req = Request { mode: Mode::Weights { fair: None }, recheck: true, search: SearchOptions::default() };
+    let req = Request { mode: Mode::Weights { fair: None }, recheck: true, search: SearchOptions::default(), form: Default::default(), host_scaling: Default::default() };
     let r = advise(&sc, 1, &req, &mut |e: &Event| {
         seen.push(format!("{e:?}"));
         !matches!(e, Event::Baselines { round: 2, .. })

@@ -6,7 +6,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use tailor::measure::record::MemorySink;
 use tailor::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
-use tailor::model::{CcParams, FluidModel, ModelConfig, Sharing};
+use tailor::model::{CcParams, FluidModel, Form, ModelConfig, Sharing};
 use tailor::net::ids::{ClassId, HostId};
 use tailor::sim::Time;
 use tailor::workload::{MessageSpec, Source, WorkloadError};
@@ -33,7 +33,7 @@ fn msg(class: usize, start_ns: u64, size: u64) -> MessageSpec {
 
 /// 100 Gbps, 10 us RTT, SWP-D.
 fn run(sharing: Sharing, classes: Vec<Vec<MessageSpec>>) -> Vec<MessageRecord> {
-    let cfg = ModelConfig { capacity_bps: 100e9, rtt: Time::from_us(10), cc: CcParams::SWP_D, sharing, classes: classes.len(), own_threshold: Vec::new() };
+    let cfg = ModelConfig { capacity_bps: 100e9, rtt: Time::from_us(10), cc: CcParams::SWP_D, sharing, classes: classes.len(), own_threshold: Vec::new(), form: Form::Calibrated };
     let sink = Arc::new(Mutex::new(MemorySink::default()));
     let summaries = (0..classes.len()).map(|k| ClassSummary::new(&format!("c{k}"), vec![])).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", vec![]), Time::ZERO, Box::new(Shared(sink.clone())));
@@ -167,6 +167,8 @@ fn the_model_engine_and_the_advisor_refuse_traffic_without_one_bottleneck() {
         mode: tailor::advisor::Mode::Weights { fair: None },
         recheck: false,
         search: Default::default(),
+        form: Form::Calibrated,
+        host_scaling: tailor::advisor::HostScaling::Scaled,
     };
     let err = tailor::advisor::advise(&sc, 1, &req, &mut |_| true).unwrap_err();
     assert!(matches!(err, tailor::engine::RunError::Scenario(e) if e.path == "class[0].pattern"));

@@ -88,6 +88,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("[transport]\nkind = \"dctcp\"\ninit_cwnd = 10", "", "transport", "missing; accepted: a [transport] table (the transport of every class without a transport table of its own, as class[0])"),
     ("seed = 1", "seed = 1\n[model]\npreset = \"swp-x\"", "model.preset", "accepted: \"swp-d\", \"swp-h\""),
     ("seed = 1", "seed = 1\n[model]\nkappa = 0", "model.kappa", "out of range"),
+    ("seed = 1", "seed = 1\n[model]\nform = \"papper\"", "model.form", "unknown value \"papper\"; accepted: \"calibrated\", \"paper\""),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"q99\", threshold = 3.0 }]", "class[0].slo[0].sli", "accepted: \"mean\" or \"pN\""),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\" }]", "class[0].slo[0].threshold", "missing"),
     ("messages = 10", "messages = 10\nslo = [{ sli = \"p99\", threshold = 0.5 }]", "class[0].slo[0].threshold", "at least 1"),

@@ -93,6 +93,12 @@ def advise(
                                                 show_default=False)] = None,
     ray: Annotated[Optional[str], typer.Option(help="Transports: run on Ray: 'local', 'auto' or ray://HOST:PORT.",
                                                show_default=False)] = None,
+    model_form: Annotated[Optional[str], typer.Option(
+        "--model-form", help="Weights advisor: the fast model's form, calibrated | paper (default: the scenario's "
+        "[model] form, else calibrated; docs/model.md).", show_default=False)] = None,
+    host_scaling: Annotated[str, typer.Option(
+        "--host-scaling", help="Weights advisor: how a capacity is read: scaled (every link and the initial rate "
+        "follow it) | fixed (only a dumbbell's trunk; docs/advisor.md).")] = "scaled",
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
@@ -112,6 +118,12 @@ def advise(
     from tailor.transport_advisor.candidates import read_advise
 
     if transports is not None or read_advise(scenario).present:
+        for name, given in (("--model-form", model_form), ("--host-scaling", None if host_scaling == "scaled" else 1)):
+            if given is not None:
+                from tailor.errors import OptionError
+
+                raise OptionError(f"{name}: for the weights advisor (the fast model); the transport advisor runs "
+                                  "the packet engine")
         _transports(scenario, seed, min_capacity, discipline, tolerance, _names(transports), seeds, _bounds(loads),
                     load, quick, out, jobs, ray, json_out, quiet)
         return
@@ -121,11 +133,13 @@ def advise(
             from tailor.errors import OptionError
 
             raise OptionError(f"{name}: only with --transports (or a scenario with an [advise] table)")
-    _weights(scenario, seed, min_capacity, discipline, recheck, 0.01 if tolerance is None else tolerance, json_out, quiet)
+    _weights(scenario, seed, min_capacity, discipline, recheck, 0.01 if tolerance is None else tolerance, json_out, quiet,
+             model_form, host_scaling)
 
 
 def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]], recheck: bool,
-             tolerance: float, json_out: bool, quiet: bool) -> None:
+             tolerance: float, json_out: bool, quiet: bool, model_form: Optional[str] = None,
+             host_scaling: str = "scaled") -> None:
     from tailor.advise import advise as run_advisor
     from tailor.advise import describe_event
 
@@ -144,7 +158,7 @@ def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline
         status.start()
     try:
         a = run_advisor(scenario, seed=seed, min_capacity=min_capacity, disciplines=discipline, recheck=recheck,
-                        tolerance=tolerance, progress=progress)
+                        tolerance=tolerance, progress=progress, model_form=model_form, host_scaling=host_scaling)
     finally:
         if status is not None:
             status.stop()

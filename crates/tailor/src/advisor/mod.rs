@@ -63,6 +63,41 @@ impl Serialize for Strategy {
     }
 }
 
+/// How a capacity C other than the scenario's is read (docs/advisor.md, "Capacity
+/// scaling: both readings"; SWP §4.1 "All links have capacity C" against §5.2's "the
+/// minimum total bandwidth at the bottleneck" with Table 2's R0 at 100 Gbps).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostScaling {
+    /// Every link follows C, and with it what follows the link rate: windows given as
+    /// "bdp", the transports' defaults, the model's R0 (a fraction of C).
+    #[default]
+    Scaled,
+    /// Only the bottleneck link of its own (a dumbbell's trunk) follows C; host links,
+    /// windows and the model's R0 stay at the host links' rate (R0 absolute).
+    Fixed,
+}
+
+impl HostScaling {
+    /// The names the command line accepts.
+    pub const NAMES: [&'static str; 2] = ["scaled", "fixed"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HostScaling::Scaled => "scaled",
+            HostScaling::Fixed => "fixed",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<HostScaling> {
+        match name {
+            "scaled" => Some(HostScaling::Scaled),
+            "fixed" => Some(HostScaling::Fixed),
+            _ => None,
+        }
+    }
+}
+
 /// What the advisor reports while it searches. Each is sent from the calling thread
 /// between pieces of work (a model run per class, or a few thousand packet events), so an
 /// observer that returns false stops the search promptly.
@@ -144,6 +179,10 @@ pub struct Request {
     /// Re-check each answer on the packet engine.
     pub recheck: bool,
     pub search: capacity::SearchOptions,
+    /// The model's form (the scenario's `[model] form` unless the caller says).
+    pub form: crate::model::Form,
+    /// How a capacity other than the scenario's is read.
+    pub host_scaling: HostScaling,
 }
 
 /// An answer with its packet-engine re-check beside it.
@@ -166,6 +205,9 @@ pub struct Report {
     pub seed: u64,
     pub nominal_bps: f64,
     pub offered_bps: f64,
+    /// The model form and the capacity reading the answers were found with.
+    pub model_form: crate::model::Form,
+    pub host_scaling: HostScaling,
     pub messages: usize,
     pub weights: Option<Checked<WeightAdvice>>,
     pub capacity: Vec<Checked<CapacityAdvice>>,
@@ -188,7 +230,8 @@ pub fn advise(
 ) -> Result<Report, crate::engine::RunError> {
     use crate::engine::RunError;
     use std::time::Instant;
-    let problem = Problem::from_scenario(sc, seed)?;
+    let mut problem = Problem::from_scenario(sc, seed)?;
+    problem.set_reading(sc, req.form, req.host_scaling)?;
     let nominal = problem.nominal_bps();
     let (mut model_s, mut packet_s) = (0.0, 0.0);
     let mut packet = |setting: Option<recheck::Setting>, c: f64, observe: &mut Observer<'_>| -> Result<(Option<Vec<ClassVerdict>>, Option<String>), RunError> {
@@ -243,6 +286,8 @@ pub fn advise(
         seed,
         nominal_bps: nominal,
         offered_bps: problem.offered_bps(),
+        model_form: req.form,
+        host_scaling: req.host_scaling,
         messages: problem.classes.iter().map(|c| c.messages.len()).sum(),
         weights,
         capacity: caps,

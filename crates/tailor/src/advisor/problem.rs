@@ -11,7 +11,11 @@ use crate::engine::RunError;
 use crate::measure::record::NullSink;
 use crate::measure::slo::{class_loss, Slo, SloReport};
 use crate::measure::{ClassSummary, Recorder};
-use crate::model::{FluidModel, ModelConfig, Sharing};
+use super::HostScaling;
+use crate::model::{FluidModel, Form, ModelConfig, Sharing};
+use crate::net::topology::Shape;
+use crate::scenario::model::LinkKind;
+use crate::scenario::scope::Link;
 use crate::scenario::Scenario;
 use crate::sim::Time;
 use crate::workload::{MessageSpec, Source, WorkloadError};
@@ -66,6 +70,12 @@ pub struct Problem {
     pub warmup: Time,
     /// Each class's own ECN threshold (`[[class]] ecn_threshold`), if it has one.
     pub class_ecn: Vec<Option<u64>>,
+    /// How a capacity other than the nominal one is read (`set_reading`).
+    pub host_scaling: HostScaling,
+    /// Under `HostScaling::Fixed`: the rate of the link that becomes the bottleneck when
+    /// the trunk outgrows it (the receiver's host link when every message goes to one
+    /// host); the model runs at min(C, this).
+    pub ceiling_bps: Option<f64>,
 }
 
 /// Replays a list of messages.
@@ -123,7 +133,57 @@ impl Problem {
         }
         let mut class_ecn = sc.net.classes.ecn.clone();
         class_ecn.resize(classes.len(), None);
-        Ok(Problem { name: sc.name.clone(), classes, base, warmup: built.warmup, class_ecn })
+        Ok(Problem { name: sc.name.clone(), classes, base, warmup: built.warmup, class_ecn, host_scaling: HostScaling::Scaled, ceiling_bps: None })
+    }
+
+    /// Sets the model form and how capacity scales. `Fixed` needs a bottleneck link of
+    /// the topology's own that the model stands for — a dumbbell's trunk — and is refused
+    /// otherwise (a star's one link kind is also every host's link).
+    pub fn set_reading(&mut self, sc: &Scenario, form: Form, scaling: HostScaling) -> Result<(), RunError> {
+        self.base.form = form;
+        self.host_scaling = scaling;
+        self.ceiling_bps = None;
+        if scaling == HostScaling::Scaled {
+            return Ok(());
+        }
+        let refuse = |message: String| {
+            RunError::Scenario(crate::scenario::ScenarioError { file: sc.file.clone(), path: "topology.kind".into(), message })
+        };
+        let Shape::Dumbbell { host_link, .. } = &sc.net.shape else {
+            let kind = sc.net.shape.kind();
+            return Err(refuse(format!(
+                "--host-scaling fixed scales only a bottleneck link of the topology's own, and a {kind} has none (its hosts' links are its only links); accepted: --host-scaling scaled, or a dumbbell (its trunk follows the capacity)"
+            )));
+        };
+        let b = crate::scenario::scope::bottleneck(sc).map_err(RunError::Scenario)?;
+        if !matches!(b.link, Link::Trunk | Link::Stated(LinkKind::Trunk)) {
+            return Err(refuse(format!(
+                "--host-scaling fixed scales the dumbbell's trunk, and the model's bottleneck here is {} (the trunk is faster); accepted: --host-scaling scaled, or a trunk no faster than the host links",
+                b.describe()
+            )));
+        }
+        // When the trunk grows past the host links, traffic into one host meets its link.
+        let mut wide = sc.clone();
+        if let Shape::Dumbbell { trunk, .. } = &mut wide.net.shape {
+            trunk.rate = crate::sim::Rate::from_bps(host_link.rate.bps().saturating_mul(2));
+        }
+        wide.model.bottleneck = None;
+        if let Ok(b) = crate::scenario::scope::bottleneck(&wide) {
+            self.ceiling_bps = Some(b.rate.bps() as f64);
+        }
+        Ok(())
+    }
+
+    /// The model's configuration at `capacity_bps` with `sharing`.
+    pub fn config_at(&self, sharing: Sharing, capacity_bps: f64, own_threshold: Vec<Option<f64>>) -> ModelConfig {
+        let mut cfg = ModelConfig { capacity_bps, sharing, classes: self.classes.len(), own_threshold, ..self.base.clone() };
+        if self.host_scaling == HostScaling::Fixed {
+            // R0 stays the host links' rate in absolute terms (a fraction of C in `cc`).
+            let r0_bps = self.base.cc.r0 * self.base.capacity_bps;
+            cfg.capacity_bps = self.ceiling_bps.map_or(capacity_bps, |c| capacity_bps.min(c));
+            cfg.cc.r0 = r0_bps / cfg.capacity_bps;
+        }
+        cfg
     }
 
     pub fn nominal_bps(&self) -> f64 {
@@ -140,7 +200,7 @@ impl Problem {
     pub fn evaluate(&self, which: &[usize], sharing: Sharing, capacity_bps: f64) -> Vec<ClassVerdict> {
         let alone = (which.len() == 1).then(|| which[0]);
         let own_threshold = crate::scenario::model::queue_thresholds(&sharing, &self.class_ecn, alone);
-        let cfg = ModelConfig { capacity_bps, sharing, classes: self.classes.len(), own_threshold, ..self.base.clone() };
+        let cfg = self.config_at(sharing, capacity_bps, own_threshold);
         let summaries = self.classes.iter().map(|c| ClassSummary::new(&c.name, Vec::new()).with_slos(&c.slos)).collect();
         let mut rec = Recorder::new(summaries, ClassSummary::new("all", Vec::new()), self.warmup, Box::new(NullSink));
         let sources = self

@@ -5,10 +5,13 @@
 //! endpoints), with the scenario's switches set to the advised discipline. When the
 //! advice is for another capacity than the scenario's, every link is scaled by the same
 //! factor and so are the window sizes given in segments (a window sized to one BDP stays
-//! one BDP), so a flow can still start at line rate as in the model.
+//! one BDP), so a flow can still start at line rate as in the model
+//! (`HostScaling::Scaled`); under `HostScaling::Fixed` only the dumbbell's trunk is, and
+//! the hosts and their transports stay as written (docs/advisor.md, "Capacity scaling:
+//! both readings").
 
 use super::problem::{ClassVerdict, Problem};
-use super::Strategy;
+use super::{HostScaling, Strategy};
 use crate::engine::{ClassSetup, RunError, Simulation};
 use crate::measure::record::NullSink;
 use crate::measure::slo::class_loss;
@@ -66,6 +69,30 @@ fn scale_shape(shape: &mut Shape, factor: f64) {
     }
 }
 
+/// The scenario built with `seed` at `capacity_bps`, read as `problem.host_scaling`
+/// says: every link and the transports scaled, or only a dumbbell's trunk; no stop.
+pub fn network_at(sc: &Scenario, problem: &Problem, seed: u64, capacity_bps: f64) -> Result<crate::engine::Config, RunError> {
+    let mut cfg = sc.build(seed)?;
+    cfg.stop_at = None;
+    // Scaled against the bottleneck the model ran at (a dumbbell's trunk may be slower than the host links).
+    let factor = capacity_bps / problem.nominal_bps();
+    if (factor - 1.0).abs() > 1e-9 {
+        match (problem.host_scaling, &mut cfg.net.shape) {
+            (HostScaling::Fixed, Shape::Dumbbell { trunk, .. }) => scale(trunk, factor),
+            (HostScaling::Fixed, shape) => {
+                let message = format!("--host-scaling fixed scales a dumbbell's trunk, and a {} has none; accepted: --host-scaling scaled, or a dumbbell", shape.kind());
+                return Err(RunError::Scenario(crate::scenario::ScenarioError { file: sc.file.clone(), path: "topology.kind".into(), message }));
+            }
+            (HostScaling::Scaled, shape) => {
+                scale_shape(shape, factor);
+                let net = &cfg.net;
+                cfg.transports = cfg.transports.iter().map(|t| t.scaled(factor, net)).collect();
+            }
+        }
+    }
+    Ok(cfg)
+}
+
 /// Runs the problem's messages through the packet engine with `setting` at
 /// `capacity_bps`, to the end (the model has no stop, so neither has the re-check);
 /// each class's SLO verdicts. `tick` is called every few thousand events; false stops.
@@ -77,15 +104,7 @@ pub fn recheck(
     capacity_bps: f64,
     tick: &mut dyn FnMut() -> bool,
 ) -> Result<Vec<ClassVerdict>, RunError> {
-    let mut cfg = sc.build(seed)?;
-    cfg.stop_at = None;
-    // Scaled against the bottleneck the model ran at (a dumbbell's trunk may be slower than the host links).
-    let factor = capacity_bps / problem.nominal_bps();
-    if (factor - 1.0).abs() > 1e-9 {
-        scale_shape(&mut cfg.net.shape, factor);
-        let net = &cfg.net;
-        cfg.transports = cfg.transports.iter().map(|t| t.scaled(factor, net)).collect();
-    }
+    let mut cfg = network_at(sc, problem, seed, capacity_bps)?;
     let n = problem.classes.len();
     let policy = &mut cfg.net.classes;
     match setting {

@@ -15,6 +15,99 @@
 //! N_k·f_k mostly in proportion to the flows' reference rates (`Split::Proportional`)
 //! rather than evenly. The extraction lost the exact forms;
 //! the choices and the calibration against the packet engine are in docs/model.md.
+//! That is the calibrated form; `Form::Paper` runs what the text says instead (one
+//! filter time constant of κ µs, no window, feedback at arrival + RTT, each class's own
+//! queue, U at R0, an even split; docs/model.md, "The paper-literal form").
+
+/// Which reading of §4.2 the model runs (docs/model.md, "The paper-literal form").
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Form {
+    /// The forms calibrated against the packet engine (docs/model.md, "Congestion
+    /// control"): the asymmetric filter, one initial window in flight, feedback at the
+    /// first byte's acknowledgement, a class marked on the port's backlog, U_k as the
+    /// step's average, SWP-H's proportional split.
+    #[default]
+    Calibrated,
+    /// What the text says: one time constant of κ µs both ways, no window, feedback at
+    /// arrival + RTT (eq. 2), eq. 11 on each class's own queue against q0, every
+    /// uncontrolled flow counted at R0 (eqs. 3-4), the residual split evenly.
+    Paper,
+}
+
+impl Form {
+    /// The names the scenario key and the command line accept.
+    pub const NAMES: [&'static str; 2] = ["calibrated", "paper"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Calibrated => "calibrated",
+            Form::Paper => "paper",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Form> {
+        match name {
+            "calibrated" => Some(Form::Calibrated),
+            "paper" => Some(Form::Paper),
+            _ => None,
+        }
+    }
+
+    /// The filter's gains per step of `dt`: the calibrated form's asymmetric ones, or
+    /// eq. 7's single time constant both ways, κ read in µs (the unit the extraction
+    /// drops everywhere, as in its "a round-trip delay of 10 ."; docs/model.md, "The
+    /// paper-literal form").
+    pub fn gains(self, cc: &CcParams, dt: f64, rtt: f64) -> Gains {
+        match self {
+            Form::Calibrated => cc.gains(dt, rtt),
+            Form::Paper => {
+                let g = (dt / (cc.kappa * PAPER_KAPPA_UNIT)).min(1.0);
+                Gains { up: g, down: g }
+            }
+        }
+    }
+
+    /// Whether a controlled flow has at most one initial window (R0·RTT) in flight.
+    pub fn window_cap(self) -> bool {
+        self == Form::Calibrated
+    }
+
+    /// Whether a flow's first feedback is the acknowledgement of its first byte (later
+    /// than arrival + RTT behind a queue) rather than eq. 2's arrival + RTT.
+    pub fn feedback_at_first_ack(self) -> bool {
+        self == Form::Calibrated
+    }
+
+    /// Whether a queue with no threshold of its own sees the port's backlog against q0
+    /// (the packet engine's port marking) rather than its own backlog (eq. 11).
+    pub fn port_signal(self) -> bool {
+        self == Form::Calibrated
+    }
+
+    /// The rate an uncontrolled flow adds to U_k in a step where its uncontrolled sending
+    /// averages `average` (bytes/s): that average (calibrated), or R0 whenever it sends
+    /// uncontrolled bytes at all (eq. 3: R0 from arrival until min(S, R0·RTT) are out).
+    pub fn uncontrolled_rate(self, r0: f64, average: f64) -> f64 {
+        match self {
+            Form::Calibrated => average,
+            Form::Paper if average > 0.0 => r0,
+            Form::Paper => 0.0,
+        }
+    }
+
+    /// The parameters this form runs with: the paper form splits every residual evenly
+    /// (§4.2: "simply divided evenly among all controlled flows").
+    pub fn params(self, cc: CcParams) -> CcParams {
+        match self {
+            Form::Calibrated => cc,
+            Form::Paper => CcParams { split: Split::Even, ..cc },
+        }
+    }
+}
+
+/// The paper form's unit of κ, seconds: Table 2's 5.5 read as 5.5 µs.
+pub const PAPER_KAPPA_UNIT: f64 = 1e-6;
 
 /// SWP Table 2 parameters.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -25,7 +118,7 @@ pub struct CcParams {
     pub q0: f64,
     /// Reaction to uncontrolled traffic β (0 or 1).
     pub beta: f64,
-    /// Convergence smoothing κ, in RTTs.
+    /// Convergence smoothing κ, in RTTs (the paper form: in µs, `PAPER_KAPPA_UNIT`).
     pub kappa: f64,
     /// Initial rate R0 as a fraction of the link rate.
     pub r0: f64,
@@ -163,6 +256,21 @@ mod tests {
         assert!((up - (1.0 - (-1.0 / p.kappa).exp())).abs() < 0.01, "{up}");
         let up = run(0.0, 1.0, p.kappa * rtt);
         assert!((up - (1.0 - (-1.0f64).exp())).abs() < 0.01, "{up}");
+    }
+
+    #[test]
+    fn the_paper_forms_filter_has_one_time_constant_of_kappa_us_both_ways() {
+        let p = CcParams::SWP_D;
+        let (rtt, dt) = (10e-6, 0.05e-6);
+        let g = Form::Paper.gains(&p, dt, rtt);
+        assert_eq!(g.up, g.down);
+        let run = |from: f64, to: f64| (0..(p.kappa * 1e-6 / dt).round() as usize).fold(from, |r, _| CcParams::smooth(r, to, g));
+        // After κ = 5.5 µs, 1/e of the gap is left, falling as rising (discrete steps: within 1 %).
+        assert!((run(1.0, 0.0) - (-1.0f64).exp()).abs() < 0.01);
+        assert!((run(0.0, 1.0) - (1.0 - (-1.0f64).exp())).abs() < 0.01);
+        // Whatever the RTT: a time, not a number of round trips.
+        assert_eq!(Form::Paper.gains(&p, dt, 4.0 * rtt), g);
+        assert_eq!(Form::Calibrated.gains(&p, dt, rtt), p.gains(dt, rtt), "the calibrated form keeps its filter");
     }
 
     #[test]

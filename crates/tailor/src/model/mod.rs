@@ -16,8 +16,10 @@ pub mod cc;
 mod run;
 mod sample;
 pub mod service;
+#[cfg(test)]
+mod tests;
 
-pub use cc::{CcParams, Split};
+pub use cc::{CcParams, Form, Split};
 
 use crate::sim::Time;
 use crate::workload::MessageSpec;
@@ -58,6 +60,8 @@ pub struct ModelConfig {
     /// bottleneck against `cc.q0` (an ECN threshold on the port, as switches mark by
     /// default).
     pub own_threshold: Vec<Option<f64>>,
+    /// The calibrated forms or the paper's own (docs/model.md, "The paper-literal form").
+    pub form: Form,
 }
 
 struct Flow {
@@ -193,7 +197,8 @@ struct LinkTotals {
 }
 
 impl FluidModel {
-    pub fn new(cfg: ModelConfig) -> FluidModel {
+    pub fn new(mut cfg: ModelConfig) -> FluidModel {
+        cfg.cc = cfg.form.params(cfg.cc);
         let n = match &cfg.sharing {
             Sharing::Fifo | Sharing::Backlogged { .. } => 1,
             Sharing::Priority(levels) => levels.iter().copied().max().map_or(1, |m| m + 1),
@@ -252,9 +257,14 @@ impl FluidModel {
             unsent: size,
             budget: size.min(self.cfg.cc.r0 * self.cap * rtt),
             controlled: false,
-            // Under FIFO the feedback instant is found when the first byte leaves the
-            // bottleneck; per-flow queues keep SWP's arrival + RTT.
-            feedback: if self.per_flow_fair() { spec.start.as_secs_f64() + rtt } else { f64::INFINITY },
+            // Under FIFO the calibrated form finds the feedback instant when the first
+            // byte leaves the bottleneck; per-flow queues and the paper form keep SWP's
+            // arrival + RTT (eq. 2).
+            feedback: if self.per_flow_fair() || !self.cfg.form.feedback_at_first_ack() {
+                spec.start.as_secs_f64() + rtt
+            } else {
+                f64::INFINITY
+            },
             started: false,
             rate: self.cfg.cc.r0 * self.cap,
             reference: self.cfg.cc.r0 * self.cap,
@@ -285,7 +295,7 @@ impl FluidModel {
         let f = self.flows[slot].as_ref().expect("just admitted");
         let queue = f.queue;
         let bytes = f.budget.min(r0 * (step_end - f.start).max(0.0));
-        self.queues[queue].uncontrolled += bytes / self.dt;
+        self.queues[queue].uncontrolled += self.cfg.form.uncontrolled_rate(r0, bytes / self.dt);
         id
     }
 

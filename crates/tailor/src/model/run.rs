@@ -116,7 +116,7 @@ impl FluidModel {
     }
 
     /// One step from `t`; `next` is the start of the following step.
-    fn step(&mut self, t: f64, next: f64, rec: &mut Recorder) -> std::io::Result<()> {
+    pub(super) fn step(&mut self, t: f64, next: f64, rec: &mut Recorder) -> std::io::Result<()> {
         // The ideal rates are read only by the flows that send this step (`send`): with
         // none (a W3 run's usual step, its flows sent whole and draining), skip them.
         let senders = if self.per_flow_fair() { &self.live } else { &self.sending };
@@ -130,9 +130,10 @@ impl FluidModel {
 
     /// Per queue: the ideal rate of its controlled flows this step (eq. 11). The queue's
     /// U_k and N_k for this step were counted by the previous step's `send` (and `admit`).
-    fn ideal_rates(&mut self) {
+    pub(super) fn ideal_rates(&mut self) {
         let rtt = 2.0 * self.tau;
         let window = self.cfg.cc.r0 * self.cap * rtt;
+        let form = self.cfg.form;
         // The whole bottleneck's backlog τ ago, for queues marked on the port's backlog.
         let port_seen: f64 = self.queues.iter().map(|q| *q.seen.front().expect("history is full")).sum();
         for k in 0..self.queues.len() {
@@ -148,20 +149,21 @@ impl FluidModel {
                     cc.q0 = q0;
                     own_seen
                 }
-                None => port_seen,
+                None if form.port_signal() => port_seen,
+                None => own_seen,
             };
             q.ideal = cc.ideal_rate(capacity, q.uncontrolled, signal, rtt, q.controlled);
             q.scale = cc.scale(q.ideal, q.controlled, q.controlled_reference);
-            q.window_rate = super::cc::window_rate(window, rtt, own_seen, capacity);
+            q.window_rate = if form.window_cap() { super::cc::window_rate(window, rtt, own_seen, capacity) } else { f64::INFINITY };
         }
     }
 
     /// Every flow sends for this step; each queue adds up what its flows sent.
     fn send(&mut self, t: f64, next: f64) {
         let (rtt, dt, t_end) = (2.0 * self.tau, self.dt, t + self.dt);
-        let ctx = StepCtx { t, t_end, span: (t_end - t).max(0.0), r0: self.cfg.cc.r0 * self.cap, gains: self.cfg.cc.gains(dt, rtt) };
+        let ctx = StepCtx { t, t_end, span: (t_end - t).max(0.0), r0: self.cfg.cc.r0 * self.cap, gains: self.cfg.form.gains(&self.cfg.cc, dt, rtt) };
         let pff = self.per_flow_fair();
-        let cc = self.cfg.cc;
+        let (cc, form) = (self.cfg.cc, self.cfg.form);
         for q in &mut self.queues {
             q.sent = 0.0;
             q.uncontrolled = 0.0;
@@ -202,7 +204,7 @@ impl FluidModel {
                     // U_k is the step-average of the uncontrolled sending (eq. 3, 4): a flow
                     // with less than a step's worth of uncontrolled bytes left sends at R0
                     // for part of the step only.
-                    q.uncontrolled += ctx.r0.min(f.budget.min(f.unsent) / dt);
+                    q.uncontrolled += form.uncontrolled_rate(ctx.r0, ctx.r0.min(f.budget.min(f.unsent) / dt));
                 }
             }
             if pff {

@@ -12,7 +12,7 @@
 use super::reader::{ScenarioError, Table};
 use super::scope::Bottleneck;
 use super::Scenario;
-use crate::model::{CcParams, ModelConfig, Sharing};
+use crate::model::{CcParams, Form, ModelConfig, Sharing};
 use crate::net::topology::{Discipline, LinkSpec, Shape};
 use crate::sim::Time;
 use crate::transport::ModelFamily;
@@ -28,6 +28,9 @@ pub struct ModelSpec {
     /// `bottleneck`: the link the user states every class's traffic shares (docs/model.md,
     /// "Scope"); None lets [`scope`](super::scope) decide from the traffic.
     pub bottleneck: Option<LinkKind>,
+    /// `form`: the calibrated forms (default) or the paper's own (docs/model.md, "The
+    /// paper-literal form").
+    pub form: Form,
 }
 
 /// A link of the topology, named as its `[topology]` table names it.
@@ -95,6 +98,7 @@ pub fn parse(t: Option<Table>, shape: &Shape) -> Result<ModelSpec, ScenarioError
         beta: t.float("beta", 0.0, 1.0)?,
         kappa: t.float("kappa", 0.01, 1000.0)?,
         bottleneck: t.choice("bottleneck", LinkKind::names(shape))?.as_deref().map(LinkKind::parse),
+        form: t.choice("form", &Form::NAMES)?.as_deref().and_then(Form::parse).unwrap_or_default(),
     };
     t.finish()?;
     Ok(spec)
@@ -186,7 +190,7 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     }
     let own_threshold = queue_thresholds(&sharing, &p.ecn, None);
     let capacity_bps = bottleneck.rate.bps() as f64;
-    Ok((ModelConfig { capacity_bps, rtt, cc, sharing, classes: sc.classes.len(), own_threshold }, bottleneck))
+    Ok((ModelConfig { capacity_bps, rtt, cc, sharing, classes: sc.classes.len(), own_threshold, form: m.form }, bottleneck))
 }
 
 /// HULL's mechanisms (phantom queues, NIC pacing, segmentation offload, interrupt
