@@ -162,7 +162,9 @@ def anchor_segments(anchor: str, run: str) -> int:
 
 
 def run_engine(scenario: Path, engine: str, repeat: int) -> dict:
-    """tailor-sim on `engine`: the median of `repeat` runs (process wall and engine wall)."""
+    """tailor-sim on `engine`, `repeat` runs: the medians of the engine time (summary.json's
+    `wall_seconds`: from building the workload to the end of the run, without process start
+    and scenario loading) and of the process wall time, and every run's figures."""
     import time
     runs = []
     for _ in range(repeat):
@@ -173,13 +175,24 @@ def run_engine(scenario: Path, engine: str, repeat: int) -> dict:
         s = json.loads(out)
         runs.append({"wall": wall, "engine_wall": s["wall_seconds"], "rss_kb": rss, "events": s["events"],
                      "completed": s["messages"]["completed"]})
+    engine = sorted(r["engine_wall"] for r in runs)
     runs.sort(key=lambda r: r["wall"])
-    return {**runs[len(runs) // 2], "walls": [r["wall"] for r in runs]}
+    return {**runs[len(runs) // 2], "engine_wall": statistics.median(engine), "engine_walls": engine,
+            "walls": [r["wall"] for r in runs]}
+
+
+def spread(values: list[float]) -> str:
+    """min–max of a list of times, in seconds."""
+    digits = 3 if max(values) < 10 else 1
+    return f"{min(values):.{digits}f}–{max(values):.{digits}f}"
 
 
 def model_section(ns3_per_segment: float, ns3_label: str, work: Path, repeat: int, packet_repeat: int) -> list[dict]:
+    """The model against the packet engine on SWP's Table 3 runs, by engine time (docs/model.md,
+    "Speed"); ns-3 scaled by data segments beside them."""
     print(f"\nthe fast model (SWP Table 3 setup: 50,000 flows, 100 Gbps, 10 us RTT, DCTCP / SWP-D); "
           f"ns-3 {ns3_label}: {ns3_per_segment * 1e6:.2f} us per data segment, scaled by segments")
+    print(f"  engine times (summary.json wall_seconds), medians of {repeat} model and {packet_repeat} packet runs")
     head = (f"  {'scenario':<14} {'model s':>9} {'packet s':>9} {'pkt/model':>10} {'ns-3 s (scaled)':>16} "
             f"{'ns-3/model':>11} {'paper ns-3/swp':>15}")
     print(head)
@@ -194,13 +207,16 @@ def model_section(ns3_per_segment: float, ns3_label: str, work: Path, repeat: in
         ns3_s = ns3_per_segment * seg
         paper = PAPER_TABLE3[name]
         row = {"scenario": name, "model": m, "packet": p, "segments": seg, "ns3_scaled_s": ns3_s,
-               "packet_over_model": p["wall"] / m["wall"], "ns3_over_model": ns3_s / m["wall"],
+               "packet_over_model": p["engine_wall"] / m["engine_wall"], "ns3_over_model": ns3_s / m["engine_wall"],
+               "process_packet_over_model": p["wall"] / m["wall"],
                "paper": {"ns3_s": paper[0], "swp_s": paper[1], "ratio": paper[2]}}
-        print(f"  {name:<14} {m['wall']:>9.3f} {p['wall']:>9.2f} {row['packet_over_model']:>9.1f}x {ns3_s:>16.1f} "
+        print(f"  {name:<14} {m['engine_wall']:>9.3f} {p['engine_wall']:>9.2f} {row['packet_over_model']:>9.1f}x {ns3_s:>16.1f} "
               f"{row['ns3_over_model']:>10.0f}x {paper[2]:>14.1f}x", flush=True)
         rows.append(row)
-    print("  (process wall times incl. /usr/bin/time, the median of the model's runs; the model's own engine time, without process "
-          "start and scenario loading: " + ", ".join(f"{r['scenario']} {r['model']['engine_wall']:.3f} s" for r in rows) + ")")
+    print("  spread (min–max, engine time): " + "; ".join(
+        f"{r['scenario']} model {spread(r['model']['engine_walls'])} s, packet {spread(r['packet']['engine_walls'])} s" for r in rows))
+    print("  process wall times (with process start and scenario loading), packet / model: " + ", ".join(
+        f"{r['scenario']} {r['process_packet_over_model']:.1f}x" for r in rows))
     print("  note: scaling by segments ignores ns-3's per-flow costs (sockets, applications, handshakes), which "
           "dominate for Google's small flows (the paper's ns-3 took 55 s there), so the Google ratios are lower bounds.")
     return rows
@@ -287,7 +303,7 @@ def main() -> int:
     ap.add_argument("--no-ns3", action="store_true", help="use the anchors' recorded ns-3 times")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--model-repeat", type=int, default=5, help="model runs per Table 3 scenario (the median is reported)")
-    ap.add_argument("--packet-repeat", type=int, default=1, help="packet-engine runs per Table 3 scenario")
+    ap.add_argument("--packet-repeat", type=int, default=3, help="packet-engine runs per Table 3 scenario (the median is reported)")
     ap.add_argument("--model-only", action="store_true", help="only the model section (after timing ns-3 on the single-bottleneck anchor)")
     ap.add_argument("--baseline", metavar="REV", help="also build tailor-sim at git revision REV and compare it, case by case")
     ap.add_argument("--homa-only", action="store_true", help="only the Homa section (the paper's fabric)")

@@ -415,7 +415,7 @@ pub fn simulate_model(
             incomplete_bytes: None,
             warmup_excluded: rec.in_warmup,
         },
-        overall: rec.overall.report(),
+        overall: rec.overall().report(),
         classes: rec.classes.iter().map(|c| (c.name.clone(), c.report())).collect(),
         network: NetworkReport {
             drops: 0,

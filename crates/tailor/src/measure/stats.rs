@@ -9,6 +9,7 @@
 //! A statistic of no samples does not exist: it is `None` (JSON `null` in summaries),
 //! never 0, which would read as a perfect slowdown.
 
+use crate::sim::time::round_to_u64;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -36,10 +37,19 @@ pub struct Percentiles {
     pub max: Option<f64>,
 }
 
+/// The largest value recorded: 10^7 slowdown in thousandths, 10 s in nanoseconds; values
+/// above are clamped.
+const HIGHEST: u64 = 10_000_000_000;
+
 impl Default for SlowdownStats {
     fn default() -> Self {
-        // 1.0 .. 10^7 slowdown at 3 significant digits; values above are clamped.
-        let hist = Histogram::new_with_bounds(1, 10_000_000_000, 3).expect("valid bounds");
+        // 1.0 .. 10^7 slowdown at 3 significant digits. The histogram starts small and
+        // grows to the largest value recorded: a run holds two per size bin and class,
+        // and allocating (and zeroing) each one's full range up front — 24,576 counters,
+        // 192 KiB — was a sixth of a short run's time (docs/model.md, "Speed"). The
+        // buckets are the same at any size, so the percentiles are too.
+        let mut hist = Histogram::new_with_bounds(1, 2, 3).expect("valid bounds");
+        hist.auto(true);
         SlowdownStats { scale: SCALE, hist, count: 0, sum: 0.0, max: 0.0 }
     }
 }
@@ -51,8 +61,8 @@ impl SlowdownStats {
     }
 
     pub fn record(&mut self, slowdown: f64) {
-        let v = (slowdown * self.scale).round().clamp(1.0, 1e10) as u64;
-        self.hist.saturating_record(v);
+        let v = round_to_u64(slowdown * self.scale).clamp(1, HIGHEST);
+        self.hist.record(v).expect("an auto-resizing histogram takes any value up to HIGHEST");
         self.count += 1;
         self.sum += slowdown;
         self.max = self.max.max(slowdown);

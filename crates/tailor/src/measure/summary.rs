@@ -23,6 +23,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;
 
+#[derive(Clone)]
 pub struct ClassSummary {
     pub name: String,
     edges: Vec<u64>,
@@ -161,7 +162,12 @@ impl ClassSummary {
 /// Routes each completed message to the sink and the summaries.
 pub struct Recorder {
     pub classes: Vec<ClassSummary>,
-    pub overall: ClassSummary,
+    /// Fed only when it differs from the one class's summary (`mirror`).
+    overall: ClassSummary,
+    /// One class whose bins are the overall bins: the overall statistics are that class's,
+    /// record for record, so the class's summary stands for both (`overall`) — half of
+    /// what recording a message costs on a one-class run (docs/model.md, "Speed").
+    mirror: bool,
     warmup: Time,
     sink: Box<dyn RecordSink>,
     pub completed: u64,
@@ -170,7 +176,20 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(classes: Vec<ClassSummary>, overall: ClassSummary, warmup: Time, sink: Box<dyn RecordSink>) -> Self {
-        Recorder { classes, overall, warmup, sink, completed: 0, in_warmup: 0 }
+        let mirror = matches!(&classes[..], [only] if only.edges == overall.edges);
+        Recorder { classes, overall, mirror, warmup, sink, completed: 0, in_warmup: 0 }
+    }
+
+    /// The summary of every class together.
+    pub fn overall(&self) -> std::borrow::Cow<'_, ClassSummary> {
+        if !self.mirror {
+            return std::borrow::Cow::Borrowed(&self.overall);
+        }
+        // The class's statistics under the overall summary's name, without its SLOs.
+        let mut all = self.classes[0].clone();
+        all.name.clone_from(&self.overall.name);
+        all.slos.clear();
+        std::borrow::Cow::Owned(all)
     }
 
     pub fn record(&mut self, rec: &MessageRecord) -> io::Result<()> {
@@ -183,7 +202,9 @@ impl Recorder {
         }
         let (s, lat) = (rec.slowdown(), rec.latency().as_ns_f64());
         class.record(rec.size, s, lat);
-        self.overall.record(rec.size, s, lat);
+        if !self.mirror {
+            self.overall.record(rec.size, s, lat);
+        }
         Ok(())
     }
 
@@ -203,7 +224,7 @@ impl Recorder {
             all.push(u);
         }
         let classes = self.classes.iter().zip(&per_class).map(|(c, u)| (c.name.clone(), c.report_with(u))).collect();
-        (self.overall.report_with(&all), classes)
+        (self.overall().report_with(&all), classes)
     }
 }
 
@@ -251,6 +272,36 @@ mod tests {
             let want = direct.percentiles();
             assert_eq!((b.slowdown.count, b.slowdown.p50, b.slowdown.p99, b.slowdown.max), (want.count, want.p50, want.p99, want.max));
             assert!((b.slowdown.mean.unwrap() - want.mean.unwrap()).abs() < 1e-9);
+        }
+    }
+
+    /// A one-class run whose bins are the overall bins records into the class alone: its
+    /// overall report is still the one a summary fed every record gives, without the
+    /// class's SLOs; with other bins the overall summary is fed as before.
+    #[test]
+    fn one_class_stands_for_the_overall_summary() {
+        use super::super::record::NullSink;
+        use super::super::slo::{Metric, Stat};
+        use crate::net::ids::{ClassId, HostId};
+        let slo = Slo { stat: Stat::Percentile(99.0), metric: Metric::Slowdown, min_size: None, max_size: None, threshold: 2.0 };
+        for overall_edges in [vec![100, 10], vec![50]] {
+            let class = ClassSummary::new("a", vec![10, 100]).with_slos(&[slo]);
+            let mut rec = Recorder::new(vec![class], ClassSummary::new("all", overall_edges.clone()), Time::from_ns(5), Box::new(NullSink));
+            let mut direct = ClassSummary::new("all", overall_edges);
+            for k in 0..300u64 {
+                let size = 1 + k * 7 % 150;
+                let (start, ideal) = (Time::from_ns(k), Time::from_ns(10));
+                let finish = start + Time::from_ns(10 + k * 13 % 97);
+                let r = MessageRecord { id: k, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start, finish, ideal };
+                rec.record(&r).unwrap();
+                if start >= Time::from_ns(5) {
+                    direct.record(size, r.slowdown(), r.latency().as_ns_f64());
+                }
+            }
+            let (overall, classes) = rec.reports(&[]);
+            assert_eq!(overall, direct.report());
+            assert!(overall.slo.is_empty() && overall.slo_loss.is_none(), "the class's SLOs stay the class's");
+            assert_eq!(classes["a"].slo.len(), 1);
         }
     }
 

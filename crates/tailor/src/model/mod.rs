@@ -94,15 +94,43 @@ struct Flow {
     last_sent: f64,
 }
 
+/// The last STEPS_PER_TAU values of a per-step quantity, oldest first, in a fixed ring:
+/// the step loop moves it on once a step, and a `VecDeque`'s pop and push cost a W3 run
+/// about a twentieth of its instructions (docs/model.md, "Speed").
+#[derive(Clone, Copy, Default)]
+struct History {
+    values: [f64; STEPS_PER_TAU],
+    /// Where the oldest value is.
+    head: usize,
+}
+
+impl History {
+    /// The oldest value (always there: the ring is full).
+    fn front(&self) -> Option<&f64> {
+        Some(&self.values[self.head])
+    }
+
+    /// Drops the oldest value and returns it; `x` becomes the newest.
+    fn rotate(&mut self, x: f64) -> f64 {
+        let oldest = std::mem::replace(&mut self.values[self.head], x);
+        self.head = if self.head + 1 == STEPS_PER_TAU { 0 } else { self.head + 1 };
+        oldest
+    }
+
+    fn iter_mut(&mut self) -> std::slice::IterMut<'_, f64> {
+        self.values.iter_mut()
+    }
+}
+
 #[derive(Default)]
 struct Queue {
-    /// Bytes sent per step, on their way to the bottleneck (STEPS_PER_TAU entries).
-    pipe: VecDeque<f64>,
+    /// Bytes sent per step, on their way to the bottleneck.
+    pipe: History,
     backlog: f64,
     cum_sent: f64,
     cum_out: f64,
     /// Backlog of the last STEPS_PER_TAU steps (the signal the sources see τ late).
-    seen: VecDeque<f64>,
+    seen: History,
     /// FIFO completions in mark order: (mark, flow slot).
     marks: VecDeque<(f64, usize)>,
     /// First bytes in mark order: (mark, flow slot, instant sent).
@@ -141,6 +169,9 @@ pub struct FluidModel {
     /// Completions found in a step: (flow slot, instant).
     done: Vec<(usize, f64)>,
     link: LinkTotals,
+    /// Whether a class's service is shared among its flows (`per_flow_fair`), asked
+    /// several times a step.
+    pff: bool,
 }
 
 /// What a model run did (for the summary).
@@ -174,12 +205,9 @@ impl FluidModel {
             Sharing::Weighted { .. } => cfg.classes.max(1),
         };
         let rtt = cfg.rtt.as_secs_f64();
+        let pff = matches!(cfg.sharing, Sharing::Weighted { per_flow_fair: true, .. } | Sharing::Backlogged { per_flow_fair: true, .. });
         let queues = (0..n)
-            .map(|_| Queue {
-                pipe: VecDeque::from(vec![0.0; STEPS_PER_TAU]),
-                seen: VecDeque::from(vec![0.0; STEPS_PER_TAU]),
-                ..Queue::default()
-            })
+            .map(|_| Queue::default())
             .collect();
         FluidModel {
             dt: rtt / (2 * STEPS_PER_TAU) as f64,
@@ -194,6 +222,7 @@ impl FluidModel {
             next_id: 0,
             done: Vec::new(),
             link: LinkTotals::default(),
+            pff,
         }
     }
 
@@ -213,7 +242,7 @@ impl FluidModel {
     }
 
     fn per_flow_fair(&self) -> bool {
-        matches!(self.cfg.sharing, Sharing::Weighted { per_flow_fair: true, .. } | Sharing::Backlogged { per_flow_fair: true, .. })
+        self.pff
     }
 
     /// Admits a message that starts before `step_end`, the end of the current step.

@@ -2,7 +2,7 @@
 
 use super::service::{gps, priority};
 use super::cc::Gains;
-use super::{CcParams, Flow, FluidModel, ModelStats, Sharing};
+use super::{CcParams, Flow, FluidModel, ModelStats, Sharing, Split};
 use crate::measure::queues::QueueLog;
 use crate::measure::{MessageRecord, Recorder};
 use crate::sim::Time;
@@ -18,7 +18,7 @@ fn queue_io(e: std::io::Error) -> WorkloadError {
 }
 
 fn secs_to_time(s: f64) -> Time {
-    Time::from_ps((s * 1e12).round().max(0.0) as u64)
+    Time::from_ps(crate::sim::time::round_to_u64(s * 1e12))
 }
 
 impl FluidModel {
@@ -54,20 +54,22 @@ impl FluidModel {
         // an arrival fall exactly on a step boundary instead of drifting past it.
         let (mut anchor, mut k) = (first.as_secs_f64(), 0u64);
         let mut t = anchor;
-        // The earliest pending arrival (seconds), so that a step without one costs a compare.
-        let mut next_at = first.as_secs_f64();
+        // The earliest pending arrival (seconds) and its source, so that a step without
+        // one costs a compare.
+        let (mut next_at, mut next_src) = (first.as_secs_f64(), earliest(&next));
         loop {
             // Admit every message that starts before the end of this step.
             while next_at < t + self.dt {
-                let i = earliest(&next).expect("an arrival is pending");
+                let i = next_src.expect("an arrival is pending");
                 let m = next[i].take().expect("some");
                 self.admit(m, t + self.dt);
                 stats.generated += 1;
                 next[i] = sources[i].next_message()?;
-                next_at = earliest(&next).map_or(f64::INFINITY, |i| next[i].expect("some").start.as_secs_f64());
+                next_src = earliest(&next);
+                next_at = next_src.map_or(f64::INFINITY, |i| next[i].expect("some").start.as_secs_f64());
             }
             if !self.busy() {
-                match earliest(&next) {
+                match next_src {
                     None => break,
                     Some(i) => {
                         self.reset_idle();
@@ -115,7 +117,12 @@ impl FluidModel {
 
     /// One step from `t`; `next` is the start of the following step.
     pub(super) fn step(&mut self, t: f64, next: f64, rec: &mut Recorder) -> std::io::Result<()> {
-        self.ideal_rates();
+        // The ideal rates are read only by the flows that send this step (`send`): with
+        // none (a W3 run's usual step, its flows sent whole and draining), skip them.
+        let senders = if self.per_flow_fair() { &self.live } else { &self.sending };
+        if !senders.is_empty() {
+            self.ideal_rates();
+        }
         self.send(t, next);
         self.arrive();
         self.serve(t, rec)
@@ -170,6 +177,9 @@ impl FluidModel {
         // Under FIFO a flow that has sent everything has its mark and nothing more to do
         // here; under per-flow fair queueing its pipe still advances every step.
         let slots = if pff { &self.live } else { &self.sending };
+        // Whether a flow sent its last byte (only then does `sending` lose a flow).
+        let mut finished = false;
+        let proportional = cc.split == Split::Proportional;
         for &slot in slots {
             let f = self.flows[slot].as_mut().expect("listed flows are live");
             let q = &mut self.queues[f.queue];
@@ -177,15 +187,19 @@ impl FluidModel {
             let amount = f.send_step(&ctx, ideal, q.window_rate);
             q.cum_sent += amount;
             q.sent += amount;
+            finished |= !(f.unsent > 0.0);
             if f.unsent > 0.0 {
                 if next_end - f.feedback > TICK {
                     q.controlled += 1;
-                    // HPCC's reference window: taken from the rate once per RTT.
-                    if f.controlled && t >= f.reference_until - TICK {
-                        f.reference = f.rate;
-                        f.reference_until = t + rtt;
+                    // HPCC's reference window: taken from the rate once per RTT (read only
+                    // when the residual is split by it: `CcParams::scale`).
+                    if proportional {
+                        if f.controlled && t >= f.reference_until - TICK {
+                            f.reference = f.rate;
+                            f.reference_until = t + rtt;
+                        }
+                        q.controlled_reference += f.reference;
                     }
-                    q.controlled_reference += f.reference;
                 } else if f.budget > 0.0 {
                     // U_k is the step-average of the uncontrolled sending (eq. 3, 4): a flow
                     // with less than a step's worth of uncontrolled bytes left sends at R0
@@ -207,15 +221,16 @@ impl FluidModel {
                 q.marks.push_back((q.cum_sent, slot));
             }
         }
-        let flows = &self.flows;
-        self.sending.retain(|&slot| flows[slot].as_ref().is_some_and(|f| f.unsent > 0.0));
+        if finished {
+            let flows = &self.flows;
+            self.sending.retain(|&slot| flows[slot].as_ref().is_some_and(|f| f.unsent > 0.0));
+        }
     }
 
     /// Bytes sent τ ago reach the bottleneck.
     fn arrive(&mut self) {
         for q in &mut self.queues {
-            let arrived = q.pipe.pop_front().expect("pipe is full");
-            q.pipe.push_back(q.sent);
+            let arrived = q.pipe.rotate(q.sent);
             q.backlog += arrived;
             q.active = q.backlog > EPS;
         }
@@ -282,8 +297,7 @@ impl FluidModel {
                 done.push((slot, crossing));
                 q.marks.pop_front();
             }
-            q.seen.pop_front();
-            q.seen.push_back(q.backlog);
+            q.seen.rotate(q.backlog);
         }
         let backlog: f64 = self.queues.iter().map(|q| q.backlog).sum();
         self.link.queue_area += backlog * self.dt;

@@ -62,7 +62,7 @@ fn the_paper_form_controls_a_flow_at_arrival_plus_rtt_and_the_calibrated_one_aft
 /// each has one controlled flow. The ideal rate of each queue.
 fn ideals(form: Form) -> (f64, f64) {
     let mut m = model(Sharing::Weighted { weights: vec![1.0, 1.0], per_flow_fair: false }, 2, form);
-    m.queues[0].seen = std::collections::VecDeque::from(vec![400_000.0; STEPS_PER_TAU]);
+    m.queues[0].seen = History { values: [400_000.0; STEPS_PER_TAU], head: 0 };
     m.queues[0].active = true;
     for q in &mut m.queues {
         q.controlled = 1;
@@ -88,11 +88,11 @@ fn the_paper_forms_class_signal_is_its_own_queue_the_calibrated_ones_the_ports_b
 #[test]
 fn the_paper_form_has_no_window_cap_and_the_calibrated_one_one_window() {
     let mut m = model(Sharing::Fifo, 1, Form::Paper);
-    m.queues[0].seen = std::collections::VecDeque::from(vec![125_000.0; STEPS_PER_TAU]);
+    m.queues[0].seen = History { values: [125_000.0; STEPS_PER_TAU], head: 0 };
     m.ideal_rates();
     assert_eq!(m.queues[0].window_rate, f64::INFINITY);
     let mut m = model(Sharing::Fifo, 1, Form::Calibrated);
-    m.queues[0].seen = std::collections::VecDeque::from(vec![125_000.0; STEPS_PER_TAU]);
+    m.queues[0].seen = History { values: [125_000.0; STEPS_PER_TAU], head: 0 };
     m.ideal_rates();
     // One BDP in flight behind one BDP of queue: half the line rate.
     assert!((m.queues[0].window_rate - 6.25e9).abs() < 1.0, "{}", m.queues[0].window_rate);

@@ -188,7 +188,7 @@ impl Source for Generated {
         let scale = self.gap_scale();
         self.elapsed_ns.add(self.gaps.next_ns() * scale);
         let start =
-            self.spec.first_at + Time::from_ps((self.elapsed_ns.sum() * 1e3).round() as u64);
+            self.spec.first_at + Time::from_ps(crate::sim::time::round_to_u64(self.elapsed_ns.sum() * 1e3));
         if self.spec.until.is_some_and(|u| start > u) {
             self.done = true;
             return Ok(None);
