@@ -145,6 +145,9 @@ fn trial(problem: &Problem, strategy: Strategy, c: f64) -> Trial {
     }
 }
 
+/// A search's answer (the least capacity that held, with what held there), and its probes.
+type Found<T> = (Option<(f64, T)>, Vec<Probe>);
+
 /// Brackets and bisects the least `c` at which `test(c)` holds, between `lo` (assumed
 /// infeasible, positive) and `limit`; from `known`, a capacity known to hold, when given
 /// (no bracketing).
@@ -154,7 +157,7 @@ fn bisect<T>(
     tolerance: f64,
     known: Option<(f64, T)>,
     mut test: impl FnMut(f64, f64, Option<f64>) -> Result<(bool, T), Cancelled>,
-) -> Result<(Option<(f64, T)>, Vec<Probe>), Cancelled> {
+) -> Result<Found<T>, Cancelled> {
     let mut probes = Vec::new();
     let (mut lo, mut hi): (f64, Option<(f64, T)>) = (lo, known);
     let mut c = lo * 1.25;
@@ -265,7 +268,7 @@ fn search_weights(
     opts: &SearchOptions,
     known: Option<(f64, Vec<f64>)>,
     observe: &mut Observer<'_>,
-) -> Result<(Option<(f64, Trial)>, Vec<Probe>), Cancelled> {
+) -> Result<Found<Trial>, Cancelled> {
     let fair = strategy == Strategy::WeightsFq;
     let mut met: Vec<(f64, Vec<f64>)> = known.iter().cloned().collect();
     let known = known.map(|(c, w)| {
