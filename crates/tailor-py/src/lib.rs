@@ -508,6 +508,51 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
     Ok(d)
 }
 
+// ---- The optimizer check (issue 25 item 6; scripts/optimizer_check.py) ----
+
+/// Each class's verdict on the fast model at `capacity_bps`, for each weight vector in
+/// `weights` (per-class queues served by weight, per-flow fair queueing inside each class
+/// with `fair`), or for shared FIFO when `weights` is None: a JSON list, one list of
+/// class verdicts per vector. The scenario's messages are drawn once with `seed` (default
+/// the scenario's) and replayed for every vector, as the advisor does; the vectors run in
+/// parallel.
+#[pyfunction]
+#[pyo3(signature = (path, capacity_bps, weights=None, fair=false, seed=None))]
+fn swp_evaluate(py: Python<'_>, path: PathBuf, capacity_bps: f64, weights: Option<Vec<Vec<f64>>>, fair: bool, seed: Option<u64>) -> PyResult<String> {
+    use tailor::model::Sharing;
+    let result = py.detach(|| -> Result<String, Error> {
+        let problem = swp_problem(&path, seed)?;
+        let verdicts: Vec<_> = match weights {
+            None => vec![problem.evaluate_all(Sharing::Fifo, capacity_bps)],
+            Some(ws) => tailor::advisor::capacity::evaluate_weights(&problem, fair, capacity_bps, &ws),
+        };
+        Ok(serde_json::to_string(&verdicts).expect("verdicts serialize"))
+    });
+    result.map_err(|e| e.into_py_err(py))
+}
+
+/// Algorithm 1 at `capacity_bps` on the fast model (`advisor::advise_weights`, the
+/// capacity search's default options): the weight advice as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, capacity_bps, fair=false, seed=None))]
+fn swp_weights(py: Python<'_>, path: PathBuf, capacity_bps: f64, fair: bool, seed: Option<u64>) -> PyResult<String> {
+    let result = py.detach(|| -> Result<String, Error> {
+        let problem = swp_problem(&path, seed)?;
+        let opts = tailor::advisor::capacity::SearchOptions::default().optimizer;
+        let a = tailor::advisor::advise_weights(&problem, fair, capacity_bps, &opts, &mut |_| true).map_err(|_| Error::Cancelled)?;
+        Ok(serde_json::to_string(&a).expect("an advice serializes"))
+    });
+    result.map_err(|e| e.into_py_err(py))
+}
+
+fn swp_problem(path: &Path, seed: Option<u64>) -> Result<tailor::advisor::problem::Problem, Error> {
+    let sc = interruptible(|| Ok(Scenario::resolve(path, &[])?))?.scenario;
+    let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
+    Ok(tailor::advisor::problem::Problem::from_scenario(&sc, seed)?)
+}
+
+// ---- end of the optimizer check ----
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", tailor::output::VERSION)?;
@@ -521,5 +566,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(advise, m)?)?;
     m.add_function(wrap_pyfunction!(advise_weights, m)?)?;
     m.add_function(wrap_pyfunction!(transfer, m)?)?;
+    m.add_function(wrap_pyfunction!(swp_evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(swp_weights, m)?)?;
     Ok(())
 }

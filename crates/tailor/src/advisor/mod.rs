@@ -135,6 +135,8 @@ pub struct WeightAdvice {
     /// Each class's SLOs under those weights, on the fast model.
     pub verdicts: Vec<ClassVerdict>,
     pub trajectory: Vec<Step>,
+    /// Each run of Algorithm 1's loop (more than one when a run failed and it restarted).
+    pub runs: Vec<optimizer::Run>,
 }
 
 /// Runs Algorithm 1 on the fast model at `capacity_bps`: per-class FIFO queues served by
@@ -146,9 +148,22 @@ pub fn advise_weights(
     opts: &Options,
     observe: &mut Observer<'_>,
 ) -> Result<WeightAdvice, Cancelled> {
+    advise_weights_from(problem, fair, capacity_bps, opts, None, observe)
+}
+
+/// [`advise_weights`] with Algorithm 1's loop run first from `warm` (weights that met at
+/// a nearby capacity), when given.
+pub fn advise_weights_from(
+    problem: &Problem,
+    fair: bool,
+    capacity_bps: f64,
+    opts: &Options,
+    warm: Option<&[f64]>,
+    observe: &mut Observer<'_>,
+) -> Result<WeightAdvice, Cancelled> {
     let strategy = if fair { Strategy::WeightsFq } else { Strategy::Weights };
     let eval = ModelEvaluator { problem, capacity_bps, per_flow_fair: fair };
-    let r = optimizer::optimize_observed(&eval, problem.classes.len(), opts, &mut |p| match p {
+    let r = optimizer::optimize_from(&eval, problem.classes.len(), opts, warm, &mut |p| match p {
         optimizer::Progress::Baseline { round, rounds } => observe(&Event::Baselines { strategy, capacity_bps, round, rounds }),
         optimizer::Progress::Step { index, step } => {
             observe(&Event::Iteration { strategy, capacity_bps, iteration: index, losses: step.losses.clone() })
@@ -160,7 +175,17 @@ pub fn advise_weights(
     let chosen = r.chosen().expect("a search that was not stopped evaluated a point");
     let weights = r.trajectory[chosen].weights.clone();
     let verdicts = problem.evaluate_all(crate::model::Sharing::Weighted { weights: weights.clone(), per_flow_fair: fair }, capacity_bps);
-    Ok(WeightAdvice { strategy, capacity_bps, outcome: r.outcome, baselines: r.baselines, weights, chosen, verdicts, trajectory: r.trajectory })
+    Ok(WeightAdvice {
+        strategy,
+        capacity_bps,
+        outcome: r.outcome,
+        baselines: r.baselines,
+        weights,
+        chosen,
+        verdicts,
+        trajectory: r.trajectory,
+        runs: r.runs,
+    })
 }
 
 /// What `tailor advise` asks for.

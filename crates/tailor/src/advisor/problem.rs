@@ -257,4 +257,8 @@ impl Evaluator for ModelEvaluator<'_> {
     fn least_weight(&self, k: usize) -> f64 {
         self.problem.classes[k].offered_bps() / self.capacity_bps
     }
+
+    fn load(&self, k: usize) -> f64 {
+        self.problem.classes[k].offered_bps()
+    }
 }
