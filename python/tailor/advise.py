@@ -347,6 +347,17 @@ def describe_event(e: dict[str, Any]) -> str:
     return f"{s} at {at}: re-checking on the packet engine"
 
 
+def _check_packet_seeds(first: int, seeds: int, confirm_seeds: Optional[int], packet: bool) -> None:
+    """Refused before anything runs: ``confirm_seeds`` out of range, or (when the packet
+    engine runs) its seeds, from ``first``, passing the engine's largest seed."""
+    if confirm_seeds is not None and not (1 <= confirm_seeds <= 100):
+        raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 1 to 100")
+    last = first + max(seeds, confirm_seeds or 0) - 1
+    if packet and last > SEED_MAX:
+        raise OptionError(f"--seeds: the packet engine's seeds {first} to {last} pass 2^63 - 1; accepted: fewer seeds "
+                          "or a lower --seed")
+
+
 def advise(
     scenario: "Scenario | str | os.PathLike[str]",
     *,
@@ -394,14 +405,9 @@ def advise(
 
     names = list(dict.fromkeys(disciplines or []))
     _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, model_form)
-    if confirm_seeds is not None and not (1 <= confirm_seeds <= 100):
-        raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 1 to 100")
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
-    first = sc.seed if seed is None else seed
-    last = first + max(DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds or 0) - 1
-    if (engine == "packet" or recheck) and last > SEED_MAX:
-        raise OptionError(f"--seeds: the packet engine's seeds {first} to {last} pass 2^63 - 1; accepted: fewer seeds "
-                          "or a lower --seed")
+    _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds,
+                        packet=engine == "packet" or recheck)
     if ray:
         from tailor.pool import ray_module
 
