@@ -14,48 +14,12 @@ import pytest
 import tailor
 from tailor.errors import OptionError
 
+sys.path.insert(0, str(Path(__file__).parent))
+from advise_scenario import two_classes  # noqa: E402
+
 # Two classes whose SLOs are on messages up to 125 KB only: every seed has hundreds in
 # range, so every SLO is judged and the searches decide (a p99 needs 100).
-SCENARIO = """
-name = "advise-packet-test"
-[topology]
-kind = "star"
-hosts = 9
-link = { rate = "100Gbps", delay = "2.5us" }
-[switch]
-scheduler = "drr"
-ecn_threshold = "100KB"
-[transport]
-kind = "dctcp"
-init_cwnd = "bdp"
-max_cwnd = "bdp"
-
-[[class]]
-name = "rpc"
-sizes = "google"
-arrival = "lognormal"
-sigma = 2.0
-load = 0.1
-pattern = "n_to_1"
-senders = "0..4"
-receiver = 8
-until = "3ms"
-start = "1ms"
-slo = [{ sli = "p99", max_size = "125KB", threshold = 3.0 }]
-
-[[class]]
-name = "bulk"
-sizes = "hadoop"
-arrival = "lognormal"
-sigma = 1.5
-load = 0.5
-pattern = "n_to_1"
-senders = "4..8"
-receiver = 8
-until = "3ms"
-start = "1ms"
-slo = [{ sli = "p99", max_size = "125KB", threshold = 8.0 }]
-"""
+SCENARIO = two_classes("advise-packet-test", "3ms", above_bdp=False)
 
 
 @pytest.fixture
