@@ -206,22 +206,7 @@ pub fn min_capacity(problem: &Problem, strategy: Strategy, opts: &SearchOptions,
         let t = trial(problem, strategy, c);
         Ok((t.feasible, t))
     })?;
-    let (capacity_bps, weights, verdicts) = match found {
-        Some((c, t)) => (Some(c), t.weights, t.verdicts),
-        None => (None, None, Vec::new()),
-    };
-    Ok(CapacityAdvice {
-        strategy,
-        capacity_bps,
-        offered_bps: offered,
-        limit_bps: limit,
-        weights,
-        levels,
-        class_capacity_bps: None,
-        verdicts,
-        probes,
-        above_fifo: None,
-    })
+    Ok(answer(strategy, offered, limit, found, levels, probes, None))
 }
 
 /// The weighted strategies' search, checked against shared FIFO's least capacity.
@@ -242,22 +227,24 @@ fn min_weighted(problem: &Problem, strategy: Strategy, opts: &SearchOptions, obs
             above_fifo = Some(check);
         }
     }
+    Ok(answer(strategy, offered, limit, found, None, probes, above_fifo))
+}
+
+/// The advice of a bisected search: its answer's capacity, weights and verdicts, if any.
+fn answer(
+    strategy: Strategy,
+    offered_bps: f64,
+    limit_bps: f64,
+    found: Option<(f64, Trial)>,
+    levels: Option<Vec<usize>>,
+    probes: Vec<Probe>,
+    above_fifo: Option<AboveFifo>,
+) -> CapacityAdvice {
     let (capacity_bps, weights, verdicts) = match found {
         Some((c, t)) => (Some(c), t.weights, t.verdicts),
         None => (None, None, Vec::new()),
     };
-    Ok(CapacityAdvice {
-        strategy,
-        capacity_bps,
-        offered_bps: offered,
-        limit_bps: limit,
-        weights,
-        levels: None,
-        class_capacity_bps: None,
-        verdicts,
-        probes,
-        above_fifo,
-    })
+    CapacityAdvice { strategy, capacity_bps, offered_bps, limit_bps, weights, levels, class_capacity_bps: None, verdicts, probes, above_fifo }
 }
 
 /// Bisection for a weighted strategy, each probe starting from the weights that met at
