@@ -78,6 +78,8 @@ def advise(
     progress: Callable[[dict[str, Any]], bool] | None = None,
     tolerance: float = 0.01,
     overrides: Overrides | None = None,
+    model_form: str | None = None,
+    host_scaling: str | None = None,
 ) -> str:
     """Runs the advisor (SWP Algorithm 1 on the fast model, optionally a least-capacity
     search per discipline) and returns its report as JSON text.
@@ -85,6 +87,8 @@ def advise(
     ``strategies``: "fifo", "drr", "hierarchical", "priority", "static". ``progress``
     gets a dict per search step ({kind: baselines | iteration | probe | recheck,
     strategy, capacity_bps, ...}); returning False stops (tailor.errors.Cancelled).
+    ``model_form``: "calibrated" or "paper" (default the scenario's ``[model] form``);
+    ``host_scaling``: "scaled" or "fixed" (docs/advisor.md, "Capacity scaling: both readings").
     Raises ValueError for an unknown strategy, tailor.errors.ScenarioError (also for a
     class without an SLO), WorkloadError, RunError, Cancelled."""
 
@@ -102,6 +106,18 @@ def advise_weights(
     queueing inside each class with ``fair``), with the options the least-capacity search
     uses at each capacity; the weight advice as JSON text (strategy, capacity_bps,
     outcome, baselines, weights, chosen, verdicts, trajectory). Raises as ``advise``."""
+
+def swp_evaluate(
+    path: str | PathLike[str],
+    capacity_bps: float,
+    weights: list[list[float]] | None = None,
+    fair: bool = False,
+    seed: int | None = None,
+) -> str:
+    """Each class's verdict on the fast model at ``capacity_bps`` for each weight vector
+    (per-class queues served by weight; ``fair``: per-flow fair queueing inside each
+    class), or for shared FIFO when ``weights`` is None: JSON, one list of class verdicts
+    per vector, the messages drawn once with ``seed`` (scripts/optimizer_check.py)."""
 
 def transfer(weights: list[float], losses: list[float]) -> list[float]:
     """One round of Algorithm 1's pairwise transfers from ``weights`` given each class's

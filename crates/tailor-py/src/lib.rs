@@ -531,20 +531,6 @@ fn swp_evaluate(py: Python<'_>, path: PathBuf, capacity_bps: f64, weights: Optio
     result.map_err(|e| e.into_py_err(py))
 }
 
-/// Algorithm 1 at `capacity_bps` on the fast model (`advisor::advise_weights`, the
-/// capacity search's default options): the weight advice as JSON.
-#[pyfunction]
-#[pyo3(signature = (path, capacity_bps, fair=false, seed=None))]
-fn swp_weights(py: Python<'_>, path: PathBuf, capacity_bps: f64, fair: bool, seed: Option<u64>) -> PyResult<String> {
-    let result = py.detach(|| -> Result<String, Error> {
-        let problem = swp_problem(&path, seed)?;
-        let opts = tailor::advisor::capacity::SearchOptions::default().optimizer;
-        let a = tailor::advisor::advise_weights(&problem, fair, capacity_bps, &opts, &mut |_| true).map_err(|_| Error::Cancelled)?;
-        Ok(serde_json::to_string(&a).expect("an advice serializes"))
-    });
-    result.map_err(|e| e.into_py_err(py))
-}
-
 fn swp_problem(path: &Path, seed: Option<u64>) -> Result<tailor::advisor::problem::Problem, Error> {
     let sc = interruptible(|| Ok(Scenario::resolve(path, &[])?))?.scenario;
     let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
@@ -567,6 +553,5 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(advise_weights, m)?)?;
     m.add_function(wrap_pyfunction!(transfer, m)?)?;
     m.add_function(wrap_pyfunction!(swp_evaluate, m)?)?;
-    m.add_function(wrap_pyfunction!(swp_weights, m)?)?;
     Ok(())
 }
