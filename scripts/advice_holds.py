@@ -68,6 +68,9 @@ def one(path: Path, index: int, seeds: int, confirm: int | None, tolerance: floa
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=4, help="scenarios per class count")
+    ap.add_argument("--first", type=int, default=0,
+                    help="skip the scenarios drawn before this index (they are drawn, not run), to add new ones "
+                         "to an earlier measurement")
     ap.add_argument("--classes", type=int, nargs="+", default=[3, 5])
     ap.add_argument("--until", default="401ms", help="traffic per class: long enough for 100 messages above "
                     "125 KB a seed, so that every SLO can be judged")
@@ -77,6 +80,8 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="one 3-class scenario, 21 ms of traffic, one seed")
     ap.add_argument("--out", type=Path, default=ROOT / "target" / "advice-holds")
     args = ap.parse_args()
+    if not 0 <= args.first < args.n:
+        ap.error(f"--first: {args.first} is not accepted; accepted: 0 to --n - 1 ({args.n - 1})")
     if args.quick:
         args.n, args.classes, args.until, args.seeds = 1, [3], "21ms", 1
     args.out.mkdir(parents=True, exist_ok=True)
@@ -86,6 +91,8 @@ def main() -> int:
         rng = random.Random(GENERATOR_SEED + k)
         for i in range(args.n):
             sc, _ = draw(rng, i, k, args.until)
+            if i < args.first:
+                continue
             path = args.out / f"{sc.name}.toml"
             path.write_text(sc.toml())
             row = one(path, i, args.seeds, args.confirm_seeds, args.tolerance, args.out / "store")
