@@ -92,6 +92,11 @@ pub struct AboveFifo {
     pub grid_met: usize,
     /// The smallest worst loss on the grid (≤ 0 when a vector met).
     pub best_worst_loss: f64,
+    /// Where no grid vector met: vectors tried by the compass search from the grid's best
+    /// point, and the smallest worst loss it reached (≤ 0 when one met). Zero and the
+    /// grid's figure when the grid met.
+    pub refine_points: usize,
+    pub refined_worst_loss: f64,
     /// Weights meeting every SLO at `fifo_bps` were found (on the grid, or by Algorithm 1
     /// from its best point): an optimizer failure, searched again below `fifo_bps`. False:
     /// no vector tried meets there, the answer stays above FIFO's.
@@ -365,16 +370,89 @@ fn check_at_fifo(
         grid_points: vectors.len(),
         grid_met: worst.iter().filter(|&&l| l <= 0.0).count(),
         best_worst_loss: worst[best],
+        refine_points: 0,
+        refined_worst_loss: worst[best],
         fixed: false,
     };
     let start = if check.grid_met > 0 {
         Some(vectors[best].clone())
     } else {
-        let a = advise_weights_from(problem, fair, f, &opts.optimizer, Some(&vectors[best]), observe)?;
-        all_met(&a.verdicts).then_some(a.weights)
+        let r = refine(problem, fair, f, &vectors[best], worst[best]);
+        (check.refine_points, check.refined_worst_loss) = (r.points, r.worst_loss);
+        if r.worst_loss <= 0.0 {
+            Some(r.weights)
+        } else {
+            let a = advise_weights_from(problem, fair, f, &opts.optimizer, Some(&r.weights), observe)?;
+            all_met(&a.verdicts).then_some(a.weights)
+        }
     };
     check.fixed = start.is_some();
     Ok((check, start))
+}
+
+/// The compass search's result: the best vector, its worst loss, vectors evaluated.
+struct Refined {
+    weights: Vec<f64>,
+    worst_loss: f64,
+    points: usize,
+}
+
+/// Rounds of the compass search, and its first, largest and last step (weight moved
+/// between two classes).
+const REFINE_ROUNDS: usize = 16;
+const REFINE_FIRST_STEP: f64 = 0.04;
+const REFINE_MAX_STEP: f64 = 0.16;
+const REFINE_LAST_STEP: f64 = 0.0025;
+
+/// A compass (pattern) search on the simplex for a vector whose worst loss at `capacity_bps`
+/// is ≤ 0, from `start`: each round moves `step` of weight from one class to another, for
+/// every ordered pair (the k(k − 1) moves evaluated together), takes the best move if it
+/// lowers the worst loss (and doubles the step, to cross a wide slope in few rounds), and
+/// halves the step if none does. Feasible regions at FIFO's
+/// capacity can be a few hundredths wide (docs/advisor.md, "Optimizer failures,
+/// measured"): random draws around the grid's best missed one that this walk reaches,
+/// because every move is directed by the worst class's loss.
+fn refine(problem: &Problem, fair: bool, capacity_bps: f64, start: &[f64], start_loss: f64) -> Refined {
+    let worst = |v: &Vec<ClassVerdict>| v.iter().map(|c| c.loss).fold(f64::NEG_INFINITY, f64::max);
+    let (mut w, mut loss, mut points) = (start.to_vec(), start_loss, 0);
+    let mut step = REFINE_FIRST_STEP;
+    for _ in 0..REFINE_ROUNDS {
+        if loss <= 0.0 || step < REFINE_LAST_STEP {
+            break;
+        }
+        let moves = compass_moves(&w, step);
+        points += moves.len();
+        let best = evaluate_weights(problem, fair, capacity_bps, &moves)
+            .iter()
+            .map(worst)
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        match best {
+            Some((i, l)) if l < loss => {
+                (w, loss) = (moves[i].clone(), l);
+                step = (step * 2.0).min(REFINE_MAX_STEP);
+            }
+            _ => step /= 2.0,
+        }
+    }
+    Refined { weights: w, worst_loss: loss, points }
+}
+
+/// `w` with `step` of weight moved from class j to class i, for every ordered pair where j
+/// keeps a positive weight (at least 0.001: a class with no weight would starve).
+fn compass_moves(w: &[f64], step: f64) -> Vec<Vec<f64>> {
+    let mut out = Vec::new();
+    for i in 0..w.len() {
+        for j in 0..w.len() {
+            if i != j && w[j] - step >= 1e-3 {
+                let mut v = w.to_vec();
+                v[i] += step;
+                v[j] -= step;
+                out.push(v);
+            }
+        }
+    }
+    out
 }
 
 /// The search's lower end: the offered load, and at least 1 Mbps (a class of one
@@ -540,6 +618,28 @@ slo = [
                 met.push((c * f, t.weights.unwrap()));
             }
         }
+    }
+
+    #[test]
+    fn the_compass_search_walks_from_a_failing_vector_to_one_that_meets() {
+        let p = problem();
+        let fifo = min_capacity(&p, Strategy::SharedFifo, &SearchOptions::default(), &mut quiet()).unwrap().capacity_bps.unwrap();
+        let worst = |w: &[f64]| p.evaluate_all(Sharing::Weighted { weights: w.to_vec(), per_flow_fair: false }, fifo)
+            .iter().map(|c| c.loss).fold(f64::NEG_INFINITY, f64::max);
+        // Nearly all the weight on the bulk class queues the small messages behind it: they miss.
+        let start = [0.03, 0.97];
+        let start_loss = worst(&start);
+        assert!(start_loss > 0.0, "the case this test needs: {start_loss}");
+        let r = refine(&p, false, fifo, &start, start_loss);
+        assert!(r.worst_loss <= 0.0 && r.worst_loss == worst(&r.weights), "{} from {start_loss}", r.worst_loss);
+        assert!((r.weights.iter().sum::<f64>() - 1.0).abs() < 1e-9, "moves keep the weights on the simplex");
+        assert!(r.points > 0 && r.points <= REFINE_ROUNDS * 2, "{} vectors", r.points);
+        // Every move keeps the sum and a positive weight for each class.
+        for v in compass_moves(&[0.5, 0.3, 0.2], 0.04) {
+            assert!((v.iter().sum::<f64>() - 1.0).abs() < 1e-12 && v.iter().all(|&x| x >= 1e-3));
+        }
+        assert_eq!(compass_moves(&[0.5, 0.3, 0.2], 0.04).len(), 6);
+        assert_eq!(compass_moves(&[0.999, 0.001], 0.04).len(), 1, "a class at the floor gives nothing");
     }
 
     #[test]
