@@ -81,8 +81,12 @@ fn the_baseline_is_the_class_alone_served_at_its_share() {
     // Less share, more loss: the baseline search relies on it.
     let l: Vec<f64> = [1.0, 0.9, 0.8, 0.7].iter().map(|&w| eval.baseline_loss(1, w)).collect();
     assert!(l.windows(2).all(|x| x[1] > x[0]), "{l:?}");
-    // The bulk class at 60 % load cannot meet its SLOs with under 60 % of the link.
-    assert!(eval.baseline_loss(1, 0.55) > 0.0);
+    // The bulk class cannot meet its SLOs with less of the link than it offers. Its draw
+    // offers 54.3 % of the link over its 5 ms (`load = 0.6` is the generator's mean), so
+    // the share below it is 0.5: 0.55 was asserted here until the model's recalibration
+    // (issue 25, docs/model.md), after which the class meets its SLOs at 55 % by a hair
+    // (p99 7.98 against 8), at 98.7 % utilization.
+    assert!(eval.baseline_loss(1, 0.5) > 0.0);
 }
 
 #[test]

@@ -73,8 +73,14 @@ fn equal_long_flows_share_the_link_equally() {
 
 #[test]
 fn classes_share_the_link_by_weight_when_backlogged() {
-    // Weights 1 : 3, one 20 MB flow each: class 1 runs at 3C/4 until done (4/3 S/C),
-    // then class 0 (which had S/3) finishes the rest alone: 2 S/C.
+    // Weights 1 : 3, one 20 MB flow each: under exact weighted sharing class 1 runs at
+    // 3C/4 until done (4/3 S/C), then class 0 (which had S/3) finishes the rest alone:
+    // 2 S/C. With equal weights both would take 2 S/C. DCTCP marked on the port's backlog
+    // does not share exactly: class 0's queue gets class 1's flow marked too, and a lone
+    // flow regrows its window by a segment per RTT after a cut. The packet engine, same
+    // two flows (DRR 1 : 3, K = 100 KB, windows of one BDP): class 1 in 1.114 x 4/3 S/C,
+    // class 0 in 1.054 x 2 S/C. The model matched GPS within 3 % until its recalibration
+    // (issue 25, docs/model.md: additive increase), now 1.050 and 1.083.
     let s = 20_000_000u64;
     let recs = run(
         Sharing::Weighted { weights: vec![1.0, 3.0], per_flow_fair: false },
@@ -82,8 +88,11 @@ fn classes_share_the_link_by_weight_when_backlogged() {
     );
     let fct = |c: usize| recs.iter().find(|r| r.class.index() == c).unwrap().latency().as_ns_f64();
     let sc = s as f64 * 0.08;
-    assert!((fct(1) / (4.0 / 3.0 * sc) - 1.0).abs() < 0.03, "class 1: {} vs {}", fct(1), 4.0 / 3.0 * sc);
-    assert!((fct(0) / (2.0 * sc) - 1.0).abs() < 0.03, "class 0: {} vs {}", fct(0), 2.0 * sc);
+    let (one, zero) = (fct(1) / (4.0 / 3.0 * sc), fct(0) / (2.0 * sc));
+    // Never faster than exact sharing; class 1 far nearer its 3/4 share than an equal one
+    // (1.5), and class 0 done near 2 S/C, as on the packet engine.
+    assert!((1.0..1.15).contains(&one), "class 1: {} vs {}", fct(1), 4.0 / 3.0 * sc);
+    assert!((1.0..1.12).contains(&zero), "class 0: {} vs {}", fct(0), 2.0 * sc);
 }
 
 #[test]

@@ -13,7 +13,11 @@
 //! falls with time constant one RTT; a flow never has more than R0·RTT bytes in flight,
 //! so it sends at most R0·RTT / (RTT + Q_k / C_k). SWP-H (HPCC) shares the residual
 //! N_k·f_k mostly in proportion to the flows' reference rates (`Split::Proportional`)
-//! rather than evenly. The extraction lost the exact forms;
+//! rather than evenly. SWP-D (DCTCP) rises by DCTCP's additive increase instead of the
+//! filter (`Rise::Additive`): one segment per RTT, up to the ideal, and while the queue
+//! it is marked on is at or below q0 on up to line rate (no ideal holds an unmarked
+//! window back, so the controlled flows build DCTCP's standing queue); it falls by at
+//! most half per RTT (DCTCP's cut is α/2 ≤ 1/2 per RTT of marks). The extraction lost the exact forms;
 //! the choices and the calibration against the packet engine are in docs/model.md.
 //! That is the calibrated form; `Form::Paper` runs what the text says instead (one
 //! filter time constant of κ µs, no window, feedback at arrival + RTT, each class's own
@@ -101,7 +105,7 @@ impl Form {
     pub fn params(self, cc: CcParams) -> CcParams {
         match self {
             Form::Calibrated => cc,
-            Form::Paper => CcParams { split: Split::Even, ..cc },
+            Form::Paper => CcParams { split: Split::Even, rise: Rise::Filter, ..cc },
         }
     }
 }
@@ -125,6 +129,23 @@ pub struct CcParams {
     /// How the controlled flows share the residual (docs/model.md, "SWP-H against the
     /// packet engine's HPCC").
     pub split: Split,
+    /// How a controlled flow's rate rises (docs/model.md, "Recalibration (issue 25)").
+    pub rise: Rise,
+    /// The sender's segment (bytes): Rise::Additive's step is one per RTT.
+    pub mss: f64,
+}
+
+/// How a controlled flow's rate moves up (down, it follows the ideal with time constant
+/// one RTT in the calibrated form).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rise {
+    /// Towards the ideal through the low-pass filter, time constant κ·RTT (eq. 7).
+    Filter,
+    /// DCTCP's additive increase: by one segment per RTT, i.e. MSS / RTT per RTT, up to
+    /// the ideal; and while the queue the flow's marks come from is at or below q0 (no
+    /// marks), on up to line rate (its window grows unmarked), so the controlled flows
+    /// build the standing queue DCTCP keeps below K.
+    Additive,
 }
 
 /// Under `Split::Proportional`, the part of the residual shared in proportion to the
@@ -146,14 +167,20 @@ pub enum Split {
 
 impl CcParams {
     /// SWP-D: the DCTCP preset (η 100 %, q0 100 KB, β 0, κ 5.5).
-    pub const SWP_D: CcParams = CcParams { eta: 1.0, q0: 100_000.0, beta: 0.0, kappa: 5.5, r0: 1.0, split: Split::Even };
+    pub const SWP_D: CcParams =
+        CcParams { eta: 1.0, q0: 100_000.0, beta: 0.0, kappa: 5.5, r0: 1.0, split: Split::Even, rise: Rise::Additive, mss: 1448.0 };
     /// SWP-H: the HPCC preset (η 90 %, q0 0, β 1, κ 5.0).
-    pub const SWP_H: CcParams = CcParams { eta: 0.9, q0: 0.0, beta: 1.0, kappa: 5.0, r0: 1.0, split: Split::Proportional };
+    pub const SWP_H: CcParams =
+        CcParams { eta: 0.9, q0: 0.0, beta: 1.0, kappa: 5.0, r0: 1.0, split: Split::Proportional, rise: Rise::Filter, mss: 1448.0 };
 
-    /// The ideal per-flow rate (bytes/s) of eq. 11.
+    /// The ideal per-flow rate (bytes/s) of eq. 11; under `Rise::Additive`, unbounded
+    /// while the queue seen is at or below q0 (DCTCP's windows grow unmarked there).
     pub fn ideal_rate(&self, capacity: f64, uncontrolled: f64, queue_seen: f64, rtt: f64, controlled: usize) -> f64 {
         if controlled == 0 {
             return 0.0;
+        }
+        if self.rise == Rise::Additive && queue_seen <= self.q0 {
+            return f64::INFINITY;
         }
         let drain = (queue_seen - self.q0).max(0.0) / rtt;
         (self.eta * capacity - self.beta * uncontrolled - drain).max(0.0) / controlled as f64
@@ -176,6 +203,13 @@ impl CcParams {
         (1.0 - PROPORTIONAL_WEIGHT) * even + PROPORTIONAL_WEIGHT * scale * reference
     }
 
+    /// `Rise::Additive`'s moves per step of `dt`: up by one segment per RTT per RTT
+    /// (MSS·dt / RTT²), down by at most half per RTT (2^(−dt / RTT)); None under
+    /// `Rise::Filter`.
+    pub fn additive(&self, dt: f64, rtt: f64) -> Option<Additive> {
+        (self.rise == Rise::Additive).then(|| Additive { step: self.mss * dt / (rtt * rtt), halving: 0.5f64.powf(dt / rtt) })
+    }
+
     /// One step of the low-pass filter (eq. 7) over `dt` seconds.
     pub fn filter(&self, rate: f64, ideal: f64, dt: f64, rtt: f64) -> f64 {
         Self::smooth(rate, ideal, self.gains(dt, rtt))
@@ -192,6 +226,29 @@ impl CcParams {
     pub fn smooth(rate: f64, ideal: f64, gains: Gains) -> f64 {
         let g = if ideal < rate { gains.down } else { gains.up };
         rate + (ideal - rate) * g
+    }
+}
+
+/// DCTCP's rate moves per step (`CcParams::additive`, docs/model.md, "Recalibration
+/// (issue 25)").
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Additive {
+    /// How much a rate rises in one step (bytes/s): one segment per RTT, per RTT.
+    pub step: f64,
+    /// The least fraction of its rate a flow keeps over one step: half per RTT.
+    pub halving: f64,
+}
+
+impl Additive {
+    /// A controlled flow's next rate: up by `step`, never past the ideal nor line rate
+    /// (`r0`, bytes/s: a window of at most one BDP); down towards the ideal as the filter
+    /// falls, but by no more than half per RTT.
+    pub fn next(self, rate: f64, ideal: f64, gains: Gains, r0: f64) -> f64 {
+        if ideal >= rate {
+            (rate + self.step).min(ideal).min(r0)
+        } else {
+            CcParams::smooth(rate, ideal, gains).max(rate * self.halving)
+        }
     }
 }
 
@@ -216,11 +273,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn swp_ds_additive_increase_is_one_segment_per_rtt_and_its_cut_at_most_half_per_rtt() {
+        let p = CcParams::SWP_D;
+        let (rtt, dt) = (10e-6, 0.5e-6);
+        let a = p.additive(dt, rtt).expect("SWP-D rises additively");
+        let g = p.gains(dt, rtt);
+        let steps = (rtt / dt).round() as usize;
+        let run = |from: f64, ideal: f64| (0..steps).fold(from, |r, _| a.next(r, ideal, g, 12.5e9));
+        // Unmarked (ideal unbounded): one MSS per RTT more each RTT, capped at line rate.
+        let up = run(1e9, f64::INFINITY);
+        assert!((up - (1e9 + 1448.0 / rtt)).abs() < 1.0, "{up}");
+        assert_eq!(run(12.4e9, f64::INFINITY), 12.5e9, "never above line rate");
+        assert_eq!(run(1e9, 1.05e9), 1.05e9, "never above the ideal");
+        // Marked with nothing left for the controlled flows: half per RTT, not 1/e.
+        let down = run(8e9, 0.0);
+        assert!((down - 4e9).abs() < 1.0, "{down}");
+        // A small cut is the filter's.
+        assert!((run(8e9, 7.9e9) - p.filter(8e9, 7.9e9, rtt, rtt)).abs() < 0.2e9);
+        // Below q0 the ideal no longer holds the flows back; above it, eq. 11's.
+        assert_eq!(p.ideal_rate(12.5e9, 0.0, 100_000.0, rtt, 4), f64::INFINITY);
+        assert!((p.ideal_rate(12.5e9, 0.0, 150_000.0, rtt, 4) - (12.5e9 - 5e9) / 4.0).abs() < 1.0);
+        // SWP-H and the paper form keep the filter.
+        assert_eq!(CcParams::SWP_H.additive(dt, rtt), None);
+        assert_eq!(Form::Paper.params(p).additive(dt, rtt), None);
+        assert_eq!(Form::Calibrated.params(p).additive(dt, rtt), Some(a));
+    }
+
+    #[test]
     fn ideal_rate_shares_the_residual() {
         let p = CcParams::SWP_H;
         // 10 GB/s link, 1 GB/s uncontrolled, empty queue, 4 flows: (9 - 1) / 4.
         assert!((p.ideal_rate(10e9, 1e9, 0.0, 10e-6, 4) - 2e9).abs() < 1.0);
-        let d = CcParams::SWP_D;
+        let d = CcParams { rise: Rise::Filter, ..CcParams::SWP_D };
         // DCTCP ignores uncontrolled traffic and drains the queue above q0 in one RTT.
         let r = d.ideal_rate(10e9, 5e9, 150_000.0, 10e-6, 1);
         assert!((r - (10e9 - 50_000.0 / 10e-6)).abs() < 1.0);

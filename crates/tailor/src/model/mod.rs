@@ -19,7 +19,7 @@ pub mod service;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{CcParams, Form, Split};
+pub use cc::{Additive, CcParams, Form, Rise, Split};
 
 use crate::sim::Time;
 use crate::workload::MessageSpec;

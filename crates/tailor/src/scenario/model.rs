@@ -12,7 +12,7 @@
 use super::reader::{ScenarioError, Table};
 use super::scope::Bottleneck;
 use super::Scenario;
-use crate::model::{CcParams, Form, ModelConfig, Sharing};
+use crate::model::{CcParams, Form, ModelConfig, Rise, Sharing};
 use crate::net::topology::{Discipline, LinkSpec, Shape};
 use crate::sim::Time;
 use crate::transport::ModelFamily;
@@ -148,8 +148,8 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
         return Err(error(sc, format!("class[{i}].transport"), format!("differs from class[0]'s ({} and {}); accepted: one transport for every class with the model engine (it models one congestion control for all)", sc.transport_of(i).name(), sc.transport_of(0).name())));
     }
     let mut cc = match sc.transport_of(0).model_family() {
-        Some(ModelFamily::Dctcp) => {
-            let mut p = CcParams::SWP_D;
+        Some(ModelFamily::Dctcp { mss }) => {
+            let mut p = CcParams { mss: mss as f64, ..CcParams::SWP_D };
             if let Some(k) = bottleneck.ecn_threshold {
                 p.q0 = k as f64;
             }
@@ -169,7 +169,12 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     cc.eta = m.eta.unwrap_or(cc.eta);
     cc.q0 = m.q0.map_or(cc.q0, |q| q as f64);
     cc.beta = m.beta.unwrap_or(cc.beta);
-    cc.kappa = m.kappa.unwrap_or(cc.kappa);
+    if let Some(kappa) = m.kappa {
+        // κ is the filter's: a scenario that sets it gets the filter's rise, not SWP-D's
+        // additive increase (docs/model.md, "Recalibration (issue 25)").
+        cc.kappa = kappa;
+        cc.rise = Rise::Filter;
+    }
     // Flows start at their NIC's line rate, which a slower bottleneck (a trunk) exceeds.
     cc.r0 = sc.host_rate.bps() as f64 / bottleneck.rate.bps() as f64;
     let p = &sc.net.classes;

@@ -121,8 +121,9 @@ pub struct Frames {
 /// What the fast model knows how to stand for (docs/model.md, "Presets").
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum ModelFamily {
-    /// ECN-marking window control: preset SWP-D.
-    Dctcp,
+    /// ECN-marking window control with segments of `mss` bytes: preset SWP-D (the
+    /// calibrated form's additive increase is one segment per RTT, docs/model.md).
+    Dctcp { mss: u32 },
     /// Telemetry-driven window control with target utilization `eta`: preset SWP-H.
     Hpcc { eta: f64 },
 }

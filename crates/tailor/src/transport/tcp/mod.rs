@@ -215,7 +215,7 @@ impl Transport for Config {
     fn model_family(&self) -> Option<ModelFamily> {
         match self.flavor {
             Flavor::NewReno | Flavor::Cubic(_) | Flavor::Off => None,
-            Flavor::Dctcp { .. } => Some(ModelFamily::Dctcp),
+            Flavor::Dctcp { .. } => Some(ModelFamily::Dctcp { mss: self.mss }),
             Flavor::Hpcc(h) => Some(ModelFamily::Hpcc { eta: h.eta }),
         }
     }
