@@ -31,6 +31,7 @@ from tailor.decision import Reporter
 from tailor.errors import DisciplineError, OptionError
 from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
+from tailor.store import KEEPS
 
 __all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "describe_event"]
 
@@ -197,6 +198,7 @@ class Advice:
             seeds = pe["seeds"]
             console.print(f"packet engine: seeds {seeds[0]}-{seeds[-1]}, {self.packet_runs} runs ({pe['run']} run, "
                           f"{pe['cached']} found in {pe['store']}/" + (f", {pe['failed']} failed" if pe["failed"] else "")
+                          + (", kept as summaries only" if pe.get("keep") == "summary" else "")
                           + f"); rule: {pe['rule']}", highlight=False)
         console.print(f"fast model {r['model_seconds']:.2f} s", highlight=False)
 
@@ -376,6 +378,7 @@ def advise(
     model_form: Optional[str] = None,
     reporter: Optional[Reporter] = None,
     confirm_seeds: Optional[int] = None,
+    keep: str = "all",
 ) -> Advice:
     """Runs the advisor on a scenario file.
 
@@ -399,12 +402,17 @@ def advise(
     docs/model.md "The paper-literal form"); ``host_scaling`` is read by the model too
     (docs/advisor.md "Capacity scaling: both readings"). Raises ScenarioError for a scenario
     outside the fast model's scope (docs/model.md), OptionError or DisciplineError for a bad
-    option (nothing run).
+    option (nothing run). ``keep``: what the store keeps of each packet run, ``"all"`` its
+    every file (messages included, so each verdict traces to its run) or ``"summary"`` its
+    summary and SLO verdicts only, about a tenth of the bytes; the answer is the same
+    (docs/advisor.md, "Reproductions").
     """
     from tailor.swp_packet import DEFAULT_SEEDS, DEFAULT_TOLERANCE, packet_advice
 
     names = list(dict.fromkeys(disciplines or []))
     _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, model_form)
+    if keep not in KEEPS:
+        raise OptionError(f"--keep: unknown value {keep!r}; accepted: {', '.join(KEEPS)}")
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds,
                         packet=engine == "packet" or recheck)
@@ -430,7 +438,7 @@ def advise(
         store = Path(out) if out is not None else Path("sweeps") / f"advise-{sc.name}"
         packet_advice(report, sc, least=engine == "packet", seeds=n, out=store, host_scaling=host_scaling,
                       tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance, jobs=workers, ray=ray,
-                      reporter=reporter, progress=progress, confirm_seeds=confirm_seeds)
+                      reporter=reporter, progress=progress, confirm_seeds=confirm_seeds, keep=keep)
     else:
         for a in _answers(report):
             a.update(engine="model", model_form=report["model_form"], host_scaling=report["host_scaling"],
