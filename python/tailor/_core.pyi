@@ -86,7 +86,9 @@ def advise(
 
     ``strategies``: "fifo", "drr", "hierarchical", "priority", "static". ``progress``
     gets a dict per search step ({kind: baselines | iteration | probe | recheck,
-    strategy, capacity_bps, ...}); returning False stops (tailor.errors.Cancelled).
+    strategy, capacity_bps, ...}; a step of a weighted answer's check against shared FIFO
+    also has check = "fifo" and of = the weighted strategy); returning False stops
+    (tailor.errors.Cancelled).
     ``model_form``: "calibrated" or "paper" (default the scenario's ``[model] form``);
     ``host_scaling``: "scaled" or "fixed" (docs/advisor.md, "Capacity scaling: both readings").
     Raises ValueError for an unknown strategy, tailor.errors.ScenarioError (also for a

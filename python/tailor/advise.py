@@ -300,10 +300,14 @@ def _packet_text(a: dict[str, Any]) -> str:
 def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
     ref = next((c["capacity_bps"] for c in caps if c["strategy"] == "drr" and c["capacity_bps"]), None)
     packet = any(c.get("engine") == "packet" for c in caps)
+    checked = any(c.get("above_fifo") for c in caps)
     t = Table(title="least capacity meeting every SLO" + (", searched on the packet engine" if packet else ""),
               title_justify="left", box=box.SIMPLE_HEAD)
-    for name in ["discipline", "capacity", "x offered", "vs SWP weights", "model's answer", "packet engine", "setting"]:
+    names = ["discipline", "capacity", "x offered", "vs SWP weights", "model's answer", "packet engine", "setting"]
+    for name in names:
         t.add_column(name, justify="left" if name in ("discipline", "setting", "packet engine") else "right")
+    if checked:
+        t.add_column("model's FIFO check", no_wrap=True)
     for c in caps:
         cap = c["capacity_bps"]
         if c.get("weights"):
@@ -326,6 +330,7 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
             fmt.rate(model) if model is not None else "none found",
             _packet_text(c),
             setting,
+            *([_fifo_check_text(c.get("above_fifo"))] if checked else []),
         )
     console.print(t)
     for c in caps:
@@ -334,8 +339,26 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
             console.print(f"  {DISCIPLINES[c['strategy']]}: {search['why']}", highlight=False)
 
 
+def _fifo_check_text(a: Optional[dict[str, Any]]) -> str:
+    """The model's check of a weighted answer above shared FIFO's least capacity
+    (``above_fifo``; docs/advisor.md, "The check against shared FIFO"), in a cell: FIFO's
+    capacity, how many of the grid's weight vectors meet every SLO there, the best worst
+    loss; ``fixed`` (an optimizer failure, searched again below FIFO's) with the first answer."""
+    if not a:
+        return ""
+    text = f"FIFO {fmt.rate(a['fifo_bps'])}: {a['grid_met']}/{a['grid_points']} meet, best {a['best_worst_loss']:+.3f}"
+    if a["fixed"]:
+        first = fmt.rate(a["search_bps"]) if a.get("search_bps") is not None else "none"
+        return f"fixed (was {first}); {text}"
+    return text
+
+
 def describe_event(e: dict[str, Any]) -> str:
-    """One line for a progress event of the search."""
+    """One line for a progress event of the search; a step of a weighted answer's check
+    against shared FIFO (``check == "fifo"``) says so, with whose answer it checks."""
+    if e.get("check") == "fifo":
+        inner = describe_event({k: v for k, v in e.items() if k not in ("check", "of")})
+        return f"fifo check ({DISCIPLINES.get(e['of'], e['of'])}): {inner}"
     s = DISCIPLINES.get(e["strategy"], e["strategy"])
     at = fmt.rate(e["capacity_bps"])
     if e["kind"] == "baselines":

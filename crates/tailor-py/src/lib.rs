@@ -504,6 +504,13 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
             d.set_item("strategy", strategy.name())?;
             d.set_item("capacity_bps", capacity_bps)?;
         }
+        Event::FifoCheck { of, event } => {
+            // The event as it is, marked as part of `of`'s check against shared FIFO.
+            let inner = advise_event(py, event)?;
+            inner.set_item("check", "fifo")?;
+            inner.set_item("of", of.name())?;
+            return Ok(inner);
+        }
     }
     Ok(d)
 }
