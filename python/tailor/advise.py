@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from rich.table import Table
 
 from tailor import _core, fmt
 from tailor.decision import Reporter
-from tailor.errors import DisciplineError, OptionError
+from tailor.errors import DisciplineError, OptionError, ScenarioError
 from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
 from tailor.store import KEEPS
@@ -372,6 +373,43 @@ def describe_event(e: dict[str, Any]) -> str:
     return f"{s} at {at}: re-checking on the packet engine"
 
 
+def check_samples(sc: Scenario) -> None:
+    """Raises ScenarioError naming every SLO whose size range is expected to get fewer
+    messages over the scenario's horizon than its statistic needs (a p99: 100;
+    ``_core.slo_counts``, docs/advisor.md "Too few messages to judge"), with the count
+    expected, the count needed and the ``until`` that would give it: no seed could judge
+    such an SLO, so a search would only report it not judged, after minutes of runs."""
+    short = [e for e in json.loads(_core.slo_counts(str(sc.path), list(sc.overrides))) if e["expected"] < e["needed"]]
+    if not short:
+        return
+
+    def one(e: dict[str, Any]) -> str:
+        end = {"until": "until", "stop": "[run] stop", "messages": "its last message"}[e["limited_by"]]
+        if not e["until_needed_ns"]:
+            gives = "no message size of the class falls in its range"
+        elif e["limited_by"] == "messages":
+            gives = f"messages = {math.ceil(e['needed'] / e['share'])} after the warm-up would give them"
+        else:
+            gives = f"until = {_until(e['until_needed_ns'])}" + (" and a [run] stop after it" if end != "until" else "") \
+                + " would give them"
+        return (f"class {e['class']}, {short_sli(e['sli'])}: {e['expected']:.1f} messages expected from "
+                f"{fmt.time(e['from_ns'])} to {end} at {fmt.time(e['to_ns'])}, {e['needed']} needed ({gives})")
+
+    needs = [e["until_needed_ns"] for e in short if e["until_needed_ns"]]
+    first = short[0]
+    raise ScenarioError(
+        str(sc.path), f"class[{first['class_index']}].slo[{first['slo_index']}]",
+        f"too few messages to judge {len(short)} SLO(s), even in the mean: " + "; ".join(one(e) for e in short)
+        + "; accepted: a horizon that gives each SLO the messages it needs"
+        + (f" (until = {_until(max(needs))} for all)" if needs else "")
+        + ", or --allow-unjudged to search anyway (those SLOs are then reported not judged)")
+
+
+def _until(ns: float) -> str:
+    """A class's ``until`` as a scenario writes it, rounded up: ``"182ms"``."""
+    return f'"{math.ceil(ns / 1e6)}ms"' if ns >= 1e6 else f'"{math.ceil(ns / 1e3)}us"'
+
+
 def _check_packet_seeds(first: int, seeds: int, confirm_seeds: Optional[int], packet: bool) -> None:
     """Refused before anything runs: ``confirm_seeds`` out of range, or (when the packet
     engine runs) its seeds, from ``first``, passing the engine's largest seed."""
@@ -402,6 +440,7 @@ def advise(
     reporter: Optional[Reporter] = None,
     confirm_seeds: Optional[int] = None,
     keep: str = "all",
+    allow_unjudged: bool = True,
 ) -> Advice:
     """Runs the advisor on a scenario file.
 
@@ -428,7 +467,10 @@ def advise(
     option (nothing run). ``keep``: what the store keeps of each packet run, ``"all"`` its
     every file (messages included, so each verdict traces to its run) or ``"summary"`` its
     summary and SLO verdicts only, about a tenth of the bytes; the answer is the same
-    (docs/advisor.md, "Reproductions").
+    (docs/advisor.md, "Reproductions"). ``allow_unjudged=False``: refused (ScenarioError,
+    before anything runs) when an SLO's size range is expected to get fewer messages over
+    the horizon than its statistic needs (:func:`check_samples`; the command line's
+    default); True (the default here) searches anyway, such SLOs reported not judged.
     """
     from tailor.swp_packet import DEFAULT_SEEDS, DEFAULT_TOLERANCE, packet_advice
 
@@ -437,6 +479,9 @@ def advise(
     if keep not in KEEPS:
         raise OptionError(f"--keep: unknown value {keep!r}; accepted: {', '.join(KEEPS)}")
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    if not allow_unjudged:
+        _core.model_scope(str(sc.path), list(sc.overrides))  # a scenario out of scope says so first
+        check_samples(sc)
     _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds,
                         packet=engine == "packet" or recheck)
     if ray:

@@ -10,6 +10,7 @@ pub mod capacity;
 pub mod optimizer;
 pub mod problem;
 pub mod recheck;
+pub mod samples;
 
 use capacity::CapacityAdvice;
 use optimizer::{Options, Outcome, Step};
