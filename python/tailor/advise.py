@@ -34,7 +34,8 @@ from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
 from tailor.store import KEEPS
 
-__all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "check_samples", "describe_event"]
+__all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "check_samples",
+           "describe_event"]
 
 #: The disciplines the advisor compares, by their command-line names.
 DISCIPLINES = {
