@@ -40,6 +40,13 @@ def model_scope(path: str | PathLike[str], overrides: Overrides | None = None) -
     {bottleneck (its description), capacity_bps}. Raises tailor.errors.ScenarioError
     naming the class and why not, or as check."""
 
+def slo_counts(path: str | PathLike[str], overrides: Overrides | None = None) -> str:
+    """Per SLO of a generated open-loop class whose horizon ends, the messages its size
+    range is expected to get and how many its statistic needs, as a JSON list of {class,
+    class_index, slo_index, sli, share, per_s, from_ns, to_ns, limited_by (until | stop |
+    messages), expected, needed, until_needed_ns} (docs/advisor.md, "Too few messages to
+    judge"). Raises as check."""
+
 def oracle_scope(path: str | PathLike[str], overrides: Overrides | None = None) -> None:
     """Whether the SRPT oracle can run the scenario (a fabric limited by its host links,
     one-way classes, transports that frame their messages; docs/oracle.md, "Scope").
@@ -86,7 +93,9 @@ def advise(
 
     ``strategies``: "fifo", "drr", "hierarchical", "priority", "static". ``progress``
     gets a dict per search step ({kind: baselines | iteration | probe | recheck,
-    strategy, capacity_bps, ...}); returning False stops (tailor.errors.Cancelled).
+    strategy, capacity_bps, ...}; a step of a weighted answer's check against shared FIFO
+    also has check = "fifo" and of = the weighted strategy); returning False stops
+    (tailor.errors.Cancelled).
     ``model_form``: "calibrated" or "paper" (default the scenario's ``[model] form``);
     ``host_scaling``: "scaled" or "fixed" (docs/advisor.md, "Capacity scaling: both readings").
     Raises ValueError for an unknown strategy, tailor.errors.ScenarioError (also for a

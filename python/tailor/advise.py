@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -28,11 +29,13 @@ from rich.table import Table
 
 from tailor import _core, fmt
 from tailor.decision import Reporter
-from tailor.errors import DisciplineError, OptionError
+from tailor.errors import DisciplineError, OptionError, ScenarioError
 from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
+from tailor.store import KEEPS
 
-__all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "describe_event"]
+__all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "check_samples",
+           "describe_event"]
 
 #: The disciplines the advisor compares, by their command-line names.
 DISCIPLINES = {
@@ -197,6 +200,7 @@ class Advice:
             seeds = pe["seeds"]
             console.print(f"packet engine: seeds {seeds[0]}-{seeds[-1]}, {self.packet_runs} runs ({pe['run']} run, "
                           f"{pe['cached']} found in {pe['store']}/" + (f", {pe['failed']} failed" if pe["failed"] else "")
+                          + (", kept as summaries only" if pe.get("keep") == "summary" else "")
                           + f"); rule: {pe['rule']}", highlight=False)
         console.print(f"fast model {r['model_seconds']:.2f} s", highlight=False)
 
@@ -298,10 +302,14 @@ def _packet_text(a: dict[str, Any]) -> str:
 def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
     ref = next((c["capacity_bps"] for c in caps if c["strategy"] == "drr" and c["capacity_bps"]), None)
     packet = any(c.get("engine") == "packet" for c in caps)
+    checked = any(c.get("above_fifo") for c in caps)
     t = Table(title="least capacity meeting every SLO" + (", searched on the packet engine" if packet else ""),
               title_justify="left", box=box.SIMPLE_HEAD)
-    for name in ["discipline", "capacity", "x offered", "vs SWP weights", "model's answer", "packet engine", "setting"]:
+    names = ["discipline", "capacity", "x offered", "vs SWP weights", "model's answer", "packet engine", "setting"]
+    for name in names:
         t.add_column(name, justify="left" if name in ("discipline", "setting", "packet engine") else "right")
+    if checked:
+        t.add_column("model's FIFO check", no_wrap=True)
     for c in caps:
         cap = c["capacity_bps"]
         if c.get("weights"):
@@ -324,6 +332,7 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
             fmt.rate(model) if model is not None else "none found",
             _packet_text(c),
             setting,
+            *([_fifo_check_text(c.get("above_fifo"))] if checked else []),
         )
     console.print(t)
     for c in caps:
@@ -332,8 +341,26 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
             console.print(f"  {DISCIPLINES[c['strategy']]}: {search['why']}", highlight=False)
 
 
+def _fifo_check_text(a: Optional[dict[str, Any]]) -> str:
+    """The model's check of a weighted answer above shared FIFO's least capacity
+    (``above_fifo``; docs/advisor.md, "The check against shared FIFO"), in a cell: FIFO's
+    capacity, how many of the grid's weight vectors meet every SLO there, the best worst
+    loss; ``fixed`` (an optimizer failure, searched again below FIFO's) with the first answer."""
+    if not a:
+        return ""
+    text = f"FIFO {fmt.rate(a['fifo_bps'])}: {a['grid_met']}/{a['grid_points']} meet, best {a['best_worst_loss']:+.3f}"
+    if a["fixed"]:
+        first = fmt.rate(a["search_bps"]) if a.get("search_bps") is not None else "none"
+        return f"fixed (was {first}); {text}"
+    return text
+
+
 def describe_event(e: dict[str, Any]) -> str:
-    """One line for a progress event of the search."""
+    """One line for a progress event of the search; a step of a weighted answer's check
+    against shared FIFO (``check == "fifo"``) says so, with whose answer it checks."""
+    if e.get("check") == "fifo":
+        inner = describe_event({k: v for k, v in e.items() if k not in ("check", "of")})
+        return f"fifo check ({DISCIPLINES.get(e['of'], e['of'])}): {inner}"
     s = DISCIPLINES.get(e["strategy"], e["strategy"])
     at = fmt.rate(e["capacity_bps"])
     if e["kind"] == "baselines":
@@ -345,6 +372,43 @@ def describe_event(e: dict[str, Any]) -> str:
         hi = "?" if e["hi_bps"] is None else fmt.rate(e["hi_bps"])
         return f"{s}: trying {at} (answer in ({fmt.rate(e['lo_bps'])}, {hi}])"
     return f"{s} at {at}: re-checking on the packet engine"
+
+
+def check_samples(sc: Scenario) -> None:
+    """Raises ScenarioError naming every SLO whose size range is expected to get fewer
+    messages over the scenario's horizon than its statistic needs (a p99: 100;
+    ``_core.slo_counts``, docs/advisor.md "Too few messages to judge"), with the count
+    expected, the count needed and the ``until`` that would give it: no seed could judge
+    such an SLO, so a search would only report it not judged, after minutes of runs."""
+    short = [e for e in json.loads(_core.slo_counts(str(sc.path), list(sc.overrides))) if e["expected"] < e["needed"]]
+    if not short:
+        return
+
+    def one(e: dict[str, Any]) -> str:
+        end = {"until": "until", "stop": "[run] stop", "messages": "its last message"}[e["limited_by"]]
+        if not e["until_needed_ns"]:
+            gives = "no message size of the class falls in its range"
+        elif e["limited_by"] == "messages":
+            gives = f"messages = {math.ceil(e['needed'] / e['share'])} after the warm-up would give them"
+        else:
+            gives = f"until = {_until(e['until_needed_ns'])}" + (" and a [run] stop after it" if end != "until" else "") \
+                + " would give them"
+        return (f"class {e['class']}, {short_sli(e['sli'])}: {e['expected']:.1f} messages expected from "
+                f"{fmt.time(e['from_ns'])} to {end} at {fmt.time(e['to_ns'])}, {e['needed']} needed ({gives})")
+
+    needs = [e["until_needed_ns"] for e in short if e["until_needed_ns"]]
+    first = short[0]
+    raise ScenarioError(
+        str(sc.path), f"class[{first['class_index']}].slo[{first['slo_index']}]",
+        f"too few messages to judge {len(short)} SLO(s), even in the mean: " + "; ".join(one(e) for e in short)
+        + "; accepted: a horizon that gives each SLO the messages it needs"
+        + (f" (until = {_until(max(needs))} for all)" if needs else "")
+        + ", or --allow-unjudged to search anyway (those SLOs are then reported not judged)")
+
+
+def _until(ns: float) -> str:
+    """A class's ``until`` as a scenario writes it, rounded up: ``"182ms"``."""
+    return f'"{math.ceil(ns / 1e6)}ms"' if ns >= 1e6 else f'"{math.ceil(ns / 1e3)}us"'
 
 
 def _check_packet_seeds(first: int, seeds: int, confirm_seeds: Optional[int], packet: bool) -> None:
@@ -376,6 +440,8 @@ def advise(
     model_form: Optional[str] = None,
     reporter: Optional[Reporter] = None,
     confirm_seeds: Optional[int] = None,
+    keep: str = "all",
+    allow_unjudged: bool = True,
 ) -> Advice:
     """Runs the advisor on a scenario file.
 
@@ -399,13 +465,24 @@ def advise(
     docs/model.md "The paper-literal form"); ``host_scaling`` is read by the model too
     (docs/advisor.md "Capacity scaling: both readings"). Raises ScenarioError for a scenario
     outside the fast model's scope (docs/model.md), OptionError or DisciplineError for a bad
-    option (nothing run).
+    option (nothing run). ``keep``: what the store keeps of each packet run, ``"all"`` its
+    every file (messages included, so each verdict traces to its run) or ``"summary"`` its
+    summary and SLO verdicts only, about a tenth of the bytes; the answer is the same
+    (docs/advisor.md, "Reproductions"). ``allow_unjudged=False``: refused (ScenarioError,
+    before anything runs) when an SLO's size range is expected to get fewer messages over
+    the horizon than its statistic needs (:func:`check_samples`; the command line's
+    default); True (the default here) searches anyway, such SLOs reported not judged.
     """
     from tailor.swp_packet import DEFAULT_SEEDS, DEFAULT_TOLERANCE, packet_advice
 
     names = list(dict.fromkeys(disciplines or []))
     _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, model_form)
+    if keep not in KEEPS:
+        raise OptionError(f"--keep: unknown value {keep!r}; accepted: {', '.join(KEEPS)}")
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    if not allow_unjudged:
+        _core.model_scope(str(sc.path), list(sc.overrides))  # a scenario out of scope says so first
+        check_samples(sc)
     _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds,
                         packet=engine == "packet" or recheck)
     if ray:
@@ -430,7 +507,7 @@ def advise(
         store = Path(out) if out is not None else Path("sweeps") / f"advise-{sc.name}"
         packet_advice(report, sc, least=engine == "packet", seeds=n, out=store, host_scaling=host_scaling,
                       tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance, jobs=workers, ray=ray,
-                      reporter=reporter, progress=progress, confirm_seeds=confirm_seeds)
+                      reporter=reporter, progress=progress, confirm_seeds=confirm_seeds, keep=keep)
     else:
         for a in _answers(report):
             a.update(engine="model", model_form=report["model_form"], host_scaling=report["host_scaling"],

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from tailor.errors import SweepError
 from tailor.scenario import Scenario
-from tailor.store import PointLock, PointSpec, Store, point_id
+from tailor.store import SUMMARY_RUN_FILES, PointLock, PointSpec, Store, point_id
 
 if TYPE_CHECKING:
     from tailor.sweep import Listener
@@ -45,6 +45,7 @@ def _task(spec: PointSpec, work: Path) -> dict[str, Any]:
         "overrides": list(spec.scenario.overrides),
         "seed": spec.seed,
         "engine": spec.engine,
+        "keep": spec.keep,
         "work": os.fspath(work),
         "workloads": os.environ.get("TAILOR_WORKLOADS", ""),
     }
@@ -82,7 +83,9 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         result = run(sc, seed=task["seed"], out=work / "run", engine=task["engine"])
         if not same_point():
             return {"id": task["id"], "error": changed}
-        files = {name: (result.dir / name).read_bytes() for name in result.files()}
+        # A point kept as a summary only: its other files are not sent back at all.
+        names = [n for n in result.files() if task.get("keep", "all") == "all" or n in SUMMARY_RUN_FILES]
+        files = {name: (result.dir / name).read_bytes() for name in names}
         return {"id": task["id"], "files": files, "wall_s": time.perf_counter() - started, "host": socket.gethostname()}
     except Exception as e:  # noqa: BLE001 - reported as this point's failure, with its type
         return {"id": task["id"], "error": f"{type(e).__name__}: {e}"}
@@ -133,7 +136,7 @@ class Claims:
             if lock is None:
                 self.waiting.append(spec)
                 continue
-            if self.store.has(spec.id):
+            if self.store.has(spec.id, spec.keep):
                 lock.release()
                 self.found += 1
                 if self.listener:

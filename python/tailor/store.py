@@ -3,8 +3,10 @@
 A store is a directory::
 
     DIR/points/<id>/    one finished run: point.json, summary.json, scenario.toml,
-                        messages.parquet, ports.parquet, rows.parquet, slo.parquet
-                        (and queues.parquet when the scenario records queues)
+                        messages.parquet, ports.csv, rows.parquet, slo.parquet
+                        (and queues.parquet when the scenario records queues); a
+                        point kept as a summary only (``keep="summary"``) has no
+                        messages, ports or queues
     DIR/sweeps/<name>.json   the sweeps run into it: scenario, axes, their points
     DIR/tmp/<token>/    points being written; removed when their sweep ends
     DIR/tmp/<id>.lock   the lock of a point being computed (held by its sweep)
@@ -52,7 +54,8 @@ from tailor.outdir import MARKER, alive, mark, read_marker
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_ci
 
-__all__ = ["Store", "PointSpec", "PointLock", "open_store", "point_id", "config_id", "build_id", "STATS"]
+__all__ = ["Store", "PointSpec", "PointLock", "open_store", "point_id", "config_id", "build_id", "STATS", "KEEPS",
+           "SUMMARY_RUN_FILES"]
 
 #: Format of the point directory and of the id's hash input; bumped on any change.
 #: 2: point.json lists every file's size and SHA-256 and holds its own checksum.
@@ -63,6 +66,11 @@ FORMAT1_FILES = ("summary.json", "scenario.toml", "messages.parquet", "rows.parq
 STORE_ENTRIES = {"points", "sweeps", "tmp", MARKER}
 #: The slowdown statistics summary.json gives per class and size bin.
 STATS = ("mean", "p50", "p90", "p99", "p999", "max")
+#: What a point keeps: every file of its run, or its summary only (the module's doc).
+KEEPS = ("all", "summary")
+#: The run's files a summary-only point keeps (the store adds scenario.toml, rows.parquet
+#: and slo.parquet, derived from them).
+SUMMARY_RUN_FILES = ("summary.json",)
 
 
 @dataclass(frozen=True)
@@ -79,19 +87,25 @@ class PointSpec:
     document: str
     #: What the point computes but for its seed: equal for the seeds of one configuration.
     config: str
+    #: What the store keeps of it (:data:`KEEPS`); not part of the id: a point computes
+    #: the same whatever is kept of it.
+    keep: str = "all"
 
     @classmethod
-    def resolve(cls, path: Path, overrides: Sequence[Override], engine: str, params: dict[str, Any]) -> PointSpec:
+    def resolve(cls, path: Path, overrides: Sequence[Override], engine: str, params: dict[str, Any],
+                keep: str = "all") -> PointSpec:
         """The point of ``path`` with ``overrides``. The seed it runs with is always
         written into the document (the scenario's own when no override gives one), so
         that running "the scenario's seed" and "seed = that value" are one point."""
+        if keep not in KEEPS:
+            raise StoreError(f"keep: unknown value {keep!r}; accepted: {', '.join(KEEPS)}")
         r = _core.resolve(os.fspath(path), list(overrides))
         if not any(k == "seed" for k, _ in overrides):
             overrides = [*overrides, ("seed", r["info"]["seed"])]
             r = _core.resolve(os.fspath(path), list(overrides))
         seed = r["info"]["seed"]
         sc = Scenario(Path(path), r["info"], tuple(overrides))
-        return cls(sc, seed, engine, params, point_id(r, seed, engine), r["document"], config_id(r, engine))
+        return cls(sc, seed, engine, params, point_id(r, seed, engine), r["document"], config_id(r, engine), keep)
 
 
 @functools.cache
@@ -187,9 +201,20 @@ class Store:
         except OSError as e:
             raise StoreError(f"--out: cannot make the store {self.dir} ({e.strerror or e})") from None
 
-    def has(self, id: str) -> bool:
-        """Whether the store holds point ``id`` whole: every file there and as written."""
-        return self.exists(id) and self.problem(id) is None
+    def has(self, id: str, keep: str = "all") -> bool:
+        """Whether the store holds point ``id`` whole (every file there and as written) with
+        what ``keep`` needs: a point kept as a summary only serves ``keep="summary"`` only."""
+        if not self.exists(id):
+            return False
+        try:
+            meta = self.verify(id)
+        except PointError:
+            return False
+        return keep == "summary" or _kept(meta) == "all"
+
+    def kept(self, id: str) -> str:
+        """What point ``id`` keeps (:data:`KEEPS`); raises PointError for a damaged manifest."""
+        return _kept(self._manifest(id))
 
     def tmp_dir(self) -> Path:
         """A directory of this process's own under ``tmp/``, for points being written.
@@ -213,10 +238,14 @@ class Store:
     def commit(self, spec: PointSpec, files: dict[str, bytes], meta: dict[str, Any], tmp: Path) -> bool:
         """Writes a finished point: its files into ``tmp``, then one rename into
         ``points/``. False when the point was already there whole (another sweep wrote
-        it). A damaged point there is replaced: it is moved into ``tmp`` (removed with it)
-        only once the new one is written, so a sweep killed meanwhile leaves it in place."""
-        if self.has(spec.id):
+        it). A damaged point there is replaced, and so is a summary-only one by a point kept
+        whole: it is moved into ``tmp`` (removed with it) only once the new one is written,
+        so a sweep killed meanwhile leaves it in place. ``spec.keep == "summary"`` keeps of
+        ``files`` only :data:`SUMMARY_RUN_FILES`."""
+        if self.has(spec.id, spec.keep):
             return False
+        if spec.keep == "summary":
+            files = {k: v for k, v in files.items() if k in SUMMARY_RUN_FILES}
         work = tmp / spec.id
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir()
@@ -236,6 +265,7 @@ class Store:
             "seed": spec.seed,
             "engine": spec.engine,
             "config": spec.config,
+            "kept": spec.keep,
             "tailor_version": _core.__version__,
             "tailor_build": build_id(),
             **meta,
@@ -252,13 +282,13 @@ class Store:
         _fsync(work)
         target = self.dir / "points" / spec.id
         try:
-            if target.exists():  # damaged (checked above): aside, into this sweep's tmp
-                os.rename(target, tmp / f"damaged-{spec.id}")
+            if target.exists():  # damaged or a summary only (checked above): aside, into this sweep's tmp
+                os.rename(target, tmp / f"replaced-{spec.id}")
             os.rename(work, target)
             _fsync(self.dir / "points")
         except OSError:
             shutil.rmtree(work, ignore_errors=True)
-            if self.has(spec.id):
+            if self.has(spec.id, spec.keep):
                 return False
             raise
         return True
@@ -334,6 +364,11 @@ class Store:
         for name, entry in meta["files"].items():
             self._check_size(id, name, entry["bytes"])
         for name in reads:
+            if name not in meta["files"] and _kept(meta) == "summary":
+                raise self._error(id, name, "not kept: the point was stored as a summary only (keep summary: "
+                                  "summary.json, its rows and SLO verdicts, no messages or port records)",
+                                  remedy="run its search again with --keep all (keep=\"all\") and the same --out "
+                                  f"{self.dir} to run it again and keep it whole")
             if name not in meta["files"]:
                 raise self._error(id, name, "not part of this point (its point.json does not list it)")
             self._check_digest(id, name, meta["files"][name]["sha256"])
@@ -620,6 +655,11 @@ def _is_store(dir: Path) -> bool:
     names = {p.name for p in dir.iterdir()}
     return "points" in names and all(n in STORE_ENTRIES or (n.startswith("report") and n.endswith((".html", ".png")))
                                      for n in names)
+
+
+def _kept(meta: dict[str, Any]) -> str:
+    """What a point's manifest says it keeps (a point written before ``kept``: all)."""
+    return str(meta.get("kept", "all"))
 
 
 def _host() -> str:

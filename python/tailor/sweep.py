@@ -339,10 +339,16 @@ def _sweep_name(sc: Scenario, axes: dict[str, list[Any]], engine: str) -> str:
 
 def _to_run(store: Store, specs: list[PointSpec], listener: Listener | None) -> list[PointSpec]:
     """The points to run: those the store lacks or holds damaged (each file of a stored
-    point is checked against its checksum first; a damaged one is named on stderr)."""
+    point is checked against its checksum first; a damaged one is named on stderr), and
+    those it keeps as a summary only where the whole point is asked for (named too)."""
     todo = []
     for s in specs:
         bad = store.problem(s.id) if store.exists(s.id) else None
+        if store.exists(s.id) and bad is None and not store.has(s.id, s.keep):
+            note(f"running point {s.id} ({_params_text(s.params)}) again: {store.dir} keeps it as a summary only, "
+                 "and it is asked for whole")
+            todo.append(s)
+            continue
         if store.exists(s.id) and bad is None:
             if listener:
                 listener.cached(s.id, s.params)

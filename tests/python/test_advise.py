@@ -52,7 +52,7 @@ def test_weights_meet_every_slo_on_the_model_and_are_rechecked(two_class: Path, 
 
 
 def test_cli_prints_both_verdicts_and_json(two_class: Path, tmp_path: Path) -> None:
-    p = tailor_cli("advise", two_class, "--out", tmp_path / "s")
+    p = tailor_cli("advise", two_class, "--allow-unjudged", "--out", tmp_path / "s")
     for text in ("rpc", "bulk", "p99 slowdown <= 125 KB", "p99 slowdown > 125 KB", "model", "packet", "met"):
         assert text in p.stdout, text
     # bulk's SLO above 125 KB has 29 messages a seed, never the 100 a p99 needs: the packet
@@ -61,7 +61,7 @@ def test_cli_prints_both_verdicts_and_json(two_class: Path, tmp_path: Path) -> N
     assert "did not decide" in p.stdout and "not judged" in p.stdout
     # Progress when stderr is not a terminal: one JSON event a line, as sweeps write it.
     assert all(json.loads(line)["event"] for line in p.stderr.splitlines())
-    j = tailor_cli("advise", two_class, "--json", "--seed", "2", "--out", tmp_path / "s")
+    j = tailor_cli("advise", two_class, "--allow-unjudged", "--json", "--seed", "2", "--out", tmp_path / "s")
     report = json.loads(j.stdout)
     assert report["seed"] == 2 and report["weights"]["packet"] is not None
     assert report["packet_engine"]["seeds"] == [2, 3, 4]
@@ -143,7 +143,7 @@ def test_a_scenario_outside_the_models_scope_exits_2(two_class: Path, tmp_path: 
 def test_unmet_slos_exit_1_and_say_so(two_class: Path, tmp_path: Path) -> None:
     tight = tmp_path / "tight.toml"
     tight.write_text(two_class.read_text().replace("threshold = 3.0", "threshold = 1.01"))
-    p = tailor_cli("advise", tight, "--no-recheck")
+    p = tailor_cli("advise", tight, "--allow-unjudged", "--no-recheck")
     assert p.returncode == 1, p.stderr
     assert "NOT MET" in p.stdout and "MISSED" in p.stdout
     r = tailor.advise(tight, recheck=False).report["weights"]
@@ -164,7 +164,7 @@ def five_class(tmp_path: Path) -> Path:
 
 def test_min_capacity_exits_1_naming_the_slos_the_packet_engine_rejects(five_class: Path, tmp_path: Path) -> None:
     out = tmp_path / "s"
-    p = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--seeds", "1", "--out", out)
+    p = tailor_cli("advise", five_class, "--allow-unjudged", "--min-capacity", "-d", "fifo", "--seeds", "1", "--out", out)
     assert p.returncode == 1, p.stdout + p.stderr
     a = tailor.advise(five_class, min_capacity=True, disciplines=["fifo"], seeds=1, out=out)
     assert a.report["packet_engine"]["run"] == 0, "the CLI's points were reused"
@@ -183,12 +183,12 @@ def test_min_capacity_exits_1_naming_the_slos_the_packet_engine_rejects(five_cla
         assert f"shared FIFO at {x.capacity_bps / 1e9:.1f} Gbps: class {x.class_name}, p99 slowdown <= 125 KB = " \
             f"{x.value:.3f} > {x.threshold:.3g}" in p.stdout
     assert "NOT HOLDING" in p.stdout and "the packet engine rejects" in p.stdout
-    j = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--json", "--seeds", "1", "--out", out)
+    j = tailor_cli("advise", five_class, "--allow-unjudged", "--min-capacity", "-d", "fifo", "--json", "--seeds", "1", "--out", out)
     assert j.returncode == 1
     report = json.loads(j.stdout)
     assert report["passed"] is False and "a" in [x["class_name"] for x in report["rejected"]]
     # Without the re-check only the model speaks, and it met every SLO.
-    p = tailor_cli("advise", five_class, "--min-capacity", "-d", "fifo", "--no-recheck")
+    p = tailor_cli("advise", five_class, "--allow-unjudged", "--min-capacity", "-d", "fifo", "--no-recheck")
     assert p.returncode == 0, p.stdout
     assert "not requested (--no-recheck)" in p.stdout
     assert tailor.advise(five_class, min_capacity=True, disciplines=["fifo"], recheck=False).rechecked is None
@@ -202,7 +202,7 @@ def test_weights_exit_1_when_the_packet_engine_rejects_what_the_model_met(five_c
     w = a.report["weights"]
     assert a.passed is False and w["holds"] is not True and a.rejected
     assert all(x.discipline == "drr" and x.value > x.threshold for x in a.rejected)
-    p = tailor_cli("advise", tight, "--seeds", "1", "--out", tmp_path / "s")
+    p = tailor_cli("advise", tight, "--allow-unjudged", "--seeds", "1", "--out", tmp_path / "s")
     assert p.returncode == 1, p.stdout + p.stderr
     assert "every SLO met" in p.stdout and "the packet engine rejects" in p.stdout and "NOT HOLDING" in p.stdout
 

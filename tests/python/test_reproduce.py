@@ -198,6 +198,7 @@ def test_each_variant_calls_the_advisor_as_plan25_names_it(tmp_path: Path, monke
     assert model["model_form"] == "paper" and model["host_scaling"] == "fixed" and model["recheck"] is False
     assert "engine" not in model and model["disciplines"] == ["fifo", "drr", "hierarchical", "static"]
     assert packet["engine"] == "packet" and packet["seeds"] == 3 and "recheck" not in packet
+    assert packet["keep"] == "summary" and "keep" not in model  # the packet searches keep summaries only
     assert "model_form" not in packet and "host_scaling" not in packet  # scaled: the advisor's default
     assert packet["disciplines"] == ["fifo", "drr", "hierarchical"]  # static refused, retried without it
     rows = out["model"]["rows"]

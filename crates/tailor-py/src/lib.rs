@@ -88,6 +88,18 @@ fn model_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(Strin
     Ok(d)
 }
 
+/// Per SLO of the scenario at `path` with `overrides`, the messages its range is expected
+/// to get over the horizon and how many its statistic needs, as JSON (a list; docs/advisor.md,
+/// "Too few messages to judge"; `tailor::advisor::samples`).
+#[pyfunction]
+#[pyo3(signature = (path, overrides=None))]
+fn slo_counts<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<String> {
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    let r = py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))).map_err(|e| e.into_py_err(py))?;
+    let counts = tailor::advisor::samples::expected_counts(&r.scenario);
+    serde_json::to_string(&counts).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 /// Raises ScenarioError, naming the key, when the SRPT oracle cannot run the scenario
 /// (docs/oracle.md, "Scope").
 #[pyfunction]
@@ -504,6 +516,13 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
             d.set_item("strategy", strategy.name())?;
             d.set_item("capacity_bps", capacity_bps)?;
         }
+        Event::FifoCheck { of, event } => {
+            // The event as it is, marked as part of `of`'s check against shared FIFO.
+            let inner = advise_event(py, event)?;
+            inner.set_item("check", "fifo")?;
+            inner.set_item("of", of.name())?;
+            return Ok(inner);
+        }
     }
     Ok(d)
 }
@@ -546,6 +565,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(samples_needed, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(slo_counts, m)?)?;
     m.add_function(wrap_pyfunction!(model_scope, m)?)?;
     m.add_function(wrap_pyfunction!(oracle_scope, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -101,6 +101,10 @@ def advise(
                                                 "sweeps/advise-<scenario name>; transports: advice.json/.png/.svg "
                                                 "go there too).",
                                                 show_default=False)] = None,
+    keep: Annotated[str, typer.Option(help="Weights advisor: what the store keeps of each packet-engine run: all "
+                                      "(its messages too, so each verdict traces to its run) | summary (its summary "
+                                      "and SLO verdicts, a tenth of the bytes; a later --keep all runs it again).")
+                    ] = "all",
     jobs: Annotated[Optional[int], typer.Option(help="Parallel packet-engine runs (default one per core).",
                                                 show_default=False)] = None,
     ray: Annotated[Optional[str], typer.Option(help="Run the packet-engine points on Ray: 'local', 'auto' or "
@@ -112,6 +116,10 @@ def advise(
     host_scaling: Annotated[str, typer.Option(
         "--host-scaling", help="Weights advisor: how a capacity is read, by the model and the packet engine: scaled "
         "(every link and the initial rate follow it) | fixed (only a dumbbell's trunk; docs/advisor.md).")] = "scaled",
+    allow_unjudged: Annotated[bool, typer.Option(
+        "--allow-unjudged", help="Weights advisor: search even when an SLO's size range is expected to get fewer "
+        "messages over the horizon than its percentile needs (refused by default, exit 2); such SLOs are reported "
+        "not judged.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
@@ -135,7 +143,8 @@ def advise(
     if transports is not None or read_advise(scenario).present:
         for name, given in (("--model-form", model_form is not None), ("--host-scaling", host_scaling != "scaled"),
                             ("--engine", engine != "model"), ("--no-recheck", not recheck),
-                            ("--confirm-seeds", confirm_seeds is not None)):
+                            ("--confirm-seeds", confirm_seeds is not None), ("--keep", keep != "all"),
+                            ("--allow-unjudged", allow_unjudged)):
             if given:
                 from tailor.errors import OptionError
 
@@ -151,7 +160,8 @@ def advise(
             raise OptionError(f"{name}: only with --transports (or a scenario with an [advise] table)")
     _weights(scenario, seed, min_capacity, discipline, recheck, tolerance,
              dict(engine=engine, seeds=seeds, out=out, jobs=jobs, ray=ray, host_scaling=host_scaling,
-                  confirm_seeds=confirm_seeds, model_form=model_form), json_out, quiet)
+                  confirm_seeds=confirm_seeds, model_form=model_form, keep=keep, allow_unjudged=allow_unjudged),
+             json_out, quiet)
 
 
 def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]], recheck: bool,
@@ -185,7 +195,8 @@ def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline
                         tolerance=tolerance, progress=progress, engine=packet["engine"], seeds=packet["seeds"],
                         out=packet["out"], ray=packet["ray"], workers=packet["jobs"],
                         host_scaling=packet["host_scaling"], reporter=reporter,
-                        confirm_seeds=packet["confirm_seeds"], model_form=packet["model_form"])
+                        confirm_seeds=packet["confirm_seeds"], model_form=packet["model_form"], keep=packet["keep"],
+                        allow_unjudged=packet["allow_unjudged"])
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         raise typer.Exit(e.status) from None

@@ -42,16 +42,17 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
                   host_scaling: str = "scaled", tolerance: float = DEFAULT_TOLERANCE, jobs: Optional[int] = None,
                   ray: Optional[str] = None, reporter: Optional[Reporter] = None,
                   progress: Optional[Callable[[dict[str, Any]], Any]] = None,
-                  confirm_seeds: Optional[int] = None) -> None:
+                  confirm_seeds: Optional[int] = None, keep: str = "all") -> None:
     """Decides the model's ``report`` (for ``sc``, its seed the first of ``seeds``) on the
-    packet engine, in place (see the module's doc); the points go to the store ``out``.
+    packet engine, in place (see the module's doc); the points go to the store ``out``,
+    kept whole or as summaries only (``keep``, tailor.store.KEEPS).
     ``confirm_seeds`` (more than ``seeds``): a least capacity found must also hold on that
     many seeds (the search's and the next ones), else the search moves up on them all."""
     slos = scenario_slos(sc, list(sc.overrides))
     check_slos(sc, slos)
     first = int(report["seed"])
     plan = PacketPlan(sc, slos, range(first, first + seeds), Store(out), float(report["nominal_bps"]), host_scaling,
-                      jobs, ray)
+                      jobs, ray, keep)
     _check_settings(plan, report)
     cache: dict[tuple[float, bool], list[float]] = {}
 
@@ -66,7 +67,7 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
     more = None
     if confirm_seeds is not None and confirm_seeds > seeds:
         more = PacketPlan(sc, slos, range(first, first + confirm_seeds), plan.store, plan.nominal_bps, host_scaling,
-                          jobs, ray)
+                          jobs, ray, keep)
     search = Search(plan, weights_at, tolerance, reporter, progress=progress, confirm=more)
     counts = [plan.counts] + ([more.counts] if more is not None else [])
     form = report.get("model_form", "calibrated")
@@ -80,7 +81,7 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
         report["weights"]["packet_runs"] = sum(n["points"] for c in counts for n in c.values())
     report["packet_engine"] = {
         "rule": RULE, "seeds": list(plan.seeds), "confirm_seeds": list(more.seeds) if more else None,
-        "store": str(plan.store.dir), "tolerance": tolerance, "iterations": ITERATIONS, "host_scaling": host_scaling,
+        "store": str(plan.store.dir), "keep": keep, "tolerance": tolerance, "iterations": ITERATIONS, "host_scaling": host_scaling,
         **{k: sum(n[k] for c in counts for n in c.values()) for k in ("run", "cached", "failed")},
     }
 

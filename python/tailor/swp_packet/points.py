@@ -18,6 +18,11 @@ already run, and a killed one resumes:
 - **static**: the class alone on a FIFO link (the ``class`` array replaced by that class).
 - **seed**: the point's own; at one seed every capacity and setting replays the same
   messages (common random numbers).
+
+``keep`` says what the store keeps of each point (tailor.store.KEEPS): ``all`` every file,
+``summary`` summary.json and its SLO verdicts only — what :meth:`PacketPlan.evaluate` reads
+back (tailor.decision.read_point), so a search's answer is the same either way and a
+second search reuses either kind (docs/advisor.md, "Reproductions", for the bytes).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from tailor import _core
 from tailor.decision import Probe, Reporter, Slo, Tally, parse_rate, probe, run_round
 from tailor.errors import OptionError, ScenarioError
 from tailor.scenario import Override, Scenario
-from tailor.store import PointSpec, Store
+from tailor.store import KEEPS, PointSpec, Store
 
 __all__ = ["Setting", "PacketPlan", "HOST_SCALINGS", "SCHEDULER"]
 
@@ -76,9 +81,13 @@ class PacketPlan:
     the store, how capacity scales the links, and how the points run (jobs, Ray)."""
 
     def __init__(self, sc: Scenario, slos: Sequence[Slo], seeds: Sequence[int], store: Store, nominal_bps: float,
-                 host_scaling: str = "scaled", jobs: Optional[int] = None, ray: Optional[str] = None) -> None:
+                 host_scaling: str = "scaled", jobs: Optional[int] = None, ray: Optional[str] = None,
+                 keep: str = "all") -> None:
         if host_scaling not in HOST_SCALINGS:
             raise OptionError(f"--host-scaling: unknown value {host_scaling!r}; accepted: {', '.join(HOST_SCALINGS)}")
+        if keep not in KEEPS:
+            raise OptionError(f"--keep: unknown value {keep!r}; accepted: {', '.join(KEEPS)}")
+        self.keep = keep
         self.sc, self.slos, self.seeds, self.store = sc, tuple(slos), tuple(seeds), store
         self.nominal_bps, self.host_scaling, self.jobs, self.ray = nominal_bps, host_scaling, jobs, ray
         doc = tomllib.loads(sc.resolve()["document"])
@@ -130,7 +139,7 @@ class PacketPlan:
             params["levels"] = list(s.levels)
         if s.only is not None:
             params["class"] = self.classes[s.only]["name"]
-        return PointSpec.resolve(self.sc.path, self.overrides(s, capacity_bps, seed), "packet", params)
+        return PointSpec.resolve(self.sc.path, self.overrides(s, capacity_bps, seed), "packet", params, self.keep)
 
     def check(self, s: Setting, capacity_bps: float) -> None:
         """Reads a point as the engine would, so a setting it refuses stops the search

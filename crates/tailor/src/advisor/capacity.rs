@@ -221,10 +221,20 @@ fn min_weighted(problem: &Problem, strategy: Strategy, opts: &SearchOptions, obs
     let (mut found, mut probes) = search_weights(problem, strategy, opts, None, observe)?;
     let mut above_fifo = None;
     if opts.fifo_check {
-        let fifo = min_capacity(problem, Strategy::SharedFifo, opts, observe)?.capacity_bps;
-        if let Some(f) = fifo.filter(|&f| found.as_ref().is_none_or(|(c, _)| *c > f)) {
-            let (check, start) = check_at_fifo(problem, strategy, f, found.as_ref().map(|x| x.0), opts, observe)?;
-            if let Some(w) = start {
+        let (check, start) = {
+            // The check's events come wrapped, so that progress tells them from the searches'.
+            let mut checking = |e: &Event| observe(&Event::FifoCheck { of: strategy, event: Box::new(e.clone()) });
+            let fifo = min_capacity(problem, Strategy::SharedFifo, opts, &mut checking)?.capacity_bps;
+            match fifo.filter(|&f| found.as_ref().is_none_or(|(c, _)| *c > f)) {
+                Some(f) => {
+                    let (check, start) = check_at_fifo(problem, strategy, f, found.as_ref().map(|x| x.0), opts, &mut checking)?;
+                    (Some(check), start.map(|w| (f, w)))
+                }
+                None => (None, None),
+            }
+        };
+        if let Some(check) = check {
+            if let Some((f, w)) = start {
                 let (again, more) = search_weights(problem, strategy, opts, Some((f, w)), observe)?;
                 found = again;
                 probes.extend(more);

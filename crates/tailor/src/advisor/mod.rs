@@ -10,6 +10,7 @@ pub mod capacity;
 pub mod optimizer;
 pub mod problem;
 pub mod recheck;
+pub mod samples;
 
 use capacity::CapacityAdvice;
 use optimizer::{Options, Outcome, Step};
@@ -111,6 +112,10 @@ pub enum Event {
     Probe { strategy: Strategy, capacity_bps: f64, lo_bps: f64, hi_bps: Option<f64> },
     /// The packet engine is re-checking an answer (sent again as it runs).
     Recheck { strategy: Strategy, capacity_bps: f64 },
+    /// An event of the check of weighted strategy `of`'s answer against shared FIFO
+    /// (`capacity`, "The check against shared FIFO"): FIFO's own search, then the grid and
+    /// Algorithm 1 at FIFO's capacity, told apart from `of`'s search and from FIFO's.
+    FifoCheck { of: Strategy, event: Box<Event> },
 }
 
 /// Receives progress; returning false stops the search.

@@ -345,7 +345,7 @@ impl Scenario {
 
     /// The capacity a class's load is a fraction of: the receiver's link for n_to_1, the
     /// senders' links together otherwise.
-    fn reference_rate(&self, p: &Pattern) -> Rate {
+    pub(crate) fn reference_rate(&self, p: &Pattern) -> Rate {
         let n = match p {
             Pattern::NToOne { .. } => 1,
             Pattern::AllToAll { senders, .. } => senders.len(),

@@ -14,8 +14,9 @@ form is an estimate from CPU seconds per search measured on 2026-11-27 under loa
 CPU-s per 3-class search and 17 per 5-class one (host links fixed, the main variant's
 reading, cost the same), so 150 + 150 scenarios are 3,600 CPU-s;
 the other model variants on 40 + 40 (measured with helper B's build: the same cost
-within the noise) 2,900; the packet engine
-on 1 + 1 in two scalings about 1,000: an hour on 2 cores.
+within the noise) 2,900; the packet engine on 4 + 4 in two scalings (measured the same
+day: about 80 CPU-s per 3-class search, 150 per 5-class one) 1,840: 8,300 CPU-s, about
+70 minutes on 2 idle cores.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ REPRODUCTIONS = (
         summary="SWP Fig. 8-9: least capacity per discipline.",
         example="tailor reproduce swp-capacity --quick",
         quick="20 s",
-        full="60 min",
+        full="70 min",
         full_options="(the defaults)",
         options=capacity.options,
         render=capacity.render,

@@ -64,8 +64,10 @@ class Form:
 
 #: ``--quick``: not a result (2 scenarios per experiment, horizons capped at 30 ms, the
 #: model only); the full form is `make validate`'s (the cap and the packet engine's
-#: subset chosen by cost: docs/advisor.md, "Reproductions").
-FORMS = {"quick": Form(n=2, cap_ms=30.0, subset=2, packet=0), "full": Form(n=150, cap_ms=100.0, subset=40, packet=1)}
+#: subset chosen by cost: docs/advisor.md, "Reproductions"; 4 packet scenarios per
+#: experiment, in two scalings, are 16 searches of about 80 CPU-s (3 classes) and 150 (5
+#: classes) each, 1,840 CPU-s, with their points kept as summaries: about 180 MB).
+FORMS = {"quick": Form(n=2, cap_ms=30.0, subset=2, packet=0), "full": Form(n=150, cap_ms=100.0, subset=40, packet=4)}
 #: The variant that searches every scenario: the calibrated model, host links fixed (the
 #: reading §5.2's text supports; docs/advisor.md, "Capacity scaling: both readings").
 MAIN = searches.Variant(*savings.MAIN)

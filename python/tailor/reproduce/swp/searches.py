@@ -104,7 +104,10 @@ def search(t: dict[str, Any]) -> dict[str, Any]:
         kwargs["host_scaling"] = t["host_scaling"]
     if t["engine"] == "packet":
         out = Path(t["work"]) / "packet" / f"{t['scenario']}-{t['host_scaling']}"
-        kwargs.update(engine="packet", seeds=t["packet_seeds"], out=out, workers=t.get("jobs"), ray=t.get("ray"))
+        # Summaries only: a search reads back each run's SLO verdicts, not its messages,
+        # which are 90 % of a point's bytes (docs/advisor.md, "Reproductions").
+        kwargs.update(engine="packet", seeds=t["packet_seeds"], out=out, workers=t.get("jobs"), ray=t.get("ray"),
+                      keep="summary")
     else:
         kwargs["recheck"] = False  # the model's own answer: the packet engine is a variant of its own
         if t["model_form"] != FORMS[0]:

@@ -1,0 +1,107 @@
+"""`tailor advise --min-capacity` shows the model's check of a weighted answer against
+shared FIFO (docs/advisor.md, "The check against shared FIFO"; ``above_fifo`` in
+--json) in its table, and its progress labels the check's steps "fifo check", apart from
+the weighted search's own and from FIFO's own search."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tailor
+from tailor import fmt
+from tailor.advise import describe_event
+
+# tailor reproduce swp-capacity's scenario 3c-008 (seed 1, 100 ms cap): on the model,
+# per-class weights need 32.2 Gbps where shared FIFO needs 29.1, and no weight vector of
+# the check's grid meets every SLO at 29.1 (best worst loss +0.24): an answer above FIFO.
+ABOVE_FIFO = """
+name = "swp-capacity-3c-008"
+seed = 802126883
+[run]
+warmup = "2ms"
+[topology]
+kind = "dumbbell"
+left = 24
+right = 1
+host_link = { rate = "100Gbps", delay = "1.5us" }
+trunk = { rate = "100Gbps", delay = "2us" }
+[switch]
+scheduler = "drr"
+ecn_threshold = "100KB"
+[transport]
+kind = "dctcp"
+mss = "1448B"
+header = "54B"
+init_cwnd = "bdp"
+max_cwnd = "bdp"
+min_rto = "1ms"
+""" + "".join(f"""
+[[class]]
+name = "c{k}"
+sizes = "{sizes}"
+arrival = "lognormal"
+sigma = {sigma}
+rate = "{rate}Mbps"
+pattern = "n_to_1"
+senders = "{8 * k}..{8 * k + 8}"
+receiver = 24
+until = "20.7ms"
+start = "1ms"
+slo = [{{ sli = "p99", max_size = "125KB", threshold = {slo} }}]
+""" for k, (sizes, sigma, rate, slo) in enumerate([("alistorage", 1.68, 6010, 6.95), ("hadoop", 1.22, 8640, 4.08),
+                                                    ("google", 1.88, 6910, 4.84)]))
+
+
+def _cli(*args: object, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=600, cwd=cwd, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def above(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, list[dict]]:
+    """The scenario's file, its drr answer on the model and every progress event of it."""
+    path = tmp_path_factory.mktemp("above") / "above.toml"
+    path.write_text(ABOVE_FIFO)
+    events: list[dict] = []
+    a = tailor.advise(path, min_capacity=True, disciplines=["drr"], recheck=False,
+                      progress=lambda e: events.append(e) or True)
+    return path, a.report["capacity"][0], events
+
+
+def test_the_table_shows_the_fifo_check_of_an_answer_above_fifo(above: tuple[Path, dict, list[dict]],
+                                                               tmp_path: Path) -> None:
+    path, drr, _ = above
+    check = drr["above_fifo"]
+    assert check is not None and check["fixed"] is False, "the scenario's weighted answer is above FIFO's"
+    p = _cli("advise", path, "--min-capacity", "-d", "drr", "-d", "fifo", "--no-recheck", "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "model's FIFO check" in p.stdout
+    # The weighted answer's row: FIFO's capacity, none of the grid meeting there, the best worst loss.
+    cell = f"FIFO {fmt.rate(check['fifo_bps'])}: 0/{check['grid_points']} meet, best {check['best_worst_loss']:+.3f}"
+    rows = {line.split()[0]: line for line in p.stdout.splitlines() if line.lstrip().startswith(("per-class", "shared"))}
+    assert cell in rows["per-class"] and " meet, best " not in rows["shared"]
+    # No answer above FIFO's: no such column.
+    q = _cli("advise", path, "--min-capacity", "-d", "fifo", "--no-recheck", "-q", cwd=tmp_path)
+    assert q.returncode == 0 and "FIFO check" not in q.stdout
+
+
+def test_progress_labels_the_fifo_checks_steps(above: tuple[Path, dict, list[dict]], tmp_path: Path) -> None:
+    path, _, events = above
+    checks = [e for e in events if e.get("check") == "fifo"]
+    # The check searches FIFO (its probes) and tries weights at FIFO's capacity (drr's).
+    assert {e["strategy"] for e in checks} == {"fifo", "drr"} and all(e["of"] == "drr" for e in checks)
+    assert all(describe_event(e).startswith("fifo check (per-class FIFO, SWP weights): ") for e in checks)
+    assert not any(describe_event(e).startswith("fifo check") for e in events if e not in checks)
+    # On the command line, as a terminal shows it (the status line redrawn per step).
+    p = _cli("advise", path, "--min-capacity", "-d", "drr", "--no-recheck", cwd=tmp_path,
+             env={"TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1", "COLUMNS": "200"})
+    assert p.returncode == 0, p.stderr
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", p.stderr)
+    assert "advisor: fifo check (per-class FIFO, SWP weights): shared FIFO: trying" in text
+    assert "advisor: per-class FIFO, SWP weights" in text  # the search's own steps, unlabelled
