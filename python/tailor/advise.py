@@ -345,10 +345,13 @@ def _fifo_check_text(a: Optional[dict[str, Any]]) -> str:
     """The model's check of a weighted answer above shared FIFO's least capacity
     (``above_fifo``; docs/advisor.md, "The check against shared FIFO"), in a cell: FIFO's
     capacity, how many of the grid's weight vectors meet every SLO there, the best worst
-    loss; ``fixed`` (an optimizer failure, searched again below FIFO's) with the first answer."""
+    loss (and, where none met, the compass search's from it); ``fixed`` (an optimizer failure,
+    searched again below FIFO's) with the first answer."""
     if not a:
         return ""
     text = f"FIFO {fmt.rate(a['fifo_bps'])}: {a['grid_met']}/{a['grid_points']} meet, best {a['best_worst_loss']:+.3f}"
+    if a.get("refine_points"):
+        text += f", {a['refine_points']} more from it: {a['refined_worst_loss']:+.3f}"
     if a["fixed"]:
         first = fmt.rate(a["search_bps"]) if a.get("search_bps") is not None else "none"
         return f"fixed (was {first}); {text}"

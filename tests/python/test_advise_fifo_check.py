@@ -17,23 +17,27 @@ import tailor
 from tailor import fmt
 from tailor.advise import describe_event
 
-# tailor reproduce swp-capacity's scenario 3c-008 (seed 1, 100 ms cap): on the model,
-# per-class weights need 32.2 Gbps where shared FIFO needs 29.1, and no weight vector of
-# the check's grid meets every SLO at 29.1 (best worst loss +0.24): an answer above FIFO.
+# scripts/optimizer_check.py --as-reproduction --seed 1's scenario 3c-008 (21 ms of traffic),
+# its SLOs on messages above 125 KB dropped (they do not bind, and 21 ms cannot judge them):
+# on the model recalibrated in issue 25, per-class weights need 27.0 Gbps where shared
+# FIFO needs 25.2, no weight vector of the check's grid meets every SLO at 25.2 (best worst
+# loss +0.26) and the compass search from it reaches +0.19: an answer above FIFO.
 ABOVE_FIFO = """
+# SWP §5.2 random scenario 8 (3 classes, Table 4), traffic seed 1224064254.
 name = "swp-capacity-3c-008"
-seed = 802126883
-[run]
-warmup = "2ms"
+seed = 1224064254
+
 [topology]
 kind = "dumbbell"
 left = 24
 right = 1
 host_link = { rate = "100Gbps", delay = "1.5us" }
 trunk = { rate = "100Gbps", delay = "2us" }
+
 [switch]
 scheduler = "drr"
 ecn_threshold = "100KB"
+
 [transport]
 kind = "dctcp"
 mss = "1448B"
@@ -41,21 +45,46 @@ header = "54B"
 init_cwnd = "bdp"
 max_cwnd = "bdp"
 min_rto = "1ms"
-""" + "".join(f"""
+
 [[class]]
-name = "c{k}"
-sizes = "{sizes}"
+name = "c0"
+sizes = "alistorage"
 arrival = "lognormal"
-sigma = {sigma}
-rate = "{rate}Mbps"
+sigma = 1.01
+rate = "8920Mbps"
 pattern = "n_to_1"
-senders = "{8 * k}..{8 * k + 8}"
+senders = "0..8"
 receiver = 24
-until = "20.7ms"
+until = "21ms"
 start = "1ms"
-slo = [{{ sli = "p99", max_size = "125KB", threshold = {slo} }}]
-""" for k, (sizes, sigma, rate, slo) in enumerate([("alistorage", 1.68, 6010, 6.95), ("hadoop", 1.22, 8640, 4.08),
-                                                    ("google", 1.88, 6910, 4.84)]))
+slo = [{ sli = "p99", max_size = "125KB", threshold = 7.1 }]
+
+[[class]]
+name = "c1"
+sizes = "alistorage"
+arrival = "lognormal"
+sigma = 1.51
+rate = "5650Mbps"
+pattern = "n_to_1"
+senders = "8..16"
+receiver = 24
+until = "21ms"
+start = "1ms"
+slo = [{ sli = "p99", max_size = "125KB", threshold = 6.89 }]
+
+[[class]]
+name = "c2"
+sizes = "google"
+arrival = "lognormal"
+sigma = 1.43
+rate = "5280Mbps"
+pattern = "n_to_1"
+senders = "16..24"
+receiver = 24
+until = "21ms"
+start = "1ms"
+slo = [{ sli = "p99", max_size = "125KB", threshold = 7.35 }]
+"""
 
 
 def _cli(*args: object, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -83,7 +112,9 @@ def test_the_table_shows_the_fifo_check_of_an_answer_above_fifo(above: tuple[Pat
     assert p.returncode == 0, p.stderr
     assert "model's FIFO check" in p.stdout
     # The weighted answer's row: FIFO's capacity, none of the grid meeting there, the best worst loss.
-    cell = f"FIFO {fmt.rate(check['fifo_bps'])}: 0/{check['grid_points']} meet, best {check['best_worst_loss']:+.3f}"
+    cell = (f"FIFO {fmt.rate(check['fifo_bps'])}: 0/{check['grid_points']} meet, best {check['best_worst_loss']:+.3f}, "
+            f"{check['refine_points']} more from it: {check['refined_worst_loss']:+.3f}")
+    assert check["refine_points"] > 0 and check["refined_worst_loss"] > 0
     rows = {line.split()[0]: line for line in p.stdout.splitlines() if line.lstrip().startswith(("per-class", "shared"))}
     assert cell in rows["per-class"] and " meet, best " not in rows["shared"]
     # No answer above FIFO's: no such column.
@@ -103,5 +134,8 @@ def test_progress_labels_the_fifo_checks_steps(above: tuple[Path, dict, list[dic
              env={"TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1", "COLUMNS": "200"})
     assert p.returncode == 0, p.stderr
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", p.stderr)
-    assert "advisor: fifo check (per-class FIFO, SWP weights): shared FIFO: trying" in text
+    # The status line is repainted at its own refresh rate, so which steps a terminal shows
+    # depends on timing; the check (hundreds of model runs, longer on a busy machine) spans
+    # many repaints, so some step of it is shown, labelled.
+    assert "advisor: fifo check (per-class FIFO, SWP weights): " in text
     assert "advisor: per-class FIFO, SWP weights" in text  # the search's own steps, unlabelled
