@@ -47,7 +47,7 @@ clean:
 # HULL reproductions at full length (HULL's about 15 minutes); an hour and more.
 .PHONY: validate bench
 validate: build
-	st=0; $(PY) scripts/validate.py || st=$$?; $(PY) scripts/reproduce_swp.py; $(PY) scripts/advice_holds.py; $(PY) scripts/advice_holds.py --confirm-seeds 9; $(PY) scripts/reproduce_homa.py; $(PY) scripts/reproduce_hull.py; $(PY) scripts/reproduce_pl2.py; exit $$st
+	st=0; $(PY) scripts/validate.py || st=$$?; $(PY) scripts/reproduce_swp.py; $(PY) scripts/advice_holds.py --confirm-seeds 9 19 --fresh 2; $(PY) scripts/reproduce_homa.py; $(PY) scripts/reproduce_hull.py; $(PY) scripts/reproduce_pl2.py; exit $$st
 
 # Speed and memory against ns-3 timed in the same script (and against the engine built at
 # git revision BENCH_BASELINE, if given); set-up time by hosts; the CLI's peak memory

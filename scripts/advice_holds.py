@@ -4,8 +4,9 @@ Draws random SWP §5.2 scenarios the project never saw (Table 4's ranges, 3 and 
 tailor.reproduce.swp.capacity.draw with generator seed 2507, which no other script uses),
 and for each runs ``advise --min-capacity -d fifo -d drr -d hierarchical``: the model's answers
 (the "before": what ``--no-recheck`` answers) and the answers after the packet-engine loop
-(the default). Each answer is then run once more on the packet engine with a FRESH seed, one
-no search used (1000 + the scenario's index; the searches use seeds 1 to --seeds), and each
+(the default). Each answer is then run once more on the packet engine with FRESH seeds, ones
+no search used (1000, 2000, ... + the scenario's index; the searches use the scenario's own
+seed onward, drawn with the scenario, around 10^9), and each
 SLO judged there by the engine's rule is counted: held / judged, before and after.
 
     python scripts/advice_holds.py              # the full form (make validate)
