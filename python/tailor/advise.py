@@ -468,30 +468,17 @@ def advise(
     docs/model.md "The paper-literal form"); ``host_scaling`` is read by the model too
     (docs/advisor.md "Capacity scaling: both readings"). Raises ScenarioError for a scenario
     outside the fast model's scope (docs/model.md), OptionError or DisciplineError for a bad
-    option (nothing run). ``keep``: what the store keeps of each packet run, ``"all"`` its
-    every file (messages included, so each verdict traces to its run) or ``"summary"`` its
-    summary and SLO verdicts only, about a tenth of the bytes; the answer is the same
-    (docs/advisor.md, "Reproductions"). ``allow_unjudged=False``: refused (ScenarioError,
-    before anything runs) when an SLO's size range is expected to get fewer messages over
-    the horizon than its statistic needs (:func:`check_samples`; the command line's
-    default); True (the default here) searches anyway, such SLOs reported not judged.
+    option (nothing run). ``keep``: each packet run's every file (``"all"``) or its summary
+    and verdicts only (``"summary"``, a tenth of the bytes, the same answer).
+    ``allow_unjudged=False`` (the command line's default): refused before anything runs
+    when an SLO's range expects too few messages to judge (:func:`check_samples`).
     """
     from tailor.swp_packet import DEFAULT_SEEDS, DEFAULT_TOLERANCE, packet_advice
 
     names = list(dict.fromkeys(disciplines or []))
     _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, model_form)
-    if keep not in KEEPS:
-        raise OptionError(f"--keep: unknown value {keep!r}; accepted: {', '.join(KEEPS)}")
-    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
-    if not allow_unjudged:
-        _core.model_scope(str(sc.path), list(sc.overrides))  # a scenario out of scope says so first
-        check_samples(sc)
-    _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds,
-                        packet=engine == "packet" or recheck)
-    if ray:
-        from tailor.pool import ray_module
-
-        ray_module(ray)
+    sc = _checked_scenario(scenario, seed, seeds, confirm_seeds, keep, allow_unjudged, ray,
+                           packet=engine == "packet" or recheck)
     text = _core.advise(
         str(sc.path),
         seed=seed,
@@ -517,6 +504,28 @@ def advise(
                      packet_runs=0, holds=None, model_capacity_bps=a["capacity_bps"],
                      packet_note="not requested (--no-recheck): the model's answer alone")
     return Advice(report)
+
+
+def _checked_scenario(scenario: "Scenario | str | os.PathLike[str]", seed: Optional[int], seeds: Optional[int],
+                      confirm_seeds: Optional[int], keep: str, allow_unjudged: bool, ray: Optional[str], *,
+                      packet: bool) -> Scenario:
+    """The scenario, loaded, after every refusal that must come before anything runs: ``keep``,
+    SLOs too rare to judge (unless allowed), the packet seeds, and Ray's availability."""
+    from tailor.swp_packet import DEFAULT_SEEDS
+
+    if keep not in KEEPS:
+        raise OptionError(f"--keep: unknown value {keep!r}; accepted: {', '.join(KEEPS)}")
+    sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    if not allow_unjudged:
+        _core.model_scope(str(sc.path), list(sc.overrides))  # a scenario out of scope says so first
+        check_samples(sc)
+    _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds,
+                        packet=packet)
+    if ray:
+        from tailor.pool import ray_module
+
+        ray_module(ray)
+    return sc
 
 
 def _answers(report: dict[str, Any]) -> list[dict[str, Any]]:
