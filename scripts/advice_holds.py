@@ -56,7 +56,7 @@ def one(path: Path, index: int, seeds: int, levels: list[int | None], fresh: int
     row: dict[str, Any] = {"scenario": sc.name, "fresh_seeds": fresh_seeds, "levels": {}}
     for level in levels:
         a = tailor.advise(path, min_capacity=True, disciplines=DISCIPLINES, seeds=seeds, out=store,
-                          tolerance=tolerance, confirm_seeds=level)
+                          tolerance=tolerance, confirm_seeds=0 if level is None else level)
         r = a.report
         answers = []
         for c in r["capacity"]:

@@ -197,11 +197,12 @@ class Advice:
                 console.print(f"  {DISCIPLINES.get(strategy, strategy)}, {engine}: {cls}: {why}", highlight=False)
         pe = r.get("packet_engine")
         if pe is not None:
-            seeds = pe["seeds"]
+            seeds = pe["confirm_seeds"] or pe["seeds"]
             console.print(f"packet engine: seeds {seeds[0]}-{seeds[-1]}, {self.packet_runs} runs ({pe['run']} run, "
                           f"{pe['cached']} found in {pe['store']}/" + (f", {pe['failed']} failed" if pe["failed"] else "")
                           + (", kept as summaries only" if pe.get("keep") == "summary" else "")
-                          + f"); rule: {pe['rule']}", highlight=False)
+                          + f"); rule: {pe['rule']}" + (f"; {pe['promise']}" if pe.get("promise") else ""),
+                          highlight=False)
         console.print(f"fast model {r['model_seconds']:.2f} s", highlight=False)
 
 
@@ -290,7 +291,8 @@ def _render_weights(w: dict[str, Any], console: Console) -> None:
 def _packet_text(a: dict[str, Any]) -> str:
     """How the packet engine judged an answer: it holds, it does NOT hold, or not decided."""
     if a.get("holds") is True:
-        return f"holds ({a.get('packet_runs', 0)} runs)"
+        n = a.get("held_on_seeds")
+        return f"holds{f' on {n} seeds' if n else ''} ({a.get('packet_runs', 0)} runs)"
     if a.get("holds") is False and a.get("packet"):
         met, judged = slos_met(a["packet"])
         return f"NOT HOLDING: {met}/{judged} SLOs met"
@@ -417,8 +419,8 @@ def _until(ns: float) -> str:
 def _check_packet_seeds(first: int, seeds: int, confirm_seeds: Optional[int], packet: bool) -> None:
     """Refused before anything runs: ``confirm_seeds`` out of range, or (when the packet
     engine runs) its seeds, from ``first``, passing the engine's largest seed."""
-    if confirm_seeds is not None and not (1 <= confirm_seeds <= 100):
-        raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 1 to 100")
+    if confirm_seeds is not None and not (0 <= confirm_seeds <= 100):
+        raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 0 (none) to 100")
     last = first + max(seeds, confirm_seeds or 0) - 1
     if packet and last > SEED_MAX:
         raise OptionError(f"--seeds: the packet engine's seeds {first} to {last} pass 2^63 - 1; accepted: fewer seeds "
@@ -462,8 +464,9 @@ def advise(
     points)`` makes a progress listener per round; ``host_scaling`` says which links a
     capacity scales (``scaled``: all; ``fixed``: a dumbbell's trunk). ``tolerance``: the
     capacity searches' relative precision (default 0.01 on the model, 0.02 on the packet
-    engine). ``confirm_seeds``: a least capacity found on ``seeds`` seeds must also hold on
-    this many (docs/advisor.md, "Advice that holds, measured"). Each answer says ``holds``; the result's ``passed`` whether every one held.
+    engine). ``confirm_seeds`` (default 19; 0: none): an answer found on ``seeds`` seeds must
+    also hold on this many, which makes an SLO that binds there hold on a fresh seed with
+    probability at least 95 % (docs/advisor.md, "Why n seeds promise n / (n + 1)"). Each answer says ``holds``; the result's ``passed`` whether every one held.
     ``model_form``: ``"calibrated"`` or ``"paper"`` (default: the scenario's ``[model] form``,
     docs/model.md "The paper-literal form"); ``host_scaling`` is read by the model too
     (docs/advisor.md "Capacity scaling: both readings"). Raises ScenarioError for a scenario
@@ -511,7 +514,7 @@ def _checked_scenario(scenario: "Scenario | str | os.PathLike[str]", seed: Optio
                       packet: bool) -> Scenario:
     """The scenario, loaded, after every refusal that must come before anything runs: ``keep``,
     SLOs too rare to judge (unless allowed), the packet seeds, and Ray's availability."""
-    from tailor.swp_packet import DEFAULT_SEEDS
+    from tailor.swp_packet import DEFAULT_CONFIRM_SEEDS, DEFAULT_SEEDS
 
     if keep not in KEEPS:
         raise OptionError(f"--keep: unknown value {keep!r}; accepted: {', '.join(KEEPS)}")
@@ -519,8 +522,8 @@ def _checked_scenario(scenario: "Scenario | str | os.PathLike[str]", seed: Optio
     if not allow_unjudged:
         _core.model_scope(str(sc.path), list(sc.overrides))  # a scenario out of scope says so first
         check_samples(sc)
-    _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds, confirm_seeds,
-                        packet=packet)
+    _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds,
+                        DEFAULT_CONFIRM_SEEDS if confirm_seeds is None else confirm_seeds, packet=packet)
     if ray:
         from tailor.pool import ray_module
 

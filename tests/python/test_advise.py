@@ -168,6 +168,7 @@ def test_min_capacity_exits_1_naming_the_slos_the_packet_engine_rejects(five_cla
     assert p.returncode == 1, p.stdout + p.stderr
     a = tailor.advise(five_class, min_capacity=True, disciplines=["fifo"], seeds=1, out=out)
     assert a.report["packet_engine"]["run"] == 0, "the CLI's points were reused"
+    assert len(a.report["packet_engine"]["confirm_seeds"]) == 19, "answers are confirmed on 19 seeds by default"
     (c,) = a.report["capacity"]
     # The model's answer misses a's SLO on the packet engine; the search on from it meets
     # SLOs not judged (c's 80 messages, 100 needed) and cannot decide: NOT holding.

@@ -43,7 +43,7 @@ def _trials(entry: dict) -> list[dict]:
 def test_fifo_packet_least_capacity_is_bracketed_and_a_second_run_runs_nothing(small: Path, tmp_path: Path) -> None:
     store = tmp_path / "store"
     a = tailor.advise(small, min_capacity=True, disciplines=["fifo"], engine="packet", seeds=2, out=store,
-                      tolerance=0.05)
+                      tolerance=0.05, confirm_seeds=0)
     (c,) = a.report["capacity"]
     assert c["engine"] == "packet" and c["holds"] is True and a.passed
     assert c["packet_search"]["outcome"] == "found"
@@ -59,7 +59,7 @@ def test_fifo_packet_least_capacity_is_bracketed_and_a_second_run_runs_nothing(s
     assert c["model_capacity_bps"] is not None and c["host_scaling"] == "scaled"
 
     again = tailor.advise(small, min_capacity=True, disciplines=["fifo"], engine="packet", seeds=2, out=store,
-                          tolerance=0.05)
+                          tolerance=0.05, confirm_seeds=0)
     assert again.report["packet_engine"]["run"] == 0
     assert again.report["packet_engine"]["cached"] == c["packet_runs"]
     assert again.report["capacity"][0]["capacity_bps"] == cap
@@ -67,7 +67,7 @@ def test_fifo_packet_least_capacity_is_bracketed_and_a_second_run_runs_nothing(s
 
 def test_the_loop_corrects_the_models_answer_and_never_calls_a_rejected_one_held(small: Path, tmp_path: Path) -> None:
     a = tailor.advise(small, min_capacity=True, disciplines=["fifo", "drr"], seeds=2, out=tmp_path / "s",
-                      tolerance=0.05)
+                      tolerance=0.05, confirm_seeds=0)  # the loop itself; confirmation: below
     for c in a.report["capacity"]:
         assert c["engine"] == "model" and c["model_capacity_bps"] is not None
         trials = _trials(c)
@@ -120,11 +120,12 @@ def test_packet_options_refused_with_exit_2(small: Path, tmp_path: Path) -> None
 
 def test_json_reports_the_fields_the_reproduction_reads(small: Path, tmp_path: Path) -> None:
     p = tailor_cli("advise", small, "--allow-unjudged", "--min-capacity", "-d", "static", "--seeds", "1", "--tolerance", "0.1", "--out",
-                   tmp_path / "s", "--json", "-q", cwd=tmp_path)
+                   tmp_path / "s", "--json", "-q", "--confirm-seeds", "0", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     (c,) = json.loads(p.stdout)["capacity"]
-    for key in ("engine", "model_form", "host_scaling", "packet_runs", "holds", "model_capacity_bps"):
+    for key in ("engine", "model_form", "host_scaling", "packet_runs", "holds", "model_capacity_bps", "held_on_seeds"):
         assert key in c, key
+    assert c["held_on_seeds"] == (1 if c["holds"] else None)
     # Static: each class alone, its own search; the answer is their sum.
     assert len(c["packet_search"]) == 2 and c["capacity_bps"] == pytest.approx(sum(c["class_capacity_bps"]))
 
@@ -142,3 +143,31 @@ def test_confirmation_seeds_the_answer_must_also_hold_on(tmp_path: Path) -> None
     # Nothing that held on the four seeds lies below the answer.
     assert all(t["capacity_bps"] >= c["capacity_bps"] for t in _trials(c) if len(t["points"]) == 4
                and t["verdict"] == "pass")
+
+
+def test_a_probe_on_many_seeds_stops_at_the_wave_that_misses(tmp_path: Path) -> None:
+    """A search's probe runs its seeds in waves of four and stops at the first wave with a
+    missed SLO (tailor.swp_packet.points.WAVE): the verdict is the one all nine seeds give,
+    a failing setting costs one wave, and a holding one runs every seed."""
+    from tailor.decision import scenario_slos
+    from tailor.scenario import Scenario
+    from tailor.store import Store
+    from tailor.swp_packet.points import WAVE, PacketPlan, Setting
+
+    small = tmp_path / "longer.toml"  # 5 ms: every SLO judged on seeds 1-9
+    small.write_text(SCENARIO.replace('until = "3ms"', 'until = "5ms"'))
+    sc = Scenario.load(small)
+    slos = scenario_slos(sc, list(sc.overrides))
+
+    def plan(store: str) -> PacketPlan:
+        return PacketPlan(sc, slos, range(1, 10), Store(tmp_path / store), 100e9)
+
+    fifo = Setting("fifo")
+    for c, verdict in ((63e9, "fail"), (400e9, "pass")):  # 105 % and 6.7x the offered 60 Gbps
+        early, every = plan(f"early-{c:g}"), plan(f"every-{c:g}")
+        (a,) = early.evaluate([(fifo, c)], "early", None, early=True)
+        (b,) = every.evaluate([(fifo, c)], "every", None)
+        assert a.verdict == b.verdict == verdict, (a.why, b.why)
+        assert every.counts["fifo"]["run"] == 9
+        assert early.counts["fifo"]["run"] == (WAVE if verdict == "fail" else 9)
+        assert [r.seed for r in a.runs] == [r.seed for r in b.runs][:len(a.runs)]

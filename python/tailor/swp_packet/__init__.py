@@ -31,11 +31,18 @@ from tailor.store import Store
 from tailor.swp_packet.points import HOST_SCALINGS, PacketPlan, Setting, quantize
 from tailor.swp_packet.search import ITERATIONS, MAX_FACTOR, Found, Search, Trial
 
-__all__ = ["packet_advice", "HOST_SCALINGS", "DEFAULT_SEEDS", "DEFAULT_TOLERANCE"]
+__all__ = ["packet_advice", "HOST_SCALINGS", "DEFAULT_SEEDS", "DEFAULT_CONFIRM_SEEDS", "DEFAULT_TOLERANCE"]
 
 #: Seeds per setting, and the capacity search's relative precision, on the packet engine.
 DEFAULT_SEEDS = 3
 DEFAULT_TOLERANCE = 0.02
+#: Seeds an answer must hold on before it is given: an SLO that binds at an answer held on
+#: n seeds holds on a fresh one with probability at least n / (n + 1), and 19 is the least
+#: n for 95 % (docs/advisor.md, "Why n seeds promise n / (n + 1)").
+DEFAULT_CONFIRM_SEEDS = 19
+#: What an answer held on n seeds promises, as reports state it.
+PROMISE = ("an SLO that binds at an answer held on n seeds holds on a fresh seed with probability at least "
+           "n / (n + 1): 75 % for 3, 95 % for 19 (docs/advisor.md, \"Why n seeds promise n / (n + 1)\")")
 
 
 def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: int, out: Path,
@@ -46,8 +53,10 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
     """Decides the model's ``report`` (for ``sc``, its seed the first of ``seeds``) on the
     packet engine, in place (see the module's doc); the points go to the store ``out``,
     kept whole or as summaries only (``keep``, tailor.store.KEEPS).
-    ``confirm_seeds`` (more than ``seeds``): a least capacity found must also hold on that
-    many seeds (the search's and the next ones), else the search moves up on them all."""
+    ``confirm_seeds`` (default :data:`DEFAULT_CONFIRM_SEEDS`; 0 or at most ``seeds``: none):
+    a least capacity found must also hold on that many seeds (the search's and the next
+    ones), else the search moves up on them all; weights at a capacity are searched on
+    them all. Each answer says on how many seeds it held (``held_on_seeds``)."""
     slos = scenario_slos(sc, list(sc.overrides))
     check_slos(sc, slos)
     first = int(report["seed"])
@@ -65,7 +74,9 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
         return cache[key]
 
     more = None
-    if confirm_seeds is not None and confirm_seeds > seeds:
+    if confirm_seeds is None:
+        confirm_seeds = DEFAULT_CONFIRM_SEEDS
+    if confirm_seeds > seeds:
         more = PacketPlan(sc, slos, range(first, first + confirm_seeds), plan.store, plan.nominal_bps, host_scaling,
                           jobs, ray, keep)
     search = Search(plan, weights_at, tolerance, reporter, progress=progress, confirm=more)
@@ -76,11 +87,12 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
         entry.update(engine="packet" if least else "model", model_form=form, host_scaling=host_scaling)
         entry["packet_runs"] = sum(c.get(entry["strategy"], {}).get("points", 0) for c in counts)
     if report.get("weights") is not None:
-        _weights(plan, search, report["weights"])
+        _weights(more or plan, search.confirm or search, report["weights"])
         report["weights"].update(engine="model", model_form=form, host_scaling=host_scaling)
         report["weights"]["packet_runs"] = sum(n["points"] for c in counts for n in c.values())
     report["packet_engine"] = {
         "rule": RULE, "seeds": list(plan.seeds), "confirm_seeds": list(more.seeds) if more else None,
+        "promise": PROMISE,
         "store": str(plan.store.dir), "keep": keep, "tolerance": tolerance, "iterations": ITERATIONS, "host_scaling": host_scaling,
         **{k: sum(n[k] for c in counts for n in c.values()) for k in ("run", "cached", "failed")},
     }
@@ -132,6 +144,7 @@ def _static(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bool
     shown = [f.trials[0] if _holds(f) is False and f.outcome in ("undecided", "error") else f.answer for f in founds]
     entry["packet"] = [v for t in shown if t is not None and t.probes for v in _verdicts(plan, t, entry)] or None
     entry["holds"] = False if False in holds else (None if None in holds else True)
+    entry["held_on_seeds"] = _held_on(founds) if entry["holds"] else None
     if entry["holds"] is None:
         entry["packet_note"] = "the packet engine did not decide: " + "; ".join(f.why for f in founds if f.holds is None)
         return  # the model's answer stands, not verified
@@ -141,6 +154,14 @@ def _static(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bool
     elif any(f.outcome == "not_found" for f in founds):
         entry["class_capacity_bps"] = None
         entry["capacity_bps"] = None
+
+
+def _held_on(founds: list[Found]) -> Optional[int]:
+    """On how many seeds the answer held (the fewest over a static answer's classes), when
+    every search's answer held: the search's seeds, or the confirmation's."""
+    if not founds or any(f.holds is not True or f.answer is None or not f.answer.probes for f in founds):
+        return None
+    return min(len(f.answer.probes[-1].runs) for f in founds)  # type: ignore[union-attr]
 
 
 def _holds(f: Found) -> Optional[bool]:
@@ -153,6 +174,7 @@ def _holds(f: Found) -> Optional[bool]:
 
 def _answer(plan: PacketPlan, entry: dict[str, Any], f: Found, model: Optional[float]) -> None:
     entry["holds"] = f.holds
+    entry["held_on_seeds"] = _held_on([f])
     entry["packet_search"] = _search_json(f)
     t = f.answer
     entry["packet"] = _verdicts(plan, t, entry) if t is not None and t.probes else None
@@ -161,7 +183,7 @@ def _answer(plan: PacketPlan, entry: dict[str, Any], f: Found, model: Optional[f
         if first is not None and first.verdict == "fail" and model is not None:
             # The model's answer failed and the search on from it could not decide: the
             # answer shown is the model's, NOT holding, with the SLOs it missed.
-            entry["holds"] = False
+            entry["holds"], entry["held_on_seeds"] = False, None
             entry["packet"] = _verdicts(plan, first, entry)
             entry["packet_note"] = f"the model's answer fails; the search on from it did not decide: {f.why}"
         else:  # not decided: the model's answer stands, shown as not verified (holds None)
@@ -180,6 +202,7 @@ def _weights(plan: PacketPlan, search: Search, w: dict[str, Any]) -> None:
     t = search.trial(d, plan.nominal_bps, weights=w["weights"])
     f = Found("held" if t.verdict == "pass" else t.verdict, plan.nominal_bps, None, t, [t], t.why)
     w["holds"] = f.holds
+    w["held_on_seeds"] = _held_on([f])
     w["packet_search"] = _search_json(f)
     w["packet"] = _verdicts(plan, t, w)
     w["weights"] = list(t.setting.weights or w["weights"])

@@ -48,6 +48,10 @@ SCHEDULER = {"fifo": "fifo", "drr": "drr", "hierarchical": "hierarchical", "prio
 #: of the same search asks for the same points.
 CAPACITY_QUANTUM = 1000
 WEIGHT_DECIMALS = 6
+#: Seeds per wave when a search's probe may stop at its first missed SLO (a confirmation
+#: on 19 seeds: 4, 4, 4, 4, 3). Four keeps two to four cores busy; more waves in parallel
+#: would spend runs on settings already failed.
+WAVE = 4
 
 
 @dataclass(frozen=True)
@@ -146,18 +150,42 @@ class PacketPlan:
         before anything runs."""
         _core.check(str(self.sc.path), self.overrides(s, capacity_bps, self.seeds[0]))
 
-    def evaluate(self, asks: Sequence[tuple[Setting, float]], what: str, reporter: Optional[Reporter]) -> list[Probe]:
+    def evaluate(self, asks: Sequence[tuple[Setting, float]], what: str, reporter: Optional[Reporter],
+                 early: bool = False) -> list[Probe]:
         """Runs each (setting, capacity) on every seed in one round; each judged by the
-        shared rule (tailor.decision) on the setting's SLOs."""
+        shared rule (tailor.decision) on the setting's SLOs. ``early`` (one ask): the seeds
+        run in waves of :data:`WAVE`, and a setting missed on a seed of one wave is judged
+        failed without the waves after it: the verdict is the one every seed would give
+        (a miss outranks a seed not judged)."""
+        if not asks:
+            return []
+        if early and len(asks) == 1 and len(self.seeds) > WAVE:
+            return [self._in_waves(*asks[0], what, reporter)]
         specs = {(i, seed): self.spec(s, c, seed) for i, (s, c) in enumerate(asks) for seed in self.seeds}
-        counted = Tally()
-        failures = run_round(self.store, list(specs.values()), what, counted.reporter(reporter), self.jobs, self.ray)
-        for key in (s.discipline for s, _ in asks[:1]):
-            mine = self.counts.setdefault(key, {"points": 0, "run": 0, "cached": 0, "failed": 0})
-            for k, n in counted.counts.items():
-                mine[k] += n
+        failures = self._round(asks[0][0].discipline, list(specs.values()), what, reporter)
         return [probe(self.store, self.slos_of(s), c, [(seed, specs[(i, seed)]) for seed in self.seeds], failures)
                 for i, (s, c) in enumerate(asks)]
+
+    def _in_waves(self, s: Setting, c: float, what: str, reporter: Optional[Reporter]) -> Probe:
+        # The waves are fixed positions in the seed list, not "the seeds not yet in the
+        # store" or the core count, so a failed probe's runs (from which Algorithm 1 takes
+        # its next losses) are the same on every machine and on a resumed search.
+        specs = [(seed, self.spec(s, c, seed)) for seed in self.seeds]
+        failures: dict[str, str] = {}
+        for start in range(0, len(specs), WAVE):
+            failures.update(self._round(s.discipline, [sp for _, sp in specs[start:start + WAVE]], what, reporter))
+            p = probe(self.store, self.slos_of(s), c, specs[:start + WAVE], failures)
+            if p.verdict in ("fail", "error"):
+                break
+        return p
+
+    def _round(self, key: str, specs: list[PointSpec], what: str, reporter: Optional[Reporter]) -> dict[str, str]:
+        counted = Tally()
+        failures = run_round(self.store, specs, what, counted.reporter(reporter), self.jobs, self.ray)
+        mine = self.counts.setdefault(key, {"points": 0, "run": 0, "cached": 0, "failed": 0})
+        for k, n in counted.counts.items():
+            mine[k] += n
+        return failures
 
 
 def _absolute(sc: Scenario, i: int, c: dict[str, Any], host_bps: int) -> dict[str, Any]:

@@ -119,7 +119,7 @@ class Search:
         if self.progress is not None and not self.progress({"kind": "recheck", "strategy": s.discipline,
                                                             "capacity_bps": c}):
             raise Cancelled("the run was cancelled by the caller")
-        return self.plan.evaluate([(s, c)], f"{s.discipline}: {what}", self.reporter)[0]
+        return self.plan.evaluate([(s, c)], f"{s.discipline}: {what}", self.reporter, early=True)[0]
 
     def trial(self, discipline: str, c: float, *, levels: Optional[list[int]] = None, only: Optional[int] = None,
               weights: Optional[list[float]] = None) -> Trial:
@@ -172,6 +172,13 @@ class Search:
             return f
         if g.outcome in ("undecided", "error"):
             f.trials += g.trials
+            first = g.trials[0] if g.trials else None
+            if first is not None and first.verdict == "fail":
+                # The answer failed on a seed of the confirmation and no capacity above it
+                # could be decided: it is shown with that failure, never as holding.
+                f.answer = first
+                f.why = f"{fmt.rate(f.capacity_bps)} fails on one of {n} seeds ({first.why}); {g.why}"
+                return f
             f.why = (f"{f.why}; " if f.why else "") + f"not confirmed on {n} seeds: {g.why}"
             return f
         g.trials = f.trials + g.trials

@@ -106,8 +106,11 @@ def search(t: dict[str, Any]) -> dict[str, Any]:
         out = Path(t["work"]) / "packet" / f"{t['scenario']}-{t['host_scaling']}"
         # Summaries only: a search reads back each run's SLO verdicts, not its messages,
         # which are 90 % of a point's bytes (docs/advisor.md, "Reproductions").
+        # The least capacity on the searches' own seeds, no confirmation: the figures compare
+        # disciplines at one confidence, and 19 seeds would cost five times the runs
+        # (docs/advisor.md, "Reproductions").
         kwargs.update(engine="packet", seeds=t["packet_seeds"], out=out, workers=t.get("jobs"), ray=t.get("ray"),
-                      keep="summary")
+                      keep="summary", confirm_seeds=0)
     else:
         kwargs["recheck"] = False  # the model's own answer: the packet engine is a variant of its own
         if t["model_form"] != FORMS[0]:
