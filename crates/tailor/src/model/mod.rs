@@ -160,9 +160,12 @@ pub struct FluidModel {
     queues: Vec<Queue>,
     flows: Vec<Option<Flow>>,
     free: Vec<usize>,
-    /// Slots of the live flows, ascending: a step visits only these, in slot order (so
-    /// that per-queue sums and FIFO marks do not depend on how many slots are empty).
+    /// Per-flow fair queueing only: slots of the live flows, ascending: a step visits only
+    /// these, in slot order (so that per-queue sums do not depend on how many slots are
+    /// empty). Under FIFO a flow that has sent everything needs no visit: it is counted.
     live: Vec<usize>,
+    /// How many flows are live.
+    live_count: usize,
     /// Slots of the flows with bytes still to send, ascending (a subset of `live`).
     sending: Vec<usize>,
     next_id: u64,
@@ -172,6 +175,10 @@ pub struct FluidModel {
     /// Whether a class's service is shared among its flows (`per_flow_fair`), asked
     /// several times a step.
     pff: bool,
+    /// The filter's gains and DCTCP's moves per step, the same every step (computing them
+    /// each step, a `powf` among them, was a tenth of a W3 step's cost).
+    gains: cc::Gains,
+    additive: Option<Additive>,
 }
 
 /// What a model run did (for the summary).
@@ -209,8 +216,11 @@ impl FluidModel {
         let queues = (0..n)
             .map(|_| Queue::default())
             .collect();
+        let dt = rtt / (2 * STEPS_PER_TAU) as f64;
         FluidModel {
-            dt: rtt / (2 * STEPS_PER_TAU) as f64,
+            gains: cfg.form.gains(&cfg.cc, dt, rtt),
+            additive: cfg.cc.additive(dt, rtt),
+            dt,
             tau: rtt / 2.0,
             cap: cfg.capacity_bps / 8.0,
             cfg,
@@ -218,6 +228,7 @@ impl FluidModel {
             flows: Vec::new(),
             free: Vec::new(),
             live: Vec::new(),
+            live_count: 0,
             sending: Vec::new(),
             next_id: 0,
             done: Vec::new(),
@@ -287,7 +298,10 @@ impl FluidModel {
                 self.flows.len() - 1
             }
         };
-        insert_sorted(&mut self.live, slot);
+        if self.per_flow_fair() {
+            insert_sorted(&mut self.live, slot);
+        }
+        self.live_count += 1;
         insert_sorted(&mut self.sending, slot);
         // A new flow is uncontrolled in its first step (its feedback is an RTT away): it
         // adds the step-average of its line-rate sending, from its start to the step's end.
@@ -300,7 +314,7 @@ impl FluidModel {
     }
 
     fn busy(&self) -> bool {
-        !self.live.is_empty()
+        self.live_count > 0
     }
 
     /// Capacity (bytes/s) the congestion control of queue q may use (eq. 10).

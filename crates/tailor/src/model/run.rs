@@ -166,8 +166,8 @@ impl FluidModel {
             t_end,
             span: (t_end - t).max(0.0),
             r0: self.cfg.cc.r0 * self.cap,
-            gains: self.cfg.form.gains(&self.cfg.cc, dt, rtt),
-            additive: self.cfg.cc.additive(dt, rtt),
+            gains: self.gains,
+            additive: self.additive,
         };
         let pff = self.per_flow_fair();
         let (cc, form) = (self.cfg.cc, self.cfg.form);
@@ -355,12 +355,13 @@ impl FluidModel {
         // The last byte cannot leave the bottleneck before it arrived there.
         let at = at.max(f.last_sent + self.tau);
         self.free.push(slot);
+        self.live_count -= 1;
         if let Ok(at) = self.live.binary_search(&slot) {
             self.live.remove(at);
         }
-        if let Ok(at) = self.sending.binary_search(&slot) {
-            self.sending.remove(at);
-        }
+        // A flow completes once its last byte has left the bottleneck, so `send` dropped it
+        // from `sending` in the step it sent that byte.
+        debug_assert!(self.sending.binary_search(&slot).is_err(), "a completing flow is not sending");
         let size = f.spec.size as f64;
         let record = MessageRecord {
             id: f.id,

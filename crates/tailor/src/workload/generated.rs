@@ -13,9 +13,12 @@
 //! sample of heavy-tailed gaps offers a load far from nominal, so every gap is multiplied
 //! by one factor, (Σ sizes · mean_gap / mean_size) / Σ gaps, which makes the sample's
 //! offered rate Σ sizes / Σ gaps equal the nominal mean_size / mean_gap exactly. The sums
-//! come from a first pass over copies of the same streams (O(1) memory), run lazily at
-//! the first message; the second pass then draws the very same sizes and endpoints as a
-//! run without exact load.
+//! come from a first pass over copies of the same streams, run lazily at the first
+//! message; the second pass then yields the very same sizes and endpoints as a run without
+//! exact load. The first pass keeps the gaps and sizes of the first `KEEP` messages (16
+//! bytes each, at most 1 MiB per class) and the second replays them instead of drawing
+//! them again — drawing was half the cost of a short-message run's workload (docs/model.md,
+//! "Speed") — then goes on drawing from the streams where the kept draws left them.
 
 use rand::Rng;
 
@@ -72,6 +75,18 @@ pub fn mean_gap_ns(mean_bytes: f64, load: f64, rate_bps: u64) -> f64 {
     mean_bytes * 8.0 / (load * rate_bps as f64) * 1e9
 }
 
+/// How many messages' draws the exact-load first pass keeps for the second
+/// (`Kept`): SWP Table 3's 50,000 messages fit, and memory stays bounded for any count.
+const KEEP: u64 = 1 << 16;
+
+/// The exact-load first pass's draws of the first messages, (gap ns unscaled, size),
+/// replayed in order by the second pass.
+#[derive(Clone, Debug, Default)]
+struct Kept {
+    draws: Vec<(f64, u64)>,
+    next: usize,
+}
+
 /// A [`Source`] drawing messages from a [`GenSpec`].
 #[derive(Clone, Debug)]
 pub struct Generated {
@@ -83,6 +98,7 @@ pub struct Generated {
     endpoints: Endpoints,
     /// The factor applied to every gap; `None` until the exact-load first pass has run.
     scale: Option<f64>,
+    kept: Kept,
     elapsed_ns: KahanSum,
     emitted: u64,
     done: bool,
@@ -107,6 +123,7 @@ impl Generated {
             gaps,
             endpoints,
             scale: if spec.exact_load { None } else { Some(1.0) },
+            kept: Kept::default(),
             elapsed_ns: KahanSum::default(),
             emitted: 0,
             done: false,
@@ -137,19 +154,48 @@ impl Generated {
     }
 
     /// Σ sizes (bytes) and Σ gaps (ns) of the `count` messages, drawn from copies of the
-    /// untouched streams, so they are the sums the second pass will realise.
-    fn first_pass(&self) -> (u128, f64) {
+    /// untouched streams, so they are the sums the second pass will realise. Keeps the
+    /// draws of the first `KEEP` messages and moves the streams past them, so that the
+    /// second pass yields the same values from `kept` and then from the streams.
+    fn first_pass(&mut self) -> (u128, f64) {
         let (mut sizes, mut gaps) = (self.size_rng.clone(), self.gaps.clone());
+        let count = self.spec.count.unwrap_or(0);
+        let keep = count.min(KEEP);
+        let mut kept = Vec::with_capacity(keep as usize);
         let mut bytes: u128 = 0;
         let mut span = KahanSum::default();
-        for _ in 0..self.spec.count.unwrap_or(0) {
-            bytes += self.spec.sizes.sample(&mut sizes) as u128;
-            span.add(gaps.next_ns());
+        for k in 0..count {
+            let size = self.spec.sizes.sample(&mut sizes);
+            let gap = gaps.next_ns();
+            bytes += size as u128;
+            span.add(gap);
+            if k < keep {
+                kept.push((gap, size));
+                if k + 1 == keep {
+                    (self.size_rng, self.gaps) = (sizes.clone(), gaps.clone());
+                }
+            }
         }
+        self.kept = Kept { draws: kept, next: 0 };
         (bytes, span.sum())
     }
 
-    fn exact_scale(&self) -> f64 {
+    /// The next message's gap (ns, unscaled) and the stream its size comes from: the
+    /// first pass's draws while they last.
+    fn next_gap(&mut self) -> (f64, Option<u64>) {
+        match self.kept.draws.get(self.kept.next) {
+            Some(&(gap, size)) => {
+                self.kept.next += 1;
+                if self.kept.next == self.kept.draws.len() {
+                    self.kept = Kept::default();
+                }
+                (gap, Some(size))
+            }
+            None => (self.gaps.next_ns(), None),
+        }
+    }
+
+    fn exact_scale(&mut self) -> f64 {
         let (bytes, span) = self.first_pass();
         if bytes == 0 || span <= 0.0 {
             return 1.0;
@@ -186,14 +232,15 @@ impl Source for Generated {
             return Ok(None);
         }
         let scale = self.gap_scale();
-        self.elapsed_ns.add(self.gaps.next_ns() * scale);
+        let (gap, kept_size) = self.next_gap();
+        self.elapsed_ns.add(gap * scale);
         let start =
             self.spec.first_at + Time::from_ps(crate::sim::time::round_to_u64(self.elapsed_ns.sum() * 1e3));
         if self.spec.until.is_some_and(|u| start > u) {
             self.done = true;
             return Ok(None);
         }
-        let size = self.spec.sizes.sample(&mut self.size_rng);
+        let size = kept_size.unwrap_or_else(|| self.spec.sizes.sample(&mut self.size_rng));
         let (src, dst) = self.endpoints.next();
         self.emitted += 1;
         let response = match &self.spec.response {
@@ -310,9 +357,8 @@ mod tests {
 
     #[test]
     fn exact_load_draws_the_same_messages() {
-        let exact = Generated::new(anchor_spec(3_000, true), 9, "c0").unwrap();
-        let (pass1_bytes, _) = exact.first_pass();
-        let mut exact = exact;
+        let (pass1_bytes, _) = Generated::new(anchor_spec(3_000, true), 9, "c0").unwrap().first_pass();
+        let mut exact = Generated::new(anchor_spec(3_000, true), 9, "c0").unwrap();
         let scale = exact.gap_scale();
         assert!(scale > 1.0, "σ = 2 samples overshoot the load: {scale}");
         let a = drain(exact);
@@ -330,6 +376,25 @@ mod tests {
                 "{tx} vs {}",
                 ty * scale
             );
+        }
+    }
+
+    #[test]
+    fn exact_load_replays_its_kept_draws_then_draws_on_from_the_streams() {
+        // Past KEEP messages the second pass draws from the streams the first pass left:
+        // every message is the one drawn without exact load, its gap scaled.
+        let n = KEEP + 500;
+        let mut exact = Generated::new(anchor_spec(n, true), 4, "c0").unwrap();
+        let scale = exact.gap_scale();
+        assert_eq!(exact.kept.draws.len() as u64, KEEP, "memory stays bounded");
+        let a = drain(exact);
+        let b = drain(Generated::new(anchor_spec(n, false), 4, "c0").unwrap());
+        assert_eq!(a.len() as u64, n);
+        let (mut gaps, mut elapsed) = (Generated::new(anchor_spec(n, false), 4, "c0").unwrap().gaps, KahanSum::default());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!((x.size, x.src, x.dst), (y.size, y.src, y.dst));
+            elapsed.add(gaps.next_ns() * scale);
+            assert_eq!(x.start, Time::from_ms(1) + Time::from_ps(crate::sim::time::round_to_u64(elapsed.sum() * 1e3)));
         }
     }
 
