@@ -140,6 +140,9 @@ def test_confirmation_seeds_the_answer_must_also_hold_on(tmp_path: Path) -> None
     at = [t for t in _trials(c) if t["capacity_bps"] == c["capacity_bps"] and len(t["points"]) == 4]
     assert c["holds"] is True and at and at[-1]["verdict"] == "pass", "the answer held on all four seeds"
     assert len(c["packet"][0]["slo"][0]["per_seed"]) == 4
+    assert c["held_on_seeds"] == 4
+    from tailor.advise import _packet_text
+    assert _packet_text(c) == f"holds on 4 seeds ({c['packet_runs']} runs)"
     # Nothing that held on the four seeds lies below the answer.
     assert all(t["capacity_bps"] >= c["capacity_bps"] for t in _trials(c) if len(t["points"]) == 4
                and t["verdict"] == "pass")
