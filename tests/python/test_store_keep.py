@@ -123,7 +123,9 @@ def test_the_search_answers_the_same_with_summaries_and_a_second_search_runs_not
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "small.toml"
         path.write_text(SCENARIO.replace("threshold = 3.0", f"threshold = {threshold}"))
-        kw = dict(min_capacity=True, disciplines=[discipline], engine="packet", seeds=1, tolerance=0.1)
+        # The search on its own seed (no confirmation): what a store keeps, not how many seeds.
+        kw = dict(min_capacity=True, disciplines=[discipline], engine="packet", seeds=1, tolerance=0.1,
+                  confirm_seeds=0)
         whole = tailor.advise(path, out=Path(tmp) / "all", **kw)
         summary = tailor.advise(path, out=Path(tmp) / "summary", keep="summary", **kw)
         assert summary.report["packet_engine"]["keep"] == "summary"
@@ -140,7 +142,8 @@ def test_the_search_answers_the_same_with_summaries_and_a_second_search_runs_not
 
 
 def test_a_cancelled_summary_search_resumes_with_the_points_it_kept(small: Path, tmp_path: Path) -> None:
-    kw = dict(min_capacity=True, disciplines=["fifo"], engine="packet", seeds=1, tolerance=0.1, keep="summary")
+    kw = dict(min_capacity=True, disciplines=["fifo"], engine="packet", seeds=1, tolerance=0.1, keep="summary",
+              confirm_seeds=0)
     rounds = []
 
     def stop_at_the_third(e: dict) -> bool:
