@@ -23,17 +23,24 @@ ignores the t-distribution's wider quantiles, so its "95 %" interval covers the
 true mean about 80 % of the time with 5 seeds, 88-90 % with 10 and 91-94 % with 20
 (measured on normal and log-normal data, 400 trials each; tests/python/test_stats.py
 keeps these figures honest). Use 10 or more seeds when a decision rests on the interval. With one seed there is no interval (null).
+
+**An estimate is what a reproduction prints** (:class:`Estimate`): the mean over seeds of a
+per-seed statistic, its interval across seeds, and the fewest samples any seed's value rests
+on. A percentile is *judged* only when every seed has ``samples_needed(p)`` samples; a
+reproduction's table prints an unjudged one as a dash with its count
+(``tailor.reproduce.cells``), never as a number that looks like a result.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-__all__ = ["percentile", "bootstrap_ci", "samples_needed", "RESAMPLES"]
+__all__ = ["percentile", "bootstrap_ci", "samples_needed", "Estimate", "RESAMPLES"]
 
 #: Resamples per interval: the interval's own Monte Carlo error is then well under
 #: 1 % of its width.
@@ -104,3 +111,61 @@ def samples_needed(p: float) -> int:
     if not 0 < p <= 100:
         raise ValueError(f"percentile must be in (0, 100], got {p}")
     return int(engine_rule(float(p)))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One statistic of a reproduction across its seeds.
+
+    ``value`` is the mean over seeds of the per-seed statistic (None when no seed has
+    one); ``ci`` its :func:`bootstrap_ci` across seeds (None with fewer than two seeds);
+    ``n`` the fewest samples behind any seed's value and ``total`` their sum; ``p`` the
+    percentile (None for a mean, which any sample makes a result)."""
+
+    value: float | None
+    ci: tuple[float, float] | None
+    n: int
+    total: int
+    seeds: int
+    p: float | None
+
+    @property
+    def needed(self) -> int:
+        """Samples every seed needs for the value to be a result."""
+        return 1 if self.p is None else samples_needed(self.p)
+
+    @property
+    def judged(self) -> bool:
+        """Every seed's value rests on enough samples to be a result."""
+        return self.value is not None and self.n >= self.needed
+
+    @classmethod
+    def of_values(cls, per_seed: Sequence[tuple[float | None, int]], p: float | None = None) -> Estimate:
+        """From each seed's ``(value, samples behind it)``: an engine summary's percentile
+        and count, a probe's mean and probes. A seed without a value (None or NaN) counts
+        as zero samples."""
+        if p is not None and not 0 < p <= 100:
+            raise ValueError(f"percentile must be in (0, 100], got {p}")
+        vals = [float(v) for v, _ in per_seed if v is not None and math.isfinite(v)]
+        counts = [int(c) if v is not None and math.isfinite(v) else 0 for v, c in per_seed]
+        return cls(
+            value=float(np.mean(vals)) if vals else None,
+            ci=bootstrap_ci(vals),
+            n=min(counts, default=0),
+            total=sum(counts),
+            seeds=len(per_seed),
+            p=p,
+        )
+
+    @classmethod
+    def of_samples(cls, per_seed: Sequence[Sequence[float] | np.ndarray], p: float | None = None) -> Estimate:
+        """From each seed's samples (message latencies, slowdowns): the nearest-rank
+        ``p``-th percentile of each seed's (or its mean, ``p=None``), then across seeds."""
+
+        def one(x: Sequence[float] | np.ndarray) -> tuple[float | None, int]:
+            a = np.asarray(x, dtype=float)
+            if len(a) == 0:
+                return None, 0
+            return (float(a.mean()) if p is None else percentile(a, p)), len(a)
+
+        return cls.of_values([one(x) for x in per_seed], p)
