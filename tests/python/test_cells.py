@@ -40,6 +40,8 @@ def test_a_mean_needs_one_sample_and_a_seed_without_a_value_counts_as_none() -> 
     assert cells.text(Estimate.of_values([(None, 0)])) == "—"
     one = Estimate.of_values([(5.0, 3)])
     assert one.judged and cells.text(one, ".2f") == "5.00 n=3 (1 seed)"
+    counter = Estimate.of_values([(4.0, 1), (6.0, 1)])
+    assert cells.text(counter, ".0f") == "5 [4–6]"
 
 
 def test_columns_keep_the_value_and_say_whether_it_is_a_result() -> None:
@@ -48,6 +50,10 @@ def test_columns_keep_the_value_and_say_whether_it_is_a_result() -> None:
     assert row == {"p99_us": 11.0, "p99_us_lo": e.ci[0], "p99_us_hi": e.ci[1], "p99_us_n": 50,
                    "p99_us_seeds": 2, "p99_us_judged": False}
     assert cells.columns("x", Estimate.of_values([(1.0, 1)]))["x_lo"] is None
+    back = cells.restore("p99_us", row, 99)
+    assert cells.text(back) == cells.text(e) == "— n=50<100"
+    ok = Estimate.of_values([(10.0, 150), (12.0, 160)], 99)
+    assert cells.text(cells.restore("v", cells.columns("v", ok), 99)) == cells.text(ok)
 
 
 @given(st.lists(st.lists(st.floats(0, 1e6), min_size=1, max_size=40), min_size=1, max_size=6),

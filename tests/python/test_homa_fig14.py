@@ -42,3 +42,30 @@ def test_a_short_run_writes_fig14_csv(tmp_path: Path) -> None:
     assert r["short_messages"] > 1000
     # Every nanosecond a one-packet message lost is lag or queueing (tests/homa.rs).
     assert r["preemption_lag_ns"] + r["queueing_ns"] == pytest.approx(r["extra_ns"], abs=1.0)
+
+
+def test_a_workload_with_fewer_than_100_short_messages_in_a_seed_is_not_judged() -> None:
+    import io
+
+    from rich.console import Console
+
+    def row(w: str, seed: int, short: int, lag: float) -> dict:
+        return {"workload": w, "seed": seed, "short_messages": short, "near_p99": 1, "p99_slowdown": 2.0,
+                "extra_ns": 100.0, "preemption_lag_ns": lag, "queueing_ns": 100.0 - lag,
+                "lag_percent": lag}
+
+    rows = [row("W3", 1, 5000, 90.0), row("W3", 2, 4000, 80.0), row("W3", 3, 4500, 85.0),
+            row("W5", 1, 3, 10.0), row("W5", 2, 250, 20.0), row("W5", 3, 240, 30.0)]
+    by = {s["workload"]: s for s in fig14.summarise(rows)}
+    assert by["W3"]["lag_percent"] == pytest.approx(85.0) and by["W3"]["lag_percent_judged"]
+    assert by["W3"]["lag_percent_lo"] <= 85.0 <= by["W3"]["lag_percent_hi"]
+    assert by["W5"]["lag_percent_n"] == 3 and not by["W5"]["lag_percent_judged"]
+    buf = io.StringIO()
+    fig14.render({"form": "quick", "rows": rows, "workloads": list(by.values())}, Console(file=buf, width=250))
+    text = buf.getvalue()
+    # The claim rests on W3 alone (its mean over seeds, 85 %); W5's 10-30 % is a dash, not a bar.
+    assert "85 % or more" in text and "not judged: W5" in text and "— n=3<100" in text and "— n=3<200" in text
+    # A bar's band reaches the short messages' p99.5: 199 a seed are not enough, 200 are.
+    for short, judged in ((199, False), (200, True)):
+        one = fig14.summarise([row("W4", 1, short, 50.0)])[0]
+        assert one["lag_percent_judged"] is judged and one["p99_slowdown_judged"]

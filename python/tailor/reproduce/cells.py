@@ -17,7 +17,7 @@ import typer
 from tailor.errors import OptionError
 from tailor.stats import Estimate, samples_needed
 
-__all__ = ["text", "columns", "legend", "Seeds", "check_seeds", "MAX_SEEDS"]
+__all__ = ["text", "columns", "restore", "legend", "Seeds", "check_seeds", "MAX_SEEDS"]
 
 #: The most seeds a reproduction's point runs: enough for an interval that decisions
 #: can rest on (tailor.stats: 20 seeds cover ~91-94 %), few enough to stay a reproduction.
@@ -39,17 +39,20 @@ def check_seeds(seeds: int) -> None:
 
 def text(e: Estimate, spec: str = ".1f") -> str:
     """``12.3 [11.8–12.9] n=1,234`` (mean over seeds, interval, fewest samples in a seed);
-    ``12.3 n=1,234 (1 seed)`` without an interval; ``— n=82<100`` when a seed has fewer
+    ``12.3 n=1,234 (1 seed)`` without an interval; no ``n`` for a mean of one value a seed
+    (a counter); ``— n=82<100`` when a seed has fewer
     samples than the percentile needs; ``—`` when no seed has a value."""
     if e.value is None:
         return "—"
     if not e.judged:
         return f"— n={e.n:,}<{e.needed:,}"
     v = format(e.value, spec)
+    # A counter read once per seed (drops, a queue's maximum) rests on no sample count.
+    n = "" if e.p is None and e.n <= 1 else f" n={e.n:,}"
     if e.ci is None:
-        return f"{v} n={e.n:,} ({e.seeds} seed{'s' if e.seeds != 1 else ''})"
+        return f"{v}{n} ({e.seeds} seed{'s' if e.seeds != 1 else ''})"
     lo, hi = (format(x, spec) for x in e.ci)
-    return f"{v} [{lo}–{hi}] n={e.n:,}"
+    return f"{v} [{lo}–{hi}]{n}"
 
 
 def columns(prefix: str, e: Estimate) -> dict[str, Any]:
@@ -65,6 +68,15 @@ def columns(prefix: str, e: Estimate) -> dict[str, Any]:
         f"{prefix}_seeds": e.seeds,
         f"{prefix}_judged": e.judged,
     }
+
+
+def restore(prefix: str, row: dict[str, Any], p: float | None) -> Estimate:
+    """The estimate :func:`columns` wrote under ``prefix`` (a report's JSON, a CSV row),
+    for :func:`text`; ``p`` as it was estimated (None: a mean)."""
+    lo, hi = row[f"{prefix}_lo"], row[f"{prefix}_hi"]
+    n = int(row[f"{prefix}_n"])
+    seeds = int(row[f"{prefix}_seeds"])
+    return Estimate(row[prefix], None if lo is None else (lo, hi), n, n * seeds, seeds, p)
 
 
 def legend(percentiles: Sequence[float] = (50, 99)) -> str:

@@ -38,9 +38,10 @@ __all__ = ["REPRODUCTIONS"]
 # Run times (``quick``: with --quick; ``full``: with the full options) as measured in
 # docs/reproductions-homa.md on the 2-core machine: fig12 52 s / 2.6 min (the table of run
 # lengths), table1 11 s / 3.0 min, max-load 51 s / 27 min 28 s, cluster 1.5 min / 4.1 min,
-# sensitivity 35 s / 3.0 min; fig14 --quick 33 s as issue 24's session measured it (4 min on
-# 2026-11-27 at load average 9, with five other jobs). Not measured: fig14's full form,
-# fig15 (about an hour per transport at full length).
+# sensitivity 35 s / 3.0 min; fig14 --quick 33 s a seed as issue 24's session measured it,
+# three seeds (the default since issue 26) 6.5 min on 2026-11-27 at load average 5 beside
+# four other jobs (about 1.7 min alone: three times one seed). Not measured: fig14's full
+# form, fig15 (about an hour per transport at full length).
 REPRODUCTIONS = (
     Reproduction(
         name="homa-fig12",
@@ -60,8 +61,8 @@ REPRODUCTIONS = (
         figure="Fig. 14 (§5.2)",
         summary="Homa Fig. 14: preemption lag vs queueing in the tail.",
         example="tailor reproduce homa-fig14 --quick --workloads W3",
-        quick="33 s",
-        full="3 min",
+        quick="1.7 min",
+        full="9 min",
         full_options="(the defaults)",
         options=fig14.options,
         render=fig14.render,

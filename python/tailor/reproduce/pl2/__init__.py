@@ -33,8 +33,9 @@ __all__ = ["REPRODUCTIONS"]
 
 # Run times: ``quick`` (with --quick) measured on 2026-11-27 on the 2-core machine with other
 # jobs beside it (load average about 8: microburst 2.8 s, incast-outcast 2.7 s, memcached
-# 3.5 s, traces 4.6 s, leafspine 2.5 s, vgg16 13.4 s) and ``full`` (the defaults) likewise:
-# microburst 4.8 s, incast-outcast 3.4 s, memcached 13.5 s, leafspine 5.7 s; traces 6 s and
+# 3.5 s, traces 4.6 s, leafspine 2.5 s (2.7 s with its 3 seeds, load average 6), vgg16 13.4 s) and ``full`` (the defaults) likewise:
+# microburst 4.8 s, incast-outcast 3.4 s, memcached 13.5 s, leafspine 5.7 s (14 s with its 3
+# seeds, load average 6); traces 6 s and
 # vgg16 81 s as measured in docs/reproductions-pl2.md.
 REPRODUCTIONS = (
     Reproduction(
@@ -91,8 +92,8 @@ REPRODUCTIONS = (
         figure="beyond the paper (§G)",
         summary="PL2 on a leaf-spine: a rack's incast, traffic from outside.",
         example="tailor reproduce pl2-leafspine --quick",
-        quick="2.5 s",
-        full="6 s",
+        quick="3 s",
+        full="14 s",
         full_options="(the defaults)",
         options=leafspine.options,
         render=leafspine.render,

@@ -10,7 +10,8 @@ reservation (a host reserves only within its own rack, and the ToR schedules onl
 own ports), so PL2's schedule for host 3's port does not count it.
 
 Per point: the intra-rack class's p50 and p99 latency, the inter-rack class's p99, drops
-and the largest switch queue.
+and the largest switch queue, each the mean over ``--seeds`` seeds (3 by default) with its
+interval across them (``tailor.reproduce.cells``); leafspine.csv has one row per seed.
 """
 
 from __future__ import annotations
@@ -23,17 +24,20 @@ import polars as pl
 import typer
 
 from tailor.outdir import staged
+from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.registry import Out, Plan
+from tailor.stats import Estimate
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["COLUMNS", "SCHEMES", "options", "run", "render"]
+__all__ = ["COLUMNS", "SCHEMES", "options", "run", "render", "summarise"]
 
-#: The columns of leafspine.csv.
-COLUMNS = ("scheme", "inter_rack_load", "intra_p50_us", "intra_p99_us", "inter_p99_us", "intra_messages", "drops",
-           "max_queue_bytes")
+#: The columns of leafspine.csv, one row per seed (a percentile of fewer messages than it
+#: needs is empty).
+COLUMNS = ("scheme", "inter_rack_load", "seed", "intra_p50_us", "intra_p99_us", "inter_p99_us", "intra_messages",
+           "inter_messages", "drops", "max_queue_bytes")
 SCHEMES = ("pl2", "raw")
 INTRA_LOAD = 0.6
 #: Simulated ms per point, and the inter-rack loads.
@@ -74,13 +78,17 @@ transport = {{ {intra_t} }}
 
 def options(
     quick: Annotated[bool, typer.Option("--quick", help="0 and 30 % inter-rack load, 10 ms each.")] = False,
+    seeds: cells.Seeds = 3,
     out: Out = None,
 ) -> Plan:
     """PL2 on a leaf-spine (beyond the paper): a rack's incast over PL2 while traffic from
     another rack enters without reservations, against raw Ethernet alone."""
+    cells.check_seeds(seeds)
     form = "quick" if quick else "full"
     length, loads = FORMS[form]
-    pts = [runs.Pl2Point(f"{s}-{round(x * 100)}", 1, scenario(s, x, length), length * 1000) for s in SCHEMES for x in loads]
+    # The scenario's text is the same for every seed: the run takes its seed from the point.
+    pts = [runs.Pl2Point(f"{s}-{round(x * 100)}", seed, scenario(s, x, length), length * 1000)
+           for s in SCHEMES for x in loads for seed in range(1, seeds + 1)]
     default = Path("runs") / ("pl2-leafspine-quick" if quick else "pl2-leafspine")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -94,11 +102,16 @@ def _measure(run_dir: Path) -> dict[str, Any]:
         return ((x["finish_ns"] - x["start_ns"]) / 1e3).sort()
 
     intra, inter = lat("intra"), lat("inter")
+    one = lambda x, p: Estimate.of_samples([x.to_numpy()], p)  # noqa: E731
+    got = lambda e: e.value if e.judged else None  # noqa: E731
     return {
-        "intra_p50_us": runs.rank(intra, 0.5) if len(intra) else None,
-        "intra_p99_us": runs.rank(intra, 0.99) if len(intra) >= 100 else None,
-        "inter_p99_us": runs.rank(inter, 0.99) if len(inter) >= 100 else None,
+        "intra": intra.to_list(),
+        "inter": inter.to_list(),
+        "intra_p50_us": got(one(intra, 50)),
+        "intra_p99_us": got(one(intra, 99)),
+        "inter_p99_us": got(one(inter, 99)),
         "intra_messages": len(intra),
+        "inter_messages": len(inter),
         "incomplete": s["messages"]["incomplete"],
         "drops": s["network"]["drops"],
         "max_queue_bytes": s["network"]["max_queue_bytes"],
@@ -113,11 +126,33 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
         rows = []
         for p in points:
             scheme, pct = p.name.rsplit("-", 1)
-            rows.append({"scheme": scheme, "inter_rack_load": int(pct) / 100, **_measure(dirs[p])})
+            rows.append({"scheme": scheme, "inter_rack_load": int(pct) / 100, "seed": p.seed, **_measure(dirs[p])})
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "leafspine.csv")
-        report = {"reproduction": "pl2-leafspine", "form": form, "length_ms": FORMS[form][0], "rows": rows}
+        report = {"reproduction": "pl2-leafspine", "form": form, "length_ms": FORMS[form][0],
+                  "rows": [{c: r[c] for c in (*COLUMNS, "incomplete")} for r in rows], "points": summarise(rows)}
         (work / "leafspine.json").write_text(json.dumps(report, indent=1))
     return report
+
+
+def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per scheme and inter-rack load, across seeds: each statistic as ``cells.columns``
+    (latencies from each seed's messages, drops and queues from each seed's counters)."""
+    out = []
+    for key in dict.fromkeys((r["scheme"], r["inter_rack_load"]) for r in rows):
+        rs = [r for r in rows if (r["scheme"], r["inter_rack_load"]) == key]
+        est = {
+            "intra_p50_us": Estimate.of_samples([r["intra"] for r in rs], 50),
+            "intra_p99_us": Estimate.of_samples([r["intra"] for r in rs], 99),
+            "inter_p99_us": Estimate.of_samples([r["inter"] for r in rs], 99),
+            "drops": Estimate.of_values([(r["drops"], 1) for r in rs]),
+            "max_queue_kib": Estimate.of_values([(r["max_queue_bytes"] / 1024, 1) for r in rs]),
+        }
+        out.append({"scheme": key[0], "inter_rack_load": key[1], "incomplete": sum(r["incomplete"] for r in rs),
+                     **{c: v for k, e in est.items() for c, v in cells.columns(k, e).items()}})
+    return out
+
+
+_P = {"intra_p50_us": 50, "intra_p99_us": 99, "inter_p99_us": 99, "drops": None, "max_queue_kib": None}
 
 
 def render(report: dict[str, Any], console: Console) -> None:
@@ -128,15 +163,15 @@ def render(report: dict[str, Any], console: Console) -> None:
     t = Table(title=f"PL2 on a leaf-spine (beyond the paper): rack 0's 3-way W4 incast at {INTRA_LOAD:.0%}, plus W4 "
                     f"from rack 1 into the same host ({report['form']} form, {report['length_ms']} ms)",
               title_justify="left", box=box.SIMPLE_HEAD)
-    for c in ("intra-rack", "inter-rack load", "intra p50 / p99 µs", "inter p99 µs", "drops", "max queue",
-              "unfinished"):
+    for c in ("intra-rack", "inter-rack load", "intra p50 µs", "intra p99 µs", "inter p99 µs", "drops",
+              "max queue KiB", "unfinished (all seeds)"):
         t.add_column(c, justify="left" if c == "intra-rack" else "right")
-    us = lambda x: "—" if x is None else f"{x:.0f}"  # noqa: E731
-    for r in report["rows"]:
-        t.add_row(rack.scheme_label(r["scheme"]), f"{r['inter_rack_load']:.0%}",
-                  f"{us(r['intra_p50_us'])} / {us(r['intra_p99_us'])}", us(r["inter_p99_us"]), f"{r['drops']:,}",
-                  f"{r['max_queue_bytes'] / 1024:.0f} KiB", f"{r['incomplete']:,}")
+    for r in report["points"]:
+        cell = lambda k: cells.text(cells.restore(k, r, _P[k]), ".0f")  # noqa: E731
+        t.add_row(rack.scheme_label(r["scheme"]), f"{r['inter_rack_load']:.0%}", cell("intra_p50_us"),
+                  cell("intra_p99_us"), cell("inter_p99_us"), cell("drops"), cell("max_queue_kib"),
+                  f"{r['incomplete']:,}")
     console.print(t)
     console.print("The paper claims a rack: traffic entering it is not co-ordinated (§G). Inter-rack traffic here "
                   "has no reservation, so PL2's schedule for the port it shares does not count it. "
-                  "docs/reproductions-pl2.md.", highlight=False)
+                  f"docs/reproductions-pl2.md.\n{cells.legend()}", highlight=False)
