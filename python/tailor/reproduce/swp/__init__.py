@@ -29,6 +29,7 @@ __all__ = ["REPRODUCTIONS"]
 # Run times measured on 2026-11-27 on the 2-core machine with other jobs beside it (load
 # average 6-8): swp-fig1 8.8 s (issue 24's session measured 10.8 s), swp-fig1 --engine
 # packet 15.3 s (its ``quick``: the defaults, it has no --quick); swp-capacity --quick 19 s.
+# With 3 seeds a point (issue 26), at load average 6: swp-fig1 11.9 s, --engine packet 23.3 s.
 # Not measured whole: swp-capacity's full form, estimated from CPU-s per search (above).
 REPRODUCTIONS = (
     Reproduction(
@@ -37,8 +38,8 @@ REPRODUCTIONS = (
         figure="Fig. 1 (§2.1)",
         summary="SWP Fig. 1: foreground p99 slowdown per scheduling choice.",
         example="tailor reproduce swp-fig1 --out runs/fig1",
-        quick="9 s",
-        full="15 s",
+        quick="12 s",
+        full="24 s",
         full_options="--engine packet",
         options=fig1.options,
         render=fig1.render,
