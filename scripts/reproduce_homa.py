@@ -40,7 +40,7 @@ TRANSPORTS = "homa,pfabric,pias,phost,ndp"
 #: Fig. 15 runs first: Fig. 12's 80 % panel runs each transport that cannot carry 80 % on a
 #: workload at the highest load Fig. 15 measured for it (--sustainable), as the paper ran
 #: pHost and NDP.
-ORDER = ("homa-fig15", "homa-fig12", "homa-fig14", "homa-table1", "homa-max-load", "homa-cluster", "homa-sensitivity")
+ORDER = ("homa-fig15", "homa-fig12", "homa-fig10", "homa-fig14", "homa-table1", "homa-max-load", "homa-cluster", "homa-sensitivity")
 
 
 def extra(name: str, out: Path) -> dict:

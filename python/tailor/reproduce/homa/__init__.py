@@ -4,6 +4,8 @@ fabric (scenarios/homa/).
 
 - ``fig12``: Fig. 12 and 13 (§5.2), p99 and median slowdown per message-size bucket for
   W1-W5 at 50 % and 80 % load, beside the authors' numbers (``data/``) and §5.2's claim;
+- ``fig10``: Fig. 10 (§5.1), one client's throughput with N RPCs of 10 KB responses
+  outstanding, incast control on and off, on the 16-node cluster;
 - ``fig14``: Fig. 14 (§5.2), preemption lag against queueing in the tail delay of short
   messages (``[record] waits``), W1-W5 at 80 %;
 - ``table1``: Table 1 (§5.2), mean and max queue lengths per switch tier at 80 % load;
@@ -30,7 +32,7 @@ homa-cluster 4.1 min at full length (a W5 point 67-75 s).
 
 from __future__ import annotations
 
-from tailor.reproduce.homa import cluster, fig12, fig14, fig15, maxload, sensitivity, table1
+from tailor.reproduce.homa import cluster, fig10, fig12, fig14, fig15, maxload, sensitivity, table1
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -41,7 +43,7 @@ __all__ = ["REPRODUCTIONS"]
 # sensitivity 35 s / 3.0 min; fig14 --quick 33 s a seed as issue 24's session measured it,
 # three seeds (the default since issue 26) 6.5 min on 2026-11-27 at load average 5 beside
 # four other jobs (about 1.7 min alone: three times one seed). Not measured: fig14's full
-# form, fig15 (about an hour per transport at full length).
+# form, fig15 (about an hour per transport at full length). fig10 2.4 s / 24 s (load average 6).
 REPRODUCTIONS = (
     Reproduction(
         name="homa-fig12",
@@ -54,6 +56,18 @@ REPRODUCTIONS = (
         full_options="(the defaults; --seeds 5: intervals, 5 times as long)",
         options=fig12.options,
         render=fig12.render,
+    ),
+    Reproduction(
+        name="homa-fig10",
+        paper="Homa",
+        figure="Fig. 10 (§5.1)",
+        summary="Homa Fig. 10: incast, throughput vs RPCs outstanding.",
+        example="tailor reproduce homa-fig10 --quick",
+        quick="3 s",
+        full="25 s",
+        full_options="(the defaults)",
+        options=fig10.options,
+        render=fig10.render,
     ),
     Reproduction(
         name="homa-fig14",
