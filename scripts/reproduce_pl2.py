@@ -3,7 +3,7 @@ numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time)
 
 - Fig. 3: 5-way microbursts (87 Gbps in all, fitted), RDS against raw Ethernet over PL2, with
   fixed sizes and the optimum, 200 ms, 5 seeds;
-- Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line rate,
+- Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line rate, 3 seeds,
   raw Ethernet against raw Ethernet over PL2, 5 ms each, with the hosts' exchanges as
   tailor's rack gives them and as the prototype measured them (`prototype_sw`);
 - Fig. 5-8: memcached (closed loop, one GET outstanding) under TCP or UDP background

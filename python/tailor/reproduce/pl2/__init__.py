@@ -20,8 +20,8 @@ Built from ``paper`` (the numbers the paper's text gives), ``rack`` (the scenari
 they measured.
 
 The expected times are wall times on a 2-core machine: pl2-microburst took 4.7 s with
---quick (18 runs of 20 ms) and 53 s in full (30 runs of 200 ms); pl2-incast-outcast 0.7 s
-and 2.5 s (20 runs of 5 ms).
+--quick (18 runs of 20 ms) and 53 s in full (30 runs of 200 ms); pl2-incast-outcast 1.6 s
+and 8 s (3 seeds: 36 runs of 0.5 ms and 60 runs of 5 ms).
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ REPRODUCTIONS = (
         figure="Fig. 11a, 12 (§F.4)",
         summary="PL2 Fig. 11a / 12: incast and outcast, loss, goodput.",
         example="tailor reproduce pl2-incast-outcast --quick",
-        quick="3 s",
-        full="3.5 s",
-        full_options="(the defaults; --host-delay prototype_sw for the prototype's exchanges)",
+        quick="2 s",
+        full="8 s",
+        full_options="(3 seeds; --host-delay prototype_sw: the prototype's exchanges)",
         options=incast.options,
         render=incast.render,
     ),
