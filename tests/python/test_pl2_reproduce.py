@@ -78,6 +78,10 @@ def test_pl2_drops_nothing_in_the_incast_and_outcast_reproductions_own_configura
 def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="--seeds: 0; accepted: 1 to 20"):
         microburst.options(seeds=0, out=tmp_path)
+    with pytest.raises(OptionError, match="--gbps: 120; accepted: 1 to 99"):
+        microburst.options(gbps=120, out=tmp_path)
+    with pytest.raises(OptionError, match="--max-kib: 64; accepted: 2 to 61"):
+        microburst.options(max_kib=64, out=tmp_path)
     with pytest.raises(OptionError, match="--host-delay: 'soon'; accepted"):
         incast.options(host_delay="soon", out=tmp_path)
     assert not any(tmp_path.iterdir())

@@ -56,22 +56,25 @@ SENDERS = 5
 RECEIVER = 5
 #: Message bytes per second offered in all: the fit (docs/reproductions-pl2.md).
 GBPS = 87
-#: The fixed size: the uniform law's mean.
-FIXED_BYTES = (1_500 + 62_464) // 2
+#: The uniform law's largest size (61 KiB, the rack's BDP); the fixed size is the law's mean.
+MAX_BYTES = 62_464
 #: Simulated ms per seed and default seeds: the quick form's 20 ms give about 7,000
 #: messages a seed (a p99.9 from 7 above it), the full form's 200 ms about 68,000.
 FORMS = {"quick": (20, 3), "full": (200, 5)}
 #: Sizes: uniform from one 1,500 B packet to 61 KiB (linear between the two points).
-SIZES_CDF = "# Written by tailor reproduce pl2-microburst: messages within one RTT of the rack (61 KiB),\n" \
-            "# uniform from one packet.\n1500 0\n62464 1\n"
+def sizes_cdf(max_bytes: int = MAX_BYTES) -> str:
+    """The size table: uniform from one packet to ``max_bytes``."""
+    return ("# Written by tailor reproduce pl2-microburst: messages within one RTT of the rack (61 KiB),\n"
+            f"# uniform from one packet.\n1500 0\n{max_bytes} 1\n")
 _LABELS = {"pl2": "raw Ethernet over PL2", "rds": "RDS", "raw-optimal": "raw Ethernet (optimal), one sender",
            "pl2-fixed": "PL2, fixed size", "raw-optimal-fixed": "optimal, fixed size",
            "pl2-fixed-periodic": "PL2, fixed size, periodic"}
 
 
 def scenario(scheme: str, length_ms: int, seed: int, *, gbps: float = GBPS, sizes: str = "uniform",
-             arrival: str = "poisson", senders: int = SENDERS) -> str:
-    law = 'sizes_cdf = "below-rtt.cdf"\ninterpolation = "linear"' if sizes == "uniform" else f'sizes_fixed = "{FIXED_BYTES}B"'
+             arrival: str = "poisson", senders: int = SENDERS, max_bytes: int = MAX_BYTES) -> str:
+    fixed = (1_500 + max_bytes) // 2
+    law = 'sizes_cdf = "below-rtt.cdf"\ninterpolation = "linear"' if sizes == "uniform" else f'sizes_fixed = "{fixed}B"'
     cls = f"""[[class]]
 name = "burst"
 {law}
@@ -89,6 +92,8 @@ until = "{length_ms}ms"
 def options(
     quick: Annotated[bool, typer.Option("--quick", help="20 ms per variant and seed (seconds in all).")] = False,
     seeds: Annotated[int | None, typer.Option(help="Seeds per variant (default: 3 quick, 5 full).")] = None,
+    gbps: Annotated[float, typer.Option(help="Message bytes offered in all, Gbps (the fit: 87).")] = GBPS,
+    max_kib: Annotated[int, typer.Option(help="Largest message, KiB (uniform from 1,500 B; the BDP: 61).")] = 61,
     out: Out = None,
 ) -> Plan:
     """PL2 Fig. 3: message latency, drops and switch queue under 5-way microbursts (87 Gbps
@@ -96,16 +101,21 @@ def options(
     beside the paper's."""
     if seeds is not None and not 1 <= seeds <= 20:
         raise OptionError(f"--seeds: {seeds}; accepted: 1 to 20")
+    if not 1 <= gbps <= 99:
+        raise OptionError(f"--gbps: {gbps:g}; accepted: 1 to 99 (the receiver's link is 100 Gbps)")
+    if not 2 <= max_kib <= 61:
+        raise OptionError(f"--max-kib: {max_kib}; accepted: 2 to 61 (a message within one RTT of the rack)")
     form = "quick" if quick else "full"
     length, default_seeds = FORMS[form]
-    pts = [runs.Pl2Point(v, seed, scenario(s, length, seed, sizes=z, arrival=a, senders=n), (length + 5) * 1000,
-                         files=(("below-rtt.cdf", SIZES_CDF),))
+    most = max_kib * 1024
+    pts = [runs.Pl2Point(v, seed, scenario(s, length, seed, gbps=gbps, sizes=z, arrival=a, senders=n, max_bytes=most),
+                         (length + 5) * 1000, files=(("below-rtt.cdf", sizes_cdf(most)),))
            for v, s, z, a, n in VARIANTS for seed in range(1, (seeds or default_seeds) + 1)]
     default = Path("runs") / ("pl2-microburst-quick" if quick else "pl2-microburst")
-    return Plan(out or default, lambda out, say: run(pts, form, out, say))
+    return Plan(out or default, lambda out, say: run(pts, form, out, say, gbps, most))
 
 
-def _seed_row(variant: tuple, seed: int, run_dir: Path) -> tuple[dict[str, Any], pl.Series]:
+def _seed_row(variant: tuple[str, str, str, str, int], seed: int, run_dir: Path) -> tuple[dict[str, Any], pl.Series]:
     lat = runs.latencies_us([run_dir])
     s = runs.summary(run_dir)
     sent = int(runs.ports(run_dir).filter(pl.col("role") == "host_nic")["sent_packets"].sum())
@@ -118,7 +128,8 @@ def _seed_row(variant: tuple, seed: int, run_dir: Path) -> tuple[dict[str, Any],
     return row, lat
 
 
-def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
+def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, gbps: float = GBPS,
+        max_bytes: int = MAX_BYTES) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     microburst.csv (per seed) and microburst.json (across seeds)."""
     with staged(out, "reproduction", name="pl2-microburst") as work:
@@ -137,7 +148,8 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
                 "max_queue_bytes": max(r["max_queue_bytes"] for r in rows),
             })
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in seed_rows]).write_csv(work / "microburst.csv")
-        report = {"reproduction": "pl2-microburst", "form": form, "length_ms": FORMS[form][0], "gbps": GBPS,
+        report = {"reproduction": "pl2-microburst", "form": form, "length_ms": FORMS[form][0], "gbps": gbps,
+                  "max_bytes": max_bytes,
                   "rows": variants, "seed_rows": seed_rows}
         (work / "microburst.json").write_text(json.dumps(report, indent=1))
     return report
@@ -148,7 +160,8 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=f"PL2 Fig. 3: 5-way microbursts, {report['gbps']} Gbps in all, paper / tailor ({report['form']} "
+    t = Table(title=f"PL2 Fig. 3: 5-way microbursts, {report['gbps']:g} Gbps in all, sizes to "
+                    f"{report['max_bytes'] / 1024:.0f} KiB, paper / tailor ({report['form']} "
                     f"form, {report['length_ms']} ms per seed; mean over seeds [95 % interval])",
               title_justify="left", box=box.SIMPLE_HEAD)
     for c in ("variant", "seeds × messages", "p50 µs", "p99 µs", "p99.9 µs", "p99 / p50", "drops (fraction)",
