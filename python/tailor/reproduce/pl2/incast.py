@@ -22,9 +22,11 @@ import typer
 
 from tailor.errors import OptionError
 from tailor.outdir import staged
+from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import INCAST, OUTCAST
 from tailor.reproduce.registry import Out, Plan
+from tailor.stats import Estimate
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -113,7 +115,8 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, host_delay:
                      **_measure(dirs[p], pattern, int(n), length)} for p in points if p.name == name]
             seed_rows += mine
             rows.append({"scheme": scheme, "pattern": pattern, "senders": int(n), "seeds": len(mine),
-                         **{k: runs.across_seeds([r[k] for r in mine]) for k in ("delivered_fraction", "throughput_gbps")},
+                         **{c: v for k in ("delivered_fraction", "throughput_gbps")
+                            for c, v in cells.columns(k, Estimate.of_values([(r[k], 1) for r in mine])).items()},
                          "drops": max(r["drops"] for r in mine),
                          "unsolicited_drops": max(r["unsolicited_drops"] for r in mine)})
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in seed_rows]).write_csv(work / "incast_outcast.csv")
@@ -141,20 +144,21 @@ def render(report: dict[str, Any], console: Console) -> None:
         for n in ns:
             t.add_column(f"n = {n}", justify="right")
         for s in SCHEMES:
-            cells = []
+            row = []
             for n in ns:
                 r = at.get((s, pattern, n))
                 if r is None:
-                    cells.append("")
+                    row.append("")
                     continue
                 paper = _paper(s, pattern, n)
-                cells.append(f"{paper} / {runs.show(r['delivered_fraction'], '{:.2f}')}, "
-                             f"{runs.show(r['throughput_gbps'], '{:.1f}')}; drops {r['drops']:,}")
-            t.add_row(rack.scheme_label(s), *cells)
+                frac, gbps = (cells.text(cells.restore(k, r, None), f) for k, f in
+                              (("delivered_fraction", ".2f"), ("throughput_gbps", ".1f")))
+                row.append(f"{paper} / {frac}, {gbps}; drops {r['drops']:,}")
+            t.add_row(rack.scheme_label(s), *row)
         console.print(t)
     console.print("The paper's figures are not tabulated: its text gives raw Ethernet's 1/n and line rate, PL2's "
                   "80 Gbps for one server, 96-97 Gbps in incast and 90 Gbps in outcast (§F.4, §G); — where it "
-                  "gives nothing. docs/reproductions-pl2.md.", highlight=False)
+                  f"gives nothing. docs/reproductions-pl2.md.\n{cells.legend()}", highlight=False)
 
 
 def _paper(scheme: str, pattern: str, n: int) -> str:

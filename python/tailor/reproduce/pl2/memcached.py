@@ -38,10 +38,11 @@ import typer
 
 from tailor.errors import DataError
 from tailor.outdir import staged
+from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import MEMCACHED
 from tailor.reproduce.registry import Out, Plan
-from tailor.stats import samples_needed
+from tailor.stats import Estimate, samples_needed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -146,12 +147,12 @@ def _point(rows: list[dict[str, Any]], lats: list[pl.Series | None]) -> dict[str
     """One point across its seeds."""
     first = rows[0]
     # A seed with too few RPCs (none: the paper's "fails to complete") leaves a percentile out.
-    stats = runs.percentiles([pl.Series([], dtype=pl.Float64) if x is None else x for x in lats], (0.5, 0.99))
+    samples = [[] if x is None else x.to_numpy() for x in lats]
+    est = {"p50_us": Estimate.of_samples(samples, 50), "p99_us": Estimate.of_samples(samples, 99)}
+    est |= {k: Estimate.of_values([(r[k], 1) for r in rows]) for k in ("rpcs_per_s", "background_gbps", "drops")}
     return {"scheme": first["scheme"], "background": first["background"], "hosts": first["hosts"],
-            "offered_gbps": first["offered_gbps"], "seeds": len(rows), **stats,
-            "rpcs_per_s": runs.across_seeds([r["rpcs_per_s"] for r in rows]),
-            "background_gbps": runs.across_seeds([r["background_gbps"] for r in rows]),
-            "drops": runs.across_seeds([r["drops"] for r in rows])}
+            "offered_gbps": first["offered_gbps"], "seeds": len(rows),
+            **{c: v for k, e in est.items() for c, v in cells.columns(k, e).items()}}
 
 
 def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
@@ -180,8 +181,13 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
     return report
 
 
+#: The percentile each estimate of a point is (None: a mean over seeds).
+_P = {"p50_us": 50, "p99_us": 99, "rpcs_per_s": None, "background_gbps": None, "drops": None}
+
+
 def render(report: dict[str, Any], console: Console) -> None:
-    """Fig. 5-8's reading, paper / tailor: means over seeds [95 % interval]."""
+    """Fig. 5-8's reading, paper / tailor: means over seeds [95 % interval] n = fewest RPCs
+    in a seed."""
     from rich import box
     from rich.table import Table
 
@@ -189,28 +195,26 @@ def render(report: dict[str, Any], console: Console) -> None:
     at = {(r["background"], r["scheme"], r["hosts"]): r for r in report["rows"]}
     for bg, pair in PAIRS.items():
         t = Table(title=f"PL2 Fig. {'5-6' if bg == 'tcp' else '7-8'}: memcached under {bg.upper()} background incast "
-                        f"({report['form']} form, {report['length_ms']} ms, {report['rows'][0]['seeds']} seeds; mean "
-                        f"[95 % interval]): p99 (paper / tailor) and p50 RPC latency µs, RPCs per seed, thousand "
-                        f"RPCs/s, background Gbps offered → carried, drops", title_justify="left", box=box.SIMPLE_HEAD)
+                        f"({report['form']} form, {report['length_ms']} ms, {report['rows'][0]['seeds']} seeds): p99 "
+                        f"(paper / tailor) and p50 RPC latency µs, thousand RPCs/s, background Gbps offered → "
+                        f"carried, drops (mean a seed)", title_justify="left", box=box.SIMPLE_HEAD)
         t.add_column("background hosts")
         for name, _, _ in pair:
             t.add_column(name, justify="right")
         for k in hosts:
-            cells = []
+            row = []
             for name, _, _ in pair:
                 r = at.get((bg, name, k))
                 if r is None:
-                    cells.append("")
+                    row.append("")
                     continue
+                e = {c: cells.restore(c, r, p) for c, p in _P.items()}
                 said = MEMCACHED.get((bg, name, k), "—")
-                per = r["samples_per_seed"]
-                cells.append(f"p99 {said} / {runs.show(r['p99'])}; p50 {runs.show(r['p50'], '{:,.1f}')}\n"
-                             f"{min(per):,}–{max(per):,} RPCs; {r['rpcs_per_s']['mean'] / 1e3:.0f}k/s; "
-                             f"{r['offered_gbps']:.0f} → {runs.show(r['background_gbps'], '{:.1f}')}; "
-                             f"drops {r['drops']['mean']:,.0f}")
-            t.add_row(str(k), *cells)
+                row.append(f"p99 {said} / {cells.text(e['p99_us'], ',.0f')}\np50 {cells.text(e['p50_us'], ',.1f')}\n"
+                           f"{r['rpcs_per_s'] / 1e3:.0f}k/s; {r['offered_gbps']:.0f} → "
+                           f"{cells.text(e['background_gbps'], '.1f')}; drops {r['drops']:,.0f}")
+            t.add_row(str(k), *row)
         console.print(t)
     console.print("The paper's figures are not tabulated: its text gives the p99 with 4 background hosts (TCP: Cubic "
                   "127 µs, PL2 56 µs; UDP: PL2 25 µs, without PL2 seconds) and PL2's 8 % lower throughput without "
-                  "background. — where it gives nothing, or where a seed has fewer than 100 RPCs. "
-                  "docs/reproductions-pl2.md.", highlight=False)
+                  f"background; — where it gives nothing. docs/reproductions-pl2.md.\n{cells.legend()}", highlight=False)

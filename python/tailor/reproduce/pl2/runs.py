@@ -18,7 +18,7 @@ import polars as pl
 from tailor.errors import DataError
 from tailor.reproduce.homa.points import run_points, write_text
 
-__all__ = ["Pl2Point", "run", "summary", "latencies_us", "ports", "spread", "across_seeds", "percentiles", "show"]
+__all__ = ["Pl2Point", "run", "summary", "latencies_us", "ports", "spread"]
 
 Say = Callable[[str], None]
 
@@ -70,32 +70,3 @@ def spread(values: Sequence[float]) -> tuple[float, float, float]:
     """Mean, min and max across seeds."""
     return (sum(values) / len(values), min(values), max(values))
 
-
-def across_seeds(values: Sequence[float]) -> dict[str, Any]:
-    """A statistic over seeds, as tables print it: the mean of the per-seed values, a 95 %
-    bootstrap interval of that mean (``tailor.stats``; None with one seed) and the values."""
-    from tailor.stats import bootstrap_ci
-
-    return {"mean": sum(values) / len(values), "ci": bootstrap_ci(list(values)), "values": list(values)}
-
-
-def percentiles(per_seed: Sequence[pl.Series], qs: Sequence[float]) -> dict[str, Any]:
-    """Per-seed nearest-rank percentiles of sorted latencies, across seeds
-    (``across_seeds``), each None where a seed has fewer samples than it needs
-    (``tailor.stats.samples_needed``: a p99 of fewer than 100 is just the largest seen)."""
-    from tailor.stats import samples_needed
-
-    least = min(len(s) for s in per_seed)
-    out: dict[str, Any] = {"samples_per_seed": [len(s) for s in per_seed]}
-    for q in qs:
-        key = f"p{q * 100:g}".replace(".", "")
-        out[key] = across_seeds([rank(s, q) for s in per_seed]) if least >= samples_needed(q * 100) else None
-    return out
-
-
-def show(stat: dict[str, Any] | None, fmt: str = "{:,.0f}") -> str:
-    """'mean [lo–hi]' of ``across_seeds`` (the mean alone with one seed); '—' for None."""
-    if stat is None:
-        return "—"
-    ci = stat["ci"]
-    return fmt.format(stat["mean"]) + ("" if ci is None else f" [{fmt.format(ci[0])}–{fmt.format(ci[1])}]")
