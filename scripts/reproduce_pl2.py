@@ -1,12 +1,13 @@
 """`make validate`, PL2 part: the paper's rack experiments, each printed beside the
 numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time).
 
-- Fig. 3: 5 x 18 Gbps microbursts, RDS against raw Ethernet over PL2, 200 ms, 3 seeds;
-- Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line rate,
+- Fig. 3: 5-way microbursts (87 Gbps in all, fitted), RDS against raw Ethernet over PL2, with
+  fixed sizes and the optimum, 200 ms, 5 seeds;
+- Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line rate, 3 seeds,
   raw Ethernet against raw Ethernet over PL2, 5 ms each, with the hosts' exchanges as
   tailor's rack gives them and as the prototype measured them (`prototype_sw`);
 - Fig. 5-8: memcached (closed loop, one GET outstanding) under TCP or UDP background
-  incast from 0 to 4 hosts, with and without PL2, 50 ms each;
+  incast from 0 to 4 hosts, with and without PL2, 50 ms each, 5 seeds;
 - Fig. 10: W1-W5 in a 3-way incast, six schemes, 50 ms each;
 - Fig. 9: VGG16's gradients from 4 workers to 2 parameter servers, 100 iterations a scheme;
 - beyond the paper: two PL2 racks on a leaf-spine, traffic entering a rack unreserved.
@@ -28,7 +29,7 @@ from tailor.reproduce import REPRODUCTIONS
 ROOT = Path(__file__).resolve().parents[1]
 #: (reproduction, its options beyond --quick and --out, the directory it writes).
 RUNS = (
-    ("pl2-microburst", {"seeds": 3}, "microburst"),
+    ("pl2-microburst", {}, "microburst"),
     ("pl2-incast-outcast", {}, "incast-outcast"),
     ("pl2-incast-outcast", {"host_delay": "prototype_sw"}, "incast-outcast-prototype-sw"),
     ("pl2-memcached", {}, "memcached"),

@@ -483,9 +483,9 @@ fn pl2_refuses_a_threshold_below_t_plus_k() {
     let e = refusal(&with("pl2", &[("switch.pl2", "threshold", "1")]));
     assert_eq!(e.path, "switch.pl2.threshold");
     assert!(e.message.starts_with("unsolicited_below (t = 15) + burst (K = 4) - 1 = 18 is above [switch] pl2 threshold (T = 1)"), "{e}");
-    let e = refusal(&with("pl2", &[("transport", "unsolicited_below", "70")]));
+    let e = refusal(&with("pl2", &[("transport", "unsolicited_below", "600")]));
     assert_eq!(e.path, "transport.unsolicited_below");
-    let e = refusal(&with("pl2", &[("transport", "burst", "100")]));
+    let e = refusal(&with("pl2", &[("transport", "burst", "600")]));
     assert_eq!(e.path, "transport.burst");
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(check(&with("pl2", &[("switch.pl2", "threshold", "18")]), dir.path()), None);

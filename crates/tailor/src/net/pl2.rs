@@ -49,10 +49,15 @@ use std::collections::VecDeque;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Pl2Switch {
     /// T: an unsolicited packet is dropped when the reservations at its input or output
-    /// port exceed this many timeslots. The paper says only T ≫ t = 15; tailor's default,
-    /// 64 timeslots (16 bursts of K = 4, 96 KB at 1,500 B), is four times t and about
-    /// one bandwidth-delay product of the paper's rack (61 KiB): an unsolicited burst
-    /// passes while the ports it crosses are booked for less than about one RTT.
+    /// port exceed this many timeslots. The paper gives only T ≫ t = 15, and expects an
+    /// unsolicited burst whose GRT comes back above t to arrive twice rather than be
+    /// dropped ("since T ≫ t, it is also possible that both the unsolicited and scheduled
+    /// packets arrive", §D.4). tailor's default, 512 timeslots (768 KB at 1,500 B, half a
+    /// port's share of the rack's buffer), is about 34 t and twice the 240 slots the
+    /// paper's rack can book at one port (5 senders × 12 threads × one RSV of K = 4
+    /// outstanding each, §D.2.1). At 64 (an earlier default) the incast reproduction's
+    /// start, 12 threads per sender beginning within a few µs, had unsolicited bursts
+    /// sent on 1-2 µs old GRTs meet 70-186 booked slots and be dropped (docs/pl2.md).
     pub threshold: u32,
     /// Bytes on the wire of an RSV and a GRT (64 B Ethernet control frames, §E).
     pub control_bytes: u32,
@@ -62,7 +67,7 @@ pub struct Pl2Switch {
 
 impl Default for Pl2Switch {
     fn default() -> Self {
-        Pl2Switch { threshold: 64, control_bytes: 64, priority: 0 }
+        Pl2Switch { threshold: 512, control_bytes: 64, priority: 0 }
     }
 }
 

@@ -19,9 +19,9 @@ Built from ``paper`` (the numbers the paper's text gives), ``rack`` (the scenari
 ``runs`` (running points, reading latencies and ports). docs/reproductions-pl2.md says what
 they measured.
 
-The expected times are wall times on a 2-core machine: pl2-microburst took 0.7 s with
---quick and 4 s in full with --seeds 3 (6 runs of 200 ms); pl2-incast-outcast 0.7 s and
-2.5 s (20 runs of 5 ms).
+The expected times are wall times on a 2-core machine: pl2-microburst took 4.7 s with
+--quick (18 runs of 20 ms) and 53 s in full (30 runs of 200 ms); pl2-incast-outcast 1.6 s
+and 8 s (3 seeds: 36 runs of 0.5 ms and 60 runs of 5 ms).
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ __all__ = ["REPRODUCTIONS"]
 # 3.5 s, traces 4.6 s, leafspine 2.5 s (2.7 s with its 3 seeds, load average 6), vgg16 13.4 s) and ``full`` (the defaults) likewise:
 # microburst 4.8 s, incast-outcast 3.4 s, memcached 13.5 s, leafspine 5.7 s (14 s with its 3
 # seeds, load average 6); traces 6 s and
-# vgg16 81 s as measured in docs/reproductions-pl2.md.
+# vgg16 81 s as measured in docs/reproductions-pl2.md. Microburst and memcached with their
+# seeds (2026-11-28, three other helpers' jobs beside them): quick 4.7 and 4.0 s, full 53
+# and 66 s.
 REPRODUCTIONS = (
     Reproduction(
         name="pl2-microburst",
@@ -44,9 +46,9 @@ REPRODUCTIONS = (
         figure="Fig. 3 (§B)",
         summary="PL2 Fig. 3: microbursts, PL2 vs RDS, tails and drops.",
         example="tailor reproduce pl2-microburst --quick",
-        quick="3 s",
-        full="5 s",
-        full_options="(the defaults; --seeds 3 for intervals)",
+        quick="5 s",
+        full="55 s",
+        full_options="(the defaults: 5 seeds)",
         options=microburst.options,
         render=microburst.render,
     ),
@@ -56,9 +58,9 @@ REPRODUCTIONS = (
         figure="Fig. 11a, 12 (§F.4)",
         summary="PL2 Fig. 11a / 12: incast and outcast, loss, goodput.",
         example="tailor reproduce pl2-incast-outcast --quick",
-        quick="3 s",
-        full="3.5 s",
-        full_options="(the defaults; --host-delay prototype_sw for the prototype's exchanges)",
+        quick="2 s",
+        full="8 s",
+        full_options="(3 seeds; --host-delay prototype_sw: the prototype's exchanges)",
         options=incast.options,
         render=incast.render,
     ),
@@ -68,9 +70,9 @@ REPRODUCTIONS = (
         figure="Fig. 5-8 (§F.2)",
         summary="PL2 Fig. 5-8: memcached under TCP or UDP incast.",
         example="tailor reproduce pl2-memcached --quick",
-        quick="3.5 s",
-        full="14 s",
-        full_options="(the defaults)",
+        quick="4 s",
+        full="70 s",
+        full_options="(the defaults: 5 seeds)",
         options=memcached.options,
         render=memcached.render,
     ),

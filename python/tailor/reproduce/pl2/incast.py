@@ -22,9 +22,11 @@ import typer
 
 from tailor.errors import OptionError
 from tailor.outdir import staged
+from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import INCAST, OUTCAST
 from tailor.reproduce.registry import Out, Plan
+from tailor.stats import Estimate
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -32,17 +34,18 @@ if TYPE_CHECKING:
 __all__ = ["COLUMNS", "SCHEMES", "PATTERNS", "options", "run", "render"]
 
 #: The columns of incast_outcast.csv.
-COLUMNS = ("scheme", "pattern", "senders", "delivered_fraction", "throughput_gbps", "drops")
+COLUMNS = ("scheme", "pattern", "senders", "seed", "delivered_fraction", "throughput_gbps", "drops")
 SCHEMES = ("raw", "pl2")
 PATTERNS = ("incast", "outcast")
 MESSAGE = 6_000
 #: Message bytes per 1,538 B frame.
 GOODPUT = 1_500 / 1_538
-#: Simulated µs per point.
-FORMS = {"quick": (500, (1, 3, 5)), "full": (5_000, (1, 2, 3, 4, 5))}
+#: Simulated µs per point, the n, and the seeds (a seed moves the periodic arrivals' phases
+#: and draws the host delays).
+FORMS = {"quick": (500, (1, 3, 5), 3), "full": (5_000, (1, 2, 3, 4, 5), 3)}
 
 
-def scenario(scheme: str, pattern: str, n: int, length_us: int, host_delay: str = "0ns") -> str:
+def scenario(scheme: str, pattern: str, n: int, length_us: int, host_delay: str = "0ns", seed: int = 1) -> str:
     """n senders into host 5, or host 0 to n receivers; every sender at line rate."""
     line = 100 * GOODPUT
     if pattern == "incast":
@@ -59,11 +62,11 @@ rate = "{round(rate * 1e9)}bps"
 {ends}
 until = "{length_us}us"
 """
-    return rack.scenario(scheme, cls, stop=f"{length_us}us", threads=12, host_delay=host_delay)
+    return rack.scenario(scheme, cls, stop=f"{length_us}us", threads=12, host_delay=host_delay, seed=seed)
 
 
 def options(
-    quick: Annotated[bool, typer.Option("--quick", help="n = 1, 3, 5 for 0.5 ms each (seconds in all).")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="n = 1, 3, 5 for 0.5 ms each, 3 seeds (seconds in all).")] = False,
     host_delay: Annotated[str, typer.Option(
         help="Extra time per RSV-GRT exchange: a time, or prototype_hw / prototype_sw (the prototype's "
              "measured exchanges, docs/pl2.md).")] = "0ns",
@@ -74,9 +77,9 @@ def options(
     if host_delay not in ("prototype_hw", "prototype_sw") and not re.fullmatch(r"\d+(\.\d+)?(ps|ns|us|ms)", host_delay):
         raise OptionError(f"--host-delay: '{host_delay}'; accepted: a time such as 500ns, prototype_hw or prototype_sw")
     form = "quick" if quick else "full"
-    length, ns = FORMS[form]
-    pts = [runs.Pl2Point(f"{s}-{p}-{n}", 1, scenario(s, p, n, length, host_delay), length)
-           for s in SCHEMES for p in PATTERNS for n in ns]
+    length, ns, seeds = FORMS[form]
+    pts = [runs.Pl2Point(f"{s}-{p}-{n}", seed, scenario(s, p, n, length, host_delay, seed), length)
+           for s in SCHEMES for p in PATTERNS for n in ns for seed in range(1, seeds + 1)]
     default = Path("runs") / ("pl2-incast-outcast-quick" if quick else "pl2-incast-outcast")
     return Plan(out or default, lambda out, say: run(pts, form, out, say, host_delay))
 
@@ -105,20 +108,26 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, host_delay:
     length = FORMS[form][0]
     with staged(out, "reproduction", name="pl2-incast-outcast") as work:
         dirs = runs.run(points, work, f"tailor reproduce pl2-incast-outcast, {form} form", say)
-        rows = []
-        for p in points:
-            scheme, pattern, n = p.name.split("-")
-            rows.append({"scheme": scheme, "pattern": pattern, "senders": int(n),
-                         **_measure(dirs[p], pattern, int(n), length)})
-        pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "incast_outcast.csv")
+        seed_rows, rows = [], []
+        for name in dict.fromkeys(p.name for p in points):
+            scheme, pattern, n = name.split("-")
+            mine = [{"scheme": scheme, "pattern": pattern, "senders": int(n), "seed": p.seed,
+                     **_measure(dirs[p], pattern, int(n), length)} for p in points if p.name == name]
+            seed_rows += mine
+            rows.append({"scheme": scheme, "pattern": pattern, "senders": int(n), "seeds": len(mine),
+                         **{c: v for k in ("delivered_fraction", "throughput_gbps")
+                            for c, v in cells.columns(k, Estimate.of_values([(r[k], 1) for r in mine])).items()},
+                         "drops": max(r["drops"] for r in mine),
+                         "unsolicited_drops": max(r["unsolicited_drops"] for r in mine)})
+        pl.DataFrame([{c: r[c] for c in COLUMNS} for r in seed_rows]).write_csv(work / "incast_outcast.csv")
         report = {"reproduction": "pl2-incast-outcast", "form": form, "length_us": length, "host_delay": host_delay,
-                  "rows": rows}
+                  "rows": rows, "seed_rows": seed_rows}
         (work / "incast_outcast.json").write_text(json.dumps(report, indent=1))
     return report
 
 
 def render(report: dict[str, Any], console: Console) -> None:
-    """Fig. 11a (incast) and Fig. 12 (outcast), paper / tailor."""
+    """Fig. 11a (incast) and Fig. 12 (outcast), paper / tailor: means over seeds [95 % interval]."""
     from rich import box
     from rich.table import Table
 
@@ -128,25 +137,28 @@ def render(report: dict[str, Any], console: Console) -> None:
         who = "senders into one receiver" if pattern == "incast" else "receivers of one sender"
         t = Table(title=f"PL2 {'Fig. 11a' if pattern == 'incast' else 'Fig. 12'}: {pattern}, n {who}; delivered "
                         f"fraction and goodput (Gbps), paper / tailor ({report['form']} form, "
-                        f"{report['length_us']} µs, host delay {report['host_delay']})", title_justify="left",
+                        f"{report['length_us']} µs, host delay {report['host_delay']}, {report['rows'][0]['seeds']} "
+                        f"seeds: mean [95 % interval]; drops: the most in a seed)", title_justify="left",
                   box=box.SIMPLE_HEAD)
         t.add_column("scheme")
         for n in ns:
             t.add_column(f"n = {n}", justify="right")
         for s in SCHEMES:
-            cells = []
+            row = []
             for n in ns:
                 r = at.get((s, pattern, n))
                 if r is None:
-                    cells.append("")
+                    row.append("")
                     continue
                 paper = _paper(s, pattern, n)
-                cells.append(f"{paper} / {r['delivered_fraction']:.2f}, {r['throughput_gbps']:.1f}; drops {r['drops']:,}")
-            t.add_row(rack.scheme_label(s), *cells)
+                frac, gbps = (cells.text(cells.restore(k, r, None), f) for k, f in
+                              (("delivered_fraction", ".2f"), ("throughput_gbps", ".1f")))
+                row.append(f"{paper} / {frac}, {gbps}; drops {r['drops']:,}")
+            t.add_row(rack.scheme_label(s), *row)
         console.print(t)
     console.print("The paper's figures are not tabulated: its text gives raw Ethernet's 1/n and line rate, PL2's "
                   "80 Gbps for one server, 96-97 Gbps in incast and 90 Gbps in outcast (§F.4, §G); — where it "
-                  "gives nothing. docs/reproductions-pl2.md.", highlight=False)
+                  f"gives nothing. docs/reproductions-pl2.md.\n{cells.legend()}", highlight=False)
 
 
 def _paper(scheme: str, pattern: str, n: int) -> str:

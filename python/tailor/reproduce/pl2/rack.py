@@ -14,7 +14,7 @@ The values the paper leaves open are chosen and stated here (docs/reproductions-
 - every frame pays Ethernet's 38 B (header, CRC, preamble and gap), as Homa's packets do
   (RDS runs on them): raw Ethernet carries 1,500 B in 1,538 B on the wire, UDP 1,472 B,
   TCP 1,448 B (IP, TCP with timestamps);
-- PL2 with K = 4 and t = 15 (§F.1), T = 64 timeslots (`[switch] pl2`'s default), 12
+- PL2 with K = 4 and t = 15 (§F.1), T = 512 timeslots (`[switch] pl2`'s default), 12
   sending threads per server (§F.4's 12 flows; §F.3's 11 where the experiment says so).
 """
 
