@@ -148,3 +148,36 @@ connections = 16
     let (_, again) = common::run(&sc, 4);
     assert_eq!(recs, again);
 }
+
+/// A connection is a byte stream (`coalesce = "nagle"`, the default): 2,000 messages of
+/// 200 B at 8 Gbps on one connection share segments, so the 10 Gbps link carries them in
+/// far fewer packets and bytes than one packet per message (`"off"`), every payload byte
+/// is acknowledged exactly once, every message completes, in order, and coalescing does
+/// not make them later.
+#[test]
+fn small_messages_on_one_connection_share_segments() {
+    let run = |coalesce: &str| periodic_tcp(2000, "200B", "8Gbps", "connections = 1".into(), &format!("coalesce = \"{coalesce}\""));
+    let (nagle, rn) = run("nagle");
+    let (off, ro) = run("off");
+    let c = |r: &tailor::engine::report::RunReport, k: &str| r.transport_counters.get(k).unwrap_or(0);
+    for (recs, r) in [(&nagle, &rn), (&off, &ro)] {
+        assert_eq!(recs.len(), 2000);
+        assert_eq!(c(r, "acked_bytes"), 400_000, "each payload byte acknowledged once");
+        assert_eq!(c(r, "retransmits"), 0);
+        assert!(recs.windows(2).all(|w| w[1].finish >= w[0].finish), "in order on one connection");
+    }
+    assert_eq!(c(&ro, "data_packets"), 2000, "off: one segment per message");
+    assert!(c(&rn, "data_packets") < 1000, "nagle: {} segments for 2,000 messages", c(&rn, "data_packets"));
+    let mean = |recs: &[MessageRecord]| recs.iter().map(|r| (r.finish - r.start).as_secs_f64()).sum::<f64>() / recs.len() as f64;
+    assert!(mean(&nagle) < mean(&off), "{} vs {}", mean(&nagle), mean(&off));
+}
+
+/// A bad value names the key and what is accepted.
+#[test]
+fn coalesce_takes_nagle_or_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[topology]\nkind = \"star\"\nhosts = 2\nlink = { rate = \"10Gbps\" }\n[transport]\nkind = \"tcp\"\ncoalesce = \"yes\"\n[[class]]\nname = \"c\"\nsizes_fixed = \"1KB\"\narrival = \"poisson\"\nload = 0.1\npattern = \"all_to_all\"\nmessages = 1\n";
+    let err = tailor::scenario::Scenario::parse(text, "c.toml", dir.path()).err().expect("refused");
+    assert_eq!(err.path, "transport.coalesce");
+    assert!(err.message.contains("accepted: \"nagle\", \"off\""), "{}", err.message);
+}

@@ -254,6 +254,7 @@ const FAMILIES: &[Family] = &[
             ("class", "connections", G::Int(1, 1 << 16)),
             ("class", "connection_choice", G::Lit(&["\"random\"", "\"idle\""])),
             ("transport", "restart_after_idle", G::Lit(&["true", "false"])),
+            ("transport", "coalesce", G::Lit(&["\"nagle\"", "\"off\""])),
             ("transport", "lso", G::Size(1, GB)),
         ],
     },
