@@ -181,3 +181,59 @@ fn coalesce_takes_nagle_or_off() {
     assert_eq!(err.path, "transport.coalesce");
     assert!(err.message.contains("accepted: \"nagle\", \"off\""), "{}", err.message);
 }
+
+/// A pool of workers (`connection_choice = "available"`, PL2 §F.3's generator): three
+/// 1 MB messages 1 ns apart on two connections. The first two take a connection each; the
+/// third finds both still sending, waits, and takes the first that has sent everything
+/// (`connection_waits` counts it). With four connections nothing waits. Every message
+/// completes and each byte is acknowledged once.
+#[test]
+fn an_available_worker_takes_each_message_and_the_rest_wait() {
+    for (n, waits) in [(2, 1), (4, 0)] {
+        let conn = format!("connections = {n}\nconnection_choice = \"available\"");
+        let (recs, r) = periodic_with(3, "1MB", "8000Tbps", conn);
+        assert_eq!(recs.len(), 3);
+        assert_eq!(r.transport_counters.get("connection_waits"), Some(waits), "{n} connections");
+        assert_eq!(r.transport_counters.get("acked_bytes"), Some(3_000_000));
+    }
+    // Without a pool's waiting, the counter is not reported.
+    let (_, r) = periodic(3, "1MB", "8000Tbps", Some(2));
+    assert_eq!(r.transport_counters.get("connection_waits"), None);
+}
+
+/// TCP (congestion control off) over PL2 with a pool of workers: 3 senders each hand
+/// W3's mostly sub-segment messages at 80 % of the receiver's link to 11 workers, each
+/// with its own connection. Messages share segments (fewer than 0.9 times the segments
+/// of random choice without coalescing, the earlier behaviour: one or more per message),
+/// nothing is dropped, every message completes, and a second run is identical.
+#[test]
+fn tcp_over_pl2_with_available_workers_coalesces_and_completes() {
+    let text = |choice: &str, coalesce: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/pl2-tcp-connections.toml");
+        let base = std::fs::read_to_string(path).unwrap();
+        base.replace("stop = \"1ms\"", "stop = \"3ms\"")
+            .replace("until = \"1ms\"", &format!("until = \"1ms\"\nconnection_choice = \"{choice}\""))
+            .replace("min_rto = \"1ms\" }", &format!("min_rto = \"1ms\", coalesce = \"{coalesce}\" }}"))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let run = |choice: &str, coalesce: &str| common::run(&common::scenario(&text(choice, coalesce), dir.path()), 1);
+    let (sim, recs) = run("available", "nagle");
+    let r = sim.report();
+    let generated = r.messages.generated;
+    assert!(generated > 1000, "{generated}");
+    assert_eq!(recs.len() as u64, generated, "every message completes");
+    assert_eq!(r.network.drops, 0);
+    // Segments of new data (retransmissions aside: PL2's resent unsolicited bursts
+    // arrive twice, and their duplicate ACKs trigger some).
+    let fresh = |r: &tailor::engine::report::RunReport| {
+        r.transport_counters.get("data_packets").unwrap() - r.transport_counters.get("retransmits").unwrap()
+    };
+    assert!(sim.ledger().balances());
+    let (_, again) = run("available", "nagle");
+    assert_eq!(recs, again);
+    let (sim_old, old) = run("random", "off");
+    let r_old = sim_old.report();
+    assert_eq!(old.len() as u64, generated);
+    assert!(fresh(&r_old) >= generated, "off: a segment or more per message");
+    assert!((fresh(&r) as f64) < 0.9 * fresh(&r_old) as f64, "{} segments against {} without coalescing", fresh(&r), fresh(&r_old));
+}

@@ -186,6 +186,12 @@ impl Sender {
         self.mss().min(end - seq)
     }
 
+    /// True while bytes wait to be sent for the first time, other than a short segment
+    /// Nagle's rule holds (what a blocking send call would wait for).
+    pub fn has_unsent(&self) -> bool {
+        self.snd_nxt < self.size && !self.nagle_holds(self.seg_len(self.snd_nxt))
+    }
+
     pub fn in_flight(&self) -> u64 {
         self.snd_nxt - self.snd_una
     }
