@@ -26,6 +26,7 @@ pub mod rds;
 pub mod registry;
 mod slab;
 pub mod tcp;
+pub mod workers;
 
 use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::Stack;

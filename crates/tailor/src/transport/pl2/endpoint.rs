@@ -9,6 +9,7 @@ use crate::net::packet::{Ecn, Flags, Packet};
 use crate::net::pl2::Control;
 use crate::sim::rng::{stream, Stream as Rng};
 use crate::sim::Time;
+use crate::transport::workers::Workers;
 use crate::transport::{Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -109,7 +110,7 @@ pub struct Pl2Endpoint {
     now_hint: Time,
     /// A pool of workers per (receiver, class) (`Channel::Available`): its size and the
     /// messages waiting for an available connection, in arrival order.
-    waiting: FxHashMap<(HostId, ClassId), (u32, VecDeque<Message>)>,
+    waiting: FxHashMap<(HostId, ClassId), Workers>,
     /// Connections handed a message since the inner endpoint was last drained: busy
     /// though no thread holds their packets yet.
     fresh: Vec<ByteStream>,
@@ -302,25 +303,27 @@ impl Pl2Endpoint {
         self.inner.on_message(now, msg);
     }
 
-    /// Waiting messages (`Channel::Available`) go, in arrival order, to the first
-    /// connections of their pair that are available: no thread holds a packet of it and
+    /// Waiting messages (`Channel::Available`) go, in arrival order, to connections of
+    /// their pair that are available (in turn: `Workers::pick`): no thread holds a packet of it and
     /// it was not handed a message since the inner endpoint was drained (the worker's
     /// send has returned: §E, a send returns once its bursts have left). Under PL2 the
     /// inner TCP has no congestion control (§D.5), so what it has not sent is here.
     /// Returns whether any went.
     fn dispatch(&mut self, now: Time) -> bool {
         let mut any = false;
-        let pairs: Vec<(HostId, ClassId)> = self.waiting.iter().filter(|(_, w)| !w.1.is_empty()).map(|(&p, _)| p).collect();
+        let pairs: Vec<(HostId, ClassId)> = self.waiting.iter().filter(|(_, w)| !w.queue.is_empty()).map(|(&p, _)| p).collect();
         for (dst, class) in pairs {
             loop {
-                let (n, queue) = &self.waiting[&(dst, class)];
-                let Some(&msg) = queue.front() else { break };
-                let free = |k: &u32| {
-                    let s = ByteStream::Connection(dst, class, *k);
+                let w = &self.waiting[&(dst, class)];
+                if w.queue.is_empty() {
+                    break;
+                }
+                let free = |k: u32| {
+                    let s = ByteStream::Connection(dst, class, k);
                     !self.owner.contains_key(&s) && !self.fresh.contains(&s)
                 };
-                let Some(k) = (0..*n).find(free) else { break };
-                self.waiting.get_mut(&(dst, class)).expect("just read").1.pop_front();
+                let Some(k) = w.pick(free) else { break };
+                let msg = self.waiting.get_mut(&(dst, class)).expect("just read").given(k);
                 self.fresh.push(ByteStream::Connection(dst, class, k));
                 self.give(now, &Message { channel: Some(crate::transport::Channel::Fixed(k)), ..msg });
                 any = true;
@@ -364,10 +367,9 @@ impl Endpoint for Pl2Endpoint {
     fn on_message(&mut self, now: Time, msg: &Message) {
         self.now_hint = now;
         if let (Some(crate::transport::Channel::Available(n)), true) = (msg.channel, self.cfg.over.persistent_connections()) {
-            let (_, queue) = self.waiting.entry((msg.dst, msg.class)).or_insert_with(|| (n, VecDeque::new()));
-            queue.push_back(*msg);
+            self.waiting.entry((msg.dst, msg.class)).or_insert_with(|| Workers::new(n)).queue.push_back(*msg);
             self.dispatch(now);
-            if self.waiting[&(msg.dst, msg.class)].1.back() == Some(msg) {
+            if self.waiting[&(msg.dst, msg.class)].queue.back() == Some(msg) {
                 self.stats.waited += 1;
             }
             return;

@@ -27,6 +27,7 @@ use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::{self, Stack};
 use crate::net::packet::{Flags, Packet};
 use crate::sim::Time;
+use crate::transport::workers::Workers;
 use crate::transport::{Channel, Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -92,7 +93,7 @@ pub struct TcpEndpoint {
     streams: FxHashMap<StreamKey, u32>,
     /// A pool of workers per (receiver, class) (`Channel::Available`): its size and the
     /// messages waiting for an available connection, in arrival order.
-    waiting: FxHashMap<(HostId, ClassId), (u32, VecDeque<Message>)>,
+    waiting: FxHashMap<(HostId, ClassId), Workers>,
     /// Messages that found no connection available and waited.
     waited: u64,
 }
@@ -199,10 +200,9 @@ impl Endpoint for TcpEndpoint {
     fn on_message(&mut self, now: Time, msg: &Message) {
         let slot = match msg.channel {
             Some(Channel::Available(n)) => {
-                let (_, queue) = self.waiting.entry((msg.dst, msg.class)).or_insert_with(|| (n, VecDeque::new()));
-                queue.push_back(*msg);
+                self.waiting.entry((msg.dst, msg.class)).or_insert_with(|| Workers::new(n)).queue.push_back(*msg);
                 self.dispatch(now, msg.dst, msg.class);
-                if self.waiting[&(msg.dst, msg.class)].1.back() == Some(msg) {
+                if self.waiting[&(msg.dst, msg.class)].queue.back() == Some(msg) {
                     self.waited += 1;
                 }
                 return;
@@ -329,7 +329,7 @@ impl Endpoint for TcpEndpoint {
                 // available: waiting messages take it.
                 let pair = h.stream.as_ref().filter(|st| st.key.3).map(|st| (st.key.0, st.key.1));
                 self.ready.pop_front();
-                if let Some((dst, class)) = pair.filter(|p| self.waiting.get(p).is_some_and(|w| !w.1.is_empty())) {
+                if let Some((dst, class)) = pair.filter(|p| self.waiting.get(p).is_some_and(|w| !w.queue.is_empty())) {
                     self.dispatch(now, dst, class);
                 }
                 continue;
@@ -391,13 +391,12 @@ impl TcpEndpoint {
     }
 
     /// Messages waiting for an available connection to `dst` (`Channel::Available`) go on
-    /// the first available ones, in arrival order, while there are such connections.
+    /// available ones (in turn: `Workers::pick`), in arrival order, while there are any.
     fn dispatch(&mut self, now: Time, dst: HostId, class: ClassId) {
         loop {
-            let Some((n, queue)) = self.waiting.get(&(dst, class)) else { return };
-            let Some(&msg) = queue.front() else { return };
-            let Some(k) = (0..*n).find(|&k| self.available(dst, class, k)) else { return };
-            self.waiting.get_mut(&(dst, class)).expect("just read").1.pop_front();
+            let Some(w) = self.waiting.get(&(dst, class)).filter(|w| !w.queue.is_empty()) else { return };
+            let Some(k) = w.pick(|k| self.available(dst, class, k)) else { return };
+            let msg = self.waiting.get_mut(&(dst, class)).expect("just read").given(k);
             let slot = self.send_on_stream(now, &msg, k);
             self.touch(slot);
         }
