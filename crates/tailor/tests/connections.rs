@@ -184,8 +184,8 @@ fn coalesce_takes_nagle_or_off() {
 
 /// A pool of workers (`connection_choice = "available"`, PL2 §F.3's generator): three
 /// 1 MB messages 1 ns apart on two connections. The first two take a connection each; the
-/// third finds both still sending, waits, and takes the first that has sent everything
-/// (`connection_waits` counts it). With four connections nothing waits. Every message
+/// third finds both still sending, waits (`connection_waits` counts it), and takes the
+/// first that has sent everything. With four connections nothing waits. Every message
 /// completes and each byte is acknowledged once.
 #[test]
 fn an_available_worker_takes_each_message_and_the_rest_wait() {

@@ -188,9 +188,9 @@ pub enum Channel {
     /// An idle one of these many if there is one, else the least loaded: a pool of
     /// permanent connections (HULL §6.3). The sender's transport chooses.
     Pool(u32),
-    /// The first available of these many, the message waiting at its sender until one is:
-    /// a generator's master thread handing each message to an available worker thread,
-    /// one connection per worker (PL2 §F.3). A connection is available when its worker's
+    /// An available one of these many, taken in turn (`workers::Workers`), the message
+    /// waiting at its sender until one is: a generator's master thread handing each
+    /// message to an available worker thread, one connection per worker (PL2 §F.3). A connection is available when its worker's
     /// send call would have returned: nothing of it waits to be sent (under PL2, nothing
     /// of it is held by PL2's sending threads either, §E). The sender's transport chooses.
     Available(u32),
