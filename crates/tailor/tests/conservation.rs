@@ -101,3 +101,24 @@ fn conservation_with_phantom_queues_pacers_and_coalescing() {
     check_ledgers(&sim);
     assert_eq!(sim.ledger().in_flight, (0, 0));
 }
+
+/// Persistent connections whose messages share segments (`coalesce = "nagle"`, the
+/// default): a segment carrying the tail of one message and the head of the next is
+/// counted once, dropped or delivered; the ledgers balance stopped mid-run and at the
+/// end, every message completes, and each payload byte is acknowledged exactly once.
+#[test]
+fn conservation_with_coalescing_persistent_connections() {
+    let persistent = SCENARIO.replace("messages = 800", "messages = 800\nconnections = 4");
+    let dir = tempfile::tempdir().unwrap();
+    let stopped = common::scenario(&format!("[run]\nstop = \"20ms\"\n{persistent}"), dir.path());
+    let (sim, _) = common::run(&stopped, 3);
+    assert!(sim.ledger().dropped.0 > 0 && sim.ledger().in_flight.0 > 0, "{:?}", sim.ledger());
+    check_ledgers(&sim);
+    let sc = common::scenario(&persistent, dir.path());
+    let (sim, recs) = common::run(&sc, 3);
+    assert_eq!(recs.len(), 800, "every message completes");
+    check_ledgers(&sim);
+    assert_eq!(sim.ledger().in_flight, (0, 0));
+    let bytes: u64 = recs.iter().map(|r| r.size).sum();
+    assert_eq!(sim.report().transport_counters.get("acked_bytes"), Some(bytes));
+}

@@ -252,8 +252,9 @@ const FAMILIES: &[Family] = &[
         base: &[DCTCP, ("class", "connections", "4"), LOAD, ARRIVAL],
         keys: &[
             ("class", "connections", G::Int(1, 1 << 16)),
-            ("class", "connection_choice", G::Lit(&["\"random\"", "\"idle\""])),
+            ("class", "connection_choice", G::Lit(&["\"random\"", "\"idle\"", "\"available\""])),
             ("transport", "restart_after_idle", G::Lit(&["true", "false"])),
+            ("transport", "coalesce", G::Lit(&["\"nagle\"", "\"off\""])),
             ("transport", "lso", G::Size(1, GB)),
         ],
     },

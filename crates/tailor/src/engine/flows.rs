@@ -52,7 +52,7 @@ impl Flow {
         let k = match self.channel {
             None => return conn.key(),
             Some(Channel::Fixed(k)) => k as u64,
-            Some(Channel::Pool(_)) => u32::MAX as u64,
+            Some(Channel::Pool(_) | Channel::Available(_)) => u32::MAX as u64,
         };
         let m = &self.msg;
         let (a, b) = (m.src.index().min(m.dst.index()) as u64, m.src.index().max(m.dst.index()) as u64);

@@ -344,15 +344,16 @@ fn closed(t: &mut Table) -> Result<Option<Offered>, ScenarioError> {
     Ok(Some(Offered::Closed { outstanding: n as u32, think: t.time("think")?.unwrap_or(Time::ZERO) }))
 }
 
-/// `connections = N` and `connection_choice = "random" | "idle"`.
+/// `connections = N` and `connection_choice = "random" | "idle" | "available"`.
 fn connections(t: &mut Table) -> Result<Option<(u32, crate::workload::generated::Choice)>, ScenarioError> {
     use crate::workload::generated::Choice;
     let n = t.int("connections", 1, 1 << 16)?;
-    let choice = t.choice("connection_choice", &["random", "idle"])?;
+    let choice = t.choice("connection_choice", &["random", "idle", "available"])?;
     match (n, choice.as_deref()) {
         (None, Some(_)) => Err(t.error("connection_choice", "needs connections; accepted: connection_choice with connections = N")),
         (None, None) => Ok(None),
         (Some(n), Some("idle")) => Ok(Some((n as u32, Choice::Idle))),
+        (Some(n), Some("available")) => Ok(Some((n as u32, Choice::Available))),
         (Some(n), _) => Ok(Some((n as u32, Choice::Random))),
     }
 }

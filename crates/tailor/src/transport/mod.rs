@@ -26,6 +26,7 @@ pub mod rds;
 pub mod registry;
 mod slab;
 pub mod tcp;
+pub mod workers;
 
 use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::Stack;
@@ -187,6 +188,12 @@ pub enum Channel {
     /// An idle one of these many if there is one, else the least loaded: a pool of
     /// permanent connections (HULL §6.3). The sender's transport chooses.
     Pool(u32),
+    /// An available one of these many, taken in turn (`workers::Workers`), the message
+    /// waiting at its sender until one is: a generator's master thread handing each
+    /// message to an available worker thread, one connection per worker (PL2 §F.3). A connection is available when its worker's
+    /// send call would have returned: nothing of it waits to be sent (under PL2, nothing
+    /// of it is held by PL2's sending threads either, §E). The sender's transport chooses.
+    Available(u32),
 }
 
 /// A message's part in a remote procedure call (Homa §3.1, §3.6).

@@ -105,6 +105,7 @@ impl Source for ClosedLoop {
         let channel = self.spec.connections.map(|(n, choice)| match choice {
             Choice::Random => Channel::Fixed(self.channel_rng.random_range(0..n)),
             Choice::Idle => Channel::Pool(n),
+            Choice::Available => Channel::Available(n),
         });
         self.emitted += 1;
         Ok(Some(MessageSpec { id: None, start, src, dst, size, class: self.spec.class, response: Some(response), channel }))

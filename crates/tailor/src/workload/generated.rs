@@ -59,6 +59,7 @@ pub struct GenSpec {
 pub enum Choice {
     Random,
     Idle,
+    Available,
 }
 
 /// The response a request triggers (an RPC class).
@@ -251,6 +252,7 @@ impl Source for Generated {
         let channel = self.spec.connections.map(|(n, choice)| match choice {
             Choice::Random => Channel::Fixed(self.channel_rng.random_range(0..n)),
             Choice::Idle => Channel::Pool(n),
+            Choice::Available => Channel::Available(n),
         });
         Ok(Some(MessageSpec {
             id: None,

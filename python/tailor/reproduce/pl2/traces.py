@@ -8,7 +8,10 @@ Schemes: raw Ethernet, UDP and TCP (congestion control off) over PL2; TCP Cubic 
 without it; and the paper's "raw Ethernet (optimal)": the same load from one server to
 another over raw Ethernet, its NIC shared by its messages as 33 threads would share it
 (`[host] nic = "round_robin"`), no contention anywhere. TCP schemes keep 11 persistent
-connections per sender (one per thread), each message on one drawn at random.
+connections per sender, one per worker thread, and hand each message to the first
+available worker, the message waiting at its sender while none is, as the paper's
+generator does (§F.3; `connection_choice = "available"`). TCP coalesces the messages
+queued on a connection into shared segments (Nagle's rule, the default `coalesce`).
 
 Latency is one-way, from a message's start to its last byte (§F.1); throughput is the
 message bytes completed per second of the arrivals' window (a message that arrived in it
@@ -49,6 +52,8 @@ FORMS = {"quick": (5, ("W3", "W4")), "full": (50, WORKLOADS)}
 def scenario(workload: str, scheme: str, length_ms: int) -> str:
     senders = "[0]" if scheme == "raw-optimal" else "[0, 1, 2]"
     tcp = scheme in ("pl2-tcp", "cubic")
+    # One connection per worker thread; a message goes to an available worker (§F.3).
+    workers = f'connections = {THREADS}\nconnection_choice = "available"'
     cls = f"""[[class]]
 name = "{workload.lower()}"
 sizes = "{workload.lower()}"
@@ -58,7 +63,7 @@ pattern = "n_to_1"
 senders = {senders}
 receiver = {RECEIVER}
 until = "{length_ms}ms"
-{"connections = 11" if tcp else ""}
+{workers if tcp else ""}
 """
     base = "raw" if scheme == "raw-optimal" else scheme
     nic = "round_robin" if scheme == "raw-optimal" else "priority"

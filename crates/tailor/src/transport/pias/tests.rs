@@ -29,6 +29,7 @@ fn cfg(thresholds: &[u64], packet_level: PacketLevel, init_cwnd: u32) -> Config 
         dupack_threshold: None,
         lso: None,
         restart_after_idle: false,
+        coalesce: true,
     };
     Config { tcp, levels: 8, packet_level, thresholds: Some((thresholds.to_vec(), Source::Given)) }
 }

@@ -9,6 +9,7 @@ use crate::net::packet::{Ecn, Flags, Packet};
 use crate::net::pl2::Control;
 use crate::sim::rng::{stream, Stream as Rng};
 use crate::sim::Time;
+use crate::transport::workers::Workers;
 use crate::transport::{Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -79,6 +80,8 @@ struct Stats {
     wait_ns: u64,
     exchange_ns: u64,
     passed: u64,
+    /// Messages that found no worker's connection available and waited.
+    waited: u64,
 }
 
 pub struct Pl2Endpoint {
@@ -105,6 +108,12 @@ pub struct Pl2Endpoint {
     kicked: bool,
     /// The time of the last input (the NIC clock's floor where no `now` is given).
     now_hint: Time,
+    /// A pool of workers per (receiver, class) (`Channel::Available`): its size and the
+    /// messages waiting for an available connection, in arrival order.
+    waiting: FxHashMap<(HostId, ClassId), Workers>,
+    /// Connections handed a message since the inner endpoint was last drained: busy
+    /// though no thread holds their packets yet.
+    fresh: Vec<ByteStream>,
     stats: Stats,
 }
 
@@ -127,6 +136,8 @@ impl Pl2Endpoint {
             rng,
             kicked: false,
             now_hint: Time::ZERO,
+            waiting: FxHashMap::default(),
+            fresh: Vec::new(),
             stats: Stats::default(),
         }
     }
@@ -283,6 +294,44 @@ impl Pl2Endpoint {
         }
     }
 
+    /// A message on a persistent connection of the inner transport: its stream is that
+    /// connection's, so its packets keep their order on one thread.
+    fn give(&mut self, now: Time, msg: &Message) {
+        if let Some(crate::transport::Channel::Fixed(c)) = msg.channel {
+            self.streams.insert(msg.conn, ByteStream::Connection(msg.dst, msg.class, c));
+        }
+        self.inner.on_message(now, msg);
+    }
+
+    /// Waiting messages (`Channel::Available`) go, in arrival order, to connections of
+    /// their pair that are available (in turn: `Workers::pick`): no thread holds a packet of it and
+    /// it was not handed a message since the inner endpoint was drained (the worker's
+    /// send has returned: §E, a send returns once its bursts have left). Under PL2 the
+    /// inner TCP has no congestion control (§D.5), so what it has not sent is here.
+    /// Returns whether any went.
+    fn dispatch(&mut self, now: Time) -> bool {
+        let mut any = false;
+        let pairs: Vec<(HostId, ClassId)> = self.waiting.iter().filter(|(_, w)| !w.queue.is_empty()).map(|(&p, _)| p).collect();
+        for (dst, class) in pairs {
+            loop {
+                let w = &self.waiting[&(dst, class)];
+                if w.queue.is_empty() {
+                    break;
+                }
+                let free = |k: u32| {
+                    let s = ByteStream::Connection(dst, class, k);
+                    !self.owner.contains_key(&s) && !self.fresh.contains(&s)
+                };
+                let Some(k) = w.pick(free) else { break };
+                let msg = self.waiting.get_mut(&(dst, class)).expect("just read").given(k);
+                self.fresh.push(ByteStream::Connection(dst, class, k));
+                self.give(now, &Message { channel: Some(crate::transport::Channel::Fixed(k)), ..msg });
+                any = true;
+            }
+        }
+        any
+    }
+
     /// Thread `i`'s deadline came (or a stale timer: nothing is due).
     fn advance(&mut self, i: usize, now: Time) {
         match std::mem::replace(&mut self.threads[i].state, State::Idle) {
@@ -317,10 +366,15 @@ impl Pl2Endpoint {
 impl Endpoint for Pl2Endpoint {
     fn on_message(&mut self, now: Time, msg: &Message) {
         self.now_hint = now;
-        if let Some(crate::transport::Channel::Fixed(c)) = msg.channel {
-            self.streams.insert(msg.conn, ByteStream::Connection(msg.dst, msg.class, c));
+        if let (Some(crate::transport::Channel::Available(n)), true) = (msg.channel, self.cfg.over.persistent_connections()) {
+            self.waiting.entry((msg.dst, msg.class)).or_insert_with(|| Workers::new(n)).queue.push_back(*msg);
+            self.dispatch(now);
+            if self.waiting[&(msg.dst, msg.class)].queue.back() == Some(msg) {
+                self.stats.waited += 1;
+            }
+            return;
         }
-        self.inner.on_message(now, msg);
+        self.give(now, msg);
     }
 
     fn on_packet(&mut self, now: Time, msg: &Message, pkt: &Packet, int: Option<&Stack>) {
@@ -387,8 +441,14 @@ impl Endpoint for Pl2Endpoint {
         self.now_hint = now;
         self.kicked = false;
         if self.ready.is_empty() {
-            while let Some(tx) = self.inner.poll_transmit(now, int) {
-                self.take(tx);
+            loop {
+                while let Some(tx) = self.inner.poll_transmit(now, int) {
+                    self.take(tx);
+                }
+                self.fresh.clear();
+                if !self.dispatch(now) {
+                    break;
+                }
             }
             self.start_idle(now);
         }
@@ -414,5 +474,8 @@ impl Endpoint for Pl2Endpoint {
         out.add("pl2_wait_ns", s.wait_ns);
         out.add("pl2_exchange_ns", s.exchange_ns);
         out.add("pl2_unscheduled_packets", s.passed);
+        if !self.waiting.is_empty() {
+            out.add("connection_waits", s.waited);
+        }
     }
 }

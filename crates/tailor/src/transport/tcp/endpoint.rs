@@ -27,6 +27,7 @@ use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::{self, Stack};
 use crate::net::packet::{Flags, Packet};
 use crate::sim::Time;
+use crate::transport::workers::Workers;
 use crate::transport::{Channel, Counters, Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -90,6 +91,11 @@ pub struct TcpEndpoint {
     receiver_completes: bool,
     /// Persistent connections' ends, by key.
     streams: FxHashMap<StreamKey, u32>,
+    /// A pool of workers per (receiver, class) (`Channel::Available`): its size and the
+    /// messages waiting for an available connection, in arrival order.
+    waiting: FxHashMap<(HostId, ClassId), Workers>,
+    /// Messages that found no connection available and waited.
+    waited: u64,
 }
 
 impl TcpEndpoint {
@@ -107,6 +113,8 @@ impl TcpEndpoint {
             stats: SenderStats::default(),
             receiver_completes: false,
             streams: FxHashMap::default(),
+            waiting: FxHashMap::default(),
+            waited: 0,
         }
     }
 
@@ -191,6 +199,14 @@ impl TcpEndpoint {
 impl Endpoint for TcpEndpoint {
     fn on_message(&mut self, now: Time, msg: &Message) {
         let slot = match msg.channel {
+            Some(Channel::Available(n)) => {
+                self.waiting.entry((msg.dst, msg.class)).or_insert_with(|| Workers::new(n)).queue.push_back(*msg);
+                self.dispatch(now, msg.dst, msg.class);
+                if self.waiting[&(msg.dst, msg.class)].queue.back() == Some(msg) {
+                    self.waited += 1;
+                }
+                return;
+            }
             Some(channel) => {
                 let k = self.choose(msg, channel);
                 self.send_on_stream(now, msg, k)
@@ -309,6 +325,14 @@ impl Endpoint for TcpEndpoint {
                     return Some(Self::transmit(h, o, pool));
                 }
                 h.ready = false;
+                // A connection with nothing more to send now may be a worker that became
+                // available: waiting messages take it.
+                let pair = h.stream.as_ref().filter(|st| st.key.3).map(|st| (st.key.0, st.key.1));
+                self.ready.pop_front();
+                if let Some((dst, class)) = pair.filter(|p| self.waiting.get(p).is_some_and(|w| !w.queue.is_empty())) {
+                    self.dispatch(now, dst, class);
+                }
+                continue;
             }
             self.ready.pop_front();
         }
@@ -338,6 +362,9 @@ impl Endpoint for TcpEndpoint {
         out.add("ecn_cuts", s.ecn_cuts);
         out.add("acks", s.acks);
         out.add("acked_bytes", s.acked_bytes);
+        if !self.waiting.is_empty() {
+            out.add("connection_waits", self.waited);
+        }
     }
 }
 
@@ -348,6 +375,7 @@ impl TcpEndpoint {
         let n = match channel {
             Channel::Fixed(k) => return k,
             Channel::Pool(n) => n,
+            Channel::Available(_) => unreachable!("waiting messages are dispatched, not chosen"),
         };
         let mut best = (u64::MAX, 0);
         for k in 0..n {
@@ -360,6 +388,26 @@ impl TcpEndpoint {
             best = best.min((left, k));
         }
         best.1
+    }
+
+    /// Messages waiting for an available connection to `dst` (`Channel::Available`) go on
+    /// available ones (in turn: `Workers::pick`), in arrival order, while there are any.
+    fn dispatch(&mut self, now: Time, dst: HostId, class: ClassId) {
+        loop {
+            let Some(w) = self.waiting.get(&(dst, class)).filter(|w| !w.queue.is_empty()) else { return };
+            let Some(k) = w.pick(|k| self.available(dst, class, k)) else { return };
+            let msg = self.waiting.get_mut(&(dst, class)).expect("just read").given(k);
+            let slot = self.send_on_stream(now, &msg, k);
+            self.touch(slot);
+        }
+    }
+
+    /// A connection a worker's blocking send would be done with: not opened yet, or with
+    /// nothing waiting to be sent (a short segment Nagle's rule holds is in the socket
+    /// buffer: the send has returned).
+    fn available(&self, dst: HostId, class: ClassId, k: u32) -> bool {
+        let Some(&slot) = self.streams.get(&(dst, class, k, true)) else { return true };
+        matches!(&self.halves[slot as usize], Some(Half { end: End::Send(s), .. }) if !s.has_unsent())
     }
 
     /// A message on persistent connection `channel` to its receiver: appended to the

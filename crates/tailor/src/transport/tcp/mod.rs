@@ -1,6 +1,7 @@
 //! TCP: NewReno (RFC 5681, RFC 6582), CUBIC (RFC 9438; `cubic`), DCTCP (RFC 8257) and
-//! HPCC (SIGCOMM 2019, Algorithm 1; `hpcc`) over one connection per message, or with its
-//! congestion control off (a fixed window: TCP over PL2, PL2 §D.5).
+//! HPCC (SIGCOMM 2019, Algorithm 1; `hpcc`) over one connection per message or persistent
+//! connections (byte streams whose messages share segments: Nagle's rule, `Config::coalesce`),
+//! or with its congestion control off (a fixed window: TCP over PL2, PL2 §D.5).
 //!
 //! The sender and the receiver are separate sans-IO state machines. Behaviour follows
 //! the RFCs where they decide and ns-3 3.37 (the reference the anchors were run with)
@@ -20,6 +21,8 @@ pub mod segment;
 pub mod sender;
 pub mod table;
 
+#[cfg(test)]
+mod coalesce_tests;
 #[cfg(test)]
 mod hpcc_tests;
 #[cfg(test)]
@@ -73,25 +76,26 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const TCP_KEYS: [&str; 16] = [
+const TCP_KEYS: [&str; 17] = [
     "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle",
-    "congestion_control",
+    "congestion_control", "coalesce",
 ];
-const CUBIC_KEYS: [&str; 18] = [
+const CUBIC_KEYS: [&str; 19] = [
     "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle", "cubic_c",
-    "cubic_beta", "fast_convergence",
+    "cubic_beta", "fast_convergence", "coalesce",
 ];
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
-pub const DCTCP_KEYS: [&str; 17] = [
+pub const DCTCP_KEYS: [&str; 18] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
-    "restart_after_idle",
+    "restart_after_idle", "coalesce",
 ];
-const HPCC_KEYS: [&str; 15] = [
+const HPCC_KEYS: [&str; 16] = [
     "kind", "mss", "header", "int_header", "init_cwnd", "w_ai", "eta", "max_stage", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold",
+    "coalesce",
 ];
 
 /// Which congestion controller the sender runs.
@@ -148,6 +152,13 @@ pub struct Config {
     /// window (RFC 2861, Linux's default `tcp_slow_start_after_idle = 1`); off: it keeps
     /// its window.
     pub restart_after_idle: bool,
+    /// A persistent connection is a byte stream (`coalesce = "nagle"`, the default):
+    /// segments cross message boundaries, and a short segment of new data waits while an
+    /// earlier short one is unacknowledged and data is in flight (Nagle's algorithm with
+    /// Minshall's variant, Linux's `tcp_nagle_check`). Off: every message's bytes are
+    /// cut into segments of their own and nothing waits. A connection of one message
+    /// sends the same either way (its only short segment is its tail).
+    pub coalesce: bool,
 }
 
 impl Config {

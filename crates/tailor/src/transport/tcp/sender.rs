@@ -72,8 +72,12 @@ pub struct Sender {
     backoff: u32,
     completed: bool,
     /// The ends of the messages not yet acknowledged, ascending (one for a sender of one
-    /// message; more on a persistent connection): a segment never crosses one.
+    /// message; more on a persistent connection): a segment crosses one only when the
+    /// connection coalesces (`Config::coalesce`).
     ends: std::collections::VecDeque<u64>,
+    /// One past the last short segment of new data sent (Linux's `snd_sml`, Minshall's
+    /// refinement of Nagle's rule).
+    snd_sml: u64,
     pub stats: SenderStats,
 }
 
@@ -122,6 +126,7 @@ impl Sender {
             backoff: 0,
             completed: false,
             ends: std::collections::VecDeque::from([size]),
+            snd_sml: 0,
             stats: SenderStats::default(),
         };
         s.cwnd = s.clamp(s.cwnd);
@@ -171,11 +176,20 @@ impl Sender {
     }
 
     /// The length of the segment starting at `seq`: a full one, or up to the end of its
-    /// message.
+    /// message (a coalescing connection: up to the end of the bytes it has).
     fn seg_len(&self, seq: u64) -> u64 {
+        if self.cfg.coalesce {
+            return self.mss().min(self.size - seq);
+        }
         let i = self.ends.partition_point(|&e| e <= seq);
         let end = self.ends.get(i).copied().unwrap_or(self.size);
         self.mss().min(end - seq)
+    }
+
+    /// True while bytes wait to be sent for the first time, other than a short segment
+    /// Nagle's rule holds (what a blocking send call would wait for).
+    pub fn has_unsent(&self) -> bool {
+        self.snd_nxt < self.size && !self.nagle_holds(self.seg_len(self.snd_nxt))
     }
 
     pub fn in_flight(&self) -> u64 {
@@ -225,7 +239,7 @@ impl Sender {
             return None;
         }
         let len = self.seg_len(self.snd_nxt);
-        if !self.window_allows(len) {
+        if !self.window_allows(len) || self.nagle_holds(len) {
             return None;
         }
         if let Some(lso) = self.cfg.lso {
@@ -239,6 +253,9 @@ impl Sender {
             self.send_left -= 1;
         }
         let t = self.segment(now, self.snd_nxt);
+        if len < self.mss() && self.snd_nxt >= self.high_tx {
+            self.snd_sml = self.snd_nxt + len;
+        }
         self.snd_nxt += len;
         self.high_tx = self.high_tx.max(self.snd_nxt);
         if let State::Cwr { ref mut prr, .. } = self.state {
@@ -262,6 +279,19 @@ impl Sender {
             && limit < lso
             && limit < self.size - self.snd_nxt
             && limit < self.cwnd / 3
+    }
+
+    /// Nagle's rule as Linux applies it (`tcp_nagle_check` with `tcp_minshall_check`): a
+    /// short segment of new data waits while data is in flight and an earlier short
+    /// segment is unacknowledged; the bytes appended meanwhile join it, and an ACK or a
+    /// full segment's worth of bytes releases it. Retransmissions never wait. A
+    /// connection of one message has one short segment, its tail, which never waits.
+    fn nagle_holds(&self, len: u64) -> bool {
+        self.cfg.coalesce
+            && len < self.mss()
+            && self.snd_nxt >= self.high_tx
+            && self.in_flight() > 0
+            && self.snd_sml > self.snd_una
     }
 
     /// Whole segments only, unless this is the message's tail (ns-3 / Linux SWS rule).
@@ -301,8 +331,13 @@ impl Sender {
         if matches!(self.state, State::Connecting { .. } | State::Done) {
             return false;
         }
-        self.retransmit_due
-            || (self.snd_nxt < self.size && self.window_allows(self.mss().min(self.size - self.snd_nxt)))
+        if self.retransmit_due {
+            return true;
+        }
+        if self.snd_nxt >= self.size {
+            return false;
+        }
+        self.window_allows(self.mss().min(self.size - self.snd_nxt)) && !self.nagle_holds(self.seg_len(self.snd_nxt))
     }
 
     fn arm_rto(&mut self, now: Time) {

@@ -136,6 +136,7 @@ fn reliability(
             _ => Err("is not a threshold; accepted: a number of duplicate ACKs from 1 to 1000000, or \"off\"".to_string()),
         })?
         .unwrap_or(Some(3));
+    let coalesce = t.choice("coalesce", &["nagle", "off"])?.is_none_or(|c| c == "nagle");
     Ok(Config {
         flavor,
         mss: mss as u32,
@@ -152,6 +153,7 @@ fn reliability(
         dupack_threshold,
         lso: None,
         restart_after_idle: false,
+        coalesce,
     })
 }
 

@@ -28,6 +28,7 @@ pub(super) fn cfg(flavor: Flavor) -> Config {
         dupack_threshold: Some(3),
         lso: None,
         restart_after_idle: false,
+        coalesce: true,
     }
 }
 
