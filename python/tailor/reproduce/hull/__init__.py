@@ -8,6 +8,7 @@ software delays).
   pacing, and the pacer's β against its delay;
 - ``dynamic``: Table 4 (§6.2.1) and Table 5 (§6.2.2), 1 KB and 10 MB requests at
   20/40/60 % load over persistent connections, and HULL against two priorities;
+- ``fig11``: Fig. 11 (§6.2.1), Table 4's workload with and without the pacer;
 - ``fattree``: §6.3 (Fig. 12, 13), 192 servers on a fat-tree at 15 % load, DCTCP against
   HULL, small- and large-flow completion times.
 
@@ -22,7 +23,7 @@ and 6 min in full (12 points × 3 seeds × 200 10 MB flows); hull-table5 2 min i
 
 from __future__ import annotations
 
-from tailor.reproduce.hull import dynamic, fattree, pacing, static
+from tailor.reproduce.hull import dynamic, fattree, fig11, pacing, static
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -78,6 +79,18 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=dynamic.table4_options,
         render=dynamic.render4,
+    ),
+    Reproduction(
+        name="hull-fig11",
+        paper="HULL",
+        figure="Fig. 11 (§6.2.1)",
+        summary="HULL Fig. 11: pacing vs none, switch latency and 10 MB FCT.",
+        example="tailor reproduce hull-fig11 --quick",
+        quick="15 s",
+        full="3 min",
+        full_options="(the defaults)",
+        options=fig11.options,
+        render=fig11.render,
     ),
     Reproduction(
         name="hull-table5",
