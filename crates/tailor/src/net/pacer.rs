@@ -22,8 +22,8 @@
 //!   the intervals the line takes to carry it. Fed whole in one interval, a 64 KB burst
 //!   would read 8 Gbps, the clamp below would cut it, and the filter would settle below the
 //!   host's rate with a backlog growing until β·Q made up the difference (issue 26:
-//!   paced 10 MB flows 50 % slower than unpaced ones). R is clamped to [0, line rate] and
-//!   starts at the line rate.
+//!   paced 10 MB flows up to 51 % slower than unpaced ones). R is clamped to
+//!   [0, line rate] and starts at the line rate.
 //! - **Token bucket**: tokens accrue at R up to the bucket depth (3 KB on the NetFPGA);
 //!   the head packet leaves when the tokens cover it. The NetFPGA adds tokens every 16 µs
 //!   in 0.5 Mbps steps; this is the continuous form of the same bucket.

@@ -30,7 +30,9 @@ __all__ = ["REPRODUCTIONS"]
 
 # Run times: ``full`` (the defaults) as measured in docs/reproductions-hull.md; ``quick``
 # (with --quick) measured on 2026-11-27 on the 2-core machine with other jobs beside it (load
-# average about 7: fig8 1.5 s, fig5 1.9 s, fig6 1.8 s, table4 3.7 s, table5 3.5 s, fattree 18.7 s).
+# average about 7: fig8 1.5 s, fig5 1.9 s, fig6 1.8 s, table4 3.7 s, table5 3.5 s, fattree 18.7 s);
+# fig11 on 2026-11-28 beside three other helpers' jobs: 11 s quick, 14 min full (its 60 runs are
+# hull-table4's size, which took 95 s on the idle machine).
 REPRODUCTIONS = (
     Reproduction(
         name="hull-fig8",
@@ -86,8 +88,8 @@ REPRODUCTIONS = (
         figure="Fig. 11 (§6.2.1)",
         summary="HULL Fig. 11: pacing vs none, switch latency and 10 MB FCT.",
         example="tailor reproduce hull-fig11 --quick",
-        quick="15 s",
-        full="3 min",
+        quick="11 s",
+        full="14 min",
         full_options="(the defaults)",
         options=fig11.options,
         render=fig11.render,
