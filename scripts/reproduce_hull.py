@@ -5,6 +5,7 @@ printed beside the paper's numbers (`tailor reproduce hull-*` run them one at a 
 - Fig. 5 / Fig. 6: the phantom queue's drain and threshold with and without pacing; β;
 - Table 4: 1 KB and 10 MB requests at 20/40/60 %, four schemes, 500 10 MB flows a point,
   5 seeds;
+- Fig. 11: Table 4's workload for DCTCP-6K and DCTCP-PQ950, paced and unpaced, 5 seeds;
 - Table 5: HULL against two priorities, large and small buffers;
 - §6.3: 192 servers on a fat-tree, 1,000,000 Pareto flows a scheme, DCTCP against HULL.
 
@@ -23,7 +24,7 @@ from rich.console import Console
 from tailor.reproduce import REPRODUCTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ("hull-fig8", "hull-fig5", "hull-fig6", "hull-table4", "hull-table5", "hull-fattree")
+ORDER = ("hull-fig8", "hull-fig5", "hull-fig6", "hull-table4", "hull-fig11", "hull-table5", "hull-fattree")
 
 
 def main() -> int:

@@ -116,3 +116,24 @@ def test_fattree_quick_writes_fattree_csv_and_hull_cuts_small_flow_fct(tmp_path:
     assert at[("hull", "small")]["fct_p99_us"] < at[("dctcp", "small")]["fct_p99_us"]
     # Never faster than store-and-forward allows (16.2 µs for 6.8 KB in the paper).
     assert at[("hull", "small")]["fct_avg_us"] > 16.0
+
+
+def test_fig11_quick_writes_fig11_csv_with_intervals_and_pacing_lowers_switch_latency(tmp_path: Path) -> None:
+    from tailor.reproduce.hull import fig11
+
+    plan = fig11.options(loads="0.4", quick=True, out=tmp_path / "f11")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "f11" / "fig11.csv")
+    assert tuple(rows[0]) == fig11.COLUMNS
+    assert {(r["scheme"], r["pacing"]) for r in rows} == {(s, p) for s in fig11.SCHEMES for p in ("true", "false")}
+    at = {(r["scheme"], r["pacing"]): r for r in report["rows"]}
+    for r in report["rows"]:
+        assert r["seeds"] == 3 and r["flows_10mb"] > 0 and r["probes"] > 1_000
+        assert r["switch_latency_avg_lo_us"] <= r["switch_latency_avg_us"] <= r["switch_latency_avg_hi_us"]
+        # The paper's numbers sit beside the paced rows only (the unpaced bars have none).
+        assert (r["paper_fct_10mb_avg_ms"] is not None) == r["pacing"]
+    # §6.2.1: pacing lowers the switch latency (the bursts it smooths are what queues).
+    for s in fig11.SCHEMES:
+        assert at[(s, True)]["switch_latency_avg_us"] < at[(s, False)]["switch_latency_avg_us"]
+    with pytest.raises(OptionError, match="--seeds: 2; accepted: 3 to 20"):
+        fig11.options(seeds=2, out=tmp_path / "bad")

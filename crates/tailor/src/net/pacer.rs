@@ -13,18 +13,25 @@
 //!   table holds at most `table` flows (64 on the NetFPGA); when it is full a new flow is
 //!   not associated.
 //! - **Rate** (eq. 4): every `T_r` the bucket's rate becomes
-//!   `R ← (1 − η)·R + η·M_r/T_r + β·Q_tb`, where `M_r` is the bytes that entered the bucket
-//!   during the interval and `Q_tb` its backlog in bytes, R in bytes per second (so β is
-//!   per second). The paper's footnote fixes what M_r counts: with paced flows at a fixed
-//!   rate R*, the fixed point is R = R* and Q = 0, so M_r is the paced flows' bytes, not
-//!   the bypassing ones. R is clamped to [0, line rate] and starts at the line rate.
+//!   `R ← (1 − η)·R + η·M_r/T_r + β·Q_tb`, where `Q_tb` is the bucket's backlog in bytes
+//!   and R is in bytes per second (so β is per second). `M_r` is what §4.2 says: "the
+//!   number of bytes it receives from the host", every packet the host sends, paced or
+//!   bypassing, since the estimate is of "each host's aggregate transmission rate". Bytes
+//!   are received no faster than the line rate (the testbed's pacer sat behind the
+//!   server's 1 Gbps NIC, §5.2): an LSO burst handed over at one instant is counted over
+//!   the intervals the line takes to carry it. Fed whole in one interval, a 64 KB burst
+//!   would read 8 Gbps, the clamp below would cut it, and the filter would settle below the
+//!   host's rate with a backlog growing until β·Q made up the difference (issue 26:
+//!   paced 10 MB flows up to 51 % slower than unpaced ones). R is clamped to
+//!   [0, line rate] and starts at the line rate.
 //! - **Token bucket**: tokens accrue at R up to the bucket depth (3 KB on the NetFPGA);
 //!   the head packet leaves when the tokens cover it. The NetFPGA adds tokens every 16 µs
 //!   in 0.5 Mbps steps; this is the continuous form of the same bucket.
 //!
 //! Nothing here is periodic: the rate's updates between two calls are applied when the
 //! next call comes (the backlog is constant between calls, the bucket's arrivals are all
-//! at calls), in closed form across a long idle period. While packets wait in the bucket
+//! at calls, and bytes are received at the line rate in between), in closed form across a
+//! long quiet period (nothing arriving or still being received). While packets wait in the bucket
 //! the port is woken when the tokens will cover the head or at the next update, whichever
 //! comes first, so a run with no associated flow costs no event at all.
 
@@ -72,16 +79,20 @@ impl PacerSpec {
     pub const NS2: PacerSpec = PacerSpec { interval: Time::from_ns(7_200), beta: 375.0, idle: Time::from_ms(1), ..PacerSpec::TESTBED };
 }
 
-/// The rate estimator of eq. 4, advanced lazily (see the module doc).
+/// The rate estimator of eq. 4, advanced lazily (see the module doc). The host's bytes
+/// are received as a fluid at the line rate, so a sample M_r/T_r never exceeds it.
 #[derive(Clone, Debug)]
 pub(crate) struct RateEstimator {
     spec: PacerSpec,
-    /// Line rate, bytes per second: R's ceiling.
+    /// Line rate, bytes per second: R's ceiling and the rate bytes are received at.
     line: f64,
     /// R_tb, bytes per second.
     pub(crate) rate: f64,
-    /// Bytes that entered the bucket since the last update (M_r).
-    arrived: u64,
+    /// Bytes received since the last update (M_r).
+    arrived: f64,
+    /// Bytes handed over by the host and not yet received, as of `received_at`.
+    incoming: f64,
+    received_at: Time,
     /// When the next update falls due.
     next: Time,
 }
@@ -89,13 +100,13 @@ pub(crate) struct RateEstimator {
 impl RateEstimator {
     pub(crate) fn new(spec: PacerSpec, line: Rate) -> RateEstimator {
         let line = line.bps() as f64 / 8.0;
-        RateEstimator { spec, line, rate: line, arrived: 0, next: spec.interval }
+        RateEstimator { spec, line, rate: line, arrived: 0.0, incoming: 0.0, received_at: Time::ZERO, next: spec.interval }
     }
 
     /// One update of eq. 4 with `m` bytes measured and backlog `q`.
-    fn step(&mut self, m: u64, q: u64) {
+    fn step(&mut self, m: f64, q: u64) {
         let (eta, tr) = (self.spec.eta, self.spec.interval.as_secs_f64());
-        let r = (1.0 - eta) * self.rate + eta * m as f64 / tr + self.spec.beta * q as f64;
+        let r = (1.0 - eta) * self.rate + eta * m / tr + self.spec.beta * q as f64;
         self.rate = r.clamp(0.0, self.line);
     }
 
@@ -108,9 +119,30 @@ impl RateEstimator {
         self.rate = (fixed + (self.rate - fixed) * decay).clamp(0.0, self.line);
     }
 
-    /// Bytes entering the bucket now (counted in the current interval's M_r).
-    pub(crate) fn arrive(&mut self, bytes: u64) {
-        self.arrived += bytes;
+    /// Receives the incoming bytes at the line rate up to `to`, into M_r.
+    fn receive(&mut self, to: Time) {
+        if to <= self.received_at {
+            return;
+        }
+        let got = self.incoming.min(self.line * (to - self.received_at).as_secs_f64());
+        self.incoming -= got;
+        self.arrived += got;
+        self.received_at = to;
+        // Rounding must not leave a sliver that keeps the stretch from being quiet.
+        if self.incoming < 1e-6 {
+            self.incoming = 0.0;
+        }
+    }
+
+    /// The host hands the pacer `bytes` now: received from now on, after what came before.
+    pub(crate) fn arrive(&mut self, now: Time, bytes: u64) {
+        self.receive(now);
+        self.incoming += bytes as f64;
+    }
+
+    /// Nothing is being received (the closed form applies).
+    fn quiet(&self) -> bool {
+        self.incoming == 0.0 && self.arrived == 0.0
     }
 
     pub(crate) fn next_update(&self) -> Time {
@@ -230,11 +262,12 @@ impl Pacer {
         while self.est.next <= now {
             let tick = self.est.next;
             self.bucket.fill(tick, self.est.rate);
+            self.est.receive(tick);
             let m = std::mem::take(&mut self.est.arrived);
             self.est.step(m, self.paced_bytes);
             self.est.next = tick + tr;
             steps += 1;
-            if steps == 64 && self.est.next <= now {
+            if steps >= 64 && self.est.next <= now && self.est.quiet() {
                 // A long quiet stretch: nothing arrives, the backlog is constant.
                 self.skip_to(now);
             }
@@ -288,13 +321,13 @@ impl Pacer {
 
 impl Scheduler for Pacer {
     fn enqueue(&mut self, now: Time, pkt: Packet) {
+        self.advance(now);
+        self.est.arrive(now, pkt.wire_bytes as u64);
         if !self.table.paces(now, pkt.conn) {
             self.stats.bypass_packets += 1;
             self.bypass.enqueue(now, pkt);
             return;
         }
-        self.advance(now);
-        self.est.arrive(pkt.wire_bytes as u64);
         self.paced_bytes += pkt.wire_bytes as u64;
         self.paced.push_back((now, pkt));
     }

@@ -172,3 +172,77 @@ fn a_packet_after_a_long_idle_stretch_waits_for_the_next_update_and_leaves() {
     }
     assert_eq!(out, 3, "the backlog drains once β·Q has raised the rate");
 }
+
+/// Drives a pacer on a 1 Gbps link: `bursts(k)` gives the packets (flow, bytes) the host
+/// hands over at once at the k-th multiple of `period`; a packet the pacer releases holds
+/// the link for its serialization. Returns (the time-average backlog of the bucket over
+/// the second half, the bytes sent over the second half) after `end`.
+fn drive(p: &mut Pacer, period: Time, end: Time, bursts: impl Fn(u64) -> Vec<(u32, u32)>) -> (f64, u64) {
+    let line_ps_per_byte = 8_000; // 1 Gbps
+    let half = Time::from_ps(end.ps() / 2);
+    let (mut now, mut link_free, mut k) = (Time::ZERO, Time::ZERO, 0u64);
+    let (mut last, mut q_integral, mut sent) = (Time::ZERO, 0.0, 0u64);
+    while now < end {
+        if now >= half {
+            q_integral += p.paced_bytes as f64 * (now - last.max(half)).as_secs_f64();
+        }
+        last = now;
+        let next_burst = Time::from_ps(period.ps() * k);
+        if now >= next_burst {
+            for (c, b) in bursts(k) {
+                p.enqueue(now, pkt(c, b));
+            }
+            k += 1;
+        }
+        if now >= link_free {
+            if let Some(out) = p.dequeue(now) {
+                link_free = now + Time::from_ps(out.wire_bytes as u64 * line_ps_per_byte);
+                if now >= half {
+                    sent += out.wire_bytes as u64;
+                }
+            }
+        }
+        let mut next = Time::from_ps(period.ps() * k);
+        if !p.is_empty() {
+            next = next.min(if now >= link_free { p.wake_at(now).expect("a wake-up while packets wait") } else { link_free });
+        }
+        now = next;
+    }
+    (q_integral / (end - half).as_secs_f64(), sent)
+}
+
+/// Footnote 2 of §4.2: paced flows at a fixed rate R* leave eq. 4 at R = R* with no
+/// backlog. A host paces 800 Mbps handed over as 45 KB LSO bursts, one every 450 µs. The
+/// pacer receives a burst at the line rate (it counts the bytes it receives from the
+/// host, which cannot come faster), so the filter averages the true rate: a burst paced
+/// at R* drains over its period, 22.5 KB on average. A filter fed the whole burst in one
+/// interval is clamped at the line rate and underestimates R*; the backlog then grows
+/// until β·Q makes up the difference (340 KB here before the pacer received at the line
+/// rate).
+#[test]
+fn a_fixed_rate_in_bursts_settles_at_that_rate_with_the_backlog_of_one_burst() {
+    let mut p = pacer(ALWAYS);
+    p.observe(Time::ZERO, &echo(1));
+    let (q, sent) = drive(&mut p, Time::from_us(450), Time::from_ms(200), |_| vec![(1, 1_500); 30]);
+    let rate_mbps = sent as f64 * 8.0 / 0.1 / 1e6;
+    eprintln!("mean backlog {q:.0} B, sent {rate_mbps:.1} Mbps, R {:.1} Mbps", p.rate_bps() / 1e6);
+    assert!((rate_mbps - 800.0).abs() < 8.0, "the paced output is the input's 800 Mbps: {rate_mbps}");
+    assert!(q < 30_000.0, "the backlog is the burst being paced, about 22.5 KB on average: {q:.0} B");
+}
+
+/// §4.2: the pacer "counts the number of bytes it receives from the host", the host's
+/// aggregate rate, paced or not. A flow sends 600 Mbps unpaced for 10 ms and is then
+/// associated: its first paced packets meet the host's rate, not a rate that decayed
+/// towards zero because nothing was paced before.
+#[test]
+fn the_rate_counts_every_byte_from_the_host_so_a_newly_paced_flow_meets_its_own_rate() {
+    let mut p = pacer(ALWAYS);
+    // 1,500 B every 20 µs: 600 Mbps, bypassing (not associated yet).
+    drive(&mut p, Time::from_us(20), Time::from_ms(10), |_| vec![(1, 1_500)]);
+    assert_eq!(p.stats.paced_packets, 0);
+    let t = Time::from_ms(10);
+    p.observe(t, &echo(1));
+    p.enqueue(t, pkt(1, 1_500));
+    let mbps = p.rate_bps() / 1e6;
+    assert!((mbps - 600.0).abs() < 60.0, "the rate at association is the host's 600 Mbps: {mbps:.1}");
+}

@@ -8,6 +8,7 @@ software delays).
   pacing, and the pacer's β against its delay;
 - ``dynamic``: Table 4 (§6.2.1) and Table 5 (§6.2.2), 1 KB and 10 MB requests at
   20/40/60 % load over persistent connections, and HULL against two priorities;
+- ``fig11``: Fig. 11 (§6.2.1), Table 4's workload with and without the pacer;
 - ``fattree``: §6.3 (Fig. 12, 13), 192 servers on a fat-tree at 15 % load, DCTCP against
   HULL, small- and large-flow completion times.
 
@@ -22,14 +23,16 @@ and 6 min in full (12 points × 3 seeds × 200 10 MB flows); hull-table5 2 min i
 
 from __future__ import annotations
 
-from tailor.reproduce.hull import dynamic, fattree, pacing, static
+from tailor.reproduce.hull import dynamic, fattree, fig11, pacing, static
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
 
 # Run times: ``full`` (the defaults) as measured in docs/reproductions-hull.md; ``quick``
 # (with --quick) measured on 2026-11-27 on the 2-core machine with other jobs beside it (load
-# average about 7: fig8 1.5 s, fig5 1.9 s, fig6 1.8 s, table4 3.7 s, table5 3.5 s, fattree 18.7 s).
+# average about 7: fig8 1.5 s, fig5 1.9 s, fig6 1.8 s, table4 3.7 s, table5 3.5 s, fattree 18.7 s);
+# fig11 on 2026-11-28 beside three other helpers' jobs: 11 s quick, 14 min full (its 60 runs are
+# hull-table4's size, which took 95 s on the idle machine).
 REPRODUCTIONS = (
     Reproduction(
         name="hull-fig8",
@@ -78,6 +81,18 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=dynamic.table4_options,
         render=dynamic.render4,
+    ),
+    Reproduction(
+        name="hull-fig11",
+        paper="HULL",
+        figure="Fig. 11 (§6.2.1)",
+        summary="HULL Fig. 11: pacing vs none, switch latency and 10 MB FCT.",
+        example="tailor reproduce hull-fig11 --quick",
+        quick="11 s",
+        full="14 min",
+        full_options="(the defaults)",
+        options=fig11.options,
+        render=fig11.render,
     ),
     Reproduction(
         name="hull-table5",
