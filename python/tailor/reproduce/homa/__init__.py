@@ -15,7 +15,8 @@ fabric (scenarios/homa/).
   echo-RPC p99 and median slowdown per size for W3-W5 at 80 %, Homa beside HomaP4/P2/P1 and
   Basic, with §5.1's claims;
 - ``sensitivity``: Fig. 17-20 (§5.2), unscheduled levels (W1), the cutoff between two
-  unscheduled levels (W3), 4 vs 7 scheduled levels (W4), unscheduled-byte limits (W4).
+  unscheduled levels (W3), 4 vs 7 scheduled levels (W4), unscheduled-byte limits (W4);
+- ``fig21``: Fig. 21 (§5.2), the bytes arriving on each priority level, W3 at 50/80/90 %.
 
 Built from: ``buckets`` (the authors' size buckets), ``paper`` (the paper's numbers and the
 authors' data), ``points`` (which scenario a point runs, for how long; the runs), ``bins``
@@ -30,7 +31,7 @@ homa-cluster 4.1 min at full length (a W5 point 67-75 s).
 
 from __future__ import annotations
 
-from tailor.reproduce.homa import cluster, fig12, fig14, fig15, maxload, sensitivity, table1
+from tailor.reproduce.homa import cluster, fig12, fig14, fig15, fig21, maxload, sensitivity, table1
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -125,5 +126,17 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=sensitivity.options,
         render=sensitivity.render,
+    ),
+    Reproduction(
+        name="homa-fig21",
+        paper="Homa",
+        figure="Fig. 21 (§5.2)",
+        summary="Homa Fig. 21: bytes per priority level, W3.",
+        example="tailor reproduce homa-fig21 --quick",
+        quick="1 min",
+        full="8 min",
+        full_options="(the defaults)",
+        options=fig21.options,
+        render=fig21.render,
     ),
 )
