@@ -39,7 +39,8 @@ __all__ = ["REPRODUCTIONS"]
 # Run times (``quick``: with --quick; ``full``: with the full options) as measured in
 # docs/reproductions-homa.md on the 2-core machine: fig12 52 s / 2.6 min (the table of run
 # lengths), table1 11 s / 3.0 min, max-load 51 s / 27 min 28 s, cluster 1.5 min / 4.1 min,
-# sensitivity 35 s / 3.0 min; fig14 --quick 33 s as issue 24's session measured it (4 min on
+# sensitivity 35 s / 3.0 min; fig21 1.5 min / 23 min (load average 7-9, three W3 runs one after
+# another); fig14 --quick 33 s as issue 24's session measured it (4 min on
 # 2026-11-27 at load average 9, with five other jobs). Not measured: fig14's full form,
 # fig15 (about an hour per transport at full length).
 REPRODUCTIONS = (
@@ -133,8 +134,8 @@ REPRODUCTIONS = (
         figure="Fig. 21 (§5.2)",
         summary="Homa Fig. 21: bytes per priority level, W3.",
         example="tailor reproduce homa-fig21 --quick",
-        quick="1 min",
-        full="8 min",
+        quick="1.5 min",
+        full="25 min",
         full_options="(the defaults)",
         options=fig21.options,
         render=fig21.render,

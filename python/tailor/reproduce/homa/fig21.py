@@ -161,7 +161,7 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich.table import Table
 
     loads = [p["load"] for p in report["points"]]
-    t = Table(title=f"Homa Fig. 21: W3, DATA bytes per priority level, % of the hosts' link capacity "
+    t = Table(title=f"Homa Fig. 21: W3, bytes per priority level (DATA; grants on P7), % of the hosts' link capacity "
                     f"({report['form']} form, {report['length_ms']} ms of traffic a load)",
               title_justify="left", box=box.SIMPLE_HEAD)
     t.add_column("paper's level")
