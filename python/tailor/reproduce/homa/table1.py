@@ -129,8 +129,8 @@ def render(report: dict[str, Any], console: Console) -> None:
     authors = ", ".join(f"{w} {RUN_SECONDS[w]:g} s" for w in ws)
     console.print(
         f"run length (generated traffic): {lengths}. The authors' runs lasted 1.2-3.75 s of simulated time "
-        f"({authors}). Queues grow as heavy-tailed backlogs build up (W3's TOR→host mean, measured: 3.9 KB after "
-        "5 ms, 9.1 KB after 200 ms; the paper's 12.8 KB after 3.75 s), so shorter runs read lower "
+        f"({authors}). Queues grow as heavy-tailed backlogs build up (W3's TOR→host mean, measured: 10.4 KB after "
+        "200 ms; the paper's 12.8 KB after 3.75 s), so shorter runs read lower "
         "(docs/reproductions-homa.md).",
         highlight=False,
     )
