@@ -17,6 +17,7 @@ time).
 - Fig. 17-20: unscheduled levels (W1), cutoffs (W3), scheduled levels and blind bytes (W4),
   with §5.2's claims;
 - Fig. 14: preemption lag against queueing for short messages near p99, W1-W5 at 80 %.
+- Fig. 21: the bytes arriving per priority level, W3 at 50, 80 and 90 %, with §5.2's statements.
 
 Writes everything under target/reproduce/homa/ (scenarios, runs, CSV, JSON, figures).
 """
@@ -40,7 +41,8 @@ TRANSPORTS = "homa,pfabric,pias,phost,ndp"
 #: Fig. 15 runs first: Fig. 12's 80 % panel runs each transport that cannot carry 80 % on a
 #: workload at the highest load Fig. 15 measured for it (--sustainable), as the paper ran
 #: pHost and NDP.
-ORDER = ("homa-fig15", "homa-fig12", "homa-fig10", "homa-fig14", "homa-table1", "homa-max-load", "homa-cluster", "homa-sensitivity")
+ORDER = ("homa-fig15", "homa-fig12", "homa-fig10", "homa-fig14", "homa-table1", "homa-max-load", "homa-cluster",
+         "homa-sensitivity", "homa-fig21")
 
 
 def extra(name: str, out: Path) -> dict:

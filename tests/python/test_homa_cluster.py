@@ -33,8 +33,14 @@ def test_the_variants_override_the_cluster_scenario(tmp_path: Path) -> None:
         p = cluster.write_scenario(cluster.ClusterPoint(v, "W3", 1, 5000), tmp_path, "test")
         t = tailor.Scenario.load(p).resolve()["document"]
         assert 'until = "5000us"' in t
+        transport = t.split("[transport]")[1].split("[")[0]
         if v == "basic":
             assert "priority_levels = 1" in t and 'overcommitment = "unlimited"' in t
+        elif v == "p1-authors":
+            # The authors' run_workload.sh: degreeOC=4 on W3, 7 on W4 and W5.
+            assert "priority_levels = 1" in transport and "overcommitment = 4" in transport
+            p4 = cluster.write_scenario(cluster.ClusterPoint(v, "W4", 1, 5000), tmp_path, "test")
+            assert "overcommitment = 7" in tailor.Scenario.load(p4).resolve()["document"].split("[transport]")[1]
         elif v != "homa":
             assert f"priority_levels = {v[1]}" in t and "overcommitment" not in t.split("[transport]")[1].split("[")[0]
 
@@ -62,7 +68,7 @@ def test_the_claims_arithmetic() -> None:
 @pytest.mark.parametrize("args,named", [
     (["--workloads", "W1"], "--workloads: 'W1' has no cluster scenario"),
     (["--workloads", "W9"], "--workloads: unknown workload 'W9'"),
-    (["--variants", "p3"], "--variants: unknown variant 'p3'; accepted: homa, p4, p2, p1, basic"),
+    (["--variants", "p3"], "--variants: unknown variant 'p3'; accepted: homa, p4, p2, p1, p1-authors, basic"),
     (["--variants", ","], "--variants: none given"),
     (["--seeds", "0"], "--seeds"),
 ])

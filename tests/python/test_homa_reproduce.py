@@ -223,14 +223,21 @@ def test_quick_table1_on_one_workload_through_the_command(tmp_path: Path) -> Non
     assert df["tier"].to_list() == [t for t, _ in paper.TIERS] == ["TOR->Aggr", "Aggr->TOR", "TOR->host"]
     assert df["paper_mean_kb"].to_list() == [0.7, 0.8, 1.7] and df["paper_max_kb"].to_list() == [21.1, 22.4, 58.7]
     assert all(0 < m <= x for m, x in zip(df["mean_kb"], df["max_kb"]))
+    # The authors' accounting adds the rest of the frame on the wire: never less, and at
+    # most one full frame (1,538 B) more at the maximum.
+    assert all(m < a for m, a in zip(df["mean_kb"], df["authors_mean_kb"]))
+    assert all(x <= a <= x + 1538 / 1024 for x, a in zip(df["max_kb"], df["authors_max_kb"]))
     assert "authors' runs lasted 1.2-3.75 s" in p.stdout and "W1 1 ms" in p.stdout
 
 
 def test_tiers_weigh_each_port_by_its_packets() -> None:
     ports = pl.DataFrame({"role": ["up", "up", "down", "to_host", "host_nic"], "sent_packets": [1, 3, 2, 4, 9],
                           "arrival_mean_queue_bytes": [1024.0, 2048.0, 512.0, 0.0, 99.0],
-                          "arrival_max_queue_bytes": [4096, 1024, 2048, 0, 99]})
+                          "arrival_max_queue_bytes": [4096, 1024, 2048, 0, 99],
+                          "arrival_mean_queue_wire_bytes": [2048.0, 2048.0, 512.0, 0.0, 99.0],
+                          "arrival_max_queue_wire_bytes": [5120, 1024, 2048, 0, 99]})
     t = table1.tiers(ports)
+    assert table1.tiers(ports, table1.WIRE)["TOR->Aggr"] == (pytest.approx((2048 + 3 * 2048) / 4 / 1024), 5.0)
     assert t["TOR->Aggr"] == (pytest.approx((1024 + 3 * 2048) / 4 / 1024), 4.0)
     assert t["Aggr->TOR"] == (0.5, 2.0) and t["TOR->host"] == (0.0, 0.0)
     with pytest.raises(DataError, match="arrival_max_queue_bytes"):

@@ -488,7 +488,7 @@ fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
         w,
         "port,node,role,rate_bps,sent_packets,sent_bytes,drops,drop_bytes,ecn_marks,max_queue_bytes,mean_queue_bytes,utilization,\
          arrival_mean_queue_bytes,arrival_max_queue_bytes,sojourn_packets,sojourn_mean_us,sojourn_p50_us,sojourn_p90_us,\
-         sojourn_p99_us,sojourn_p999_us,sojourn_max_us"
+         sojourn_p99_us,sojourn_p999_us,sojourn_max_us,arrival_mean_queue_wire_bytes,arrival_max_queue_wire_bytes"
     )?;
     for r in rows {
         write!(
@@ -499,13 +499,14 @@ fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
         )?;
         // Empty unless the port's waits were recorded (`[record] sojourn`).
         match &r.sojourn {
-            Some(s) => writeln!(
+            Some(s) => write!(
                 w,
                 ",{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3}",
                 s.count, s.mean_us, s.p50_us, s.p90_us, s.p99_us, s.p999_us, s.max_us
             )?,
-            None => writeln!(w, ",,,,,,,")?,
+            None => write!(w, ",,,,,,,")?,
         }
+        writeln!(w, ",{:.1},{}", r.arrival_mean_queue_wire_bytes, r.arrival_max_queue_wire_bytes)?;
     }
     w.flush()?;
     Ok(())

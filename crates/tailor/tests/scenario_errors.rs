@@ -76,6 +76,8 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("kind = \"dctcp\"", "kind = \"homa\"", "transport.priority_levels", "accepted: [switch] scheduler = \"priority\", or priority_levels = 1"),
     ("kind = \"dctcp\"", "kind = \"homa\"\npriority_levels = 1\nresend_timeout = \"of\"", "transport.resend_timeout", "or \"off\""),
     ("kind = \"dctcp\"", "kind = \"homa\"\npriority_levels = 1\novercommitment = \"lots\"", "transport.overcommitment", "accepted: a number of senders from 1 to 1048576, or \"unlimited\""),
+    ("kind = \"dctcp\"", "kind = \"homa\"\npriority_levels = 1\nreceiver_budget = \"on\"", "transport.receiver_budget", "accepted: true or false"),
+    ("kind = \"dctcp\"", "kind = \"homa\"\npriority_levels = 1\nsticky_slots = 1", "transport.sticky_slots", "accepted: true or false"),
     ("kind = \"dctcp\"\ninit_cwnd = 10", "kind = \"homa\"\npriority_levels = 1\nunscheduled_levels = 3\nunscheduled_cutoffs = [\"100B\"]", "transport", "accepted: 2 sizes"),
     ("kind = \"dctcp\"", "kind = \"homa\"\npriority_levels = 1\nunscheduled_cutoffs = [\"900B\", \"100B\"]", "transport.unscheduled_cutoffs", "accepted: increasing sizes"),
     ("kind = \"dctcp\"", "kind = \"homa\"\npriority_levels = 1\nincast_unscheduled = \"100B\"", "transport.incast_unscheduled", "accepted: incast_threshold = N with it"),

@@ -92,6 +92,10 @@ pub struct PortRow {
     /// the wire not counted (the Homa paper's Table 1).
     pub arrival_mean_queue_bytes: f64,
     pub arrival_max_queue_bytes: u64,
+    /// The same with the untransmitted rest of the frame on the wire counted, as the
+    /// Homa authors' simulator samples its queues (HomaSimulation `DropTailQueue`).
+    pub arrival_mean_queue_wire_bytes: f64,
+    pub arrival_max_queue_wire_bytes: u64,
     /// Bytes sent per traffic class (index = class; not in ports.csv).
     #[serde(skip)]
     pub class_sent_bytes: Vec<u64>,
@@ -160,6 +164,8 @@ impl Simulation {
                 utilization: p.stats.busy_ps as f64 / span,
                 arrival_mean_queue_bytes: p.stats.seen_queue_sum as f64 / p.stats.enq_packets.max(1) as f64,
                 arrival_max_queue_bytes: p.stats.seen_queue_max,
+                arrival_mean_queue_wire_bytes: p.stats.seen_wire_sum as f64 / p.stats.enq_packets.max(1) as f64,
+                arrival_max_queue_wire_bytes: p.stats.seen_wire_max,
                 class_sent_bytes: p.stats.class_sent_bytes.clone(),
                 sojourn: self.sojourn.as_ref().and_then(|s| s.port(i)),
             })

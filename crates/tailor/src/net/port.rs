@@ -123,6 +123,10 @@ pub struct PortStats {
     /// wire): the sum, for the mean an arrival sees, and the largest (Homa Table 1).
     pub seen_queue_sum: u128,
     pub seen_queue_max: u64,
+    /// The same with the untransmitted rest of the packet on the wire added (the Homa
+    /// authors' simulator's accounting, `DropTailQueue::enqueue`).
+    pub seen_wire_sum: u128,
+    pub seen_wire_max: u64,
     /// Integral of the queue (bytes x ps), for the time-weighted mean.
     pub queue_area: u128,
     pub busy_ps: u64,
@@ -149,6 +153,8 @@ pub struct Port {
     sched: Box<dyn Scheduler>,
     /// The packet on the wire, if any (it is no longer in the queue).
     pub busy: bool,
+    /// When the packet on the wire ends.
+    tx_end: Time,
     /// When the port has asked to be woken (its scheduler said "nothing until then").
     pub wake: Option<Time>,
     pub stats: PortStats,
@@ -188,6 +194,7 @@ impl Port {
             markers,
             sched,
             busy: false,
+            tx_end: Time::ZERO,
             wake: None,
             stats: PortStats::default(),
             last_change: Time::ZERO,
@@ -441,6 +448,13 @@ impl Port {
         let found = self.sched.bytes();
         self.stats.seen_queue_sum += found as u128;
         self.stats.seen_queue_max = self.stats.seen_queue_max.max(found);
+        let on_wire = if self.busy && self.tx_end > now {
+            ((self.tx_end - now).ps() as u128 * self.rate.bps() as u128 / 8_000_000_000_000) as u64
+        } else {
+            0
+        };
+        self.stats.seen_wire_sum += (found + on_wire) as u128;
+        self.stats.seen_wire_max = self.stats.seen_wire_max.max(found + on_wire);
         let c = pkt.class.index();
         if self.class_queued.len() <= c {
             self.class_queued.resize(c + 1, 0);
@@ -497,6 +511,7 @@ impl Port {
         self.stats.sent_bytes += pkt.wire_bytes as u64;
         let ser = self.ser(pkt.wire_bytes as u64);
         self.stats.busy_ps += ser.ps();
+        self.tx_end = now + ser;
         let c = pkt.class.index();
         self.class_queued[c] -= pkt.wire_bytes as u64;
         if pkt.payload() == 0 {

@@ -71,6 +71,10 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         request: homa::Request { unscheduled: Some(1), scheduled: None, cutoffs: None, physical: 1 },
         levels: None,
         overcommitment: Some(overcommitment),
+        // RDS keeps the receiver's bound on what it lets in (as it did before Homa's
+        // became a key): PL2's results rest on it.
+        receiver_budget: true,
+        sticky_slots: false,
         tail_boost: 0,
         resend_timeout: Some(resend_timeout),
         incast_threshold: None,

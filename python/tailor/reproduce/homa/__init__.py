@@ -17,7 +17,8 @@ fabric (scenarios/homa/).
   echo-RPC p99 and median slowdown per size for W3-W5 at 80 %, Homa beside HomaP4/P2/P1 and
   Basic, with §5.1's claims;
 - ``sensitivity``: Fig. 17-20 (§5.2), unscheduled levels (W1), the cutoff between two
-  unscheduled levels (W3), 4 vs 7 scheduled levels (W4), unscheduled-byte limits (W4).
+  unscheduled levels (W3), 4 vs 7 scheduled levels (W4), unscheduled-byte limits (W4);
+- ``fig21``: Fig. 21 (§5.2), the bytes arriving on each priority level, W3 at 50/80/90 %.
 
 Built from: ``buckets`` (the authors' size buckets), ``paper`` (the paper's numbers and the
 authors' data), ``points`` (which scenario a point runs, for how long; the runs), ``bins``
@@ -32,7 +33,7 @@ homa-cluster 4.1 min at full length (a W5 point 67-75 s).
 
 from __future__ import annotations
 
-from tailor.reproduce.homa import cluster, fig10, fig12, fig14, fig15, maxload, sensitivity, table1
+from tailor.reproduce.homa import cluster, fig10, fig12, fig14, fig15, fig21, maxload, sensitivity, table1
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -40,10 +41,11 @@ __all__ = ["REPRODUCTIONS"]
 # Run times (``quick``: with --quick; ``full``: with the full options) as measured in
 # docs/reproductions-homa.md on the 2-core machine: fig12 52 s / 2.6 min (the table of run
 # lengths), table1 11 s / 3.0 min, max-load 51 s / 27 min 28 s, cluster 1.5 min / 4.1 min,
-# sensitivity 35 s / 3.0 min; fig14 --quick 33 s a seed as issue 24's session measured it,
-# three seeds (the default since issue 26) 6.5 min on 2026-11-27 at load average 5 beside
-# four other jobs (about 1.7 min alone: three times one seed). Not measured: fig14's full
-# form, fig15 (about an hour per transport at full length). fig10 2.4 s / 24 s (load average 6).
+# sensitivity 35 s / 3.0 min; fig21 1.5 min / 23 min (load average 7-9, three W3 runs one after
+# another); fig14 --quick 33 s a seed as issue 24's session measured it, three seeds (the
+# default since issue 26) 6.5 min on 2026-11-27 at load average 5 beside four other jobs
+# (about 1.7 min alone: three times one seed). Not measured: fig14's full form, fig15 (about
+# an hour per transport at full length). fig10 2.4 s / 24 s (load average 6).
 REPRODUCTIONS = (
     Reproduction(
         name="homa-fig12",
@@ -140,5 +142,17 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=sensitivity.options,
         render=sensitivity.render,
+    ),
+    Reproduction(
+        name="homa-fig21",
+        paper="Homa",
+        figure="Fig. 21 (§5.2)",
+        summary="Homa Fig. 21: bytes per priority level, W3.",
+        example="tailor reproduce homa-fig21 --quick",
+        quick="1.5 min",
+        full="25 min",
+        full_options="(the defaults)",
+        options=fig21.options,
+        render=fig21.render,
     ),
 )

@@ -44,7 +44,26 @@ struct Stats {
     oversubscribed_bytes: u64,
     incast_responses: u64,
     gap_resends: u64,
+    /// Time with k senders waiting for grants (k = 0..WAITING_BINS-1, the last bin
+    /// k or more), in ps: the waiting-sender histogram.
+    waiting_ps: [u64; WAITING_BINS],
+    /// Wire bytes of DATA packets that arrived here, per switch level (Figure 21).
+    level_bytes: [u64; 8],
 }
+
+/// Bins of the waiting-sender histogram: 0 to 15 senders, and 16 or more.
+const WAITING_BINS: usize = 17;
+const WAITING_NAMES: [&str; WAITING_BINS] = [
+    "waiting_senders_ns_0", "waiting_senders_ns_1", "waiting_senders_ns_2", "waiting_senders_ns_3",
+    "waiting_senders_ns_4", "waiting_senders_ns_5", "waiting_senders_ns_6", "waiting_senders_ns_7",
+    "waiting_senders_ns_8", "waiting_senders_ns_9", "waiting_senders_ns_10", "waiting_senders_ns_11",
+    "waiting_senders_ns_12", "waiting_senders_ns_13", "waiting_senders_ns_14", "waiting_senders_ns_15",
+    "waiting_senders_ns_16_or_more",
+];
+const LEVEL_NAMES: [&str; 8] = [
+    "level_0_data_wire_bytes", "level_1_data_wire_bytes", "level_2_data_wire_bytes", "level_3_data_wire_bytes",
+    "level_4_data_wire_bytes", "level_5_data_wire_bytes", "level_6_data_wire_bytes", "level_7_data_wire_bytes",
+];
 
 pub struct HomaEndpoint {
     cfg: Config,
@@ -56,6 +75,12 @@ pub struct HomaEndpoint {
     /// Per sender, its messages in `sched`; `waiting` counts the senders with some.
     per_sender: FxHashMap<HostId, u32>,
     waiting: usize,
+    /// Since when `waiting` has had its value (the histogram).
+    waiting_since: Time,
+    /// Sticky slots (`Config::sticky_slots`): the slot (0 = the highest scheduled level)
+    /// of the first sender granted to, that sender and the one after it, at the last
+    /// grant round.
+    sticky: Option<(usize, HostId, Option<HostId>)>,
     /// Since when more senders wait for grants than it grants to (Figure 16).
     oversubscribed_since: Option<Time>,
     seq: u64,
@@ -90,6 +115,8 @@ impl HomaEndpoint {
             sched: BTreeSet::new(),
             per_sender: FxHashMap::default(),
             waiting: 0,
+            waiting_since: Time::ZERO,
+            sticky: None,
             oversubscribed_since: None,
             seq: 0,
             events: VecDeque::new(),
@@ -157,6 +184,9 @@ impl HomaEndpoint {
         let n = self.per_sender.entry(src).or_insert(0);
         let before = *n;
         *n = (*n as i32 + delta) as u32;
+        let bin = self.waiting.min(WAITING_BINS - 1);
+        self.stats.waiting_ps[bin] += (self.now - self.waiting_since).ps();
+        self.waiting_since = self.now;
         match (before, *n) {
             (0, 1..) => self.waiting += 1,
             (1.., 0) => {
@@ -184,9 +214,10 @@ impl HomaEndpoint {
     fn regrant(&mut self) {
         let now = self.now;
         let degree = self.cfg.degree();
-        // The receiver's budget (§3.3, §3.5): `degree` messages of RTTbytes each, the
-        // messages already granted whole and the unscheduled bytes in flight included.
-        let budget = (degree as u64).saturating_mul(self.cfg.rtt_bytes);
+        // The receiver's budget (a key, off by default): `degree` messages of RTTbytes
+        // each, the messages already granted whole and the unscheduled bytes in flight
+        // included. The paper bounds each message's window only (§3.3).
+        let budget = if self.cfg.receiver_budget { (degree as u64).saturating_mul(self.cfg.rtt_bytes) } else { u64::MAX };
         let mut chosen: Vec<u32> = Vec::with_capacity(degree.min(8));
         let mut senders: Vec<HostId> = Vec::with_capacity(degree.min(8));
         for &(_, _, _, slot) in &self.sched {
@@ -201,10 +232,14 @@ impl HomaEndpoint {
             }
         }
         let active = chosen.len();
+        let head = if self.cfg.sticky_slots { Some(self.sticky_head(&senders)) } else { None };
         for (rank, slot) in chosen.into_iter().enumerate() {
             let levels = self.cfg.levels();
             let m = self.inc.items[slot as usize].as_mut().expect("live");
-            let mut prio: Priority = levels.scheduled_level(rank, active);
+            let mut prio: Priority = match head {
+                Some(h) => levels.unscheduled + (h + rank).min(levels.scheduled as usize - 1) as Priority,
+                None => levels.scheduled_level(rank, active),
+            };
             if self.cfg.tail_boost > 0 && m.ungranted_wire(&self.cfg) < self.cfg.tail_boost {
                 prio = prio.min(levels.unscheduled_level(m.ungranted()));
             }
@@ -262,6 +297,46 @@ impl HomaEndpoint {
         }
     }
 
+    /// The slot of the first of `senders` (the senders granted to, best first) under the
+    /// authors' sticky slots (HomaSimulation `SchedSenders`): the first sender to wait
+    /// takes the lowest level; when the next sender becomes the best (the best left or
+    /// fell behind it), it keeps its level (the slot moves down by one); a new best
+    /// sender above one still waiting takes the level above it (the slot moves up, if
+    /// there is room); otherwise senders keep their slots, and the slot moves up only as
+    /// far as needed to give every granted sender a level of its own. With as many
+    /// senders granted as levels this is §3.4's "lowest levels"; the two part when fewer
+    /// senders are granted than there are levels (an `overcommitment` below them).
+    fn sticky_head(&mut self, senders: &[HostId]) -> usize {
+        let s = self.cfg.levels().scheduled as usize;
+        let Some(&top) = senders.first() else {
+            self.sticky = None;
+            return s;
+        };
+        // The sender after the best among all that wait, granted to or not.
+        let second = senders.get(1).copied().or_else(|| {
+            self.sched.iter().map(|&(_, _, _, slot)| self.inc.items[slot as usize].as_ref().expect("live").src).find(|&h| h != top)
+        });
+        let head = match self.sticky {
+            None => s,
+            Some((h, prev, _)) if prev == top => h,
+            Some((h, prev, next)) => {
+                let prev_waits = self.per_sender.contains_key(&prev);
+                match (next == Some(top), prev_waits) {
+                    // The next moved up (the best left, or fell behind it): it keeps its
+                    // level, and the slot above it stays free.
+                    (true, _) => h + 1,
+                    // A new best above one still waiting: the level above, if any.
+                    (false, true) => h.saturating_sub(1),
+                    // The best left and another took its place at once.
+                    (false, false) => h,
+                }
+            }
+        };
+        let head = head.min(s - senders.len().min(s));
+        self.sticky = Some((head, top, second));
+        head
+    }
+
     /// Drops the record of an incoming message, and what it had outstanding; false if
     /// there was none.
     fn forget_incoming(&mut self, conn: ConnId) -> bool {
@@ -308,6 +383,7 @@ impl HomaEndpoint {
                 slot
             }
         };
+        self.stats.level_bytes[(pkt.prio as usize).min(7)] += pkt.wire_bytes as u64;
         let cfg = &self.cfg;
         let m = self.inc.items[slot as usize].as_mut().expect("live");
         let i = m.layout.index_of(offset);
@@ -527,6 +603,15 @@ impl Endpoint for HomaEndpoint {
         out.add("oversubscribed_ns", (s.oversubscribed_ps + open) / 1000);
         out.add("oversubscribed_wire_bytes", s.oversubscribed_bytes);
         out.add("incast_responses", s.incast_responses);
+        // The bin open now counts up to the endpoint's latest input.
+        let open = (self.now - self.waiting_since).ps();
+        for (k, name) in WAITING_NAMES.iter().enumerate() {
+            let extra = if k == self.waiting.min(WAITING_BINS - 1) { open } else { 0 };
+            out.add(name, (s.waiting_ps[k] + extra) / 1000);
+        }
+        for (p, name) in LEVEL_NAMES.iter().enumerate() {
+            out.add(name, s.level_bytes[p]);
+        }
         if self.cfg.resend_on_gap {
             out.add("gap_resends", s.gap_resends);
         }

@@ -70,6 +70,17 @@ impl Levels {
         (self.unscheduled as usize + (s - m) + rank.min(m - 1)) as Priority
     }
 
+    /// The switch levels the scheduled logical levels land on: the scheduled levels a
+    /// receiver really has once levels are collapsed (HomaP1: 1; W4's 7 on 4 switch
+    /// levels: 4; W3's 4 on 4: 2).
+    pub fn switch_scheduled(&self) -> u8 {
+        let u = self.unscheduled as u32;
+        let s = self.scheduled as u32;
+        let first = self.physical(u as Priority);
+        let last = self.physical((u + s - 1) as Priority);
+        last - first + 1
+    }
+
     /// The switch level of a logical level.
     pub fn physical(&self, logical: Priority) -> Priority {
         ((logical as u32 * self.physical as u32) / LEVELS as u32) as Priority

@@ -65,6 +65,8 @@ pub const ENTRY: Entry = Entry {
         "scheduled_levels",
         "unscheduled_cutoffs",
         "overcommitment",
+        "receiver_budget",
+        "sticky_slots",
         "tail_boost",
         "resend_timeout",
         "incast_threshold",
@@ -87,9 +89,18 @@ pub struct Config {
     pub request: Request,
     /// The plan, once bound to the workload.
     pub levels: Option<Levels>,
-    /// Senders a receiver grants to at once (§3.5); None: as many as scheduled levels;
+    /// Senders a receiver grants to at once (§3.5); None: as many as scheduled levels
+    /// on the switches (collapsed levels collapse it: `Levels::switch_scheduled`);
     /// `usize::MAX`: no limit (RAMCloud's Basic).
     pub overcommitment: Option<usize>,
+    /// A receiver grants only while the bytes granted or sent blind to it and not yet
+    /// arrived are below `overcommitment` × `rtt_bytes` (tailor's own bound, in neither
+    /// the paper nor the authors' simulator; off by default).
+    pub receiver_budget: bool,
+    /// The authors' simulator's scheduled slots: a granted sender keeps its level when
+    /// a sender above or below it leaves or a new one arrives above it, instead of the
+    /// granted senders being re-packed onto the lowest levels at every grant (§3.4).
+    pub sticky_slots: bool,
     /// A message with fewer ungranted bytes on the wire than this is granted at the
     /// unscheduled level of its remaining size (the authors' simulator; 0: off).
     pub tail_boost: u64,
@@ -115,9 +126,10 @@ impl Config {
         self.levels.as_ref().expect("a Homa transport is bound to its workload before it runs (Transport::bind)")
     }
 
-    /// The degree of overcommitment in effect.
+    /// The degree of overcommitment in effect: the key's, or §3.5's "the number of
+    /// scheduled priority levels" counted on the switches (HomaP1 grants to one sender).
     pub fn degree(&self) -> usize {
-        self.overcommitment.unwrap_or(self.levels().scheduled as usize)
+        self.overcommitment.unwrap_or_else(|| self.levels().switch_scheduled() as usize)
     }
 
     /// The layout of a message of `size` bytes.
@@ -212,6 +224,8 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         toml::Value::String(s) if s == "unlimited" => Ok(usize::MAX),
         _ => Err("is not a degree; accepted: a number of senders from 1 to 1048576, or \"unlimited\"".to_string()),
     })?;
+    let receiver_budget = t.boolean("receiver_budget")?.unwrap_or(false);
+    let sticky_slots = t.boolean("sticky_slots")?.unwrap_or(false);
     let tail_boost = t.size("tail_boost")?.unwrap_or(0);
     let resend_timeout = match t.get("resend_timeout", |v| match v.as_str() {
         Some("off") => Ok(None),
@@ -243,6 +257,8 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         request,
         levels: None,
         overcommitment,
+        receiver_budget,
+        sticky_slots,
         tail_boost,
         resend_timeout,
         incast_threshold,
@@ -370,6 +386,8 @@ impl Transport for Config {
             "unscheduled_cutoffs": l.cutoffs,
             "unscheduled_share": (l.unscheduled_share * 1e4).round() / 1e4,
             "overcommitment": if self.degree() == usize::MAX { serde_json::json!("unlimited") } else { serde_json::json!(self.degree()) },
+            "receiver_budget": self.receiver_budget,
+            "sticky_slots": self.sticky_slots,
             "tail_boost": self.tail_boost,
         })
     }

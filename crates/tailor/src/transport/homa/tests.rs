@@ -18,6 +18,8 @@ fn cfg(degree: Option<usize>) -> Config {
         request: Request { unscheduled: Some(4), scheduled: None, cutoffs: None, physical: 8 },
         levels: Some(Levels { unscheduled: 4, scheduled: 4, cutoffs: vec![433, 2339, 6756], physical: 8, unscheduled_share: 0.3 }),
         overcommitment: degree,
+        receiver_budget: true,
+        sticky_slots: false,
         tail_boost: 0,
         resend_timeout: Some(Time::from_ms(5)),
         incast_threshold: None,
@@ -290,13 +292,33 @@ fn a_response_with_a_small_unscheduled_limit_is_granted_the_rest() {
 }
 
 /// Random exchanges between six senders and one receiver, packets delayed at random:
-/// after every input, the receiver's outstanding bytes stay within its budget (degree ×
-/// RTTbytes, plus the grant that crossed it and the blind bytes it never granted), and
-/// every packet a sender sends belongs to its ready message with the fewest bytes left.
+/// with the receiver's budget, after every input its outstanding bytes stay within it
+/// (degree × RTTbytes, plus the grant that crossed it and the blind bytes it never
+/// granted), and every packet a sender sends belongs to its ready message with the
+/// fewest bytes left.
 #[test]
 fn random_exchanges_keep_the_budget_and_the_senders_srpt() {
-    use rand::Rng;
     let c = cfg(Some(3));
+    let most = random_exchanges(&c);
+    assert!(most < 3 * c.rtt_bytes + 1_538, "granted {most}");
+}
+
+/// Without the budget (the paper's and the authors' simulator's receiver, §3.3/§3.5),
+/// only each message's window bounds what a receiver lets in: a message granted whole
+/// still has its last RTTbytes on the way when the next sender takes its place among
+/// the `degree`, so the bytes granted and not arrived exceed degree × RTTbytes.
+#[test]
+fn without_the_budget_granted_bytes_can_exceed_degree_times_rtt_bytes() {
+    let c = Config { receiver_budget: false, ..cfg(Some(3)) };
+    let most = random_exchanges(&c);
+    assert!(most > 3 * c.rtt_bytes + 1_538, "granted at most {most}");
+}
+
+/// Runs the random exchanges; returns the most bytes the receiver's grants had out.
+fn random_exchanges(c: &Config) -> u64 {
+    use rand::Rng;
+    let c = c.clone();
+    let mut most = 0;
     let mut rng = crate::sim::rng::stream(7, "test/homa-random");
     let mut r = HomaEndpoint::new(c.clone());
     let mut senders: Vec<HomaEndpoint> = (0..6).map(|_| HomaEndpoint::new(c.clone())).collect();
@@ -349,8 +371,7 @@ fn random_exchanges_keep_the_budget_and_the_senders_srpt() {
                         EndpointEvent::Timer(..) => {}
                     }
                 }
-                // Budget: what the receiver granted beyond the blind bytes stays within it.
-                assert!(r.granted_outstanding() < 3 * c.rtt_bytes + 1_538, "granted {}", r.granted_outstanding());
+                most = most.max(r.granted_outstanding());
             } else if s == 99 {
                 r.on_timer(now, super::endpoint_grant_timer());
             } else {
@@ -359,6 +380,7 @@ fn random_exchanges_keep_the_budget_and_the_senders_srpt() {
         }
     }
     assert!(done > 20, "{done} messages completed");
+    most
 }
 
 fn grant_timer() -> Transmit {
@@ -404,4 +426,74 @@ fn a_grant_of_four_packets_schedules_four() {
     assert!(count(&four) <= 63usize.div_ceil(4) + 2, "{} grants", count(&four));
     let last = |g: &[Kind]| g.iter().rev().find_map(|k| if let Kind::Grant { offset, .. } = k { Some(*offset) } else { None });
     assert_eq!(last(&four), Some(100_000), "the whole message is granted");
+}
+
+/// §3.5: "the degree of overcommitment [is] the number of scheduled priority levels";
+/// collapsed onto fewer switch levels (§5.1's HomaPx), the scheduled levels a receiver
+/// has are the switch levels they land on, unless `overcommitment` says otherwise.
+#[test]
+fn collapsed_levels_collapse_the_overcommitment_unless_it_is_given() {
+    let plan = |u: u8, s: u8, physical: u8| Levels { unscheduled: u, scheduled: s, cutoffs: vec![], physical, unscheduled_share: 0.1 };
+    // W4's split (1/7) and W3's (4/4) on 8, 4, 2 and 1 switch levels.
+    for (u, s, physical, want) in [(1, 7, 8, 7), (1, 7, 4, 4), (1, 7, 2, 2), (1, 7, 1, 1), (4, 4, 8, 4), (4, 4, 4, 2), (4, 4, 2, 1), (4, 4, 1, 1)] {
+        let c = Config { levels: Some(plan(u, s, physical)), ..cfg(None) };
+        assert_eq!(c.degree(), want, "{u}/{s} on {physical} levels");
+        let given = Config { levels: Some(plan(u, s, physical)), ..cfg(Some(7)) };
+        assert_eq!(given.degree(), 7, "the key wins");
+    }
+    // HomaP1 grants to one sender of two; with the key, to both.
+    let granted = |c: Config| {
+        let mut r = HomaEndpoint::new(c.clone());
+        let mut who = std::collections::BTreeSet::new();
+        for m in [msg(0, 0, 9, 50_000), msg(1, 1, 9, 60_000)] {
+            let mut s = HomaEndpoint::new(c.clone());
+            s.on_message(Time::ZERO, &m);
+            r.on_packet(Time::ZERO, &m, &packet(m.src.index(), &drain(&mut s)[0]), None);
+            who.extend(drain(&mut r).into_iter().map(|t| t.conn.slot));
+        }
+        who.len()
+    };
+    let p1 = |degree| Config { levels: Some(plan(4, 4, 1)), ..cfg(degree) };
+    assert_eq!(granted(p1(None)), 1);
+    assert_eq!(granted(p1(Some(7))), 2);
+}
+
+/// The authors' sticky slots (HomaSimulation `SchedSenders`): with fewer senders granted
+/// than levels, a new best sender takes the level above the one it displaces — its
+/// packets pass the displaced sender's, still queued in the ToR (Fig. 5) — and when it
+/// leaves, the displaced sender resumes at its own level. Re-ranked (§3.4's words), the
+/// one sender granted always takes the lowest level.
+#[test]
+fn sticky_slots_give_a_new_best_sender_the_level_above_the_one_it_displaces() {
+    let levels_seen = |sticky: bool| {
+        let c = Config { sticky_slots: sticky, ..cfg(Some(1)) };
+        let mut r = HomaEndpoint::new(c.clone());
+        let (long, short) = (msg(0, 0, 2, 200_000), msg(1, 1, 2, 12_000));
+        let (mut a, mut b) = (HomaEndpoint::new(c.clone()), HomaEndpoint::new(c));
+        a.on_message(Time::ZERO, &long);
+        b.on_message(Time::ZERO, &short);
+        let (pa, pb) = (drain(&mut a), drain(&mut b));
+        let mut seen = Vec::new();
+        let mut now = Time::ZERO;
+        let mut arrive = |r: &mut HomaEndpoint, m: &Message, t: &Transmit, seen: &mut Vec<(u32, u8)>| {
+            now += PACKET_TIME;
+            r.on_packet(now, m, &packet(m.src.index(), t), None);
+            seen.extend(kinds(&drain(r)).into_iter().zip([m.conn.slot].iter().cycle()).filter_map(|(k, _)| match k {
+                Kind::Grant { prio, .. } => Some((u32::MAX, prio)),
+                _ => None,
+            }));
+        };
+        arrive(&mut r, &long, &pa[0], &mut seen);
+        // The short message (12,000 B: 2,672 B ungranted) displaces the long one.
+        for t in &pb {
+            arrive(&mut r, &short, t, &mut seen);
+        }
+        seen.iter().map(|&(_, p)| p).collect::<Vec<u8>>()
+    };
+    // Re-ranked: every grant at the lowest scheduled level, 7.
+    assert!(levels_seen(false).iter().all(|&p| p == 7), "{:?}", levels_seen(false));
+    // Sticky: the long message's first grant at 7, the short one's at 6.
+    let sticky = levels_seen(true);
+    assert_eq!(sticky.first(), Some(&7), "{sticky:?}");
+    assert!(sticky[1..].iter().all(|&p| p == 6), "{sticky:?}");
 }

@@ -1,0 +1,180 @@
+"""Homa Fig. 21 (§5.2, "Priority utilization"): the bytes that arrive at receivers on each
+priority level, as a share of the hosts' link capacity, for W3 at 50, 80 and 90 % load on
+the paper's fabric (scenarios/homa/w3-80.toml at each load; the authors' split, 4
+unscheduled and 4 scheduled levels).
+
+Each point runs open loop (messages generated until the run stops) and reads Homa's
+receiver counters ``level_<l>_data_wire_bytes``: the DATA packets' bytes on the wire that
+arrived on switch level l (0 is served first: the paper's P7), over hosts x run time x
+10 Gbps, plus on level 0 the grants (``grants`` x 84 B on the wire: every GRANT goes on
+level 0, Figure 3). Fig. 21 counts "network bytes transmitted at a given priority level",
+and the authors' plan, which tailor's follows (docs/homa.md, "Levels"), counts the grants
+under the highest level when it balances the unscheduled levels; ``data_bytes`` in
+fig21.csv is the DATA part alone.
+
+The paper gives Fig. 21's bars only in its figure; its text states what they show, and
+these statements are checked (``claims``), each with the reading that makes it a test:
+
+- "The four unscheduled priorities are used evenly": at each load, the largest of the
+  unscheduled levels' bytes is at most ``EVEN`` times the smallest.
+- "At 50 % load ... the message uses the lowest priority level (P0)": the lowest scheduled
+  level carries the most scheduled bytes at 50 %.
+- "[at 90 %] More scheduled packets arrive on the highest scheduled level than any other".
+- "senders are frequently nonresponsive at 80 % network load (more than half of the
+  scheduled traffic arrives on P0-P2)": the three lowest scheduled levels carry more than
+  half of the scheduled bytes at 80 %.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Callable
+
+import polars as pl
+import typer
+
+import tailor
+from tailor.errors import DataError
+from tailor.outdir import staged
+from tailor.reproduce.homa.points import reporting, scenario_file
+from tailor.reproduce.registry import Out, Plan
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["COLUMNS", "LOADS", "LENGTH_MS", "options", "run", "render", "shares", "claims"]
+
+Say = Callable[[str], None]
+
+#: The loads of Fig. 21.
+LOADS = (0.5, 0.8, 0.9)
+#: Run length per point (generated traffic = run), in ms, by form.
+LENGTH_MS = {"quick": 5, "full": 200}
+#: W3's split in the authors' configuration (and the paper's text): 4 unscheduled levels.
+UNSCHEDULED = 4
+LEVELS = 8
+HOSTS = 144
+LINK_BITS_PER_NS = 10.0
+#: "used evenly": the largest unscheduled level at most this many times the smallest.
+EVEN = 1.25
+COLUMNS = ("load", "level", "paper_level", "kind", "bytes", "data_bytes", "percent_of_capacity", "percent_of_kind")
+#: A GRANT on the wire (docs/homa.md, "Packets").
+GRANT_WIRE_BYTES = 84
+
+
+@dataclass(frozen=True)
+class Point:
+    load: float
+
+    @property
+    def name(self) -> str:
+        return f"w3-{round(self.load * 100)}"
+
+
+def options(
+    quick: Annotated[bool, typer.Option("--quick", help="5 ms of traffic a load instead of 200 ms.")] = False,
+    out: Out = None,
+) -> Plan:
+    """Homa Fig. 21: bytes per priority level, W3 at 50/80/90 % load."""
+    form = "quick" if quick else "full"
+    default = Path("runs") / ("homa-fig21-quick" if quick else "homa-fig21")
+    return Plan(out or default, lambda out, say: run([Point(x) for x in LOADS], form, out, say))
+
+
+def scenario(p: Point, ms: int) -> tailor.Scenario:
+    keys = {"class[0].load": p.load, "class[0].until": f"{ms}ms", "run.stop": f"{ms}ms"}
+    return tailor.Scenario.load(scenario_file("homa", "W3", 0.8)).with_(keys)
+
+
+def shares(load: float, counters: dict[str, int], sim_ns: float) -> list[dict[str, Any]]:
+    """One row per level: its bytes (DATA, and on level 0 the grants), their share of the
+    hosts' capacity over the run and of the bytes of their kind (unscheduled or
+    scheduled)."""
+    names = [f"level_{lv}_data_wire_bytes" for lv in range(LEVELS)]
+    missing = [n for n in [*names, "grants"] if n not in counters]
+    if missing:
+        raise DataError(f"summary.json has no counter {missing[0]}: an engine older than Fig. 21's counters")
+    capacity = HOSTS * sim_ns * LINK_BITS_PER_NS / 8
+    kinds = {"unscheduled": range(UNSCHEDULED), "scheduled": range(UNSCHEDULED, LEVELS)}
+    level = [counters[names[lv]] + (counters["grants"] * GRANT_WIRE_BYTES if lv == 0 else 0) for lv in range(LEVELS)]
+    total = {k: sum(level[lv] for lv in r) for k, r in kinds.items()}
+    rows = []
+    for lv in range(LEVELS):
+        kind = "unscheduled" if lv < UNSCHEDULED else "scheduled"
+        b = level[lv]
+        rows.append({"load": load, "level": lv, "paper_level": f"P{LEVELS - 1 - lv}", "kind": kind, "bytes": b,
+                     "data_bytes": counters[names[lv]],
+                     "percent_of_capacity": 100 * b / capacity,
+                     "percent_of_kind": 100 * b / total[kind] if total[kind] else 0.0})
+    return rows
+
+
+def claims(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The text's four statements, each with our value and whether it holds."""
+    out = []
+    for load in sorted({r["load"] for r in rows}):
+        at = [r for r in rows if r["load"] == load]
+        u = [r["bytes"] for r in at if r["kind"] == "unscheduled"]
+        ratio = max(u) / min(u) if min(u) else float("inf")
+        out.append({"load": load, "claim": "the four unscheduled levels are used evenly",
+                    "ours": f"largest / smallest {ratio:.2f} (at most {EVEN})", "holds": ratio <= EVEN})
+        s = sorted((r for r in at if r["kind"] == "scheduled"), key=lambda r: r["level"])
+        top = max(s, key=lambda r: r["bytes"])
+        if load == 0.5:
+            out.append({"load": load, "claim": "the lowest scheduled level (P0) carries the most scheduled bytes",
+                        "ours": f"most on {top['paper_level']}", "holds": top["level"] == LEVELS - 1})
+        if load == 0.9:
+            out.append({"load": load, "claim": "the highest scheduled level carries the most scheduled bytes",
+                        "ours": f"most on {top['paper_level']}", "holds": top["level"] == UNSCHEDULED})
+        if load == 0.8:
+            low = sum(r["percent_of_kind"] for r in s if r["level"] >= LEVELS - 3)
+            out.append({"load": load, "claim": "more than half of the scheduled bytes on P0-P2",
+                        "ours": f"{low:.0f} % on P0-P2", "holds": low > 50})
+    return out
+
+
+def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
+    """Runs ``points`` one after another into ``out`` (written whole once complete)."""
+    ms = LENGTH_MS[form]
+    with staged(out, "reproduction", name="homa-fig21") as work:
+        (work / "scenarios").mkdir()
+        rows, info = [], []
+        for p in points:
+            sc = scenario(p, ms)
+            path = work / "scenarios" / f"{p.name}.toml"
+            path.write_text(f"# {p.name}: tailor reproduce homa-fig21, {form} form.\n" + sc.resolve()["document"])
+            r = tailor.run(path, out=work / "runs" / p.name, progress=reporting(p.name, ms * 1e6, say))
+            rows += shares(p.load, r.summary["transport_counters"], r.summary["sim_ns"])
+            info.append({"load": p.load, "messages": r.summary["messages"]["completed"],
+                         "sim_ms": r.summary["sim_ns"] / 1e6})
+        pl.DataFrame(rows).select(COLUMNS).write_csv(work / "fig21.csv")
+        report = {"reproduction": "homa-fig21", "form": form, "length_ms": ms, "rows": rows, "points": info,
+                  "claims": claims(rows)}
+        (work / "fig21.json").write_text(json.dumps(report, indent=1))
+    return report
+
+
+def render(report: dict[str, Any], console: Console) -> None:
+    from rich import box
+    from rich.table import Table
+
+    loads = [p["load"] for p in report["points"]]
+    t = Table(title=f"Homa Fig. 21: W3, bytes per priority level (DATA; grants on P7), % of the hosts' link capacity "
+                    f"({report['form']} form, {report['length_ms']} ms of traffic a load)",
+              title_justify="left", box=box.SIMPLE_HEAD)
+    t.add_column("paper's level")
+    t.add_column("kind")
+    for x in loads:
+        t.add_column(f"{x:.0%} load", justify="right")
+    at = {(r["load"], r["level"]): r for r in report["rows"]}
+    for lv in range(LEVELS):
+        r0 = at[(loads[0], lv)]
+        t.add_row(r0["paper_level"], r0["kind"], *(f"{at[(x, lv)]['percent_of_capacity']:.1f} %" for x in loads))
+    console.print(t)
+    console.print("messages completed: " + ", ".join(f"{p['load']:.0%} {p['messages']:,}" for p in report["points"])
+                  + ". The paper's bars are only in its figure; its text's statements, checked:", highlight=False)
+    for c in report["claims"]:
+        verdict = "holds" if c["holds"] else "[bold]DOES NOT HOLD[/bold]"
+        console.print(f"  {c['load']:.0%}: \"{c['claim']}\": {c['ours']}: {verdict}", highlight=False)
