@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import polars as pl
 import typer
 
+from tailor import stats
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce.pl2 import rack, runs
@@ -120,6 +121,17 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
     return report
 
 
+def _pct(ms: list[float], p: float) -> str:
+    """The nearest-rank ``p``-th percentile of the iterations' times with its bootstrap
+    interval over them (iterations are independent runs, so they are the replicates), or a
+    dash below the iterations the percentile needs."""
+    need = stats.samples_needed(p)
+    if len(ms) < need:
+        return f"— n={len(ms)}<{need}"
+    ci = stats.bootstrap_ci(ms, percentile=p)
+    return f"{stats.percentile(ms, p):.0f}" + (f" [{ci[0]:.0f}–{ci[1]:.0f}]" if ci else "")
+
+
 def render(report: dict[str, Any], console: Console) -> None:
     """Fig. 9's reading: iteration time percentiles and the total, paper / tailor."""
     from rich import box
@@ -131,18 +143,18 @@ def render(report: dict[str, Any], console: Console) -> None:
     for c in ("scheme", "iterations", "p50 ms", "p99 ms", "total s", "per server Gbps (mean)"):
         t.add_column(c, justify="left" if c == "scheme" else "right")
     for s in SCHEMES:
-        rs = sorted((r for r in report["rows"] if r["scheme"] == s), key=lambda r: r["iteration_ms"])
+        rs = [r for r in report["rows"] if r["scheme"] == s]
         if not rs:
             continue
-        ms = pl.Series([r["iteration_ms"] for r in rs]).sort()
+        ms = [r["iteration_ms"] for r in rs]
         p = VGG16[s]
         n = len(rs)
-        p99 = runs.rank(ms, 0.99)
-        total = sum(r["iteration_ms"] for r in rs) / 1e3
-        t.add_row(rack.scheme_label(s), f"{n}", f"— / {runs.rank(ms, 0.5):.0f}", f"{p['p99_ms']:.0f} / {p99:.0f}",
+        total = sum(ms) / 1e3
+        t.add_row(rack.scheme_label(s), f"{n}", f"— / {_pct(ms, 50)}", f"{p['p99_ms']:.0f} / {_pct(ms, 99)}",
                   f"{p['total_s']:g} / {total * 100 / n:.1f} (per 100)",
                   f"70-89 / {sum(r['ps_gbps'] for r in rs) / n:.1f}")
     console.print(t)
-    console.print("The p99 of fewer than 100 iterations is their largest. Layer sizes: VGG16 configuration D "
+    console.print("Percentiles are over the iterations (each its own run): the value [its bootstrap interval over "
+                  "iterations]; a p99 needs 100 iterations, else —. Layer sizes: VGG16 configuration D "
                   "(138.4 M parameters, fp32); each layer sharded in halves over the two servers; worker starts "
-                  "drawn in [0, 2 ms). docs/reproductions-pl2.md.", highlight=False)
+                  "drawn in [0, 2 ms). docs/reproductions-pl2.md.", highlight=False, markup=False)
