@@ -17,8 +17,9 @@ Built from ``paper`` (the paper's numbers), ``testbed`` (the scenarios) and ``ru
 what they measured.
 
 The expected times are wall times on a 2-core machine: hull-fig8 took about 10 s with
---quick and 2 min in full (28 runs of 2 s simulated); hull-table4 about 10 s with --quick
-and 6 min in full (12 points × 3 seeds × 200 10 MB flows); hull-table5 2 min in full.
+--quick and 2 min in full (28 runs of 2 s simulated); hull-table4 about 4 s with --quick
+(12 points × 5 seeds × 10 10 MB flows since issue 26; before, one seed) and 95 s in full
+(12 points × 5 seeds × 500 10 MB flows); hull-table5 2 min in full.
 """
 
 from __future__ import annotations

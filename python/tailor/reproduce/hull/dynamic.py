@@ -25,10 +25,12 @@ import typer
 
 from tailor.errors import OptionError
 from tailor.outdir import staged
+from tailor.reproduce import cells
 from tailor.reproduce.hull import runs
 from tailor.reproduce.hull.paper import LOADS, TABLE4, TABLE5
 from tailor.reproduce.hull.testbed import BUFFERS, QOS_SCHEMES, SCHEMES, dynamic_scenario, scheme_label
 from tailor.reproduce.registry import Out, Plan
+from tailor.stats import Estimate
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -76,7 +78,6 @@ def table4_options(
     xs = _parse_loads(loads)
     form = "quick" if quick else "full"
     n = LARGE_FLOWS[form]
-    seeds = 1 if quick else seeds
     pts = [_point(f"{s}-{round(x * 100)}", seed, dynamic_scenario(s, x, n), x, n)
            for s in SCHEMES for x in xs for seed in range(1, seeds + 1)]
     default = Path("runs") / ("hull-table4-quick" if quick else "hull-table4")
@@ -93,7 +94,6 @@ def table5_options(
     _check_seeds(seeds)
     form = "quick" if quick else "full"
     n = LARGE_FLOWS[form]
-    seeds = 1 if quick else seeds
     pts = [_point(f"{b}-{s}", seed, dynamic_scenario(s, 0.4, n, b), 0.4, n)
            for b in BUFFERS for s in QOS_SCHEMES for seed in range(1, seeds + 1)]
     default = Path("runs") / ("hull-table5-quick" if quick else "hull-table5")
@@ -116,6 +116,14 @@ def _measure(run_dir: Path) -> dict[str, float]:
             "probes": lat["count"], "flows_1kb": small["count"], "flows_10mb": large["count"]}
 
 
+#: What each statistic rests on: the count of samples behind it and its percentile (None:
+#: a mean); the counts themselves rest on nothing.
+_BASIS = {f"{pre}_{stat}_{unit}": (count, {"avg": None, "p90": 90.0, "p99": 99.0}[stat])
+          for pre, unit, count in (("switch_latency", "us", "probes"), ("fct_1kb", "us", "flows_1kb"),
+                                   ("fct_10mb", "ms", "flows_10mb"))
+          for stat in ("avg", "p90", "p99")}
+
+
 def _run(points: list[runs.HullPoint], table: str, form: str, out: Path, say: Any) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs, the
     table's CSV (mean over seeds) and JSON (every seed too)."""
@@ -126,7 +134,11 @@ def _run(points: list[runs.HullPoint], table: str, form: str, out: Path, say: An
             by.setdefault(p.name, []).append(_measure(dirs[p]))
         rows = []
         for name, vals in by.items():
-            row: dict[str, Any] = {k: runs.spread([v[k] for v in vals])[0] for k in vals[0]}
+            row: dict[str, Any] = {}
+            for k in vals[0]:
+                count, p = _BASIS.get(k, (None, None))
+                e = Estimate.of_values([(v[k], v[count] if count else 1) for v in vals], p)
+                row |= cells.columns(k, e)
             row["spread"] = {k: runs.spread([v[k] for v in vals])[1:] for k in vals[0]}
             row["seeds"] = len(vals)
             if table == "table4":
@@ -147,6 +159,18 @@ _GROUPS = (("switch latency (µs)", "switch_latency_{}_us", 0, "{:.1f}"), ("1 KB
            ("10 MB FCT (ms)", "fct_10mb_{}_ms", 2, "{:.1f}"))
 
 
+def _cell(row: dict[str, Any], key: str, fmt: str) -> str:
+    """Ours: the mean over seeds [its interval across them], or a dash with the fewest
+    samples a seed had when that is fewer than the percentile needs (a report of before
+    issue 26 has no interval: the mean alone)."""
+    if f"{key}_n" not in row:
+        return fmt.format(row[key])
+    e = cells.restore(key, row, _BASIS[key][1])
+    if not e.judged:
+        return f"— n={e.n}<{e.needed}"
+    return fmt.format(e.value) + ("" if e.ci is None else f" [{fmt.format(e.ci[0])}–{fmt.format(e.ci[1])}]")
+
+
 def _table(title: str, console: Console, rows: list[tuple[str, str, dict, tuple]]) -> None:
     """One table per quantity (switch latency, 1 KB FCT, 10 MB FCT), cells "paper / tailor"."""
     from rich import box
@@ -160,7 +184,7 @@ def _table(title: str, console: Console, rows: list[tuple[str, str, dict, tuple]
             t.add_column(stat, justify="right")
         for first, scheme, ours, paper in rows:
             t.add_row(first, scheme_label(scheme),
-                      *(f"{fmt.format(paper[i][j])} / {fmt.format(ours[key.format(stat)])}"
+                      *(f"{fmt.format(paper[i][j])} / {_cell(ours, key.format(stat), fmt)}"
                         for j, stat in enumerate(("avg", "p90", "p99"))))
         console.print(t)
 
@@ -171,9 +195,10 @@ def render4(report: dict[str, Any], console: Console) -> None:
     _table(f"HULL Table 4: dynamic flows, paper / tailor ({report['form']} form, {report['large_flows']} 10 MB "
            f"flows a run, mean of {rows[0]['seeds']} seed(s))", console,
            [(f"{r['load']:.0%}", r["scheme"], r, TABLE4[r["load"]][r["scheme"]]) for r in rows])
-    console.print("1 KB FCTs are host time in both (tailor's: the stated host model, docs/reproductions-hull.md); "
-                  "percentiles of 10 MB flows need 100 flows a point to be results (--quick's are not).",
-                  highlight=False)
+    console.print("1 KB FCTs are host time in both (tailor's: the stated host model, docs/reproductions-hull.md). "
+                  "Ours: the mean over seeds [95 % bootstrap interval across seeds]; a percentile is a result only "
+                  "with enough samples in every seed (p90 10, p99 100), else — with the fewest a seed had.",
+                  highlight=False, markup=False)
 
 
 def render5(report: dict[str, Any], console: Console) -> None:
@@ -183,4 +208,6 @@ def render5(report: dict[str, Any], console: Console) -> None:
            f"mean of {rows[0]['seeds']} seed(s))", console,
            [(f"{r['buffer']} buffer", r["scheme"], r, TABLE5[r["buffer"]][r["scheme"]]) for r in rows])
     console.print("TCP-QoS's switch latency is its high-priority queue's (the probe rides in it), as the paper's. "
-                  "Small buffer: 15 KB per priority for TCP-QoS, 15 KB per port for HULL.", highlight=False)
+                  "Small buffer: 15 KB per priority for TCP-QoS, 15 KB per port for HULL. Ours: the mean over seeds "
+                  "[95 % interval across seeds]; a percentile of too few samples in a seed is a dash.",
+                  highlight=False, markup=False)

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from tailor.errors import DataError
+from tailor.stats import percentile
 from tailor.reproduce.homa.points import run_points, write_text
 
 __all__ = ["HullPoint", "run", "switch_latency", "fcts", "throughput_mbps", "spread"]
@@ -59,10 +60,8 @@ def fcts(run_dir: Path, cls: str) -> dict[str, float]:
     m = pl.read_parquet(run_dir / "messages.parquet").filter(pl.col("class") == cls)
     if m.height == 0:
         raise DataError(f"{run_dir}: no message of class {cls} completed")
-    us = ((m["finish_ns"] - m["start_ns"]) / 1e3).sort()
-    def rank(q: float) -> float:
-        return float(us[max(0, min(len(us) - 1, int(-(-q * len(us) // 1)) - 1))])
-    return {"count": m.height, "avg": float(us.mean()), "p90": rank(0.9), "p99": rank(0.99)}
+    us = ((m["finish_ns"] - m["start_ns"]) / 1e3).to_numpy()
+    return {"count": m.height, "avg": float(us.mean()), "p90": percentile(us, 90), "p99": percentile(us, 99)}
 
 
 def throughput_mbps(run_dir: Path, node: str = "switch0", role: str = "to_host") -> float:
