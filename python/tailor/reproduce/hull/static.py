@@ -20,10 +20,12 @@ import typer
 
 from tailor.errors import OptionError
 from tailor.outdir import staged
+from tailor.reproduce import cells
 from tailor.reproduce.hull import runs
 from tailor.reproduce.hull.paper import FIG8_TEXT, TABLE1
 from tailor.reproduce.hull.testbed import SCHEMES, SENDERS, scheme_label, static_scenario
 from tailor.reproduce.registry import Out, Plan
+from tailor.stats import Estimate
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,7 +42,7 @@ PROBE_MBPS = 12.0
 
 def options(
     quick: Annotated[bool, typer.Option("--quick", help="2 and 8 flows, 200 ms each (seconds in all).")] = False,
-    seeds: Annotated[int, typer.Option(help="Seeds per point (the table gives their mean).")] = 1,
+    seeds: Annotated[int, typer.Option(help="Seeds per point (the table gives their mean and interval).")] = 3,
     out: Out = None,
 ) -> Plan:
     """HULL Table 1 and Fig. 8: throughput and switch latency with 2 to 8 long flows, for
@@ -68,20 +70,31 @@ def run(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
             by.setdefault((scheme, n), []).append({"throughput_mbps": thr, **lat})
         rows = []
         for (scheme, n), vals in by.items():
-            mean = {k: runs.spread([v[k] for v in vals]) for k in ("throughput_mbps", "avg", "p90", "p99", "count")}
-            rows.append({"scheme": scheme, "flows": n, "throughput_mbps": mean["throughput_mbps"][0],
-                         "switch_latency_avg_us": mean["avg"][0], "switch_latency_p90_us": mean["p90"][0],
-                         "switch_latency_p99_us": mean["p99"][0], "probes": int(sum(v["count"] for v in vals)),
-                         "seeds": len(vals),
-                         "spread": {k: mean[k][1:] for k in ("throughput_mbps", "avg", "p99")}})
+            row: dict[str, Any] = {"scheme": scheme, "flows": n, "probes": int(sum(v["count"] for v in vals)),
+                                   "seeds": len(vals)}
+            for key, stat, p in (("throughput_mbps", "throughput_mbps", None), ("switch_latency_avg_us", "avg", None),
+                                 ("switch_latency_p90_us", "p90", 90.0), ("switch_latency_p99_us", "p99", 99.0)):
+                # Throughput is read once a run; a latency rests on the run's probes.
+                e = Estimate.of_values([(v[stat], 1 if p is None and stat.startswith("t") else v["count"])
+                                        for v in vals], p)
+                row |= cells.columns(key, e)
+            rows.append(row)
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "fig8.csv")
         report = {"reproduction": "hull-fig8", "form": form, "length_ms": FORMS[form][0], "rows": rows}
         (work / "fig8.json").write_text(json.dumps(report, indent=1))
     return report
 
 
-def _cell(paper: float | None, ours: float, fmt: str = "{:.1f}") -> str:
-    return f"{'—' if paper is None else fmt.format(paper)} / {fmt.format(ours)}"
+def _cell(paper: float | None, row: dict[str, Any], key: str, p: float | None, fmt: str = "{:.1f}") -> str:
+    """"paper / ours [interval across seeds]", ours a dash when a seed had too few probes."""
+    said = "—" if paper is None else fmt.format(paper)
+    if f"{key}_n" not in row:  # a report written before issue 26: the mean alone
+        return f"{said} / {fmt.format(row[key])}"
+    e = cells.restore(key, row, p)
+    if not e.judged:
+        return f"{said} / — n={e.n}<{e.needed}"
+    ci = "" if e.ci is None else f" [{fmt.format(e.ci[0])}–{fmt.format(e.ci[1])}]"
+    return f"{said} / {fmt.format(e.value)}{ci}"
 
 
 def render(report: dict[str, Any], console: Console) -> None:
@@ -97,9 +110,9 @@ def render(report: dict[str, Any], console: Console) -> None:
     for s, paper in TABLE1.items():
         r = at.get((s, 2))
         if r:
-            t1.add_row(scheme_label(s), _cell(paper["throughput_mbps"], r["throughput_mbps"], "{:.0f}"),
-                       _cell(paper["latency_avg_us"], r["switch_latency_avg_us"]),
-                       _cell(paper["latency_p99_us"], r["switch_latency_p99_us"]))
+            t1.add_row(scheme_label(s), _cell(paper["throughput_mbps"], r, "throughput_mbps", None, "{:.0f}"),
+                       _cell(paper["latency_avg_us"], r, "switch_latency_avg_us", None),
+                       _cell(paper["latency_p99_us"], r, "switch_latency_p99_us", 99.0))
     console.print(t1)
     flows = sorted({r["flows"] for r in report["rows"]})
     t8 = Table(title="HULL Fig. 8: switch latency mean / p99 (µs) and throughput (Mbps) by long flows; "
@@ -127,3 +140,18 @@ def render(report: dict[str, Any], console: Console) -> None:
     console.print(f"Senders S2-S4, S6-S10 (hosts {', '.join(map(str, SENDERS))}) in that order; throughput is "
                   f"the link into S5 less the probe's {PROBE_MBPS:g} Mbps. Hosts: docs/reproductions-hull.md.",
                   highlight=False)
+    console.print(_spread(report["rows"]), highlight=False, markup=False)
+
+
+def _spread(rows: list[dict[str, Any]]) -> str:
+    """Fig. 8's cells are means over seeds; how far their intervals reach, in one line."""
+    def widest(key: str) -> float:
+        w = [max(r[key] - r[f"{key}_lo"], r[f"{key}_hi"] - r[key]) / r[key] for r in rows
+             if r.get(f"{key}_lo") is not None and r[key]]
+        return 100 * max(w, default=0.0)
+    seeds = rows[0]["seeds"] if rows else 0
+    if seeds < 2 or "switch_latency_avg_us_lo" not in rows[0]:
+        return f"Fig. 8's cells: {seeds} seed a point, no interval."
+    return (f"Fig. 8's cells: means over {seeds} seeds; their 95 % bootstrap intervals reach at most ±"
+            f"{widest('switch_latency_avg_us'):.0f} % (mean latency), ±{widest('switch_latency_p99_us'):.0f} % (p99), "
+            f"±{widest('throughput_mbps'):.1f} % (throughput); fig8.json has each.")
