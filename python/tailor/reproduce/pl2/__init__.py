@@ -33,7 +33,7 @@ __all__ = ["REPRODUCTIONS"]
 
 # Run times: ``quick`` (with --quick) measured on 2026-11-27 on the 2-core machine with other
 # jobs beside it (load average about 8: microburst 2.8 s, incast-outcast 2.7 s, memcached
-# 3.5 s, traces 4.6 s, leafspine 2.5 s (2.7 s with its 3 seeds, load average 6), vgg16 13.4 s) and ``full`` (the defaults) likewise:
+# 3.5 s, traces 4.6 s (1.9 s with its 3 seeds on a quieter machine, full form 18 s), leafspine 2.5 s (2.7 s with its 3 seeds, load average 6), vgg16 13.4 s) and ``full`` (the defaults) likewise:
 # microburst 4.8 s, incast-outcast 3.4 s, memcached 13.5 s, leafspine 5.7 s (14 s with its 3
 # seeds, load average 6); traces 6 s and
 # vgg16 81 s as measured in docs/reproductions-pl2.md. Microburst and memcached with their
@@ -82,8 +82,8 @@ REPRODUCTIONS = (
         figure="Fig. 10 (§F.3)",
         summary="PL2 Fig. 10: W1-W5 3-way incast, six schemes.",
         example="tailor reproduce pl2-traces --quick",
-        quick="4.5 s",
-        full="6 s",
+        quick="2 s",
+        full="18 s",
         full_options="(the defaults)",
         options=traces.options,
         render=traces.render,
