@@ -109,12 +109,16 @@ def test_fattree_quick_writes_fattree_csv_and_hull_cuts_small_flow_fct(tmp_path:
     plan = fattree.options(quick=True, flows=5_000, out=tmp_path / "ft")
     report = plan.run(plan.out, lambda _: None)
     rows = _csv(tmp_path / "ft" / "fattree.csv")
-    assert tuple(rows[0]) == ("scheme", "size_class", "fct_avg_us", "fct_p99_us", "fct_p999_us", "flows")
-    assert {(r["scheme"], r["size_class"]) for r in rows} == {(s, c) for s in ("dctcp", "hull") for c in ("small", "large")}
-    at = {(r["scheme"], r["size_class"]): r for r in report["rows"]}
-    # §6.3: HULL's small flows finish faster, on average and at p99.
+    assert tuple(rows[0]) == ("scheme", "size_class", "seed", "fct_avg_us", "fct_p99_us", "fct_p999_us", "flows")
+    assert {(r["scheme"], r["size_class"], r["seed"]) for r in rows} == {
+        (s, c, str(seed)) for s in ("dctcp", "hull") for c in ("small", "large") for seed in (1, 2, 3)}
+    at = {(r["scheme"], r["size_class"]): r for r in report["points"]}
+    # §6.3: HULL's small flows finish faster, on average and at p99 (means over 3 seeds, each
+    # p99 on thousands of flows); the large flows' p99 rests on a handful and is not a result.
     assert at[("hull", "small")]["fct_avg_us"] < 0.8 * at[("dctcp", "small")]["fct_avg_us"]
-    assert at[("hull", "small")]["fct_p99_us"] < at[("dctcp", "small")]["fct_p99_us"]
+    assert at[("hull", "small")]["fct_p99_us_judged"]
+    assert at[("hull", "small")]["fct_p99_us_hi"] < at[("dctcp", "small")]["fct_p99_us_lo"]
+    assert not at[("hull", "large")]["fct_p99_us_judged"]
     # Never faster than store-and-forward allows (16.2 µs for 6.8 KB in the paper).
     assert at[("hull", "small")]["fct_avg_us"] > 16.0
 
