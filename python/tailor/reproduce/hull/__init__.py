@@ -33,7 +33,10 @@ __all__ = ["REPRODUCTIONS"]
 # (with --quick) measured on 2026-11-27 on the 2-core machine with other jobs beside it (load
 # average about 7: fig8 1.5 s, fig5 1.9 s, fig6 1.8 s, table4 3.7 s, table5 3.5 s, fattree 18.7 s);
 # fig11 on 2026-11-28 beside three other helpers' jobs: 11 s quick, 14 min full (its 60 runs are
-# hull-table4's size, which took 95 s on the idle machine).
+# hull-table4's size, which took 95 s on the idle machine). Since issue 26 every one runs 3
+# seeds (table4 and table5 5) with --quick too; on 2026-11-28 at load average 3: fig8 1.1 s,
+# fig5 1.6 s, fig6 0.6 s, table4 3.6 s, table5 1.4 s, fattree 11 s. The full forms are three
+# times their one-seed figures for fig8, fig5, fig6 and fattree (estimates, not timed).
 REPRODUCTIONS = (
     Reproduction(
         name="hull-fig8",
@@ -42,7 +45,7 @@ REPRODUCTIONS = (
         summary="HULL Table 1 / Fig. 8: long flows, latency, throughput.",
         example="tailor reproduce hull-fig8 --quick",
         quick="2 s",
-        full="13 s",
+        full="40 s",
         full_options="(the defaults)",
         options=static.options,
         render=static.render,
@@ -54,7 +57,7 @@ REPRODUCTIONS = (
         summary="HULL Fig. 5: phantom queue sweep, paced and unpaced.",
         example="tailor reproduce hull-fig5 --quick",
         quick="2 s",
-        full="2 s",
+        full="6 s",
         full_options="(the defaults)",
         options=pacing.fig5_options,
         render=pacing.render5,
@@ -65,8 +68,8 @@ REPRODUCTIONS = (
         figure="Fig. 6 (§4.4)",
         summary="HULL Fig. 6: pacer β, switch latency vs pacer delay.",
         example="tailor reproduce hull-fig6 --quick",
-        quick="2 s",
-        full="1 s",
+        quick="1 s",
+        full="3 s",
         full_options="(the defaults)",
         options=pacing.fig6_options,
         render=pacing.render6,
@@ -113,8 +116,8 @@ REPRODUCTIONS = (
         figure="Fig. 12-13 (§6.3)",
         summary="HULL §6.3: 192 servers on a fat tree, DCTCP vs HULL.",
         example="tailor reproduce hull-fattree --quick",
-        quick="19 s",
-        full="2.8 min",
+        quick="11 s",
+        full="9 min",
         full_options="(the defaults; --flows 5000000 for the paper's count, about 25 min)",
         options=fattree.options,
         render=fattree.render,
