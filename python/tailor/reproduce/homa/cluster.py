@@ -41,7 +41,7 @@ import tailor
 from tailor import fmt
 from tailor.errors import OptionError
 from tailor.outdir import staged
-from tailor.reproduce.homa import judge
+from tailor.reproduce.homa import judge, tables
 from tailor.reproduce.homa.bins import combine, read_runs
 from tailor.reproduce.homa.points import parse_workloads, run_points, scenario_dir
 from tailor.reproduce.registry import Out, Plan
@@ -137,7 +137,7 @@ def options(
                                                "4/2/1 switch levels, overcommitment as many), p1-authors (1 level, "
                                                "the authors' degreeOC: 7 on W4/W5, 4 on W3), basic (1 level, "
                                                "unlimited overcommitment).")] = "homa,p4,p2,p1,p1-authors,basic",
-    seeds: Annotated[int, typer.Option(help="Seeds per point (1..N); two or more give intervals.", min=1)] = 1,
+    seeds: Annotated[int, typer.Option(help="Seeds per point (1..N); two or more give intervals.", min=1)] = 3,
     quick: Annotated[bool, typer.Option("--quick", help="Shorter runs (about 1.5 minutes for all 15 points); "
                                                        "fewer buckets judged.")] = False,
     out: Out = None,
@@ -298,7 +298,8 @@ def render(report: dict[str, Any], console: Console) -> None:
         f"generated traffic per point {lengths}. Slowdown = RPC time / (request ideal + response ideal); a 100-byte "
         "echo takes 4.7 us unloaded, as the paper's. Not modelled of RAMCloud's hosts: CPU and software queueing, "
         "polling, the NIC's queue (the paper's cluster slowdowns include them: §5.2). A bucket is judged with ≥ 100 "
-        "RPCs in every seed; (dim) otherwise.\n", highlight=False)
+        "RPCs in every seed; (dim) otherwise. With two seeds or more each p99 is their mean, in brackets its "
+        "95 % bootstrap interval across seeds.\n", highlight=False)
     for w in ws:
         present = [v for v in vs if _of(report["rows"], v, w)]
         base = _of(report["rows"], present[0], w)
@@ -311,8 +312,7 @@ def render(report: dict[str, Any], console: Console) -> None:
             cells = [", ".join(f"{s:g} %" for s in shares), f"≤ {fmt.size(r['size_upper_bytes'])}"]
             for v in present:
                 x = by[v][r["size_upper_bytes"]]
-                text = fmt.stat(x["p99_slowdown"])
-                cells.append(text if x["judged"] or x["p99_slowdown"] is None else f"[dim]({text})[/dim]")
+                cells.append(tables._cell(x["p99_slowdown"], x["judged"], x.get("p99_slowdown_ci")))
             t.add_row(*cells)
         console.print(t)
         console.print("  RPCs: " + ", ".join(f"{VARIANTS[v][0]} {n[v]:,}" for v in present), highlight=False)

@@ -58,7 +58,7 @@ def options(
     transports: Annotated[str, typer.Option(help="Transports, comma-separated (those with scenarios on the "
                                                  "paper's fabric, scenarios/homa/<transport>-w<N>-<load>.toml).")]
     = "homa",
-    seeds: Annotated[int, typer.Option(help="Seeds per point (1..N); two or more give intervals.", min=1)] = 1,
+    seeds: Annotated[int, typer.Option(help="Seeds per point (1..N); two or more give intervals.", min=1)] = 3,
     quick: Annotated[bool, typer.Option("--quick", help="Shorter runs (about 1 minute a point at most); "
                                                        "fewer buckets judged.")] = False,
     compare: Annotated[Optional[Path], typer.Option(help="A Fig. 12 table (fig12.csv's columns, or the authors' "
