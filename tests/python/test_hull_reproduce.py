@@ -142,3 +142,21 @@ def test_fig11_quick_writes_fig11_csv_with_intervals_and_pacing_lowers_switch_la
         assert at[(s, True)]["switch_latency_avg_us"] < at[(s, False)]["switch_latency_avg_us"]
     with pytest.raises(OptionError, match="--seeds: 2; accepted: 3 to 20"):
         fig11.options(seeds=2, out=tmp_path / "bad")
+
+
+def test_fig9_quick_smaller_packets_cut_the_phantom_queues_latency_at_every_flow_count(tmp_path: Path) -> None:
+    from tailor.reproduce.hull import fig9
+
+    # 300-byte packets: TCP's payload 248 B, the rest of the scenario §4.3's at 800 Mbps.
+    assert 'mss = "248B"' in fig9.scenario(300, 2, 10) and "mss" not in fig9.scenario(1500, 2, 10).split("[transport]")[0]
+    plan = fig9.options(quick=True, seeds=2, out=tmp_path / "f9")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "f9" / "fig9.csv")
+    assert tuple(rows[0]) == fig9.COLUMNS and len(rows) == 2 * 2 * 2
+    at = {(p["mtu"], p["flows"]): p for p in report["points"]}
+    for n in (2, 8):
+        # Eq. 5: the same headroom absorbs more flows at more packets per RTT.
+        assert at[(300, n)]["switch_latency_avg_us_hi"] < at[(1500, n)]["switch_latency_avg_us_lo"]
+    # ... and more flows need more headroom: the latency grows from 2 to 8 flows.
+    assert at[(1500, 8)]["switch_latency_avg_us"] > at[(1500, 2)]["switch_latency_avg_us"]
+    assert report["claim"]["lower_everywhere"]

@@ -24,7 +24,7 @@ The expected times are wall times on a 2-core machine: hull-fig8 took about 10 s
 
 from __future__ import annotations
 
-from tailor.reproduce.hull import dynamic, fattree, fig11, pacing, static
+from tailor.reproduce.hull import dynamic, fattree, fig9, fig11, pacing, static
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -49,6 +49,18 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=static.options,
         render=static.render,
+    ),
+    Reproduction(
+        name="hull-fig9",
+        paper="HULL",
+        figure="Fig. 9 (§4.4)",
+        summary="HULL Fig. 9: PQ latency vs flows, 1,500- and 300-byte packets.",
+        example="tailor reproduce hull-fig9 --quick",
+        quick="1 s",
+        full="30 s",
+        full_options="(the defaults)",
+        options=fig9.options,
+        render=fig9.render,
     ),
     Reproduction(
         name="hull-fig5",
