@@ -160,3 +160,18 @@ def test_fig9_quick_smaller_packets_cut_the_phantom_queues_latency_at_every_flow
     # ... and more flows need more headroom: the latency grows from 2 to 8 flows.
     assert at[(1500, 8)]["switch_latency_avg_us"] > at[(1500, 2)]["switch_latency_avg_us"]
     assert report["claim"]["lower_everywhere"]
+
+
+def test_fig10_theory_is_eq3_and_the_quick_form_orders_the_drain_rates(tmp_path: Path) -> None:
+    from tailor.reproduce.hull import fig10
+
+    # §6.2.1's γ: 0.72, 0.82, 0.87; eq. 3 at ρ = 0.2: 0.8 / 0.52, 0.8 / 0.62, 0.8 / 0.67.
+    assert [round(fig10.theory(d, 0.2), 3) for d in fig10.DRAINS] == [1.538, 1.290, 1.194]
+    plan = fig10.options(loads="0.4", quick=True, seeds=3, out=tmp_path / "f10")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "f10" / "fig10.csv")
+    assert tuple(rows[0]) == fig10.COLUMNS and len(rows) == len(fig10.DRAINS) * 3
+    at = {p["drain_mbps"]: p for p in report["points"]}
+    # Less headroom, less slowdown; every slowdown is against the lowest of Table 4's schemes.
+    assert at[800]["slowdown"] > at[900]["slowdown"] > at[950]["slowdown"] >= 1.0
+    assert all(float(r["slowdown"]) >= 1.0 or r["best_scheme"] == "pq950" for r in rows)

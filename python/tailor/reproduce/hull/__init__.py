@@ -24,7 +24,7 @@ The expected times are wall times on a 2-core machine: hull-fig8 took about 10 s
 
 from __future__ import annotations
 
-from tailor.reproduce.hull import dynamic, fattree, fig9, fig11, pacing, static
+from tailor.reproduce.hull import dynamic, fattree, fig9, fig10, fig11, pacing, static
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -97,6 +97,18 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=dynamic.table4_options,
         render=dynamic.render4,
+    ),
+    Reproduction(
+        name="hull-fig10",
+        paper="HULL",
+        figure="Fig. 10 (§3.2, §6.2.1)",
+        summary="HULL Fig. 10: 10 MB flows' slowdown, eq. 3 vs experiment.",
+        example="tailor reproduce hull-fig10 --quick",
+        quick="4 s",
+        full="3 min",
+        full_options="(the defaults)",
+        options=fig10.options,
+        render=fig10.render,
     ),
     Reproduction(
         name="hull-fig11",
