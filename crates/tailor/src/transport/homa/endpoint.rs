@@ -234,19 +234,7 @@ impl HomaEndpoint {
         // each, the messages already granted whole and the unscheduled bytes in flight
         // included. The paper bounds each message's window only (§3.3).
         let budget = if self.cfg.receiver_budget { (degree as u64).saturating_mul(self.cfg.rtt_bytes) } else { u64::MAX };
-        let mut chosen: Vec<u32> = Vec::with_capacity(degree.min(8));
-        let mut senders: Vec<HostId> = Vec::with_capacity(degree.min(8));
-        for &(_, _, _, slot) in &self.sched {
-            let src = self.inc.items[slot as usize].as_ref().expect("scheduled messages are live").src;
-            if senders.contains(&src) {
-                continue;
-            }
-            chosen.push(slot);
-            senders.push(src);
-            if chosen.len() == degree {
-                break;
-            }
-        }
+        let (chosen, senders) = self.granted_set(degree);
         let active = chosen.len();
         let head = if self.cfg.sticky_slots { Some(self.sticky_head(&senders)) } else { None };
         for (rank, slot) in chosen.into_iter().enumerate() {
@@ -315,6 +303,31 @@ impl HomaEndpoint {
             }
         }
         self.grant_credit = 0;
+        self.arm_grant_timer(now);
+    }
+
+    /// The best message of each of the first `degree` senders, best first, and those
+    /// senders (§3.5: one message per sender, as RAMCloud's active list).
+    fn granted_set(&self, degree: usize) -> (Vec<u32>, Vec<HostId>) {
+        let mut chosen: Vec<u32> = Vec::with_capacity(degree.min(8));
+        let mut senders: Vec<HostId> = Vec::with_capacity(degree.min(8));
+        for &(_, _, _, slot) in &self.sched {
+            let src = self.inc.items[slot as usize].as_ref().expect("scheduled messages are live").src;
+            if senders.contains(&src) {
+                continue;
+            }
+            chosen.push(slot);
+            senders.push(src);
+            if chosen.len() == degree {
+                break;
+            }
+        }
+        (chosen, senders)
+    }
+
+    /// Arms the grant timer for the earliest paced grant `regrant` found, unless an
+    /// earlier one is pending.
+    fn arm_grant_timer(&mut self, now: Time) {
         if let Some(at) = self.grant_timer.take() {
             if self.grant_timer_armed.is_none_or(|a| at < a || a <= now) {
                 self.grant_timer_armed = Some(at);
