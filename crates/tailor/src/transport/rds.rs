@@ -75,6 +75,9 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         // became a key): PL2's results rest on it.
         receiver_budget: true,
         sticky_slots: false,
+        // RDS keeps its own clock and timers (§F.1): PL2's results rest on them.
+        grant_on_arrival: false,
+        receiver_busy: false,
         tail_boost: 0,
         resend_timeout: Some(resend_timeout),
         incast_threshold: None,

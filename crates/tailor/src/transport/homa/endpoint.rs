@@ -44,6 +44,8 @@ struct Stats {
     oversubscribed_bytes: u64,
     incast_responses: u64,
     gap_resends: u64,
+    /// BUSYs a receiver sent for messages it held back (`Config::receiver_busy`).
+    held_busy: u64,
     /// Time with k senders waiting for grants (k = 0..WAITING_BINS-1, the last bin
     /// k or more), in ps: the waiting-sender histogram.
     waiting_ps: [u64; WAITING_BINS],
@@ -70,6 +72,8 @@ pub struct HomaEndpoint {
     out: Slab<Outgoing>,
     ready: BTreeSet<ReadyKey>,
     control: VecDeque<Transmit>,
+    /// BUSYs for messages this receiver holds back: sent after the other control packets.
+    held: VecDeque<Transmit>,
     inc: Slab<Incoming>,
     sched: BTreeSet<SchedKey>,
     /// Per sender, its messages in `sched`; `waiting` counts the senders with some.
@@ -92,6 +96,8 @@ pub struct HomaEndpoint {
     /// earliest grant timer pending.
     grant_timer: Option<Time>,
     grant_timer_armed: Option<Time>,
+    /// Grants the DATA packets that arrived still allow (`Config::grant_on_arrival`).
+    grant_credit: u32,
     /// Bytes on the wire granted (or sent blind) to this host and not yet arrived.
     outstanding: u64,
     /// RPCs this host issued whose responses have not arrived (§3.6).
@@ -111,6 +117,7 @@ impl HomaEndpoint {
             out: Slab::new(),
             ready: BTreeSet::new(),
             control: VecDeque::new(),
+            held: VecDeque::new(),
             inc: Slab::new(),
             sched: BTreeSet::new(),
             per_sender: FxHashMap::default(),
@@ -124,6 +131,7 @@ impl HomaEndpoint {
             now: Time::ZERO,
             grant_timer: None,
             grant_timer_armed: None,
+            grant_credit: 0,
             outstanding: 0,
             outstanding_rpcs: 0,
             incast_requests: Default::default(),
@@ -211,26 +219,22 @@ impl HomaEndpoint {
     /// (the authors' simulator paces grants so; a message is granted whole only over the
     /// time its packets take, so it holds its place among the `degree` that long). A
     /// message left with room is granted again by the grant timer.
+    ///
+    /// With `grant_on_arrival` (RAMCloud's clock) it grants one packet per DATA packet
+    /// that arrived (`grant_credit`), to the first of those messages with room, unpaced,
+    /// and only from `on_data`.
     fn regrant(&mut self) {
         let now = self.now;
+        let clocked = self.cfg.grant_on_arrival;
+        if clocked && self.grant_credit == 0 {
+            return;
+        }
         let degree = self.cfg.degree();
         // The receiver's budget (a key, off by default): `degree` messages of RTTbytes
         // each, the messages already granted whole and the unscheduled bytes in flight
         // included. The paper bounds each message's window only (§3.3).
         let budget = if self.cfg.receiver_budget { (degree as u64).saturating_mul(self.cfg.rtt_bytes) } else { u64::MAX };
-        let mut chosen: Vec<u32> = Vec::with_capacity(degree.min(8));
-        let mut senders: Vec<HostId> = Vec::with_capacity(degree.min(8));
-        for &(_, _, _, slot) in &self.sched {
-            let src = self.inc.items[slot as usize].as_ref().expect("scheduled messages are live").src;
-            if senders.contains(&src) {
-                continue;
-            }
-            chosen.push(slot);
-            senders.push(src);
-            if chosen.len() == degree {
-                break;
-            }
-        }
+        let (chosen, senders) = self.granted_set(degree);
         let active = chosen.len();
         let head = if self.cfg.sticky_slots { Some(self.sticky_head(&senders)) } else { None };
         for (rank, slot) in chosen.into_iter().enumerate() {
@@ -247,7 +251,10 @@ impl HomaEndpoint {
                 // Arrivals free the budget and bring the next regrant.
                 break;
             }
-            if m.next_grant_at > now {
+            if clocked && !m.has_room(&self.cfg) {
+                continue;
+            }
+            if !clocked && m.next_grant_at > now {
                 self.grant_timer = Some(self.grant_timer.map_or(m.next_grant_at, |t| t.min(m.next_grant_at)));
                 continue;
             }
@@ -273,7 +280,7 @@ impl HomaEndpoint {
             }
             self.outstanding = self.outstanding + m.outstanding() - was;
             m.next_grant_at = now + pace;
-            if m.has_room(&self.cfg) {
+            if !clocked && m.has_room(&self.cfg) {
                 self.grant_timer = Some(self.grant_timer.map_or(m.next_grant_at, |t| t.min(m.next_grant_at)));
             }
             m.prio = prio;
@@ -288,7 +295,39 @@ impl HomaEndpoint {
             }
             self.stats.grants += 1;
             self.control(conn, src, class, Kind::Grant { offset, prio });
+            if clocked {
+                self.grant_credit -= 1;
+                if self.grant_credit == 0 {
+                    break;
+                }
+            }
         }
+        self.grant_credit = 0;
+        self.arm_grant_timer(now);
+    }
+
+    /// The best message of each of the first `degree` senders, best first, and those
+    /// senders (§3.5: one message per sender, as RAMCloud's active list).
+    fn granted_set(&self, degree: usize) -> (Vec<u32>, Vec<HostId>) {
+        let mut chosen: Vec<u32> = Vec::with_capacity(degree.min(8));
+        let mut senders: Vec<HostId> = Vec::with_capacity(degree.min(8));
+        for &(_, _, _, slot) in &self.sched {
+            let src = self.inc.items[slot as usize].as_ref().expect("scheduled messages are live").src;
+            if senders.contains(&src) {
+                continue;
+            }
+            chosen.push(slot);
+            senders.push(src);
+            if chosen.len() == degree {
+                break;
+            }
+        }
+        (chosen, senders)
+    }
+
+    /// Arms the grant timer for the earliest paced grant `regrant` found, unless an
+    /// earlier one is pending.
+    fn arm_grant_timer(&mut self, now: Time) {
         if let Some(at) = self.grant_timer.take() {
             if self.grant_timer_armed.is_none_or(|a| at < a || a <= now) {
                 self.grant_timer_armed = Some(at);
@@ -419,6 +458,9 @@ impl HomaEndpoint {
             self.events.push_back(EndpointEvent::Completed(pkt.conn));
             self.forget_incoming(pkt.conn);
         }
+        if self.cfg.grant_on_arrival {
+            self.grant_credit = 1;
+        }
         self.regrant();
         self.track_oversubscription(now, pkt.wire_bytes as u64);
     }
@@ -452,6 +494,8 @@ impl HomaEndpoint {
     fn tick(&mut self, now: Time) {
         let Some(timeout) = self.cfg.resend_timeout else { return };
         let mut resends = Vec::new();
+        let mut busy = Vec::new();
+        let half = Time::from_ps(timeout.ps() / 2);
         for m in self.inc.items.iter_mut().flatten() {
             if m.expecting() && now - m.last_heard >= timeout {
                 if let Some((offset, len)) = m.first_missing() {
@@ -459,10 +503,26 @@ impl HomaEndpoint {
                     let prio = if offset < m.layout.unscheduled { 0 } else { m.prio };
                     resends.push((m.conn, m.src, m.class, offset, len, prio));
                 }
+            } else if self.cfg.receiver_busy && !m.expecting() && !m.complete() && now - m.last_heard >= half {
+                // Held back (every granted byte arrived, more to come): tell the sender,
+                // which would otherwise probe a message its receiver is keeping waiting
+                // (RAMCloud's client sends BUSY each timer tick for such a response).
+                m.last_heard = now;
+                busy.push((m.conn, m.src, m.class));
             }
         }
         for (conn, src, class, offset, len, prio) in resends {
             self.control(conn, src, class, Kind::Resend { offset, len, prio });
+        }
+        self.stats.held_busy += busy.len() as u64;
+        for (conn, src, class) in busy {
+            self.control(conn, src, class, Kind::Busy);
+            // Behind the GRANTs and RESENDs to come: a receiver holding back a thousand
+            // messages sends a thousand BUSYs a tick, and each costs its host the
+            // packet's time and software delay; a GRANT queued behind them all would
+            // idle the downlink for that long (tailor reproduce homa-fig10, 1,000 RPCs).
+            let t = self.control.pop_back().expect("just queued");
+            self.held.push_back(t);
         }
         for slot in 0..self.out.items.len() as u32 {
             let Some(o) = self.out.items[slot as usize].as_mut() else { continue };
@@ -514,6 +574,12 @@ impl Endpoint for HomaEndpoint {
             Some(Kind::Busy) => {
                 if let Some(slot) = self.inc.slot(pkt.conn) {
                     self.inc.get(slot).last_heard = now;
+                } else if let Some(slot) = self.out.slot(pkt.conn) {
+                    // Its receiver knows it and holds it back: no probe (§3.7 leaves
+                    // loss to receivers).
+                    let o = self.out.get(slot);
+                    o.heard = true;
+                    o.last_sent = now;
                 }
             }
             None => {}
@@ -551,7 +617,7 @@ impl Endpoint for HomaEndpoint {
     }
 
     fn poll_transmit(&mut self, now: Time, _int: &mut Pool) -> Option<Transmit> {
-        if let Some(t) = self.control.pop_front() {
+        if let Some(t) = self.control.pop_front().or_else(|| self.held.pop_front()) {
             return Some(t);
         }
         let key = self.ready.pop_first()?;
@@ -603,6 +669,9 @@ impl Endpoint for HomaEndpoint {
         out.add("oversubscribed_ns", (s.oversubscribed_ps + open) / 1000);
         out.add("oversubscribed_wire_bytes", s.oversubscribed_bytes);
         out.add("incast_responses", s.incast_responses);
+        if self.cfg.receiver_busy {
+            out.add("held_busy", s.held_busy);
+        }
         // The bin open now counts up to the endpoint's latest input.
         let open = (self.now - self.waiting_since).ps();
         for (k, name) in WAITING_NAMES.iter().enumerate() {

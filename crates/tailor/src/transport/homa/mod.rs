@@ -67,6 +67,7 @@ pub const ENTRY: Entry = Entry {
         "overcommitment",
         "receiver_budget",
         "sticky_slots",
+        "grant_on_arrival",
         "tail_boost",
         "resend_timeout",
         "incast_threshold",
@@ -101,6 +102,17 @@ pub struct Config {
     /// a sender above or below it leaves or a new one arrives above it, instead of the
     /// granted senders being re-packed onto the lowest levels at every grant (§3.4).
     pub sticky_slots: bool,
+    /// RAMCloud's grant clock (HomaTransport `dataPacketArrive`, where §5.1's Fig. 10 was
+    /// measured): every DATA packet that arrives lets the receiver grant one packet, to the
+    /// best granted message with room, and nothing else grants; so its grants never outrun
+    /// its arrivals (§3.3: "data packets for that message may result in grants to other
+    /// messages"). Off: the authors' simulator's clock, each granted message paced at one
+    /// packet per packet time by a timer (the default: the simulations of §5.2 ran it).
+    pub grant_on_arrival: bool,
+    /// A receiver that holds back a message whose granted bytes have all arrived tells
+    /// its sender so (BUSY) at least every half `resend_timeout`, so that the sender does
+    /// not probe it (RAMCloud's client, `checkTimeouts`). Homa: on; PL2's RDS: off.
+    pub receiver_busy: bool,
     /// A message with fewer ungranted bytes on the wire than this is granted at the
     /// unscheduled level of its remaining size (the authors' simulator; 0: off).
     pub tail_boost: u64,
@@ -226,6 +238,7 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     })?;
     let receiver_budget = t.boolean("receiver_budget")?.unwrap_or(false);
     let sticky_slots = t.boolean("sticky_slots")?.unwrap_or(false);
+    let grant_on_arrival = t.boolean("grant_on_arrival")?.unwrap_or(false);
     let tail_boost = t.size("tail_boost")?.unwrap_or(0);
     let resend_timeout = match t.get("resend_timeout", |v| match v.as_str() {
         Some("off") => Ok(None),
@@ -259,6 +272,8 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         overcommitment,
         receiver_budget,
         sticky_slots,
+        grant_on_arrival,
+        receiver_busy: true,
         tail_boost,
         resend_timeout,
         incast_threshold,
@@ -388,6 +403,7 @@ impl Transport for Config {
             "overcommitment": if self.degree() == usize::MAX { serde_json::json!("unlimited") } else { serde_json::json!(self.degree()) },
             "receiver_budget": self.receiver_budget,
             "sticky_slots": self.sticky_slots,
+            "grant_on_arrival": self.grant_on_arrival,
             "tail_boost": self.tail_boost,
         })
     }

@@ -20,6 +20,8 @@ fn cfg(degree: Option<usize>) -> Config {
         overcommitment: degree,
         receiver_budget: true,
         sticky_slots: false,
+        grant_on_arrival: false,
+        receiver_busy: true,
         tail_boost: 0,
         resend_timeout: Some(Time::from_ms(5)),
         incast_threshold: None,
@@ -299,23 +301,52 @@ fn a_response_with_a_small_unscheduled_limit_is_granted_the_rest() {
 #[test]
 fn random_exchanges_keep_the_budget_and_the_senders_srpt() {
     let c = cfg(Some(3));
-    let most = random_exchanges(&c);
+    let most = random_exchanges(&c).most;
     assert!(most < 3 * c.rtt_bytes + 1_538, "granted {most}");
 }
 
 /// Without the budget (the paper's and the authors' simulator's receiver, §3.3/§3.5),
 /// only each message's window bounds what a receiver lets in: a message granted whole
 /// still has its last RTTbytes on the way when the next sender takes its place among
-/// the `degree`, so the bytes granted and not arrived exceed degree × RTTbytes.
+/// the `degree`, so the bytes granted and not arrived exceed degree × RTTbytes. RAMCloud's
+/// clock (one grant per arriving DATA packet) does not bound them either: a grant of a
+/// full packet answers every arrival, a small blind one included, and a message granted
+/// whole hands its place on as the simulator's does.
 #[test]
 fn without_the_budget_granted_bytes_can_exceed_degree_times_rtt_bytes() {
-    let c = Config { receiver_budget: false, ..cfg(Some(3)) };
-    let most = random_exchanges(&c);
-    assert!(most > 3 * c.rtt_bytes + 1_538, "granted at most {most}");
+    for grant_on_arrival in [false, true] {
+        let c = Config { receiver_budget: false, grant_on_arrival, ..cfg(Some(3)) };
+        let most = random_exchanges(&c).most;
+        assert!(most > 3 * c.rtt_bytes + 3 * 1_538, "grant_on_arrival {grant_on_arrival}: granted at most {most}");
+    }
 }
 
-/// Runs the random exchanges; returns the most bytes the receiver's grants had out.
-fn random_exchanges(c: &Config) -> u64 {
+/// RAMCloud's clock (`grant_on_arrival`): each DATA packet that reaches the receiver
+/// brings at most one GRANT, and nothing else does (it never arms a grant timer); the
+/// simulator's paced grants (the default) grant several messages on one arrival and
+/// from the timer.
+#[test]
+fn with_grant_on_arrival_each_arrival_brings_at_most_one_grant() {
+    let on = random_exchanges(&Config { receiver_budget: false, grant_on_arrival: true, ..cfg(Some(3)) });
+    assert!(on.grants > 100, "{} grants", on.grants);
+    assert!(on.per_arrival <= 1 && on.timers == 0, "per arrival {}, timers {}", on.per_arrival, on.timers);
+    let off = random_exchanges(&Config { receiver_budget: false, ..cfg(Some(3)) });
+    assert!(off.per_arrival > 1 && off.timers > 0, "paced: per arrival {}, timers {}", off.per_arrival, off.timers);
+}
+
+/// What `random_exchanges` saw at the receiver.
+struct Seen {
+    /// The most bytes its grants had out.
+    most: u64,
+    grants: u64,
+    /// The most GRANTs one DATA arrival brought.
+    per_arrival: u64,
+    /// Grant timers it armed.
+    timers: u64,
+}
+
+/// Runs the random exchanges.
+fn random_exchanges(c: &Config) -> Seen {
     use rand::Rng;
     let c = c.clone();
     let mut most = 0;
@@ -328,6 +359,7 @@ fn random_exchanges(c: &Config) -> u64 {
     let mut now = Time::ZERO;
     let mut pool = Pool::default();
     let mut done = 0;
+    let (mut grants, mut per_arrival, mut timers) = (0, 0, 0);
     for step in 0..20_000u32 {
         now += Time::from_ns(rng.random_range(100..1_500));
         if step % 20 == 0 && msgs.len() < 400 {
@@ -356,7 +388,9 @@ fn random_exchanges(c: &Config) -> u64 {
             let m = msgs[t.conn.slot as usize];
             if Kind::decode(&t.hdr).is_some_and(|k| matches!(k, Kind::Data { .. })) {
                 r.on_packet(now, &m, &packet(s, &t), None);
+                let before = grants;
                 for g in std::iter::from_fn(|| r.poll_transmit(now, &mut pool)) {
+                    grants += matches!(Kind::decode(&g.hdr), Some(Kind::Grant { .. })) as u64;
                     wire.push((now + Time::from_ns(rng.random_range(500..5_000)), 6, g));
                 }
                 let events: Vec<EndpointEvent> = std::iter::from_fn(|| r.poll_event()).collect();
@@ -367,20 +401,28 @@ fn random_exchanges(c: &Config) -> u64 {
                             senders[m.src.index()].on_finished(conn);
                             r.on_finished(conn);
                         }
-                        EndpointEvent::Timer(key, at) if key == super::endpoint_grant_timer() => wire.push((at, 99, grant_timer())),
+                        EndpointEvent::Timer(key, at) if key == super::endpoint_grant_timer() => {
+                            timers += 1;
+                            wire.push((at, 99, grant_timer()))
+                        }
                         EndpointEvent::Timer(..) => {}
                     }
                 }
+                per_arrival = per_arrival.max(grants - before);
                 most = most.max(r.granted_outstanding());
             } else if s == 99 {
                 r.on_timer(now, super::endpoint_grant_timer());
+                for g in std::iter::from_fn(|| r.poll_transmit(now, &mut pool)) {
+                    grants += matches!(Kind::decode(&g.hdr), Some(Kind::Grant { .. })) as u64;
+                    wire.push((now + Time::from_ns(rng.random_range(500..5_000)), 6, g));
+                }
             } else {
                 senders[m.src.index()].on_packet(now, &m, &packet(6, &t), None);
             }
         }
     }
     assert!(done > 20, "{done} messages completed");
-    most
+    Seen { most, grants, per_arrival, timers }
 }
 
 fn grant_timer() -> Transmit {
@@ -496,4 +538,45 @@ fn sticky_slots_give_a_new_best_sender_the_level_above_the_one_it_displaces() {
     let sticky = levels_seen(true);
     assert_eq!(sticky.first(), Some(&7), "{sticky:?}");
     assert!(sticky[1..].iter().all(|&p| p == 6), "{sticky:?}");
+}
+
+/// A receiver that holds a message back (overcommitment 1: another sender's shorter
+/// message is granted) while every granted byte of it has arrived tells its sender so
+/// (BUSY, RAMCloud's client) before the sender's timeout, and the sender, having heard
+/// from its receiver, never probes it however long it is held: §3.7 leaves loss to
+/// receivers.
+#[test]
+fn a_message_held_back_longer_than_the_timeout_is_not_probed() {
+    let c = Config { receiver_budget: false, ..cfg(Some(1)) };
+    let timeout = c.resend_timeout.unwrap();
+    let r = &mut HomaEndpoint::new(c.clone());
+    let (s0, s1) = (&mut HomaEndpoint::new(c.clone()), &mut HomaEndpoint::new(c.clone()));
+    let short = msg(0, 0, 2, 15_000);
+    let long = msg(1, 1, 2, 200_000);
+    s0.on_message(Time::ZERO, &short);
+    s1.on_message(Time::ZERO, &long);
+    // The short message's first packet makes it the one message granted (nothing more of
+    // it arrives: its grants stay out); then the long message's blind bytes all arrive.
+    let first = drain(s0).remove(0);
+    r.on_packet(Time::ZERO, &short, &packet(0, &first), None);
+    for t in drain(s1) {
+        r.on_packet(Time::ZERO, &long, &packet(1, &t), None);
+    }
+    assert!(drain(r).iter().all(|g| g.dst == short.src), "only the short message is granted");
+    let (mut busy, mut probes) = (0, 0);
+    for k in 1..=16u64 {
+        let now = Time::from_ps(timeout.ps() / 4 * k);
+        r.on_timer(now, super::endpoint_tick());
+        for t in drain(r) {
+            if t.dst == long.src {
+                assert_eq!(Kind::decode(&t.hdr), Some(Kind::Busy), "only BUSY for the held message");
+                busy += 1;
+                s1.on_packet(now, &long, &packet(2, &t), None);
+            }
+        }
+        s1.on_timer(now, super::endpoint_tick());
+        probes += drain(s1).len();
+    }
+    assert!(busy >= 4, "a BUSY at least every half timeout over four timeouts: {busy}");
+    assert_eq!(probes, 0, "the held message was probed");
 }
