@@ -17,19 +17,22 @@ def test_quick_incast_control_holds_the_link_where_blind_responses_overflow_it(t
     report = plan.run(plan.out, lambda _: None)
     with open(tmp_path / "f10" / "fig10.csv") as f:
         rows = list(csv.DictReader(f))
-    assert tuple(rows[0]) == fig10.COLUMNS and len(rows) == 2 * 3 * 2
-    at = {(p["incast_control"], p["outstanding"]): p for p in report["points"]}
+    assert tuple(rows[0]) == fig10.COLUMNS and len(rows) == 3 * 3 * 2
+    at = {(p["mode"], p["outstanding"]): p for p in report["points"]}
     peak = max(p["throughput_gbps"] for p in report["points"])
     # The link's payload share of 10 Gbps: responses of 10 KB in 1,538 B frames.
     assert 9.0 < peak < 10.0
     # With control, 300 outstanding RPCs drop nothing and 1,000 drop 15 times fewer packets
     # than without; without it, 300 blind 10 KB responses already overflow the 2 MB port
     # (the buffer was fitted to that onset) and 1,000 lose throughput to RESEND waits.
-    assert at[(True, 300)]["drops"] == 0 < at[(False, 300)]["drops"]
-    assert 0 < 15 * at[(True, 1000)]["drops"] < at[(False, 1000)]["drops"]
-    assert at[(False, 1000)]["throughput_gbps"] < at[(True, 1000)]["throughput_gbps"] < peak
-    # The quick form's 1,000 RPCs do not reach "several thousand": that claim is not judged.
-    assert [c["holds"] for c in report["claims"]] == [None, True]
+    assert at[("control", 300)]["drops"] == 0 < at[("none", 300)]["drops"]
+    assert 0 < 15 * at[("control", 1000)]["drops"] < at[("none", 1000)]["drops"]
+    assert at[("none", 1000)]["throughput_gbps"] < at[("control", 1000)]["throughput_gbps"] < peak
+    # With the receiver budget (and the receiver's BUSY) nothing drops and the link stays full.
+    assert all(at[("budget", n)]["drops"] == 0 for n in (10, 300, 1000))
+    assert at[("budget", 1000)]["throughput_gbps"] > fig10.HOLDS * peak
+    # The quick form's 1,000 RPCs do not reach "several thousand": those claims are not judged.
+    assert [c["holds"] for c in report["claims"]] == [None, None, True]
 
 
 def test_the_knee_is_where_throughput_leaves_the_peak_after_reaching_it() -> None:
