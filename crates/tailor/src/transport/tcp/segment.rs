@@ -1,11 +1,11 @@
 //! TCP's header as the network carries it, and the packet a TCP end wants sent.
 //!
 //! A [`Segment`] is encoded into the network's opaque three-word [`Header`]: word 0
-//! holds the kind in its low byte, the length and the echoed coarse timestamp (data,
-//! bits 40 up) or the ECE bit, the receiver's coarse TSval (bits 9-32) and the
-//! advertised window (bits 33 up, ACK) above it;
+//! holds the kind in its low byte, the length (data) or the ECE bit and the advertised
+//! window (ACK, bits 9-39) above it (bits 40 up are the endpoint's connection number);
 //! word 1 the sequence or acknowledgement number; word 2 the timestamp option (TSval,
-//! or TSecr on ACK and SYN-ACK). A header another transport wrote does not decode.
+//! or TSecr on ACK and SYN-ACK) in its low 52 bits and the coarse timestamp of the
+//! receive window (`receiver::RcvWindow`) in its top 12. A header another transport wrote does not decode.
 
 use crate::net::int::Stack;
 use crate::net::packet::{Ecn, Header};
@@ -36,20 +36,26 @@ const DATA: u64 = 0x10;
 const ACK: u64 = 0x11;
 const SYN: u64 = 0x12;
 const SYN_ACK: u64 = 0x13;
-/// The largest window word 0 holds above the kind, the ECE bit and the TSval (2^31 - 1 B).
+/// The largest window word 0 holds between the ECE bit and the persistent connection's
+/// number (bits 40 up, `endpoint`): 2^31 - 1 bytes.
 pub const WND_MAX: u64 = (1 << 31) - 1;
-/// The coarse timestamps' width: 24 bits (word 0 of data has 24 bits above the length).
-pub const TS_MASK: u64 = (1 << 24) - 1;
+/// The coarse timestamps' width: 12 bits, above the 52 bits of picoseconds (75 minutes
+/// of simulated time) the fine timestamp keeps in word 2. An RTT is read modulo 4,096 ticks.
+pub const TS_MASK: u64 = (1 << 12) - 1;
+const TIME_MASK: u64 = (1 << 52) - 1;
+
+/// Word 2: a fine timestamp with a coarse tick count above it.
+fn with_tick(t: Time, tick: u32) -> u64 {
+    debug_assert!(t.ps() <= TIME_MASK, "a timestamp beyond 75 minutes of simulated time");
+    (t.ps() & TIME_MASK) | (tick as u64 & TS_MASK) << 52
+}
 
 impl Segment {
     pub fn encode(self) -> Header {
         match self {
-            Segment::Data { seq, len, ts, tsecr } => {
-                Header([DATA | (len as u64) << 8 | (tsecr as u64 & TS_MASK) << 40, seq, ts.ps()])
-            }
+            Segment::Data { seq, len, ts, tsecr } => Header([DATA | (len as u64) << 8, seq, with_tick(ts, tsecr)]),
             Segment::Ack { ack, ece, ts_echo, wnd, tsval } => {
-                let w0 = ACK | (ece as u64) << 8 | (tsval as u64 & TS_MASK) << 9 | wnd.min(WND_MAX) << 33;
-                Header([w0, ack, ts_echo.ps()])
+                Header([ACK | (ece as u64) << 8 | wnd.min(WND_MAX) << 9, ack, with_tick(ts_echo, tsval)])
             }
             Segment::Syn { ts } => Header([SYN, 0, ts.ps()]),
             Segment::SynAck { ts_echo } => Header([SYN_ACK, 0, ts_echo.ps()]),
@@ -59,13 +65,13 @@ impl Segment {
     pub fn decode(h: &Header) -> Option<Segment> {
         let [w0, w1, w2] = h.0;
         Some(match w0 & 0xff {
-            DATA => Segment::Data { seq: w1, len: (w0 >> 8) as u32, ts: Time::from_ps(w2), tsecr: (w0 >> 40) as u32 },
+            DATA => Segment::Data { seq: w1, len: (w0 >> 8) as u32, ts: Time::from_ps(w2 & TIME_MASK), tsecr: (w2 >> 52) as u32 },
             ACK => Segment::Ack {
                 ack: w1,
                 ece: (w0 >> 8) & 1 == 1,
-                ts_echo: Time::from_ps(w2),
-                wnd: w0 >> 33,
-                tsval: ((w0 >> 9) & TS_MASK) as u32,
+                ts_echo: Time::from_ps(w2 & TIME_MASK),
+                wnd: (w0 >> 9) & WND_MAX,
+                tsval: (w2 >> 52) as u32,
             },
             SYN => Segment::Syn { ts: Time::from_ps(w2) },
             SYN_ACK => Segment::SynAck { ts_echo: Time::from_ps(w2) },
@@ -116,6 +122,10 @@ mod tests {
             Segment::SynAck { ts_echo: t },
         ] {
             assert_eq!(Segment::decode(&s.encode()), Some(s));
+            // The endpoint's persistent-connection number rides in word 0's bits 40 up.
+            let mut h = s.encode();
+            h.0[0] |= 0xff_ffff << 40;
+            assert_eq!(Segment::decode(&h), Some(s), "the connection number leaves {s:?} intact");
         }
         assert_eq!(Segment::decode(&Header::default()), None);
     }
