@@ -1,5 +1,5 @@
 //! A property of the newer key families (Homa, pFabric, pHost, PIAS, NDP, RDS, PL2, phantom
-//! queues, the pacer, interrupt coalescing, persistent connections, closed loops, probes):
+//! queues, the pacer, interrupt coalescing, persistent connections, receive windows, closed loops, probes):
 //! a value a key's type allows (inside its documented bounds) is either refused when the scenario is read (a
 //! `ScenarioError`, as a combination of keys may be), or the scenario runs — without a
 //! panic, without getting stuck (the engine's no-progress watchdog, with tight limits),
@@ -259,6 +259,16 @@ const FAMILIES: &[Family] = &[
         ],
     },
     Family {
+        name: "receive_window",
+        base: &[("transport", "kind", "\"tcp\""), ("transport.rwnd", "autotune", "true"), ("class", "connections", "2"), LOAD, ARRIVAL],
+        keys: &[
+            ("transport.rwnd", "autotune", G::Lit(&["true", "false"])),
+            ("transport.rwnd", "initial", G::Size(1, 1 << 30)),
+            ("transport.rwnd", "max", G::Size(1, 2 << 30)),
+            ("transport.rwnd", "clock", G::Time(1_000, 1_000 * MS)),
+        ],
+    },
+    Family {
         name: "closed_loop",
         base: &[DCTCP, ("class", "outstanding", "2"), ("class", "response", "\"echo\"")],
         keys: &[("class", "outstanding", G::Int(1, 1 << 20)), ("class", "think", G::Time(0, 1_000 * MS))],
@@ -283,7 +293,8 @@ const FAMILIES: &[Family] = &[
 ];
 
 /// The tables in the order they are written; `class` and `probe` are `[[class]]`.
-const TABLES: [&str; 9] = ["switch", "switch.phantom", "switch.pl2", "host", "host.pacer", "transport", "transport.over", "class", "probe"];
+const TABLES: [&str; 10] =
+    ["switch", "switch.phantom", "switch.pl2", "host", "host.pacer", "transport", "transport.over", "transport.rwnd", "class", "probe"];
 
 const MESSAGES: u64 = 24;
 /// Events after which a run is stopped. A run that stops progressing (no message
@@ -490,4 +501,23 @@ fn pl2_refuses_a_threshold_below_t_plus_k() {
     assert_eq!(e.path, "transport.burst");
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(check(&with("pl2", &[("switch.pl2", "threshold", "18")]), dir.path()), None);
+}
+
+/// The receive window's table refuses what Linux's auto-tuning cannot be: a first window
+/// below one segment, a ceiling whose 3/4 is below it, an unknown field, a non-table.
+#[test]
+fn receive_window_refuses_bad_values_by_name() {
+    for (extra, path, says) in [
+        (("transport.rwnd", "initial", "\"100B\""), "transport.rwnd.initial", "from one segment"),
+        (("transport.rwnd", "max", "\"64KB\""), "transport.rwnd.max", "3/4 of it at least initial"),
+        (("transport.rwnd", "clock", "\"0ns\""), "transport.rwnd.clock", "\"1ms\" at HZ = 1000"),
+        (("transport.rwnd", "autotun", "true"), "transport.rwnd.autotun", "accepted keys here: autotune, clock, initial, max"),
+    ] {
+        let e = refusal(&with("receive_window", &[extra]));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    let text = with("receive_window", &[]).replace("[transport.rwnd]\nautotune = true\n", "").replace("kind = \"tcp\"", "kind = \"tcp\"\nrwnd = 5");
+    let e = refusal(&text);
+    assert_eq!(e.path, "transport.rwnd", "{e}");
 }

@@ -13,10 +13,13 @@ stated here (docs/reproductions-hull.md):
   8 frames or 50 µs (the 82574L's default "dynamic conservative" interrupt throttling
   runs at about 20,000 interrupts a second, one every 50 µs);
 - TCP as Linux 2.6.26 runs it: delayed ACKs, a 200 ms minimum RTO, slow start after an
-  idle period longer than the RTO (`tcp_slow_start_after_idle`, on by default), and a receive window
-  of 256 KB (181 segments: `max_cwnd`), which is what bounds how much a flow deposits in
-  its NIC's queue ahead of other flows' packets (the host-side queueing §6.2.1 describes;
-  tailor's NIC queues are otherwise unbounded);
+  idle period longer than the RTO (`tcp_slow_start_after_idle`, on by default), and for
+  TCP-DropTail the receive window Linux's auto-tuning grows (`rwnd`: 64 KB first, twice the bytes read per
+  receiver RTT after, up to 3/4 of `tcp_rmem[2]` = 4 MB; the RTT counted in 1 ms
+  jiffies), which is what bounds how much a flow deposits in its NIC's queue ahead of
+  other flows' packets (the host-side queueing §6.2.1 describes; tailor's NIC queues are
+  otherwise unbounded; the other schemes keep the fixed 256 KB window, `max_cwnd = 181`,
+  they were fitted with);
 - a software delay of 10 µs on transmit and 15 µs on receive, which with the
   coalescing makes an idle 1 KB request/response take about the 160 µs the paper gives
   as the minimum 1 KB FCT (§6.2.1): the 1 KB FCTs are mostly host time, modelled here as
@@ -34,6 +37,10 @@ __all__ = [
     "SCHEMES", "HOSTS", "RECEIVER", "PROBE_SENDER", "SENDERS", "static_scenario", "dynamic_scenario",
     "requests_per_second", "scheme_label", "QOS_SCHEMES", "BUFFERS", "shipped", "pq_scenario",
 ]
+
+#: Linux 2.6.26's receive window (`rwnd`): tcp_rmem[1] = 87,380 B gives a first window of
+#: 64 KB, tcp_rmem[2] = 4 MB, timestamps in jiffies of 1 ms (HZ = 1000).
+RWND = 'autotune = true, initial = "64KB", max = "4MB", clock = "1ms"'
 
 #: The four schemes of §6.1 and §6.2.1, as the paper names them (lowercase).
 SCHEMES = ("tcp-droptail", "dctcp-30k", "dctcp-6k-pacer", "dctcp-pq950-pacer")
@@ -81,10 +88,13 @@ def _host(scheme: str) -> str:
 
 def _transport(scheme: str) -> str:
     kind = "tcp" if scheme.startswith("tcp-") else "dctcp"
-    # Linux's defaults of the paper's era: delayed ACKs, a 200 ms minimum RTO; and a
-    # receive window of 256 KB (181 segments), which bounds what a flow deposits in its
-    # NIC's queue ahead of other flows' packets.
-    return (f'kind = "{kind}"\nlso = "64KB"\ndelayed_ack = true\nmin_rto = "200ms"\nmax_cwnd = 181\n'
+    # Linux's defaults of the paper's era: delayed ACKs, a 200 ms minimum RTO; and the
+    # receive window its auto-tuning grows (tcp_rmem = 4096 87380 4194304, HZ = 1000),
+    # which bounds what a flow deposits in its NIC's queue ahead of other flows' packets.
+    # The other schemes keep the fixed 256 KB window (181 segments) they were fitted with:
+    # DCTCP's queues stay far below it (docs/reproductions-hull.md).
+    window = f"rwnd = {{ {RWND} }}" if scheme == "tcp-droptail" else "max_cwnd = 181"
+    return (f'kind = "{kind}"\nlso = "64KB"\ndelayed_ack = true\nmin_rto = "200ms"\n{window}\n'
             'restart_after_idle = true\n')
 
 

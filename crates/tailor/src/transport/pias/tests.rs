@@ -30,6 +30,7 @@ fn cfg(thresholds: &[u64], packet_level: PacketLevel, init_cwnd: u32) -> Config 
         lso: None,
         restart_after_idle: false,
         coalesce: true,
+        rwnd: None,
     };
     Config { tcp, levels: 8, packet_level, thresholds: Some((thresholds.to_vec(), Source::Given)) }
 }

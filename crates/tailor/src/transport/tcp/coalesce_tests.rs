@@ -10,7 +10,7 @@ use crate::sim::Time;
 const MSS: u64 = 1000;
 
 fn ack(ack: u64) -> Segment {
-    Segment::Ack { ack, ece: false, ts_echo: Time::ZERO }
+    Segment::Ack { ack, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0 }
 }
 
 /// Every data segment the sender lets out now, as (seq, len).

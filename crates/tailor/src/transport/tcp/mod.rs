@@ -26,6 +26,8 @@ mod coalesce_tests;
 #[cfg(test)]
 mod hpcc_tests;
 #[cfg(test)]
+mod rwnd_tests;
+#[cfg(test)]
 mod tests;
 
 pub use endpoint::TcpEndpoint;
@@ -76,21 +78,21 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const TCP_KEYS: [&str; 17] = [
+const TCP_KEYS: [&str; 18] = [
     "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle",
-    "congestion_control", "coalesce",
+    "congestion_control", "coalesce", "rwnd",
 ];
-const CUBIC_KEYS: [&str; 19] = [
+const CUBIC_KEYS: [&str; 20] = [
     "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle", "cubic_c",
-    "cubic_beta", "fast_convergence", "coalesce",
+    "cubic_beta", "fast_convergence", "coalesce", "rwnd",
 ];
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
-pub const DCTCP_KEYS: [&str; 18] = [
+pub const DCTCP_KEYS: [&str; 19] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
-    "restart_after_idle", "coalesce",
+    "restart_after_idle", "coalesce", "rwnd",
 ];
 const HPCC_KEYS: [&str; 16] = [
     "kind", "mss", "header", "int_header", "init_cwnd", "w_ai", "eta", "max_stage", "delayed_ack",
@@ -159,6 +161,8 @@ pub struct Config {
     /// cut into segments of their own and nothing waits. A connection of one message
     /// sends the same either way (its only short segment is its tail).
     pub coalesce: bool,
+    /// The receive window the receiver advertises (`rwnd`; None: unlimited, as before).
+    pub rwnd: Option<receiver::RcvWindow>,
 }
 
 impl Config {

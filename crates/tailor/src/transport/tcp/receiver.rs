@@ -15,19 +15,103 @@
 //! ECE, replaces it, up to 64 KB acknowledged by one ACK (GRO's largest segment). This
 //! is what makes HULL's Table 2 ACK ratio grow with `rx-frames`. ACKs queued at
 //! different instants, duplicate ACKs, and ACKs across a hole are never merged.
+//!
+//! Receive window (`Config::rwnd`, docs/transport.md "Receive window"): every ACK
+//! advertises a window, which with `autotune` grows as Linux's receive-buffer
+//! auto-tuning ("dynamic right-sizing", `tcp_rcv_space_adjust`, Linux 2.6.7 onwards)
+//! grows it. The application reads every byte as it arrives in order, so the bytes read
+//! are `rcv_nxt`. Once per receiver RTT estimate the receiver takes the bytes read in
+//! that interval; twice that, if above the window, becomes the window, up to 3/4 of the
+//! buffer's ceiling `max` (`tcp_rmem[2]`; `tcp_adv_win_scale = 2` leaves 1/4 of the buffer
+//! to overhead). The window only grows. The receiver's RTT estimate is Linux's with
+//! timestamps (`tcp_rcv_rtt_measure_ts`): each full segment's age of the TSval it echoes,
+//! counted in ticks of a coarse clock (`RcvWindow::clock`, Linux's jiffy: TSval counts
+//! jiffies), at least one tick, smoothed with gain 1/8.
 
 use super::Config;
 use crate::net::int::Stack;
 use crate::net::packet::Ecn;
 use crate::sim::Time;
-use super::segment::{Out, Segment};
+use super::segment::{Out, Segment, TS_MASK};
 use std::collections::VecDeque;
 
 /// The most bytes one merged ACK acknowledges (GRO's largest segment, 64 KB).
 const GRO_MAX: u64 = 65_536;
 
+/// The receive window a receiver advertises (`rwnd = { autotune, initial, max, clock }`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RcvWindow {
+    /// Grow the window per RTT as Linux's auto-tuning does; otherwise it stays `initial`.
+    pub autotune: bool,
+    /// The window first advertised, bytes.
+    pub initial: u64,
+    /// The receive buffer's ceiling, bytes; the window reaches at most 3/4 of it.
+    pub max: u64,
+    /// The timestamps' tick (Linux's jiffy: 1 ms at HZ = 1000, 4 ms at HZ = 250).
+    pub clock: Time,
+}
+
+/// Auto-tuning's state (`RcvWindow`): Linux's `rcv_rtt_est` and `rcvq_space`.
+#[derive(Clone, Debug)]
+struct Tuning {
+    /// The window advertised now, bytes.
+    wnd: u64,
+    /// The ceiling: 3/4 of `RcvWindow::max`, or `initial` without auto-tuning.
+    ceiling: u64,
+    clock: Time,
+    /// The smoothed RTT estimate, in ticks (None before the first sample).
+    rtt: Option<f64>,
+    /// Bytes read at the start of the current interval, and when it began.
+    space_seq: u64,
+    space_from: Time,
+}
+
+impl Tuning {
+    fn new(w: RcvWindow) -> Tuning {
+        Tuning {
+            wnd: w.initial,
+            ceiling: if w.autotune { (w.max / 4 * 3).max(w.initial) } else { w.initial },
+            clock: w.clock,
+            rtt: None,
+            space_seq: 0,
+            space_from: Time::ZERO,
+        }
+    }
+
+    /// The coarse clock at `now` plus one tick, as the 24 bits an ACK carries (so that
+    /// 0 stays "no timestamp", as Linux's `rcv_tsecr` test has it).
+    fn tsval(&self, now: Time) -> u32 {
+        ((now.ps() / self.clock.ps() + 1) & TS_MASK) as u32
+    }
+
+    /// A full segment echoing `tsecr` arrived at `now`: one RTT sample.
+    fn on_echo(&mut self, now: Time, tsecr: u32) {
+        let ticks = ((now.ps() / self.clock.ps() + 1).wrapping_sub(tsecr as u64) & TS_MASK).max(1) as f64;
+        self.rtt = Some(match self.rtt {
+            Some(est) => est + (ticks - est) / 8.0,
+            None => ticks,
+        });
+    }
+
+    /// `rcv_nxt` advanced to `read` at `now` (every byte in order is read at once).
+    fn on_read(&mut self, now: Time, read: u64) {
+        let Some(rtt) = self.rtt else { return };
+        if ((now - self.space_from).ps() as f64) < rtt * self.clock.ps() as f64 {
+            return;
+        }
+        let space = 2 * (read - self.space_seq);
+        if space > self.wnd {
+            self.wnd = space.min(self.ceiling);
+        }
+        self.space_seq = read;
+        self.space_from = now;
+    }
+}
+
 pub struct Receiver {
     cfg: Config,
+    /// The advertised window's state (`Config::rwnd`; None: no window is advertised).
+    tuning: Option<Tuning>,
     size: u64,
     rcv_nxt: u64,
     /// Received ranges above `rcv_nxt`, sorted and disjoint.
@@ -55,6 +139,7 @@ impl Receiver {
     pub fn new(cfg: Config, size: u64) -> Receiver {
         Receiver {
             cfg,
+            tuning: cfg.rwnd.map(Tuning::new),
             size,
             rcv_nxt: 0,
             above: Vec::new(),
@@ -76,6 +161,11 @@ impl Receiver {
         self.rcv_nxt
     }
 
+    /// The window the next ACK advertises, bytes (0: none is modelled).
+    pub fn window(&self) -> u64 {
+        self.tuning.as_ref().map_or(0, |t| t.wnd)
+    }
+
     /// A packet for this receiver arrived, with its INT stack if it collected one.
     pub fn handle_packet(&mut self, now: Time, seg: &Segment, ecn: Ecn, int: Option<&Stack>) {
         match *seg {
@@ -88,9 +178,12 @@ impl Receiver {
                 };
                 self.out.push_back(t);
             }
-            Segment::Data { seq, len, ts } => {
+            Segment::Data { seq, len, ts, tsecr } => {
                 if int.is_some() {
                     self.int_echo = int.copied();
+                }
+                if let (Some(t), true) = (self.tuning.as_mut(), tsecr != 0 && len >= self.cfg.mss) {
+                    t.on_echo(now, tsecr);
                 }
                 self.on_data(now, seq, len as u64, ts, ecn == Ecn::Ce)
             }
@@ -110,7 +203,11 @@ impl Receiver {
         self.ts_echo = ts;
         let in_order = seq == self.rcv_nxt;
         let had_holes = !self.above.is_empty();
+        let before = self.rcv_nxt;
         self.insert(seq, seq + len);
+        if let (Some(t), true) = (self.tuning.as_mut(), self.rcv_nxt > before) {
+            t.on_read(now, self.rcv_nxt);
+        }
         if self.rcv_nxt >= self.size && self.completed_at.is_none() {
             self.completed_at = Some(now);
         }
@@ -162,7 +259,8 @@ impl Receiver {
     }
 
     fn push_ack(&mut self, ece: bool) {
-        let seg = Segment::Ack { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo };
+        let tsval = self.tuning.as_ref().map_or(0, |t| t.tsval(self.now));
+        let seg = Segment::Ack { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo, wnd: self.window(), tsval };
         let out = Out { seg, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo };
         self.unacked = 0;
         self.delack_at = None;

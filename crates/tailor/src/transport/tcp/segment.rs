@@ -1,9 +1,11 @@
 //! TCP's header as the network carries it, and the packet a TCP end wants sent.
 //!
 //! A [`Segment`] is encoded into the network's opaque three-word [`Header`]: word 0
-//! holds the kind in its low byte, the length (data) or the ECE bit (ACK) above it;
+//! holds the kind in its low byte, the length (data) or the ECE bit and the advertised
+//! window (ACK, bits 9-39) above it (bits 40 up are the endpoint's connection number);
 //! word 1 the sequence or acknowledgement number; word 2 the timestamp option (TSval,
-//! or TSecr on ACK and SYN-ACK). A header another transport wrote does not decode.
+//! or TSecr on ACK and SYN-ACK) in its low 52 bits and the coarse timestamp of the
+//! receive window (`receiver::RcvWindow`) in its top 12. A header another transport wrote does not decode.
 
 use crate::net::int::Stack;
 use crate::net::packet::{Ecn, Header};
@@ -14,10 +16,16 @@ use crate::sim::Time;
 pub enum Segment {
     /// A data segment: bytes `[seq, seq + len)` of the message. `ts` is the timestamp
     /// option's TSval (the sender's clock when it was sent).
-    Data { seq: u64, len: u32, ts: Time },
+    /// `tsecr` echoes the receiver's coarse TSval (`Ack::tsval`), 0 when none.
+    Data { seq: u64, len: u32, ts: Time, tsecr: u32 },
     /// An acknowledgement of every byte below `ack`; `ece` echoes congestion (RFC 3168 /
-    /// RFC 8257); `ts_echo` returns the TSval of the segment acknowledged.
-    Ack { ack: u64, ece: bool, ts_echo: Time },
+    /// RFC 8257); `ts_echo` returns the TSval of the segment acknowledged; `wnd` is the
+    /// advertised receive window in bytes (the sender may send up to `ack + wnd`), 0 when
+    /// the receiver models none (`Config::rwnd`: the window is unlimited).
+    /// `tsval` is the receiver's clock in ticks of `RcvWindow::clock` modulo 2^24 (Linux's
+    /// TSval counts jiffies), 0 when no window is modelled; data echoes it for the
+    /// receiver's RTT estimate.
+    Ack { ack: u64, ece: bool, ts_echo: Time, wnd: u64, tsval: u32 },
     /// Connection set-up (RFC 793 three-way handshake, first two legs).
     Syn { ts: Time },
     SynAck { ts_echo: Time },
@@ -28,12 +36,27 @@ const DATA: u64 = 0x10;
 const ACK: u64 = 0x11;
 const SYN: u64 = 0x12;
 const SYN_ACK: u64 = 0x13;
+/// The largest window word 0 holds between the ECE bit and the persistent connection's
+/// number (bits 40 up, `endpoint`): 2^31 - 1 bytes.
+pub const WND_MAX: u64 = (1 << 31) - 1;
+/// The coarse timestamps' width: 12 bits, above the 52 bits of picoseconds (75 minutes
+/// of simulated time) the fine timestamp keeps in word 2. An RTT is read modulo 4,096 ticks.
+pub const TS_MASK: u64 = (1 << 12) - 1;
+const TIME_MASK: u64 = (1 << 52) - 1;
+
+/// Word 2: a fine timestamp with a coarse tick count above it.
+fn with_tick(t: Time, tick: u32) -> u64 {
+    debug_assert!(t.ps() <= TIME_MASK, "a timestamp beyond 75 minutes of simulated time");
+    (t.ps() & TIME_MASK) | (tick as u64 & TS_MASK) << 52
+}
 
 impl Segment {
     pub fn encode(self) -> Header {
         match self {
-            Segment::Data { seq, len, ts } => Header([DATA | (len as u64) << 8, seq, ts.ps()]),
-            Segment::Ack { ack, ece, ts_echo } => Header([ACK | (ece as u64) << 8, ack, ts_echo.ps()]),
+            Segment::Data { seq, len, ts, tsecr } => Header([DATA | (len as u64) << 8, seq, with_tick(ts, tsecr)]),
+            Segment::Ack { ack, ece, ts_echo, wnd, tsval } => {
+                Header([ACK | (ece as u64) << 8 | wnd.min(WND_MAX) << 9, ack, with_tick(ts_echo, tsval)])
+            }
             Segment::Syn { ts } => Header([SYN, 0, ts.ps()]),
             Segment::SynAck { ts_echo } => Header([SYN_ACK, 0, ts_echo.ps()]),
         }
@@ -42,8 +65,14 @@ impl Segment {
     pub fn decode(h: &Header) -> Option<Segment> {
         let [w0, w1, w2] = h.0;
         Some(match w0 & 0xff {
-            DATA => Segment::Data { seq: w1, len: (w0 >> 8) as u32, ts: Time::from_ps(w2) },
-            ACK => Segment::Ack { ack: w1, ece: (w0 >> 8) & 1 == 1, ts_echo: Time::from_ps(w2) },
+            DATA => Segment::Data { seq: w1, len: (w0 >> 8) as u32, ts: Time::from_ps(w2 & TIME_MASK), tsecr: (w2 >> 52) as u32 },
+            ACK => Segment::Ack {
+                ack: w1,
+                ece: (w0 >> 8) & 1 == 1,
+                ts_echo: Time::from_ps(w2 & TIME_MASK),
+                wnd: (w0 >> 9) & WND_MAX,
+                tsval: (w2 >> 52) as u32,
+            },
             SYN => Segment::Syn { ts: Time::from_ps(w2) },
             SYN_ACK => Segment::SynAck { ts_echo: Time::from_ps(w2) },
             _ => return None,
@@ -84,13 +113,19 @@ mod tests {
     fn every_segment_survives_the_wire_and_a_foreign_header_does_not_decode() {
         let t = Time::from_ps(123_456_789);
         for s in [
-            Segment::Data { seq: u64::MAX - 5, len: u32::MAX, ts: t },
-            Segment::Ack { ack: 77, ece: true, ts_echo: t },
-            Segment::Ack { ack: 0, ece: false, ts_echo: Time::ZERO },
+            Segment::Data { seq: u64::MAX - 5, len: u32::MAX, ts: t, tsecr: 0 },
+            Segment::Data { seq: 1, len: 1448, ts: t, tsecr: TS_MASK as u32 },
+            Segment::Ack { ack: 77, ece: true, ts_echo: t, wnd: 0, tsval: 0 },
+            Segment::Ack { ack: 0, ece: false, ts_echo: Time::ZERO, wnd: 4 << 20, tsval: 5 },
+            Segment::Ack { ack: 1, ece: true, ts_echo: t, wnd: WND_MAX, tsval: TS_MASK as u32 },
             Segment::Syn { ts: t },
             Segment::SynAck { ts_echo: t },
         ] {
             assert_eq!(Segment::decode(&s.encode()), Some(s));
+            // The endpoint's persistent-connection number rides in word 0's bits 40 up.
+            let mut h = s.encode();
+            h.0[0] |= 0xff_ffff << 40;
+            assert_eq!(Segment::decode(&h), Some(s), "the connection number leaves {s:?} intact");
         }
         assert_eq!(Segment::decode(&Header::default()), None);
     }

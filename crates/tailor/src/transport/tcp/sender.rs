@@ -78,6 +78,10 @@ pub struct Sender {
     /// One past the last short segment of new data sent (Linux's `snd_sml`, Minshall's
     /// refinement of Nagle's rule).
     snd_sml: u64,
+    /// The receiver's advertised window, bytes (unlimited until an ACK advertises one).
+    rwnd: u64,
+    /// The latest TSval the receiver sent (echoed by data; 0: none).
+    ts_recent: u32,
     pub stats: SenderStats,
 }
 
@@ -127,6 +131,8 @@ impl Sender {
             completed: false,
             ends: std::collections::VecDeque::from([size]),
             snd_sml: 0,
+            rwnd: cfg.rwnd.map_or(u64::MAX, |w| w.initial),
+            ts_recent: 0,
             stats: SenderStats::default(),
         };
         s.cwnd = s.clamp(s.cwnd);
@@ -203,6 +209,16 @@ impl Sender {
     fn mss(&self) -> u64 {
         self.cfg.mss as u64
     }
+    /// What may be in flight: the congestion window, bounded by the advertised window.
+    fn send_window(&self) -> u64 {
+        self.cwnd.min(self.rwnd)
+    }
+    /// Whether the congestion window limits the sender (Linux's `tcp_is_cwnd_limited`:
+    /// the flight, with three segments of slack, reaches cwnd): only then does cwnd grow.
+    /// Without a receive window (`Config::rwnd`) it always grows, as before.
+    fn cwnd_limited(&self, flight: u64) -> bool {
+        self.cfg.rwnd.is_none() || flight + 3 * self.mss() >= self.cwnd
+    }
     fn clamp(&self, cwnd: u64) -> u64 {
         match self.cfg.max_cwnd {
             Some(m) => cwnd.min(m as u64 * self.mss()),
@@ -248,7 +264,7 @@ impl Sender {
                     return None;
                 }
                 // A send of whole segments (a 64 KB send carries 45 of 1,448 B), at least one.
-                self.send_left = (self.cwnd.saturating_sub(self.in_flight()).min(lso) / self.mss()).max(1);
+                self.send_left = (self.send_window().saturating_sub(self.in_flight()).min(lso) / self.mss()).max(1);
             }
             self.send_left -= 1;
         }
@@ -273,12 +289,12 @@ impl Sender {
     /// burst. Only in the open state, as Linux defers only there; an ACK always comes,
     /// since data is in flight, so no timer is needed.
     fn lso_defers(&self, lso: u64) -> bool {
-        let limit = self.cwnd.saturating_sub(self.in_flight());
+        let limit = self.send_window().saturating_sub(self.in_flight());
         matches!(self.state, State::Open)
             && self.in_flight() > 0
             && limit < lso
             && limit < self.size - self.snd_nxt
-            && limit < self.cwnd / 3
+            && limit < self.send_window() / 3
     }
 
     /// Nagle's rule as Linux applies it (`tcp_nagle_check` with `tcp_minshall_check`): a
@@ -298,13 +314,13 @@ impl Sender {
     /// HPCC may send one packet into an empty pipe whatever its window (its W can fall
     /// below a segment when many flows share a link; the pacing rate still holds).
     fn window_allows(&self, len: u64) -> bool {
-        self.in_flight() + len <= self.cwnd || (self.hpcc.is_some() && self.in_flight() == 0)
+        self.in_flight() + len <= self.send_window() || (self.hpcc.is_some() && self.in_flight() == 0)
     }
 
     fn segment(&mut self, now: Time, seq: u64) -> Out {
         let len = self.seg_len(seq) as u32;
         self.stats.data_packets += 1;
-        let mut t = self.packet(Segment::Data { seq, len, ts: now }, len);
+        let mut t = self.packet(Segment::Data { seq, len, ts: now, tsecr: self.ts_recent }, len);
         if let Some(h) = &self.hpcc {
             t.int = Some(Stack::default());
             self.next_send_at = now + h.gap(t.wire_bytes as u64);
@@ -350,8 +366,12 @@ impl Sender {
     pub fn handle_packet(&mut self, now: Time, seg: &Segment, int: Option<&Stack>) {
         match *seg {
             Segment::SynAck { ts_echo } => self.on_syn_ack(now, ts_echo),
-            Segment::Ack { ack, ece, ts_echo } => {
+            Segment::Ack { ack, ece, ts_echo, wnd, tsval } => {
                 self.stats.acks += 1;
+                if wnd > 0 && self.cfg.rwnd.is_some() {
+                    self.rwnd = wnd;
+                    self.ts_recent = tsval;
+                }
                 if let (Some(h), Some(int), false) = (self.hpcc.as_mut(), int, self.completed) {
                     h.on_ack(ack, self.snd_nxt, int);
                 }
@@ -437,6 +457,7 @@ impl Sender {
                 self.state = State::Cwr { recover, prr };
             }
             _ if self.hpcc.is_some() || self.cfg.flavor == Flavor::Off => {}
+            _ if !self.cwnd_limited(snd_nxt - (ack - newly)) => {}
             _ if self.cubic.is_some() && self.cwnd >= self.ssthresh => self.grow_cubic(now, newly),
             _ => {
                 let grown = self.growth.grow(self.cwnd, self.ssthresh, segs);

@@ -94,6 +94,7 @@ fn window_tcp(t: &mut Table, net: &NetSpec, kind: Kind) -> Result<TransportConfi
     let mut cfg = reliability(t, flavor, mss, header, init_cwnd, max_cwnd, prr)?;
     cfg.lso = t.size("lso")?;
     cfg.restart_after_idle = t.boolean("restart_after_idle")?.unwrap_or(false);
+    cfg.rwnd = rwnd(t, mss)?;
     if let Some(l) = cfg.lso {
         if l < mss || l > 1 << 20 {
             return Err(t.error("lso", format!("is out of range; accepted: from one segment (\"{mss}B\") to \"1MiB\" (Linux's is \"64KB\")")));
@@ -103,6 +104,30 @@ fn window_tcp(t: &mut Table, net: &NetSpec, kind: Kind) -> Result<TransportConfi
         return Err(t.error("max_cwnd", format!("is below init_cwnd ({}); accepted: {} segments or more", cfg.init_cwnd, cfg.init_cwnd)));
     }
     Ok(Arc::new(cfg))
+}
+
+/// `rwnd = { autotune = true, initial = "64KB", max = "4MB", clock = "1ms" }`: the receive window
+/// (`receiver::RcvWindow`, docs/transport.md "Receive window"). `initial` is the window
+/// first advertised (Linux's 65,535 B from `tcp_rmem[1]` = 87,380 B); `max` is the
+/// receive buffer's ceiling (`tcp_rmem[2]`, 4 MB), of which 3/4 is window; `clock` is
+/// the timestamps' tick (a jiffy) that the receiver's RTT estimate counts.
+fn rwnd(t: &mut Table, mss: u64) -> Result<Option<super::receiver::RcvWindow>, ScenarioError> {
+    let Some(mut w) = t.table("rwnd")? else { return Ok(None) };
+    let autotune = w.boolean("autotune")?.unwrap_or(true);
+    let initial = w.size("initial")?.unwrap_or(65_535);
+    if initial < mss || initial > 1 << 30 {
+        return Err(w.error("initial", format!("is out of range; accepted: from one segment (\"{mss}B\") to \"1GiB\"")));
+    }
+    let max = w.size("max")?.unwrap_or(4 << 20);
+    if max > 2 << 30 || (autotune && max / 4 * 3 < initial) {
+        return Err(w.error("max", format!("is out of range; accepted: up to \"2GiB\" with 3/4 of it at least initial ({initial}B)")));
+    }
+    let clock = w.time("clock")?.unwrap_or(Time::from_ms(1));
+    if clock < Time::from_ns(1) || clock > Time::from_ms(1000) {
+        return Err(w.error("clock", "is out of range; accepted: \"1ns\" to \"1s\" (Linux's jiffy: \"1ms\" at HZ = 1000, \"4ms\" at HZ = 250)"));
+    }
+    w.finish()?;
+    Ok(Some(super::receiver::RcvWindow { autotune, initial, max, clock }))
 }
 
 /// The keys every TCP flavor shares: ACK policy, timers, handshake.
@@ -154,6 +179,7 @@ fn reliability(
         lso: None,
         restart_after_idle: false,
         coalesce,
+        rwnd: None,
     })
 }
 
