@@ -17,6 +17,7 @@ import polars as pl
 
 from tailor.errors import DataError
 from tailor.reproduce.homa.points import run_points, write_text
+from tailor.stats import percentile
 
 __all__ = ["Pl2Point", "run", "summary", "latencies_us", "ports", "spread"]
 
@@ -56,10 +57,9 @@ def latencies_us(run_dirs: Sequence[Path], cls: str | None = None) -> pl.Series:
     return ((m["finish_ns"] - m["start_ns"]) / 1e3).sort()
 
 
-def rank(sorted_us: pl.Series, q: float) -> float:
-    """The nearest-rank q-quantile of sorted values."""
-    n = len(sorted_us)
-    return float(sorted_us[max(0, min(n - 1, int(-(-q * n // 1)) - 1))])
+def rank(values_us: pl.Series, q: float) -> float:
+    """The nearest-rank q-quantile (``tailor.stats.percentile`` at 100 q)."""
+    return percentile(values_us, 100 * q)
 
 
 def ports(run_dir: Path) -> pl.DataFrame:

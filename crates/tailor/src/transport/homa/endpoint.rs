@@ -223,6 +223,22 @@ impl HomaEndpoint {
     /// With `grant_on_arrival` (RAMCloud's clock) it grants one packet per DATA packet
     /// that arrived (`grant_credit`), to the first of those messages with room, unpaced,
     /// and only from `on_data`.
+    /// Grants `m` up to `grant_packets` more packets; the wire time they take (zero when
+    /// nothing more could be granted) paces its next grant.
+    fn grant_burst(cfg: &Config, m: &mut Incoming) -> Time {
+        let mut pace = Time::ZERO;
+        for _ in 0..cfg.grant_packets {
+            let before = m.granted;
+            if !m.grant_one(cfg) {
+                break;
+            }
+            let (off, len) = m.layout.chunk(m.layout.index_of(before));
+            debug_assert_eq!(off + len as u64, m.granted);
+            pace += cfg.line_rate.ser(cfg.wire.bytes(cfg.wire.scheduled_header, len) as u64);
+        }
+        pace
+    }
+
     fn regrant(&mut self) {
         let now = self.now;
         let clocked = self.cfg.grant_on_arrival;
@@ -265,16 +281,7 @@ impl HomaEndpoint {
             }
             let old = Self::sched_key(m, slot);
             let was = m.outstanding();
-            let mut pace = Time::ZERO;
-            for _ in 0..self.cfg.grant_packets {
-                let before = m.granted;
-                if !m.grant_one(&self.cfg) {
-                    break;
-                }
-                let (off, len) = m.layout.chunk(m.layout.index_of(before));
-                debug_assert_eq!(off + len as u64, m.granted);
-                pace += self.cfg.line_rate.ser(self.cfg.wire.bytes(self.cfg.wire.scheduled_header, len) as u64);
-            }
+            let pace = Self::grant_burst(&self.cfg, m);
             if pace == Time::ZERO {
                 continue;
             }
