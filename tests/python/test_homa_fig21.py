@@ -42,6 +42,19 @@ def test_shares_and_claims_arithmetic() -> None:
         fig21.shares(0.5, {k: v for k, v in _counters([1] * 8).items() if "7" not in k}, 1e6)
 
 
+def test_claims_across_seeds_say_in_how_many_they_hold() -> None:
+    even = _counters([10, 10, 10, 11, 1, 2, 3, 4])
+    uneven = _counters([10, 10, 10, 20, 1, 2, 3, 4])
+    seeds = [fig21.shares(0.5, c, 1e6) for c in (even, even, uneven)]
+    got = {c["claim"][:20]: c for c in fig21.seeds_claims(seeds)}
+    assert got["the four unscheduled"]["holds"] is None and got["the four unscheduled"]["seeds_holding"] == 2
+    assert got["the four unscheduled"]["ours"] == "largest / smallest 1.10/1.10/2.00 (at most 1.25)"
+    assert got["the lowest scheduled"]["holds"] is True and got["the lowest scheduled"]["ours"] == "most on P0"
+    rows = fig21.across_seeds(seeds)
+    assert rows[3]["percent_of_capacity"] == pytest.approx(100 * (11 + 11 + 20) / 3 / 180e6)
+    assert rows[3]["percent_of_capacity_seeds"] == 3 and rows[3]["percent_of_capacity_lo"] is not None
+
+
 def test_quick_fig21_through_the_command(tmp_path: Path) -> None:
     out = tmp_path / "f21"
     p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig21", "--quick", "--out", str(out)],
@@ -50,7 +63,8 @@ def test_quick_fig21_through_the_command(tmp_path: Path) -> None:
     with open(out / "fig21.csv") as f:
         assert tuple(next(csv.reader(f))) == fig21.COLUMNS
     report = json.loads((out / "fig21.json").read_text())
-    assert [x["load"] for x in report["points"]] == list(fig21.LOADS)
+    assert [(x["load"], x["seed"]) for x in report["points"]] == [(x, s) for x in fig21.LOADS for s in (1, 2, 3)]
+    assert report["seeds"] == 3
     for load in fig21.LOADS:
         at = [r for r in report["rows"] if r["load"] == load]
         # Data arrive at about the offered load (grants and the backlog left at the stop aside).
