@@ -33,6 +33,20 @@ def test_the_maximum_is_where_the_mean_ratio_falls_below_the_sustained_share() -
     assert fig15.maximum([row(0.6, 0.9, 30), row(0.7, 0.8)]) == (0.6, 30), "not sustained at the lowest load"
 
 
+def test_each_seed_has_its_own_maximum_and_the_table_their_mean() -> None:
+    # Seed 1 falls below 0.95 at 0.74 (as above), seed 2 at 0.65 (0.99 at 0.6, 0.91 at 0.7),
+    # seed 3 sustains every load: the mean is over seeds 1 and 2, seed 3 is counted above.
+    rows = [row(0.6, 1.0, 40), row(0.7, 0.99, 50), row(0.8, 0.89, 60),
+            row(0.6, 0.99, 40, seed=2), row(0.7, 0.91, 50, seed=2), row(0.8, 0.8, 60, seed=2),
+            row(0.6, 1.0, 40, seed=3), row(0.7, 1.0, 50, seed=3), row(0.8, 0.99, 60, seed=3)]
+    m = fig15.across_seeds("homa", "W4", rows)
+    assert m["max_load"] == pytest.approx((0.74 + 0.65) / 2)
+    assert m["goodput_load"] == pytest.approx((0.54 + 0.45) / 2)
+    assert (m["seeds_above"], m["max_load_seeds"], m["highest_load_run"]) == (1, 3, 0.8)
+    assert fig15._ours(m).startswith("70% [") and fig15._ours(m).endswith("(1 of 3 seeds > 80%)")
+    assert fig15._ours(fig15.across_seeds("homa", "W4", rows[6:])) == "> 80%"
+
+
 def write_progress(d: Path, rows: list[tuple[float, int, int]]) -> None:
     d.mkdir()
     with (d / "progress.csv").open("w", newline="") as f:
@@ -87,7 +101,7 @@ def test_two_short_points_end_to_end(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     with (out / "fig15-points.csv").open() as f:
         points = list(csv.DictReader(f))
-    assert [r["load"] for r in points] == ["0.5", "0.7"]
+    assert [(r["load"], r["seed"]) for r in points] == [(x, s) for x in ("0.5", "0.7") for s in ("1", "2", "3")]
     for r in points:
         assert float(r["delivered_ratio"]) == pytest.approx(1.0, abs=0.03)
         assert float(r["goodput_percent"]) == pytest.approx(100 * 0.654 * float(r["load"]), rel=0.05)
