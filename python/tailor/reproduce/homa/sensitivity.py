@@ -14,8 +14,11 @@ the paper's fabric (scenarios/homa/w<N>-80.toml with the overrides below).
   the limit and RTTbytes suffer about 2.5x.
 
 Each setting's messages go to the authors' buckets (``bins``); ``sensitivity.csv`` has one
-row per (figure, setting, bucket). The claims are checked over the judged buckets (100
-messages or more), weighting each bucket by its share of messages.
+row per (figure, setting, bucket). Each setting runs ``--seeds`` seeds (3 by default): a
+bucket's statistic is the mean over seeds of each seed's, with the bootstrap interval across
+seeds (``bins.combine``), and a bucket is judged when every seed has 100 messages in it. The
+claims are checked on those means over the judged buckets, weighting each bucket by its
+share of messages.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ import typer
 import tailor
 from tailor.errors import OptionError
 from tailor.outdir import staged
-from tailor.reproduce.homa.bins import combine, run_rows
+from tailor.reproduce import cells
+from tailor.reproduce.homa.bins import combine, read_runs
 from tailor.reproduce.homa.fig12 import LENGTHS_MS
 from tailor.reproduce.homa.points import length_us, run_points, scenario_file
 from tailor.reproduce.registry import Out, Plan
@@ -57,7 +61,7 @@ SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
 )
 FIGURES = ("fig17", "fig18", "fig19", "fig20")
 COLUMNS = ("figure", "setting", "workload", "size_upper_bytes", "count_percent", "median_slowdown",
-           "p99_slowdown", "messages")
+           "p99_slowdown", "p99_slowdown_lo", "p99_slowdown_hi", "messages", "seeds", "judged")
 
 
 @dataclass(frozen=True)
@@ -103,12 +107,15 @@ def parse_figures(text: str) -> list[str]:
 def options(
     figures: Annotated[str, typer.Option(help="Figures, comma-separated (fig17..fig20).")] = "fig17,fig18,fig19,fig20",
     quick: Annotated[bool, typer.Option("--quick", help="homa-fig12's quick lengths; fewer buckets judged.")] = False,
+    seeds: cells.Seeds = 3,
     out: Out = None,
 ) -> Plan:
     """Homa Fig. 17-20: unscheduled levels, cutoffs, scheduled levels, blind bytes."""
+    cells.check_seeds(seeds)
     form = "quick" if quick else "full"
     figs = parse_figures(figures)
-    pts = [SPoint(f, s, w, 1, length_us(LENGTHS_MS[form], w, 0.8)) for f, s, w, _ in SETTINGS if f in figs]
+    pts = [SPoint(f, s, w, seed, length_us(LENGTHS_MS[form], w, 0.8)) for f, s, w, _ in SETTINGS if f in figs
+           for seed in range(1, seeds + 1)]
     default = Path("runs") / ("homa-sensitivity-quick" if quick else "homa-sensitivity")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -117,12 +124,16 @@ def run(points: list[SPoint], form: str, out: Path, say: Say) -> dict:
     with staged(out, "reproduction", name="homa-sensitivity") as work:
         dirs = run_points(points, work, f"tailor reproduce homa-sensitivity, {form} form", say, write=write_scenario)
         rows = []
-        for p in points:
-            msgs = pl.read_parquet(dirs[p] / "messages.parquet", columns=["size_bytes", "slowdown"])
-            r, _ = run_rows(msgs, p.workload)
-            rows += [{"figure": p.figure, "setting": p.setting, "workload": p.workload, **row}
-                     for row in combine([r], [msgs.height])]
-        pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "sensitivity.csv")
+        for key in dict.fromkeys((p.figure, p.setting, p.workload) for p in points):
+            runs = [p for p in points if (p.figure, p.setting, p.workload) == key]
+            per_seed, totals, _, _ = read_runs(runs, dirs)
+            for row in combine(per_seed, totals):
+                lo, hi = row.get("p99_slowdown_ci") or (None, None)
+                rows.append({"figure": key[0], "setting": key[1], "workload": key[2], **row,
+                             "p99_slowdown_lo": lo, "p99_slowdown_hi": hi, "seeds": len(runs)})
+        pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows],
+                     schema_overrides={"p99_slowdown_lo": pl.Float64, "p99_slowdown_hi": pl.Float64}) \
+            .write_csv(work / "sensitivity.csv")
         report = {"reproduction": "homa-sensitivity", "form": form, "rows": rows,
                   "claims": claims(rows, {p.figure for p in points})}
         (work / "sensitivity.json").write_text(json.dumps(report, indent=1))
@@ -209,8 +220,19 @@ def render(report: dict[str, Any], console: Console) -> None:
             t.add_column(f"≤ {b:,} B", justify="right")
         at = {(r["setting"], r["size_upper_bytes"]): r for r in rows}
         for s in settings:
-            t.add_row(s, *(("" if at[(s, b)]["p99_slowdown"] is None else
-                            (f"{at[(s, b)]['p99_slowdown']:.2f}" if at[(s, b)]["judged"] else
-                             f"({at[(s, b)]['p99_slowdown']:.2f})")) for b in picks[:10]))
+            t.add_row(s, *(_cell(at[(s, b)]) for b in picks[:10]))
         console.print(t)
         console.print("  " + report["claims"].get(fig, ""), highlight=False)
+    seeds = max((r["seeds"] for r in report["rows"]), default=0)
+    console.print(f"each cell: the mean over {seeds} seed(s) of each seed's p99 [95 % interval across seeds]; a bucket "
+                  "with fewer than 100 messages in a seed is no result: its p99 is shown in parentheses and the "
+                  "claims leave it out.", highlight=False, markup=False)
+
+
+def _cell(r: dict[str, Any]) -> str:
+    if r["p99_slowdown"] is None:
+        return ""
+    if not r["judged"]:
+        return f"({r['p99_slowdown']:.2f})"
+    lo, hi = r["p99_slowdown_lo"], r["p99_slowdown_hi"]
+    return f"{r['p99_slowdown']:.2f}" + (f" [{lo:.2f}–{hi:.2f}]" if lo is not None else "")
