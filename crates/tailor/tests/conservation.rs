@@ -122,3 +122,27 @@ fn conservation_with_coalescing_persistent_connections() {
     let bytes: u64 = recs.iter().map(|r| r.size).sum();
     assert_eq!(sim.report().transport_counters.get("acked_bytes"), Some(bytes));
 }
+
+/// A bounded NIC (`[host] buffer`, ns-2's host link queue): a window larger than the NIC's
+/// buffer overflows it, the NIC drops drop-tail as a switch port does, its queue never
+/// exceeds the buffer, TCP recovers every message, and the ledgers balance.
+#[test]
+fn conservation_with_drops_at_bounded_nics() {
+    let nic = SCENARIO
+        .replace("buffer_size = \"40KB\"", "buffer_size = \"4MB\"")
+        .replace("init_cwnd = 20", "init_cwnd = 40")
+        .replace("[transport]", "[host]\nbuffer = \"20KB\"\n[transport]");
+    let dir = tempfile::tempdir().unwrap();
+    let sc = common::scenario(&nic, dir.path());
+    let (sim, recs) = common::run(&sc, 3);
+    assert_eq!(recs.len(), 800, "every message completes");
+    let nics: Vec<_> = sim.net.ports.iter().filter(|p| p.role == tailor::net::port::PortRole::HostNic).collect();
+    assert!(nics.iter().map(|p| p.stats.drop_packets).sum::<u64>() > 0, "a 40-packet window overflows 20 KB");
+    assert!(nics.iter().all(|p| p.stats.max_queue_bytes <= 20_000), "no NIC holds more than its buffer");
+    check_ledgers(&sim);
+    assert_eq!(sim.ledger().in_flight, (0, 0));
+    // Without the key the same run drops nothing at a NIC: the key is what bounds it.
+    let sc = common::scenario(&nic.replace("buffer = \"20KB\"\n", ""), dir.path());
+    let (sim, _) = common::run(&sc, 3);
+    assert!(sim.net.ports.iter().filter(|p| p.role == tailor::net::port::PortRole::HostNic).all(|p| p.stats.drop_packets == 0));
+}

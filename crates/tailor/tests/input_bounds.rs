@@ -40,6 +40,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("ecn_threshold = \"100KB\"", "phantom = { drain = 0.95, roles = [\"trunk\"] }", "switch.phantom.roles", "a star topology has no \"trunk\" ports, so no port would get a phantom queue; accepted: roles it has (\"to_host\")"),
     ("ecn_threshold = \"100KB\"", "phantom = { drain = 0.95, roles = [\"to_host\", \"up\"] }", "switch.phantom.roles", "has no \"up\" ports"),
     ("ecn_threshold = \"100KB\"", "phantom = { drain = \"200Gbps\" }", "switch.phantom.drain", "\"200Gbps\" is above the rate of topology.link (\"100Gbps\"), so its virtual backlog never builds"),
+    ("[transport]", "[host]\nbuffer = \"1500B\"\n[transport]", "host.buffer", "\"1500B\" is below one full packet (a full \"dctcp\" packet is 1502B on the wire, payload and headers); accepted: at least \"1502B\""),
     ("delay = \"1us\"", "delay = \"1us\", phantom = { drain = \"101Gbps\" }", "topology.link.phantom.drain", "\"101Gbps\" is above the rate of this link (\"100Gbps\"), so its virtual backlog never builds"),
     // Low: a PL2 priority level the ports do not keep.
     ("ecn_threshold = \"100KB\"", "pl2 = { priority = 8 }\nscheduler = \"priority\"", "switch.pl2.priority", "8 is not a level of 8; accepted: 0 to 7 (priority_levels sets how many)"),
@@ -74,6 +75,7 @@ fn the_bounds_themselves_are_accepted() {
         ("[switch]", "[switch]\nbuffer = \"shared\"\nbuffer_size = \"12016B\"\nalpha = 0.125"),
         ("name = \"a\"", "name = \"a\"\nqueue_limit = \"1502B\""),
         ("[transport]", "[host]\npacer = { interval = \"1us\", bucket = \"1502B\" }\n[transport]"),
+        ("[transport]", "[host]\nbuffer = \"1502B\"\n[transport]"),
         ("init_cwnd = 10", "init_cwnd = 10\nmin_rto = \"1us\"\ninitial_rto = \"1us\""),
         ("ecn_threshold = \"100KB\"", "phantom = { drain = \"100Gbps\", roles = [\"to_host\"] }"),
         ("ecn_threshold = \"100KB\"", "pl2 = { priority = 7 }\nscheduler = \"priority\""),

@@ -155,6 +155,9 @@ pub struct NetSpec {
     /// mark): the host link's queue marks in ns-2 scripts where every link is one queue
     /// type (PIAS's, pFabric's).
     pub nic_ecn_threshold: Option<u64>,
+    /// Drop-tail bytes at hosts' NICs (None: unbounded, a transport's packets always fit):
+    /// ns-2's host link is a queue like a switch port's, 250 packets in HULL §6.3's runs.
+    pub nic_buffer: Option<u64>,
     /// HULL's pacer at every host's NIC, in front of its queue (`net::pacer`).
     pub pacer: Option<PacerSpec>,
     /// Receive interrupt coalescing at every host (`net::nic::Coalescing`): frames per
@@ -328,7 +331,8 @@ impl Builder<'_> {
                     Some(k) => vec![Box::new(EcnStep::port(k))],
                     None => Vec::new(),
                 };
-                Port::new(from, link_id, spec.rate, role, Admission::Unlimited, markers, sched)
+                let admission = self.spec.nic_buffer.map_or(Admission::Unlimited, Admission::PortLimit);
+                Port::new(from, link_id, spec.rate, role, admission, markers, sched)
             }
             Node::Switch(s) => {
                 let admission = match self.spec.buffer {
@@ -512,6 +516,7 @@ pub(crate) mod tests {
             nic: NicQueue::Fifo,
             nic_depth: None,
             nic_ecn_threshold: None,
+            nic_buffer: None,
             pacer: None,
             coalescing: None,
             overflow: Overflow::Drop,

@@ -307,13 +307,15 @@ pub struct HostPart {
     pub nic: NicQueue,
     pub nic_depth: Option<u32>,
     pub ecn_threshold: Option<u64>,
+    /// Drop-tail bytes at the NIC (`buffer`; None: unbounded).
+    pub buffer: Option<u64>,
     pub pacer: Option<PacerSpec>,
     /// Receive interrupt coalescing: frames per interrupt and the timeout.
     pub coalescing: Option<(u32, Time)>,
 }
 
 pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
-    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None, pacer: None, coalescing: None };
+    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None, buffer: None, pacer: None, coalescing: None };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
     part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
@@ -328,6 +330,7 @@ pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
     };
     part.nic_depth = t.int("nic_depth", 0, 1 << 20)?.map(|n| n as u32);
     part.ecn_threshold = t.size("ecn_threshold")?;
+    part.buffer = t.size("buffer")?;
     part.pacer = pacer(&mut t)?;
     let frames = t.int("rx_frames", 1, 1 << 16)?;
     let usecs = t.time("rx_usecs")?;
@@ -394,6 +397,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         nic: h.nic,
         nic_depth: h.nic_depth,
         nic_ecn_threshold: h.ecn_threshold,
+        nic_buffer: h.buffer,
         pacer: h.pacer,
         coalescing: h.coalescing,
         overflow: sw.overflow,

@@ -1,4 +1,4 @@
-//! Room for one full packet: a switch buffer, a class's queue limit or a pacer's token
+//! Room for one full packet: a switch buffer, a NIC's buffer, a class's queue limit or a pacer's token
 //! bucket smaller than the largest packet of the transports that use it passes none of
 //! those packets, ever. The senders retransmit into it forever (pFabric, NDP and DCTCP
 //! spin with nothing completing), so the scenario is refused instead, naming the packet.
@@ -39,6 +39,10 @@ pub(super) fn check(net: &NetSpec, transports: &[TransportConfig], classes: &[Cl
             return Err(error("switch.buffer_size".into(), msg));
         }
         _ => {}
+    }
+    if let Some(bytes) = net.nic_buffer.filter(|b| *b < full) {
+        let msg = format!("\"{bytes}B\" is below one full packet ({}); accepted: at least \"{full}B\"", packet(full, name));
+        return Err(error("host.buffer".into(), msg));
     }
     if let Some(pacer) = net.pacer.filter(|p| p.bucket < full) {
         let msg = format!("\"{}B\" is below one full packet ({}), which the bucket could never release; accepted: at least \"{full}B\"", pacer.bucket, packet(full, name));
