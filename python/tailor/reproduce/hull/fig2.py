@@ -67,10 +67,10 @@ COLUMNS = ("scheme", "paced", "drain_mbps", "probes",
            "paper_gap_pct_low", "paper_gap_pct_high")
 
 
-def scenario(scheme: str, drain_mbps: int, paced: bool, length_ms: int) -> str:
-    """Two long flows into S5 through a phantom queue at ``drain_mbps`` marking at 6 KB,
-    for ``tcp-ecn`` (the testbed's TCP with RFC 3168 ECN) or ``dctcp``."""
-    text = pq_scenario(drain_mbps, THRESHOLD, paced, length_ms)
+def scenario(scheme: str, drain_mbps: int, paced: bool, length_ms: int, flows: int = 2) -> str:
+    """Two (or ``flows``) long flows into S5 through a phantom queue at ``drain_mbps``
+    marking at 6 KB, for ``tcp-ecn`` (the testbed's TCP with RFC 3168 ECN) or ``dctcp``."""
+    text = pq_scenario(drain_mbps, THRESHOLD, paced, length_ms, flows=flows)
     if scheme == "tcp-ecn":
         ecn = text.replace('[transport]\nkind = "dctcp"\n', '[transport]\nkind = "tcp"\necn = "rfc3168"\n', 1)
         if ecn == text:
