@@ -2,6 +2,8 @@
 printed beside the paper's numbers (`tailor reproduce hull-*` run them one at a time).
 
 - Table 1 / Fig. 8: 2-8 long flows into one receiver, four schemes, 10 s each;
+- Fig. 2: TCP-ECN and DCTCP under a phantom queue at 600-950 Mbps, paced and unpaced;
+- Fig. 3: one window-capped TCP flow at 10 Gbps, its LSO and coalescing bursts;
 - Fig. 5 / Fig. 6: the phantom queue's drain and threshold with and without pacing; β;
 - Table 4: 1 KB and 10 MB requests at 20/40/60 %, four schemes, 500 10 MB flows a point,
   5 seeds;
@@ -24,7 +26,7 @@ from rich.console import Console
 from tailor.reproduce import REPRODUCTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ("hull-fig8", "hull-fig5", "hull-fig6", "hull-fig9", "hull-table4", "hull-fig10", "hull-fig11",
+ORDER = ("hull-fig8", "hull-fig2", "hull-fig3", "hull-fig5", "hull-fig6", "hull-fig9", "hull-table4", "hull-fig10", "hull-fig11",
          "hull-table5", "hull-fattree")
 
 

@@ -183,3 +183,66 @@ def test_fig10_theory_is_eq3_and_the_quick_form_orders_the_drain_rates(tmp_path:
     # Less headroom, less slowdown; every slowdown is against the lowest of Table 4's schemes.
     assert at[800]["slowdown"] > at[900]["slowdown"] > at[950]["slowdown"] >= 1.0
     assert all(float(r["slowdown"]) >= 1.0 or r["best_scheme"] == "pq950" for r in rows)
+
+
+def test_fig2_quick_tcp_ecn_and_dctcp_stay_below_the_drain_rate_far_below_their_baselines(tmp_path: Path) -> None:
+    from tailor.reproduce.hull import fig2
+
+    # TCP-ECN is the testbed's TCP with RFC 3168 ECN; DCTCP keeps the testbed's DCTCP.
+    ecn, dctcp = fig2.scenario("tcp-ecn", 800, True, 10), fig2.scenario("dctcp", 800, True, 10)
+    assert 'kind = "tcp"\necn = "rfc3168"' in ecn and 'kind = "dctcp"' not in ecn.split("[run]")[0]
+    assert 'threshold = "6KB"' in ecn and 'pacer = "testbed"' in ecn and "ecn =" not in dctcp
+    plan = fig2.options(quick=True, seeds=3, out=tmp_path / "f2")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "f2" / "fig2.csv")
+    assert tuple(rows[0]) == fig2.COLUMNS and len(rows) == 2 * 2 + 2
+    at = {(r["scheme"], r["drain_mbps"]): r for r in report["rows"]}
+    for s, base in fig2.SCHEMES.items():
+        for d in (700, 950):
+            r = at[(s, d)]
+            # §3.1: below the drain rate (the congestion control's rate variations) ...
+            assert 0 < r["gap_pct"] < 30 and r["throughput_mbps"] < d
+            # ... and far below the baseline's latency (Table 1's schemes, ours).
+            assert r["switch_latency_avg_us"] < at[(base, None)]["switch_latency_avg_us"] / 5
+            assert r["switch_latency_p99_us_judged"] and r["switch_latency_p99_us_n"] >= 100
+        # More headroom, less throughput.
+        assert at[(s, 700)]["throughput_mbps"] < at[(s, 950)]["throughput_mbps"]
+    assert report["claims"]["throughput_below_drain"]
+
+
+def test_fig3_bursts_are_read_off_the_queue_at_line_rate() -> None:
+    import numpy as np
+
+    from tailor.reproduce.hull import fig3
+
+    # Samples every 1 µs: 3 packets waiting for 4 samples, then idle, then one waiting for 1.
+    t = np.arange(12) * 1000.0
+    q = np.array([0, 4506, 3004, 1502, 500, 0, 0, 0, 0, 1502, 0, 0])
+    starts, wire = fig3.bursts(t, q)
+    assert list(starts) == [1000.0, 9000.0]
+    # 4 µs of samples plus the packet on the wire (1.2 µs) at 10 Gbps; 1 µs plus one.
+    assert np.allclose(wire, [(4e-6 + 1502 * 8 / 1e10) * 1e10 / 8, (1e-6 + 1502 * 8 / 1e10) * 1e10 / 8])
+    assert fig3.bursts(t, np.zeros(12))[0].size == 0
+
+
+def test_fig3_quick_a_1gbps_flow_leaves_in_line_rate_bursts_of_about_a_window(tmp_path: Path) -> None:
+    from tailor.reproduce.hull import fig3
+
+    plan = fig3.options(quick=True, seeds=3, out=tmp_path / "f3")
+    report = plan.run(plan.out, lambda _: None)
+    rows = _csv(tmp_path / "f3" / "fig3.csv")
+    assert tuple(rows[0]) == fig3.COLUMNS and [r["hosts"] for r in rows] == list(fig3.HOSTS)
+    at = {r["hosts"]: r for r in report["rows"]}
+    for h, r in at.items():
+        window = fig3.HOSTS[h][0]
+        # §4.1: the window capped for ~1 Gbps on a 10 Gbps NIC ...
+        assert 0.85 < r["throughput_gbps"] < 1.15, (h, r["throughput_gbps"])
+        # ... leaves in bursts at line rate: the NIC sends about a tenth of the time, in
+        # bursts of most of a window, far apart (a burst lasts 1.2 µs a packet).
+        assert 7 < r["busy_pct"] < 13 and 0.7 * window < r["burst_packets"] <= window + 1
+        assert r["spacing_us"] > 5 * 1.2 * r["burst_packets"]
+    # The paper's steps: ~65 KB every ~0.5 ms, acknowledged by ~6 ACKs (rx-frames 8).
+    slow = at["slow-host"]
+    assert 55 < slow["burst_kb"] < 66 and 400 < slow["spacing_us"] < 600 and 5 <= slow["acks_per_burst"] <= 7
+    with pytest.raises(OptionError, match="--seeds: 0"):
+        fig3.options(seeds=0, out=tmp_path / "bad")

@@ -1,5 +1,6 @@
 //! A property of the newer key families (Homa, pFabric, pHost, PIAS, NDP, RDS, PL2, phantom
-//! queues, the pacer, interrupt coalescing, persistent connections, receive windows, closed loops, probes):
+//! queues, the pacer, interrupt coalescing, persistent connections, receive windows, RFC 3168 ECN, closed loops,
+//! probes):
 //! a value a key's type allows (inside its documented bounds) is either refused when the scenario is read (a
 //! `ScenarioError`, as a combination of keys may be), or the scenario runs — without a
 //! panic, without getting stuck (the engine's no-progress watchdog, with tight limits),
@@ -266,6 +267,17 @@ const FAMILIES: &[Family] = &[
             ("transport.rwnd", "initial", G::Size(1, 1 << 30)),
             ("transport.rwnd", "max", G::Size(1, 2 << 30)),
             ("transport.rwnd", "clock", G::Time(1_000, 1_000 * MS)),
+        ],
+    },
+    Family {
+        name: "rfc3168_ecn",
+        base: &[("transport", "kind", "\"tcp\""), ("transport", "ecn", "\"rfc3168\""), ("switch", "ecn_threshold", "\"6KB\""), LOAD, ARRIVAL],
+        keys: &[
+            ("transport", "kind", G::Lit(&["\"tcp\"", "\"cubic\""])),
+            ("transport", "ecn", G::Lit(&["\"off\"", "\"rfc3168\""])),
+            ("transport", "delayed_ack", G::Lit(&["true", "false"])),
+            ("switch", "ecn_threshold", G::Size(0, GB)),
+            ("switch.phantom", "drain", G::Float(1e-3, 1.0)),
         ],
     },
     Family {

@@ -4,6 +4,8 @@ testbed (``testbed``: ten servers on one switch, hosts with LSO, interrupt coale
 software delays).
 
 - ``static``: Table 1 and Fig. 8 (§3.1, §6.1), 2-8 long flows into one receiver;
+- ``fig2``: Fig. 2 (§3.1), TCP-ECN against DCTCP under a phantom queue swept;
+- ``fig3``: Fig. 3 (§4.1), the bursts of one window-capped TCP flow at 10 Gbps;
 - ``pacing``: Fig. 5 (§4.3) and Fig. 6 (§4.4), the phantom queue swept with and without
   pacing, and the pacer's β against its delay;
 - ``dynamic``: Table 4 (§6.2.1) and Table 5 (§6.2.2), 1 KB and 10 MB requests at
@@ -24,7 +26,7 @@ The expected times are wall times on a 2-core machine: hull-fig8 took about 10 s
 
 from __future__ import annotations
 
-from tailor.reproduce.hull import dynamic, fattree, fig9, fig10, fig11, pacing, static
+from tailor.reproduce.hull import dynamic, fattree, fig2, fig3, fig9, fig10, fig11, pacing, static
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -35,7 +37,8 @@ __all__ = ["REPRODUCTIONS"]
 # fig11 on 2026-11-28 beside three other helpers' jobs: 11 s quick, 14 min full (its 60 runs are
 # hull-table4's size, which took 95 s on the idle machine). Since issue 26 every one runs 3
 # seeds (table4 and table5 5) with --quick too; on 2026-11-28 at load average 3: fig8 1.1 s,
-# fig5 1.6 s, fig6 0.6 s, table4 3.6 s, table5 1.4 s, fattree 11 s. The full forms are three
+# fig5 1.6 s, fig6 0.6 s, table4 3.6 s, table5 1.4 s, fattree 11 s. fig2 and fig3 (2026-11-28,
+# beside other helpers' jobs): 1.8 s and 2.0 s quick, 14 s and 2 s full. The full forms are three
 # times their one-seed figures for fig8, fig5, fig6 and fattree (estimates, not timed).
 REPRODUCTIONS = (
     Reproduction(
@@ -49,6 +52,30 @@ REPRODUCTIONS = (
         full_options="(the defaults)",
         options=static.options,
         render=static.render,
+    ),
+    Reproduction(
+        name="hull-fig2",
+        paper="HULL",
+        figure="Fig. 2 (§3.1)",
+        summary="HULL Fig. 2: TCP-ECN vs DCTCP, phantom queue swept.",
+        example="tailor reproduce hull-fig2 --quick",
+        quick="2 s",
+        full="15 s",
+        full_options="(the defaults)",
+        options=fig2.options,
+        render=fig2.render,
+    ),
+    Reproduction(
+        name="hull-fig3",
+        paper="HULL",
+        figure="Fig. 3 (§4.1)",
+        summary="HULL Fig. 3: LSO and coalescing bursts at 10 Gbps.",
+        example="tailor reproduce hull-fig3 --quick",
+        quick="2 s",
+        full="2 s",
+        full_options="(the defaults)",
+        options=fig3.options,
+        render=fig3.render,
     ),
     Reproduction(
         name="hull-fig9",

@@ -15,6 +15,7 @@ const MSS: u32 = 1_000;
 fn cfg(thresholds: &[u64], packet_level: PacketLevel, init_cwnd: u32) -> Config {
     let tcp = tcp::Config {
         flavor: tcp::Flavor::Dctcp { g: 1.0 / 16.0, initial_alpha: 1.0 },
+        rfc3168: false,
         mss: MSS,
         header: 40,
         init_cwnd,

@@ -170,7 +170,7 @@ fn one_packet_may_enter_an_empty_pipe_whatever_the_window() {
 fn the_receiver_echoes_the_stack_of_the_latest_segment() {
     let mut r = Receiver::new(cfg(TX), 10 * MSS);
     let stack = int(3, 7, 9);
-    r.handle_packet(Time::ZERO, &Segment::Data { seq: 0, len: MSS as u32, ts: Time::ZERO, tsecr: 0 }, Ecn::NotEct, Some(&stack));
+    r.handle_packet(Time::ZERO, &Segment::Data { seq: 0, len: MSS as u32, ts: Time::ZERO, tsecr: 0, cwr: false }, Ecn::NotEct, Some(&stack));
     let a = r.poll_transmit().expect("an ACK");
     assert!(matches!(a.seg, Segment::Ack { ack: MSS, .. }));
     assert_eq!(a.int, Some(stack));

@@ -9,6 +9,10 @@
 //! only whole segments are sent except the message's tail; growth counts segments
 //! (Linux `tcp_cong_avoid_ai`); an ECN cut is applied through PRR and happens at most
 //! once per window; a DCTCP receiver echoes ECE on exactly the ACKs of CE segments.
+//! NewReno and CUBIC may run RFC 3168's ECN (`Config::rfc3168`, `ecn = "rfc3168"`; the
+//! TCP-ECN of HULL §3.1, Fig. 2): the receiver echoes ECE on every ACK from a CE segment
+//! until a segment with CWR arrives, and the sender cuts as for a loss, without
+//! retransmitting, at most once per window, then sets CWR on its next new segment.
 //! An HPCC sender sets its window from the INT stack each ACK echoes and paces at W / T.
 
 pub mod cc;
@@ -23,6 +27,8 @@ pub mod table;
 
 #[cfg(test)]
 mod coalesce_tests;
+#[cfg(test)]
+mod ecn_tests;
 #[cfg(test)]
 mod hpcc_tests;
 #[cfg(test)]
@@ -78,13 +84,13 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const TCP_KEYS: [&str; 18] = [
-    "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
+const TCP_KEYS: [&str; 19] = [
+    "kind", "mss", "header", "ecn", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle",
     "congestion_control", "coalesce", "rwnd",
 ];
-const CUBIC_KEYS: [&str; 20] = [
-    "kind", "mss", "header", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
+const CUBIC_KEYS: [&str; 21] = [
+    "kind", "mss", "header", "ecn", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle", "cubic_c",
     "cubic_beta", "fast_convergence", "coalesce", "rwnd",
 ];
@@ -103,14 +109,14 @@ const HPCC_KEYS: [&str; 16] = [
 /// Which congestion controller the sender runs.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Flavor {
-    /// NewReno; packets are not ECN-capable.
+    /// NewReno; packets are not ECN-capable unless `Config::rfc3168`.
     NewReno,
     /// DCTCP with EWMA gain `g` and initial alpha; packets (data and ACKs) are ECT(0).
     Dctcp { g: f64, initial_alpha: f64 },
     /// HPCC: the window follows in-band telemetry, the sender paces at W / T; packets
     /// are not ECN-capable; data packets collect INT and ACKs echo it.
     Hpcc(hpcc::Params),
-    /// CUBIC (RFC 9438); packets are not ECN-capable.
+    /// CUBIC (RFC 9438); packets are not ECN-capable unless `Config::rfc3168`.
     Cubic(cubic::Params),
     /// No congestion control: the window stays at `max_cwnd` (unbounded without one);
     /// losses are still recovered (`kind = "tcp"`, `congestion_control = "off"`).
@@ -120,6 +126,10 @@ pub enum Flavor {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Config {
     pub flavor: Flavor,
+    /// RFC 3168 ECN for NewReno and CUBIC (`ecn = "rfc3168"`; off by default): new data
+    /// is ECT(0), the receiver echoes ECE until CWR, a mark cuts the window as a loss
+    /// would, without a retransmission. DCTCP runs its own ECN whatever this says.
+    pub rfc3168: bool,
     /// Payload bytes per full segment.
     pub mss: u32,
     /// Header bytes added to every packet on the wire (a pure ACK is this size).
@@ -166,7 +176,13 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether the connection negotiates ECN (DCTCP, or `rfc3168`).
     pub fn ecn_capable(&self) -> bool {
+        self.dctcp_ecn() || self.rfc3168
+    }
+
+    /// DCTCP's ECN: every packet ECT(0), ECE on exactly the ACKs of CE segments.
+    pub fn dctcp_ecn(&self) -> bool {
         matches!(self.flavor, Flavor::Dctcp { .. })
     }
 }

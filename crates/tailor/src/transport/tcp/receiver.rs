@@ -5,7 +5,11 @@
 //! every second segment, or when the timer fires. ECN echo: under DCTCP the ECE bit of
 //! each ACK is the CE state of the segments it covers, and a change of CE state first
 //! flushes an ACK for the segments received before it with the old state (RFC 8257
-//! §3.2), so the sender sees exactly which bytes were marked. INT (HPCC): each ACK
+//! §3.2), so the sender sees exactly which bytes were marked. Under RFC 3168
+//! (`Config::rfc3168`) a CE segment latches ECE on every ACK until a segment with CWR
+//! arrives (CWR is read before the segment's own CE), and the segment that sets the latch
+//! is acknowledged at once (Linux's quick ACK on CE: the sender may have a small window);
+//! its ACKs are not ECT. INT (HPCC): each ACK
 //! echoes the INT stack of the latest data segment received, as HPCC's receiver does.
 //!
 //! GRO: segments handed up together (a batch of receive interrupt coalescing,
@@ -178,12 +182,15 @@ impl Receiver {
                 };
                 self.out.push_back(t);
             }
-            Segment::Data { seq, len, ts, tsecr } => {
+            Segment::Data { seq, len, ts, tsecr, cwr } => {
                 if int.is_some() {
                     self.int_echo = int.copied();
                 }
                 if let (Some(t), true) = (self.tuning.as_mut(), tsecr != 0 && len >= self.cfg.mss) {
                     t.on_echo(now, tsecr);
+                }
+                if self.cfg.rfc3168 && cwr {
+                    self.ce_state = false;
                 }
                 self.on_data(now, seq, len as u64, ts, ecn == Ecn::Ce)
             }
@@ -193,12 +200,17 @@ impl Receiver {
 
     fn on_data(&mut self, now: Time, seq: u64, len: u64, ts: Time, ce: bool) {
         self.now = now;
-        let dctcp = self.cfg.ecn_capable();
+        let dctcp = self.cfg.dctcp_ecn();
         if dctcp && ce != self.ce_state && self.unacked > 0 {
             self.push_ack(self.ce_state);
         }
         if dctcp {
             self.ce_state = ce;
+        }
+        // RFC 3168 §6.1.3: the echo holds from a CE segment until CWR (above) clears it.
+        let latched = self.cfg.rfc3168 && ce && !self.ce_state;
+        if latched {
+            self.ce_state = true;
         }
         self.ts_echo = ts;
         let in_order = seq == self.rcv_nxt;
@@ -211,7 +223,7 @@ impl Receiver {
         if self.rcv_nxt >= self.size && self.completed_at.is_none() {
             self.completed_at = Some(now);
         }
-        let immediate = !in_order || had_holes || self.rcv_nxt >= self.size;
+        let immediate = !in_order || had_holes || self.rcv_nxt >= self.size || latched;
         if immediate || !self.cfg.delayed_ack {
             self.push_ack(self.ce_state);
             return;
@@ -251,7 +263,7 @@ impl Receiver {
     }
 
     fn ack_ecn(&self) -> Ecn {
-        if self.cfg.ecn_capable() {
+        if self.cfg.dctcp_ecn() {
             Ecn::Ect
         } else {
             Ecn::NotEct

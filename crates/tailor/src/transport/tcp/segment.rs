@@ -1,8 +1,9 @@
 //! TCP's header as the network carries it, and the packet a TCP end wants sent.
 //!
 //! A [`Segment`] is encoded into the network's opaque three-word [`Header`]: word 0
-//! holds the kind in its low byte, the length (data) or the ECE bit and the advertised
-//! window (ACK, bits 9-39) above it (bits 40 up are the endpoint's connection number);
+//! holds the kind in its low byte, the length (data, bits 8-38, with the CWR bit 39) or the
+//! ECE bit and the advertised window (ACK, bits 9-39) above it (bits 40 up are the
+//! endpoint's connection number);
 //! word 1 the sequence or acknowledgement number; word 2 the timestamp option (TSval,
 //! or TSecr on ACK and SYN-ACK) in its low 52 bits and the coarse timestamp of the
 //! receive window (`receiver::RcvWindow`) in its top 12. A header another transport wrote does not decode.
@@ -16,8 +17,9 @@ use crate::sim::Time;
 pub enum Segment {
     /// A data segment: bytes `[seq, seq + len)` of the message. `ts` is the timestamp
     /// option's TSval (the sender's clock when it was sent).
-    /// `tsecr` echoes the receiver's coarse TSval (`Ack::tsval`), 0 when none.
-    Data { seq: u64, len: u32, ts: Time, tsecr: u32 },
+    /// `tsecr` echoes the receiver's coarse TSval (`Ack::tsval`), 0 when none. `cwr`:
+    /// the sender has reduced its window since the receiver's ECE (RFC 3168 §6.1.2).
+    Data { seq: u64, len: u32, ts: Time, tsecr: u32, cwr: bool },
     /// An acknowledgement of every byte below `ack`; `ece` echoes congestion (RFC 3168 /
     /// RFC 8257); `ts_echo` returns the TSval of the segment acknowledged; `wnd` is the
     /// advertised receive window in bytes (the sender may send up to `ack + wnd`), 0 when
@@ -43,6 +45,9 @@ pub const WND_MAX: u64 = (1 << 31) - 1;
 /// of simulated time) the fine timestamp keeps in word 2. An RTT is read modulo 4,096 ticks.
 pub const TS_MASK: u64 = (1 << 12) - 1;
 const TIME_MASK: u64 = (1 << 52) - 1;
+/// The largest data length word 0 holds below the CWR bit: 2^31 - 1 bytes (a segment is
+/// at most an MSS, at most 1 GiB).
+pub const LEN_MAX: u32 = (1 << 31) - 1;
 
 /// Word 2: a fine timestamp with a coarse tick count above it.
 fn with_tick(t: Time, tick: u32) -> u64 {
@@ -53,7 +58,10 @@ fn with_tick(t: Time, tick: u32) -> u64 {
 impl Segment {
     pub fn encode(self) -> Header {
         match self {
-            Segment::Data { seq, len, ts, tsecr } => Header([DATA | (len as u64) << 8, seq, with_tick(ts, tsecr)]),
+            Segment::Data { seq, len, ts, tsecr, cwr } => {
+                debug_assert!(len <= LEN_MAX, "a segment longer than 2^31 - 1 bytes");
+                Header([DATA | ((len & LEN_MAX) as u64) << 8 | (cwr as u64) << 39, seq, with_tick(ts, tsecr)])
+            }
             Segment::Ack { ack, ece, ts_echo, wnd, tsval } => {
                 Header([ACK | (ece as u64) << 8 | wnd.min(WND_MAX) << 9, ack, with_tick(ts_echo, tsval)])
             }
@@ -65,7 +73,13 @@ impl Segment {
     pub fn decode(h: &Header) -> Option<Segment> {
         let [w0, w1, w2] = h.0;
         Some(match w0 & 0xff {
-            DATA => Segment::Data { seq: w1, len: (w0 >> 8) as u32, ts: Time::from_ps(w2 & TIME_MASK), tsecr: (w2 >> 52) as u32 },
+            DATA => Segment::Data {
+                seq: w1,
+                len: (w0 >> 8) as u32 & LEN_MAX,
+                ts: Time::from_ps(w2 & TIME_MASK),
+                tsecr: (w2 >> 52) as u32,
+                cwr: (w0 >> 39) & 1 == 1,
+            },
             ACK => Segment::Ack {
                 ack: w1,
                 ece: (w0 >> 8) & 1 == 1,
@@ -113,8 +127,9 @@ mod tests {
     fn every_segment_survives_the_wire_and_a_foreign_header_does_not_decode() {
         let t = Time::from_ps(123_456_789);
         for s in [
-            Segment::Data { seq: u64::MAX - 5, len: u32::MAX, ts: t, tsecr: 0 },
-            Segment::Data { seq: 1, len: 1448, ts: t, tsecr: TS_MASK as u32 },
+            Segment::Data { seq: u64::MAX - 5, len: LEN_MAX, ts: t, tsecr: 0, cwr: false },
+            Segment::Data { seq: u64::MAX - 5, len: LEN_MAX, ts: t, tsecr: 0, cwr: true },
+            Segment::Data { seq: 1, len: 1448, ts: t, tsecr: TS_MASK as u32, cwr: true },
             Segment::Ack { ack: 77, ece: true, ts_echo: t, wnd: 0, tsval: 0 },
             Segment::Ack { ack: 0, ece: false, ts_echo: Time::ZERO, wnd: 4 << 20, tsval: 5 },
             Segment::Ack { ack: 1, ece: true, ts_echo: t, wnd: WND_MAX, tsval: TS_MASK as u32 },

@@ -1,7 +1,11 @@
 //! The TCP sender: send path, ACK processing, loss recovery and the RTO.
 //!
 //! States: Open (growth), Cwr (an ECN reduction through PRR, RFC 3168 §6.1.2 + RFC 6937)
-//! and Recovery (NewReno fast recovery, RFC 6582, with cwnd inflation). Every byte range
+//! and Recovery (NewReno fast recovery, RFC 6582, with cwnd inflation). Under RFC 3168's
+//! ECN (`Config::rfc3168`) the Cwr state takes NewReno's ssthresh (half the window) or
+//! CUBIC's (× β), and every reduction — a mark, a fast retransmit, a timeout — sets CWR
+//! on the next new data segment (Linux's `tcp_ecn_queue_cwr` and `tcp_ecn_send`), which
+//! alone is ECT(0): retransmissions, SYNs and ACKs are not (RFC 3168 §6.1.4-6.1.5). Every byte range
 //! is `[seq, seq + len)` in message bytes; `high_tx` is one past the highest byte sent.
 //!
 //! Under HPCC the window is not grown here: in the open state it is HPCC's W, set from
@@ -82,6 +86,8 @@ pub struct Sender {
     rwnd: u64,
     /// The latest TSval the receiver sent (echoed by data; 0: none).
     ts_recent: u32,
+    /// RFC 3168: the next new data segment carries CWR (a reduction happened since).
+    cwr_due: bool,
     pub stats: SenderStats,
 }
 
@@ -133,6 +139,7 @@ impl Sender {
             snd_sml: 0,
             rwnd: cfg.rwnd.map_or(u64::MAX, |w| w.initial),
             ts_recent: 0,
+            cwr_due: false,
             stats: SenderStats::default(),
         };
         s.cwnd = s.clamp(s.cwnd);
@@ -225,8 +232,9 @@ impl Sender {
             None => cwnd,
         }
     }
-    fn ecn(&self) -> Ecn {
-        if self.cfg.ecn_capable() {
+    /// The codepoint of a packet: DCTCP marks all ECT(0); RFC 3168 new data only.
+    fn ecn(&self, new_data: bool) -> Ecn {
+        if self.cfg.dctcp_ecn() || (self.cfg.rfc3168 && new_data) {
             Ecn::Ect
         } else {
             Ecn::NotEct
@@ -238,7 +246,7 @@ impl Sender {
         if let State::Connecting { syn_due: true } = self.state {
             self.state = State::Connecting { syn_due: false };
             self.arm_rto(now);
-            return Some(self.packet(Segment::Syn { ts: now }, 0));
+            return Some(self.packet(Segment::Syn { ts: now }, 0, false));
         }
         if matches!(self.state, State::Connecting { .. } | State::Done) {
             return None;
@@ -320,7 +328,11 @@ impl Sender {
     fn segment(&mut self, now: Time, seq: u64) -> Out {
         let len = self.seg_len(seq) as u32;
         self.stats.data_packets += 1;
-        let mut t = self.packet(Segment::Data { seq, len, ts: now, tsecr: self.ts_recent }, len);
+        let new_data = seq >= self.high_tx;
+        // CWR rides on new data only (a retransmission may be lost again: Linux's rule).
+        let cwr = self.cwr_due && new_data;
+        self.cwr_due &= !cwr;
+        let mut t = self.packet(Segment::Data { seq, len, ts: now, tsecr: self.ts_recent, cwr }, len, new_data);
         if let Some(h) = &self.hpcc {
             t.int = Some(Stack::default());
             self.next_send_at = now + h.gap(t.wire_bytes as u64);
@@ -328,8 +340,8 @@ impl Sender {
         t
     }
 
-    fn packet(&self, seg: Segment, payload: u32) -> Out {
-        Out { seg, wire_bytes: payload + self.cfg.header, ecn: self.ecn(), int: None }
+    fn packet(&self, seg: Segment, payload: u32, new_data: bool) -> Out {
+        Out { seg, wire_bytes: payload + self.cfg.header, ecn: self.ecn(new_data), int: None }
     }
 
     /// The time at which `handle_timeout` wants to be called: the RTO, or for HPCC the
@@ -440,7 +452,7 @@ impl Sender {
                 self.state = State::Open;
             }
         }
-        let enter_cwr = ece && self.state == State::Open && self.dctcp.is_some();
+        let enter_cwr = ece && self.state == State::Open && (self.dctcp.is_some() || self.cfg.rfc3168);
         if enter_cwr {
             self.enter_cwr();
         }
@@ -486,10 +498,17 @@ impl Sender {
         }
     }
 
-    /// RFC 8257 §3.3 / RFC 3168 §6.1.2: one reduction per window of data.
+    /// RFC 8257 §3.3 / RFC 3168 §6.1.2: one reduction per window of data. DCTCP cuts by
+    /// α/2; RFC 3168 as for a loss (Linux's `ssthresh` callback: NewReno max(cwnd/2, 2 MSS),
+    /// CUBIC cwnd × β, which also starts CUBIC's next epoch), and queues CWR.
     fn enter_cwr(&mut self) {
-        let d = self.dctcp.expect("CWR is entered by DCTCP senders");
-        self.ssthresh = d.ssthresh(self.cwnd).max(self.mss());
+        let mss = self.mss();
+        self.ssthresh = match (self.dctcp, self.cubic.as_mut()) {
+            (Some(d), _) => d.ssthresh(self.cwnd).max(mss),
+            (None, Some(c)) => (c.on_loss(self.cwnd as f64 / mss as f64) * mss as f64) as u64,
+            (None, None) => (self.cwnd / 2).max(2 * mss),
+        };
+        self.cwr_due = self.cfg.rfc3168;
         self.stats.ecn_cuts += 1;
         self.state = State::Cwr { recover: self.high_tx, prr: Prr::new(self.high_tx - self.snd_una, self.cfg.prr) };
     }
@@ -532,6 +551,7 @@ impl Sender {
             self.cwnd = self.ssthresh + 3 * self.mss();
         }
         self.retransmit_due = true;
+        self.cwr_due = self.cfg.rfc3168;
         self.stats.fast_recoveries += 1;
         self.state = State::Recovery { recover: self.high_tx };
     }
@@ -557,6 +577,7 @@ impl Sender {
         }
         self.snd_nxt = self.snd_una;
         self.dupacks = 0;
+        self.cwr_due = self.cfg.rfc3168;
         self.state = State::Open;
         self.arm_rto(now);
     }

@@ -92,6 +92,7 @@ fn window_tcp(t: &mut Table, net: &NetSpec, kind: Kind) -> Result<TransportConfi
     let init_cwnd = segments(t, "init_cwnd", bdp_segs)?.unwrap_or(10);
     let max_cwnd = segments(t, "max_cwnd", bdp_segs)?;
     let mut cfg = reliability(t, flavor, mss, header, init_cwnd, max_cwnd, prr)?;
+    cfg.rfc3168 = rfc3168(t, kind, flavor)?;
     cfg.lso = t.size("lso")?;
     cfg.restart_after_idle = t.boolean("restart_after_idle")?.unwrap_or(false);
     cfg.rwnd = rwnd(t, mss)?;
@@ -104,6 +105,20 @@ fn window_tcp(t: &mut Table, net: &NetSpec, kind: Kind) -> Result<TransportConfi
         return Err(t.error("max_cwnd", format!("is below init_cwnd ({}); accepted: {} segments or more", cfg.init_cwnd, cfg.init_cwnd)));
     }
     Ok(Arc::new(cfg))
+}
+
+/// `ecn = "rfc3168"`: NewReno or CUBIC with RFC 3168's ECN (`Config::rfc3168`, docs/transport.md
+/// "ECN for NewReno and CUBIC"); `"off"` (the default): not ECN-capable. DCTCP has no such
+/// key (its ECN is DCTCP's); TCP without congestion control has no window to cut.
+fn rfc3168(t: &mut Table, kind: Kind, flavor: Flavor) -> Result<bool, ScenarioError> {
+    if kind == Kind::Dctcp {
+        return Ok(false);
+    }
+    let on = t.choice("ecn", &["off", "rfc3168"])?.is_some_and(|c| c == "rfc3168");
+    if on && flavor == Flavor::Off {
+        return Err(t.error("ecn", "needs a window to cut (congestion_control = \"off\"); accepted: \"off\" here, or congestion_control = \"newreno\""));
+    }
+    Ok(on)
 }
 
 /// `rwnd = { autotune = true, initial = "64KB", max = "4MB", clock = "1ms" }`: the receive window
@@ -164,6 +179,7 @@ fn reliability(
     let coalesce = t.choice("coalesce", &["nagle", "off"])?.is_none_or(|c| c == "nagle");
     Ok(Config {
         flavor,
+        rfc3168: false,
         mss: mss as u32,
         header: header as u32,
         init_cwnd,

@@ -14,6 +14,7 @@ const MSS: u64 = 1000;
 pub(super) fn cfg(flavor: Flavor) -> Config {
     Config {
         flavor,
+        rfc3168: false,
         mss: MSS as u32,
         header: 50,
         init_cwnd: 10,
@@ -43,7 +44,7 @@ fn ack(ack: u64, ece: bool) -> Segment {
 }
 
 fn data(seq: u64) -> Segment {
-    Segment::Data { seq, len: MSS as u32, ts: Time::ZERO, tsecr: 0 }
+    Segment::Data { seq, len: MSS as u32, ts: Time::ZERO, tsecr: 0, cwr: false }
 }
 
 fn drain(s: &mut Sender, now: Time) -> Vec<u64> {
