@@ -26,7 +26,7 @@ and 8 s (3 seeds: 36 runs of 0.5 ms and 60 runs of 5 ms).
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import incast, leafspine, memcached, microburst, traces, vgg16
+from tailor.reproduce.pl2 import incast, ksweep, leafspine, memcached, microburst, traces, vgg16
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -111,5 +111,17 @@ REPRODUCTIONS = (
         full_options="(the defaults: 100 iterations)",
         options=vgg16.options,
         render=vgg16.render,
+    ),
+    Reproduction(
+        name="pl2-k-sweep",
+        paper="PL2",
+        figure="§D.3 (K)",
+        summary="PL2 §D.3: burst size K swept, rate, loss, latency.",
+        example="tailor reproduce pl2-k-sweep --quick",
+        quick="5 s",
+        full="40 s",
+        full_options="(the defaults: 5 seeds)",
+        options=ksweep.options,
+        render=ksweep.render,
     ),
 )
