@@ -26,7 +26,7 @@ and 8 s (3 seeds: 36 runs of 0.5 ms and 60 runs of 5 ms).
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import incast, ksweep, leafspine, memcached, microburst, traces, vgg16
+from tailor.reproduce.pl2 import incast, ksweep, leafspine, memcached, microburst, traces, tsweep, vgg16
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -123,5 +123,17 @@ REPRODUCTIONS = (
         full_options="(the defaults: 5 seeds)",
         options=ksweep.options,
         render=ksweep.render,
+    ),
+    Reproduction(
+        name="pl2-t-sweep",
+        paper="PL2",
+        figure="§D.4 (t, T)",
+        summary="PL2 §D.4: threshold t swept at T = 512 and 64, loss.",
+        example="tailor reproduce pl2-t-sweep --quick",
+        quick="5 s",
+        full="60 s",
+        full_options="(the defaults: 5 seeds)",
+        options=tsweep.options,
+        render=tsweep.render,
     ),
 )
