@@ -26,7 +26,7 @@ and 8 s (3 seeds: 36 runs of 0.5 ms and 60 runs of 5 ms).
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import incast, ksweep, leafspine, memcached, microburst, traces, tsweep, vgg16
+from tailor.reproduce.pl2 import fig11b, incast, ksweep, leafspine, memcached, microburst, traces, tsweep, vgg16
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -135,5 +135,17 @@ REPRODUCTIONS = (
         full_options="(the defaults: 5 seeds)",
         options=tsweep.options,
         render=tsweep.render,
+    ),
+    Reproduction(
+        name="pl2-fig11b",
+        paper="PL2",
+        figure="Fig. 11b (§F.4)",
+        summary="PL2 Fig. 11b: incast, switch queueing delay.",
+        example="tailor reproduce pl2-fig11b --quick",
+        quick="2 s",
+        full="15 s",
+        full_options="(the defaults: 3 seeds)",
+        options=fig11b.options,
+        render=fig11b.render,
     ),
 )
