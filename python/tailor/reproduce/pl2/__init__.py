@@ -26,7 +26,7 @@ and 8 s (3 seeds: 36 runs of 0.5 ms and 60 runs of 5 ms).
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import fig11b, incast, ksweep, leafspine, memcached, microburst, traces, tsweep, vgg16
+from tailor.reproduce.pl2 import fig11b, fig11c, incast, ksweep, leafspine, memcached, microburst, traces, tsweep, vgg16
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -147,5 +147,17 @@ REPRODUCTIONS = (
         full_options="(the defaults: 3 seeds)",
         options=fig11b.options,
         render=fig11b.render,
+    ),
+    Reproduction(
+        name="pl2-fig11c",
+        paper="PL2",
+        figure="Fig. 11c (§F.4)",
+        summary="PL2 Fig. 11c: incast, TCP over PL2 vs Cubic.",
+        example="tailor reproduce pl2-fig11c --quick",
+        quick="5 s",
+        full="60 s",
+        full_options="(the defaults: 3 seeds)",
+        options=fig11c.options,
+        render=fig11c.render,
     ),
 )
