@@ -42,7 +42,7 @@ __all__ = ["COLUMNS", "WORKLOADS", "KS", "options", "run", "render"]
 WORKLOADS = ("alone", "stream", "w4")
 KS = (1, 2, 4, 8, 16)
 #: The mean-over-seeds columns, each with cells.columns' interval and counts.
-_MEANS = ("goodput_gbps", "incomplete", "max_queue_bytes", "control_fraction")
+_MEANS = ("goodput_gbps", "incomplete", "max_queue_bytes", "control_fraction", "wait_per_burst_us")
 #: The columns of k_sweep.csv: one row per workload and K, estimates across the seeds.
 COLUMNS = ("workload", "burst", "seeds", "messages", "drops_most",
            *(c for k in (*_MEANS, *(x[0] for x in sweep.LATENCY))
@@ -71,6 +71,7 @@ def options(
     ks: Annotated[str, typer.Option(help="The K values, comma-separated (1 to 64).")] = ",".join(map(str, KS)),
     seeds: Annotated[int | None, typer.Option(help="Seeds per point (default: 3 quick, 5 full); the table gives "
                                                     "the mean over seeds and its bootstrap interval.")] = None,
+    w4_threads: Annotated[int, typer.Option(help="W4's sending threads per server (§F.3: 11).")] = sweep.THREADS,
     out: Out = None,
 ) -> Plan:
     """PL2 §D.3: K = 1 to 16 on one message alone, one server's stream (§F.4) and a 3-way
@@ -83,6 +84,8 @@ def options(
         raise OptionError(f"--ks: '{ks}'; accepted: integers 1 to 64, comma-separated")
     if seeds is not None:
         cells.check_seeds(seeds)
+    if not 1 <= w4_threads <= 256:
+        raise OptionError(f"--w4-threads: {w4_threads}; accepted: 1 to 256")
     form = "quick" if quick else "full"
     w4_ms, stream_us, default_seeds = FORMS[form]
     pts = []
@@ -91,9 +94,10 @@ def options(
             pts += [runs.Pl2Point(f"alone-{k}", seed, _alone(k, seed), 1_000),
                     runs.Pl2Point(f"stream-{k}", seed, incast.scenario("pl2", "incast", 1, stream_us, seed=seed, burst=k),
                                   stream_us),
-                    runs.Pl2Point(f"w4-{k}", seed, sweep.w4_scenario(w4_ms, seed, burst=k), w4_ms * 1_200)]
+                    runs.Pl2Point(f"w4-{k}", seed, sweep.w4_scenario(w4_ms, seed, w4_threads, burst=k),
+                                  w4_ms * 1_200)]
     default = Path("runs") / ("pl2-k-sweep-quick" if quick else "pl2-k-sweep")
-    return Plan(out or default, lambda out, say: run(pts, form, out, say))
+    return Plan(out or default, lambda out, say: run(pts, form, out, say, w4_threads))
 
 
 def _control(run_dir: Path, delivered: float) -> float:
@@ -119,13 +123,16 @@ def _seed(workload: str, run_dir: Path, form: str) -> tuple[dict[str, Any], dict
         io = incast._measure(run_dir, "incast", 1, stream_us)
         gbps = io["throughput_gbps"]
         delivered = gbps * 1e9 / 8 * s["sim_ns"] / 1e9
+    c = s.get("transport_counters", {})
+    bursts = c.get("pl2_bursts", 0)
     row = {"goodput_gbps": gbps, "messages": len(lat), "incomplete": s["messages"]["incomplete"],
+           "wait_per_burst_us": c.get("pl2_wait_ns", 0) / bursts / 1e3 if bursts else 0.0,
            "drops": s["network"]["drops"], "max_queue_bytes": s["network"]["max_queue_bytes"],
            "control_fraction": _control(run_dir, delivered)}
     return row, {"all": lat, "small": lat[:0]}
 
 
-def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
+def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, w4_threads: int = sweep.THREADS) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     k_sweep.csv (one row per workload and K) and k_sweep.json (every seed too)."""
     with staged(out, "reproduction", name="pl2-k-sweep") as work:
@@ -140,7 +147,7 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
                          **sweep.estimates([r for _, r, _ in pairs], [x for _, _, x in pairs], _MEANS)})
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "k_sweep.csv")
         report = {"reproduction": "pl2-k-sweep", "form": form, "w4_ms": FORMS[form][0],
-                  "stream_us": FORMS[form][1], "rows": rows, "seed_rows": seed_rows}
+                  "stream_us": FORMS[form][1], "w4_threads": w4_threads, "rows": rows, "seed_rows": seed_rows}
         (work / "k_sweep.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -164,9 +171,11 @@ def render(report: dict[str, Any], console: Console) -> None:
     for c in ("K (paper: 4 best)", "1 MB alone Gbps", f"stream Gbps (§F.4, n = 1, {report['stream_us']} µs)",
               "W4 goodput Gbps", "RSV+GRT per byte (paper: ≥ 2 % at K = 4)", "drops"):
         rates.add_column(c, justify="left" if c.startswith("K") else "right")
-    lats = Table(title=f"PL2 §D.3: K swept: W4 3-way incast at 85 %, {report['w4_ms']} ms of arrivals {head}",
+    lats = Table(title=f"PL2 §D.3: K swept: W4 3-way incast at 85 %, {report['w4_ms']} ms of arrivals, "
+                       f"{report.get('w4_threads', sweep.THREADS)} threads per server {head}",
                  title_justify="left", box=box.SIMPLE_HEAD)
-    for c in ("K", "p50 µs", "p99 µs", "p99 of ≤ 1,500 B µs", "largest queue KB", "unfinished"):
+    for c in ("K", "p50 µs", "p99 µs", "p99 of ≤ 1,500 B µs", "wait per burst µs (eq. 2)", "largest queue KB",
+              "unfinished"):
         lats.add_column(c, justify="left" if c == "K" else "right")
     for k in ks:
         a, s, w = (at[(x, k)] for x in WORKLOADS)
@@ -175,7 +184,8 @@ def render(report: dict[str, Any], console: Console) -> None:
                       cells.text(_est(w, "goodput_gbps"), ".1f"), f"{w['control_fraction']:.2%}",
                       f"{max(a['drops_most'], s['drops_most'], w['drops_most']):,}")
         lats.add_row(label, cells.text(_est(w, "p50_us", 50), ",.1f"), cells.text(_est(w, "p99_us", 99), ",.0f"),
-                     cells.text(_est(w, "small_p99_us", 99), ",.1f"), f"{w['max_queue_bytes'] / 1e3:,.1f}",
+                     cells.text(_est(w, "small_p99_us", 99), ",.1f"), cells.text(_est(w, "wait_per_burst_us"), ".2f"),
+                     f"{w['max_queue_bytes'] / 1e3:,.1f}",
                      f"{w['incomplete']:.1f}")
     console.print(rates)
     console.print(lats)

@@ -23,7 +23,7 @@ from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.stats import Estimate
 
-__all__ = ["W4_LOAD", "SMALL", "w4_scenario", "measure_w4", "estimates", "LATENCY"]
+__all__ = ["W4_LOAD", "SMALL", "THREADS", "w4_scenario", "measure_w4", "estimates", "LATENCY"]
 
 #: §F.3: W4's load, of the receiver's link.
 W4_LOAD = 0.85
@@ -35,9 +35,9 @@ RECEIVER = 3
 LATENCY = (("p50_us", 50, "all"), ("p99_us", 99, "all"), ("small_p99_us", 99, "small"))
 
 
-def w4_scenario(length_ms: float, seed: int, **pl2: int) -> str:
-    """W4 from hosts 0-2 into host 3 at 85 %, raw Ethernet over PL2 with K, t or T as
-    given (``rack.scenario``'s keywords)."""
+def w4_scenario(length_ms: float, seed: int, threads: int = THREADS, **pl2: int) -> str:
+    """W4 from hosts 0-2 into host 3 at 85 %, raw Ethernet over PL2 with ``threads``
+    sending threads per server and K, t or T as given (``rack.scenario``'s keywords)."""
     cls = f"""[[class]]
 name = "w4"
 sizes = "w4"
@@ -48,7 +48,7 @@ senders = [0, 1, 2]
 receiver = {RECEIVER}
 until = "{length_ms:g}ms"
 """
-    return rack.scenario("pl2", cls, stop=f"{length_ms * 1.2:g}ms", threads=THREADS, seed=seed, **pl2)
+    return rack.scenario("pl2", cls, stop=f"{length_ms * 1.2:g}ms", threads=threads, seed=seed, **pl2)
 
 
 def measure_w4(run_dir: Path, length_ms: float) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -70,6 +70,8 @@ def measure_w4(run_dir: Path, length_ms: float) -> tuple[dict[str, Any], dict[st
         "unsolicited_drops": agents.get("pl2_unsolicited_drops", 0),
         "unsolicited_fraction": counters.get("pl2_unsolicited_bursts", 0) / bursts if bursts else 0.0,
         "resent_bursts": counters.get("pl2_resent_bursts", 0),
+        # Eq. 2's wait for the chosen timeslot, per burst: what the bursts booked ahead cost.
+        "wait_per_burst_us": counters.get("pl2_wait_ns", 0) / bursts / 1e3 if bursts else 0.0,
         "max_queue_bytes": s["network"]["max_queue_bytes"],
         "max_reservation": agents.get("pl2_max_reservation", 0),
     }
