@@ -98,4 +98,8 @@ def test_bad_sweep_options_are_refused_before_anything_runs(tmp_path: Path) -> N
         tsweep.options(ts="100", thresholds="64", out=tmp_path)
     with pytest.raises(OptionError, match="--seeds: 0; accepted: 1 to 20"):
         tsweep.options(seeds=0, out=tmp_path)
+    with pytest.raises(OptionError, match="--cubic-window: '32'; accepted: a size such as 32KB"):
+        fig11c.options(cubic_window="32", out=tmp_path)
+    with pytest.raises(OptionError, match="--w4-threads: 0; accepted: 1 to 256"):
+        ksweep.options(w4_threads=0, out=tmp_path)
     assert not any(tmp_path.iterdir())

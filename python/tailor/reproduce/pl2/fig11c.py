@@ -22,12 +22,14 @@ million messages are printed beside ours.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import polars as pl
 import typer
 
+from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
@@ -54,8 +56,9 @@ COLUMNS = ("scheme", "message_bytes", "senders", "seeds", "messages", "drops_mos
 FORMS = {"quick": (2_000, (1, 2, 4), 3), "full": (20_000, (1, 2, 3, 4, 5), 3)}
 
 
-def scenario(scheme: str, size: int, n: int, length_us: int, seed: int) -> str:
-    """n hosts into host 5, each offering line rate in TCP's payload on 12 connections."""
+def scenario(scheme: str, size: int, n: int, length_us: int, seed: int, cubic_window: str | None = None) -> str:
+    """n hosts into host 5, each offering line rate in TCP's payload on 12 connections;
+    Cubic's connections with a fixed receive window of ``cubic_window`` if given."""
     line = 100e9 * 1_448 / 1_538
     cls = f"""[[class]]
 name = "incast"
@@ -69,21 +72,31 @@ connections = {CONNECTIONS}
 connection_choice = "available"
 until = "{length_us}us"
 """
-    return rack.scenario(scheme, cls, stop=f"{length_us}us", threads=CONNECTIONS, seed=seed)
+    text = rack.scenario(scheme, cls, stop=f"{length_us}us", threads=CONNECTIONS, seed=seed)
+    if scheme == "cubic" and cubic_window is not None:
+        # docs/transport.md, "Receive window": a fixed window, no auto-tuning.
+        window = f'rwnd = {{ autotune = false, initial = "{cubic_window}" }}\n'
+        text = text.replace('kind = "cubic"\n', f'kind = "cubic"\n{window}', 1)
+    return text
 
 
 def options(
     quick: Annotated[bool, typer.Option("--quick", help="n = 1, 2, 4 for 2 ms each, 3 seeds (seconds in all).")] = False,
+    cubic_window: Annotated[str | None, typer.Option(
+        help="A fixed receive window for each Cubic connection, such as 32KB (default: none advertised, the "
+             "window is Cubic's own).")] = None,
     out: Out = None,
 ) -> Plan:
     """PL2 Fig. 11c: TCP over PL2 against TCP Cubic in an incast from 1 to 5 hosts, 12
     connections each: goodput and retransmissions, beside the paper's."""
+    if cubic_window is not None and not re.fullmatch(r"[1-9]\d*(B|KB|KiB|MB|MiB)", cubic_window):
+        raise OptionError(f"--cubic-window: '{cubic_window}'; accepted: a size such as 32KB (B, KB, KiB, MB, MiB)")
     form = "quick" if quick else "full"
     length, ns, seeds = FORMS[form]
-    pts = [runs.Pl2Point(f"{s}-{size}-{n}", seed, scenario(s, size, n, length, seed), length)
+    pts = [runs.Pl2Point(f"{s}-{size}-{n}", seed, scenario(s, size, n, length, seed, cubic_window), length)
            for s, size in VARIANTS for n in ns for seed in range(1, seeds + 1)]
     default = Path("runs") / ("pl2-fig11c-quick" if quick else "pl2-fig11c")
-    return Plan(out or default, lambda out, say: run(pts, form, out, say))
+    return Plan(out or default, lambda out, say: run(pts, form, out, say, cubic_window))
 
 
 def _measure(run_dir: Path) -> dict[str, Any]:
@@ -99,7 +112,7 @@ def _measure(run_dir: Path) -> dict[str, Any]:
             "timeouts": c.get("timeouts", 0), "drops": s["network"]["drops"]}
 
 
-def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
+def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, cubic_window: str | None = None) -> dict:
     """Runs the points into ``out`` (written whole once complete): scenarios, runs,
     fig11c.csv (one row per scheme, size and n) and fig11c.json (every seed too)."""
     with staged(out, "reproduction", name="pl2-fig11c") as work:
@@ -117,7 +130,8 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
                 row |= cells.columns(k, Estimate.of_values([(r[k], 1) for r in mine]))
             rows.append(row)
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "fig11c.csv")
-        report = {"reproduction": "pl2-fig11c", "form": form, "length_us": FORMS[form][0], "rows": rows,
+        report = {"reproduction": "pl2-fig11c", "form": form, "length_us": FORMS[form][0],
+                  "cubic_window": cubic_window, "rows": rows,
                   "seed_rows": seed_rows}
         (work / "fig11c.json").write_text(json.dumps(report, indent=1))
     return report
@@ -139,7 +153,8 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich.table import Table
 
     t = Table(title=f"PL2 Fig. 11c: TCP over PL2 against TCP Cubic, n-way incast, 12 connections per host "
-                    f"({report['form']} form, {report['length_us']:,} µs, {report['rows'][0]['seeds']} seeds)", title_justify="left", box=box.SIMPLE_HEAD)
+                    f"({report['form']} form, {report['length_us']:,} µs, {report['rows'][0]['seeds']} seeds; Cubic's "
+                    f"receive window {report.get('cubic_window') or 'not advertised'})", title_justify="left", box=box.SIMPLE_HEAD)
     for c in ("scheme", "message", "n", "goodput Gbps", "wire Gbps", "retransmits (paper's run / ours)",
               "per million messages (paper / ours)", "timeouts", "drops"):
         t.add_column(c, justify="left" if c == "scheme" else "right")
