@@ -9,7 +9,7 @@ numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time)
 - Fig. 11b: the switch's queueing delay at the receiver in the same incast, 5 ms, 3 seeds;
 - Fig. 11c: TCP over PL2 against TCP Cubic in the incast (6,000 B and 5,792 B messages), 20 ms,
   3 seeds;
-- §D.3 and §D.4: K = 1 to 16, and t from 0 to 100 at T = 512 and 64, on one message alone, one
+- §D.3 and §D.4: K = 1 to 16, and t from 0 to 509 at T = 512 and 64, on one message alone, one
   server's stream, W4's 3-way incast and the 5-way incast, 5 seeds;
 - Fig. 5-8: memcached (closed loop, one GET outstanding) under TCP or UDP background
   incast from 0 to 4 hosts, with and without PL2, 50 ms each, 5 seeds;

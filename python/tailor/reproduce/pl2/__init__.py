@@ -43,7 +43,7 @@ __all__ = ["REPRODUCTIONS"]
 # vgg16 81 s as measured in docs/reproductions-pl2.md. Microburst and memcached with their
 # seeds (2026-11-28, three other helpers' jobs beside them): quick 4.7 and 4.0 s, full 53
 # and 66 s. Fig. 11b, 11c and the sweeps (2026-11-28, other helpers' jobs beside them): quick
-# 1.2, 4.3, 1.3 and 2.0 s; full 5.3, 62, 9.0 and 15 s.
+# 1.2, 4.3, 1.3 and 2.0 s; full 5.3, 62, 9.0 and 28 s.
 REPRODUCTIONS = (
     Reproduction(
         name="pl2-microburst",
@@ -160,7 +160,7 @@ REPRODUCTIONS = (
         summary="PL2 §D.4: threshold t swept at T = 512 and 64, loss.",
         example="tailor reproduce pl2-t-sweep --quick",
         quick="2 s",
-        full="15 s",
+        full="30 s",
         full_options="(the defaults: 5 seeds)",
         options=tsweep.options,
         render=tsweep.render,

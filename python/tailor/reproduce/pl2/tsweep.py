@@ -20,7 +20,8 @@ Two workloads, raw Ethernet over PL2 on the paper's rack (``rack``), K = 4:
 
 For each T in ``--thresholds`` (default: tailor's 512, and 64, at which W4 loses packets at
 t = 35 and not up to 25, as the paper says) every t runs several seeds; a t with T < t + K - 1
-is refused by the scenario check (docs/pl2.md) and left out.
+is refused by the scenario check (docs/pl2.md) and left out. The full form's t reach
+T - K + 1 = 509, where loss starts at T = 512.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["COLUMNS", "WORKLOADS", "TS", "THRESHOLDS", "options", "run", "render"]
 
 WORKLOADS = ("w4", "incast")
-TS = (0, 10, 15, 20, 25, 35, 50, 100)
+TS = (0, 10, 15, 20, 25, 35, 50, 100, 200, 480, 509)
 THRESHOLDS = (512, 64)
 K = 4
 INCAST_SENDERS = 5
@@ -71,7 +72,7 @@ def _ints(option: str, text: str, low: int, high: int) -> tuple[int, ...]:
 def options(
     quick: Annotated[bool, typer.Option("--quick", help="t = 0, 15, 35; W4 for 3 ms, the incast for 0.5 ms; 3 seeds.")] = False,
     ts: Annotated[str | None, typer.Option(help="The t values, comma-separated, 0 to 1,000 (0: no unsolicited "
-                                                 "bursts; default 0,10,15,20,25,35,50,100).")] = None,
+                                                 "bursts; default 0,10,15,20,25,35,50,100,200,480,509).")] = None,
     thresholds: Annotated[str, typer.Option(help="The ToR's T values, comma-separated, 4 to 100,000 (tailor's "
                                                  "default is 512).")] = ",".join(map(str, THRESHOLDS)),
     seeds: Annotated[int | None, typer.Option(help="Seeds per point (default: 3 quick, 5 full); the table gives "
