@@ -6,6 +6,11 @@ numbers the paper's text gives (`tailor reproduce pl2-*` run them one at a time)
 - Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line rate, 3 seeds,
   raw Ethernet against raw Ethernet over PL2, 5 ms each, with the hosts' exchanges as
   tailor's rack gives them and as the prototype measured them (`prototype_sw`);
+- Fig. 11b: the switch's queueing delay at the receiver in the same incast, 5 ms, 3 seeds;
+- Fig. 11c: TCP over PL2 against TCP Cubic in the incast (6,000 B and 5,792 B messages), 20 ms,
+  3 seeds;
+- §D.3 and §D.4: K = 1 to 16, and t from 0 to 509 at T = 512 and 64, on one message alone, one
+  server's stream, W4's 3-way incast and the 5-way incast, 5 seeds;
 - Fig. 5-8: memcached (closed loop, one GET outstanding) under TCP or UDP background
   incast from 0 to 4 hosts, with and without PL2, 50 ms each, 5 seeds;
 - Fig. 10: W1-W5 in a 3-way incast, six schemes, 50 ms each;
@@ -32,6 +37,10 @@ RUNS = (
     ("pl2-microburst", {}, "microburst"),
     ("pl2-incast-outcast", {}, "incast-outcast"),
     ("pl2-incast-outcast", {"host_delay": "prototype_sw"}, "incast-outcast-prototype-sw"),
+    ("pl2-fig11b", {}, "fig11b"),
+    ("pl2-fig11c", {}, "fig11c"),
+    ("pl2-k-sweep", {}, "k-sweep"),
+    ("pl2-t-sweep", {}, "t-sweep"),
     ("pl2-memcached", {}, "memcached"),
     ("pl2-traces", {}, "traces"),
     ("pl2-vgg16", {}, "vgg16"),

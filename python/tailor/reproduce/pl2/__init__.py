@@ -6,6 +6,10 @@ agent in the switch, the hosts' threads and delays).
   RDS against raw Ethernet over PL2;
 - ``incast``: Fig. 11a and 12 (§F.4), persistent incast and outcast of 6,000 B messages
   from 1 to 5 hosts, raw Ethernet against raw Ethernet over PL2;
+- ``fig11b``: Fig. 11b (§F.4), the switch's queueing delay at the receiver in that incast;
+- ``fig11c``: Fig. 11c (§F.4), TCP over PL2 against TCP Cubic in the same incast;
+- ``ksweep`` and ``tsweep`` (on ``sweep``'s W4 incast): §D.3's burst size K and §D.4's
+  threshold t (at two drop thresholds T), swept;
 - ``memcached``: Fig. 5-8 (§F.2), a closed-loop memcached client under TCP or UDP
   background incast from 0 to 4 hosts, with and without PL2;
 - ``traces``: Fig. 10 (§F.3), W1-W5 in a 3-way incast over raw Ethernet, UDP and TCP
@@ -26,7 +30,7 @@ and 8 s (3 seeds: 36 runs of 0.5 ms and 60 runs of 5 ms).
 
 from __future__ import annotations
 
-from tailor.reproduce.pl2 import incast, leafspine, memcached, microburst, traces, vgg16
+from tailor.reproduce.pl2 import fig11b, fig11c, incast, ksweep, leafspine, memcached, microburst, traces, tsweep, vgg16
 from tailor.reproduce.registry import Reproduction
 
 __all__ = ["REPRODUCTIONS"]
@@ -38,7 +42,8 @@ __all__ = ["REPRODUCTIONS"]
 # seeds, load average 6); traces 6 s and
 # vgg16 81 s as measured in docs/reproductions-pl2.md. Microburst and memcached with their
 # seeds (2026-11-28, three other helpers' jobs beside them): quick 4.7 and 4.0 s, full 53
-# and 66 s.
+# and 66 s. Fig. 11b, 11c and the sweeps (2026-11-28, other helpers' jobs beside them): quick
+# 1.2, 4.3, 1.3 and 2.0 s; full 5.3, 62, 9.0 and 28 s.
 REPRODUCTIONS = (
     Reproduction(
         name="pl2-microburst",
@@ -63,6 +68,30 @@ REPRODUCTIONS = (
         full_options="(3 seeds; --host-delay prototype_sw: the prototype's exchanges)",
         options=incast.options,
         render=incast.render,
+    ),
+    Reproduction(
+        name="pl2-fig11b",
+        paper="PL2",
+        figure="Fig. 11b (§F.4)",
+        summary="PL2 Fig. 11b: incast, switch queueing delay.",
+        example="tailor reproduce pl2-fig11b --quick",
+        quick="2 s",
+        full="6 s",
+        full_options="(the defaults: 3 seeds)",
+        options=fig11b.options,
+        render=fig11b.render,
+    ),
+    Reproduction(
+        name="pl2-fig11c",
+        paper="PL2",
+        figure="Fig. 11c (§F.4)",
+        summary="PL2 Fig. 11c: incast, TCP over PL2 vs Cubic.",
+        example="tailor reproduce pl2-fig11c --quick",
+        quick="5 s",
+        full="65 s",
+        full_options="(the defaults: 3 seeds; --cubic-window 32KB: a fixed window)",
+        options=fig11c.options,
+        render=fig11c.render,
     ),
     Reproduction(
         name="pl2-memcached",
@@ -111,5 +140,29 @@ REPRODUCTIONS = (
         full_options="(the defaults: 100 iterations)",
         options=vgg16.options,
         render=vgg16.render,
+    ),
+    Reproduction(
+        name="pl2-k-sweep",
+        paper="PL2",
+        figure="§D.3 (K)",
+        summary="PL2 §D.3: burst size K swept, rate, loss, latency.",
+        example="tailor reproduce pl2-k-sweep --quick",
+        quick="2 s",
+        full="10 s",
+        full_options="(the defaults: 5 seeds)",
+        options=ksweep.options,
+        render=ksweep.render,
+    ),
+    Reproduction(
+        name="pl2-t-sweep",
+        paper="PL2",
+        figure="§D.4 (t, T)",
+        summary="PL2 §D.4: threshold t swept at T = 512 and 64, loss.",
+        example="tailor reproduce pl2-t-sweep --quick",
+        quick="2 s",
+        full="30 s",
+        full_options="(the defaults: 5 seeds)",
+        options=tsweep.options,
+        render=tsweep.render,
     ),
 )

@@ -45,8 +45,11 @@ GOODPUT = 1_500 / 1_538
 FORMS = {"quick": (500, (1, 3, 5), 3), "full": (5_000, (1, 2, 3, 4, 5), 3)}
 
 
-def scenario(scheme: str, pattern: str, n: int, length_us: int, host_delay: str = "0ns", seed: int = 1) -> str:
-    """n senders into host 5, or host 0 to n receivers; every sender at line rate."""
+def scenario(scheme: str, pattern: str, n: int, length_us: int, host_delay: str = "0ns", seed: int = 1, *,
+             record: str = "", **pl2: int) -> str:
+    """n senders into host 5, or host 0 to n receivers; every sender at line rate.
+    ``record`` is a ``[record]`` table (Fig. 11b's queues); ``pl2`` K, t or T for
+    ``rack.scenario`` (the sweeps)."""
     line = 100 * GOODPUT
     if pattern == "incast":
         ends = f'pattern = "n_to_1"\nsenders = "0..{n}"\nreceiver = 5'
@@ -62,7 +65,8 @@ rate = "{round(rate * 1e9)}bps"
 {ends}
 until = "{length_us}us"
 """
-    return rack.scenario(scheme, cls, stop=f"{length_us}us", threads=12, host_delay=host_delay, seed=seed)
+    return rack.scenario(scheme, cls, stop=f"{length_us}us", threads=12, host_delay=host_delay, seed=seed,
+                         record=record, **pl2)
 
 
 def options(

@@ -5,7 +5,7 @@ states is here, each with where it says it.
 
 from __future__ import annotations
 
-__all__ = ["MICROBURST", "INCAST", "OUTCAST", "MEMCACHED", "TRACES", "VGG16"]
+__all__ = ["MICROBURST", "INCAST", "OUTCAST", "FIG11B", "FIG11C", "MEMCACHED", "TRACES", "VGG16"]
 
 #: §B, Fig. 3: 5-way incast of ~18 Gbps per sender, messages within one RTT. RDS's p99
 #: "corresponds to the maximum output-buffering available in the ToR switch (around
@@ -28,6 +28,16 @@ INCAST = {
 #: §F.4, Fig. 12: one host sends to n receivers; PL2 is capped at 90 Gbps by the
 #: RSV-GRT exchanges at the sender (§G: "up to 90 Gbps with outcast").
 OUTCAST = {"pl2": {"throughput_gbps": 90.0}}
+
+#: §F.4, Fig. 11b: the switch's queueing delay in Fig. 11a's incast, as the text reads it
+#: (no number; §B bounds PL2's buffer occupancy at 200 KiB).
+FIG11B = {"raw": "uncontrolled", "pl2": "stable, low variance"}
+
+#: §F.4, Fig. 11c: TCP over PL2 against TCP Cubic in the same incast (12 flows per host,
+#: 6 KiB messages, 24 million per host). Cubic retransmitted 233, 313 and 404 times with 2,
+#: 3 and 4 hosts; PL2 sees "the same (or higher) throughput" without loss. The throughputs
+#: are not given as numbers.
+FIG11C = {"cubic_retransmits": {2: 233, 3: 313, 4: 404}, "messages_per_host": 24_000_000}
 
 #: §F.2, Fig. 5-8: memcached's p99 RPC latency (µs) as the text gives it, by (background,
 #: scheme, background hosts): with 4-way TCP incast, 127 µs over Cubic and 56 µs over PL2

@@ -49,8 +49,10 @@ def over_pl2(scheme: str) -> bool:
     return scheme.startswith("pl2")
 
 
-def transport(scheme: str, threads: int = 12, host_delay: str = "0ns") -> str:
-    """The ``[transport]`` table of a scheme."""
+def transport(scheme: str, threads: int = 12, host_delay: str = "0ns", burst: int = 4,
+              unsolicited_below: int = 15) -> str:
+    """The ``[transport]`` table of a scheme; over PL2 with K = ``burst`` and t =
+    ``unsolicited_below`` (the paper's 4 and 15, §F.1; the sweeps change them)."""
     if scheme == "raw":
         return 'kind = "raw"\nmss = "1500B"\nheader = "38B"\n'
     if scheme == "udp":
@@ -64,7 +66,8 @@ def transport(scheme: str, threads: int = 12, host_delay: str = "0ns") -> str:
     inner = {"pl2": _RAW, "pl2-udp": _UDP, "pl2-tcp": _TCP_OFF}[scheme]
     # TCP's full packet is 1,448 + 90 B: its timeslot (tailor reads raw's and UDP's itself).
     mtu = 'mtu = "1538B"\n' if scheme == "pl2-tcp" else ""
-    return (f'kind = "pl2"\nover = {inner}\nburst = 4\nunsolicited_below = 15\nthreads = {threads}\n'
+    return (f'kind = "pl2"\nover = {inner}\nburst = {burst}\nunsolicited_below = {unsolicited_below}\n'
+            f'threads = {threads}\n'
             f'host_delay = "{host_delay}"\n{mtu}')
 
 
@@ -74,13 +77,16 @@ LINK = '{ rate = "100Gbps", delay = "320ns" }'
 
 def scenario(scheme: str, classes: str, *, stop: str, hosts: int = HOSTS, threads: int = 12,
              host_delay: str = "0ns", seed: int = 1, record: str = "", nic: str = "priority",
-             topology: str | None = None, pl2_switch: bool | None = None) -> str:
+             topology: str | None = None, pl2_switch: bool | None = None, burst: int = 4,
+             unsolicited_below: int = 15, threshold: int | None = None) -> str:
     """A scenario on the rack: ``classes`` (TOML ``[[class]]`` tables) under ``scheme``;
     ``nic = "round_robin"`` shares each NIC among its messages (many sending threads
     without PL2's). ``topology`` replaces the one-switch rack's table (racks of the same
     links and switches); ``pl2_switch`` says whether the ToRs run PL2's agent when a class
-    of its own, not the scheme, runs over PL2."""
-    pl2 = "pl2 = {}\n" if (over_pl2(scheme) if pl2_switch is None else pl2_switch) else ""
+    of its own, not the scheme, runs over PL2. ``burst``, ``unsolicited_below`` and
+    ``threshold`` are K, t and T (T: the ToR's default, 512, when None)."""
+    agent = "{}" if threshold is None else f"{{ threshold = {threshold} }}"
+    pl2 = f"pl2 = {agent}\n" if (over_pl2(scheme) if pl2_switch is None else pl2_switch) else ""
     topology = topology or f'kind = "star"\nhosts = {hosts}\nlink = {LINK}'
     return f"""seed = {seed}
 [run]
@@ -102,6 +108,6 @@ tx_delay = "500ns"
 rx_delay = "500ns"
 
 [transport]
-{transport(scheme, threads, host_delay)}
+{transport(scheme, threads, host_delay, burst, unsolicited_below)}
 {record}
 {classes}"""
