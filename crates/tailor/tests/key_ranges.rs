@@ -261,9 +261,10 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "receive_window",
-        base: &[("transport", "kind", "\"tcp\""), ("transport.rwnd", "autotune", "true"), ("class", "connections", "2"), LOAD, ARRIVAL],
+        base: &[("transport", "kind", "\"tcp\""), ("transport", "lso", "\"64KB\""), ("transport.rwnd", "autotune", "true"), ("class", "connections", "2"), LOAD, ARRIVAL],
         keys: &[
             ("transport.rwnd", "autotune", G::Lit(&["true", "false"])),
+            ("transport.rwnd", "cwnd_limited", G::Lit(&["\"burst\"", "\"tso\""])),
             ("transport.rwnd", "initial", G::Size(1, 1 << 30)),
             ("transport.rwnd", "max", G::Size(1, 2 << 30)),
             ("transport.rwnd", "clock", G::Time(1_000, 1_000 * MS)),
@@ -516,19 +517,26 @@ fn pl2_refuses_a_threshold_below_t_plus_k() {
 }
 
 /// The receive window's table refuses what Linux's auto-tuning cannot be: a first window
-/// below one segment, a ceiling whose 3/4 is below it, an unknown field, a non-table.
+/// below one segment, a ceiling whose 3/4 is below it, an unknown field, a non-table, an
+/// unknown cwnd-limited rule and Linux's rule under segmentation offload without it.
 #[test]
 fn receive_window_refuses_bad_values_by_name() {
     for (extra, path, says) in [
         (("transport.rwnd", "initial", "\"100B\""), "transport.rwnd.initial", "from one segment"),
         (("transport.rwnd", "max", "\"64KB\""), "transport.rwnd.max", "3/4 of it at least initial"),
         (("transport.rwnd", "clock", "\"0ns\""), "transport.rwnd.clock", "\"1ms\" at HZ = 1000"),
-        (("transport.rwnd", "autotun", "true"), "transport.rwnd.autotun", "accepted keys here: autotune, clock, initial, max"),
+        (("transport.rwnd", "autotun", "true"), "transport.rwnd.autotun", "accepted keys here: autotune, clock, cwnd_limited, initial, max"),
+        (("transport.rwnd", "cwnd_limited", "\"linux\""), "transport.rwnd.cwnd_limited", "\"burst\""),
     ] {
         let e = refusal(&with("receive_window", &[extra]));
         assert_eq!(e.path, path, "{e}");
         assert!(e.to_string().contains(says), "{e}");
     }
+    // Linux's rule under segmentation offload needs segmentation offload.
+    let text = with("receive_window", &[("transport.rwnd", "cwnd_limited", "\"tso\"")]).replace("lso = \"64KB\"\n", "");
+    let e = refusal(&text);
+    assert_eq!(e.path, "transport.rwnd.cwnd_limited", "{e}");
+    assert!(e.to_string().contains("without lso"), "{e}");
     let text = with("receive_window", &[]).replace("[transport.rwnd]\nautotune = true\n", "").replace("kind = \"tcp\"", "kind = \"tcp\"\nrwnd = 5");
     let e = refusal(&text);
     assert_eq!(e.path, "transport.rwnd", "{e}");

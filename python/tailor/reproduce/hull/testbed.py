@@ -92,7 +92,10 @@ def _transport(scheme: str) -> str:
     # receive window its auto-tuning grows (tcp_rmem = 4096 87380 4194304, HZ = 1000),
     # which bounds what a flow deposits in its NIC's queue ahead of other flows' packets.
     # The other schemes keep the fixed 256 KB window (181 segments) they were fitted with:
-    # DCTCP's queues stay far below it (docs/reproductions-hull.md).
+    # DCTCP's queues stay far below it (docs/reproductions-hull.md). The window keeps the
+    # default cwnd_limited = "burst": Linux 2.6.26's rule under TSO ("tso") was tried and
+    # moves Table 1 and, far more, Table 4 away from the paper (docs/reproductions-hull.md,
+    # "Table 1 and Fig. 8").
     window = f"rwnd = {{ {RWND} }}" if scheme == "tcp-droptail" else "max_cwnd = 181"
     return (f'kind = "{kind}"\nlso = "64KB"\ndelayed_ack = true\nmin_rto = "200ms"\n{window}\n'
             'restart_after_idle = true\n')

@@ -42,7 +42,31 @@ use std::collections::VecDeque;
 /// The most bytes one merged ACK acknowledges (GRO's largest segment, 64 KB).
 const GRO_MAX: u64 = 65_536;
 
-/// The receive window a receiver advertises (`rwnd = { autotune, initial, max, clock }`).
+/// When the sender counts as limited by cwnd, the only time cwnd grows (Linux's
+/// `tcp_is_cwnd_limited`; `rwnd`'s `cwnd_limited`, docs/transport.md "Receive window").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CwndLimited {
+    /// The flight is within three segments of cwnd (`tcp_max_burst`): Linux's rule for a
+    /// socket without segmentation offload.
+    Burst,
+    /// The unsent part of cwnd is below a third of it (`tcp_tso_win_divisor` = 3): Linux
+    /// 2.6.26's rule for a socket with segmentation offload, the inverse of its TSO
+    /// deferral.
+    Tso,
+}
+
+impl CwndLimited {
+    /// Whether a sender with `flight` bytes out (before the ACK) is limited by `cwnd`.
+    pub fn holds(self, flight: u64, cwnd: u64, mss: u64) -> bool {
+        match self {
+            CwndLimited::Burst => flight + 3 * mss >= cwnd,
+            CwndLimited::Tso => flight >= cwnd || 3 * (cwnd - flight) < cwnd,
+        }
+    }
+}
+
+/// The receive window a receiver advertises (`rwnd = { autotune, initial, max, clock,
+/// cwnd_limited }`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RcvWindow {
     /// Grow the window per RTT as Linux's auto-tuning does; otherwise it stays `initial`.
@@ -53,6 +77,8 @@ pub struct RcvWindow {
     pub max: u64,
     /// The timestamps' tick (Linux's jiffy: 1 ms at HZ = 1000, 4 ms at HZ = 250).
     pub clock: Time,
+    /// The sender's rule for when cwnd may grow (it grows only while cwnd limits it).
+    pub cwnd_limited: CwndLimited,
 }
 
 /// Auto-tuning's state (`RcvWindow`): Linux's `rcv_rtt_est` and `rcvq_space`.

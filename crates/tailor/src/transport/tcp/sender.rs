@@ -220,11 +220,11 @@ impl Sender {
     fn send_window(&self) -> u64 {
         self.cwnd.min(self.rwnd)
     }
-    /// Whether the congestion window limits the sender (Linux's `tcp_is_cwnd_limited`:
-    /// the flight, with three segments of slack, reaches cwnd): only then does cwnd grow.
-    /// Without a receive window (`Config::rwnd`) it always grows, as before.
+    /// Whether the congestion window limits the sender (Linux's `tcp_is_cwnd_limited`,
+    /// in the form `RcvWindow::cwnd_limited` names): only then does cwnd grow. Without a
+    /// receive window (`Config::rwnd`) it always grows, as before.
     fn cwnd_limited(&self, flight: u64) -> bool {
-        self.cfg.rwnd.is_none() || flight + 3 * self.mss() >= self.cwnd
+        self.cfg.rwnd.is_none_or(|w| w.cwnd_limited.holds(flight, self.cwnd, self.mss()))
     }
     fn clamp(&self, cwnd: u64) -> u64 {
         match self.cfg.max_cwnd {

@@ -95,7 +95,7 @@ fn window_tcp(t: &mut Table, net: &NetSpec, kind: Kind) -> Result<TransportConfi
     cfg.rfc3168 = rfc3168(t, kind, flavor)?;
     cfg.lso = t.size("lso")?;
     cfg.restart_after_idle = t.boolean("restart_after_idle")?.unwrap_or(false);
-    cfg.rwnd = rwnd(t, mss)?;
+    cfg.rwnd = rwnd(t, mss, cfg.lso)?;
     if let Some(l) = cfg.lso {
         if l < mss || l > 1 << 20 {
             return Err(t.error("lso", format!("is out of range; accepted: from one segment (\"{mss}B\") to \"1MiB\" (Linux's is \"64KB\")")));
@@ -125,8 +125,12 @@ fn rfc3168(t: &mut Table, kind: Kind, flavor: Flavor) -> Result<bool, ScenarioEr
 /// (`receiver::RcvWindow`, docs/transport.md "Receive window"). `initial` is the window
 /// first advertised (Linux's 65,535 B from `tcp_rmem[1]` = 87,380 B); `max` is the
 /// receive buffer's ceiling (`tcp_rmem[2]`, 4 MB), of which 3/4 is window; `clock` is
-/// the timestamps' tick (a jiffy) that the receiver's RTT estimate counts.
-fn rwnd(t: &mut Table, mss: u64) -> Result<Option<super::receiver::RcvWindow>, ScenarioError> {
+/// the timestamps' tick (a jiffy) that the receiver's RTT estimate counts;
+/// `cwnd_limited` is when the sender's cwnd may grow: `"burst"` (flight within three
+/// segments of cwnd) or, with `lso`, `"tso"` (Linux 2.6.26's rule under segmentation
+/// offload: less than a third of cwnd unsent).
+fn rwnd(t: &mut Table, mss: u64, lso: Option<u64>) -> Result<Option<super::receiver::RcvWindow>, ScenarioError> {
+    use super::receiver::CwndLimited;
     let Some(mut w) = t.table("rwnd")? else { return Ok(None) };
     let autotune = w.boolean("autotune")?.unwrap_or(true);
     let initial = w.size("initial")?.unwrap_or(65_535);
@@ -141,8 +145,15 @@ fn rwnd(t: &mut Table, mss: u64) -> Result<Option<super::receiver::RcvWindow>, S
     if clock < Time::from_ns(1) || clock > Time::from_ms(1000) {
         return Err(w.error("clock", "is out of range; accepted: \"1ns\" to \"1s\" (Linux's jiffy: \"1ms\" at HZ = 1000, \"4ms\" at HZ = 250)"));
     }
+    let cwnd_limited = match w.choice("cwnd_limited", &["burst", "tso"])?.as_deref() {
+        Some("tso") if lso.is_none() => {
+            return Err(w.error("cwnd_limited", "is \"tso\" without lso; accepted: \"burst\", or \"tso\" with [transport] lso (Linux's rule under segmentation offload)"));
+        }
+        Some("tso") => CwndLimited::Tso,
+        _ => CwndLimited::Burst,
+    };
     w.finish()?;
-    Ok(Some(super::receiver::RcvWindow { autotune, initial, max, clock }))
+    Ok(Some(super::receiver::RcvWindow { autotune, initial, max, clock, cwnd_limited }))
 }
 
 /// The keys every TCP flavor shares: ACK policy, timers, handshake.
