@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import signal
@@ -148,6 +149,39 @@ def test_run_error_exits_2_with_its_message(quickstart: Path, tmp_path: Path) ->
     assert p.returncode == 2
     assert p.stderr.startswith("error: ") and str(out) in p.stderr and "Traceback" not in p.stderr
     assert (out / "precious.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("raised, status, said", [
+    (lambda: typer.Abort(), 130, ""),
+    (lambda: OSError(errno.ENOSPC, "No space left on device", "/runs/x/messages.parquet"), 1,
+     "error: No space left on device: /runs/x/messages.parquet; free space and run again"),
+])
+def test_main_turns_an_abort_or_a_full_disk_into_a_status(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           raised: Any, status: int, said: str) -> None:
+    """An abort is 130 and a full disk a one-line error, not the AttributeError that
+    `clicks.Abort` (absent from typer's copy of click) raised over either before."""
+    import tailor.cli as cli
+
+    def app(**_: Any) -> None:
+        raise raised()
+
+    monkeypatch.setattr(cli, "app", app)
+    with pytest.raises(SystemExit) as e:
+        cli.main()
+    assert e.value.code == status
+    assert capsys.readouterr().err.strip() == said
+
+
+def test_main_lets_another_os_error_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tailor.cli as cli
+
+    def app(**_: Any) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(cli, "app", app)
+    with pytest.raises(PermissionError):
+        cli.main()
 
 
 def test_ctrl_c_cancels_the_run_and_leaves_nothing(tmp_path: Path) -> None:

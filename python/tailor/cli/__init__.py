@@ -15,6 +15,7 @@ imported: ``run`` (run, check), ``advise``, ``reproduce``, ``crosscheck``, ``com
 
 from __future__ import annotations
 
+import errno
 import functools
 import sys
 from pathlib import Path
@@ -112,8 +113,16 @@ def main() -> None:
     except clicks.ClickException as e:
         print(f"error: {e.format_message()}", file=sys.stderr)
         status = e.exit_code
-    except clicks.Abort:
+    except typer.Abort:  # typer's own: its copy of click has no Abort
         status = 130
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        # A full disk is no bug to trace back: say where, and fail (the run's staging
+        # directory is already gone, nothing half-written is left).
+        where = f": {e.filename}" if e.filename else ""
+        print(f"error: {e.strerror}{where}; free space and run again", file=sys.stderr)
+        status = 1
     sys.exit(status if isinstance(status, int) else 0)
 
 
