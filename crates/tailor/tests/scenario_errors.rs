@@ -43,7 +43,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nw_ai = 80", "transport.w_ai", "accepted: a string with a unit such as \"100KB\""),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nint_header = \"65500B\"", "transport.int_header", "header + int_header is above 65535B (header is 54B); accepted: at most \"65481B\""),
     ("kind = \"dctcp\"\ninit_cwnd = 10", "kind = \"hpcc\"\ninit_cwnd = 0", "transport.init_cwnd", "segments from 1 to 1000000, or \"bdp\""),
-    ("kind = \"dctcp\"", "kind = \"hpcc\"\nmax_cwnd = 10", "transport.max_cwnd", "unknown key; accepted keys here: clock_granularity, coalesce, delayed_ack, delayed_ack_timeout, dupack_threshold, eta, handshake, header, init_cwnd, initial_rto, int_header, kind, max_stage, min_rto, mss, w_ai"),
+    ("kind = \"dctcp\"", "kind = \"hpcc\"\nmax_cwnd = 10", "transport.max_cwnd", "unknown key; accepted keys here: clock_granularity, coalesce, delayed_ack, delayed_ack_timeout, dsack, dupack_threshold, eta, handshake, header, init_cwnd, initial_rto, int_header, kind, max_stage, min_rto, mss, w_ai"),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\ndctcp_g = 0.1", "transport.dctcp_g", "unknown key"),
     ("kind = \"dctcp\"", "kind = \"hpcc\"\nprr = \"ns3\"", "transport.prr", "unknown key"),
     ("init_cwnd = 10", "init_cwnd = 0", "transport.init_cwnd", "segments from 1"),

@@ -53,10 +53,10 @@ host = { nic = "priority", priority_levels = 8 }"#,
 };
 
 /// DCTCP's keys and PIAS's own.
-const KEYS: [&str; 22] = [
+const KEYS: [&str; 23] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
-    "restart_after_idle", "coalesce", "rwnd",
+    "restart_after_idle", "coalesce", "rwnd", "dsack",
     "priority_levels", "thresholds", "packet_level",
 ];
 

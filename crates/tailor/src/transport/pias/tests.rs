@@ -32,6 +32,7 @@ fn cfg(thresholds: &[u64], packet_level: PacketLevel, init_cwnd: u32) -> Config 
         restart_after_idle: false,
         coalesce: true,
         rwnd: None,
+        dsack: false,
     };
     Config { tcp, levels: 8, packet_level, thresholds: Some((thresholds.to_vec(), Source::Given)) }
 }

@@ -10,7 +10,7 @@ use crate::sim::Time;
 const MSS: u64 = 1000;
 
 fn ack(ack: u64) -> Segment {
-    Segment::Ack { ack, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0 }
+    Segment::Ack { ack, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0, dsack: false }
 }
 
 /// Every data segment the sender lets out now, as (seq, len).

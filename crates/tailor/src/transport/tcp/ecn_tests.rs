@@ -15,7 +15,7 @@ fn ecn(flavor: Flavor) -> Config {
 }
 
 fn ack(ack: u64, ece: bool) -> Segment {
-    Segment::Ack { ack, ece, ts_echo: Time::ZERO, wnd: 0, tsval: 0 }
+    Segment::Ack { ack, ece, ts_echo: Time::ZERO, wnd: 0, tsval: 0, dsack: false }
 }
 
 fn data(seq: u64, cwr: bool) -> Segment {

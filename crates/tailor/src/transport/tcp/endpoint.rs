@@ -362,6 +362,9 @@ impl Endpoint for TcpEndpoint {
         out.add("ecn_cuts", s.ecn_cuts);
         out.add("acks", s.acks);
         out.add("acked_bytes", s.acked_bytes);
+        if self.cfg.dsack {
+            out.add("dsack_acks", s.dsack_acks);
+        }
         if !self.waiting.is_empty() {
             out.add("connection_waits", self.waited);
         }
@@ -480,4 +483,5 @@ fn add_stats(total: &mut SenderStats, s: SenderStats) {
     total.ecn_cuts += s.ecn_cuts;
     total.acks += s.acks;
     total.acked_bytes += s.acked_bytes;
+    total.dsack_acks += s.dsack_acks;
 }

@@ -33,7 +33,7 @@ fn int(at: u64, tx: u64, qlen: u64) -> Stack {
 }
 
 fn ack(s: &mut Sender, now: Time, ack: u64, stack: &Stack) {
-    s.handle_packet(now, &Segment::Ack { ack, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0 }, Some(stack));
+    s.handle_packet(now, &Segment::Ack { ack, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0, dsack: false }, Some(stack));
 }
 
 /// Sends everything the window and the pacing allow from `now` until `until`; returns

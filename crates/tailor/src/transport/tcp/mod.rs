@@ -28,6 +28,8 @@ pub mod table;
 #[cfg(test)]
 mod coalesce_tests;
 #[cfg(test)]
+mod dsack_tests;
+#[cfg(test)]
 mod ecn_tests;
 #[cfg(test)]
 mod hpcc_tests;
@@ -84,26 +86,26 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const TCP_KEYS: [&str; 19] = [
+const TCP_KEYS: [&str; 20] = [
     "kind", "mss", "header", "ecn", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle",
-    "congestion_control", "coalesce", "rwnd",
+    "congestion_control", "coalesce", "rwnd", "dsack",
 ];
-const CUBIC_KEYS: [&str; 21] = [
+const CUBIC_KEYS: [&str; 22] = [
     "kind", "mss", "header", "ecn", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle", "cubic_c",
-    "cubic_beta", "fast_convergence", "coalesce", "rwnd",
+    "cubic_beta", "fast_convergence", "coalesce", "rwnd", "dsack",
 ];
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
-pub const DCTCP_KEYS: [&str; 19] = [
+pub const DCTCP_KEYS: [&str; 20] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
-    "restart_after_idle", "coalesce", "rwnd",
+    "restart_after_idle", "coalesce", "rwnd", "dsack",
 ];
-const HPCC_KEYS: [&str; 16] = [
+const HPCC_KEYS: [&str; 17] = [
     "kind", "mss", "header", "int_header", "init_cwnd", "w_ai", "eta", "max_stage", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold",
-    "coalesce",
+    "coalesce", "dsack",
 ];
 
 /// Which congestion controller the sender runs.
@@ -173,6 +175,13 @@ pub struct Config {
     pub coalesce: bool,
     /// The receive window the receiver advertises (`rwnd`; None: unlimited, as before).
     pub rwnd: Option<receiver::RcvWindow>,
+    /// `dsack = true`: an ACK answering a segment all of whose bytes had already arrived
+    /// says so (RFC 2883's D-SACK), and the sender does not count it as a duplicate ACK,
+    /// as a SACK sender's scoreboard gains nothing from it (Linux's default
+    /// `tcp_sack = 1`, `tcp_dsack = 1`). Off (ns-3's NewReno, no SACK): a duplicated
+    /// segment draws a duplicate ACK like any out-of-order one, and three of them a fast
+    /// retransmit (PL2's duplicated unsolicited bursts, §D.4: docs/transport.md).
+    pub dsack: bool,
 }
 
 impl Config {

@@ -163,6 +163,8 @@ pub struct Receiver {
     now: Time,
     /// When the last byte of the message arrived.
     pub completed_at: Option<Time>,
+    /// The next ACK answers a segment whose bytes had all arrived (`Config::dsack`).
+    dsack: bool,
 }
 
 impl Receiver {
@@ -184,6 +186,7 @@ impl Receiver {
             last_ack: 0,
             now: Time::ZERO,
             completed_at: None,
+            dsack: false,
         }
     }
 
@@ -242,6 +245,7 @@ impl Receiver {
         let in_order = seq == self.rcv_nxt;
         let had_holes = !self.above.is_empty();
         let before = self.rcv_nxt;
+        self.dsack = self.cfg.dsack && len > 0 && seq + len <= before;
         self.insert(seq, seq + len);
         if let (Some(t), true) = (self.tuning.as_mut(), self.rcv_nxt > before) {
             t.on_read(now, self.rcv_nxt);
@@ -298,7 +302,8 @@ impl Receiver {
 
     fn push_ack(&mut self, ece: bool) {
         let tsval = self.tuning.as_ref().map_or(0, |t| t.tsval(self.now));
-        let seg = Segment::Ack { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo, wnd: self.window(), tsval };
+        let dsack = std::mem::take(&mut self.dsack);
+        let seg = Segment::Ack { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo, wnd: self.window(), tsval, dsack };
         let out = Out { seg, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo };
         self.unacked = 0;
         self.delack_at = None;

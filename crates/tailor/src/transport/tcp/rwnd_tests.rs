@@ -127,7 +127,7 @@ fn cwnd_after_deferred_acks(rule: CwndLimited) -> u64 {
     let mut s = Sender::new(c, 1_000 * MSS);
     let now = Time::from_us(10);
     assert_eq!(std::iter::from_fn(|| s.poll_transmit(now)).count(), 40, "the initial window in one send");
-    let ack = |a: u64| Segment::Ack { ack: a * MSS, ece: false, ts_echo: Time::ZERO, wnd: 10_000 * MSS, tsval: 0 };
+    let ack = |a: u64| Segment::Ack { ack: a * MSS, ece: false, ts_echo: Time::ZERO, wnd: 10_000 * MSS, tsval: 0, dsack: false };
     s.handle_packet(now, &ack(2), None);
     assert_eq!(s.cwnd(), 42 * MSS, "a full window grows under either rule");
     assert!(s.poll_transmit(now).is_none(), "open by 4 of 42 segments: TSO deferral waits");

@@ -4,7 +4,8 @@
 //! holds the kind in its low byte, the length (data, bits 8-38, with the CWR bit 39) or the
 //! ECE bit and the advertised window (ACK, bits 9-39) above it (bits 40 up are the
 //! endpoint's connection number);
-//! word 1 the sequence or acknowledgement number; word 2 the timestamp option (TSval,
+//! word 1 the sequence or acknowledgement number (on an ACK, bit 63 is the D-SACK flag:
+//! no message reaches 2^63 bytes); word 2 the timestamp option (TSval,
 //! or TSecr on ACK and SYN-ACK) in its low 52 bits and the coarse timestamp of the
 //! receive window (`receiver::RcvWindow`) in its top 12. A header another transport wrote does not decode.
 
@@ -26,8 +27,9 @@ pub enum Segment {
     /// the receiver models none (`Config::rwnd`: the window is unlimited).
     /// `tsval` is the receiver's clock in ticks of `RcvWindow::clock` modulo 2^24 (Linux's
     /// TSval counts jiffies), 0 when no window is modelled; data echoes it for the
-    /// receiver's RTT estimate.
-    Ack { ack: u64, ece: bool, ts_echo: Time, wnd: u64, tsval: u32 },
+    /// receiver's RTT estimate. `dsack`: the ACK answers a segment whose bytes had all
+    /// arrived before (RFC 2883; `Config::dsack`).
+    Ack { ack: u64, ece: bool, ts_echo: Time, wnd: u64, tsval: u32, dsack: bool },
     /// Connection set-up (RFC 793 three-way handshake, first two legs).
     Syn { ts: Time },
     SynAck { ts_echo: Time },
@@ -45,6 +47,8 @@ pub const WND_MAX: u64 = (1 << 31) - 1;
 /// of simulated time) the fine timestamp keeps in word 2. An RTT is read modulo 4,096 ticks.
 pub const TS_MASK: u64 = (1 << 12) - 1;
 const TIME_MASK: u64 = (1 << 52) - 1;
+/// The D-SACK flag in an ACK's word 1.
+const DSACK: u64 = 1 << 63;
 /// The largest data length word 0 holds below the CWR bit: 2^31 - 1 bytes (a segment is
 /// at most an MSS, at most 1 GiB).
 pub const LEN_MAX: u32 = (1 << 31) - 1;
@@ -62,8 +66,9 @@ impl Segment {
                 debug_assert!(len <= LEN_MAX, "a segment longer than 2^31 - 1 bytes");
                 Header([DATA | ((len & LEN_MAX) as u64) << 8 | (cwr as u64) << 39, seq, with_tick(ts, tsecr)])
             }
-            Segment::Ack { ack, ece, ts_echo, wnd, tsval } => {
-                Header([ACK | (ece as u64) << 8 | wnd.min(WND_MAX) << 9, ack, with_tick(ts_echo, tsval)])
+            Segment::Ack { ack, ece, ts_echo, wnd, tsval, dsack } => {
+                debug_assert!(ack < DSACK, "an acknowledgement number beyond 2^63");
+                Header([ACK | (ece as u64) << 8 | wnd.min(WND_MAX) << 9, ack | (dsack as u64) << 63, with_tick(ts_echo, tsval)])
             }
             Segment::Syn { ts } => Header([SYN, 0, ts.ps()]),
             Segment::SynAck { ts_echo } => Header([SYN_ACK, 0, ts_echo.ps()]),
@@ -81,11 +86,12 @@ impl Segment {
                 cwr: (w0 >> 39) & 1 == 1,
             },
             ACK => Segment::Ack {
-                ack: w1,
+                ack: w1 & !DSACK,
                 ece: (w0 >> 8) & 1 == 1,
                 ts_echo: Time::from_ps(w2 & TIME_MASK),
                 wnd: (w0 >> 9) & WND_MAX,
                 tsval: (w2 >> 52) as u32,
+                dsack: w1 & DSACK != 0,
             },
             SYN => Segment::Syn { ts: Time::from_ps(w2) },
             SYN_ACK => Segment::SynAck { ts_echo: Time::from_ps(w2) },
@@ -130,9 +136,10 @@ mod tests {
             Segment::Data { seq: u64::MAX - 5, len: LEN_MAX, ts: t, tsecr: 0, cwr: false },
             Segment::Data { seq: u64::MAX - 5, len: LEN_MAX, ts: t, tsecr: 0, cwr: true },
             Segment::Data { seq: 1, len: 1448, ts: t, tsecr: TS_MASK as u32, cwr: true },
-            Segment::Ack { ack: 77, ece: true, ts_echo: t, wnd: 0, tsval: 0 },
-            Segment::Ack { ack: 0, ece: false, ts_echo: Time::ZERO, wnd: 4 << 20, tsval: 5 },
-            Segment::Ack { ack: 1, ece: true, ts_echo: t, wnd: WND_MAX, tsval: TS_MASK as u32 },
+            Segment::Ack { ack: 77, ece: true, ts_echo: t, wnd: 0, tsval: 0, dsack: false },
+            Segment::Ack { ack: 0, ece: false, ts_echo: Time::ZERO, wnd: 4 << 20, tsval: 5, dsack: true },
+            Segment::Ack { ack: 1, ece: true, ts_echo: t, wnd: WND_MAX, tsval: TS_MASK as u32, dsack: false },
+            Segment::Ack { ack: (1 << 63) - 1, ece: false, ts_echo: t, wnd: 0, tsval: 0, dsack: true },
             Segment::Syn { ts: t },
             Segment::SynAck { ts_echo: t },
         ] {

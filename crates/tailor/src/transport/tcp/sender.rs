@@ -48,6 +48,9 @@ pub struct SenderStats {
     /// Table 2 "ACK ratio").
     pub acks: u64,
     pub acked_bytes: u64,
+    /// Duplicate ACKs that reported a duplicated segment (D-SACK, `Config::dsack`) and
+    /// so were not counted towards a fast retransmit.
+    pub dsack_acks: u64,
 }
 
 pub struct Sender {
@@ -378,11 +381,17 @@ impl Sender {
     pub fn handle_packet(&mut self, now: Time, seg: &Segment, int: Option<&Stack>) {
         match *seg {
             Segment::SynAck { ts_echo } => self.on_syn_ack(now, ts_echo),
-            Segment::Ack { ack, ece, ts_echo, wnd, tsval } => {
+            Segment::Ack { ack, ece, ts_echo, wnd, tsval, dsack } => {
                 self.stats.acks += 1;
                 if wnd > 0 && self.cfg.rwnd.is_some() {
                     self.rwnd = wnd;
                     self.ts_recent = tsval;
+                }
+                if dsack && self.cfg.dsack && ack <= self.snd_una {
+                    // The receiver had these bytes already (RFC 2883): nothing is missing,
+                    // and a SACK sender's scoreboard gains nothing to count.
+                    self.stats.dsack_acks += 1;
+                    return;
                 }
                 if let (Some(h), Some(int), false) = (self.hpcc.as_mut(), int, self.completed) {
                     h.on_ack(ack, self.snd_nxt, int);

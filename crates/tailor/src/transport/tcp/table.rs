@@ -188,6 +188,7 @@ fn reliability(
         })?
         .unwrap_or(Some(3));
     let coalesce = t.choice("coalesce", &["nagle", "off"])?.is_none_or(|c| c == "nagle");
+    let dsack = t.boolean("dsack")?.unwrap_or(false);
     Ok(Config {
         flavor,
         rfc3168: false,
@@ -207,6 +208,7 @@ fn reliability(
         restart_after_idle: false,
         coalesce,
         rwnd: None,
+        dsack,
     })
 }
 

@@ -31,6 +31,7 @@ pub(super) fn cfg(flavor: Flavor) -> Config {
         restart_after_idle: false,
         coalesce: true,
         rwnd: None,
+        dsack: false,
     }
 }
 
@@ -40,7 +41,7 @@ fn dctcp() -> Flavor {
 
 /// Template: an ACK; the test states only what matters.
 fn ack(ack: u64, ece: bool) -> Segment {
-    Segment::Ack { ack, ece, ts_echo: Time::ZERO, wnd: 0, tsval: 0 }
+    Segment::Ack { ack, ece, ts_echo: Time::ZERO, wnd: 0, tsval: 0, dsack: false }
 }
 
 fn data(seq: u64) -> Segment {
@@ -108,7 +109,7 @@ fn dctcp_delayed_acks_flush_the_old_ce_state_first() {
     r.handle_packet(Time::ZERO, &data(MSS), Ecn::Ce, None);
     // The CE state changed: the unmarked segment is acknowledged at once, without ECE.
     let first: Vec<Segment> = std::iter::from_fn(|| r.poll_transmit()).map(|t| t.seg).collect();
-    assert_eq!(first, vec![Segment::Ack { ack: MSS, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0 }]);
+    assert_eq!(first, vec![Segment::Ack { ack: MSS, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0, dsack: false }]);
     // The marked segment's ACK is delayed until the next one, and carries ECE.
     r.handle_packet(Time::ZERO, &data(2 * MSS), Ecn::Ce, None);
     let acks: Vec<Segment> = std::iter::from_fn(|| r.poll_transmit()).map(|t| t.seg).collect();
@@ -319,7 +320,7 @@ fn lso_sends_bursts_of_at_most_64kb_and_defers_small_ones() {
     for k in 1..=60u64 {
         acked += MSS;
         let now = t0 + Time::from_us(k);
-        s.handle_packet(now, &Segment::Ack { ack: acked, ece: false, ts_echo: t0, wnd: 0, tsval: 0 }, None);
+        s.handle_packet(now, &Segment::Ack { ack: acked, ece: false, ts_echo: t0, wnd: 0, tsval: 0, dsack: false }, None);
         bursts.push(burst(&mut s, now));
     }
     // 29 ACKs open 29 segments (< 30 = cwnd / 3): deferred; the 30th releases 30 at once.
@@ -335,7 +336,7 @@ fn without_lso_each_ack_releases_what_it_opens() {
     let mut s = Sender::new(cfg, 10_000_000);
     let t0 = Time::from_us(1);
     while s.poll_transmit(t0).is_some() {}
-    s.handle_packet(t0 + Time::from_us(1), &Segment::Ack { ack: MSS, ece: false, ts_echo: t0, wnd: 0, tsval: 0 }, None);
+    s.handle_packet(t0 + Time::from_us(1), &Segment::Ack { ack: MSS, ece: false, ts_echo: t0, wnd: 0, tsval: 0, dsack: false }, None);
     assert!(s.poll_transmit(t0 + Time::from_us(1)).is_some());
     assert!(s.poll_transmit(t0 + Time::from_us(1)).is_none());
 }
