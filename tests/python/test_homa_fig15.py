@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tailor.errors import OptionError
-from tailor.reproduce.homa import fig15
+from tailor.reproduce.homa import fig15, points
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,8 +43,8 @@ def test_each_seed_has_its_own_maximum_and_the_table_their_mean() -> None:
     assert m["max_load"] == pytest.approx((0.74 + 0.65) / 2)
     assert m["goodput_load"] == pytest.approx((0.54 + 0.45) / 2)
     assert (m["seeds_above"], m["max_load_seeds"], m["highest_load_run"]) == (1, 3, 0.8)
-    assert fig15._ours(m).startswith("70% [") and fig15._ours(m).endswith("(1 of 3 seeds > 80%)")
-    assert fig15._ours(fig15.across_seeds("homa", "W4", rows[6:])) == "> 80%"
+    assert points.maximum_text(m).startswith("70% [") and points.maximum_text(m).endswith("(1 of 3 seeds > 80%)")
+    assert points.maximum_text(fig15.across_seeds("homa", "W4", rows[6:])) == "> 80%"
 
 
 def write_progress(d: Path, rows: list[tuple[float, int, int]]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tailor.errors import OptionError
-from tailor.reproduce.homa import maxload
+from tailor.reproduce.homa import maxload, points
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,8 +38,8 @@ def test_the_maximum_is_found_per_seed_and_averaged() -> None:
     m = maxload.maximum(("W4", 1), rows)
     assert m["max_load"] == pytest.approx((0.725 + 0.7 + 0.1 / 3) / 2)
     assert (m["seeds_above"], m["max_load_seeds"], m["max_load_n"], m["highest_load_run"]) == (1, 3, 0, 0.8)
-    assert maxload._ours(m).endswith("(1 of 3 seeds > 80%)")
-    assert maxload._ours(maxload.maximum(("W4", 1), [r for r in rows if r["seed"] == 3])) == "> 80%"
+    assert points.maximum_text(m).endswith("(1 of 3 seeds > 80%)")
+    assert points.maximum_text(maxload.maximum(("W4", 1), [r for r in rows if r["seed"] == 3])) == "> 80%"
 
 
 def test_the_wasted_share_counts_idle_time_while_grants_were_withheld() -> None:

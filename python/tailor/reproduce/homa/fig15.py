@@ -47,7 +47,8 @@ import tailor
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
-from tailor.reproduce.homa.points import check_transports, parse_transports, parse_workloads, run_points, scenario_file
+from tailor.reproduce.homa.points import (check_transports, maximum_text, parse_transports, parse_workloads,
+                                          run_points, scenario_file)
 from tailor.reproduce.registry import Out, Plan
 from tailor.stats import Estimate
 
@@ -231,17 +232,6 @@ def _range_text(rng: tuple[float | None, float | None]) -> str:
     return f"{lo:.0%}-{hi:.0%}" if lo is not None else f"<= {hi:.0%}"
 
 
-def _ours(m: dict[str, Any]) -> str:
-    """The maximum: "> 90%" when every seed sustained every load run; else the mean with its
-    interval, and the seeds above the loads run if any."""
-    above, seeds, top = m["seeds_above"], m["max_load_seeds"], m["highest_load_run"]
-    if above == seeds:
-        return f"> {top:.0%}"
-    ci = f" [{m['max_load_lo']:.0%}–{m['max_load_hi']:.0%}]" if m["max_load_lo"] is not None else ""
-    rest = f" ({above} of {seeds} seeds > {top:.0%})" if above else ""
-    return f"{m['max_load']:.0%}{ci}{rest}"
-
-
 def claims(maxima: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """§5.2's claims on the maxima measured: Homa above every other transport (by 2-33 %)
     on each workload, and each transport's range where the paper gives one."""
@@ -314,7 +304,7 @@ def render(report: dict[str, Any], console: Console) -> None:
         t.add_column(c, justify="left" if c in ("transport", "workload") else "right")
     for m in report["maxima"]:
         data = f"{m['goodput_load']:.0%}" if m["goodput_load"] is not None else "-"
-        t.add_row(m["transport"], m["workload"], m["paper_range"] or "-", _ours(m), data)
+        t.add_row(m["transport"], m["workload"], m["paper_range"] or "-", maximum_text(m), data)
     console.print(t)
     seeds = max((m["max_load_seeds"] for m in report["maxima"]), default=0)
     console.print(f"tailor: mean over {seeds} seed(s) of each seed's maximum [95 % interval across seeds]; application "

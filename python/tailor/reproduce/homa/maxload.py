@@ -38,7 +38,7 @@ import tailor
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
-from tailor.reproduce.homa.points import parse_workloads, reporting, scenario_file
+from tailor.reproduce.homa.points import maximum_text, parse_workloads, reporting, scenario_file
 from tailor.reproduce.registry import Out, Plan
 from tailor.stats import Estimate
 
@@ -185,7 +185,7 @@ def render(report: dict[str, Any], console: Console) -> None:
         t.add_column(c, justify="left" if c == "workload" else "right")
     for m in report["maxima"]:
         paper = f"{m['paper_max_load']:.0%}" if m["paper_max_load"] else "-"
-        t.add_row(m["workload"], str(m["scheduled_levels"] or "authors'"), paper, _ours(m))
+        t.add_row(m["workload"], str(m["scheduled_levels"] or "authors'"), paper, maximum_text(m))
     console.print(t)
     seeds = max(m["max_load_seeds"] for m in report["maxima"])
     wasted: dict[tuple, list[float]] = {}
@@ -195,14 +195,3 @@ def render(report: dict[str, Any], console: Console) -> None:
                   "receiver bandwidth by load (Fig. 16), % of hosts x run time, mean over seeds: " + "; ".join(
                       f"{w} s{lv or 'A'} {x:.0%}: {sum(v) / len(v):.1f}" for (w, lv, x), v in wasted.items()),
                   highlight=False, markup=False)
-
-
-def _ours(m: dict[str, Any]) -> str:
-    """The maximum: "> 90%" when no seed's curve reached the surplus; else the mean with its
-    interval, and the seeds above the loads run if any."""
-    above, seeds, top = m["seeds_above"], m["max_load_seeds"], m["highest_load_run"]
-    if above == seeds:
-        return f"> {top:.0%}"
-    ci = f" [{m['max_load_lo']:.0%}–{m['max_load_hi']:.0%}]" if m["max_load_lo"] is not None else ""
-    rest = f" ({above} of {seeds} seeds > {top:.0%})" if above else ""
-    return f"{m['max_load']:.0%}{ci}{rest}"

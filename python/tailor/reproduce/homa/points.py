@@ -27,7 +27,7 @@ from tailor import _core, fmt
 from tailor.errors import OptionError
 from tailor.reproduce.homa.buckets import WORKLOADS
 
-__all__ = ["Point", "LOADS", "ORACLE", "scenario_dir", "scenario_file", "transports_with_scenarios", "run_points", "reporting"]
+__all__ = ["Point", "LOADS", "ORACLE", "scenario_dir", "scenario_file", "transports_with_scenarios", "run_points", "reporting", "maximum_text"]
 
 Say = Callable[[str], None]
 
@@ -262,3 +262,15 @@ def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
                 f.cancel()
             raise
 
+
+
+def maximum_text(m: dict[str, Any]) -> str:
+    """A highest sustainable load across seeds (``homa-fig15``, ``homa-max-load``): "> 90%"
+    when every seed stayed above the loads run; else the mean of the seeds' maxima with its
+    interval, and how many seeds stayed above (the mean is over the others)."""
+    above, seeds, top = m["seeds_above"], m["max_load_seeds"], m["highest_load_run"]
+    if above == seeds:
+        return f"> {top:.0%}"
+    ci = f" [{m['max_load_lo']:.0%}–{m['max_load_hi']:.0%}]" if m["max_load_lo"] is not None else ""
+    rest = f" ({above} of {seeds} seeds > {top:.0%})" if above else ""
+    return f"{m['max_load']:.0%}{ci}{rest}"
