@@ -162,6 +162,10 @@ fn reliability(
         })?
         .unwrap_or(Some(3));
     let coalesce = t.choice("coalesce", &["nagle", "off"])?.is_none_or(|c| c == "nagle");
+    let completion = match t.choice("completion", &["ack", "delivery"])?.as_deref() {
+        Some("delivery") => super::Completion::Delivery,
+        _ => super::Completion::Ack,
+    };
     Ok(Config {
         flavor,
         mss: mss as u32,
@@ -180,6 +184,7 @@ fn reliability(
         restart_after_idle: false,
         coalesce,
         rwnd: None,
+        completion,
     })
 }
 

@@ -30,6 +30,7 @@ pub(super) fn cfg(flavor: Flavor) -> Config {
         restart_after_idle: false,
         coalesce: true,
         rwnd: None,
+        completion: super::Completion::Ack,
     }
 }
 
