@@ -190,9 +190,7 @@ fn counters_show_the_demotion() {
 #[test]
 fn the_registry_lists_every_dctcp_key_and_pias_own() {
     let keys = super::ENTRY.keys;
-    // All of DCTCP's but `completion`: PIAS completes a message at its receiver always.
-    assert!(tcp::DCTCP_KEYS.iter().filter(|&&k| k != "completion").all(|k| keys.contains(k)), "{keys:?}");
-    assert!(!keys.contains(&"completion"));
-    assert_eq!(keys.len(), tcp::DCTCP_KEYS.len() - 1 + 3);
+    assert!(tcp::DCTCP_KEYS.iter().all(|k| keys.contains(k)), "{keys:?}");
+    assert_eq!(keys.len(), tcp::DCTCP_KEYS.len() + 3);
     assert!(["priority_levels", "thresholds", "packet_level"].iter().all(|k| keys.contains(k)));
 }
