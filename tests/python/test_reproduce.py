@@ -293,6 +293,7 @@ def test_ctrl_c_stops_a_reproduction_mid_point_and_leaves_nothing(tmp_path: Path
     ("hull-fattree", "--flows", "0"), ("hull-fattree", "--flows", "-1"), ("pl2-vgg16", "--iterations", "0"),
     ("pl2-microburst", "--seeds", "0"), ("hull-table4", "--seeds", "0"), ("homa-fig12", "--seeds", "0"),
     ("swp-capacity", "--n", "0"), ("hull-fattree", "--flows", "many"),
+    ("pl2-vgg16", "--worker-gbps", "0"),
 ])
 def test_a_nonsense_count_is_refused_not_replaced_by_the_default(tmp_path: Path, name: str, option: str,
                                                                    value: str) -> None:

@@ -49,6 +49,16 @@ fn leaf_spine_cross_rack_and_same_rack() {
     check(LEAF_SPINE, "", DCTCP, 0, 1);
 }
 
+/// `completion = "delivery"`: the ideal is the last byte's arrival (the handshake's round
+/// trip before it), and a lone message meets it exactly too.
+#[test]
+fn tcp_completing_at_delivery_meets_its_ideal() {
+    let delivery = |t: &str| format!("{t}\ncompletion = \"delivery\"");
+    check(DUMBBELL, DELAYS, &delivery(TCP_HANDSHAKE), 1, 2);
+    check(STAR, "", &delivery(DCTCP), 0, 3);
+    check(LEAF_SPINE, DELAYS, &delivery("[transport]\nkind = \"cubic\"\ninit_cwnd = \"bdp\""), 0, 3);
+}
+
 #[test]
 fn raw_transport_on_three_hops() {
     check(DUMBBELL, DELAYS, RAW, 0, 2);

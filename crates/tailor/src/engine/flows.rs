@@ -2,12 +2,18 @@
 //! uses — in slots with a generation each, so that a late packet of a finished message
 //! is recognised as stale when its slot has been reused. The slot and generation are
 //! the packet's `conn` and its ECMP key.
+//!
+//! A message is recorded when its transport completes it. A transport that completes a
+//! message when its receiver has it (`EndpointEvent::Delivered`) while its connection
+//! still needs its packets routed leaves its flow in the table, marked recorded, until
+//! its sender's `Completed`; the recorded flows count as neither active nor unfinished.
 
 use crate::measure::MessageRecord;
 use crate::net::ids::ConnId;
 use crate::sim::Time;
 use crate::transport::{Message, Rpc};
 
+#[derive(Copy, Clone)]
 pub struct Flow {
     /// The message's record, complete but for its finish time.
     pub msg: MessageRecord,
@@ -16,6 +22,10 @@ pub struct Flow {
     pub rpc: FlowRpc,
     /// Its persistent connection (`transport::Message::channel`).
     pub channel: Option<crate::transport::Channel>,
+    /// Recorded already: its receiver had it whole (`EndpointEvent::Delivered`). It stays
+    /// in the table, so that its connection's packets are routed, until its sender
+    /// completes it.
+    pub recorded: bool,
 }
 
 /// What a flow is in an RPC, as the engine needs it.
@@ -88,6 +98,13 @@ impl FlowTable {
         self.slots[id.slot as usize].as_ref()
     }
 
+    pub fn get_mut(&mut self, id: ConnId) -> Option<&mut Flow> {
+        if self.gens.get(id.slot as usize) != Some(&id.gen) {
+            return None;
+        }
+        self.slots[id.slot as usize].as_mut()
+    }
+
     pub fn remove(&mut self, id: ConnId) -> Option<Flow> {
         if self.gens.get(id.slot as usize) != Some(&id.gen) {
             return None;
@@ -103,13 +120,65 @@ impl FlowTable {
         self.active
     }
 
-    /// The active flows.
+    /// The active flows not yet recorded.
     pub fn iter(&self) -> impl Iterator<Item = &Flow> {
-        self.slots.iter().flatten()
+        self.slots.iter().flatten().filter(|f| !f.recorded)
     }
 
-    /// The bytes of the active flows' messages.
+    /// The bytes of the active flows' messages not yet recorded.
     pub fn active_bytes(&self) -> u64 {
-        self.slots.iter().flatten().map(|f| f.msg.size).sum()
+        self.slots.iter().flatten().filter(|f| !f.recorded).map(|f| f.msg.size).sum()
+    }
+}
+
+impl super::Simulation {
+    /// Its receiver has the message whole and the transport completes it there
+    /// (`EndpointEvent::Delivered`): it is recorded now, as `finish` records it, and its
+    /// flow stays until its sender's `Completed` (TCP's state and packets are untouched).
+    pub(super) fn deliver_whole(&mut self, cid: ConnId) -> Result<(), super::RunError> {
+        let Some(flow) = self.flows.get_mut(cid).filter(|f| !f.recorded) else { return Ok(()) };
+        flow.recorded = true;
+        let flow = *flow;
+        self.tally.completed_messages += 1;
+        self.tally.completed_bytes += flow.msg.size;
+        self.record(cid, flow)
+    }
+
+    /// A message's place in its connection's stream (`EndpointEvent::Framed`), handed to
+    /// its receiver's endpoint.
+    pub(super) fn frame(&mut self, cid: ConnId, channel: u32, end: u64) {
+        let Some(flow) = self.flows.get(cid) else { return };
+        let (msg, t) = (flow.message(cid), flow.transport);
+        let e = super::EndpointId::new(msg.dst, t);
+        self.endpoint(e).on_framed(&msg, channel, end);
+    }
+
+    /// A finished message's record: written, its response started if it is a request,
+    /// its closed-loop client told if it ends an RPC.
+    pub(super) fn record(&mut self, cid: ConnId, flow: Flow) -> Result<(), super::RunError> {
+        let t = flow.transport;
+        let rec = match flow.rpc {
+            FlowRpc::OneWay => MessageRecord { finish: self.now, ..flow.msg },
+            FlowRpc::Request { response } => {
+                if let Some(w) = self.waits.as_mut() {
+                    w.finished(cid, None)?;
+                }
+                return self.respond(cid, flow.msg, t, response, flow.channel);
+            }
+            // The RPC: from its request's start to its response's end, client to server,
+            // the response's size.
+            FlowRpc::Response { id, start, ideal, .. } => {
+                let m = flow.msg;
+                MessageRecord { id, src: m.dst, dst: m.src, start, finish: self.now, ideal: ideal + m.ideal, ..m }
+            }
+        };
+        self.recorder.record(&rec)?;
+        if let Some(w) = self.waits.as_mut() {
+            w.finished(cid, Some(&rec))?;
+        }
+        if let FlowRpc::Response { .. } = flow.rpc {
+            self.rpc_done(rec.class, rec.src)?;
+        }
+        Ok(())
     }
 }

@@ -45,6 +45,8 @@ impl Simulation {
                 match ev {
                     EndpointEvent::Timer(key, at) => self.events.push(at.max(now), Event::Timer(e, key)),
                     EndpointEvent::Completed(cid) => self.finish(cid)?,
+                    EndpointEvent::Delivered(cid) => self.deliver_whole(cid)?,
+                    EndpointEvent::Framed(cid, channel, end) => self.frame(cid, channel, end),
                 }
             }
         }

@@ -423,7 +423,7 @@ impl Simulation {
             Some(response) => FlowRpc::Request { response },
             None => FlowRpc::OneWay,
         };
-        self.open(Flow { msg, transport: t, rpc, channel: m.channel })
+        self.open(Flow { msg, transport: t, rpc, channel: m.channel, recorded: false })
     }
 
     /// A flow starts: its sender's endpoint gets the message.
@@ -450,7 +450,7 @@ impl Simulation {
         let msg = MessageRecord { src: req.dst, dst: req.src, size, start: self.now, ideal, ..req };
         let rpc = FlowRpc::Response { request, id: req.id, start: req.start, ideal: req.ideal };
         // The response goes back on the request's connection.
-        self.open(Flow { msg, transport: t, rpc, channel })
+        self.open(Flow { msg, transport: t, rpc, channel, recorded: false })
     }
 
     fn endpoint_id(&self, host: HostId, transport: usize) -> EndpointId {
@@ -469,10 +469,14 @@ impl Simulation {
         Path::between(&self.net, from, to)
     }
 
+    /// The message is complete: its flow leaves the table, its endpoints forget it, and it
+    /// is recorded unless its receiver had it whole earlier (`deliver_whole`).
     fn finish(&mut self, cid: ConnId) -> Result<(), RunError> {
         let Some(flow) = self.flows.remove(cid) else { return Ok(()) };
-        self.tally.completed_messages += 1;
-        self.tally.completed_bytes += flow.msg.size;
+        if !flow.recorded {
+            self.tally.completed_messages += 1;
+            self.tally.completed_bytes += flow.msg.size;
+        }
         let (src, dst, t) = (flow.msg.src, flow.msg.dst, flow.transport);
         for h in [src, dst] {
             let i = h.index() * self.transports.len() + t;
@@ -483,29 +487,14 @@ impl Simulation {
                 }
             }
         }
-        let rec = match flow.rpc {
-            FlowRpc::OneWay => MessageRecord { finish: self.now, ..flow.msg },
-            FlowRpc::Request { response } => {
-                if let Some(w) = self.waits.as_mut() {
-                    w.finished(cid, None)?;
-                }
-                return self.respond(cid, flow.msg, t, response, flow.channel);
+        if flow.recorded {
+            // Packets of its connection still crossed the network: their waits go.
+            if let Some(w) = self.waits.as_mut() {
+                w.finished(cid, None)?;
             }
-            // The RPC: from its request's start to its response's end, client to server,
-            // the response's size.
-            FlowRpc::Response { id, start, ideal, .. } => {
-                let m = flow.msg;
-                MessageRecord { id, src: m.dst, dst: m.src, start, finish: self.now, ideal: ideal + m.ideal, ..m }
-            }
-        };
-        self.recorder.record(&rec)?;
-        if let Some(w) = self.waits.as_mut() {
-            w.finished(cid, Some(&rec))?;
+            return Ok(());
         }
-        if let FlowRpc::Response { .. } = flow.rpc {
-            self.rpc_done(rec.class, rec.src)?;
-        }
-        Ok(())
+        self.record(cid, flow)
     }
 
     /// An RPC of `class` from `client` is done: a closed-loop class issues its next

@@ -241,6 +241,16 @@ pub enum EndpointEvent {
     /// A message is complete (the sender has its last ACK, the receiver its last byte:
     /// whichever the transport counts).
     Completed(ConnId),
+    /// Its receiver has the message whole, in order, and that is when it completes (TCP's
+    /// `completion = "delivery"`): it is recorded now, while its connection's state and its
+    /// packets live on until `Completed` (the sender's last ACK) forgets it.
+    Delivered(ConnId),
+    /// A message's place in its persistent connection's byte stream, for its receiver:
+    /// the connection's number and the stream offset one past its last byte. This is the
+    /// framing an application writes into a stream (a length before each message), which
+    /// the simulator's bytes do not carry; the engine hands it to the receiver's endpoint
+    /// (`Endpoint::on_framed`).
+    Framed(ConnId, u32, u64),
 }
 
 /// One host's state machine for one transport.
@@ -253,6 +263,12 @@ pub trait Endpoint: Send {
     fn on_timer(&mut self, now: Time, key: TimerKey);
     /// The message is complete (either end reported it): forget its state.
     fn on_finished(&mut self, conn: ConnId);
+    /// Where the message ends in persistent connection `channel`'s byte stream
+    /// (`EndpointEvent::Framed`, from its sender's endpoint), for its receiver; endpoints
+    /// that do not frame ignore it.
+    fn on_framed(&mut self, msg: &Message, channel: u32, end: u64) {
+        let _ = (msg, channel, end);
+    }
     /// True if `on_finished` left it something to send or a timer to arm (a PL2 thread
     /// freed from a message that will get no GRT): the engine then polls it as after any
     /// other input. Endpoints whose `on_finished` only forgets say false.

@@ -406,6 +406,7 @@ fn random_exchanges(c: &Config) -> Seen {
                             wire.push((at, 99, grant_timer()))
                         }
                         EndpointEvent::Timer(..) => {}
+                        other => unreachable!("Homa reports no {other:?}"),
                     }
                 }
                 per_arrival = per_arrival.max(grants - before);

@@ -120,6 +120,7 @@ impl Net {
                     self.eps[m.src.index()].on_finished(c);
                     self.eps[m.dst.index()].on_finished(c);
                 }
+                other => unreachable!("NDP reports no {other:?}"),
             }
         }
         if self.busy[h] {

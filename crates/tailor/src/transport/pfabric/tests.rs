@@ -59,6 +59,7 @@ fn events(ep: &mut PfabricEndpoint) -> (Vec<(TimerKey, Time)>, Vec<ConnId>) {
         match e {
             EndpointEvent::Timer(k, at) => timers.push((k, at)),
             EndpointEvent::Completed(c) => done.push(c),
+            other => unreachable!("pFabric reports no {other:?}"),
         }
     }
     (timers, done)

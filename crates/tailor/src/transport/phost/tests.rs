@@ -117,6 +117,7 @@ impl Net {
                     self.eps[m.src.index()].on_finished(c);
                     self.eps[m.dst.index()].on_finished(c);
                 }
+                other => unreachable!("pHost reports no {other:?}"),
             }
         }
         if !self.busy[h] {

@@ -87,6 +87,9 @@ impl Endpoint for PiasEndpoint {
     fn on_timer(&mut self, now: Time, key: TimerKey) {
         self.tcp.on_timer(now, key);
     }
+    fn on_framed(&mut self, msg: &Message, channel: u32, end: u64) {
+        self.tcp.on_framed(msg, channel, end);
+    }
     fn on_finished(&mut self, conn: ConnId) {
         self.tcp.on_finished(conn);
     }

@@ -53,10 +53,10 @@ host = { nic = "priority", priority_levels = 8 }"#,
 };
 
 /// DCTCP's keys and PIAS's own.
-const KEYS: [&str; 23] = [
+const KEYS: [&str; 24] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
-    "restart_after_idle", "coalesce", "rwnd", "dsack",
+    "restart_after_idle", "coalesce", "rwnd", "dsack", "completion",
     "priority_levels", "thresholds", "packet_level",
 ];
 
@@ -115,6 +115,10 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         _ => PacketLevel::FirstByte,
     };
     check_switch_levels(t, net, levels)?;
+    // DCTCP's `completion` is not PIAS's to choose: PIAS measures one-way delivery always.
+    if t.has("completion") {
+        return Err(t.error("completion", "is not PIAS's: PIAS completes a message when its receiver has the last byte (docs/pias.md); accepted: no completion key"));
+    }
     let dctcp = tcp::table::dctcp(t, net)?;
     let tcp = *dctcp.as_any().downcast_ref::<tcp::Config>().expect("the DCTCP table reads a TCP configuration");
     let thresholds = given.map(|g| (g, Source::Given));

@@ -33,6 +33,7 @@ fn cfg(thresholds: &[u64], packet_level: PacketLevel, init_cwnd: u32) -> Config 
         coalesce: true,
         rwnd: None,
         dsack: false,
+        completion: tcp::Completion::Ack,
     };
     Config { tcp, levels: 8, packet_level, thresholds: Some((thresholds.to_vec(), Source::Given)) }
 }
@@ -81,6 +82,7 @@ fn events(ep: &mut dyn Endpoint) -> (Vec<(TimerKey, Time)>, Vec<ConnId>) {
         match e {
             EndpointEvent::Timer(k, at) => timers.push((k, at)),
             EndpointEvent::Completed(c) => done.push(c),
+            other => unreachable!("PIAS completes at its receiver, so it reports no {other:?}"),
         }
     }
     (timers, done)

@@ -397,6 +397,9 @@ impl Endpoint for Pl2Endpoint {
         }
     }
 
+    fn on_framed(&mut self, msg: &Message, channel: u32, end: u64) {
+        self.inner.on_framed(msg, channel, end);
+    }
     fn on_finished(&mut self, conn: ConnId) {
         self.inner.on_finished(conn);
         let stream = self.stream(conn);

@@ -55,7 +55,7 @@ fn timers(ep: &mut Pl2Endpoint) -> Vec<Time> {
     std::iter::from_fn(|| ep.poll_event())
         .map(|e| match e {
             EndpointEvent::Timer(_, at) => at,
-            EndpointEvent::Completed(c) => panic!("a sender completed {c:?}"),
+            other => panic!("a sender reported {other:?}"),
         })
         .collect()
 }

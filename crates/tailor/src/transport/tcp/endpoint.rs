@@ -19,10 +19,19 @@
 //! or, for an endpoint built `completing_at_receiver` (PIAS, measured as its authors'
 //! and the Homa authors' ns-2 scripts measure one-way delivery), when its receiver has
 //! the last byte.
+//!
+//! With `completion = "delivery"` (`Completion::Delivery`) a message completes when its
+//! receiver has its last byte in order: the receiving end reports it `Delivered`, and the
+//! sending end still reports it `Completed` at the last ACK, when both ends forget it, so
+//! the connection sends exactly what it sends otherwise. On a persistent connection the
+//! receiver learns where each message ends as an application reading the stream would
+//! from its framing: the sending end reports each message's end offset as it appends it
+//! (`EndpointEvent::Framed`), and the receiving end completes the messages whose ends
+//! its in-order point `rcv_nxt` has passed, whatever segment carried their bytes.
 
 use super::segment::{Out, Segment};
 use super::sender::SenderStats;
-use super::{Config, Receiver, Sender};
+use super::{Completion, Config, Receiver, Sender};
 use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::{self, Stack};
 use crate::net::packet::{Flags, Packet};
@@ -68,6 +77,9 @@ type StreamKey = (HostId, ClassId, u32, bool);
 
 struct Stream {
     key: StreamKey,
+    /// Each message's end offset in the stream and its id, in stream order: sending, those
+    /// not yet acknowledged whole; receiving (`Completion::Delivery`), those framed and not
+    /// yet delivered.
     messages: VecDeque<(u64, ConnId)>,
 }
 
@@ -84,7 +96,8 @@ pub struct TcpEndpoint {
     ready: VecDeque<u32>,
     /// Slots whose deadline may have moved since the last `poll_timer`.
     dirty: VecDeque<u32>,
-    completed: VecDeque<ConnId>,
+    /// Completions, deliveries and framings for the engine, in order.
+    events: VecDeque<EndpointEvent>,
     /// Sender counters of the connections completed here.
     stats: SenderStats,
     /// A message completes when its receiver has the last byte (not the sender's ACK).
@@ -109,7 +122,7 @@ impl TcpEndpoint {
             index: FxHashMap::default(),
             ready: VecDeque::new(),
             dirty: VecDeque::new(),
-            completed: VecDeque::new(),
+            events: VecDeque::new(),
             stats: SenderStats::default(),
             receiver_completes: false,
             streams: FxHashMap::default(),
@@ -233,29 +246,38 @@ impl Endpoint for TcpEndpoint {
                 None => self.insert(msg, End::Recv(Receiver::new(self.cfg, msg.size))),
             },
         };
+        let delivery = self.cfg.completion == Completion::Delivery;
         let h = self.halves[slot as usize].as_mut().expect("indexed ends are live");
-        if h.stream.is_some() {
-            if !sending {
-                // Its ACKs name the latest message received (a live flow).
-                h.conn = pkt.conn;
-            }
-            if let End::Send(s) = &mut h.end {
-                s.handle_packet(now, &seg, int);
-                let stream = h.stream.as_mut().expect("a stream end");
-                while stream.messages.front().is_some_and(|&(end, _)| end <= s.snd_una()) {
-                    let (_, done) = stream.messages.pop_front().expect("a front");
-                    self.completed.push_back(done);
+        if let Some(stream) = h.stream.as_mut() {
+            match &mut h.end {
+                End::Send(s) => {
+                    s.handle_packet(now, &seg, int);
+                    let acked = s.snd_una();
+                    pop_through(stream, acked, |done| self.events.push_back(EndpointEvent::Completed(done)));
                 }
-                self.touch(slot);
-                return;
+                End::Recv(r) => {
+                    // Its ACKs name the latest message received (a live flow).
+                    h.conn = pkt.conn;
+                    r.handle_packet(now, &seg, pkt.ecn(), int);
+                    if delivery {
+                        let read = r.rcv_nxt();
+                        pop_through(stream, read, |done| self.events.push_back(EndpointEvent::Delivered(done)));
+                    }
+                }
             }
+            self.touch(slot);
+            return;
         }
         match &mut h.end {
             End::Recv(r) => {
                 let was = r.completed_at.is_some();
                 r.handle_packet(now, &seg, pkt.ecn(), int);
-                if self.receiver_completes && !was && r.completed_at.is_some() {
-                    self.completed.push_back(pkt.conn);
+                if !was && r.completed_at.is_some() {
+                    if self.receiver_completes {
+                        self.events.push_back(EndpointEvent::Completed(pkt.conn));
+                    } else if delivery {
+                        self.events.push_back(EndpointEvent::Delivered(pkt.conn));
+                    }
                 }
             }
             End::Send(s) => {
@@ -264,12 +286,22 @@ impl Endpoint for TcpEndpoint {
                 if s.is_complete() && !was {
                     add_stats(&mut self.stats, s.stats);
                     if !self.receiver_completes {
-                        self.completed.push_back(pkt.conn);
+                        self.events.push_back(EndpointEvent::Completed(pkt.conn));
                     }
                 }
             }
         }
         self.touch(slot);
+    }
+
+    fn on_framed(&mut self, msg: &Message, channel: u32, end: u64) {
+        let slot = self.receive_on_stream(msg, channel);
+        let h = self.halves[slot as usize].as_mut().expect("a stream's end is live");
+        let (Some(stream), End::Recv(r)) = (h.stream.as_mut(), &h.end) else { unreachable!("a receiving stream end") };
+        stream.messages.push_back((end, msg.conn));
+        // A message of no bytes is delivered with the bytes before it.
+        let read = r.rcv_nxt();
+        pop_through(stream, read, |done| self.events.push_back(EndpointEvent::Delivered(done)));
     }
 
     fn on_timer(&mut self, now: Time, key: TimerKey) {
@@ -343,7 +375,7 @@ impl Endpoint for TcpEndpoint {
         if let Some((key, at)) = self.next_timer() {
             return Some(EndpointEvent::Timer(key, at));
         }
-        self.completed.pop_front().map(EndpointEvent::Completed)
+        self.events.pop_front()
     }
 
     fn counters(&self, out: &mut Counters) {
@@ -424,13 +456,22 @@ impl TcpEndpoint {
                 let end = s.append(now, msg.size);
                 h.stream.as_mut().expect("a stream end").messages.push_back((end, msg.conn));
                 self.index.insert((msg.conn, true), slot);
+                self.frame(msg.conn, channel, end);
                 return slot;
             }
             None => self.insert(msg, End::Send(Sender::new(self.cfg, msg.size))),
         };
         let stream = Stream { key, messages: VecDeque::from([(msg.size, msg.conn)]) };
         self.open_stream(slot, stream);
+        self.frame(msg.conn, channel, msg.size);
         slot
+    }
+
+    /// The message's end in its stream, told to its receiver when it completes there.
+    fn frame(&mut self, conn: ConnId, channel: u32, end: u64) {
+        if self.cfg.completion == Completion::Delivery {
+            self.events.push_back(EndpointEvent::Framed(conn, channel, end));
+        }
     }
 
     /// The first packet of a message on persistent connection `channel` from its sender:
@@ -473,6 +514,13 @@ impl TcpEndpoint {
         None
     }
 
+}
+
+/// The stream's messages whose last byte is below `upto` leave it, in order, each to `done`.
+fn pop_through(stream: &mut Stream, upto: u64, mut done: impl FnMut(ConnId)) {
+    while stream.messages.front().is_some_and(|&(end, _)| end <= upto) {
+        done(stream.messages.pop_front().expect("a front").1);
+    }
 }
 
 fn add_stats(total: &mut SenderStats, s: SenderStats) {

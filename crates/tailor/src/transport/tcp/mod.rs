@@ -28,6 +28,8 @@ pub mod table;
 #[cfg(test)]
 mod coalesce_tests;
 #[cfg(test)]
+mod delivery_tests;
+#[cfg(test)]
 mod dsack_tests;
 #[cfg(test)]
 mod ecn_tests;
@@ -43,7 +45,7 @@ pub use receiver::Receiver;
 pub use segment::Segment;
 pub use sender::Sender;
 
-use crate::measure::ideal::{last_ack, Train};
+use crate::measure::ideal::{last_ack, pipeline, Train};
 use crate::net::ids::HostId;
 use crate::net::topology::NetSpec;
 use crate::sim::{Rate, Time};
@@ -86,26 +88,26 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const TCP_KEYS: [&str; 20] = [
+const TCP_KEYS: [&str; 21] = [
     "kind", "mss", "header", "ecn", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle",
-    "congestion_control", "coalesce", "rwnd", "dsack",
+    "congestion_control", "coalesce", "rwnd", "dsack", "completion",
 ];
-const CUBIC_KEYS: [&str; 22] = [
+const CUBIC_KEYS: [&str; 23] = [
     "kind", "mss", "header", "ecn", "prr", "init_cwnd", "max_cwnd", "delayed_ack", "delayed_ack_timeout", "min_rto",
     "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso", "restart_after_idle", "cubic_c",
-    "cubic_beta", "fast_convergence", "coalesce", "rwnd", "dsack",
+    "cubic_beta", "fast_convergence", "coalesce", "rwnd", "dsack", "completion",
 ];
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
-pub const DCTCP_KEYS: [&str; 20] = [
+pub const DCTCP_KEYS: [&str; 21] = [
     "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
-    "restart_after_idle", "coalesce", "rwnd", "dsack",
+    "restart_after_idle", "coalesce", "rwnd", "dsack", "completion",
 ];
-const HPCC_KEYS: [&str; 17] = [
+const HPCC_KEYS: [&str; 18] = [
     "kind", "mss", "header", "int_header", "init_cwnd", "w_ai", "eta", "max_stage", "delayed_ack",
     "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold",
-    "coalesce", "dsack",
+    "coalesce", "dsack", "completion",
 ];
 
 /// Which congestion controller the sender runs.
@@ -182,6 +184,21 @@ pub struct Config {
     /// segment draws a duplicate ACK like any out-of-order one, and three of them a fast
     /// retransmit (PL2's duplicated unsolicited bursts, §D.4: docs/transport.md).
     pub dsack: bool,
+    /// When a message completes (`completion`).
+    pub completion: Completion,
+}
+
+/// When a TCP message completes (`completion`, docs/transport.md "Completion").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Completion {
+    /// Its sender has the ACK of its last byte: ns-3's flow completion time, what the
+    /// anchors and every scenario before the key measure (`"ack"`, the default).
+    Ack,
+    /// Its receiver has its last byte in order, the stream's bytes before it too: one-way
+    /// delivery to the receiving application (`"delivery"`; PL2 §F.1 measures "the time
+    /// when the message is delivered at the receiving thread"). The connection's state is
+    /// unchanged: its sender still forgets the message at the last ACK.
+    Delivery,
 }
 
 impl Config {
@@ -210,12 +227,18 @@ impl Transport for Config {
         Box::new(TcpEndpoint::new(*self, host))
     }
 
-    /// The last ACK of the message (ns-3's FCT), after the handshake's round trip if
-    /// there is one (docs/ideal-latency.md).
+    /// The last ACK of the message (ns-3's FCT), or with `completion = "delivery"` the
+    /// arrival of its last byte, after the handshake's round trip if there is one
+    /// (docs/ideal-latency.md).
     fn ideal(&self, p: &Path, size: u64) -> Time {
         let (mss, hdr) = (self.mss as u64, self.header as u64);
         let every = if self.delayed_ack { 2 } else { 1 };
-        let mut t = p.src_tx_delay + last_ack(&p.fwd, &p.rev, Train::of(size, mss, hdr), hdr, every, p.dst_tx_delay);
+        let train = Train::of(size, mss, hdr);
+        let mut t = p.src_tx_delay
+            + match self.completion {
+                Completion::Ack => last_ack(&p.fwd, &p.rev, train, hdr, every, p.dst_tx_delay),
+                Completion::Delivery => pipeline(&p.fwd, train),
+            };
         if self.handshake {
             t += p.src_tx_delay + last_ack(&p.fwd, &p.rev, Train::of(0, mss, hdr), hdr, 1, p.dst_tx_delay);
         }

@@ -189,6 +189,10 @@ fn reliability(
         .unwrap_or(Some(3));
     let coalesce = t.choice("coalesce", &["nagle", "off"])?.is_none_or(|c| c == "nagle");
     let dsack = t.boolean("dsack")?.unwrap_or(false);
+    let completion = match t.choice("completion", &["ack", "delivery"])?.as_deref() {
+        Some("delivery") => super::Completion::Delivery,
+        _ => super::Completion::Ack,
+    };
     Ok(Config {
         flavor,
         rfc3168: false,
@@ -209,6 +213,7 @@ fn reliability(
         coalesce,
         rwnd: None,
         dsack,
+        completion,
     })
 }
 

@@ -32,6 +32,7 @@ pub(super) fn cfg(flavor: Flavor) -> Config {
         coalesce: true,
         rwnd: None,
         dsack: false,
+        completion: super::Completion::Ack,
     }
 }
 
