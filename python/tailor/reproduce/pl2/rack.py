@@ -41,7 +41,7 @@ _LABELS = {"pl2": "raw Ethernet over PL2", "raw": "raw Ethernet", "rds": "RDS", 
 #: messages unfinished with no packet dropped; docs/reproductions-pl2.md).
 _RAW = '{ kind = "raw", mss = "1500B", header = "38B" }'
 _UDP = '{ kind = "udp", mss = "1472B", header = "66B" }'
-_TCP_OFF = '{ kind = "tcp", congestion_control = "off", mss = "1448B", header = "90B", min_rto = "1ms", dsack = true }'
+_TCP_OFF = 'kind = "tcp", congestion_control = "off", mss = "1448B", header = "90B", min_rto = "1ms", dsack = true'
 
 
 def scheme_label(scheme: str) -> str:
@@ -54,9 +54,12 @@ def over_pl2(scheme: str) -> bool:
 
 
 def transport(scheme: str, threads: int = 12, host_delay: str = "0ns", burst: int = 4,
-              unsolicited_below: int = 15) -> str:
+              unsolicited_below: int = 15, completion: str = "ack") -> str:
     """The ``[transport]`` table of a scheme; over PL2 with K = ``burst`` and t =
-    ``unsolicited_below`` (the paper's 4 and 15, §F.1; the sweeps change them)."""
+    ``unsolicited_below`` (the paper's 4 and 15, §F.1; the sweeps change them). A TCP
+    completes a message at ``completion``: its last ACK (``"ack"``) or its delivery
+    (``"delivery"``, PL2's one-way latency, docs/transport.md "Completion")."""
+    done = "" if completion == "ack" else f'completion = "{completion}"'
     if scheme == "raw":
         return 'kind = "raw"\nmss = "1500B"\nheader = "38B"\n'
     if scheme == "udp":
@@ -66,8 +69,9 @@ def transport(scheme: str, threads: int = 12, host_delay: str = "0ns", burst: in
     if scheme == "cubic":
         # VMA's Cubic: tailor's TCP with RFC 9438's window; a 1 ms minimum RTO (the RDS
         # timeout's; VMA's is not given); D-SACK as over PL2 (below).
-        return 'kind = "cubic"\nmss = "1448B"\nheader = "90B"\nmin_rto = "1ms"\ndsack = true\n'
-    inner = {"pl2": _RAW, "pl2-udp": _UDP, "pl2-tcp": _TCP_OFF}[scheme]
+        return 'kind = "cubic"\nmss = "1448B"\nheader = "90B"\nmin_rto = "1ms"\ndsack = true\n' + (done and done + "\n")
+    tcp_off = "{ " + ", ".join(filter(None, (_TCP_OFF, done))) + " }"
+    inner = {"pl2": _RAW, "pl2-udp": _UDP, "pl2-tcp": tcp_off}[scheme]
     # TCP's full packet is 1,448 + 90 B: its timeslot (tailor reads raw's and UDP's itself).
     mtu = 'mtu = "1538B"\n' if scheme == "pl2-tcp" else ""
     return (f'kind = "pl2"\nover = {inner}\nburst = {burst}\nunsolicited_below = {unsolicited_below}\n'
@@ -82,7 +86,7 @@ LINK = '{ rate = "100Gbps", delay = "320ns" }'
 def scenario(scheme: str, classes: str, *, stop: str, hosts: int = HOSTS, threads: int = 12,
              host_delay: str = "0ns", seed: int = 1, record: str = "", nic: str = "priority",
              topology: str | None = None, pl2_switch: bool | None = None, burst: int = 4,
-             unsolicited_below: int = 15, threshold: int | None = None) -> str:
+             unsolicited_below: int = 15, threshold: int | None = None, completion: str = "ack") -> str:
     """A scenario on the rack: ``classes`` (TOML ``[[class]]`` tables) under ``scheme``;
     ``nic = "round_robin"`` shares each NIC among its messages (many sending threads
     without PL2's). ``topology`` replaces the one-switch rack's table (racks of the same
@@ -112,6 +116,6 @@ tx_delay = "500ns"
 rx_delay = "500ns"
 
 [transport]
-{transport(scheme, threads, host_delay, burst, unsolicited_below)}
+{transport(scheme, threads, host_delay, burst, unsolicited_below, completion)}
 {record}
 {classes}"""

@@ -78,17 +78,9 @@ until = "{length_ms}ms"
     base = "raw" if scheme == "raw-optimal" else scheme
     nic = "round_robin" if scheme == "raw-optimal" else "priority"
     # Messages in flight at the end get 20 % more time to finish.
-    text = rack.scenario(base, cls, stop=f"{length_ms * 6 // 5}ms", threads=THREADS, nic=nic)
-    return _delivered(text, scheme) if tcp else text
-
-
-def _delivered(text: str, scheme: str) -> str:
-    """The scenario with its TCP completing a message at delivery (one-way latency, §F.1)."""
-    old, new = {"pl2-tcp": ('min_rto = "1ms" }', 'min_rto = "1ms", completion = "delivery" }'),
-                "cubic": ('kind = "cubic"\n', 'kind = "cubic"\ncompletion = "delivery"\n')}[scheme]
-    if text.count(old) != 1:
-        raise RuntimeError(f"pl2-traces: the {scheme} transport table changed; cannot set its completion")
-    return text.replace(old, new)
+    # TCP completes a message at its delivery: PL2's one-way latency (§F.1).
+    return rack.scenario(base, cls, stop=f"{length_ms * 6 // 5}ms", threads=THREADS, nic=nic,
+                         completion="delivery" if tcp else "ack")
 
 
 def options(
