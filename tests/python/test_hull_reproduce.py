@@ -111,7 +111,7 @@ def test_fattree_quick_writes_fattree_csv_and_hull_cuts_small_flow_fct(tmp_path:
     rows = _csv(tmp_path / "ft" / "fattree.csv")
     assert tuple(rows[0]) == ("scheme", "size_class", "seed", "fct_avg_us", "fct_p99_us", "fct_p999_us", "flows")
     assert {(r["scheme"], r["size_class"], r["seed"]) for r in rows} == {
-        (s, c, str(seed)) for s in ("tcp", "dctcp", "hull") for c in ("small", "medium", "big", "large")
+        (s, c, str(seed)) for s in ("tcp-droptail", "dctcp", "hull") for c in ("small", "medium", "big", "large")
         for seed in (1, 2, 3)}
     at = {(r["scheme"], r["size_class"]): r for r in report["points"]}
     # §6.3: HULL's small flows finish faster, on average and at p99 (means over 3 seeds, each
@@ -125,10 +125,10 @@ def test_fattree_quick_writes_fattree_csv_and_hull_cuts_small_flow_fct(tmp_path:
     # Standard TCP fills the 250-packet queues DCTCP keeps near its 65-packet mark: its
     # small and 10-100 KB flows wait longer (Fig. 12's ordering).
     for c in ("small", "medium"):
-        assert at[("tcp", c)]["fct_avg_us_lo"] > at[("dctcp", c)]["fct_avg_us_hi"], c
+        assert at[("tcp-droptail", c)]["fct_avg_us_lo"] > at[("dctcp", c)]["fct_avg_us_hi"], c
     # The four classes partition the flows: the same flows in every scheme.
     counts = {s: sum(int(r["flows"]) for r in rows if r["scheme"] == s and r["seed"] == "1") for s in fattree.SCHEMES}
-    assert counts["tcp"] == counts["dctcp"] == counts["hull"] == 5_000
+    assert counts["tcp-droptail"] == counts["dctcp"] == counts["hull"] == 5_000
 
 
 def test_fig11_quick_writes_fig11_csv_with_intervals_and_pacing_lowers_switch_latency(tmp_path: Path) -> None:

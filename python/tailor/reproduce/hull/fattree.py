@@ -60,7 +60,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMES", "MAX_SIZE", "scenario", "SMALL", "LARGE", "SIZE_CLASSES", "COLUMNS", "options", "run", "render"]
 
-SCHEMES = ("tcp", "dctcp", "hull")
+#: Standard TCP (NewReno over drop-tail, the paper's "TCP"), DCTCP and HULL.
+SCHEMES = ("tcp-droptail", "dctcp", "hull")
+_LABELS = {"tcp-droptail": "TCP-DropTail", "dctcp": "DCTCP", "hull": "HULL"}
 #: The truncation of the Pareto sizes.
 MAX_SIZE = "1GB"
 #: The size classes' bounds of Fig. 12 and 13: < 10 KB, 10-100 KB, 100 KB-10 MB, > 10 MB.
@@ -75,7 +77,7 @@ BUFFER = "375000B"
 
 
 def _marking(scheme: str) -> str:
-    if scheme == "tcp":
+    if scheme == "tcp-droptail":
         return ""
     if scheme == "dctcp":
         return 'ecn_threshold = "97500B"\n'
@@ -84,15 +86,15 @@ def _marking(scheme: str) -> str:
 
 def scenario(scheme: str, flows: int, load: float = 0.15) -> str:
     """The §6.3 fat-tree with ``flows`` flows of Pareto sizes at ``load`` of the server
-    links, under ``scheme`` (``tcp``, ``dctcp`` or ``hull``)."""
+    links, under ``scheme`` (``tcp-droptail``, ``dctcp`` or ``hull``)."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}")
     # HULL's hosts pace; DCTCP's mark at their NIC as at a switch port (ns-2's host link is
     # a queue like any other): without it a flow alone on its sender's link grows its window
     # unmarked and parks megabytes in the NIC (module doc).
-    host = {"hull": 'pacer = "ns2"\n', "dctcp": 'ecn_threshold = "97500B"\n', "tcp": ""}[scheme]
-    kind = "tcp" if scheme == "tcp" else "dctcp"
-    return f"""# HULL §6.3 fat-tree: {scheme.upper()}, {flows:,} flows at {load:.0%} (docs/reproductions-hull.md).
+    host = {"hull": 'pacer = "ns2"\n', "dctcp": 'ecn_threshold = "97500B"\n', "tcp-droptail": ""}[scheme]
+    kind = "tcp" if scheme == "tcp-droptail" else "dctcp"
+    return f"""# HULL §6.3 fat-tree: {_LABELS[scheme]}, {flows:,} flows at {load:.0%} (docs/reproductions-hull.md).
 name = "hull-fattree-{scheme}"
 
 [topology]
@@ -251,7 +253,7 @@ def render(report: dict[str, Any], console: Console) -> None:
             r = at.get((s, cls))
             if r is None:  # a report of before the TCP baseline and the four classes
                 continue
-            t.add_row(label, s.upper(), f"{r['flows']:,}", _cell(r, "fct_avg_us"), _cell(r, "fct_p99_us"),
+            t.add_row(label, _LABELS[s], f"{r['flows']:,}", _cell(r, "fct_avg_us"), _cell(r, "fct_p99_us"),
                       _cell(r, "fct_p999_us"))
     console.print(t)
     small = {s: at[(s, "small")] for s in ("dctcp", "hull")}
