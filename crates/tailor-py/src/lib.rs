@@ -49,9 +49,14 @@ fn samples_needed(p: f64) -> u64 {
 
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
-fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
+fn check<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
-    let sc = py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))).map_err(|e| e.into_py_err(py))?;
+    let sc =
+        py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))).map_err(|e| e.into_py_err(py))?;
     describe(py, &sc.scenario)
 }
 
@@ -60,7 +65,11 @@ fn check<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bou
 /// text a result store hashes), inputs (trace files whose bytes belong to the identity)}.
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
-fn resolve<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
+fn resolve<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let r = py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))).map_err(|e| e.into_py_err(py))?;
     let d = PyDict::new(py);
@@ -77,10 +86,19 @@ fn resolve<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, B
 /// (docs/model.md, "Scope").
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
-fn model_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<Bound<'py, PyDict>> {
+fn model_scope<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let b = py
-        .detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides).and_then(|r| tailor::scenario::scope::bottleneck(&r.scenario))?)))
+        .detach(|| {
+            interruptible(|| {
+                Ok(Scenario::resolve(&path, &overrides)
+                    .and_then(|r| tailor::scenario::scope::bottleneck(&r.scenario))?)
+            })
+        })
         .map_err(|e| e.into_py_err(py))?;
     let d = PyDict::new(py);
     d.set_item("bottleneck", b.describe())?;
@@ -93,7 +111,11 @@ fn model_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(Strin
 /// "Too few messages to judge"; `tailor::advisor::samples`).
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
-fn slo_counts<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<String> {
+fn slo_counts<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+) -> PyResult<String> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     let r = py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides)?))).map_err(|e| e.into_py_err(py))?;
     let counts = tailor::advisor::samples::expected_counts(&r.scenario);
@@ -104,15 +126,26 @@ fn slo_counts<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String
 /// (docs/oracle.md, "Scope").
 #[pyfunction]
 #[pyo3(signature = (path, overrides=None))]
-fn oracle_scope<'py>(py: Python<'py>, path: PathBuf, overrides: Option<Vec<(String, Bound<'py, PyAny>)>>) -> PyResult<()> {
+fn oracle_scope<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    overrides: Option<Vec<(String, Bound<'py, PyAny>)>>,
+) -> PyResult<()> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
-    py.detach(|| interruptible(|| Ok(Scenario::resolve(&path, &overrides).and_then(|r| tailor::oracle::scope::check(&r.scenario))?)))
-        .map_err(|e| e.into_py_err(py))
+    py.detach(|| {
+        interruptible(|| {
+            Ok(Scenario::resolve(&path, &overrides).and_then(|r| tailor::oracle::scope::check(&r.scenario))?)
+        })
+    })
+    .map_err(|e| e.into_py_err(py))
 }
 
 /// Python (key, value) pairs as overrides; values are bool, int, float, str, lists and
 /// dicts of them (otherwise a ScenarioError at the key, as a bad value in the file is).
-fn to_overrides(path: &Path, pairs: Option<Vec<(String, Bound<'_, PyAny>)>>) -> Result<Vec<tailor::scenario::Override>, Error> {
+fn to_overrides(
+    path: &Path,
+    pairs: Option<Vec<(String, Bound<'_, PyAny>)>>,
+) -> Result<Vec<tailor::scenario::Override>, Error> {
     pairs
         .unwrap_or_default()
         .into_iter()
@@ -220,7 +253,8 @@ fn run<'py>(
     };
     let mut reporter = Reporter { callback: progress, last_call: Instant::now(), last_seen: None, raised: None };
     let records = if csv { tailor::output::Records::Both } else { tailor::output::Records::Parquet };
-    let result = py.detach(|| interruptible(|| run_detached(&path, &overrides, &out, seed, (engine, records), &mut reporter)));
+    let result =
+        py.detach(|| interruptible(|| run_detached(&path, &overrides, &out, seed, (engine, records), &mut reporter)));
     let result = match (result, reporter.raised.take()) {
         (Err(Error::Cancelled), Some(raised)) => Err(Error::Python(raised)),
         (result, _) => result,
@@ -364,7 +398,11 @@ fn advise<'py>(
             [] => Mode::Weights { fair: None },
             [Strategy::Weights] => Mode::Weights { fair: Some(false) },
             [Strategy::WeightsFq] => Mode::Weights { fair: Some(true) },
-            _ => return Err(bad("without min_capacity the advisor finds weights: name one of 'drr', 'hierarchical'".into())),
+            _ => {
+                return Err(bad(
+                    "without min_capacity the advisor finds weights: name one of 'drr', 'hierarchical'".into()
+                ))
+            }
         }
     };
     if !(tolerance > 0.0 && tolerance < 0.5) {
@@ -384,18 +422,25 @@ fn advise<'py>(
 }
 
 /// The model form (None: the scenario's) and capacity reading named, or a ValueError.
-fn reading(model_form: Option<&str>, host_scaling: Option<&str>) -> PyResult<(Option<tailor::model::Form>, tailor::advisor::HostScaling)> {
+fn reading(
+    model_form: Option<&str>,
+    host_scaling: Option<&str>,
+) -> PyResult<(Option<tailor::model::Form>, tailor::advisor::HostScaling)> {
     use tailor::advisor::HostScaling;
     use tailor::model::Form;
     let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
     let form = match model_form {
         None => None,
-        Some(name) => Some(Form::parse(name).ok_or_else(|| bad(format!("unknown model form '{name}'; accepted: {}", Form::NAMES.join(", "))))?),
+        Some(name) => Some(
+            Form::parse(name)
+                .ok_or_else(|| bad(format!("unknown model form '{name}'; accepted: {}", Form::NAMES.join(", "))))?,
+        ),
     };
     let host_scaling = match host_scaling {
         None => HostScaling::Scaled,
-        Some(name) => HostScaling::parse(name)
-            .ok_or_else(|| bad(format!("unknown host scaling '{name}'; accepted: {}", HostScaling::NAMES.join(", "))))?,
+        Some(name) => HostScaling::parse(name).ok_or_else(|| {
+            bad(format!("unknown host scaling '{name}'; accepted: {}", HostScaling::NAMES.join(", ")))
+        })?,
     };
     Ok((form, host_scaling))
 }
@@ -455,7 +500,9 @@ fn advise_weights<'py>(
     let (form, host_scaling) = reading(model_form.as_deref(), host_scaling.as_deref())?;
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     if !(capacity_bps.is_finite() && capacity_bps > 0.0) {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!("capacity_bps must be positive, got {capacity_bps}")));
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "capacity_bps must be positive, got {capacity_bps}"
+        )));
     }
     let opts = tailor::advisor::capacity::SearchOptions::default().optimizer;
     observed(py, progress, |observe| {
@@ -463,7 +510,8 @@ fn advise_weights<'py>(
         let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
         let mut problem = tailor::advisor::problem::Problem::from_scenario(&sc, seed)?;
         problem.set_reading(&sc, form.unwrap_or(sc.model.form), host_scaling)?;
-        let a = tailor::advisor::advise_weights(&problem, fair, capacity_bps, &opts, observe).map_err(|_| Error::Cancelled)?;
+        let a = tailor::advisor::advise_weights(&problem, fair, capacity_bps, &opts, observe)
+            .map_err(|_| Error::Cancelled)?;
         Ok(serde_json::to_string(&a).expect("an advice serializes"))
     })
 }
@@ -472,7 +520,9 @@ fn advise_weights<'py>(
 /// damping and margin) from `weights` given each class's `losses`; the new weights, summing 1.
 #[pyfunction]
 fn transfer(weights: Vec<f64>, losses: Vec<f64>) -> PyResult<Vec<f64>> {
-    let ok = weights.len() == losses.len() && !weights.is_empty() && weights.iter().all(|w| w.is_finite() && *w > 0.0)
+    let ok = weights.len() == losses.len()
+        && !weights.is_empty()
+        && weights.iter().all(|w| w.is_finite() && *w > 0.0)
         && losses.iter().all(|l| l.is_finite());
     if !ok {
         return Err(pyo3::exceptions::PyValueError::new_err(
@@ -537,7 +587,14 @@ fn advise_event<'py>(py: Python<'py>, e: &tailor::advisor::Event) -> PyResult<Bo
 /// parallel.
 #[pyfunction]
 #[pyo3(signature = (path, capacity_bps, weights=None, fair=false, seed=None))]
-fn swp_evaluate(py: Python<'_>, path: PathBuf, capacity_bps: f64, weights: Option<Vec<Vec<f64>>>, fair: bool, seed: Option<u64>) -> PyResult<String> {
+fn swp_evaluate(
+    py: Python<'_>,
+    path: PathBuf,
+    capacity_bps: f64,
+    weights: Option<Vec<Vec<f64>>>,
+    fair: bool,
+    seed: Option<u64>,
+) -> PyResult<String> {
     use tailor::model::Sharing;
     let result = py.detach(|| -> Result<String, Error> {
         let problem = swp_problem(&path, seed)?;

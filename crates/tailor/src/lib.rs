@@ -7,15 +7,15 @@
 //! (records, histograms, summaries), `scenario` (the TOML language) and `engine`, which
 //! owns one simulation and applies the actions of every component.
 
-pub mod sim;
+pub mod advisor;
+pub mod engine;
 pub mod input;
+pub mod measure;
+pub mod model;
 pub mod net;
+pub mod oracle;
+pub mod output;
+pub mod scenario;
+pub mod sim;
 pub mod transport;
 pub mod workload;
-pub mod scenario;
-pub mod measure;
-pub mod engine;
-pub mod output;
-pub mod advisor;
-pub mod model;
-pub mod oracle;

@@ -8,9 +8,9 @@
 
 use crate::engine::report::{PortRow, RunReport};
 use crate::engine::{Progress, RunError, Simulation};
+use crate::measure::parquet::{ParquetSink, Tee};
 use crate::measure::progress::ProgressLog;
 use crate::measure::queues::QueueLog;
-use crate::measure::parquet::{ParquetSink, Tee};
 use crate::measure::record::CsvSink;
 use crate::scenario::Scenario;
 use serde::Serialize;
@@ -202,7 +202,9 @@ pub fn write_into(
     let summary = match engine {
         Engine::Packet => write_run(sc, seed, dir, records, progress),
         Engine::Model => write_model_run(sc, seed, dir, records),
-        Engine::Oracle => write_result(dir, records, |sink| simulate_oracle(sc, seed, sink, progress).map(|s| (s, Vec::new()))),
+        Engine::Oracle => {
+            write_result(dir, records, |sink| simulate_oracle(sc, seed, sink, progress).map(|s| (s, Vec::new())))
+        }
     }?;
     let path = dir.join("scenario.toml");
     fs::write(&path, run_document(sc, seed)).map_err(|e| io_err(&path, e))?;
@@ -235,7 +237,8 @@ fn write_run(
     let waits = waits_log(sc, dir)?;
     let progress_log = progress_log(sc, dir)?;
     write_result(dir, records, |sink| {
-        simulate_with(sc, seed, sink, Recording { queues, waits, progress: progress_log }, progress).map(|(sim, s)| (s, sim.ports()))
+        simulate_with(sc, seed, sink, Recording { queues, waits, progress: progress_log }, progress)
+            .map(|(sim, s)| (s, sim.ports()))
     })
 }
 
@@ -398,13 +401,15 @@ pub fn simulate_model(
     let started = Instant::now();
     let (cfg, bottleneck) = crate::scenario::model::configure(sc).map_err(RunError::Scenario)?;
     let built = sc.build(seed)?;
-    let summaries = built.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
+    let summaries =
+        built.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", built.overall_bins), built.warmup, sink);
     let sources = built.classes.into_iter().map(|c| c.source).collect();
     let info = ModelInfo::of(&cfg, &bottleneck);
     let stats = crate::model::FluidModel::new(cfg).run_sampled(sources, &mut rec, queues.as_mut())?;
     rec.flush()?;
-    let queues = queues.map(|log| QueueInfo { interval_ns: log.every().as_ns_f64(), ports: Vec::new(), rows: log.rows() });
+    let queues =
+        queues.map(|log| QueueInfo { interval_ns: log.every().as_ns_f64(), ports: Vec::new(), rows: log.rows() });
     let report = RunReport {
         events: stats.steps,
         sim_ns: stats.sim_end.as_ns_f64(),
@@ -494,8 +499,20 @@ fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
         write!(
             w,
             "{},{},{},{},{},{},{},{},{},{},{:.1},{:.6},{:.1},{}",
-            r.port, r.node, r.role, r.rate_bps, r.sent_packets, r.sent_bytes, r.drops, r.drop_bytes, r.ecn_marks,
-            r.max_queue_bytes, r.mean_queue_bytes, r.utilization, r.arrival_mean_queue_bytes, r.arrival_max_queue_bytes
+            r.port,
+            r.node,
+            r.role,
+            r.rate_bps,
+            r.sent_packets,
+            r.sent_bytes,
+            r.drops,
+            r.drop_bytes,
+            r.ecn_marks,
+            r.max_queue_bytes,
+            r.mean_queue_bytes,
+            r.utilization,
+            r.arrival_mean_queue_bytes,
+            r.arrival_max_queue_bytes
         )?;
         // Empty unless the port's waits were recorded (`[record] sojourn`).
         match &r.sojourn {

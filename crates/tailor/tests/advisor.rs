@@ -125,7 +125,13 @@ fn weights_need_less_capacity_than_fifo_next_to_a_bursty_class() {
 #[test]
 fn advice_is_a_deterministic_function_of_scenario_and_seed() {
     let (sc, _) = problem(&[RPC, BULK]);
-    let req = Request { mode: Mode::Weights { fair: Some(false) }, recheck: true, search: SearchOptions::default(), form: Default::default(), host_scaling: Default::default() };
+    let req = Request {
+        mode: Mode::Weights { fair: Some(false) },
+        recheck: true,
+        search: SearchOptions::default(),
+        form: Default::default(),
+        host_scaling: Default::default(),
+    };
     let strip = |r: tailor::advisor::Report| {
         let mut v = serde_json::to_value(&r).unwrap();
         let o = v.as_object_mut().unwrap();
@@ -201,7 +207,8 @@ fn a_recheck_at_another_capacity_is_the_scenario_written_at_that_capacity() {
         let fast = common::scenario(&by_rate("100Gbps", transport), dir.path());
         let p = Problem::from_scenario(&slow, 1).unwrap();
         let scaled = recheck(&slow, &p, 1, &Setting::Fifo, 100e9, &mut || true).unwrap();
-        let direct = recheck(&fast, &Problem::from_scenario(&fast, 1).unwrap(), 1, &Setting::Fifo, 100e9, &mut || true).unwrap();
+        let direct =
+            recheck(&fast, &Problem::from_scenario(&fast, 1).unwrap(), 1, &Setting::Fifo, 100e9, &mut || true).unwrap();
         let at_50 = recheck(&slow, &p, 1, &Setting::Fifo, 50e9, &mut || true).unwrap();
         for ((s, d), h) in scaled.iter().zip(&direct).zip(&at_50) {
             for ((a, b), c) in s.slo.iter().zip(&d.slo).zip(&h.slo) {
@@ -215,7 +222,10 @@ fn a_recheck_at_another_capacity_is_the_scenario_written_at_that_capacity() {
 
 #[test]
 fn a_class_with_nothing_to_measure_is_refused() {
-    let text = format!("{NET}{RPC}{BULK}").replace("{ sli = \"p99\", max_size = \"125KB\", threshold = 3.0 }", "{ sli = \"p99\", min_size = \"1GB\", threshold = 3.0 }");
+    let text = format!("{NET}{RPC}{BULK}").replace(
+        "{ sli = \"p99\", max_size = \"125KB\", threshold = 3.0 }",
+        "{ sli = \"p99\", min_size = \"1GB\", threshold = 3.0 }",
+    );
     let s = refused(&text);
     assert_eq!(s.path, "class[0].slo");
     assert!(s.message.contains("no message of class \"rpc\""), "{}", s.message);
@@ -225,7 +235,13 @@ fn a_class_with_nothing_to_measure_is_refused() {
 fn an_observer_stops_the_search_during_the_baselines() {
     let (sc, _) = problem(&[RPC, BULK]);
     let mut seen = Vec::new();
-    let req = Request { mode: Mode::Weights { fair: None }, recheck: true, search: SearchOptions::default(), form: Default::default(), host_scaling: Default::default() };
+    let req = Request {
+        mode: Mode::Weights { fair: None },
+        recheck: true,
+        search: SearchOptions::default(),
+        form: Default::default(),
+        host_scaling: Default::default(),
+    };
     let r = advise(&sc, 1, &req, &mut |e: &Event| {
         seen.push(format!("{e:?}"));
         !matches!(e, Event::Baselines { round: 2, .. })

@@ -6,7 +6,13 @@ mod common;
 
 use tailor::engine::report::PortRow;
 
-fn two_classes(switch: &str, a: &str, b: &str, transport: &str, stop: &str) -> (tailor::engine::Simulation, Vec<tailor::measure::MessageRecord>) {
+fn two_classes(
+    switch: &str,
+    a: &str,
+    b: &str,
+    transport: &str,
+    stop: &str,
+) -> (tailor::engine::Simulation, Vec<tailor::measure::MessageRecord>) {
     let dir = tempfile::tempdir().unwrap();
     let text = format!(
         r#"
@@ -51,7 +57,8 @@ fn bottleneck(sim: &tailor::engine::Simulation) -> PortRow {
 #[test]
 fn weighted_schedulers_split_an_overloaded_port_by_weight() {
     for sched in ["drr", "wfq", "hierarchical"] {
-        let (sim, _) = two_classes(&format!("scheduler = \"{sched}\""), "weight = 1.0", "weight = 3.0", "kind = \"raw\"", "20ms");
+        let (sim, _) =
+            two_classes(&format!("scheduler = \"{sched}\""), "weight = 1.0", "weight = 3.0", "kind = \"raw\"", "20ms");
         let p = bottleneck(&sim);
         let (a, b) = (p.class_sent_bytes[0] as f64, p.class_sent_bytes[1] as f64);
         let share = a / (a + b);
@@ -67,7 +74,8 @@ fn weighted_schedulers_split_an_overloaded_port_by_weight() {
 
 #[test]
 fn strict_priority_protects_the_high_class() {
-    let (_, recs) = two_classes("scheduler = \"strict_priority\"", "priority = 0", "priority = 1", "kind = \"raw\"", "10ms");
+    let (_, recs) =
+        two_classes("scheduler = \"strict_priority\"", "priority = 0", "priority = 1", "kind = \"raw\"", "10ms");
     // Class a offers 8 of 10 Gbps (0.83 with headers) and always goes first: it queues
     // only as an M/D/1 queue would at its own load (mean slowdown about 1 + rho/(2(1-rho))
     // = 3.4, here over some 150 messages), while class b's queue grows without bound.

@@ -61,7 +61,12 @@ fn outstanding_requests_fill_the_link_and_think_time_slows_the_loop() {
     let (many, _) = closed(32, 1, "0ns", 10);
     let (thinking, _) = closed(1, 1, "10us", 10);
     let gbps = |recs: &[MessageRecord]| recs.len() as f64 * 4096.0 * 8.0 / 10e-3 / 1e9;
-    eprintln!("1: {:.2} Gbps, 32: {:.2} Gbps, 1 with 10 us think: {:.2} Gbps", gbps(&one), gbps(&many), gbps(&thinking));
+    eprintln!(
+        "1: {:.2} Gbps, 32: {:.2} Gbps, 1 with 10 us think: {:.2} Gbps",
+        gbps(&one),
+        gbps(&many),
+        gbps(&thinking)
+    );
     assert!(gbps(&many) > 9.0, "32 outstanding fill the 10 Gbps response link");
     assert!(gbps(&one) < gbps(&many) / 2.0);
     assert!(gbps(&thinking) < gbps(&one));

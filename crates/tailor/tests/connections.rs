@@ -8,15 +8,31 @@ use tailor::measure::MessageRecord;
 
 /// A generated class of `n` messages of `size` from host 0 to host 1, `gap` apart
 /// (periodic), on `connections` connections (None: one per message).
-fn periodic(n: u64, size: &str, gap_rate: &str, connections: Option<u32>) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
+fn periodic(
+    n: u64,
+    size: &str,
+    gap_rate: &str,
+    connections: Option<u32>,
+) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
     periodic_with(n, size, gap_rate, connections.map_or(String::new(), |c| format!("connections = {c}")))
 }
 
-fn periodic_with(n: u64, size: &str, gap_rate: &str, conn: String) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
+fn periodic_with(
+    n: u64,
+    size: &str,
+    gap_rate: &str,
+    conn: String,
+) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
     periodic_tcp(n, size, gap_rate, conn, "")
 }
 
-fn periodic_tcp(n: u64, size: &str, gap_rate: &str, conn: String, tcp: &str) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
+fn periodic_tcp(
+    n: u64,
+    size: &str,
+    gap_rate: &str,
+    conn: String,
+    tcp: &str,
+) -> (Vec<MessageRecord>, tailor::engine::report::RunReport) {
     let dir = tempfile::tempdir().unwrap();
     let text = format!(
         r#"
@@ -58,7 +74,12 @@ fn a_persistent_connection_keeps_its_congestion_window() {
     eprintln!("warm:  {:?}", warm.iter().map(fct).collect::<Vec<_>>());
     assert_eq!(fct(&fresh[0]), fct(&warm[0]), "the first message opens the connection either way");
     for k in 1..5 {
-        assert!(fct(&warm[k]) < 0.9 * fct(&fresh[k]), "message {k}: warm {} vs fresh {}", fct(&warm[k]), fct(&fresh[k]));
+        assert!(
+            fct(&warm[k]) < 0.9 * fct(&fresh[k]),
+            "message {k}: warm {} vs fresh {}",
+            fct(&warm[k]),
+            fct(&fresh[k])
+        );
     }
 }
 
@@ -70,7 +91,8 @@ fn a_connection_idle_past_its_rto_restarts_from_the_initial_window() {
     // 500 µs between messages, an RTO of about 100 µs: every reuse follows a long idle.
     let rto = "min_rto = \"100us\"\ninitial_rto = \"100us\"";
     let (fresh, _) = periodic_tcp(3, "100KB", "1600Mbps", String::new(), rto);
-    let (restart, _) = periodic_tcp(3, "100KB", "1600Mbps", "connections = 1".into(), &format!("{rto}\nrestart_after_idle = true"));
+    let (restart, _) =
+        periodic_tcp(3, "100KB", "1600Mbps", "connections = 1".into(), &format!("{rto}\nrestart_after_idle = true"));
     let (warm, _) = periodic_tcp(3, "100KB", "1600Mbps", "connections = 1".into(), rto);
     let fct = |r: &MessageRecord| (r.finish - r.start).as_secs_f64();
     for k in 1..3 {
@@ -156,7 +178,9 @@ connections = 16
 /// not make them later.
 #[test]
 fn small_messages_on_one_connection_share_segments() {
-    let run = |coalesce: &str| periodic_tcp(2000, "200B", "8Gbps", "connections = 1".into(), &format!("coalesce = \"{coalesce}\""));
+    let run = |coalesce: &str| {
+        periodic_tcp(2000, "200B", "8Gbps", "connections = 1".into(), &format!("coalesce = \"{coalesce}\""))
+    };
     let (nagle, rn) = run("nagle");
     let (off, ro) = run("off");
     let c = |r: &tailor::engine::report::RunReport, k: &str| r.transport_counters.get(k).unwrap_or(0);
@@ -168,7 +192,9 @@ fn small_messages_on_one_connection_share_segments() {
     }
     assert_eq!(c(&ro, "data_packets"), 2000, "off: one segment per message");
     assert!(c(&rn, "data_packets") < 1000, "nagle: {} segments for 2,000 messages", c(&rn, "data_packets"));
-    let mean = |recs: &[MessageRecord]| recs.iter().map(|r| (r.finish - r.start).as_secs_f64()).sum::<f64>() / recs.len() as f64;
+    let mean = |recs: &[MessageRecord]| {
+        recs.iter().map(|r| (r.finish - r.start).as_secs_f64()).sum::<f64>() / recs.len() as f64
+    };
     assert!(mean(&nagle) < mean(&off), "{} vs {}", mean(&nagle), mean(&off));
 }
 
@@ -236,5 +262,10 @@ fn tcp_over_pl2_with_available_workers_coalesces_and_completes() {
     let r_old = sim_old.report();
     assert_eq!(old.len() as u64, generated);
     assert!(fresh(&r_old) >= generated, "off: a segment or more per message");
-    assert!((fresh(&r) as f64) < 0.95 * fresh(&r_old) as f64, "{} segments against {} without coalescing", fresh(&r), fresh(&r_old));
+    assert!(
+        (fresh(&r) as f64) < 0.95 * fresh(&r_old) as f64,
+        "{} segments against {} without coalescing",
+        fresh(&r),
+        fresh(&r_old)
+    );
 }

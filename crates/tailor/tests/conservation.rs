@@ -49,7 +49,11 @@ fn check_ledgers(sim: &tailor::engine::Simulation) {
         assert_eq!(p.stats.sent_bytes, link.delivered.1 + on_wire, "link of port {i} bytes");
     }
     for (s, sw) in net.switches.iter().enumerate() {
-        let offered: u64 = sw.ports.iter().map(|p| net.ports[p.index()].stats.enq_packets + net.ports[p.index()].stats.drop_packets).sum();
+        let offered: u64 = sw
+            .ports
+            .iter()
+            .map(|p| net.ports[p.index()].stats.enq_packets + net.ports[p.index()].stats.drop_packets)
+            .sum();
         assert_eq!(sw.received.0, offered, "switch {s}: every arriving packet is queued or dropped");
     }
 }
@@ -144,5 +148,10 @@ fn conservation_with_drops_at_bounded_nics() {
     // Without the key the same run drops nothing at a NIC: the key is what bounds it.
     let sc = common::scenario(&nic.replace("buffer = \"20KB\"\n", ""), dir.path());
     let (sim, _) = common::run(&sc, 3);
-    assert!(sim.net.ports.iter().filter(|p| p.role == tailor::net::port::PortRole::HostNic).all(|p| p.stats.drop_packets == 0));
+    assert!(sim
+        .net
+        .ports
+        .iter()
+        .filter(|p| p.role == tailor::net::port::PortRole::HostNic)
+        .all(|p| p.stats.drop_packets == 0));
 }

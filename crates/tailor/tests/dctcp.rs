@@ -43,13 +43,22 @@ trace = "long.csv"
     let sc = common::scenario(&text, dir.path());
     let (sim, recs) = common::run(&sc, 1);
     assert!(recs.is_empty(), "the flows are still running at the stop time");
-    let port = sim.ports().into_iter().filter(|p| p.role == "to_host").max_by_key(|p| p.sent_bytes).expect("bottleneck");
+    let port =
+        sim.ports().into_iter().filter(|p| p.role == "to_host").max_by_key(|p| p.sent_bytes).expect("bottleneck");
     let c_rtt = 10e9 / 8.0 * 100e-6 / PKT;
     let q_max = k_pkts + N as f64;
     let amplitude = 0.5 * (2.0 * N as f64 * (c_rtt + k_pkts)).sqrt();
     let mean_q = port.mean_queue_bytes / PKT;
-    eprintln!("utilization {:.4}, mean queue {mean_q:.1} pkts, analysis [{:.1}, {q_max:.1}]", port.utilization, q_max - amplitude);
+    eprintln!(
+        "utilization {:.4}, mean queue {mean_q:.1} pkts, analysis [{:.1}, {q_max:.1}]",
+        port.utilization,
+        q_max - amplitude
+    );
     assert!(port.utilization > 0.99, "utilization {}", port.utilization);
-    assert!(mean_q > q_max - amplitude && mean_q < q_max, "mean queue {mean_q:.1} packets outside [{:.1}, {q_max}]", q_max - amplitude);
+    assert!(
+        mean_q > q_max - amplitude && mean_q < q_max,
+        "mean queue {mean_q:.1} packets outside [{:.1}, {q_max}]",
+        q_max - amplitude
+    );
     assert!(port.ecn_marks > 0);
 }

@@ -10,7 +10,8 @@ fn run(seed: u64, out: &Path) {
 
 /// summary.json without the two wall-clock fields.
 fn summary(dir: &Path) -> serde_json::Value {
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     let o = v.as_object_mut().unwrap();
     o.remove("wall_seconds");
     o.remove("events_per_second");

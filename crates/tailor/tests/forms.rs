@@ -34,14 +34,29 @@ impl RecordSink for Shared {
 }
 
 fn msg(start_ns: u64, size: u64) -> MessageSpec {
-    MessageSpec { id: None, start: Time::from_ns(start_ns), src: HostId::new(0), dst: HostId::new(1), size, class: ClassId::new(0), response: None, channel: None }
+    MessageSpec {
+        id: None,
+        start: Time::from_ns(start_ns),
+        src: HostId::new(0),
+        dst: HostId::new(1),
+        size,
+        class: ClassId::new(0),
+        response: None,
+        channel: None,
+    }
 }
 
 /// One class's messages through the model with `cfg`: the records and the run's stats.
 fn run(cfg: ModelConfig, msgs: Vec<MessageSpec>) -> (Vec<MessageRecord>, ModelStats) {
     let sink = Arc::new(Mutex::new(MemorySink::default()));
-    let mut rec = Recorder::new(vec![ClassSummary::new("c0", vec![])], ClassSummary::new("all", vec![]), Time::ZERO, Box::new(Shared(sink.clone())));
-    let stats = FluidModel::new(cfg).run(vec![Box::new(List(msgs.into_iter())) as Box<dyn Source + Send>], &mut rec).unwrap();
+    let mut rec = Recorder::new(
+        vec![ClassSummary::new("c0", vec![])],
+        ClassSummary::new("all", vec![]),
+        Time::ZERO,
+        Box::new(Shared(sink.clone())),
+    );
+    let stats =
+        FluidModel::new(cfg).run(vec![Box::new(List(msgs.into_iter())) as Box<dyn Source + Send>], &mut rec).unwrap();
     let out = std::mem::take(&mut sink.lock().unwrap().0);
     (out, stats)
 }
@@ -51,14 +66,27 @@ fn a_lone_flow_takes_exactly_its_ideal_in_both_forms() {
     let sizes = [1u64, 1_000, 100_000, 125_000, 125_001, 1_000_000, 30_000_000];
     for form in [Form::Calibrated, Form::Paper] {
         for cc in [CcParams::SWP_D, CcParams::SWP_H] {
-            let cfg = ModelConfig { capacity_bps: 100e9, rtt: Time::from_us(10), cc, sharing: Sharing::Fifo, classes: 1, own_threshold: Vec::new(), form };
+            let cfg = ModelConfig {
+                capacity_bps: 100e9,
+                rtt: Time::from_us(10),
+                cc,
+                sharing: Sharing::Fifo,
+                classes: 1,
+                own_threshold: Vec::new(),
+                form,
+            };
             let msgs = sizes.iter().enumerate().map(|(i, &s)| msg(1_000_333 + i as u64 * 10_000_000, s)).collect();
             let (recs, _) = run(cfg, msgs);
             assert_eq!(recs.len(), sizes.len());
             for r in recs {
                 // SWP-H aims at η = 90 %: its lone long flow settles below line rate.
                 if cc.eta == 1.0 || r.size <= 125_000 {
-                    assert!((r.slowdown() - 1.0).abs() < 1e-6, "{form:?} {cc:?}: size {}: slowdown {}", r.size, r.slowdown());
+                    assert!(
+                        (r.slowdown() - 1.0).abs() < 1e-6,
+                        "{form:?} {cc:?}: size {}: slowdown {}",
+                        r.size,
+                        r.slowdown()
+                    );
                 }
             }
         }
@@ -146,7 +174,11 @@ fn fixed_keeps_r0_at_the_host_rate_below_it_and_scaled_moves_it_with_c() {
     // and queues nothing. Either way it completes at its ideal RTT + S / C.
     for (cfg, queue) in [(f, 75_000.0), (s, 0.0)] {
         let (recs, stats) = run(cfg, vec![msg(1_000, 100_000)]);
-        assert!((stats.max_queue_bytes - queue).abs() < 0.02 * 75_000.0, "max queue {} against {queue}", stats.max_queue_bytes);
+        assert!(
+            (stats.max_queue_bytes - queue).abs() < 0.02 * 75_000.0,
+            "max queue {} against {queue}",
+            stats.max_queue_bytes
+        );
         assert!((recs[0].slowdown() - 1.0).abs() < 1e-6, "slowdown {}", recs[0].slowdown());
     }
     // Above the host rate the receiver's own link is the bottleneck (every message goes to
@@ -166,7 +198,11 @@ fn the_recheck_at_fixed_scales_only_the_trunk() {
     };
     let f = network_at(&sc, &fixed, 1, 25e9).unwrap();
     assert_eq!(rates(&f.net.shape), (100_000_000_000, 25_000_000_000));
-    assert_eq!(format!("{:?}", f.transports), format!("{:?}", nominal.transports), "windows stay at the host rate's BDP");
+    assert_eq!(
+        format!("{:?}", f.transports),
+        format!("{:?}", nominal.transports),
+        "windows stay at the host rate's BDP"
+    );
     let s = network_at(&sc, &scaled, 1, 25e9).unwrap();
     assert_eq!(rates(&s.net.shape), (25_000_000_000, 25_000_000_000));
     assert_ne!(format!("{:?}", s.transports), format!("{:?}", nominal.transports), "windows follow the links");

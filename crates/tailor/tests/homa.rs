@@ -34,7 +34,10 @@ paths = "spray"
 
 fn lone(dir: &std::path::Path, transport: &str, src: usize, dst: usize, sizes: &[u64]) -> Scenario {
     let trace = common::lone_trace(dir, sizes, src, dst, 3_000_000);
-    common::scenario(&format!("{FABRIC}\n[transport]\nkind = \"homa\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"), dir)
+    common::scenario(
+        &format!("{FABRIC}\n[transport]\nkind = \"homa\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"),
+        dir,
+    )
 }
 
 const SIZES: [u64; 12] = [1, 100, 1_442, 1_443, 5_000, 9_328, 9_329, 10_784, 20_000, 100_000, 1_000_000, 2_500_000];
@@ -118,7 +121,11 @@ fn every_packet_is_served_from_the_queue_of_its_level_at_every_hop() {
     let r = sim.report();
     assert_eq!(r.messages.incomplete, 0);
     assert!(r.messages.completed > 3_000, "{}", r.messages.completed);
-    assert_eq!(violations.load(Ordering::Relaxed), 0, "a packet left before a more important one, or from another level's queue");
+    assert_eq!(
+        violations.load(Ordering::Relaxed),
+        0,
+        "a packet left before a more important one, or from another level's queue"
+    );
     let used = per_level.iter().filter(|c| c.load(Ordering::Relaxed) > 0).count();
     assert_eq!(used, 8, "control, four unscheduled and four scheduled levels all carry packets: {per_level:?}");
     // No loss with unlimited buffers: nothing resent, nothing probed.
@@ -149,7 +156,8 @@ fn drops_in_finite_buffers_are_recovered() {
 #[test]
 fn wire_load_counts_what_the_authors_counted() {
     let dir = tempfile::tempdir().unwrap();
-    let authors = [("w1", 0.657, 0.006), ("w2", 0.796, 0.001), ("w3", 0.887, 0.001), ("w4", 0.898, 0.001), ("w5", 0.898, 0.001)];
+    let authors =
+        [("w1", 0.657, 0.006), ("w2", 0.796, 0.001), ("w3", 0.887, 0.001), ("w4", 0.898, 0.001), ("w5", 0.898, 0.001)];
     for (w, factor, tol) in authors {
         let text = w3("1ms", "").replace("sizes = \"w3\"", &format!("sizes = \"{w}\""));
         let sc = common::scenario(&text, dir.path());

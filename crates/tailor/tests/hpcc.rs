@@ -64,7 +64,8 @@ trace = "long.csv"
 fn run(n: usize) -> Interval {
     let dir = tempfile::tempdir().unwrap();
     let probe = common::scenario(&scenario_text(n, dir.path(), None), dir.path());
-    let c = probe.transport_of(0).as_any().downcast_ref::<tailor::transport::tcp::Config>().expect("hpcc runs over tcp");
+    let c =
+        probe.transport_of(0).as_any().downcast_ref::<tailor::transport::tcp::Config>().expect("hpcc runs over tcp");
     let Flavor::Hpcc(p) = c.flavor else { panic!("{:?}", c.flavor) };
     let w_ai = (p.w_init as f64 * (1.0 - ETA) / N_EXPECTED) as u64;
     let sc = common::scenario(&scenario_text(n, dir.path(), Some(w_ai)), dir.path());
@@ -75,7 +76,8 @@ fn run(n: usize) -> Interval {
     let mut sim = tailor::engine::Simulation::new(sc.build(1).unwrap(), sink).unwrap();
     let snapshot = |sim: &tailor::engine::Simulation| {
         let sent: Vec<u64> = (0..n).map(|h| sim.net.hosts[h].stats.sent_bytes).collect();
-        let port = sim.net.ports.iter().filter(|p| p.role.name() == "to_host").max_by_key(|p| p.stats.sent_bytes).unwrap();
+        let port =
+            sim.net.ports.iter().filter(|p| p.role.name() == "to_host").max_by_key(|p| p.stats.sent_bytes).unwrap();
         (sent, port.stats.sent_bytes, port.stats.queue_area, port.stats.marks, port.stats.max_queue_bytes)
     };
     sim.set_stop(Some(t1));

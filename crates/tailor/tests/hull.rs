@@ -38,7 +38,8 @@ trace = "long.csv"
     );
     let sc = common::scenario(&text, dir.path());
     let (sim, _) = common::run(&sc, 1);
-    let port = sim.ports().into_iter().filter(|p| p.role == "to_host").max_by_key(|p| p.sent_bytes).expect("the bottleneck");
+    let port =
+        sim.ports().into_iter().filter(|p| p.role == "to_host").max_by_key(|p| p.sent_bytes).expect("the bottleneck");
     (port, sim.report())
 }
 
@@ -186,7 +187,10 @@ fn recorded_waits_obey_littles_law_and_m_d_1_and_probes_see_each_port() {
     assert_eq!(probes.len(), 2, "the probe's NIC and the receiver's switch port: {probes:?}");
     let nic = probes.iter().find(|p| p.role == "host_nic").unwrap();
     let sw = probes.iter().find(|p| p.role == "to_host").unwrap();
-    assert!(nic.waits.count - sw.waits.count <= 1, "every probe packet crosses both (the last may be on its way at the stop)");
+    assert!(
+        nic.waits.count - sw.waits.count <= 1,
+        "every probe packet crosses both (the last may be on its way at the stop)"
+    );
     assert!(sw.waits.count > 1_900, "10,000 probes a second for 200 ms: {}", sw.waits.count);
     // A probe arrives at a time unrelated to the Poisson traffic: it sees the time-average
     // wait, which M/D/1 also gives (PASTA).
@@ -243,7 +247,11 @@ fn bandwidth_headroom_slows_flows_down_as_m_g_1_ps_predicts() {
         let headroom = ps_mean_fct(rho, 800);
         let sd = headroom / full;
         let theory = (1.0 - rho) / (0.8 - rho);
-        eprintln!("rho {rho}: FCT {:.1} us at C, {:.1} us at 0.8C: SD {sd:.3}, eq. 3 {theory:.3} (paper {paper})", full * 1e6, headroom * 1e6);
+        eprintln!(
+            "rho {rho}: FCT {:.1} us at C, {:.1} us at 0.8C: SD {sd:.3}, eq. 3 {theory:.3} (paper {paper})",
+            full * 1e6,
+            headroom * 1e6
+        );
         assert!((sd - theory).abs() < 0.08 * theory, "rho {rho}: SD {sd:.3} vs eq. 3 {theory:.3}");
         // Eq. 1 itself: E[x] / (C(1 − ρ)), 800 µs / (1 − ρ) for 100 KB at 1 Gbps.
         let eq1 = 800e-6 / (1.0 - rho);
@@ -257,7 +265,8 @@ fn bandwidth_headroom_slows_flows_down_as_m_g_1_ps_predicts() {
 /// the NIC: with or without LSO and coalescing.
 fn nic_burst(host: &str, lso: &str) -> u64 {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("one.csv"), "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,8000000,0\n").unwrap();
+    std::fs::write(dir.path().join("one.csv"), "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,8000000,0\n")
+        .unwrap();
     let text = format!(
         r#"
 [record]
@@ -341,7 +350,9 @@ trace = "two.csv"
     let sc = common::scenario(&text, dir.path());
     let (_, recs) = common::run(&sc, 1);
     assert_eq!(recs.len(), 2, "both flows complete");
-    let ms = |i: usize| recs.iter().find(|r| r.start.ps() / 1_000_000_000 == 19 * i as u64).unwrap().latency().as_secs_f64() * 1e3;
+    let ms = |i: usize| {
+        recs.iter().find(|r| r.start.ps() / 1_000_000_000 == 19 * i as u64).unwrap().latency().as_secs_f64() * 1e3
+    };
     (ms(0), ms(1))
 }
 

@@ -3,19 +3,27 @@
 
 mod common;
 
-const SIZES: [u64; 15] = [1, 100, 1447, 1448, 1449, 2896, 10_000, 50_000, 100_000, 125_000, 200_000, 1_000_000, 5_000_000, 10_000_000, 30_000_000];
+const SIZES: [u64; 15] = [
+    1, 100, 1447, 1448, 1449, 2896, 10_000, 50_000, 100_000, 125_000, 200_000, 1_000_000, 5_000_000, 10_000_000,
+    30_000_000,
+];
 
 fn check(topology: &str, extra: &str, transport: &str, src: usize, dst: usize) {
     let dir = tempfile::tempdir().unwrap();
     let trace = common::lone_trace(dir.path(), &SIZES, src, dst, 10_000_000);
-    let text = format!(
-        "{topology}\n{extra}\n{transport}\n[[class]]\nname = \"lone\"\ntrace = \"{trace}\"\n"
-    );
+    let text = format!("{topology}\n{extra}\n{transport}\n[[class]]\nname = \"lone\"\ntrace = \"{trace}\"\n");
     let sc = common::scenario(&text, dir.path());
     let (_, recs) = common::run(&sc, 1);
     assert_eq!(recs.len(), SIZES.len());
     for r in &recs {
-        assert_eq!(r.latency(), r.ideal, "size {} on {topology} / {transport}: {} vs ideal {}", r.size, r.latency(), r.ideal);
+        assert_eq!(
+            r.latency(),
+            r.ideal,
+            "size {} on {topology} / {transport}: {} vs ideal {}",
+            r.size,
+            r.latency(),
+            r.ideal
+        );
         assert_eq!(r.slowdown(), 1.0);
     }
 }

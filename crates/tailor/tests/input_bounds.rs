@@ -11,7 +11,6 @@ use tailor::scenario::{Scenario, ScenarioError};
 mod common;
 use common::BAD_INPUT_BASE as BASE;
 
-
 const DUMBBELL: &str = "kind = \"dumbbell\"\nleft = 2\nright = 2\nhost_link = { rate = \"10Gbps\", delay = \"1us\" }\ntrunk = { rate = \"10Gbps\", delay = \"1us\" }";
 
 /// (what replaces what in BASE, expected key path, a fragment the message must contain)
@@ -86,11 +85,13 @@ fn the_bounds_themselves_are_accepted() {
         Scenario::parse(&text, "ok.toml", Path::new(".")).unwrap_or_else(|e| panic!("{to:?}: {e}"));
     }
     // A dumbbell has trunk ports: the role the star refuses is the dumbbell's own.
-    let dumbbell = BASE.replacen("kind = \"star\"\nhosts = 4\nlink = { rate = \"100Gbps\", delay = \"1us\" }", DUMBBELL, 1);
+    let dumbbell =
+        BASE.replacen("kind = \"star\"\nhosts = 4\nlink = { rate = \"100Gbps\", delay = \"1us\" }", DUMBBELL, 1);
     let trunk = dumbbell.replacen("ecn_threshold = \"100KB\"", "phantom = { drain = 0.95, roles = [\"trunk\"] }", 1);
     Scenario::parse(&trunk, "ok.toml", Path::new(".")).unwrap();
     // The host link's rate is the bound where the switch's phantom queue feeds it.
-    let fast = dumbbell.replacen("ecn_threshold = \"100KB\"", "phantom = { drain = \"20Gbps\", roles = [\"trunk\"] }", 1);
+    let fast =
+        dumbbell.replacen("ecn_threshold = \"100KB\"", "phantom = { drain = \"20Gbps\", roles = [\"trunk\"] }", 1);
     let e = Scenario::parse(&fast, "bad.toml", Path::new(".")).unwrap_err();
     assert_eq!(e.path, "switch.phantom.drain", "{e}");
     assert!(e.message.contains("above the rate of topology.trunk (\"10Gbps\")"), "{e}");
@@ -136,12 +137,20 @@ fn special_files_and_endless_lines_are_refused() {
     let zero_cdf = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"/dev/zero\"\ninterpolation = \"step\"", 1);
     let e = in_dir(&dir, &zero_cdf).unwrap_err();
     assert_eq!(e.path, "class[0].sizes_cdf", "{e}");
-    assert!(e.message.contains("/dev/zero: is a character device, not a regular file; accepted: a regular file of at most 16 MiB"), "{e}");
+    assert!(
+        e.message.contains(
+            "/dev/zero: is a character device, not a regular file; accepted: a regular file of at most 16 MiB"
+        ),
+        "{e}"
+    );
     let class = BASE.find("[[class]]").unwrap();
     let zero_trace = format!("{}[[class]]\nname = \"a\"\ntrace = \"/dev/zero\"\nreceiver = 3\n", &BASE[..class]);
     let e = in_dir(&dir, &zero_trace).unwrap_err();
     assert_eq!(e.path, "class[0].trace", "{e}");
-    assert!(e.message.contains("is a character device, not a regular file; accepted: a regular file of at most 64 GiB"), "{e}");
+    assert!(
+        e.message.contains("is a character device, not a regular file; accepted: a regular file of at most 64 GiB"),
+        "{e}"
+    );
     // A directory, and a FIFO (refused before it is opened: opening would wait for a writer).
     let dir_cdf = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \".\"\ninterpolation = \"step\"", 1);
     assert!(in_dir(&dir, &dir_cdf).unwrap_err().message.contains("is a directory, not a regular file"));
@@ -164,7 +173,10 @@ fn special_files_and_endless_lines_are_refused() {
     // The scenario file itself.
     let e = Scenario::load(Path::new("/dev/zero")).unwrap_err();
     assert_eq!((e.file.as_str(), e.path.as_str()), ("/dev/zero", ""));
-    assert!(e.message.starts_with("is a character device, not a regular file; accepted: a regular file of at most 16 MiB"), "{e}");
+    assert!(
+        e.message.starts_with("is a character device, not a regular file; accepted: a regular file of at most 16 MiB"),
+        "{e}"
+    );
 }
 
 /// Reading a trace asks the thread's interrupt check as it goes (the Python binding's
@@ -204,7 +216,11 @@ fn the_model_refuses_lso_and_persistent_connections_by_name() {
     let lso = sc(&BASE.replacen("init_cwnd = 10", "init_cwnd = 10\nlso = \"64KB\"", 1));
     let e = config(&lso).unwrap_err();
     assert_eq!(e.path, "transport.lso", "{e}");
-    assert!(e.message.contains("the model has no segmentation offload") && e.message.contains("accepted: --engine packet, or no lso"), "{e}");
+    assert!(
+        e.message.contains("the model has no segmentation offload")
+            && e.message.contains("accepted: --engine packet, or no lso"),
+        "{e}"
+    );
     let conns = sc(&BASE.replacen("receiver = 3", "receiver = 3\nconnections = 4", 1));
     let e = config(&conns).unwrap_err();
     assert_eq!(e.path, "class[0].connections", "{e}");

@@ -127,20 +127,37 @@ messages = 60
 
 fn scripted(conn: u32, prio: u8, wire: u32, payload: u32) -> Packet {
     let header_bytes = (wire - payload) as u16;
-    Packet { prio, header_bytes, ..Packet::scripted(ConnId { slot: conn, gen: 0 }, ClassId::new(0), wire, Header([conn as u64, 0, 0])) }
+    Packet {
+        prio,
+        header_bytes,
+        ..Packet::scripted(ConnId { slot: conn, gen: 0 }, ClassId::new(0), wire, Header([conn as u64, 0, 0]))
+    }
 }
 
 fn port(limit: u64, overflow: Overflow) -> Port {
     let sched: Box<dyn Scheduler> = Box::new(PriorityQueues::new(8));
-    Port::new(Node::Switch(SwitchId::new(0)), LinkId::new(0), Rate::from_gbps(10), PortRole::ToHost, Admission::PortLimit(limit), Vec::new(), sched)
-        .with_overflow(overflow)
+    Port::new(
+        Node::Switch(SwitchId::new(0)),
+        LinkId::new(0),
+        Rate::from_gbps(10),
+        PortRole::ToHost,
+        Admission::PortLimit(limit),
+        Vec::new(),
+        sched,
+    )
+    .with_overflow(overflow)
 }
 
 #[test]
 fn trim_cuts_the_payload_and_forwards_the_flagged_header_first() {
     let mut p = port(3_000, Overflow::Trim);
     let mut dropped = Vec::new();
-    let pkts = [scripted(1, 4, 1_500, 1_446), scripted(2, 4, 1_500, 1_446), scripted(3, 4, 1_500, 1_446), scripted(4, 4, 54, 0)];
+    let pkts = [
+        scripted(1, 4, 1_500, 1_446),
+        scripted(2, 4, 1_500, 1_446),
+        scripted(3, 4, 1_500, 1_446),
+        scripted(4, 4, 54, 0),
+    ];
     let queued: Vec<bool> = pkts.iter().map(|&k| p.offer(Time::ZERO, k, None, &mut dropped)).collect();
     // The third does not fit and is trimmed; the fourth has no payload: it queues beside
     // the full data buffer, at its own level (NDP's header queue, §3.1).
@@ -148,7 +165,11 @@ fn trim_cuts_the_payload_and_forwards_the_flagged_header_first() {
     assert_eq!((p.stats.trim_packets, p.stats.trim_bytes), (1, 1_446));
     assert_eq!((p.stats.drop_packets, p.stats.drop_bytes, dropped.len()), (0, 0, 0));
     let offered: u64 = pkts.iter().map(|k| k.wire_bytes as u64).sum();
-    assert_eq!(offered, p.queued_bytes() + p.stats.drop_bytes + p.stats.trim_bytes, "bytes: queued + dropped + trimmed");
+    assert_eq!(
+        offered,
+        p.queued_bytes() + p.stats.drop_bytes + p.stats.trim_bytes,
+        "bytes: queued + dropped + trimmed"
+    );
     let mut int = tailor::net::int::Pool::default();
     let id = tailor::net::ids::PortId::new(0);
     let mut out = Vec::new();
@@ -156,7 +177,11 @@ fn trim_cuts_the_payload_and_forwards_the_flagged_header_first() {
         out.push((k.conn.slot, k.prio, k.wire_bytes, k.is_trimmed()));
         p.busy = false;
     }
-    assert_eq!(out, vec![(3, 0, 54, true), (1, 4, 1_500, false), (2, 4, 1_500, false), (4, 4, 54, false)], "the header jumps to level 0");
+    assert_eq!(
+        out,
+        vec![(3, 0, 54, true), (1, 4, 1_500, false), (2, 4, 1_500, false), (4, 4, 54, false)],
+        "the header jumps to level 0"
+    );
 }
 
 /// NDP's switch (§3.1): with its data queue full, a trimming port cuts payloads and never
@@ -173,9 +198,17 @@ fn a_trimming_port_never_drops_a_header_and_holds_data_within_its_limit() {
 
 fn trimming_port(limit: u64, overflow: Overflow, link: usize) -> Port {
     let sched: Box<dyn Scheduler> = Box::new(PriorityQueues::new(2));
-    Port::new(Node::Switch(SwitchId::new(0)), LinkId::new(link), Rate::from_gbps(10), PortRole::ToHost, Admission::PortLimit(limit), Vec::new(), sched)
-        .with_overflow(overflow)
-        .with_trim_stream(11)
+    Port::new(
+        Node::Switch(SwitchId::new(0)),
+        LinkId::new(link),
+        Rate::from_gbps(10),
+        PortRole::ToHost,
+        Admission::PortLimit(limit),
+        Vec::new(),
+        sched,
+    )
+    .with_overflow(overflow)
+    .with_trim_stream(11)
 }
 
 fn a_trimming_port_keeps_its_headers(overflow: Overflow) {
@@ -298,8 +331,15 @@ fn evict_drops_a_queued_packet_of_a_less_important_level_to_admit_one() {
     assert!(p.offer(Time::ZERO, scripted(1, 5, 1_500, 1_446), None, &mut dropped));
     assert!(p.offer(Time::ZERO, scripted(2, 5, 1_500, 1_446), None, &mut dropped));
     assert!(p.offer(Time::ZERO, scripted(3, 1, 1_500, 1_446), None, &mut dropped), "level 1 evicts a level-5 packet");
-    assert_eq!(dropped.iter().map(|k| k.conn.slot).collect::<Vec<_>>(), vec![2], "the newest of the least important level");
-    assert!(!p.offer(Time::ZERO, scripted(4, 7, 1_500, 1_446), None, &mut dropped), "nothing matters less than level 7");
+    assert_eq!(
+        dropped.iter().map(|k| k.conn.slot).collect::<Vec<_>>(),
+        vec![2],
+        "the newest of the least important level"
+    );
+    assert!(
+        !p.offer(Time::ZERO, scripted(4, 7, 1_500, 1_446), None, &mut dropped),
+        "nothing matters less than level 7"
+    );
     assert_eq!(dropped.iter().map(|k| k.conn.slot).collect::<Vec<_>>(), vec![2, 4]);
     let s = &p.stats;
     assert_eq!((s.evict_packets, s.drop_packets, s.enq_packets), (1, 2, 3));
@@ -394,7 +434,12 @@ fn a_scheduler_that_says_idle_until_t_wakes_its_port_exactly_at_t() {
     let sc = one_message(dir.path(), 1_000);
     let sink = Arc::new(Mutex::new(MemorySink::default()));
     let mut sim = Simulation::new(sc.build(1).unwrap(), Box::new(Shared(sink.clone()))).unwrap();
-    let to_host1 = sim.net.ports.iter().position(|p| p.role == PortRole::ToHost && sim.net.links[p.link.index()].to == Node::Host(HostId::new(1))).unwrap();
+    let to_host1 = sim
+        .net
+        .ports
+        .iter()
+        .position(|p| p.role == PortRole::ToHost && sim.net.links[p.link.index()].to == Node::Host(HostId::new(1)))
+        .unwrap();
     let until = Time::from_us(1_050);
     sim.net.ports[to_host1].set_scheduler(Box::new(Gate { until, q: Fifo::default() }));
     sim.run(&mut |_| true).unwrap();
@@ -549,7 +594,9 @@ fn a_nic_that_pulls_one_packet_at_a_time_sends_the_same_bytes_as_one_that_takes_
     // Without transmit stages, a packet pulled when its predecessor starts is queued
     // before that one ends: the NIC never idles for the bound.
     assert!(a == b, "FIFO NIC, FIFO messages: pulling at the last moment changes no timing");
-    let nic_max = |s: &Simulation| s.net.ports.iter().filter(|p| p.role == PortRole::HostNic).map(|p| p.stats.max_queue_bytes).max().unwrap();
+    let nic_max = |s: &Simulation| {
+        s.net.ports.iter().filter(|p| p.role == PortRole::HostNic).map(|p| p.stats.max_queue_bytes).max().unwrap()
+    };
     assert!(nic_max(&free) > 100_000, "without a bound the NIC queue holds whole messages");
     assert!(nic_max(&bounded) <= 1_502, "with nic_depth = 1 it never holds more than one packet");
 }

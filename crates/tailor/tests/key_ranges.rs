@@ -25,8 +25,8 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use tailor::engine::stall::Watch;
 use tailor::engine::{RunError, Simulation};
-use tailor::sim::Time;
 use tailor::scenario::Scenario;
+use tailor::sim::Time;
 
 /// How a key's value is drawn: its accepted range, as the scenario reader states it.
 #[derive(Clone, Copy)]
@@ -60,11 +60,14 @@ struct Family {
     keys: &'static [Key],
 }
 
-const PRIORITY8: [(&str, &str, &str); 2] = [("switch", "scheduler", "\"priority\""), ("switch", "priority_levels", "8")];
-const SMALL_BUFFER: [(&str, &str, &str); 2] = [("switch", "buffer", "\"per_port\""), ("switch", "buffer_size", "\"20KB\"")];
+const PRIORITY8: [(&str, &str, &str); 2] =
+    [("switch", "scheduler", "\"priority\""), ("switch", "priority_levels", "8")];
+const SMALL_BUFFER: [(&str, &str, &str); 2] =
+    [("switch", "buffer", "\"per_port\""), ("switch", "buffer_size", "\"20KB\"")];
 /// An incast into a small buffer, so that Homa's, pHost's and RDS's unscheduled bursts
 /// overflow it.
-const INCAST: [(&str, &str, &str); 3] = [("class", "pattern", "\"n_to_1\""), ("class", "receiver", "3"), ("class", "sizes_exponential_mean", "\"30KB\"")];
+const INCAST: [(&str, &str, &str); 3] =
+    [("class", "pattern", "\"n_to_1\""), ("class", "receiver", "3"), ("class", "sizes_exponential_mean", "\"30KB\"")];
 const DCTCP: (&str, &str, &str) = ("transport", "kind", "\"dctcp\"");
 const LOAD: (&str, &str, &str) = ("class", "load", "0.6");
 const ARRIVAL: (&str, &str, &str) = ("class", "arrival", "\"poisson\"");
@@ -91,7 +94,18 @@ const FAMILIES: &[Family] = &[
     Family {
         // Small buffers: drops, and the RESEND and probe paths that recover them.
         name: "homa_lossy",
-        base: &[PRIORITY8[0], PRIORITY8[1], SMALL_BUFFER[0], SMALL_BUFFER[1], ("transport", "kind", "\"homa\""), LOAD, ARRIVAL, INCAST[0], INCAST[1], INCAST[2]],
+        base: &[
+            PRIORITY8[0],
+            PRIORITY8[1],
+            SMALL_BUFFER[0],
+            SMALL_BUFFER[1],
+            ("transport", "kind", "\"homa\""),
+            LOAD,
+            ARRIVAL,
+            INCAST[0],
+            INCAST[1],
+            INCAST[2],
+        ],
         keys: &[
             ("transport", "rtt_bytes", G::Size(1538, 1_000_000)),
             ("transport", "overcommitment", G::Or(&G::Int(1, 1 << 20), &["\"unlimited\""])),
@@ -102,7 +116,18 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "phost_lossy",
-        base: &[("switch", "scheduler", "\"priority\""), ("switch", "priority_levels", "2"), SMALL_BUFFER[0], SMALL_BUFFER[1], ("transport", "kind", "\"phost\""), LOAD, ARRIVAL, INCAST[0], INCAST[1], INCAST[2]],
+        base: &[
+            ("switch", "scheduler", "\"priority\""),
+            ("switch", "priority_levels", "2"),
+            SMALL_BUFFER[0],
+            SMALL_BUFFER[1],
+            ("transport", "kind", "\"phost\""),
+            LOAD,
+            ARRIVAL,
+            INCAST[0],
+            INCAST[1],
+            INCAST[2],
+        ],
         keys: &[
             ("transport", "free_tokens", G::Int(0, 1 << 20)),
             ("transport", "token_window", G::Int(1, 1 << 20)),
@@ -113,7 +138,16 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "rds_lossy",
-        base: &[SMALL_BUFFER[0], SMALL_BUFFER[1], ("transport", "kind", "\"rds\""), LOAD, ARRIVAL, INCAST[0], INCAST[1], INCAST[2]],
+        base: &[
+            SMALL_BUFFER[0],
+            SMALL_BUFFER[1],
+            ("transport", "kind", "\"rds\""),
+            LOAD,
+            ARRIVAL,
+            INCAST[0],
+            INCAST[1],
+            INCAST[2],
+        ],
         keys: &[
             ("transport", "blind", G::Size(1538, 1_000_000)),
             ("transport", "grant_packets", G::Int(1, 1024)),
@@ -144,7 +178,13 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "phost",
-        base: &[("switch", "scheduler", "\"priority\""), ("switch", "priority_levels", "2"), ("transport", "kind", "\"phost\""), LOAD, ARRIVAL],
+        base: &[
+            ("switch", "scheduler", "\"priority\""),
+            ("switch", "priority_levels", "2"),
+            ("transport", "kind", "\"phost\""),
+            LOAD,
+            ARRIVAL,
+        ],
         keys: &[
             ("transport", "priority_levels", G::Int(1, 2)),
             ("transport", "free_tokens", G::Int(0, 1 << 20)),
@@ -159,7 +199,14 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "pias",
-        base: &[PRIORITY8[0], PRIORITY8[1], ("switch", "ecn_threshold", "\"30KB\""), ("transport", "kind", "\"pias\""), LOAD, ARRIVAL],
+        base: &[
+            PRIORITY8[0],
+            PRIORITY8[1],
+            ("switch", "ecn_threshold", "\"30KB\""),
+            ("transport", "kind", "\"pias\""),
+            LOAD,
+            ARRIVAL,
+        ],
         keys: &[
             ("transport", "priority_levels", G::Int(1, 8)),
             ("transport", "thresholds", G::Sizes(1, 1_000_000, 7)),
@@ -246,7 +293,11 @@ const FAMILIES: &[Family] = &[
     Family {
         name: "coalescing",
         base: &[DCTCP, ("host", "rx_frames", "32"), ("host", "rx_usecs", "\"100us\""), LOAD, ARRIVAL],
-        keys: &[("host", "rx_frames", G::Int(1, 1 << 16)), ("host", "rx_usecs", G::Time(0, 1_000 * MS)), ("transport", "lso", G::Size(1, GB))],
+        keys: &[
+            ("host", "rx_frames", G::Int(1, 1 << 16)),
+            ("host", "rx_usecs", G::Time(0, 1_000 * MS)),
+            ("transport", "lso", G::Size(1, GB)),
+        ],
     },
     Family {
         name: "connections",
@@ -261,7 +312,14 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "receive_window",
-        base: &[("transport", "kind", "\"tcp\""), ("transport", "lso", "\"64KB\""), ("transport.rwnd", "autotune", "true"), ("class", "connections", "2"), LOAD, ARRIVAL],
+        base: &[
+            ("transport", "kind", "\"tcp\""),
+            ("transport", "lso", "\"64KB\""),
+            ("transport.rwnd", "autotune", "true"),
+            ("class", "connections", "2"),
+            LOAD,
+            ARRIVAL,
+        ],
         keys: &[
             ("transport.rwnd", "autotune", G::Lit(&["true", "false"])),
             ("transport.rwnd", "cwnd_limited", G::Lit(&["\"burst\"", "\"tso\""])),
@@ -272,7 +330,13 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "rfc3168_ecn",
-        base: &[("transport", "kind", "\"tcp\""), ("transport", "ecn", "\"rfc3168\""), ("switch", "ecn_threshold", "\"6KB\""), LOAD, ARRIVAL],
+        base: &[
+            ("transport", "kind", "\"tcp\""),
+            ("transport", "ecn", "\"rfc3168\""),
+            ("switch", "ecn_threshold", "\"6KB\""),
+            LOAD,
+            ARRIVAL,
+        ],
         keys: &[
             ("transport", "kind", G::Lit(&["\"tcp\"", "\"cubic\""])),
             ("transport", "ecn", G::Lit(&["\"off\"", "\"rfc3168\""])),
@@ -300,14 +364,37 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "probes",
-        base: &[DCTCP, LOAD, ARRIVAL, ("probe", "probe", "true"), ("probe", "arrival", "\"poisson\""), ("probe", "load", "0.01"), ("probe", "sizes_fixed", "\"64B\""), ("probe", "pattern", "\"n_to_1\"")],
-        keys: &[("probe", "receiver", G::Int(0, 3)), ("probe", "sizes_fixed", G::Size(1, 100_000)), ("probe", "load", G::Float(1e-6, 0.3))],
+        base: &[
+            DCTCP,
+            LOAD,
+            ARRIVAL,
+            ("probe", "probe", "true"),
+            ("probe", "arrival", "\"poisson\""),
+            ("probe", "load", "0.01"),
+            ("probe", "sizes_fixed", "\"64B\""),
+            ("probe", "pattern", "\"n_to_1\""),
+        ],
+        keys: &[
+            ("probe", "receiver", G::Int(0, 3)),
+            ("probe", "sizes_fixed", G::Size(1, 100_000)),
+            ("probe", "load", G::Float(1e-6, 0.3)),
+        ],
     },
 ];
 
 /// The tables in the order they are written; `class` and `probe` are `[[class]]`.
-const TABLES: [&str; 10] =
-    ["switch", "switch.phantom", "switch.pl2", "host", "host.pacer", "transport", "transport.over", "transport.rwnd", "class", "probe"];
+const TABLES: [&str; 10] = [
+    "switch",
+    "switch.phantom",
+    "switch.pl2",
+    "host",
+    "host.pacer",
+    "transport",
+    "transport.over",
+    "transport.rwnd",
+    "class",
+    "probe",
+];
 
 const MESSAGES: u64 = 24;
 /// Events after which a run is stopped. A run that stops progressing (no message
@@ -350,9 +437,13 @@ fn draw(g: G, rng: &mut Pcg64) -> String {
 
 /// The scenario text of `entries` (table, key, value), later entries replacing earlier.
 fn text(entries: &[(&str, &str, String)]) -> String {
-    let mut s = String::from("[topology]\nkind = \"star\"\nhosts = 4\nlink = { rate = \"100Gbps\", delay = \"1us\" }\n");
+    let mut s =
+        String::from("[topology]\nkind = \"star\"\nhosts = 4\nlink = { rate = \"100Gbps\", delay = \"1us\" }\n");
     // The class's defaults, which a family's entries replace.
-    let defaults = [("class", "sizes_exponential_mean", "\"8KB\"".to_string()), ("class", "pattern", "\"all_to_all\"".to_string())];
+    let defaults = [
+        ("class", "sizes_exponential_mean", "\"8KB\"".to_string()),
+        ("class", "pattern", "\"all_to_all\"".to_string()),
+    ];
     let entries: Vec<_> = defaults.iter().chain(entries).collect();
     for table in TABLES {
         let mine: Vec<_> = entries.iter().filter(|e| e.0 == table).collect();
@@ -397,9 +488,10 @@ fn check(text: &str, dir: &std::path::Path) -> Option<String> {
         Ok((Err(RunError::Stalled(s)), ..)) => Some(format!("stops progressing: {s}")),
         Ok((Err(e), ..)) => Some(format!("fails: {e}")),
         Ok((Ok(()), active, _)) if active > 0 => Some(format!("ends with {active} messages incomplete")),
-        Ok((Ok(()), _, recs)) => recs.iter().find(|r| r.latency() < r.ideal).map(|r| {
-            format!("message {} of {} B took {} but its ideal is {}", r.id, r.size, r.latency(), r.ideal)
-        }),
+        Ok((Ok(()), _, recs)) => recs
+            .iter()
+            .find(|r| r.latency() < r.ideal)
+            .map(|r| format!("message {} of {} B took {} but its ideal is {}", r.id, r.size, r.latency(), r.ideal)),
     }
 }
 
@@ -429,7 +521,8 @@ fn values_inside_the_accepted_ranges_are_refused_or_run_correctly() {
     for family in FAMILIES {
         let (mut ran, mut refused) = (0, String::new());
         for _ in 0..EXAMPLES {
-            let mut entries: Vec<(&str, &str, String)> = family.base.iter().map(|&(t, k, v)| (t, k, v.to_string())).collect();
+            let mut entries: Vec<(&str, &str, String)> =
+                family.base.iter().map(|&(t, k, v)| (t, k, v.to_string())).collect();
             let mut drawn: Vec<(&str, &str, String)> = Vec::new();
             for &(t, k, g) in family.keys {
                 if rng.random_bool(0.4) {
@@ -455,7 +548,11 @@ fn values_inside_the_accepted_ranges_are_refused_or_run_correctly() {
         }
         // Refusals alone would make the property vacuous (Homa's levels and cut-offs
         // must agree with each other, so many of its combinations are refused).
-        assert!(ran * 3 >= EXAMPLES, "{}: only {ran} of {EXAMPLES} examples were accepted; the last refusal: {refused}", family.name);
+        assert!(
+            ran * 3 >= EXAMPLES,
+            "{}: only {ran} of {EXAMPLES} examples were accepted; the last refusal: {refused}",
+            family.name
+        );
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
@@ -478,12 +575,23 @@ fn refusal(text: &str) -> tailor::scenario::ScenarioError {
 fn homa_refuses_zero_unscheduled_bytes_and_runs_with_one() {
     let e = refusal(&with("homa", &[("transport", "unscheduled_bytes", "\"0B\"")]));
     assert_eq!(e.path, "transport.unscheduled_bytes");
-    assert!(e.message.starts_with("is 0B: a message's first packet announces it") && e.message.ends_with("accepted: at least \"1B\""), "{e}");
-    let e = refusal(&with("homa", &[("transport", "incast_threshold", "1"), ("transport", "incast_unscheduled", "\"0B\"")]));
+    assert!(
+        e.message.starts_with("is 0B: a message's first packet announces it")
+            && e.message.ends_with("accepted: at least \"1B\""),
+        "{e}"
+    );
+    let e = refusal(&with(
+        "homa",
+        &[("transport", "incast_threshold", "1"), ("transport", "incast_unscheduled", "\"0B\"")],
+    ));
     assert_eq!(e.path, "transport.incast_unscheduled");
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(check(&with("homa", &[("transport", "unscheduled_bytes", "\"1B\"")]), dir.path()), None);
-    let incast = [("transport", "incast_threshold", "1"), ("transport", "incast_unscheduled", "\"1B\""), ("class", "response", "\"echo\"")];
+    let incast = [
+        ("transport", "incast_threshold", "1"),
+        ("transport", "incast_unscheduled", "\"1B\""),
+        ("class", "response", "\"echo\""),
+    ];
     assert_eq!(check(&with("homa", &incast), dir.path()), None);
 }
 
@@ -507,7 +615,11 @@ fn pfabric_refuses_a_packet_larger_than_the_switch_buffer() {
 fn pl2_refuses_a_threshold_below_t_plus_k() {
     let e = refusal(&with("pl2", &[("switch.pl2", "threshold", "1")]));
     assert_eq!(e.path, "switch.pl2.threshold");
-    assert!(e.message.starts_with("unsolicited_below (t = 15) + burst (K = 4) - 1 = 18 is above [switch] pl2 threshold (T = 1)"), "{e}");
+    assert!(
+        e.message
+            .starts_with("unsolicited_below (t = 15) + burst (K = 4) - 1 = 18 is above [switch] pl2 threshold (T = 1)"),
+        "{e}"
+    );
     let e = refusal(&with("pl2", &[("transport", "unsolicited_below", "600")]));
     assert_eq!(e.path, "transport.unsolicited_below");
     let e = refusal(&with("pl2", &[("transport", "burst", "600")]));
@@ -525,7 +637,11 @@ fn receive_window_refuses_bad_values_by_name() {
         (("transport.rwnd", "initial", "\"100B\""), "transport.rwnd.initial", "from one segment"),
         (("transport.rwnd", "max", "\"64KB\""), "transport.rwnd.max", "3/4 of it at least initial"),
         (("transport.rwnd", "clock", "\"0ns\""), "transport.rwnd.clock", "\"1ms\" at HZ = 1000"),
-        (("transport.rwnd", "autotun", "true"), "transport.rwnd.autotun", "accepted keys here: autotune, clock, cwnd_limited, initial, max"),
+        (
+            ("transport.rwnd", "autotun", "true"),
+            "transport.rwnd.autotun",
+            "accepted keys here: autotune, clock, cwnd_limited, initial, max",
+        ),
         (("transport.rwnd", "cwnd_limited", "\"linux\""), "transport.rwnd.cwnd_limited", "\"burst\""),
     ] {
         let e = refusal(&with("receive_window", &[extra]));
@@ -537,7 +653,9 @@ fn receive_window_refuses_bad_values_by_name() {
     let e = refusal(&text);
     assert_eq!(e.path, "transport.rwnd.cwnd_limited", "{e}");
     assert!(e.to_string().contains("without lso"), "{e}");
-    let text = with("receive_window", &[]).replace("[transport.rwnd]\nautotune = true\n", "").replace("kind = \"tcp\"", "kind = \"tcp\"\nrwnd = 5");
+    let text = with("receive_window", &[])
+        .replace("[transport.rwnd]\nautotune = true\n", "")
+        .replace("kind = \"tcp\"", "kind = \"tcp\"\nrwnd = 5");
     let e = refusal(&text);
     assert_eq!(e.path, "transport.rwnd", "{e}");
 }

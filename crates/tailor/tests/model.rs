@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 use tailor::measure::record::MemorySink;
-use tailor::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
+use tailor::measure::{ClassSummary, MessageRecord, RecordSink, Recorder};
 use tailor::model::{CcParams, FluidModel, Form, ModelConfig, Sharing};
 use tailor::net::ids::{ClassId, HostId};
 use tailor::sim::Time;
@@ -28,16 +28,35 @@ impl RecordSink for Shared {
 }
 
 fn msg(class: usize, start_ns: u64, size: u64) -> MessageSpec {
-    MessageSpec { id: None, start: Time::from_ns(start_ns), src: HostId::new(0), dst: HostId::new(1), size, class: ClassId::new(class), response: None, channel: None }
+    MessageSpec {
+        id: None,
+        start: Time::from_ns(start_ns),
+        src: HostId::new(0),
+        dst: HostId::new(1),
+        size,
+        class: ClassId::new(class),
+        response: None,
+        channel: None,
+    }
 }
 
 /// 100 Gbps, 10 us RTT, SWP-D.
 fn run(sharing: Sharing, classes: Vec<Vec<MessageSpec>>) -> Vec<MessageRecord> {
-    let cfg = ModelConfig { capacity_bps: 100e9, rtt: Time::from_us(10), cc: CcParams::SWP_D, sharing, classes: classes.len(), own_threshold: Vec::new(), form: Form::Calibrated };
+    let cfg = ModelConfig {
+        capacity_bps: 100e9,
+        rtt: Time::from_us(10),
+        cc: CcParams::SWP_D,
+        sharing,
+        classes: classes.len(),
+        own_threshold: Vec::new(),
+        form: Form::Calibrated,
+    };
     let sink = Arc::new(Mutex::new(MemorySink::default()));
     let summaries = (0..classes.len()).map(|k| ClassSummary::new(&format!("c{k}"), vec![])).collect();
-    let mut rec = Recorder::new(summaries, ClassSummary::new("all", vec![]), Time::ZERO, Box::new(Shared(sink.clone())));
-    let sources: Vec<Box<dyn Source + Send>> = classes.into_iter().map(|v| Box::new(List(v.into_iter())) as Box<dyn Source + Send>).collect();
+    let mut rec =
+        Recorder::new(summaries, ClassSummary::new("all", vec![]), Time::ZERO, Box::new(Shared(sink.clone())));
+    let sources: Vec<Box<dyn Source + Send>> =
+        classes.into_iter().map(|v| Box::new(List(v.into_iter())) as Box<dyn Source + Send>).collect();
     FluidModel::new(cfg).run(sources, &mut rec).unwrap();
     let out = std::mem::take(&mut sink.lock().unwrap().0);
     out
@@ -47,7 +66,8 @@ fn run(sharing: Sharing, classes: Vec<Vec<MessageSpec>>) -> Vec<MessageRecord> {
 fn a_lone_flow_takes_exactly_rtt_plus_size_over_capacity() {
     // One flow at a time, 10 ms apart, arriving mid-step.
     let sizes = [1u64, 1_000, 100_000, 124_999, 125_000, 125_001, 1_000_000, 30_000_000];
-    let msgs: Vec<MessageSpec> = sizes.iter().enumerate().map(|(i, &s)| msg(0, 1_000_333 + i as u64 * 10_000_000, s)).collect();
+    let msgs: Vec<MessageSpec> =
+        sizes.iter().enumerate().map(|(i, &s)| msg(0, 1_000_333 + i as u64 * 10_000_000, s)).collect();
     let recs = run(Sharing::Fifo, vec![msgs]);
     assert_eq!(recs.len(), sizes.len());
     for r in recs {
@@ -119,7 +139,9 @@ fn a_scenario_runs_on_the_model_engine_in_the_packet_engines_format() {
     assert_eq!(cfg.rtt, Time::from_us(10));
     assert_eq!(cfg.cc.q0, 100_000.0, "q0 is the switches' ECN threshold");
     let tmp = tempfile::tempdir().unwrap();
-    let s = tailor::output::run_engine_to_dir(&sc, 1, &tmp.path().join("m"), tailor::output::Engine::Model, &mut |_| true).unwrap();
+    let s =
+        tailor::output::run_engine_to_dir(&sc, 1, &tmp.path().join("m"), tailor::output::Engine::Model, &mut |_| true)
+            .unwrap();
     assert_eq!(s.engine, "model");
     assert_eq!(s.model.as_ref().unwrap().bottleneck, "the link into host 64");
     assert_eq!((s.report.messages.generated, s.report.messages.completed), (2000, 2000));
@@ -145,12 +167,16 @@ fn the_model_refuses_a_transport_it_does_not_model() {
 #[test]
 fn the_model_refuses_pl2_agents_and_closed_loops() {
     let dir = tempfile::tempdir().unwrap();
-    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/swp/websearch-30.toml")).unwrap();
+    let base =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/swp/websearch-30.toml")).unwrap();
     let sc = common::scenario(&base.replacen("[switch]", "[switch]\npl2 = {}", 1), dir.path());
     let err = tailor::scenario::model::config(&sc).unwrap_err();
     assert_eq!(err.path, "switch.pl2", "{err}");
     assert!(err.message.contains("accepted: --engine packet"), "{err}");
-    let closed = base.replacen("load = 0.30\n", "outstanding = 4\nresponse = \"echo\"\n", 1).replacen("arrival = \"lognormal\"\nsigma = 2.0\n", "", 1).replacen("exact_load = true\n", "", 1);
+    let closed = base
+        .replacen("load = 0.30\n", "outstanding = 4\nresponse = \"echo\"\n", 1)
+        .replacen("arrival = \"lognormal\"\nsigma = 2.0\n", "", 1)
+        .replacen("exact_load = true\n", "", 1);
     let sc = common::scenario(&closed, dir.path());
     let err = tailor::scenario::model::config(&sc).unwrap_err();
     assert_eq!(err.path, "class[0].outstanding", "{err}");
@@ -167,7 +193,8 @@ fn the_model_engine_and_the_advisor_refuse_traffic_without_one_bottleneck() {
         .replace("senders = \"0..64\"\n", "");
     let sc = common::scenario(&text, dir.path());
     let out = dir.path().join("m");
-    let err = tailor::output::run_engine_to_dir(&sc, 1, &out, tailor::output::Engine::Model, &mut |_| true).unwrap_err();
+    let err =
+        tailor::output::run_engine_to_dir(&sc, 1, &out, tailor::output::Engine::Model, &mut |_| true).unwrap_err();
     let tailor::engine::RunError::Scenario(e) = err else { panic!("a scenario error: {err}") };
     assert_eq!(e.path, "class[0].pattern");
     assert!(e.message.starts_with("\"all_to_all\" spreads traffic over many links (to 65 receivers)"), "{}", e.message);

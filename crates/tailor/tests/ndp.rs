@@ -33,7 +33,10 @@ paths = "spray"
 
 fn lone(dir: &std::path::Path, transport: &str, src: usize, dst: usize, sizes: &[u64]) -> Scenario {
     let trace = common::lone_trace(dir, sizes, src, dst, 3_000_000);
-    common::scenario(&format!("{FABRIC}\n[transport]\nkind = \"ndp\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"), dir)
+    common::scenario(
+        &format!("{FABRIC}\n[transport]\nkind = \"ndp\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"),
+        dir,
+    )
 }
 
 /// Around the first window (7 packets: 10,094 bytes), short last packets, and large ones.
@@ -97,7 +100,12 @@ fn an_incast_is_trimmed_nacked_and_shared_fairly_to_the_end() {
     let first = recs.iter().map(|r| r.finish).min().unwrap();
     let last = recs.iter().map(|r| r.finish).max().unwrap();
     let start = recs[0].start;
-    assert!((last - first).ps() * 20 < (last - start).ps(), "finishes spread over {} of {}", last - first, last - start);
+    assert!(
+        (last - first).ps() * 20 < (last - start).ps(),
+        "finishes spread over {} of {}",
+        last - first,
+        last - start
+    );
     let bytes = 16 * (200_000u64.div_ceil(1_442) * 96 + 200_000);
     let busy = tailor::sim::Rate::from_gbps(10).ser(bytes);
     assert!((last - start).ps() < busy.ps() * 105 / 100, "{} for {busy} of bytes", last - start);
@@ -144,7 +152,10 @@ fn a_loaded_fabric_completes_every_message_accounts_for_every_byte_and_repeats_i
     assert_eq!((c("timeouts"), c("duplicate_packets")), (0, 0));
     // Data never held beyond the 8 packets of a port (headers queue beside it).
     let rows = sim.ports();
-    assert!(rows.iter().filter(|p| p.role != "host_nic").all(|p| p.max_queue_bytes < 8 * 1_538 + 64 * 96), "a port's queue");
+    assert!(
+        rows.iter().filter(|p| p.role != "host_nic").all(|p| p.max_queue_bytes < 8 * 1_538 + 64 * 96),
+        "a port's queue"
+    );
     // The same seed gives the same run.
     let (_, again) = common::run(&sc, 7);
     assert_eq!(recs, again);
@@ -153,14 +164,25 @@ fn a_loaded_fabric_completes_every_message_accounts_for_every_byte_and_repeats_i
 #[test]
 fn bad_ndp_tables_name_the_key_and_the_accepted_values() {
     let dir = tempfile::tempdir().unwrap();
-    let fabric = FABRIC.replace("racks = 9\nhosts_per_rack = 16\nspines = 4", "racks = 2\nhosts_per_rack = 2\nspines = 1");
+    let fabric =
+        FABRIC.replace("racks = 9\nhosts_per_rack = 16\nspines = 4", "racks = 2\nhosts_per_rack = 2\nspines = 1");
     let class = "[[class]]\nname = \"m\"\nsizes_fixed = \"1KB\"\nload = 0.1\npattern = \"all_to_all\"\nmessages = 10\n";
     let cases = [
-        (fabric.replace("scheduler = \"priority\"\npriority_levels = 2\n", ""), "", "transport.kind", "[switch] scheduler = \"priority\" with priority_levels >= 2"),
+        (
+            fabric.replace("scheduler = \"priority\"\npriority_levels = 2\n", ""),
+            "",
+            "transport.kind",
+            "[switch] scheduler = \"priority\" with priority_levels >= 2",
+        ),
         (fabric.replace("priority_levels = 2", "priority_levels = 1"), "", "transport.kind", "priority_levels >= 2"),
         (fabric.clone(), "window = \"1000B\"", "transport.window", "accepted: at least \"1538B\""),
         (fabric.clone(), "rto = \"100ns\"", "transport.rto", "accepted: a time of at least \"1us\""),
-        (fabric.clone(), "resend_timeout = \"1ms\"", "transport.resend_timeout", "accepted keys here: kind, rto, window"),
+        (
+            fabric.clone(),
+            "resend_timeout = \"1ms\"",
+            "transport.resend_timeout",
+            "accepted keys here: kind, rto, window",
+        ),
     ];
     for (net, transport, key, accepted) in cases {
         let text = format!("{net}\n[transport]\nkind = \"ndp\"\n{transport}\n{class}");

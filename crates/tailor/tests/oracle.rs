@@ -35,7 +35,8 @@ rx_delay = "0.5us"
 paths = "spray"
 "#;
 
-const HOMA: &str = "[transport]\nkind = \"homa\"\nrtt_bytes = \"10000B\"\nunscheduled_levels = 4\nresend_timeout = \"off\"\n";
+const HOMA: &str =
+    "[transport]\nkind = \"homa\"\nrtt_bytes = \"10000B\"\nunscheduled_levels = 4\nresend_timeout = \"off\"\n";
 
 /// Two classes (W3's small messages and W5's large ones) among all 24 hosts.
 fn workload(load_w3: f64, load_w5: f64, until: &str) -> String {
@@ -89,7 +90,10 @@ fn a_lone_message_meets_its_ideal_exactly() {
     for (transport, net) in [(homa.as_str(), FABRIC), ("[transport]\nkind = \"raw\"\n", FABRIC)] {
         for (src, dst) in [(0, 1), (0, 9), (23, 5)] {
             let trace = common::lone_trace(dir.path(), &sizes, src, dst, 3_000_000);
-            let sc = common::scenario(&format!("{net}{transport}[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"), dir.path());
+            let sc = common::scenario(
+                &format!("{net}{transport}[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"),
+                dir.path(),
+            );
             let (_, recs) = oracle(&sc, 1).unwrap();
             assert_eq!(recs.len(), sizes.len());
             for r in &recs {
@@ -224,7 +228,12 @@ fn what_it_cannot_stand_for_is_refused_with_its_key() {
     let (path, msg) = refused(&format!("{}{HOMA}{one}", FABRIC.replace("spines = 2", "spines = 1")));
     assert_eq!(path, "topology.spines");
     assert!(msg.contains("oversubscribed") && msg.contains("40 Gbps up for 80 Gbps"), "{msg}");
-    let (path, msg) = refused(&format!("{}{HOMA}{one}", FABRIC.replace("fabric_link = { rate = \"40Gbps\" }", "fabric_link = { rate = \"5Gbps\" }").replace("spines = 2", "spines = 16")));
+    let (path, msg) = refused(&format!(
+        "{}{HOMA}{one}",
+        FABRIC
+            .replace("fabric_link = { rate = \"40Gbps\" }", "fabric_link = { rate = \"5Gbps\" }")
+            .replace("spines = 2", "spines = 16")
+    ));
     assert_eq!(path, "topology.fabric_link", "{msg}");
     let (path, msg) = refused(&format!("{FABRIC}[transport]\nkind = \"dctcp\"\n{one}"));
     assert_eq!(path, "class[0]");

@@ -71,7 +71,10 @@ fn a_lone_message_meets_its_ideal_exactly_on_every_path() {
     // 1 byte: one 84-byte packet (the minimum frame), 67.2 ns per 10 Gbps hop and 16.8 ns
     // per 40 Gbps hop, 1 us after the NIC, 250 ns per switch, 0.5 us at the receiver.
     let trace = common::lone_trace(dir.path(), &[1], 0, 17, 1_000);
-    let (_, recs) = common::run(&common::scenario(&format!("{FABRIC}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"), dir.path()), 1);
+    let (_, recs) = common::run(
+        &common::scenario(&format!("{FABRIC}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"), dir.path()),
+        1,
+    );
     assert_eq!(recs[0].ideal, Time::from_ps(2 * 67_200 + 2 * 16_800 + 1_000_000 + 3 * 250_000 + 500_000));
 }
 
@@ -81,7 +84,8 @@ fn a_short_message_overtakes_a_long_one_into_the_same_receiver() {
     // A 2 MB message from host 0 to host 2 is under way when host 20 starts 30 KB to host 2.
     let sc = traced(dir.path(), &[(0, 2, 2_000_000, 1_000_000), (20, 2, 30_000, 1_100_000)]);
     let (_, recs) = common::run(&sc, 1);
-    let (long, short) = (recs.iter().find(|r| r.size == 2_000_000).unwrap(), recs.iter().find(|r| r.size == 30_000).unwrap());
+    let (long, short) =
+        (recs.iter().find(|r| r.size == 2_000_000).unwrap(), recs.iter().find(|r| r.size == 30_000).unwrap());
     assert!(short.finish < long.finish, "SRPT: the shorter finishes first");
     let slowdown = |r: &tailor::measure::MessageRecord| (r.finish - r.start).ps() as f64 / r.ideal.ps() as f64;
     // The short one waits at most for packets already on the wire; the long one yields
@@ -121,13 +125,20 @@ fn a_loaded_fabric_that_drops_delivers_every_message_and_conserves_packets_and_b
     assert_eq!((r.messages.completed, r.messages.incomplete), (recs.len() as u64, 0));
     assert!(recs.len() > 3_000, "{}", recs.len());
     let c = |name: &str| r.transport_counters.get(name).unwrap_or_else(|| panic!("counter {name}"));
-    assert!(r.network.drops > 0 && c("timeouts") > 0 && c("retransmitted_packets") > 0, "losses happened and were repaired");
+    assert!(
+        r.network.drops > 0 && c("timeouts") > 0 && c("retransmitted_packets") > 0,
+        "losses happened and were repaired"
+    );
     let l = sim.ledger();
     assert!(l.balances(), "{l:?}");
     assert_eq!(l.in_flight, (0, 0));
     for (i, p) in sim.net.ports.iter().enumerate() {
         let s = &p.stats;
-        assert_eq!(s.enq_bytes, s.sent_bytes + s.evict_bytes + p.queued_bytes(), "port {i}: admitted = sent + evicted + queued");
+        assert_eq!(
+            s.enq_bytes,
+            s.sent_bytes + s.evict_bytes + p.queued_bytes(),
+            "port {i}: admitted = sent + evicted + queued"
+        );
         assert!(p.queued_bytes() <= 19_993 && s.max_queue_bytes <= 19_993, "port {i} stays within its buffer");
     }
     // SRPT shows: one-packet messages fare better than the largest ones.
@@ -182,8 +193,16 @@ fn a_rank_port_never_serves_a_message_while_a_more_important_one_waits_and_evict
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2013);
     let limit = 13 * 1_538 - 1;
     for round in 0..100 {
-        let mut port = Port::new(Node::Switch(SwitchId::new(0)), LinkId::new(0), Rate::from_gbps(10), PortRole::ToHost, Admission::PortLimit(limit), Vec::new(), Box::new(RankQueue::default()))
-            .with_overflow(Overflow::Evict);
+        let mut port = Port::new(
+            Node::Switch(SwitchId::new(0)),
+            LinkId::new(0),
+            Rate::from_gbps(10),
+            PortRole::ToHost,
+            Admission::PortLimit(limit),
+            Vec::new(),
+            Box::new(RankQueue::default()),
+        )
+        .with_overflow(Overflow::Evict);
         let mut model = Model::default();
         let (mut pool, mut dropped) = (Default::default(), Vec::new());
         let (mut offered, mut sent) = ((0u64, 0u64), (0u64, 0u64));
@@ -193,10 +212,18 @@ fn a_rank_port_never_serves_a_message_while_a_more_important_one_waits_and_evict
                 let p = scripted(rng.random_range(0..6), rng.random_range(1..20) * 1_000, bytes, step);
                 offered = (offered.0 + 1, offered.1 + bytes as u64);
                 let before = dropped.len();
-                assert_eq!(port.offer(Time::ZERO, p, None, &mut dropped), model.offer(p, limit), "round {round} step {step}: admission");
+                assert_eq!(
+                    port.offer(Time::ZERO, p, None, &mut dropped),
+                    model.offer(p, limit),
+                    "round {round} step {step}: admission"
+                );
                 let evicted_now: Vec<Packet> = dropped[before..].iter().filter(|d| **d != p).copied().collect();
                 let n = model.evicted.len();
-                assert_eq!(evicted_now, model.evicted[n - evicted_now.len()..], "round {round} step {step}: the least important went");
+                assert_eq!(
+                    evicted_now,
+                    model.evicted[n - evicted_now.len()..],
+                    "round {round} step {step}: the least important went"
+                );
             } else {
                 let got = port.start_next(Time::ZERO, PortId::new(0), None, &mut pool).map(|(p, _)| p);
                 port.busy = false;
@@ -206,7 +233,11 @@ fn a_rank_port_never_serves_a_message_while_a_more_important_one_waits_and_evict
                 }
             }
             let s = &port.stats;
-            assert_eq!(offered.0, sent.0 + s.drop_packets + port.queued_packets() as u64, "round {round} step {step}: packets");
+            assert_eq!(
+                offered.0,
+                sent.0 + s.drop_packets + port.queued_packets() as u64,
+                "round {round} step {step}: packets"
+            );
             assert_eq!(offered.1, sent.1 + s.drop_bytes + port.queued_bytes(), "round {round} step {step}: bytes");
             assert!(port.queued_bytes() <= limit);
         }
@@ -227,9 +258,20 @@ fn scenarios_that_would_ignore_pfabrics_ranks_are_refused() {
     assert_eq!(e.path, "transport.kind");
     assert!(e.message.contains("nic_depth = 0") && e.message.contains("nic = \"rank\""), "{}", e.message);
     // A NIC serving by rank is pFabric's host queue too.
-    tailor::scenario::Scenario::parse(&(FABRIC.replace("nic_depth = 0", "nic = \"rank\"") + class), "t.toml", dir.path()).unwrap();
-    let e = err(FABRIC.replace("[transport]\nkind = \"pfabric\"", "[transport]\nkind = \"pfabric\"\nmax_cwnd = 4") + class);
-    assert_eq!((e.path.as_str(), e.message.contains("below init_cwnd (12)")), ("transport.max_cwnd", true), "{}", e.message);
+    tailor::scenario::Scenario::parse(
+        &(FABRIC.replace("nic_depth = 0", "nic = \"rank\"") + class),
+        "t.toml",
+        dir.path(),
+    )
+    .unwrap();
+    let e =
+        err(FABRIC.replace("[transport]\nkind = \"pfabric\"", "[transport]\nkind = \"pfabric\"\nmax_cwnd = 4") + class);
+    assert_eq!(
+        (e.path.as_str(), e.message.contains("below init_cwnd (12)")),
+        ("transport.max_cwnd", true),
+        "{}",
+        e.message
+    );
     let e = err(FABRIC.replace("kind = \"pfabric\"", "kind = \"pfabric\"\nprobe_after = 0") + class);
     assert_eq!(e.path, "transport.probe_after");
     let e = err(FABRIC.replace("scheduler = \"rank\"", "scheduler = \"rank\"\npriority_levels = 4") + class);

@@ -48,7 +48,10 @@ fn a_lone_message_meets_its_ideal_exactly_on_every_path() {
     for transport in ["", "free_tokens = 7\ntoken_window = 7", simulator] {
         for (src, dst) in [(0, 1), (0, 17), (143, 5)] {
             let trace = common::lone_trace(dir.path(), &SIZES, src, dst, 3_000_000);
-            let text = format!("{}\n[transport]\nkind = \"phost\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n", fabric(9, 16, 4));
+            let text = format!(
+                "{}\n[transport]\nkind = \"phost\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n",
+                fabric(9, 16, 4)
+            );
             let (sim, recs) = common::run(&common::scenario(&text, dir.path()), 1);
             assert_eq!(recs.len(), SIZES.len());
             for r in &recs {
@@ -64,7 +67,8 @@ fn a_lone_message_meets_its_ideal_exactly_on_every_path() {
 fn the_ideal_of_a_small_message_is_its_rts_then_its_packet() {
     let dir = tempfile::tempdir().unwrap();
     let trace = common::lone_trace(dir.path(), &[1], 0, 17, 3_000_000);
-    let text = format!("{}\n[transport]\nkind = \"phost\"\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n", fabric(9, 16, 4));
+    let text =
+        format!("{}\n[transport]\nkind = \"phost\"\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n", fabric(9, 16, 4));
     let (_, recs) = common::run(&common::scenario(&text, dir.path()), 1);
     // 84 bytes each (40 of headers, padded to the minimum frame): the RTS's 67.2 ns first,
     // then the packet's 67.2 ns per 10 Gbps hop and 16.8 ns per 40 Gbps hop, 1 us after the
@@ -139,7 +143,11 @@ fn a_loaded_fabric_completes_every_message_with_bytes_conserved() {
     // Short messages ride the free tokens at the high level: near their ideal.
     let short = &r.overall.bins[0];
     assert!(short.upper_bytes.is_some_and(|u| u <= 1_460), "{:?}", short);
-    assert!(short.slowdown.p50.is_some_and(|p| p < 1.3), "median slowdown of one-packet messages {:?}", short.slowdown.p50);
+    assert!(
+        short.slowdown.p50.is_some_and(|p| p < 1.3),
+        "median slowdown of one-packet messages {:?}",
+        short.slowdown.p50
+    );
 }
 
 #[test]
@@ -169,7 +177,8 @@ fn bad_keys_are_named() {
     let one = bad("", "scheduler = \"priority\"\npriority_levels = 1\n");
     assert!(one.contains("transport.priority_levels") && one.contains("keep 1 level"), "{one}");
     // One level runs anywhere.
-    let anywhere = loaded("", "1ms", "priority_levels = 1").replace("scheduler = \"priority\"\npriority_levels = 2\n", "");
+    let anywhere =
+        loaded("", "1ms", "priority_levels = 1").replace("scheduler = \"priority\"\npriority_levels = 2\n", "");
     tailor::scenario::Scenario::parse(&anywhere, "t.toml", dir.path()).unwrap();
     let e = bad("priority_levels = 3", "");
     assert!(e.contains("transport.priority_levels") && e.contains("1 to 2"), "{e}");
@@ -189,4 +198,3 @@ fn bad_keys_are_named() {
     let e = bad("free_token = 3", ok);
     assert!(e.contains("free_token"), "{e}");
 }
-

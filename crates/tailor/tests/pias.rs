@@ -109,7 +109,11 @@ until = "1ms"
 }
 
 fn small_p99(recs: &[tailor::measure::MessageRecord]) -> f64 {
-    let mut s: Vec<f64> = recs.iter().filter(|r| r.size <= 1_460).map(|r| (r.finish - r.start).ps() as f64 / r.ideal.ps() as f64).collect();
+    let mut s: Vec<f64> = recs
+        .iter()
+        .filter(|r| r.size <= 1_460)
+        .map(|r| (r.finish - r.start).ps() as f64 / r.ideal.ps() as f64)
+        .collect();
     s.sort_by(f64::total_cmp);
     s[(s.len() * 99 / 100).min(s.len() - 1)]
 }
@@ -182,7 +186,8 @@ fn bad_tables_name_the_key_and_what_is_accepted() {
     // One level is DCTCP: no thresholds, and any scheduler.
     let one = ok.replace("kind = \"pias\"", "kind = \"pias\"\npriority_levels = 1");
     let dir = tempfile::tempdir().unwrap();
-    let sc = common::scenario(&one.replace("scheduler = \"priority\"\npriority_levels = 8\nbuffer", "buffer"), dir.path());
+    let sc =
+        common::scenario(&one.replace("scheduler = \"priority\"\npriority_levels = 8\nbuffer", "buffer"), dir.path());
     assert_eq!(sc.transports[0].settings()["levels_used"], 1);
 }
 

@@ -124,7 +124,10 @@ fn scheduled_bursts_meet_at_most_one_burst_of_queue() {
     let scheduled = RAW_OVER_PL2.replace("threads = 12", "threads = 1\nunsolicited_below = 0");
     for (n, gbps) in [(2, 45), (4, 25), (7, 14), (7, 100)] {
         let r = incast_at(8, n, &scheduled, "1ms", Load { gbps, size: "6000B" }, Rack::IDEAL);
-        eprintln!("n = {n}, {gbps} Gbps each: max queue {} B, utilization {:.2}", r.network.max_queue_bytes, r.network.utilization);
+        eprintln!(
+            "n = {n}, {gbps} Gbps each: max queue {} B, utilization {:.2}",
+            r.network.max_queue_bytes, r.network.utilization
+        );
         assert_eq!(agent(&r, "pl2_unsolicited_packets"), 0);
         assert!(r.network.max_queue_bytes <= 5 * 1_518, "n = {n}: {} B queued", r.network.max_queue_bytes);
     }

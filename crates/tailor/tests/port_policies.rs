@@ -61,7 +61,11 @@ fn shared_buffer_dynamic_threshold_caps_one_port_at_alpha_over_one_plus_alpha() 
 
 fn nic_case(nic: &str) -> f64 {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("t.csv"), "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10000000,0\n1,0,1,1000,1000\n").unwrap();
+    std::fs::write(
+        dir.path().join("t.csv"),
+        "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10000000,0\n1,0,1,1000,1000\n",
+    )
+    .unwrap();
     let text = format!(
         "[topology]\nkind = \"star\"\nhosts = 2\nlink = {{ rate = \"100Gbps\", delay = \"1us\" }}\n[host]\nnic = \"{nic}\"\n[transport]\nkind = \"raw\"\n[[class]]\nname = \"t\"\ntrace = \"t.csv\"\n"
     );

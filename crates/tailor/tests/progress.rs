@@ -77,7 +77,11 @@ fn counts_rise_and_a_drained_run_delivers_every_byte_once() {
     let last = rows.last().unwrap().v;
     assert_eq!(last[0], 2000);
     assert_eq!(last[2], summary["messages"]["completed"].as_u64().unwrap());
-    assert_eq!((last[1], last[3], last[4], last[5]), (last[1], last[1], last[1], 0), "drained: every byte delivered once");
+    assert_eq!(
+        (last[1], last[3], last[4], last[5]),
+        (last[1], last[1], last[1], 0),
+        "drained: every byte delivered once"
+    );
 }
 
 #[test]

@@ -63,7 +63,12 @@ fn read_queues(dir: &Path) -> Queues {
     let rows = lines
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            Row { ps: ps_of(f[0]), port: cell(f[1]).map(|p| p as usize), bytes: f[2].parse().unwrap(), classes: f[3..].iter().map(|c| cell(c)).collect() }
+            Row {
+                ps: ps_of(f[0]),
+                port: cell(f[1]).map(|p| p as usize),
+                bytes: f[2].parse().unwrap(),
+                classes: f[3..].iter().map(|c| cell(c)).collect(),
+            }
         })
         .collect();
     Queues { header, rows }
@@ -234,13 +239,17 @@ queue_ports = [17]
             let split: Vec<u64> = r.classes.iter().map(|c| c.expect("the packet engine fills every cell")).collect();
             assert_eq!(split.iter().sum::<u64>(), r.bytes, "{scheduler} at {} ps", r.ps);
         }
-        assert!(q.rows.iter().any(|r| r.classes[0] > Some(0) && r.classes[1] > Some(0)), "{scheduler}: both classes queue");
+        assert!(
+            q.rows.iter().any(|r| r.classes[0] > Some(0) && r.classes[1] > Some(0)),
+            "{scheduler}: both classes queue"
+        );
     }
 }
 
 #[test]
 fn a_stopped_run_is_sampled_up_to_its_stop() {
-    let text = with_record("queues = \"3us\"\nqueue_ports = [17]").replace("seed = 3", "seed = 3\n[run]\nstop = \"100us\"");
+    let text =
+        with_record("queues = \"3us\"\nqueue_ports = [17]").replace("seed = 3", "seed = 3\n[run]\nstop = \"100us\"");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r");
     run(&text, 1, &out, Engine::Packet);

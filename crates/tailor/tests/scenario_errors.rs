@@ -5,7 +5,6 @@ use tailor::scenario::Scenario;
 mod common;
 use common::BAD_INPUT_BASE as BASE;
 
-
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[
     ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: advise, class, host, model, name, record, routing, run, seed, switch, topology, transport"),
@@ -148,7 +147,8 @@ fn every_bad_scenario_names_its_key() {
     for (from, to, path, fragment) in CASES {
         assert!(BASE.contains(from), "case {from:?} does not apply");
         let text = BASE.replacen(from, to, 1);
-        let err = Scenario::parse(&text, "bad.toml", std::path::Path::new(".")).expect_err(&format!("{to:?} must fail"));
+        let err =
+            Scenario::parse(&text, "bad.toml", std::path::Path::new(".")).expect_err(&format!("{to:?} must fail"));
         assert_eq!(err.file, "bad.toml");
         assert_eq!(&err.path, path, "{to:?}: {err}");
         assert!(err.message.contains(fragment), "{to:?}: message {:?} lacks {fragment:?}", err.message);
@@ -171,13 +171,15 @@ fn a_total_load_names_the_value_typed_and_its_bound() {
     use tailor::scenario::Override;
     let two = BASE.replacen("messages = 10", "messages = 10\n[[class]]\nname = \"b\"\nsizes = \"websearch\"\narrival = \"poisson\"\nload = 0.4\npattern = \"n_to_1\"\nreceiver = 2\nmessages = 10", 1);
     let set = |v: toml::Value| vec![Override { key: "load".into(), value: v }];
-    let err = Scenario::resolve_text(&two, "bad.toml", std::path::Path::new("."), &set(toml::Value::Integer(2))).unwrap_err();
+    let err =
+        Scenario::resolve_text(&two, "bad.toml", std::path::Path::new("."), &set(toml::Value::Integer(2))).unwrap_err();
     assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "load"), "{err}");
     assert!(err.message.starts_with("2 is out of range"), "{err}");
     assert!(err.message.contains("accepted: a total offered load above 0 and at most 1.8"), "{err}");
     let ok = Scenario::resolve_text(&two, "ok.toml", std::path::Path::new("."), &set(toml::Value::Float(1.8))).unwrap();
     assert_eq!(ok.scenario.classes.len(), 2);
-    let err = Scenario::resolve_text(&two, "bad.toml", std::path::Path::new("."), &set(toml::Value::Float(1e308))).unwrap_err();
+    let err = Scenario::resolve_text(&two, "bad.toml", std::path::Path::new("."), &set(toml::Value::Float(1e308)))
+        .unwrap_err();
     assert!(err.message.starts_with("1e308 is out of range"), "{err}");
 }
 
@@ -252,7 +254,11 @@ fn traces_are_read_whole_when_the_scenario_is_read() {
         ("1,2,2,10,200\n", "line 3, receiver", "sender and receiver are both host 2"),
         ("1,0,1,0,200\n", "line 3, size_bytes", "0 bytes; accepted: 1 or more"),
         ("1,0,1,10\n", "line 3", "4 fields; accepted: 5, one per column of the header"),
-        ("2,0,1,10,200\n0,1,2,10,300\n", "line 4, flow_id", "0 repeats line 2's; accepted: a distinct flow_id on every row"),
+        (
+            "2,0,1,10,200\n0,1,2,10,300\n",
+            "line 4, flow_id",
+            "0 repeats line 2's; accepted: a distinct flow_id on every row",
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (rows, path, fragment) in cases {
@@ -275,8 +281,18 @@ fn empty_scenarios_are_refused_at_the_key_that_empties_them() {
     let dir = tempfile::tempdir().unwrap();
     let trace = "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10,1000\n1,0,1,10,2000\n";
     let traced = [
-        ("flow_id,sender,receiver,size_bytes,start_ns\n", "", "class[0].trace", "t.csv has no rows, so the class sends no message"),
-        ("flow_id,class,sender,receiver,size_bytes,start_ns\n0,b,0,1,10,1000\n", "", "class[0].trace", "has 1 row but none of class \"a\""),
+        (
+            "flow_id,sender,receiver,size_bytes,start_ns\n",
+            "",
+            "class[0].trace",
+            "t.csv has no rows, so the class sends no message",
+        ),
+        (
+            "flow_id,class,sender,receiver,size_bytes,start_ns\n0,b,0,1,10,1000\n",
+            "",
+            "class[0].trace",
+            "has 1 row but none of class \"a\"",
+        ),
         (trace, "[run]\nstop = \"0ns\"", "run.stop", "accepted: a positive time"),
         (trace, "[run]\nstop = \"1us\"", "run.stop", "\"1us\" is not after class[0]'s first message, at \"1us\""),
         (trace, "[run]\nwarmup = \"3us\"", "run.warmup", "\"3us\" is after class[0]'s last message, at \"2us\""),
@@ -289,9 +305,24 @@ fn empty_scenarios_are_refused_at_the_key_that_empties_them() {
         assert!(err.message.contains(fragment), "{run:?}: {err}");
     }
     let generated = [
-        ("messages = 10", "until = \"1ms\"\nstart = \"2ms\"", "class[0].until", "\"1ms\" is not after the class's start \"2ms\""),
-        ("messages = 10", "messages = 10\nstart = \"2ms\"\n[run]\nstop = \"1ms\"", "class[0].start", "\"2ms\" is not before run.stop \"1ms\""),
-        ("messages = 10", "until = \"1ms\"\n[run]\nwarmup = \"1ms\"", "class[0].until", "\"1ms\" is not after run.warmup \"1ms\""),
+        (
+            "messages = 10",
+            "until = \"1ms\"\nstart = \"2ms\"",
+            "class[0].until",
+            "\"1ms\" is not after the class's start \"2ms\"",
+        ),
+        (
+            "messages = 10",
+            "messages = 10\nstart = \"2ms\"\n[run]\nstop = \"1ms\"",
+            "class[0].start",
+            "\"2ms\" is not before run.stop \"1ms\"",
+        ),
+        (
+            "messages = 10",
+            "until = \"1ms\"\n[run]\nwarmup = \"1ms\"",
+            "class[0].until",
+            "\"1ms\" is not after run.warmup \"1ms\"",
+        ),
     ];
     for (from, to, path, fragment) in generated {
         let err = parse_in(&dir, &BASE.replacen(from, to, 1)).expect_err(to);
@@ -308,9 +339,24 @@ fn a_run_that_summarises_nothing_fails() {
     use tailor::measure::record::NullSink;
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("messages = 10", "messages = 3\n[run]\nwarmup = \"1s\"", "run.warmup", "all 3 messages that completed started inside the warm-up"),
-        ("messages = 10", "messages = 3\n[run]\nstop = \"100ms\"\nwarmup = \"99999999ns\"", "run.warmup", "started inside the warm-up (\"99999999ns\")"),
-        ("messages = 10", "messages = 3\n[run]\nstop = \"2ns\"", "run.stop", "no message completed by \"2ns\" (0 started)"),
+        (
+            "messages = 10",
+            "messages = 3\n[run]\nwarmup = \"1s\"",
+            "run.warmup",
+            "all 3 messages that completed started inside the warm-up",
+        ),
+        (
+            "messages = 10",
+            "messages = 3\n[run]\nstop = \"100ms\"\nwarmup = \"99999999ns\"",
+            "run.warmup",
+            "started inside the warm-up (\"99999999ns\")",
+        ),
+        (
+            "messages = 10",
+            "messages = 3\n[run]\nstop = \"2ns\"",
+            "run.stop",
+            "no message completed by \"2ns\" (0 started)",
+        ),
         ("messages = 10", "until = \"1ns\"", "class[0].until", "no message started by \"1ns\""),
         ("messages = 10", "messages = 3", "", ""),
     ];
@@ -345,7 +391,10 @@ fn size_file_errors_name_the_file_and_line() {
     let text = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"s.cdf\"\ninterpolation = \"step\"", 1);
     let err = parse_in(&dir, &text).unwrap_err();
     assert_eq!((err.file.as_str(), err.path.as_str()), (cdf.display().to_string().as_str(), "line 2"), "{err}");
-    assert!(err.message.contains("size 900 is not above the previous line's 1000; accepted: sizes that increase strictly"), "{err}");
+    assert!(
+        err.message.contains("size 900 is not above the previous line's 1000; accepted: sizes that increase strictly"),
+        "{err}"
+    );
     let missing = BASE.replacen("sizes = \"websearch\"", "sizes_cdf = \"none.cdf\"\ninterpolation = \"step\"", 1);
     let err = parse_in(&dir, &missing).unwrap_err();
     assert_eq!((err.file.as_str(), err.path.as_str()), ("bad.toml", "class[0].sizes_cdf"), "{err}");
@@ -374,8 +423,10 @@ fn the_advise_table_is_a_table_and_not_part_of_a_runs_identity() {
     let dir = std::path::Path::new(".");
     let with = |advise: &str| format!("{BASE}\n{advise}\n");
     let plain = Scenario::resolve_text(BASE, "a.toml", dir, &[]).unwrap();
-    let one = Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"fifo\""), "a.toml", dir, &[]).unwrap();
-    let two = Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"drr\""), "a.toml", dir, &[]).unwrap();
+    let one =
+        Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"fifo\""), "a.toml", dir, &[]).unwrap();
+    let two =
+        Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"drr\""), "a.toml", dir, &[]).unwrap();
     assert_eq!(one.identity, plain.identity);
     assert_eq!(two.identity, plain.identity);
     assert_eq!((one.document.as_str(), one.config.as_str()), (plain.document.as_str(), plain.config.as_str()));

@@ -102,7 +102,10 @@ fn the_gate_compares_the_estimate_with_the_available_memory_and_keeps_a_margin()
     let err = fits(need).expect_err("no margin left");
     assert_eq!((err.file.as_str(), err.path.as_str()), ("s.toml", "topology"));
     let m = &err.message;
-    assert!(m.starts_with("2048 hosts (") && m.contains(" GB available now, of which tailor takes at most 80 %"), "{m}");
+    assert!(
+        m.starts_with("2048 hosts (") && m.contains(" GB available now, of which tailor takes at most 80 %"),
+        "{m}"
+    );
     assert!(m.contains("; accepted: about 1638 hosts or fewer"), "{m}");
     // Nothing known about memory: only the ids are checked.
     tailor::scenario::check_fits_in(&sc.net, 1, "s.toml", None).expect("no memory figure");

@@ -5,7 +5,8 @@ mod common;
 #[test]
 fn slo_verdicts_follow_the_measured_sli() {
     let dir = tempfile::tempdir().unwrap();
-    let mut text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/quickstart.toml")).unwrap();
+    let mut text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/quickstart.toml")).unwrap();
     // Replace the quickstart's own SLOs of the websearch class.
     let start = text.find("slo = [").expect("quickstart has SLOs");
     let end = start + text[start..].find("]\n").unwrap() + 2;
@@ -13,7 +14,11 @@ fn slo_verdicts_follow_the_measured_sli() {
         start..end,
         "slo = [{ sli = \"p99\", max_size = \"125KB\", threshold = 1000.0 }, { sli = \"p99\", min_size = \"125KB\", threshold = 1.0 }]\n",
     );
-    let text = text.replacen("messages = 3000", "messages = 3000\nslo = [{ sli = \"p50\", metric = \"latency\", threshold = \"1s\" }]", 1);
+    let text = text.replacen(
+        "messages = 3000",
+        "messages = 3000\nslo = [{ sli = \"p50\", metric = \"latency\", threshold = \"1s\" }]",
+        1,
+    );
     let sc = common::scenario(&text, dir.path());
     let (sim, recs) = common::run(&sc, 1);
     let r = sim.report();
@@ -52,7 +57,8 @@ fn a_stopped_run_counts_its_unfinished_messages_and_judges_only_what_they_cannot
     use tailor::engine::{Progress, Simulation};
     use tailor::measure::record::MemorySink;
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/quickstart.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/quickstart.toml")).unwrap();
     let slos = "slo = [\n  { sli = \"p99\", max_size = \"125KB\", threshold = 4.0 },\n  { sli = \"p99\", min_size = \"125KB\", threshold = 20.0 },\n  \
                 { sli = \"p50\", min_size = \"125KB\", threshold = 1000.0 },\n  { sli = \"p90\", threshold = 1.05 },\n  \
                 { sli = \"mean\", threshold = 1000.0 },\n  { sli = \"mean\", min_size = \"1MB\", threshold = 1.01 },\n]\n";
@@ -71,7 +77,8 @@ fn a_stopped_run_counts_its_unfinished_messages_and_judges_only_what_they_cannot
     sim.set_stop(None);
     sim.run(&mut |_: &Progress| true).unwrap();
     let recs = std::mem::take(&mut sink.lock().unwrap().0);
-    let (done, late): (Vec<_>, Vec<_>) = (recs[..done_at_stop].to_vec(), recs[done_at_stop..].iter().filter(|m| m.start <= stop).copied().collect());
+    let (done, late): (Vec<_>, Vec<_>) =
+        (recs[..done_at_stop].to_vec(), recs[done_at_stop..].iter().filter(|m| m.start <= stop).copied().collect());
     let m = &at_stop.messages;
     assert!(m.incomplete > 0 && m.completed > 0, "the stop leaves messages unfinished: {m:?}");
     assert_eq!(late.len() as u64, m.incomplete, "the continued run finishes exactly the unfinished");
@@ -79,18 +86,28 @@ fn a_stopped_run_counts_its_unfinished_messages_and_judges_only_what_they_cannot
     let web = &at_stop.classes["websearch"];
     let late_web: Vec<_> = late.iter().filter(|r| r.class.index() == 0).collect();
     assert_eq!((web.incomplete, web.incomplete_bytes), (late_web.len() as u64, late_web.iter().map(|r| r.size).sum()));
-    assert_eq!(web.incomplete + at_stop.classes["rpc"].incomplete, m.incomplete, "no warm-up: every unfinished message is a class's");
+    assert_eq!(
+        web.incomplete + at_stop.classes["rpc"].incomplete,
+        m.incomplete,
+        "no warm-up: every unfinished message is a class's"
+    );
     let stats = ["p99", "p99", "p50", "p90", "mean", "mean"];
     let mut seen = Vec::new();
     for (k, rep) in web.slo.iter().enumerate() {
-        let in_range = |r: &&tailor::measure::MessageRecord| r.class.index() == 0 && sc.classes[0].slos[k].covers(r.size);
+        let in_range =
+            |r: &&tailor::measure::MessageRecord| r.class.index() == 0 && sc.classes[0].slos[k].covers(r.size);
         assert_eq!(rep.count, done.iter().filter(in_range).count() as u64, "{}", rep.sli);
         assert_eq!(rep.incomplete, late.iter().filter(in_range).count() as u64, "{}", rep.sli);
         let all: Vec<f64> = done.iter().chain(&late).filter(in_range).map(|r| r.slowdown()).collect();
         let truth = sli(stats[k], all) <= rep.threshold;
         match rep.met {
             Some(met) => assert_eq!(met, truth, "{}: a verdict the unfinished could change ({rep:?})", rep.sli),
-            None => assert!(rep.reason.as_deref().is_some_and(|r| r.ends_with("needed") || rep.incomplete > 0 && r.ends_with("unfinished at stop")), "{rep:?}"),
+            None => assert!(
+                rep.reason
+                    .as_deref()
+                    .is_some_and(|r| r.ends_with("needed") || rep.incomplete > 0 && r.ends_with("unfinished at stop")),
+                "{rep:?}"
+            ),
         }
         seen.push((rep.met, rep.incomplete > 0));
     }

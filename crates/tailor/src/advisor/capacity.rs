@@ -108,7 +108,8 @@ pub struct AboveFifo {
 pub fn priority_levels(problem: &Problem) -> Vec<usize> {
     let key = |k: usize| {
         let slos = &problem.classes[k].slos;
-        let tightest = |m: Metric| slos.iter().filter(|s| s.metric == m).map(|s| s.threshold).fold(f64::INFINITY, f64::min);
+        let tightest =
+            |m: Metric| slos.iter().filter(|s| s.metric == m).map(|s| s.threshold).fold(f64::INFINITY, f64::min);
         (tightest(Metric::Slowdown), tightest(Metric::Latency), k)
     };
     let mut order: Vec<usize> = (0..problem.classes.len()).collect();
@@ -194,7 +195,12 @@ fn bisect<T>(
 }
 
 /// The least capacity at which `strategy` meets every class's SLOs.
-pub fn min_capacity(problem: &Problem, strategy: Strategy, opts: &SearchOptions, observe: &mut Observer<'_>) -> Result<CapacityAdvice, Cancelled> {
+pub fn min_capacity(
+    problem: &Problem,
+    strategy: Strategy,
+    opts: &SearchOptions,
+    observe: &mut Observer<'_>,
+) -> Result<CapacityAdvice, Cancelled> {
     if strategy == Strategy::Static {
         return min_static(problem, opts, observe);
     }
@@ -215,7 +221,12 @@ pub fn min_capacity(problem: &Problem, strategy: Strategy, opts: &SearchOptions,
 }
 
 /// The weighted strategies' search, checked against shared FIFO's least capacity.
-fn min_weighted(problem: &Problem, strategy: Strategy, opts: &SearchOptions, observe: &mut Observer<'_>) -> Result<CapacityAdvice, Cancelled> {
+fn min_weighted(
+    problem: &Problem,
+    strategy: Strategy,
+    opts: &SearchOptions,
+    observe: &mut Observer<'_>,
+) -> Result<CapacityAdvice, Cancelled> {
     let offered = problem.offered_bps();
     let limit = floor(offered) * opts.max_factor;
     let (mut found, mut probes) = search_weights(problem, strategy, opts, None, observe)?;
@@ -227,7 +238,8 @@ fn min_weighted(problem: &Problem, strategy: Strategy, opts: &SearchOptions, obs
             let fifo = min_capacity(problem, Strategy::SharedFifo, opts, &mut checking)?.capacity_bps;
             match fifo.filter(|&f| found.as_ref().is_none_or(|(c, _)| *c > f)) {
                 Some(f) => {
-                    let (check, start) = check_at_fifo(problem, strategy, f, found.as_ref().map(|x| x.0), opts, &mut checking)?;
+                    let (check, start) =
+                        check_at_fifo(problem, strategy, f, found.as_ref().map(|x| x.0), opts, &mut checking)?;
                     (Some(check), start.map(|w| (f, w)))
                 }
                 None => (None, None),
@@ -259,7 +271,18 @@ fn answer(
         Some((c, t)) => (Some(c), t.weights, t.verdicts),
         None => (None, None, Vec::new()),
     };
-    CapacityAdvice { strategy, capacity_bps, offered_bps, limit_bps, weights, levels, class_capacity_bps: None, verdicts, probes, above_fifo }
+    CapacityAdvice {
+        strategy,
+        capacity_bps,
+        offered_bps,
+        limit_bps,
+        weights,
+        levels,
+        class_capacity_bps: None,
+        verdicts,
+        probes,
+        above_fifo,
+    }
 }
 
 /// Bisection for a weighted strategy, each probe starting from the weights that met at
@@ -373,7 +396,8 @@ fn check_at_fifo(
         .iter()
         .map(|v| v.iter().map(|c| c.loss).fold(f64::NEG_INFINITY, f64::max))
         .collect();
-    let best = (0..vectors.len()).min_by(|&a, &b| worst[a].total_cmp(&worst[b]).then(a.cmp(&b))).expect("a grid has points");
+    let best =
+        (0..vectors.len()).min_by(|&a, &b| worst[a].total_cmp(&worst[b]).then(a.cmp(&b))).expect("a grid has points");
     let mut check = AboveFifo {
         fifo_bps: f,
         search_bps,
@@ -473,7 +497,11 @@ fn floor(offered_bps: f64) -> f64 {
 
 /// Static provisioning: each class's own least capacity, alone on a FIFO link of its
 /// own; the answer is the sum.
-fn min_static(problem: &Problem, opts: &SearchOptions, observe: &mut Observer<'_>) -> Result<CapacityAdvice, Cancelled> {
+fn min_static(
+    problem: &Problem,
+    opts: &SearchOptions,
+    observe: &mut Observer<'_>,
+) -> Result<CapacityAdvice, Cancelled> {
     let offered = problem.offered_bps();
     let mut probes = Vec::new();
     let mut caps = Vec::new();
@@ -517,7 +545,12 @@ fn min_static(problem: &Problem, opts: &SearchOptions, observe: &mut Observer<'_
 /// Each class's verdicts on the model at `capacity_bps` for each weight vector (per-class
 /// queues served by weight; per-flow fair queueing inside each class with `fair`), the
 /// vectors in parallel.
-pub fn evaluate_weights(problem: &Problem, fair: bool, capacity_bps: f64, vectors: &[Vec<f64>]) -> Vec<Vec<ClassVerdict>> {
+pub fn evaluate_weights(
+    problem: &Problem,
+    fair: bool,
+    capacity_bps: f64,
+    vectors: &[Vec<f64>],
+) -> Vec<Vec<ClassVerdict>> {
     use rayon::prelude::*;
     vectors
         .par_iter()
@@ -586,7 +619,10 @@ slo = [
     #[test]
     fn a_weighted_answer_above_fifo_is_reported_grid_checked_and_fixed() {
         let p = problem();
-        let fifo = min_capacity(&p, Strategy::SharedFifo, &SearchOptions::default(), &mut quiet()).unwrap().capacity_bps.unwrap();
+        let fifo = min_capacity(&p, Strategy::SharedFifo, &SearchOptions::default(), &mut quiet())
+            .unwrap()
+            .capacity_bps
+            .unwrap();
         // A crippled optimizer (no baseline search: equal weights, one evaluation, no
         // restarts) needs more than FIFO here; unchecked, that answer stands silently.
         let weak = Options { baseline_steps: 0, max_iterations: 1, restarts: false, ..Options::default() };
@@ -596,7 +632,8 @@ slo = [
         assert!(first > fifo, "weights {first} vs FIFO {fifo}: the case this test needs");
         assert_eq!(a.above_fifo, None);
         // Checked: the grid at FIFO's capacity finds weights, and the search below it.
-        let b = min_capacity(&p, Strategy::Weights, &SearchOptions { fifo_check: true, ..unchecked }, &mut quiet()).unwrap();
+        let b = min_capacity(&p, Strategy::Weights, &SearchOptions { fifo_check: true, ..unchecked }, &mut quiet())
+            .unwrap();
         let check = b.above_fifo.as_ref().expect("reported");
         assert_eq!((check.fifo_bps, check.search_bps), (fifo, Some(first)));
         assert!(check.grid_points >= 100 && check.grid_met > 0 && check.best_worst_loss <= 0.0, "{check:?}");
@@ -633,9 +670,16 @@ slo = [
     #[test]
     fn the_compass_search_walks_from_a_failing_vector_to_one_that_meets() {
         let p = problem();
-        let fifo = min_capacity(&p, Strategy::SharedFifo, &SearchOptions::default(), &mut quiet()).unwrap().capacity_bps.unwrap();
-        let worst = |w: &[f64]| p.evaluate_all(Sharing::Weighted { weights: w.to_vec(), per_flow_fair: false }, fifo)
-            .iter().map(|c| c.loss).fold(f64::NEG_INFINITY, f64::max);
+        let fifo = min_capacity(&p, Strategy::SharedFifo, &SearchOptions::default(), &mut quiet())
+            .unwrap()
+            .capacity_bps
+            .unwrap();
+        let worst = |w: &[f64]| {
+            p.evaluate_all(Sharing::Weighted { weights: w.to_vec(), per_flow_fair: false }, fifo)
+                .iter()
+                .map(|c| c.loss)
+                .fold(f64::NEG_INFINITY, f64::max)
+        };
         // Nearly all the weight on the bulk class queues the small messages behind it: they miss.
         let start = [0.03, 0.97];
         let start_loss = worst(&start);
@@ -657,7 +701,9 @@ slo = [
         for n in 2..=6 {
             let g = grid(n);
             assert!(g.len() >= 30 && g.len() <= 2 * GRID_POINTS, "{n}: {}", g.len());
-            assert!(g.iter().all(|w| w.len() == n && w.iter().all(|&x| x > 0.0) && (w.iter().sum::<f64>() - 1.0).abs() < 1e-9));
+            assert!(g
+                .iter()
+                .all(|w| w.len() == n && w.iter().all(|&x| x > 0.0) && (w.iter().sum::<f64>() - 1.0).abs() < 1e-9));
         }
         // Three classes: every vector of positive multiples of 1/21, C(20, 2) of them (1/22
         // would give 210).

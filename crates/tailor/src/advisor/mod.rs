@@ -33,7 +33,8 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    pub const ALL: [Strategy; 5] = [Strategy::SharedFifo, Strategy::Weights, Strategy::WeightsFq, Strategy::Priority, Strategy::Static];
+    pub const ALL: [Strategy; 5] =
+        [Strategy::SharedFifo, Strategy::Weights, Strategy::WeightsFq, Strategy::Priority, Strategy::Static];
     /// The names the command line accepts.
     pub const NAMES: [&'static str; 5] = ["fifo", "drr", "hierarchical", "priority", "static"];
 
@@ -169,7 +170,9 @@ pub fn advise_weights_from(
     let strategy = if fair { Strategy::WeightsFq } else { Strategy::Weights };
     let eval = ModelEvaluator { problem, capacity_bps, per_flow_fair: fair };
     let r = optimizer::optimize_from(&eval, problem.classes.len(), opts, warm, &mut |p| match p {
-        optimizer::Progress::Baseline { round, rounds } => observe(&Event::Baselines { strategy, capacity_bps, round, rounds }),
+        optimizer::Progress::Baseline { round, rounds } => {
+            observe(&Event::Baselines { strategy, capacity_bps, round, rounds })
+        }
         optimizer::Progress::Step { index, step } => {
             observe(&Event::Iteration { strategy, capacity_bps, iteration: index, losses: step.losses.clone() })
         }
@@ -179,7 +182,8 @@ pub fn advise_weights_from(
     }
     let chosen = r.chosen().expect("a search that was not stopped evaluated a point");
     let weights = r.trajectory[chosen].weights.clone();
-    let verdicts = problem.evaluate_all(crate::model::Sharing::Weighted { weights: weights.clone(), per_flow_fair: fair }, capacity_bps);
+    let verdicts = problem
+        .evaluate_all(crate::model::Sharing::Weighted { weights: weights.clone(), per_flow_fair: fair }, capacity_bps);
     Ok(WeightAdvice {
         strategy,
         capacity_bps,
@@ -264,7 +268,10 @@ pub fn advise(
     problem.set_reading(sc, req.form, req.host_scaling)?;
     let nominal = problem.nominal_bps();
     let (mut model_s, mut packet_s) = (0.0, 0.0);
-    let mut packet = |setting: Option<recheck::Setting>, c: f64, observe: &mut Observer<'_>| -> Result<(Option<Vec<ClassVerdict>>, Option<String>), RunError> {
+    let mut packet = |setting: Option<recheck::Setting>,
+                      c: f64,
+                      observe: &mut Observer<'_>|
+     -> Result<(Option<Vec<ClassVerdict>>, Option<String>), RunError> {
         if !req.recheck {
             return Ok((None, Some("not requested".into())));
         }
@@ -289,9 +296,10 @@ pub fn advise(
                     (_, None) | (Strategy::Static, _) => None,
                     (Strategy::SharedFifo, _) => Some(recheck::Setting::Fifo),
                     (Strategy::Priority, _) => a.levels.clone().map(recheck::Setting::Priority),
-                    (Strategy::Weights | Strategy::WeightsFq, _) => {
-                        a.weights.clone().map(|w| recheck::Setting::Weights { weights: w, fair: s == Strategy::WeightsFq })
-                    }
+                    (Strategy::Weights | Strategy::WeightsFq, _) => a
+                        .weights
+                        .clone()
+                        .map(|w| recheck::Setting::Weights { weights: w, fair: s == Strategy::WeightsFq }),
                 };
                 let (p, note) = match a.capacity_bps {
                     None => (None, Some("no feasible capacity found".to_string())),
@@ -303,7 +311,8 @@ pub fn advise(
         Mode::Weights { fair } => {
             let fair = fair.unwrap_or_else(|| scenario_is_fair(sc));
             let t = Instant::now();
-            let a = advise_weights(&problem, fair, nominal, &req.search.optimizer, observe).map_err(|_| RunError::Cancelled)?;
+            let a = advise_weights(&problem, fair, nominal, &req.search.optimizer, observe)
+                .map_err(|_| RunError::Cancelled)?;
             model_s += t.elapsed().as_secs_f64();
             let setting = recheck::Setting::Weights { weights: a.weights.clone(), fair };
             let (p, note) = packet(Some(setting), nominal, observe)?;

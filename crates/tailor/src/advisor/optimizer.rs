@@ -142,7 +142,8 @@ impl Optimized {
             return self.trajectory.len().checked_sub(1);
         }
         let worst = |s: &Step| s.losses.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (0..self.trajectory.len()).min_by(|&a, &b| worst(&self.trajectory[a]).total_cmp(&worst(&self.trajectory[b])).then(a.cmp(&b)))
+        (0..self.trajectory.len())
+            .min_by(|&a, &b| worst(&self.trajectory[a]).total_cmp(&worst(&self.trajectory[b])).then(a.cmp(&b)))
     }
 
     /// The answer's weights (see [`Optimized::chosen`]).
@@ -192,12 +193,18 @@ pub fn baseline(eval: &dyn Evaluator, k: usize, steps: usize, min_weight: f64) -
 
 /// Every class's baseline, the classes in parallel and in lockstep so that `observe`
 /// (on the calling thread) sees each round and may stop the search (None).
-fn baselines(eval: &dyn Evaluator, classes: usize, opts: &Options, observe: &mut dyn FnMut(Progress) -> bool) -> Option<Vec<f64>> {
+fn baselines(
+    eval: &dyn Evaluator,
+    classes: usize,
+    opts: &Options,
+    observe: &mut dyn FnMut(Progress) -> bool,
+) -> Option<Vec<f64>> {
     let rounds = opts.baseline_steps + 1;
     if !observe(Progress::Baseline { round: 0, rounds }) {
         return None;
     }
-    let mut b: Vec<Bisection> = (0..classes).into_par_iter().map(|k| Bisection::start(eval, k, opts.min_weight)).collect();
+    let mut b: Vec<Bisection> =
+        (0..classes).into_par_iter().map(|k| Bisection::start(eval, k, opts.min_weight)).collect();
     for round in 1..rounds {
         if b.iter().all(|x| x.done) {
             break;
@@ -244,7 +251,12 @@ pub fn optimize(eval: &dyn Evaluator, classes: usize, opts: &Options) -> Optimiz
 /// [`optimize`], showing each baseline round and each evaluated point to `observe`,
 /// which stops the search by returning false (outcome `Stopped`; when it stops during
 /// the baselines the trajectory is empty).
-pub fn optimize_observed(eval: &dyn Evaluator, classes: usize, opts: &Options, observe: &mut dyn FnMut(Progress) -> bool) -> Optimized {
+pub fn optimize_observed(
+    eval: &dyn Evaluator,
+    classes: usize,
+    opts: &Options,
+    observe: &mut dyn FnMut(Progress) -> bool,
+) -> Optimized {
     optimize_from(eval, classes, opts, None, observe)
 }
 
@@ -258,7 +270,8 @@ pub fn optimize_from(
     warm: Option<&[f64]>,
     observe: &mut dyn FnMut(Progress) -> bool,
 ) -> Optimized {
-    let mut r = Optimized { outcome: Outcome::NoSlack, baselines: Vec::new(), trajectory: Vec::new(), runs: Vec::new() };
+    let mut r =
+        Optimized { outcome: Outcome::NoSlack, baselines: Vec::new(), trajectory: Vec::new(), runs: Vec::new() };
     let mut order = Vec::new();
     if warm.is_some() {
         order.push(Start::Warm);
@@ -308,7 +321,13 @@ pub fn optimize_from(
 }
 
 /// Algorithm 1's loop from `weights` (normalized), its points appended to `trajectory`.
-fn run_loop(eval: &dyn Evaluator, mut weights: Vec<f64>, opts: &Options, trajectory: &mut Vec<Step>, observe: &mut dyn FnMut(Progress) -> bool) -> Outcome {
+fn run_loop(
+    eval: &dyn Evaluator,
+    mut weights: Vec<f64>,
+    opts: &Options,
+    trajectory: &mut Vec<Step>,
+    observe: &mut dyn FnMut(Progress) -> bool,
+) -> Outcome {
     for _ in 0..opts.max_iterations.max(1) {
         let losses = eval.losses(&weights);
         trajectory.push(Step { weights: weights.clone(), losses: losses.clone() });
@@ -395,7 +414,11 @@ mod tests {
         struct Greedy;
         impl Evaluator for Greedy {
             fn losses(&self, w: &[f64]) -> Vec<f64> {
-                if w[0] >= w[1] { vec![-0.1, 0.5] } else { vec![0.5, -0.1] }
+                if w[0] >= w[1] {
+                    vec![-0.1, 0.5]
+                } else {
+                    vec![0.5, -0.1]
+                }
             }
             fn baseline_loss(&self, _: usize, w: f64) -> f64 {
                 0.5 / w - 1.0
@@ -435,7 +458,10 @@ mod tests {
         assert_eq!(paper.trajectory.len(), 1);
         let r = optimize(&e, 3, &Options::default());
         assert_eq!(r.outcome, Outcome::Met, "{:?}", r.runs);
-        assert_eq!(r.runs.iter().map(|x| (x.start, x.outcome)).collect::<Vec<_>>(), [(Start::Baselines, Outcome::NoSlack), (Start::Equal, Outcome::Met)]);
+        assert_eq!(
+            r.runs.iter().map(|x| (x.start, x.outcome)).collect::<Vec<_>>(),
+            [(Start::Baselines, Outcome::NoSlack), (Start::Equal, Outcome::Met)]
+        );
         let w = r.weights().unwrap();
         assert!(w.iter().zip(&e.need).all(|(w, d)| w >= d), "{w:?}");
         assert_eq!(r.chosen(), Some(r.trajectory.len() - 1));
@@ -487,7 +513,10 @@ mod tests {
         // A warm start that fails falls back to Algorithm 1's own start, which meets here.
         let r = optimize_from(&e, 3, &Options::default(), Some(&[0.8, 0.1, 0.1]), &mut |_| true);
         assert_eq!(r.outcome, Outcome::Met);
-        assert_eq!(r.runs.iter().map(|x| (x.start, x.outcome)).collect::<Vec<_>>(), [(Start::Warm, Outcome::NoSlack), (Start::Baselines, Outcome::Met)]);
+        assert_eq!(
+            r.runs.iter().map(|x| (x.start, x.outcome)).collect::<Vec<_>>(),
+            [(Start::Warm, Outcome::NoSlack), (Start::Baselines, Outcome::Met)]
+        );
         assert!(e.1.load(std::sync::atomic::Ordering::Relaxed) > 0);
     }
 

@@ -7,11 +7,11 @@
 //! search changes the link under fixed traffic, as SWP §5.2 does.
 
 use super::optimizer::Evaluator;
+use super::HostScaling;
 use crate::engine::RunError;
 use crate::measure::record::NullSink;
 use crate::measure::slo::{class_loss, Slo, SloReport};
 use crate::measure::{ClassSummary, Recorder};
-use super::HostScaling;
 use crate::model::{FluidModel, Form, ModelConfig, Sharing};
 use crate::net::topology::Shape;
 use crate::scenario::model::LinkKind;
@@ -111,11 +111,17 @@ impl Problem {
             }
             classes.push(ClassTraffic { name: c.name, messages, slos: c.slos });
         }
-        let err = |path: String, message: String| RunError::Scenario(crate::scenario::ScenarioError { file: sc.file.clone(), path, message });
+        let err = |path: String, message: String| {
+            RunError::Scenario(crate::scenario::ScenarioError { file: sc.file.clone(), path, message })
+        };
         // Every class must give its loss evidence: a class with nothing to measure would
         // count as met and its baseline search would starve it down to the floor.
         for (i, c) in classes.iter().enumerate() {
-            let measured = c.messages.iter().filter(|m| m.start >= built.warmup && c.slos.iter().any(|s| s.covers(m.size))).count();
+            let measured = c
+                .messages
+                .iter()
+                .filter(|m| m.start >= built.warmup && c.slos.iter().any(|s| s.covers(m.size)))
+                .count();
             if measured == 0 {
                 return Err(err(
                     format!("class[{i}].slo"),
@@ -133,7 +139,15 @@ impl Problem {
         }
         let mut class_ecn = sc.net.classes.ecn.clone();
         class_ecn.resize(classes.len(), None);
-        Ok(Problem { name: sc.name.clone(), classes, base, warmup: built.warmup, class_ecn, host_scaling: HostScaling::Scaled, ceiling_bps: None })
+        Ok(Problem {
+            name: sc.name.clone(),
+            classes,
+            base,
+            warmup: built.warmup,
+            class_ecn,
+            host_scaling: HostScaling::Scaled,
+            ceiling_bps: None,
+        })
     }
 
     /// Sets the model form and how capacity scales. `Fixed` needs a bottleneck link of
@@ -147,7 +161,11 @@ impl Problem {
             return Ok(());
         }
         let refuse = |message: String| {
-            RunError::Scenario(crate::scenario::ScenarioError { file: sc.file.clone(), path: "topology.kind".into(), message })
+            RunError::Scenario(crate::scenario::ScenarioError {
+                file: sc.file.clone(),
+                path: "topology.kind".into(),
+                message,
+            })
         };
         let Shape::Dumbbell { host_link, .. } = &sc.net.shape else {
             let kind = sc.net.shape.kind();
@@ -176,7 +194,8 @@ impl Problem {
 
     /// The model's configuration at `capacity_bps` with `sharing`.
     pub fn config_at(&self, sharing: Sharing, capacity_bps: f64, own_threshold: Vec<Option<f64>>) -> ModelConfig {
-        let mut cfg = ModelConfig { capacity_bps, sharing, classes: self.classes.len(), own_threshold, ..self.base.clone() };
+        let mut cfg =
+            ModelConfig { capacity_bps, sharing, classes: self.classes.len(), own_threshold, ..self.base.clone() };
         if self.host_scaling == HostScaling::Fixed {
             // R0 stays the host links' rate in absolute terms (a fraction of C in `cc`).
             let r0_bps = self.base.cc.r0 * self.base.capacity_bps;
@@ -201,7 +220,8 @@ impl Problem {
         let alone = (which.len() == 1).then(|| which[0]);
         let own_threshold = crate::scenario::model::queue_thresholds(&sharing, &self.class_ecn, alone);
         let cfg = self.config_at(sharing, capacity_bps, own_threshold);
-        let summaries = self.classes.iter().map(|c| ClassSummary::new(&c.name, Vec::new()).with_slos(&c.slos)).collect();
+        let summaries =
+            self.classes.iter().map(|c| ClassSummary::new(&c.name, Vec::new()).with_slos(&c.slos)).collect();
         let mut rec = Recorder::new(summaries, ClassSummary::new("all", Vec::new()), self.warmup, Box::new(NullSink));
         let sources = self
             .classes
@@ -212,7 +232,9 @@ impl Problem {
                 Box::new(Replay(msgs.iter())) as Box<dyn Source + Send + '_>
             })
             .collect();
-        FluidModel::new(cfg).run(sources, &mut rec).expect("replayed messages cannot fail and the null sink does not write");
+        FluidModel::new(cfg)
+            .run(sources, &mut rec)
+            .expect("replayed messages cannot fail and the null sink does not write");
         which
             .iter()
             .map(|&k| {

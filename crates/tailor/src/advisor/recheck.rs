@@ -26,7 +26,10 @@ pub enum Setting {
     Fifo,
     /// Per-class queues with these weights; `fair` adds per-flow fair queueing inside
     /// each class (hierarchical), else DRR.
-    Weights { weights: Vec<f64>, fair: bool },
+    Weights {
+        weights: Vec<f64>,
+        fair: bool,
+    },
     /// Strict priority levels per class, 0 first.
     Priority(Vec<usize>),
 }
@@ -71,7 +74,12 @@ fn scale_shape(shape: &mut Shape, factor: f64) {
 
 /// The scenario built with `seed` at `capacity_bps`, read as `problem.host_scaling`
 /// says: every link and the transports scaled, or only a dumbbell's trunk; no stop.
-pub fn network_at(sc: &Scenario, problem: &Problem, seed: u64, capacity_bps: f64) -> Result<crate::engine::Config, RunError> {
+pub fn network_at(
+    sc: &Scenario,
+    problem: &Problem,
+    seed: u64,
+    capacity_bps: f64,
+) -> Result<crate::engine::Config, RunError> {
     let mut cfg = sc.build(seed)?;
     cfg.stop_at = None;
     // Scaled against the bottleneck the model ran at (a dumbbell's trunk may be slower than the host links).
@@ -81,7 +89,11 @@ pub fn network_at(sc: &Scenario, problem: &Problem, seed: u64, capacity_bps: f64
             (HostScaling::Fixed, Shape::Dumbbell { trunk, .. }) => scale(trunk, factor),
             (HostScaling::Fixed, shape) => {
                 let message = format!("--host-scaling fixed scales a dumbbell's trunk, and a {} has none; accepted: --host-scaling scaled, or a dumbbell", shape.kind());
-                return Err(RunError::Scenario(crate::scenario::ScenarioError { file: sc.file.clone(), path: "topology.kind".into(), message }));
+                return Err(RunError::Scenario(crate::scenario::ScenarioError {
+                    file: sc.file.clone(),
+                    path: "topology.kind".into(),
+                    message,
+                }));
             }
             (HostScaling::Scaled, shape) => {
                 scale_shape(shape, factor);

@@ -127,7 +127,10 @@ slo = [{{ sli = "p99", threshold = 5.0 }}, {{ sli = "p99", min_size = "1000B", t
     #[test]
     fn the_count_is_the_rate_in_range_times_the_counted_window() {
         // 8 Gbps of 1000 B messages: 1e6 per second; counted from the warm-up (2 ms) to until (12 ms).
-        let e = expected_counts(&scenario("rate = \"8Gbps\"\nstart = \"1ms\"\nuntil = \"12ms\"", "[run]\nwarmup = \"2ms\""));
+        let e = expected_counts(&scenario(
+            "rate = \"8Gbps\"\nstart = \"1ms\"\nuntil = \"12ms\"",
+            "[run]\nwarmup = \"2ms\"",
+        ));
         assert_eq!(e.len(), 2);
         assert!((e[0].expected - 10_000.0).abs() < 1e-6 && e[0].needed == 100 && e[0].limited_by == "until");
         assert!((e[0].until_needed_ns.unwrap() - 2.1e6).abs() < 1e-3);

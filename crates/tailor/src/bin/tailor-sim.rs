@@ -48,7 +48,9 @@ fn main() -> ExitCode {
     let null = || Box::new(tailor::measure::record::NullSink);
     let result = match (&args.out, engine) {
         (Some(out), e) => tailor::output::run_engine_to_dir(&sc, seed, out, e, &mut quiet),
-        (None, tailor::output::Engine::Packet) => tailor::output::simulate(&sc, seed, null(), &mut quiet).map(|(_, s)| s),
+        (None, tailor::output::Engine::Packet) => {
+            tailor::output::simulate(&sc, seed, null(), &mut quiet).map(|(_, s)| s)
+        }
         (None, tailor::output::Engine::Model) => tailor::output::simulate_model(&sc, seed, null(), None),
         (None, tailor::output::Engine::Oracle) => tailor::output::simulate_oracle(&sc, seed, null(), &mut quiet),
     };

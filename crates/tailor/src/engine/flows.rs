@@ -33,9 +33,16 @@ pub struct Flow {
 pub enum FlowRpc {
     OneWay,
     /// A request; its completion starts a response of `response` bytes.
-    Request { response: u64 },
+    Request {
+        response: u64,
+    },
     /// A response: what the RPC's record takes from its request.
-    Response { request: ConnId, id: u64, start: Time, ideal: Time },
+    Response {
+        request: ConnId,
+        id: u64,
+        start: Time,
+        ideal: Time,
+    },
 }
 
 impl Flow {
@@ -47,7 +54,16 @@ impl Flow {
             FlowRpc::Request { .. } => Rpc::Request,
             FlowRpc::Response { request, .. } => Rpc::Response { request },
         };
-        Message { conn, class: m.class, src: m.src, dst: m.dst, size: m.size, start: m.start, rpc, channel: self.channel }
+        Message {
+            conn,
+            class: m.class,
+            src: m.src,
+            dst: m.dst,
+            size: m.size,
+            start: m.start,
+            rpc,
+            channel: self.channel,
+        }
     }
 }
 

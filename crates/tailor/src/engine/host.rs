@@ -61,7 +61,11 @@ impl Simulation {
                 if !self.nic_has_room(host) {
                     break;
                 }
-                let Some(tx) = self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_transmit(now, &mut self.net.int)) else { continue };
+                let Some(tx) =
+                    self.endpoints[base + t].as_mut().and_then(|ep| ep.poll_transmit(now, &mut self.net.int))
+                else {
+                    continue;
+                };
                 self.emit(host, tx);
                 sent = true;
             }
@@ -71,14 +75,16 @@ impl Simulation {
         }
     }
 
-
     /// A packet leaves a host's transport: the engine adds addresses, class and priority
     /// from its flow, and its INT stack to the pool.
     pub(super) fn emit(&mut self, host: HostId, t: Transmit) {
         let class = t.class;
         let prio = t.prio.unwrap_or(self.classes[class.index()].priority);
         let int = t.int;
-        debug_assert!(t.wire_bytes - t.payload <= u16::MAX as u32, "headers are at most 64 KiB (the scenario reader checks)");
+        debug_assert!(
+            t.wire_bytes - t.payload <= u16::MAX as u32,
+            "headers are at most 64 KiB (the scenario reader checks)"
+        );
         let mut pkt = Packet {
             conn: t.conn,
             src: host,

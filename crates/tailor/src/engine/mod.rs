@@ -24,7 +24,7 @@ mod waits;
 pub use crate::transport::TransportConfig;
 
 use crate::input::ScenarioError;
-use crate::measure::{ClassSummary, MessageRecord, Recorder, RecordSink};
+use crate::measure::{ClassSummary, MessageRecord, RecordSink, Recorder};
 use crate::net::agent::{Ingress, SwitchAgent};
 use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId, SwitchId};
 use crate::net::int;
@@ -164,7 +164,16 @@ pub struct Progress {
 
 impl Progress {
     fn building(built: u64, ports: u64) -> Progress {
-        Progress { phase: Phase::Building, built, ports, now: Time::ZERO, events: 0, started: 0, completed: 0, active: 0 }
+        Progress {
+            phase: Phase::Building,
+            built,
+            ports,
+            now: Time::ZERO,
+            events: 0,
+            started: 0,
+            completed: 0,
+            active: 0,
+        }
     }
 }
 
@@ -232,7 +241,8 @@ impl Simulation {
     ) -> Result<Simulation, RunError> {
         let mut building = |built, ports| progress(&Progress::building(built, ports));
         let net = topology::build_reporting(&cfg.net, &mut building).ok_or(RunError::Cancelled)?;
-        let summaries = cfg.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
+        let summaries =
+            cfg.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
         let probes: Vec<bool> = cfg.classes.iter().map(|c| c.probe).collect();
         let sojourn_ports = cfg.sojourn.as_ref().map(|s| s.resolve(&net)).unwrap_or_default();
         let recorder = Recorder::new(summaries, ClassSummary::new("all", cfg.overall_bins), cfg.warmup, sink);
@@ -277,8 +287,15 @@ impl Simulation {
             }
         }
         for (i, c) in cfg.classes.into_iter().enumerate() {
-            assert!(c.transport < sim.transports.len(), "class {} names transport {} of {}", c.name, c.transport, sim.transports.len());
-            let mut run = ClassRun { source: c.source, next: None, generated: 0, transport: c.transport, priority: c.priority };
+            assert!(
+                c.transport < sim.transports.len(),
+                "class {} names transport {} of {}",
+                c.name,
+                c.transport,
+                sim.transports.len()
+            );
+            let mut run =
+                ClassRun { source: c.source, next: None, generated: 0, transport: c.transport, priority: c.priority };
             run.next = run.source.next_message()?;
             if let Some(m) = run.next {
                 sim.events.push(m.start, Event::Arrival(ClassId::new(i)));
@@ -445,7 +462,14 @@ impl Simulation {
     /// A request arrived whole: its receiver sends the response at once (the host's
     /// software delays are its NIC's and links'). The RPC is recorded when the response
     /// completes, with the request's id and start and both ideals.
-    fn respond(&mut self, request: ConnId, req: MessageRecord, t: usize, size: u64, channel: Option<crate::transport::Channel>) -> Result<(), RunError> {
+    fn respond(
+        &mut self,
+        request: ConnId,
+        req: MessageRecord,
+        t: usize,
+        size: u64,
+        channel: Option<crate::transport::Channel>,
+    ) -> Result<(), RunError> {
         let ideal = self.transports[t].ideal(&self.path(req.dst, req.src), size);
         let msg = MessageRecord { src: req.dst, dst: req.src, size, start: self.now, ideal, ..req };
         let rpc = FlowRpc::Response { request, id: req.id, start: req.start, ideal: req.ideal };
@@ -461,7 +485,9 @@ impl Simulation {
     fn endpoint(&mut self, e: EndpointId) -> &mut dyn Endpoint {
         let (host, t) = (e.host(), e.transport());
         let transports = &self.transports;
-        self.endpoints[host * transports.len() + t].get_or_insert_with(|| transports[t].endpoint(HostId::new(host))).as_mut()
+        self.endpoints[host * transports.len() + t]
+            .get_or_insert_with(|| transports[t].endpoint(HostId::new(host)))
+            .as_mut()
     }
 
     /// A message's path both ways in the empty network, for its ideal latency.
@@ -673,7 +699,6 @@ impl Simulation {
             Node::Host(h) => self.receive(h, pkt),
         }
     }
-
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! What a finished (or stopped) run reports: the summary of DESIGN.md's result format,
 //! per-port counters, and the packet/byte conservation ledger.
 
-use crate::engine::sojourn::SojournStats;
 use super::Simulation;
+use crate::engine::sojourn::SojournStats;
 use crate::measure::summary::ClassReport;
 use crate::measure::MessageRecord;
 use crate::net::ids::Node;
@@ -178,7 +178,13 @@ impl Simulation {
         s.probes()
             .map(|(c, p, waits)| {
                 let port = &self.net.ports[p];
-                ProbeRow { class: class_names[c].clone(), port: p, node: node_name(port.owner), role: port.role.name(), waits }
+                ProbeRow {
+                    class: class_names[c].clone(),
+                    port: p,
+                    node: node_name(port.owner),
+                    role: port.role.name(),
+                    waits,
+                }
             })
             .collect()
     }
@@ -187,7 +193,8 @@ impl Simulation {
         let rows = self.ports();
         let switch_rows = || rows.iter().filter(|r| r.role != "host_nic");
         let network = NetworkReport {
-            drops: rows.iter().map(|r| r.drops).sum::<u64>() + self.net.switches.iter().map(|s| s.dropped.0).sum::<u64>(),
+            drops: rows.iter().map(|r| r.drops).sum::<u64>()
+                + self.net.switches.iter().map(|s| s.dropped.0).sum::<u64>(),
             ecn_marks: rows.iter().map(|r| r.ecn_marks).sum(),
             max_queue_bytes: switch_rows().map(|r| r.max_queue_bytes).max().unwrap_or(0),
             mean_queue_bytes: switch_rows().map(|r| r.mean_queue_bytes).fold(0.0, f64::max),
@@ -242,9 +249,15 @@ impl Simulation {
                         let back = self.transports[f.transport].ideal(&self.path(m.dst, m.src), response);
                         MessageRecord { size: response, finish: self.now(), ideal: m.ideal + back, ..m }
                     }
-                    FlowRpc::Response { id, start, ideal, .. } => {
-                        MessageRecord { id, src: m.dst, dst: m.src, start, finish: self.now(), ideal: ideal + m.ideal, ..m }
-                    }
+                    FlowRpc::Response { id, start, ideal, .. } => MessageRecord {
+                        id,
+                        src: m.dst,
+                        dst: m.src,
+                        start,
+                        finish: self.now(),
+                        ideal: ideal + m.ideal,
+                        ..m
+                    },
                 }
             })
             .collect()
@@ -282,14 +295,13 @@ impl Simulation {
             sent: (sum(&|s| s.sent_packets) + emitted.0, sum(&|s| s.sent_bytes) + emitted.1),
             delivered: (sum(&|s| s.recv_packets) + consumed.0, sum(&|s| s.recv_bytes) + consumed.1),
             dropped: (
-                ports.iter().map(|p| p.stats.drop_packets).sum::<u64>() + switches.iter().map(|s| s.dropped.0).sum::<u64>(),
-                ports.iter().map(|p| p.stats.drop_bytes).sum::<u64>() + switches.iter().map(|s| s.dropped.1).sum::<u64>(),
+                ports.iter().map(|p| p.stats.drop_packets).sum::<u64>()
+                    + switches.iter().map(|s| s.dropped.0).sum::<u64>(),
+                ports.iter().map(|p| p.stats.drop_bytes).sum::<u64>()
+                    + switches.iter().map(|s| s.dropped.1).sum::<u64>(),
             ),
             in_flight: self.net.in_flight(),
-            trimmed: (
-                ports.iter().map(|p| p.stats.trim_packets).sum(),
-                ports.iter().map(|p| p.stats.trim_bytes).sum(),
-            ),
+            trimmed: (ports.iter().map(|p| p.stats.trim_packets).sum(), ports.iter().map(|p| p.stats.trim_bytes).sum()),
         }
     }
 }

@@ -37,8 +37,12 @@ pub enum Stop {
 impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Stop::LineTooLong { line, max } => write!(f, "line {line} is longer than {}; accepted: lines of at most {} bytes", bytes(*max), max),
-            Stop::TooLarge { max } => write!(f, "is larger than {}; accepted: a file of at most {}", bytes(*max), bytes(*max)),
+            Stop::LineTooLong { line, max } => {
+                write!(f, "line {line} is longer than {}; accepted: lines of at most {} bytes", bytes(*max), max)
+            }
+            Stop::TooLarge { max } => {
+                write!(f, "is larger than {}; accepted: a file of at most {}", bytes(*max), bytes(*max))
+            }
             Stop::Interrupted => write!(f, "reading was interrupted"),
         }
     }
@@ -80,15 +84,27 @@ impl fmt::Display for Refused {
 /// opened (opening a FIFO would wait for a writer).
 pub fn open(path: &Path, max: u64, max_line: Option<u64>) -> Result<Bounded<File>, Refused> {
     let file = path.display().to_string();
-    let refuse = |what: String| Refused { file: file.clone(), what, accepted: format!("a regular file of at most {}", bytes(max)) };
-    let meta = std::fs::metadata(path).map_err(|e| Refused { file: file.clone(), what: format!("cannot read: {e}"), accepted: "a readable regular file".into() })?;
+    let refuse = |what: String| Refused {
+        file: file.clone(),
+        what,
+        accepted: format!("a regular file of at most {}", bytes(max)),
+    };
+    let meta = std::fs::metadata(path).map_err(|e| Refused {
+        file: file.clone(),
+        what: format!("cannot read: {e}"),
+        accepted: "a readable regular file".into(),
+    })?;
     if !meta.is_file() {
         return Err(refuse(format!("is {}, not a regular file", kind(&meta))));
     }
     if meta.len() > max {
         return Err(refuse(format!("holds {} bytes, more than {}", meta.len(), bytes(max))));
     }
-    let handle = File::open(path).map_err(|e| Refused { file: file.clone(), what: format!("cannot read: {e}"), accepted: "a readable regular file".into() })?;
+    let handle = File::open(path).map_err(|e| Refused {
+        file: file.clone(),
+        what: format!("cannot read: {e}"),
+        accepted: "a readable regular file".into(),
+    })?;
     Ok(Bounded::new(handle, max, max_line))
 }
 
@@ -98,9 +114,19 @@ pub fn read_text(path: &Path, max: u64, max_line: Option<u64>) -> Result<String,
     open(path, max, max_line)?.read_to_string(&mut text).map_err(|e| {
         let file = path.display().to_string();
         match stop_of(&e) {
-            Some(Stop::LineTooLong { line, .. }) => Refused { file, what: format!("line {line} is longer than {}", bytes(max_line.unwrap_or(max))), accepted: format!("lines of at most {}", bytes(max_line.unwrap_or(max))) },
-            Some(Stop::TooLarge { .. }) => Refused { file, what: format!("grew past {} while it was read", bytes(max)), accepted: format!("a regular file of at most {}", bytes(max)) },
-            Some(Stop::Interrupted) => Refused { file, what: "reading was interrupted".into(), accepted: "a file read to its end".into() },
+            Some(Stop::LineTooLong { line, .. }) => Refused {
+                file,
+                what: format!("line {line} is longer than {}", bytes(max_line.unwrap_or(max))),
+                accepted: format!("lines of at most {}", bytes(max_line.unwrap_or(max))),
+            },
+            Some(Stop::TooLarge { .. }) => Refused {
+                file,
+                what: format!("grew past {} while it was read", bytes(max)),
+                accepted: format!("a regular file of at most {}", bytes(max)),
+            },
+            Some(Stop::Interrupted) => {
+                Refused { file, what: "reading was interrupted".into(), accepted: "a file read to its end".into() }
+            }
             None => Refused { file, what: format!("cannot read: {e}"), accepted: "a readable UTF-8 text file".into() },
         }
     })?;
@@ -231,18 +257,30 @@ mod tests {
     fn lines_and_totals_are_bounded() {
         let ok = b"ab\ncd\n".as_slice();
         assert_eq!(read_all(Bounded::new(ok, 6, Some(2))).unwrap(), ok);
-        assert_eq!(read_all(Bounded::new(b"ab\ncde\nf".as_slice(), 100, Some(2))), Err(Stop::LineTooLong { line: 2, max: 2 }));
+        assert_eq!(
+            read_all(Bounded::new(b"ab\ncde\nf".as_slice(), 100, Some(2))),
+            Err(Stop::LineTooLong { line: 2, max: 2 })
+        );
         assert_eq!(read_all(Bounded::new(b"abc".as_slice(), 100, Some(2))), Err(Stop::LineTooLong { line: 1, max: 2 }));
         assert_eq!(read_all(Bounded::new(ok, 5, None)), Err(Stop::TooLarge { max: 5 }));
         // An endless source stops at the bound, never holding more than it.
-        assert_eq!(read_all(Bounded::new(io::repeat(b'0'), 1 << 20, Some(MAX_LINE))), Err(Stop::LineTooLong { line: 1, max: MAX_LINE }));
-        assert_eq!(read_all(Bounded::new(io::repeat(b'\n'), 1 << 20, Some(MAX_LINE))), Err(Stop::TooLarge { max: 1 << 20 }));
+        assert_eq!(
+            read_all(Bounded::new(io::repeat(b'0'), 1 << 20, Some(MAX_LINE))),
+            Err(Stop::LineTooLong { line: 1, max: MAX_LINE })
+        );
+        assert_eq!(
+            read_all(Bounded::new(io::repeat(b'\n'), 1 << 20, Some(MAX_LINE))),
+            Err(Stop::TooLarge { max: 1 << 20 })
+        );
     }
 
     #[test]
     fn special_files_are_refused_before_they_are_read() {
         let e = open(Path::new("/dev/zero"), MAX_TEXT, Some(MAX_LINE)).unwrap_err();
-        assert_eq!(e.to_string(), "/dev/zero: is a character device, not a regular file; accepted: a regular file of at most 16 MiB");
+        assert_eq!(
+            e.to_string(),
+            "/dev/zero: is a character device, not a regular file; accepted: a regular file of at most 16 MiB"
+        );
         let dir = tempfile::tempdir().unwrap();
         assert!(open(dir.path(), MAX_TEXT, None).unwrap_err().what.contains("is a directory"));
         let big = dir.path().join("big");

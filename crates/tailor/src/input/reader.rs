@@ -67,7 +67,11 @@ impl<'a> Table<'a> {
     }
 
     /// The raw value of an optional key, converted by `f` (errors are located at it).
-    pub fn get<T>(&mut self, key: &'static str, f: impl FnOnce(&Value) -> Result<T, String>) -> Result<Option<T>, ScenarioError> {
+    pub fn get<T>(
+        &mut self,
+        key: &'static str,
+        f: impl FnOnce(&Value) -> Result<T, String>,
+    ) -> Result<Option<T>, ScenarioError> {
         self.asked.push(key);
         match self.map.get(key) {
             None => Ok(None),
@@ -75,12 +79,19 @@ impl<'a> Table<'a> {
         }
     }
 
-    pub fn req<T>(&mut self, key: &'static str, what: &str, f: impl FnOnce(&Value) -> Result<T, String>) -> Result<T, ScenarioError> {
+    pub fn req<T>(
+        &mut self,
+        key: &'static str,
+        what: &str,
+        f: impl FnOnce(&Value) -> Result<T, String>,
+    ) -> Result<T, ScenarioError> {
         self.get(key, f)?.ok_or_else(|| self.error(key, format!("missing; accepted: {what}")))
     }
 
     pub fn string(&mut self, key: &'static str) -> Result<Option<String>, ScenarioError> {
-        self.get(key, |v| v.as_str().map(str::to_string).ok_or_else(|| format!("is {}; accepted: a string", type_name(v))))
+        self.get(key, |v| {
+            v.as_str().map(str::to_string).ok_or_else(|| format!("is {}; accepted: a string", type_name(v)))
+        })
     }
 
     /// A string that must be one of `choices`.
@@ -141,7 +152,9 @@ impl<'a> Table<'a> {
         self.asked.push(key);
         match self.map.get(key) {
             None => Ok(None),
-            Some(Value::Table(t)) => Ok(Some(Table { file: self.file, path: self.path_of(key), map: t, asked: Vec::new() })),
+            Some(Value::Table(t)) => {
+                Ok(Some(Table { file: self.file, path: self.path_of(key), map: t, asked: Vec::new() }))
+            }
             Some(v) => Err(self.error(key, format!("is {}; accepted: a table", type_name(v)))),
         }
     }
@@ -157,9 +170,12 @@ impl<'a> Table<'a> {
             .iter()
             .enumerate()
             .map(|(i, it)| match it {
-                Value::Table(t) => {
-                    Ok(Table { file: self.file, path: format!("{}[{i}]", self.path_of(key)), map: t, asked: Vec::new() })
-                }
+                Value::Table(t) => Ok(Table {
+                    file: self.file,
+                    path: format!("{}[{i}]", self.path_of(key)),
+                    map: t,
+                    asked: Vec::new(),
+                }),
                 other => Err(self.error(key, format!("element {i} is {}; accepted: a table", type_name(other)))),
             })
             .collect()

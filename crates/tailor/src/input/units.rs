@@ -22,7 +22,8 @@ struct Decimal {
 }
 
 /// How a number is written, for the errors: the one rule `split` applies.
-pub const NUMBER_RULE: &str = "digits with at most one point and single `_` separators, each between two digits, then the unit with no space";
+pub const NUMBER_RULE: &str =
+    "digits with at most one point and single `_` separators, each between two digits, then the unit with no space";
 
 /// Splits "2.5us" into the decimal 2.5 and the unit "us". The number is one or more
 /// groups of digits joined by single `_`, with at most one point, and every point or `_`
@@ -32,7 +33,9 @@ fn split(s: &str) -> Option<(Decimal, &str)> {
     let i = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(s.len());
     let (num, unit) = s.split_at(i);
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    let groups = |part: &str| !part.is_empty() && part.split('_').all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()));
+    let groups = |part: &str| {
+        !part.is_empty() && part.split('_').all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()))
+    };
     if !groups(int) || (num.contains('.') && !groups(frac)) {
         return None;
     }
@@ -57,7 +60,9 @@ fn whole(v: &Decimal, scale: u128) -> Result<u64, String> {
 
 /// "100Gbps" -> 100e9 bit/s.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    let bad = || format!("\"{s}\" is not a rate; accepted: a number and a unit such as \"100Gbps\" (units: {RATE_UNITS}; {NUMBER_RULE})");
+    let bad = || {
+        format!("\"{s}\" is not a rate; accepted: a number and a unit such as \"100Gbps\" (units: {RATE_UNITS}; {NUMBER_RULE})")
+    };
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "bps" => 1,
@@ -76,7 +81,9 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
 
 /// "2.5us" -> 2,500,000 ps.
 pub fn parse_time(s: &str) -> Result<Time, String> {
-    let bad = || format!("\"{s}\" is not a time; accepted: a number and a unit such as \"2.5us\" (units: {TIME_UNITS}; {NUMBER_RULE})");
+    let bad = || {
+        format!("\"{s}\" is not a time; accepted: a number and a unit such as \"2.5us\" (units: {TIME_UNITS}; {NUMBER_RULE})")
+    };
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "ps" => 1,
@@ -92,7 +99,9 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
 
 /// "97.5KB" -> 97,500 bytes.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    let bad = || format!("\"{s}\" is not a size; accepted: a number and a unit such as \"1448B\" or \"100KB\" (units: {SIZE_UNITS}; {NUMBER_RULE})");
+    let bad = || {
+        format!("\"{s}\" is not a size; accepted: a number and a unit such as \"1448B\" or \"100KB\" (units: {SIZE_UNITS}; {NUMBER_RULE})")
+    };
     let (v, unit) = split(s).ok_or_else(bad)?;
     let scale = match unit {
         "B" => 1,
@@ -184,7 +193,21 @@ mod tests {
     /// separators, each between two digits, and the unit right after it.
     #[test]
     fn numbers_are_written_one_way() {
-        for s in ["10__0Gbps", ".5Gbps", "10.Gbps", " 10 Gbps", "10 Gbps", "10Gbps ", "_10Gbps", "10_Gbps", "1_.5Gbps", "1._5Gbps", "1.5_Gbps", "+10Gbps", "1e3Gbps"] {
+        for s in [
+            "10__0Gbps",
+            ".5Gbps",
+            "10.Gbps",
+            " 10 Gbps",
+            "10 Gbps",
+            "10Gbps ",
+            "_10Gbps",
+            "10_Gbps",
+            "1_.5Gbps",
+            "1._5Gbps",
+            "1.5_Gbps",
+            "+10Gbps",
+            "1e3Gbps",
+        ] {
             let e = parse_rate(s).unwrap_err();
             assert!(e.contains("is not a rate") && e.contains("single `_` separators"), "{s}: {e}");
         }
@@ -196,9 +219,11 @@ mod tests {
 
     #[test]
     fn times_are_shown_in_the_largest_exact_unit() {
-        let shown: Vec<String> = ["0ns", "2ms", "1.5us", "1001ps"].iter().map(|s| show_time(parse_time(s).unwrap())).collect();
+        let shown: Vec<String> =
+            ["0ns", "2ms", "1.5us", "1001ps"].iter().map(|s| show_time(parse_time(s).unwrap())).collect();
         assert_eq!(shown, ["\"0s\"", "\"2ms\"", "\"1500ns\"", "\"1001ps\""]);
-        let rates: Vec<String> = ["100Gbps", "0.95Gbps", "1001bps"].iter().map(|s| show_rate(parse_rate(s).unwrap())).collect();
+        let rates: Vec<String> =
+            ["100Gbps", "0.95Gbps", "1001bps"].iter().map(|s| show_rate(parse_rate(s).unwrap())).collect();
         assert_eq!(rates, ["\"100Gbps\"", "\"950Mbps\"", "\"1001bps\""]);
     }
 }

@@ -240,7 +240,11 @@ mod tests {
             let rev: Vec<Hop> = p.iter().rev().copied().collect();
             for size in [1u64, 1448, 1449, 2897, 4000, 100_001, 1_000_000] {
                 let t = Train::of(size, 1448, 54);
-                assert_eq!(last_ack(p, &rev, t, 54, 1, Time::ZERO), ack_recursion(p, &rev, t, 54), "size {size} on {p:?}");
+                assert_eq!(
+                    last_ack(p, &rev, t, 54, 1, Time::ZERO),
+                    ack_recursion(p, &rev, t, 54),
+                    "size {size} on {p:?}"
+                );
             }
         }
     }

@@ -6,9 +6,9 @@
 
 pub mod counters;
 pub mod ideal;
-pub mod queues;
 pub mod parquet;
 pub mod progress;
+pub mod queues;
 pub mod record;
 pub mod slo;
 pub mod stats;

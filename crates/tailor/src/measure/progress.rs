@@ -68,7 +68,14 @@ impl ProgressLog {
         let line = &mut self.line;
         line.clear();
         push_ns(line, at);
-        for v in [t.generated_messages, t.generated_bytes, t.completed_messages, t.completed_bytes, t.delivered_bytes, t.active_messages()] {
+        for v in [
+            t.generated_messages,
+            t.generated_bytes,
+            t.completed_messages,
+            t.completed_bytes,
+            t.delivered_bytes,
+            t.active_messages(),
+        ] {
             line.push(b',');
             push_int(line, v);
         }
@@ -91,12 +98,17 @@ mod tests {
     use super::*;
     use crate::measure::queues::tests::Shared;
 
-
     #[test]
     fn a_row_has_every_column_and_active_is_started_less_finished() {
         let buf = Shared::default();
         let mut log = ProgressLog::new(Time::from_us(1), Box::new(buf.clone())).unwrap();
-        let t = Tally { generated_messages: 5, generated_bytes: 5_000, completed_messages: 3, completed_bytes: 1_200, delivered_bytes: 2_500 };
+        let t = Tally {
+            generated_messages: 5,
+            generated_bytes: 5_000,
+            completed_messages: 3,
+            completed_bytes: 1_200,
+            delivered_bytes: 2_500,
+        };
         log.row(Time::from_ps(1_000_001), &t).unwrap();
         let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         assert_eq!(text, format!("{HEADER}\n1000.001,5,5000,3,1200,2500,2\n"));

@@ -144,7 +144,13 @@ impl QueueLog {
     }
 
     /// One row; `per_class(c)` is class c's bytes, None for an empty cell.
-    pub fn row(&mut self, at: Time, port: Option<PortId>, bytes: u64, per_class: impl Fn(usize) -> Option<u64>) -> io::Result<()> {
+    pub fn row(
+        &mut self,
+        at: Time,
+        port: Option<PortId>,
+        bytes: u64,
+        per_class: impl Fn(usize) -> Option<u64>,
+    ) -> io::Result<()> {
         // Formatted by hand into one buffer: a run may write tens of millions of rows,
         // and `write!` per cell cost about 200 ns a row (5x the digits' own work).
         let line = &mut self.line;
@@ -234,7 +240,10 @@ pub(crate) mod tests {
         log.row(Time::from_ps(7_500), Some(PortId::new(3)), 3004, |c| [Some(1502), Some(1502)][c]).unwrap();
         log.row(Time::from_ps(10_000), None, 10, |_| None).unwrap();
         let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
-        assert_eq!(text, "time_ns,port,queue_bytes,queue_bytes.web,queue_bytes.rpc\n7.500,3,3004,1502,1502\n10.000,,10,,\n");
+        assert_eq!(
+            text,
+            "time_ns,port,queue_bytes,queue_bytes.web,queue_bytes.rpc\n7.500,3,3004,1502,1502\n10.000,,10,,\n"
+        );
         assert_eq!(log.rows(), 2);
     }
 

@@ -229,7 +229,13 @@ mod tests {
     use super::*;
 
     fn p99_small(threshold: f64) -> Slo {
-        Slo { stat: Stat::Percentile(99.0), metric: Metric::Slowdown, min_size: None, max_size: Some(125_000), threshold }
+        Slo {
+            stat: Stat::Percentile(99.0),
+            metric: Metric::Slowdown,
+            min_size: None,
+            max_size: Some(125_000),
+            threshold,
+        }
     }
 
     fn p90(threshold: f64) -> Slo {
@@ -260,7 +266,13 @@ mod tests {
 
     #[test]
     fn latency_slos_use_nanoseconds_and_ranges_are_lower_exclusive() {
-        let slo = Slo { stat: Stat::Mean, metric: Metric::Latency, min_size: Some(100), max_size: Some(200), threshold: 50_000.0 };
+        let slo = Slo {
+            stat: Stat::Mean,
+            metric: Metric::Latency,
+            min_size: Some(100),
+            max_size: Some(200),
+            threshold: 50_000.0,
+        };
         assert!(!slo.covers(100) && slo.covers(101) && slo.covers(200) && !slo.covers(201));
         let mut t = SloTracker::new(slo);
         t.record(150, 9.0, 40_000.0);
@@ -274,7 +286,16 @@ mod tests {
     /// Issue 24 item 11: a p99 of 82 messages is their maximum, not a p99.
     #[test]
     fn a_percentile_of_fewer_messages_than_it_needs_is_not_judged() {
-        assert_eq!((samples_needed(50.0), samples_needed(90.0), samples_needed(99.0), samples_needed(99.9), samples_needed(100.0)), (2, 10, 100, 1000, 1));
+        assert_eq!(
+            (
+                samples_needed(50.0),
+                samples_needed(90.0),
+                samples_needed(99.0),
+                samples_needed(99.9),
+                samples_needed(100.0)
+            ),
+            (2, 10, 100, 1000, 1)
+        );
         let mut t = SloTracker::new(p99_small(2.0));
         for _ in 0..82 {
             t.record(1_000, 1.5, 0.0);
@@ -313,13 +334,21 @@ mod tests {
     #[test]
     fn unfinished_messages_decide_a_percentile_only_when_they_must() {
         let few = p90_with(50, 1.5);
-        assert_eq!((few.met, few.incomplete, few.incomplete_bytes), (Some(true), 50, 50_000_000), "met even if the 50 never finish");
+        assert_eq!(
+            (few.met, few.incomplete, few.incomplete_bytes),
+            (Some(true), 50, 50_000_000),
+            "met even if the 50 never finish"
+        );
         let open = p90_with(200, 1.5);
         assert_eq!(open.met, None, "200 may or may not end under the bound");
         assert_eq!(open.reason.as_deref(), Some("200 messages (200.0 MB) unfinished at stop"));
         assert_eq!(open.count, 1000);
         let late = p90_with(200, 3.0);
-        assert_eq!((late.met, late.reason.as_deref()), (Some(false), None), "200 already past the bound: missed whatever they finish at");
+        assert_eq!(
+            (late.met, late.reason.as_deref()),
+            (Some(false), None),
+            "200 already past the bound: missed whatever they finish at"
+        );
         assert!(late.loss.unwrap() > 0.0 && late.value == Some(3.0), "the value counts them at what they accrued");
     }
 

@@ -270,7 +270,10 @@ mod tests {
             let inside = samples.iter().filter(|(s, _)| *s > b.lower_bytes && b.upper_bytes.is_none_or(|u| *s <= u));
             inside.for_each(|&(_, sd)| direct.record(sd));
             let want = direct.percentiles();
-            assert_eq!((b.slowdown.count, b.slowdown.p50, b.slowdown.p99, b.slowdown.max), (want.count, want.p50, want.p99, want.max));
+            assert_eq!(
+                (b.slowdown.count, b.slowdown.p50, b.slowdown.p99, b.slowdown.max),
+                (want.count, want.p50, want.p99, want.max)
+            );
             assert!((b.slowdown.mean.unwrap() - want.mean.unwrap()).abs() < 1e-9);
         }
     }
@@ -283,16 +286,36 @@ mod tests {
         use super::super::record::NullSink;
         use super::super::slo::{Metric, Stat};
         use crate::net::ids::{ClassId, HostId};
-        let slo = Slo { stat: Stat::Percentile(99.0), metric: Metric::Slowdown, min_size: None, max_size: None, threshold: 2.0 };
+        let slo = Slo {
+            stat: Stat::Percentile(99.0),
+            metric: Metric::Slowdown,
+            min_size: None,
+            max_size: None,
+            threshold: 2.0,
+        };
         for overall_edges in [vec![100, 10], vec![50]] {
             let class = ClassSummary::new("a", vec![10, 100]).with_slos(&[slo]);
-            let mut rec = Recorder::new(vec![class], ClassSummary::new("all", overall_edges.clone()), Time::from_ns(5), Box::new(NullSink));
+            let mut rec = Recorder::new(
+                vec![class],
+                ClassSummary::new("all", overall_edges.clone()),
+                Time::from_ns(5),
+                Box::new(NullSink),
+            );
             let mut direct = ClassSummary::new("all", overall_edges);
             for k in 0..300u64 {
                 let size = 1 + k * 7 % 150;
                 let (start, ideal) = (Time::from_ns(k), Time::from_ns(10));
                 let finish = start + Time::from_ns(10 + k * 13 % 97);
-                let r = MessageRecord { id: k, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start, finish, ideal };
+                let r = MessageRecord {
+                    id: k,
+                    class: ClassId::new(0),
+                    src: HostId::new(0),
+                    dst: HostId::new(1),
+                    size,
+                    start,
+                    finish,
+                    ideal,
+                };
                 rec.record(&r).unwrap();
                 if start >= Time::from_ns(5) {
                     direct.record(size, r.slowdown(), r.latency().as_ns_f64());

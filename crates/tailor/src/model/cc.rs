@@ -167,11 +167,27 @@ pub enum Split {
 
 impl CcParams {
     /// SWP-D: the DCTCP preset (η 100 %, q0 100 KB, β 0, κ 5.5).
-    pub const SWP_D: CcParams =
-        CcParams { eta: 1.0, q0: 100_000.0, beta: 0.0, kappa: 5.5, r0: 1.0, split: Split::Even, rise: Rise::Additive, mss: 1448.0 };
+    pub const SWP_D: CcParams = CcParams {
+        eta: 1.0,
+        q0: 100_000.0,
+        beta: 0.0,
+        kappa: 5.5,
+        r0: 1.0,
+        split: Split::Even,
+        rise: Rise::Additive,
+        mss: 1448.0,
+    };
     /// SWP-H: the HPCC preset (η 90 %, q0 0, β 1, κ 5.0).
-    pub const SWP_H: CcParams =
-        CcParams { eta: 0.9, q0: 0.0, beta: 1.0, kappa: 5.0, r0: 1.0, split: Split::Proportional, rise: Rise::Filter, mss: 1448.0 };
+    pub const SWP_H: CcParams = CcParams {
+        eta: 0.9,
+        q0: 0.0,
+        beta: 1.0,
+        kappa: 5.0,
+        r0: 1.0,
+        split: Split::Proportional,
+        rise: Rise::Filter,
+        mss: 1448.0,
+    };
 
     /// The ideal per-flow rate (bytes/s) of eq. 11; under `Rise::Additive`, unbounded
     /// while the queue seen is at or below q0 (DCTCP's windows grow unmarked there).
@@ -207,7 +223,8 @@ impl CcParams {
     /// (MSS·dt / RTT²), down by at most half per RTT (2^(−dt / RTT)); None under
     /// `Rise::Filter`.
     pub fn additive(&self, dt: f64, rtt: f64) -> Option<Additive> {
-        (self.rise == Rise::Additive).then(|| Additive { step: self.mss * dt / (rtt * rtt), halving: 0.5f64.powf(dt / rtt) })
+        (self.rise == Rise::Additive)
+            .then(|| Additive { step: self.mss * dt / (rtt * rtt), halving: 0.5f64.powf(dt / rtt) })
     }
 
     /// One step of the low-pass filter (eq. 7) over `dt` seconds.
@@ -331,7 +348,9 @@ mod tests {
     fn the_filter_falls_within_one_rtt_and_rises_within_kappa_rtts() {
         let p = CcParams::SWP_D;
         let (rtt, dt) = (10e-6, 0.5e-6);
-        let run = |from: f64, to: f64, span: f64| (0..(span / dt).round() as usize).fold(from, |r, _| p.filter(r, to, dt, rtt));
+        let run = |from: f64, to: f64, span: f64| {
+            (0..(span / dt).round() as usize).fold(from, |r, _| p.filter(r, to, dt, rtt))
+        };
         // Down from 1 to 0: after one RTT, 1/e left (discrete steps: within 3 %).
         let down = run(1.0, 0.0, rtt);
         assert!((down - (-1.0f64).exp()).abs() < 0.03, "{down}");
@@ -348,7 +367,9 @@ mod tests {
         let (rtt, dt) = (10e-6, 0.05e-6);
         let g = Form::Paper.gains(&p, dt, rtt);
         assert_eq!(g.up, g.down);
-        let run = |from: f64, to: f64| (0..(p.kappa * 1e-6 / dt).round() as usize).fold(from, |r, _| CcParams::smooth(r, to, g));
+        let run = |from: f64, to: f64| {
+            (0..(p.kappa * 1e-6 / dt).round() as usize).fold(from, |r, _| CcParams::smooth(r, to, g))
+        };
         // After κ = 5.5 µs, 1/e of the gap is left, falling as rising (discrete steps: within 1 %).
         assert!((run(1.0, 0.0) - (-1.0f64).exp()).abs() < 0.01);
         assert!((run(0.0, 1.0) - (1.0 - (-1.0f64).exp())).abs() < 0.01);

@@ -212,10 +212,11 @@ impl FluidModel {
             Sharing::Weighted { .. } => cfg.classes.max(1),
         };
         let rtt = cfg.rtt.as_secs_f64();
-        let pff = matches!(cfg.sharing, Sharing::Weighted { per_flow_fair: true, .. } | Sharing::Backlogged { per_flow_fair: true, .. });
-        let queues = (0..n)
-            .map(|_| Queue::default())
-            .collect();
+        let pff = matches!(
+            cfg.sharing,
+            Sharing::Weighted { per_flow_fair: true, .. } | Sharing::Backlogged { per_flow_fair: true, .. }
+        );
+        let queues = (0..n).map(|_| Queue::default()).collect();
         let dt = rtt / (2 * STEPS_PER_TAU) as f64;
         FluidModel {
             gains: cfg.form.gains(&cfg.cc, dt, rtt),
@@ -324,7 +325,8 @@ impl FluidModel {
             Sharing::Backlogged { share, .. } => self.cap * share,
             Sharing::Priority(_) => (self.cap - self.queues[..q].iter().map(|x| x.last_rate).sum::<f64>()).max(0.0),
             Sharing::Weighted { .. } => {
-                let active: f64 = (0..self.queues.len()).filter(|&k| k == q || self.queues[k].active).map(|k| self.weight(k)).sum();
+                let active: f64 =
+                    (0..self.queues.len()).filter(|&k| k == q || self.queues[k].active).map(|k| self.weight(k)).sum();
                 self.cap * self.weight(q) / active
             }
         }

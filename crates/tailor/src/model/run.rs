@@ -1,7 +1,7 @@
 //! The model's time loop: admit arrivals, send, serve, complete (see the module doc).
 
-use super::service::{gps, priority};
 use super::cc::{Additive, Gains};
+use super::service::{gps, priority};
 use super::{CcParams, Flow, FluidModel, ModelStats, Queue, Sharing, Split};
 use crate::measure::queues::QueueLog;
 use crate::measure::{MessageRecord, Recorder};
@@ -23,7 +23,11 @@ fn secs_to_time(s: f64) -> Time {
 
 impl FluidModel {
     /// Runs every message of `sources` through the model, recording each completion.
-    pub fn run<'s>(&mut self, sources: Vec<Box<dyn Source + Send + 's>>, rec: &mut Recorder) -> Result<ModelStats, WorkloadError> {
+    pub fn run<'s>(
+        &mut self,
+        sources: Vec<Box<dyn Source + Send + 's>>,
+        rec: &mut Recorder,
+    ) -> Result<ModelStats, WorkloadError> {
         self.run_sampled(sources, rec, None)
     }
 
@@ -47,7 +51,8 @@ impl FluidModel {
         rec: &mut Recorder,
         queues: &mut Option<&mut QueueLog>,
     ) -> Result<ModelStats, WorkloadError> {
-        let mut next: Vec<Option<MessageSpec>> = sources.iter_mut().map(|s| s.next_message()).collect::<Result<_, _>>()?;
+        let mut next: Vec<Option<MessageSpec>> =
+            sources.iter_mut().map(|s| s.next_message()).collect::<Result<_, _>>()?;
         let mut stats = ModelStats::default();
         let Some(first) = next.iter().flatten().map(|m| m.start).min() else { return Ok(stats) };
         // t = anchor + k dt, not a running sum, so that instants one RTT (20 steps) after
@@ -154,7 +159,8 @@ impl FluidModel {
             };
             q.ideal = cc.ideal_rate(capacity, q.uncontrolled, signal, rtt, q.controlled);
             q.scale = cc.scale(q.ideal, q.controlled, q.controlled_reference);
-            q.window_rate = if form.window_cap() { super::cc::window_rate(window, rtt, own_seen, capacity) } else { f64::INFINITY };
+            q.window_rate =
+                if form.window_cap() { super::cc::window_rate(window, rtt, own_seen, capacity) } else { f64::INFINITY };
         }
     }
 

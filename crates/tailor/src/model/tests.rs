@@ -8,12 +8,29 @@ use crate::measure::{ClassSummary, Recorder};
 use crate::net::ids::{ClassId, HostId};
 
 fn msg(class: usize, start_ns: u64, size: u64) -> MessageSpec {
-    MessageSpec { id: None, start: Time::from_ns(start_ns), src: HostId::new(0), dst: HostId::new(1), size, class: ClassId::new(class), response: None, channel: None }
+    MessageSpec {
+        id: None,
+        start: Time::from_ns(start_ns),
+        src: HostId::new(0),
+        dst: HostId::new(1),
+        size,
+        class: ClassId::new(class),
+        response: None,
+        channel: None,
+    }
 }
 
 /// 100 Gbps, 10 us RTT, SWP-D, in `form`.
 fn model(sharing: Sharing, classes: usize, form: Form) -> FluidModel {
-    FluidModel::new(ModelConfig { capacity_bps: 100e9, rtt: Time::from_us(10), cc: CcParams::SWP_D, sharing, classes, own_threshold: Vec::new(), form })
+    FluidModel::new(ModelConfig {
+        capacity_bps: 100e9,
+        rtt: Time::from_us(10),
+        cc: CcParams::SWP_D,
+        sharing,
+        classes,
+        own_threshold: Vec::new(),
+        form,
+    })
 }
 
 fn recorder(classes: usize) -> Recorder {
@@ -55,7 +72,10 @@ fn the_paper_form_controls_a_flow_at_arrival_plus_rtt_and_the_calibrated_one_aft
     // Calibrated: the acknowledgement of its first byte, which waits behind the burst
     // (~700 KB ahead of it when it reaches the bottleneck: 56 us at 12.5 GB/s).
     let calibrated = control_start(Form::Calibrated);
-    assert!(calibrated > arrival + rtt + 50e-6 && calibrated < arrival + rtt + 60e-6, "calibrated: controlled at {calibrated}");
+    assert!(
+        calibrated > arrival + rtt + 50e-6 && calibrated < arrival + rtt + 60e-6,
+        "calibrated: controlled at {calibrated}"
+    );
 }
 
 /// Two weighted classes: class 0's queue holds 400 KB (seen τ ago), class 1's nothing;

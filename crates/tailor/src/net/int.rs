@@ -126,7 +126,13 @@ mod tests {
     use super::*;
 
     fn hop(i: usize) -> Hop {
-        Hop { port: PortId::new(i), qlen: i as u64, tx_bytes: 10 * i as u64, ts: Time::from_ns(i as u64), rate: Rate::from_gbps(10) }
+        Hop {
+            port: PortId::new(i),
+            qlen: i as u64,
+            tx_bytes: 10 * i as u64,
+            ts: Time::from_ns(i as u64),
+            rate: Rate::from_gbps(10),
+        }
     }
 
     #[test]

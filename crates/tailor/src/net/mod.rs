@@ -123,9 +123,7 @@ impl Network {
         while let Node::Switch(s) = node {
             let cands = self.routes.candidates(s, dst);
             let i = match self.routes.choice {
-                routing::PathChoice::Ecmp if cands.len() > 1 => {
-                    self.routes.ecmp_index(key, s, cands.len())
-                }
+                routing::PathChoice::Ecmp if cands.len() > 1 => self.routes.ecmp_index(key, s, cands.len()),
                 _ => 0,
             };
             let p = cands[i];

@@ -76,7 +76,8 @@ impl PacerSpec {
     };
     /// The ns-2 simulations' pacer (§6.3): 10 Gbps. The paper gives no bucket depth or
     /// table size there; the testbed's are kept.
-    pub const NS2: PacerSpec = PacerSpec { interval: Time::from_ns(7_200), beta: 375.0, idle: Time::from_ms(1), ..PacerSpec::TESTBED };
+    pub const NS2: PacerSpec =
+        PacerSpec { interval: Time::from_ns(7_200), beta: 375.0, idle: Time::from_ms(1), ..PacerSpec::TESTBED };
 }
 
 /// The rate estimator of eq. 4, advanced lazily (see the module doc). The host's bytes
@@ -100,7 +101,15 @@ pub(crate) struct RateEstimator {
 impl RateEstimator {
     pub(crate) fn new(spec: PacerSpec, line: Rate) -> RateEstimator {
         let line = line.bps() as f64 / 8.0;
-        RateEstimator { spec, line, rate: line, arrived: 0.0, incoming: 0.0, received_at: Time::ZERO, next: spec.interval }
+        RateEstimator {
+            spec,
+            line,
+            rate: line,
+            arrived: 0.0,
+            incoming: 0.0,
+            received_at: Time::ZERO,
+            next: spec.interval,
+        }
     }
 
     /// One update of eq. 4 with `m` bytes measured and backlog `q`.

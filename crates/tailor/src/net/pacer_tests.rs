@@ -117,7 +117,8 @@ fn association_is_sampled_with_probability_p_a() {
 #[test]
 fn paced_packets_leave_at_the_bucket_rate_after_the_depth() {
     let spec = PacerSpec { eta: 0.0, beta: 0.0, ..ALWAYS };
-    let mut p = Pacer::new(spec, Rate::from_bps(100_000_000), Box::new(Fifo::default()), crate::sim::rng::stream(1, "t"));
+    let mut p =
+        Pacer::new(spec, Rate::from_bps(100_000_000), Box::new(Fifo::default()), crate::sim::rng::stream(1, "t"));
     p.observe(Time::ZERO, &echo(1));
     for _ in 0..6 {
         p.enqueue(Time::ZERO, pkt(1, 1_500));
@@ -204,7 +205,11 @@ fn drive(p: &mut Pacer, period: Time, end: Time, bursts: impl Fn(u64) -> Vec<(u3
         }
         let mut next = Time::from_ps(period.ps() * k);
         if !p.is_empty() {
-            next = next.min(if now >= link_free { p.wake_at(now).expect("a wake-up while packets wait") } else { link_free });
+            next = next.min(if now >= link_free {
+                p.wake_at(now).expect("a wake-up while packets wait")
+            } else {
+                link_free
+            });
         }
         now = next;
     }

@@ -41,8 +41,8 @@
 use super::agent::{Ingress, SwitchAgent};
 use super::ids::{HostId, SwitchId};
 use super::packet::{Flags, Header, Packet, Priority};
-use crate::sim::{Time, TimerKey};
 use crate::measure::counters::Counters;
+use crate::sim::{Time, TimerKey};
 use std::collections::VecDeque;
 
 /// `[switch] pl2`: the ToR agent's settings.
@@ -287,7 +287,11 @@ mod tests {
         }
         let grt = a.poll_emit();
         if let Some(g) = grt {
-            assert_eq!((g.src, g.dst, g.wire_bytes, g.prio), (p.dst, p.src, 64, 0), "a GRT goes back to the RSV's sender");
+            assert_eq!(
+                (g.src, g.dst, g.wire_bytes, g.prio),
+                (p.dst, p.src, 64, 0),
+                "a GRT goes back to the RSV's sender"
+            );
         }
         (v, grt.and_then(|g| Control::decode(&g.hdr)))
     }

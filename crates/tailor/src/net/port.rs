@@ -60,7 +60,9 @@ pub enum Admission {
     /// Drop-tail when the port's queue would exceed this many bytes.
     PortLimit(u64),
     /// The owning switch's shared buffer, dynamic threshold `alpha`.
-    Shared { alpha: f64 },
+    Shared {
+        alpha: f64,
+    },
 }
 
 /// What a port does with a packet its buffer policy cannot take.
@@ -272,7 +274,13 @@ impl Port {
     /// Every packet that leaves the port here — the arriving one if dropped, queued ones
     /// if evicted — is pushed on `dropped` (the caller frees what they hold). Returns
     /// true if the arriving packet was queued.
-    pub fn offer(&mut self, now: Time, mut pkt: Packet, mut shared: Option<&mut SharedBuffer>, dropped: &mut Vec<Packet>) -> bool {
+    pub fn offer(
+        &mut self,
+        now: Time,
+        mut pkt: Packet,
+        mut shared: Option<&mut SharedBuffer>,
+        dropped: &mut Vec<Packet>,
+    ) -> bool {
         let backlog = Backlog { port: self.sched.bytes(), queue: self.sched.queue_bytes_of(&pkt) };
         if self.trims() && pkt.payload() == 0 {
             // NDP's header queue (§3.1): nothing to trim, and the data limit is not its.
@@ -331,8 +339,12 @@ impl Port {
     /// a yes also takes its space.
     fn fits(&self, pkt: &Packet, backlog: Backlog, shared: Option<&mut SharedBuffer>) -> bool {
         let size = pkt.wire_bytes as u64;
-        let queue_full =
-            self.queue_limits.get(pkt.class.index()).copied().flatten().is_some_and(|limit| backlog.queue + size > limit);
+        let queue_full = self
+            .queue_limits
+            .get(pkt.class.index())
+            .copied()
+            .flatten()
+            .is_some_and(|limit| backlog.queue + size > limit);
         // A trimming port's limit is its data queue's (the headers beside it do not count).
         let port = if self.trims() { backlog.port - self.bare_queued } else { backlog.port };
         !queue_full && self.admits(port, size, shared)
@@ -412,7 +424,13 @@ impl Port {
     }
 
     /// Evicts queued packets that matter less until `pkt` fits (its space then taken).
-    fn evict_for(&mut self, now: Time, pkt: &Packet, mut shared: Option<&mut SharedBuffer>, dropped: &mut Vec<Packet>) -> bool {
+    fn evict_for(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        mut shared: Option<&mut SharedBuffer>,
+        dropped: &mut Vec<Packet>,
+    ) -> bool {
         loop {
             let Some(victim) = self.sched.evict_for(pkt) else { return false };
             self.account_queue(now);
@@ -497,7 +515,13 @@ impl Port {
     /// serialization time, and runs the departure markers. The caller schedules the end
     /// of its transmission (or, if none is ready although packets wait, the wake-up at
     /// `wake_at`).
-    pub fn start_next(&mut self, now: Time, id: PortId, shared: Option<&mut SharedBuffer>, int: &mut int::Pool) -> Option<(Packet, Time)> {
+    pub fn start_next(
+        &mut self,
+        now: Time,
+        id: PortId,
+        shared: Option<&mut SharedBuffer>,
+        int: &mut int::Pool,
+    ) -> Option<(Packet, Time)> {
         if self.busy {
             return None;
         }

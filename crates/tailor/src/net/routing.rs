@@ -84,7 +84,14 @@ impl Routes {
     }
 
     /// The rules of the network whose switches, ports and links are given; `hosts` hosts.
-    pub fn build(hosts: usize, switches: &[Switch], ports: &[Port], links: &[Link], choice: PathChoice, seed: u64) -> Routes {
+    pub fn build(
+        hosts: usize,
+        switches: &[Switch],
+        ports: &[Port],
+        links: &[Link],
+        choice: PathChoice,
+        seed: u64,
+    ) -> Routes {
         let far = |p: PortId| links[ports[p.index()].link.index()].to;
         let mut edge = vec![(SwitchId::MAX, PortId::MAX); hosts];
         let below = hosts_below(switches, ports, &far, &mut edge);
@@ -221,7 +228,12 @@ mod tests {
 
     #[test]
     fn rules_give_the_shortest_path_ports_of_a_breadth_first_search() {
-        let l = || LinkSpec { rate: Rate::from_gbps(10), delay: Time::from_us(1), ecn_threshold: None, phantom: Default::default() };
+        let l = || LinkSpec {
+            rate: Rate::from_gbps(10),
+            delay: Time::from_us(1),
+            ecn_threshold: None,
+            phantom: Default::default(),
+        };
         let shapes = [
             Shape::Star { hosts: 7, link: l() },
             Shape::Dumbbell { left: 3, right: 5, host_link: l(), trunk: l() },

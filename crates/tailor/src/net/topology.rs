@@ -52,7 +52,15 @@ pub enum Shape {
     /// `racks` ToRs of `hosts_per_rack` hosts, each ToR wired to every spine.
     LeafSpine { racks: usize, hosts_per_rack: usize, spines: usize, host_link: LinkSpec, fabric_link: LinkSpec },
     /// Three tiers; see the module doc.
-    FatTree { pods: usize, tors: usize, aggs: usize, hosts_per_tor: usize, cores: usize, host_link: LinkSpec, fabric_link: LinkSpec },
+    FatTree {
+        pods: usize,
+        tors: usize,
+        aggs: usize,
+        hosts_per_tor: usize,
+        cores: usize,
+        host_link: LinkSpec,
+        fabric_link: LinkSpec,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -291,7 +299,15 @@ impl Builder<'_> {
             BufferSpec::Shared { bytes, .. } => Some(SharedBuffer { capacity: bytes, used: 0 }),
             _ => None,
         };
-        self.net.switches.push(Switch { shared, received: (0, 0), consumed: (0, 0), emitted: (0, 0), dropped: (0, 0), tier, ports: Vec::new() });
+        self.net.switches.push(Switch {
+            shared,
+            received: (0, 0),
+            consumed: (0, 0),
+            emitted: (0, 0),
+            dropped: (0, 0),
+            tier,
+            ports: Vec::new(),
+        });
         SwitchId::new(self.net.switches.len() - 1)
     }
 
@@ -367,7 +383,9 @@ impl Builder<'_> {
         match spec.phantom {
             LinkPhantom::Off => None,
             LinkPhantom::Set(p) => Some(p),
-            LinkPhantom::Switch => self.spec.phantom.as_ref().filter(|(_, roles)| roles.contains(&role)).map(|(p, _)| *p),
+            LinkPhantom::Switch => {
+                self.spec.phantom.as_ref().filter(|(_, roles)| roles.contains(&role)).map(|(p, _)| *p)
+            }
         }
     }
 
@@ -400,26 +418,31 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
     let mut b = Builder {
         spec,
         net: Network {
-            hosts: (0..n_hosts)
-                .map(|_| Host {
-                    nic: PortId::new(0),
-                    tx_delay: spec.host_tx_delay,
-                    nic_depth: spec.nic_depth,
-                    tx_stages: if spec.host_tx_delay > Time::ZERO {
-                        vec![Box::new(super::nic::SoftwareDelay(spec.host_tx_delay)) as Box<dyn super::nic::NicStage>]
-                    } else {
-                        Vec::new()
-                    },
-                    tx_pipe: VecDeque::new(),
-                    rx_stages: match spec.coalescing {
-                        Some((frames, timeout)) => vec![Box::new(super::nic::Coalescing::new(frames, timeout)) as Box<dyn super::nic::NicStage>],
-                        None => Vec::new(),
-                    },
-                    rx_pipe: VecDeque::new(),
-                    watches_arrivals: false,
-                    stats: HostStats::default(),
-                })
-                .collect(),
+            hosts:
+                (0..n_hosts)
+                    .map(|_| Host {
+                        nic: PortId::new(0),
+                        tx_delay: spec.host_tx_delay,
+                        nic_depth: spec.nic_depth,
+                        tx_stages: if spec.host_tx_delay > Time::ZERO {
+                            vec![Box::new(super::nic::SoftwareDelay(spec.host_tx_delay))
+                                as Box<dyn super::nic::NicStage>]
+                        } else {
+                            Vec::new()
+                        },
+                        tx_pipe: VecDeque::new(),
+                        rx_stages: match spec.coalescing {
+                            Some((frames, timeout)) => {
+                                vec![Box::new(super::nic::Coalescing::new(frames, timeout))
+                                    as Box<dyn super::nic::NicStage>]
+                            }
+                            None => Vec::new(),
+                        },
+                        rx_pipe: VecDeque::new(),
+                        watches_arrivals: false,
+                        stats: HostStats::default(),
+                    })
+                    .collect(),
             switches: Vec::new(),
             ports: Vec::with_capacity(total as usize),
             links: Vec::with_capacity(total as usize),
@@ -500,7 +523,12 @@ pub(crate) mod tests {
     use super::*;
 
     fn link(gbps: u64) -> LinkSpec {
-        LinkSpec { rate: Rate::from_gbps(gbps), delay: Time::from_us(1), ecn_threshold: None, phantom: LinkPhantom::Switch }
+        LinkSpec {
+            rate: Rate::from_gbps(gbps),
+            delay: Time::from_us(1),
+            ecn_threshold: None,
+            phantom: LinkPhantom::Switch,
+        }
     }
 
     /// A network of `shape` with no delays, buffers or marking: for tests of its structure.
@@ -534,7 +562,15 @@ pub(crate) mod tests {
             Shape::Star { hosts: 5, link: link(10) },
             Shape::Dumbbell { left: 3, right: 2, host_link: link(10), trunk: link(10) },
             Shape::LeafSpine { racks: 3, hosts_per_rack: 4, spines: 2, host_link: link(10), fabric_link: link(40) },
-            Shape::FatTree { pods: 4, tors: 2, aggs: 2, hosts_per_tor: 3, cores: 4, host_link: link(10), fabric_link: link(10) },
+            Shape::FatTree {
+                pods: 4,
+                tors: 2,
+                aggs: 2,
+                hosts_per_tor: 3,
+                cores: 4,
+                host_link: link(10),
+                fabric_link: link(10),
+            },
         ];
         let roles = [PortRole::HostNic, PortRole::ToHost, PortRole::Up, PortRole::Down, PortRole::Trunk];
         for shape in shapes {
@@ -556,7 +592,15 @@ pub(crate) mod tests {
                 Shape::Star { hosts: 64 * n, link: l() },
                 Shape::Dumbbell { left: 32 * n, right: 32 * n, host_link: l(), trunk: l() },
                 Shape::LeafSpine { racks: 8 * n, hosts_per_rack: 8, spines: 4, host_link: l(), fabric_link: l() },
-                Shape::FatTree { pods: 4 * n, tors: 4, aggs: 4, hosts_per_tor: 4, cores: 16, host_link: l(), fabric_link: l() },
+                Shape::FatTree {
+                    pods: 4 * n,
+                    tors: 4,
+                    aggs: 4,
+                    hosts_per_tor: 4,
+                    cores: 16,
+                    host_link: l(),
+                    fabric_link: l(),
+                },
             ]
         };
         for (small, large) in shapes(4).into_iter().zip(shapes(8)) {

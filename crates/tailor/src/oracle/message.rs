@@ -101,9 +101,25 @@ impl Msg {
     /// to the size: `Transport::frames`) along `pipe`.
     pub fn new(rec: MessageRecord, seq: u64, frames: Vec<Frames>, pipe: Pipe) -> Msg {
         let frames: Vec<Frames> = frames.into_iter().filter(|f| f.count > 0).collect();
-        debug_assert_eq!(frames.iter().map(|f| f.count * f.payload as u64).sum::<u64>(), rec.size, "frames carry the message");
+        debug_assert_eq!(
+            frames.iter().map(|f| f.count * f.payload as u64).sum::<u64>(),
+            rec.size,
+            "frames carry the message"
+        );
         let left = pipe.link().rate.ser(frames[0].wire as u64);
-        Msg { rec, seq, frames, run: 0, index: 0, left, remaining: rec.size, since: None, end: Time::ZERO, pipe, sent: Sent::default() }
+        Msg {
+            rec,
+            seq,
+            frames,
+            run: 0,
+            index: 0,
+            left,
+            remaining: rec.size,
+            since: None,
+            end: Time::ZERO,
+            pipe,
+            sent: Sent::default(),
+        }
     }
 
     pub fn key(&self) -> Key {

@@ -69,7 +69,11 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Runs `cfg` (a scenario built for a seed; `scope::check` passed) through the oracle,
 /// writing each delivered message to `sink`; returns the outcome and the summaries.
-pub fn run(cfg: Config, sink: Box<dyn RecordSink>, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(Outcome, Recorder), RunError> {
+pub fn run(
+    cfg: Config,
+    sink: Box<dyn RecordSink>,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<(Outcome, Recorder), RunError> {
     let summaries = cfg.classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", cfg.overall_bins.clone()), cfg.warmup, sink);
     let transports: Vec<TransportConfig> = cfg.classes.iter().map(|c| cfg.transports[c.transport].clone()).collect();
@@ -100,7 +104,16 @@ pub fn run(cfg: Config, sink: Box<dyn RecordSink>, progress: &mut dyn FnMut(&Pro
             let (id, m) = arrivals.pop()?.expect("an arrival was peeked");
             let t = &transports[m.class.index()];
             let path = Path::between(&net, m.src, m.dst);
-            let r = MessageRecord { id, class: m.class, src: m.src, dst: m.dst, size: m.size, start: m.start, finish: Time::ZERO, ideal: t.ideal(&path, m.size) };
+            let r = MessageRecord {
+                id,
+                class: m.class,
+                src: m.src,
+                dst: m.dst,
+                size: m.size,
+                start: m.start,
+                finish: Time::ZERO,
+                ideal: t.ideal(&path, m.size),
+            };
             let frames = t.frames(m.size).expect("scope::check: every class's transport frames its messages");
             sched.arrive(a, Msg::new(r, arrivals.started, frames, Pipe::new(&path.fwd)));
         } else {
@@ -118,7 +131,11 @@ pub fn run(cfg: Config, sink: Box<dyn RecordSink>, progress: &mut dyn FnMut(&Pro
         Some(s) if left => s,
         _ => last.max(now),
     };
-    let unfinished: Vec<MessageRecord> = late.iter().chain(sched.active_records()).map(|r| MessageRecord { finish: sim_end.max(r.start), ..*r }).collect();
+    let unfinished: Vec<MessageRecord> = late
+        .iter()
+        .chain(sched.active_records())
+        .map(|r| MessageRecord { finish: sim_end.max(r.start), ..*r })
+        .collect();
     let outcome = Outcome {
         events,
         generated: arrivals.started,

@@ -172,7 +172,9 @@ impl Schedule {
             match (by_up, by_down, via) {
                 (false, false, _) => self.admit(slot, now),
                 // Blocked at its other end since it was found: the link scan goes on.
-                (false, true, Via::Up(_)) | (true, false, Via::Down(_)) => self.rescan(via, Bound::Excluded((key, slot)), now),
+                (false, true, Via::Up(_)) | (true, false, Via::Down(_)) => {
+                    self.rescan(via, Bound::Excluded((key, slot)), now)
+                }
                 // Blocked by the link being scanned: everything after it is too.
                 _ => {}
             }

@@ -55,16 +55,26 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     if sc.record.queues.is_some() {
-        return Err(err("record.queues", "asks for queue samples, and the oracle has no queues; accepted: no queues key with --engine oracle".into()));
+        return Err(err(
+            "record.queues",
+            "asks for queue samples, and the oracle has no queues; accepted: no queues key with --engine oracle".into(),
+        ));
     }
     if sc.record.sojourn.is_some() {
-        return Err(err("record.sojourn", "asks for waits at ports, and the oracle has no queues; accepted: no sojourn with --engine oracle".into()));
+        return Err(err(
+            "record.sojourn",
+            "asks for waits at ports, and the oracle has no queues; accepted: no sojourn with --engine oracle".into(),
+        ));
     }
     if let Some(i) = sc.classes.iter().position(|c| c.probe) {
         return Err(err(&format!("class[{i}].probe"), "probes measure waits at ports, and the oracle has no queues; accepted: no probe class with --engine oracle".into()));
     }
     if sc.record.waits {
-        return Err(err("record.waits", "asks where packets waited, and the oracle has no queues; accepted: waits = false with --engine oracle".into()));
+        return Err(err(
+            "record.waits",
+            "asks where packets waited, and the oracle has no queues; accepted: waits = false with --engine oracle"
+                .into(),
+        ));
     }
     Ok(())
 }

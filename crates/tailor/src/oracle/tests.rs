@@ -14,7 +14,10 @@ use rand::{Rng, SeedableRng};
 /// Two hops of one byte per nanosecond: the sender's link (100 ns after it) and the
 /// receiver's (50 ns after it).
 fn hops() -> [Hop; 2] {
-    [Hop { rate: Rate::from_gbps(8), delay: Time::from_ns(100) }, Hop { rate: Rate::from_gbps(8), delay: Time::from_ns(50) }]
+    [
+        Hop { rate: Rate::from_gbps(8), delay: Time::from_ns(100) },
+        Hop { rate: Rate::from_gbps(8), delay: Time::from_ns(50) },
+    ]
 }
 
 /// A message of `size` bytes in packets of at most 1,000 (no headers), from `src` to
@@ -37,7 +40,11 @@ fn msg(seq: u64, src: usize, dst: usize, size: u64, at_ns: u64) -> Msg {
 }
 
 /// Feeds `arrivals` (in time order) and runs every end; returns the records by id.
-fn run(sched: &mut Schedule, arrivals: Vec<Msg>, mut after_event: impl FnMut(&mut Schedule, Time)) -> Vec<MessageRecord> {
+fn run(
+    sched: &mut Schedule,
+    arrivals: Vec<Msg>,
+    mut after_event: impl FnMut(&mut Schedule, Time),
+) -> Vec<MessageRecord> {
     let mut pending = arrivals.into_iter().peekable();
     let mut out = Vec::new();
     loop {

@@ -2,8 +2,8 @@
 //! from a trace.
 
 use super::reader::{num, ScenarioError, Table};
-use crate::net::ids::HostId;
 use crate::measure::slo::{Metric, Slo, Stat};
+use crate::net::ids::HostId;
 use crate::net::topology::Discipline;
 use crate::sim::{Rate, Time};
 use crate::workload::generated::Response;
@@ -51,7 +51,10 @@ pub enum ClassKind {
         /// message picks one (`connection_choice`).
         connections: Option<(u32, crate::workload::generated::Choice)>,
     },
-    Trace { file: PathBuf, receiver: Option<HostId> },
+    Trace {
+        file: PathBuf,
+        receiver: Option<HostId>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -89,7 +92,10 @@ fn queue(t: &mut Table, discipline: Discipline, nic_priority: bool) -> Result<Qu
         return Err(t.error("weight", "is only used with [switch] scheduler = \"drr\", \"wfq\" or \"hierarchical\"; accepted: no weight with this scheduler"));
     }
     let priority = t.int("priority", 0, 63)?;
-    if priority.is_some() && !matches!(discipline, Discipline::StrictPriority | Discipline::Priority | Discipline::Rank) && !nic_priority {
+    if priority.is_some()
+        && !matches!(discipline, Discipline::StrictPriority | Discipline::Priority | Discipline::Rank)
+        && !nic_priority
+    {
         return Err(t.error("priority", "is only used with [switch] scheduler = \"strict_priority\", \"priority\" or \"rank\", or [host] nic = \"priority\" or \"rank\"; accepted: no priority with these settings"));
     }
     Ok(QueueSpec {
@@ -112,7 +118,11 @@ fn hosts(v: &Value, n: usize) -> Result<Vec<HostId>, String> {
     let list: Vec<HostId> = match v {
         Value::Array(items) => items
             .iter()
-            .map(|i| i.as_integer().ok_or("holds a value that is not a host index; accepted: integers".to_string()).and_then(check))
+            .map(|i| {
+                i.as_integer()
+                    .ok_or("holds a value that is not a host index; accepted: integers".to_string())
+                    .and_then(check)
+            })
             .collect::<Result<_, _>>()?,
         Value::String(s) => {
             let bad = || format!("expected a host range such as \"0..8\" or \"0..=7\", got \"{s}\"");
@@ -129,7 +139,9 @@ fn hosts(v: &Value, n: usize) -> Result<Vec<HostId>, String> {
             (a..end).map(check).collect::<Result<_, _>>()?
         }
         Value::Integer(i) => vec![check(*i)?],
-        _ => return Err("is not a host list; accepted: a host range such as \"0..8\" or an array of host indices".into()),
+        _ => {
+            return Err("is not a host list; accepted: a host range such as \"0..8\" or an array of host indices".into())
+        }
     };
     Ok(list)
 }
@@ -138,7 +150,9 @@ fn host(v: &Value, n: usize) -> Result<HostId, String> {
     match v.as_integer() {
         Some(h) if h >= 0 && (h as usize) < n => Ok(HostId::new(h as usize)),
         Some(h) => Err(format!("host {h} does not exist; accepted: hosts 0 to {}", n - 1)),
-        None => Err(format!("is {}; accepted: a host index (an integer from 0 to {})", super::reader::type_name(v), n - 1)),
+        None => {
+            Err(format!("is {}; accepted: a host index (an integer from 0 to {})", super::reader::type_name(v), n - 1))
+        }
     }
 }
 
@@ -147,7 +161,8 @@ pub fn bins(t: &mut Table) -> Result<Option<Vec<u64>>, ScenarioError> {
         let items = v.as_array().ok_or("is not an array; accepted: an array of sizes such as [\"10KB\", \"1MB\"]")?;
         let mut out = Vec::new();
         for it in items {
-            let s = it.as_str().ok_or("holds a value that is not a size; accepted: sizes with units such as \"10KB\"")?;
+            let s =
+                it.as_str().ok_or("holds a value that is not a size; accepted: sizes with units such as \"10KB\"")?;
             out.push(super::units::parse_size(s)?);
         }
         if out.is_empty() {
@@ -176,10 +191,17 @@ fn pareto(mut p: Table) -> Result<SizeDist, ScenarioError> {
         Some(a) if a > 1.0 && a <= 10.0 => Ok(a),
         _ => Err("is not a shape above 1 and at most 10; accepted: a number such as 1.05 (the mean is infinite at 1 or below)".to_string()),
     })?;
-    let mean = p.size("mean")?.ok_or_else(|| p.error("mean", "missing; accepted: the untruncated mean, such as \"100KB\""))?;
+    let mean =
+        p.size("mean")?.ok_or_else(|| p.error("mean", "missing; accepted: the untruncated mean, such as \"100KB\""))?;
     let scale = mean as f64 * (shape - 1.0) / shape;
     if scale < 1.0 {
-        return Err(p.error("mean", format!("makes the smallest size {scale:.2} B; accepted: a mean of at least {} B at shape {shape}", (shape / (shape - 1.0)).ceil())));
+        return Err(p.error(
+            "mean",
+            format!(
+                "makes the smallest size {scale:.2} B; accepted: a mean of at least {} B at shape {shape}",
+                (shape / (shape - 1.0)).ceil()
+            ),
+        ));
     }
     let max = p.size("max")?.ok_or_else(|| p.error("max", "missing; accepted: the truncation, such as \"1GB\" (an untruncated Pareto near shape 1 has no usable sample mean)"))?;
     if (max as f64) <= scale {
@@ -192,7 +214,10 @@ fn pareto(mut p: Table) -> Result<SizeDist, ScenarioError> {
 fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
     let given: Vec<&str> = SIZE_KEYS.into_iter().filter(|k| t.has(k)).collect();
     if let [first, second, ..] = given[..] {
-        return Err(t.error(second, format!("{first} and {second} exclude each other; accepted: one of {}", SIZE_KEYS.join(", "))));
+        return Err(t.error(
+            second,
+            format!("{first} and {second} exclude each other; accepted: one of {}", SIZE_KEYS.join(", ")),
+        ));
     }
     if let Some(name) = t.string("sizes")? {
         let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
@@ -202,17 +227,25 @@ fn sizes(t: &mut Table, dir: &Path) -> Result<SizeDist, ScenarioError> {
     }
     if let Some(file) = t.string("sizes_cdf")? {
         let interp = t.get("interpolation", |v| interpolation(v.as_str().unwrap_or("")))?;
-        let interp = interp.ok_or_else(|| t.error("interpolation", "missing; a size file needs one; accepted: \"step\", \"linear\""))?;
+        let interp = interp.ok_or_else(|| {
+            t.error("interpolation", "missing; a size file needs one; accepted: \"step\", \"linear\"")
+        })?;
         return Cdf::load(&dir.join(&file), interp).map(SizeDist::Cdf).map_err(|e| match e {
             // A bad line is located in the size file, as a bad trace row is in the trace.
-            WorkloadError::Cdf { file, line, msg } => ScenarioError { file, path: format!("line {line}"), message: msg },
+            WorkloadError::Cdf { file, line, msg } => {
+                ScenarioError { file, path: format!("line {line}"), message: msg }
+            }
             WorkloadError::CdfFile { file, msg } => ScenarioError { file, path: String::new(), message: msg },
             WorkloadError::Refused(msg) => t.error("sizes_cdf", msg),
             other => t.error("sizes_cdf", format!("{other}; accepted: a readable size file")),
         });
     }
     if let Some(b) = t.size("sizes_fixed")? {
-        return if b == 0 { Err(t.error("sizes_fixed", "is 0; accepted: at least \"1B\"")) } else { Ok(SizeDist::Fixed(b)) };
+        return if b == 0 {
+            Err(t.error("sizes_fixed", "is 0; accepted: at least \"1B\""))
+        } else {
+            Ok(SizeDist::Fixed(b))
+        };
     }
     if let Some(b) = t.size("sizes_exponential_mean")? {
         return if b == 0 {
@@ -235,8 +268,13 @@ fn arrival(t: &mut Table) -> Result<Arrival, ScenarioError> {
     let sigma = t.float("sigma", 0.01, 10.0)?;
     match (kind.as_deref(), sigma) {
         (Some("lognormal"), Some(s)) => Ok(Arrival::LogNormal { sigma: s }),
-        (Some("lognormal"), None) => Err(t.error("sigma", "missing; arrival = \"lognormal\" needs sigma; accepted: a number from 0.01 to 10 (e.g. 2.0)")),
-        (_, Some(_)) => Err(t.error("sigma", "is only used with arrival = \"lognormal\"; accepted: no sigma with this arrival")),
+        (Some("lognormal"), None) => Err(t.error(
+            "sigma",
+            "missing; arrival = \"lognormal\" needs sigma; accepted: a number from 0.01 to 10 (e.g. 2.0)",
+        )),
+        (_, Some(_)) => {
+            Err(t.error("sigma", "is only used with arrival = \"lognormal\"; accepted: no sigma with this arrival"))
+        }
         (Some("poisson"), None) => Ok(Arrival::Poisson),
         (Some("periodic"), None) => Ok(Arrival::Periodic),
         _ => Err(t.error("arrival", "missing; accepted: \"poisson\", \"lognormal\", \"periodic\"")),
@@ -244,12 +282,16 @@ fn arrival(t: &mut Table) -> Result<Arrival, ScenarioError> {
 }
 
 fn pattern(t: &mut Table, n: usize) -> Result<Pattern, ScenarioError> {
-    let kind = t.choice("pattern", PATTERNS)?.ok_or_else(|| t.error("pattern", format!("missing; accepted: {}", PATTERNS.join(", "))))?;
+    let kind = t
+        .choice("pattern", PATTERNS)?
+        .ok_or_else(|| t.error("pattern", format!("missing; accepted: {}", PATTERNS.join(", "))))?;
     let all: Vec<HostId> = (0..n).map(HostId::new).collect();
     let pattern = match kind.as_str() {
         "n_to_1" => {
             let receiver = t.get("receiver", |v| host(v, n))?.unwrap_or(HostId::new(n - 1));
-            let senders = t.get("senders", |v| hosts(v, n))?.unwrap_or_else(|| all.iter().copied().filter(|&h| h != receiver).collect());
+            let senders = t
+                .get("senders", |v| hosts(v, n))?
+                .unwrap_or_else(|| all.iter().copied().filter(|&h| h != receiver).collect());
             Pattern::NToOne { senders, receiver }
         }
         "all_to_all" => {
@@ -270,14 +312,25 @@ fn offered(t: &mut Table) -> Result<Offered, ScenarioError> {
     match (load, rate) {
         (Some(l), None) => Ok(Offered::Load(l)),
         (None, Some(r)) => Ok(Offered::Rate(r)),
-        (Some(_), Some(_)) => Err(t.error("rate", "load and rate exclude each other; accepted: either load or rate, not both")),
-        (None, None) => Err(t.error("load", "missing; accepted: load (a fraction, e.g. 0.6) or rate (e.g. \"60Gbps\")")),
+        (Some(_), Some(_)) => {
+            Err(t.error("rate", "load and rate exclude each other; accepted: either load or rate, not both"))
+        }
+        (None, None) => {
+            Err(t.error("load", "missing; accepted: load (a fraction, e.g. 0.6) or rate (e.g. \"60Gbps\")"))
+        }
     }
 }
 
 /// `nic_priority`: host NICs queue by packet priority (a class's `priority` is then used
 /// even if switch ports queue by class).
-pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline: Discipline, nic_priority: bool) -> Result<ClassSpec, ScenarioError> {
+pub fn parse(
+    t: &mut Table,
+    index: usize,
+    n_hosts: usize,
+    dir: &Path,
+    discipline: Discipline,
+    nic_priority: bool,
+) -> Result<ClassSpec, ScenarioError> {
     let name = t.string("name")?.unwrap_or_else(|| format!("class{index}"));
     if name.is_empty() || name.contains(',') {
         return Err(t.error("name", "is empty or holds a comma; accepted: a non-empty name without a comma"));
@@ -292,7 +345,15 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
     let probe = t.boolean("probe")?.unwrap_or(false);
     if let Some(file) = t.string("trace")? {
         let receiver = t.get("receiver", |v| host(v, n_hosts))?;
-        return Ok(ClassSpec { name, kind: ClassKind::Trace { file: dir.join(file), receiver }, bins, queue, slos, transport: 0, probe });
+        return Ok(ClassSpec {
+            name,
+            kind: ClassKind::Trace { file: dir.join(file), receiver },
+            bins,
+            queue,
+            slos,
+            transport: 0,
+            probe,
+        });
     }
     let sizes = sizes(t, dir)?;
     let closed = closed(t)?;
@@ -306,11 +367,17 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
     let start = t.time("start")?.unwrap_or(Time::ZERO);
     let exact_load = t.boolean("exact_load")?.unwrap_or(false);
     if exact_load && count.is_none() {
-        return Err(t.error("exact_load", "needs messages = N (the sample whose load is made exact); accepted: exact_load with messages"));
+        return Err(t.error(
+            "exact_load",
+            "needs messages = N (the sample whose load is made exact); accepted: exact_load with messages",
+        ));
     }
     let wire_load = match t.choice("load_basis", &["payload", "wire"])?.as_deref() {
         Some("wire") if !matches!(offered, Offered::Load(_)) => {
-            return Err(t.error("load_basis", "is only used with load (a rate is message bytes); accepted: no load_basis with rate"));
+            return Err(t.error(
+                "load_basis",
+                "is only used with load (a rate is message bytes); accepted: no load_basis with rate",
+            ));
         }
         Some("wire") if exact_load => {
             return Err(t.error("load_basis", "\"wire\" cannot be made exact (exact_load scales message bytes); accepted: \"payload\" with exact_load"));
@@ -323,7 +390,19 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
         return Err(t.error("outstanding", "a closed loop waits for responses; accepted: outstanding with response = \"echo\", response_sizes or response_sizes_fixed"));
     }
     let connections = connections(t)?;
-    let kind = ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response, connections };
+    let kind = ClassKind::Generated {
+        sizes,
+        arrival,
+        offered,
+        pattern,
+        count,
+        until,
+        start,
+        exact_load,
+        wire_load,
+        response,
+        connections,
+    };
     Ok(ClassSpec { name, kind, bins, queue, slos, transport: 0, probe })
 }
 
@@ -332,7 +411,10 @@ pub fn parse(t: &mut Table, index: usize, n_hosts: usize, dir: &Path, discipline
 fn closed(t: &mut Table) -> Result<Option<Offered>, ScenarioError> {
     let Some(n) = t.int("outstanding", 1, 1 << 20)? else {
         return match t.time("think")? {
-            Some(_) => Err(t.error("think", "is only used with outstanding (a closed loop); accepted: outstanding = N with it")),
+            Some(_) => {
+                Err(t
+                    .error("think", "is only used with outstanding (a closed loop); accepted: outstanding = N with it"))
+            }
             None => Ok(None),
         };
     };
@@ -350,7 +432,9 @@ fn connections(t: &mut Table) -> Result<Option<(u32, crate::workload::generated:
     let n = t.int("connections", 1, 1 << 16)?;
     let choice = t.choice("connection_choice", &["random", "idle", "available"])?;
     match (n, choice.as_deref()) {
-        (None, Some(_)) => Err(t.error("connection_choice", "needs connections; accepted: connection_choice with connections = N")),
+        (None, Some(_)) => {
+            Err(t.error("connection_choice", "needs connections; accepted: connection_choice with connections = N"))
+        }
         (None, None) => Ok(None),
         (Some(n), Some("idle")) => Ok(Some((n as u32, Choice::Idle))),
         (Some(n), Some("available")) => Ok(Some((n as u32, Choice::Available))),
@@ -364,7 +448,9 @@ fn response(t: &mut Table) -> Result<Option<Response>, ScenarioError> {
     const KEYS: [&str; 3] = ["response", "response_sizes", "response_sizes_fixed"];
     let given: Vec<&str> = KEYS.into_iter().filter(|k| t.has(k)).collect();
     if let [first, second, ..] = given[..] {
-        return Err(t.error(second, format!("{first} and {second} exclude each other; accepted: one of {}", KEYS.join(", "))));
+        return Err(
+            t.error(second, format!("{first} and {second} exclude each other; accepted: one of {}", KEYS.join(", ")))
+        );
     }
     if t.choice("response", &["echo"])?.is_some() {
         return Ok(Some(Response::Echo));
@@ -390,7 +476,9 @@ fn slo(mut t: Table) -> Result<Slo, ScenarioError> {
         }
         match s.strip_prefix('p').and_then(|p| p.parse::<f64>().ok()) {
             Some(p) if p > 0.0 && p <= 100.0 => Ok(Stat::Percentile(p)),
-            _ => Err(format!("unknown SLI \"{s}\"; accepted: \"mean\" or \"pN\" with 0 < N <= 100 (\"p99\", \"p99.9\")")),
+            _ => {
+                Err(format!("unknown SLI \"{s}\"; accepted: \"mean\" or \"pN\" with 0 < N <= 100 (\"p99\", \"p99.9\")"))
+            }
         }
     })?;
     let metric = match t.choice("metric", &["slowdown", "latency"])?.as_deref() {
@@ -398,14 +486,20 @@ fn slo(mut t: Table) -> Result<Slo, ScenarioError> {
         _ => Metric::Slowdown,
     };
     let threshold = match metric {
-        Metric::Slowdown => t.req("threshold", "a slowdown of at least 1 (e.g. 3.0)", |v| match v.as_float().or(v.as_integer().map(|i| i as f64)) {
-            Some(x) if x >= 1.0 && x.is_finite() => Ok(x),
-            Some(x) => Err(format!("{} is out of range; accepted: a slowdown threshold of at least 1", num(x))),
-            None => Err("is not a number; accepted: a slowdown of at least 1 (for a time, metric = \"latency\")".into()),
+        Metric::Slowdown => t.req("threshold", "a slowdown of at least 1 (e.g. 3.0)", |v| {
+            match v.as_float().or(v.as_integer().map(|i| i as f64)) {
+                Some(x) if x >= 1.0 && x.is_finite() => Ok(x),
+                Some(x) => Err(format!("{} is out of range; accepted: a slowdown threshold of at least 1", num(x))),
+                None => {
+                    Err("is not a number; accepted: a slowdown of at least 1 (for a time, metric = \"latency\")".into())
+                }
+            }
         })?,
         Metric::Latency => t
             .req("threshold", "a time such as \"50us\"", |v| {
-                v.as_str().ok_or("is not a string; accepted: a time such as \"50us\"".to_string()).and_then(super::units::parse_time)
+                v.as_str()
+                    .ok_or("is not a string; accepted: a time such as \"50us\"".to_string())
+                    .and_then(super::units::parse_time)
             })?
             .as_ns_f64(),
     };

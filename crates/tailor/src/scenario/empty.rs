@@ -44,7 +44,10 @@ impl Scenario {
     fn check_run_window(&self) -> Result<(), ScenarioError> {
         let Some(stop) = self.stop else { return Ok(()) };
         if stop == Time::ZERO {
-            return Err(self.error("run.stop", "\"0ns\" stops the run before any message starts; accepted: a positive time".into()));
+            return Err(self.error(
+                "run.stop",
+                "\"0ns\" stops the run before any message starts; accepted: a positive time".into(),
+            ));
         }
         if self.warmup >= stop {
             return Err(self.error(
@@ -83,11 +86,18 @@ impl Scenario {
                 let Some(first) = s.first_start else {
                     let what = match s.file_rows {
                         0 => "has no rows".to_string(),
-                        n => format!("has {n} row{} but none of class \"{}\" (its class column)", if n == 1 { "" } else { "s" }, c.name),
+                        n => format!(
+                            "has {n} row{} but none of class \"{}\" (its class column)",
+                            if n == 1 { "" } else { "s" },
+                            c.name
+                        ),
                     };
                     return Err(self.error(
                         &format!("class[{i}].trace"),
-                        format!("{} {what}, so the class sends no message; accepted: a trace with a row of the class", file.display()),
+                        format!(
+                            "{} {what}, so the class sends no message; accepted: a trace with a row of the class",
+                            file.display()
+                        ),
                     ));
                 };
                 let last = s.last_start;
@@ -113,18 +123,37 @@ impl Scenario {
         let trace = matches!(self.classes[i].kind, ClassKind::Trace { .. });
         if let Some(stop) = self.stop.filter(|&s| w.first >= s) {
             let (key, what) = if trace {
-                ("run.stop".to_string(), format!("{} is not after class[{i}]'s first message, at {}", show_time(stop), show_time(w.first)))
+                (
+                    "run.stop".to_string(),
+                    format!("{} is not after class[{i}]'s first message, at {}", show_time(stop), show_time(w.first)),
+                )
             } else {
-                (format!("class[{i}].start"), format!("{} is not before run.stop {}", show_time(w.first), show_time(stop)))
+                (
+                    format!("class[{i}].start"),
+                    format!("{} is not before run.stop {}", show_time(w.first), show_time(stop)),
+                )
             };
-            return Err(self.error(&key, format!("{what}, so the class sends nothing before the run stops; accepted: a start before the stop")));
+            return Err(self.error(
+                &key,
+                format!("{what}, so the class sends nothing before the run stops; accepted: a start before the stop"),
+            ));
         }
         match w.last {
             Some(last) if self.warmup > Time::ZERO && (last < self.warmup || !trace && last <= self.warmup) => {
                 let (key, what) = if trace {
-                    ("run.warmup".to_string(), format!("{} is after class[{i}]'s last message, at {}", show_time(self.warmup), show_time(last)))
+                    (
+                        "run.warmup".to_string(),
+                        format!(
+                            "{} is after class[{i}]'s last message, at {}",
+                            show_time(self.warmup),
+                            show_time(last)
+                        ),
+                    )
                 } else {
-                    (format!("class[{i}].until"), format!("{} is not after run.warmup {}", show_time(last), show_time(self.warmup)))
+                    (
+                        format!("class[{i}].until"),
+                        format!("{} is not after run.warmup {}", show_time(last), show_time(self.warmup)),
+                    )
                 };
                 Err(self.error(
                     &key,

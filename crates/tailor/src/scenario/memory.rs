@@ -76,7 +76,8 @@ fn physical() -> Option<u64> {
 mod tests {
     use super::*;
 
-    const MEMINFO: &str = "MemTotal:       24684084 kB\nMemFree:        22334656 kB\nMemAvailable:   12000000 kB\nBuffers: 1 kB\n";
+    const MEMINFO: &str =
+        "MemTotal:       24684084 kB\nMemFree:        22334656 kB\nMemAvailable:   12000000 kB\nBuffers: 1 kB\n";
 
     #[test]
     fn available_is_read_from_meminfo_not_the_total() {

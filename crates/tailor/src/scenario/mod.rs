@@ -25,12 +25,14 @@ pub use overrides::Override;
 pub use reader::ScenarioError;
 
 use crate::engine::{self, ClassSetup};
-use crate::transport::TransportConfig;
 use crate::net::ids::ClassId;
 use crate::net::topology::NetSpec;
 use crate::sim::{Rate, Time};
+use crate::transport::TransportConfig;
 use crate::workload::generated::mean_gap_ns;
-use crate::workload::{Cdf, ClosedLoop, ClosedSpec, GenSpec, Generated, Pattern, SizeDist, Source, Trace, WorkloadError};
+use crate::workload::{
+    Cdf, ClosedLoop, ClosedSpec, GenSpec, Generated, Pattern, SizeDist, Source, Trace, WorkloadError,
+};
 use reader::Table;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +51,9 @@ pub fn check_seed(file: &str, seed: u64) -> Result<u64, ScenarioError> {
     Err(ScenarioError {
         file: file.to_string(),
         path: "seed".into(),
-        message: format!("{seed} is out of range; accepted: 0 to {MAX_SEED} (2^63 - 1, the largest integer a scenario file holds)"),
+        message: format!(
+            "{seed} is out of range; accepted: 0 to {MAX_SEED} (2^63 - 1, the largest integer a scenario file holds)"
+        ),
     })
 }
 
@@ -137,8 +141,12 @@ impl Scenario {
     /// and parses the result.
     pub fn resolve(path: &Path, overrides: &[Override]) -> Result<Resolved, ScenarioError> {
         let file = path.display().to_string();
-        let text = crate::input::files::read_text(path, crate::input::files::MAX_TEXT, None)
-            .map_err(|e| ScenarioError { file: file.clone(), path: String::new(), message: format!("{}; accepted: {}", e.what, e.accepted) })?;
+        let text =
+            crate::input::files::read_text(path, crate::input::files::MAX_TEXT, None).map_err(|e| ScenarioError {
+                file: file.clone(),
+                path: String::new(),
+                message: format!("{}; accepted: {}", e.what, e.accepted),
+            })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Scenario::resolve_text(&text, &file, dir, overrides)
     }
@@ -172,7 +180,9 @@ impl Scenario {
             }
             None => (None, Time::ZERO, None),
         };
-        let mut topo = root.table("topology")?.ok_or_else(|| root.error("topology", "missing; accepted: a [topology] table (every scenario needs one)"))?;
+        let mut topo = root.table("topology")?.ok_or_else(|| {
+            root.error("topology", "missing; accepted: a [topology] table (every scenario needs one)")
+        })?;
         let shape = network::topology(&mut topo)?;
         topo.finish()?;
         let sw = network::switch(root.table("switch")?, &shape)?;
@@ -205,7 +215,8 @@ impl Scenario {
             None => None,
         };
         let classes = classes_of(&mut root, &net, dir, &mut transports, default_transport)?;
-        let endless = classes.iter().position(|c| matches!(c.kind, ClassKind::Generated { count: None, until: None, .. }));
+        let endless =
+            classes.iter().position(|c| matches!(c.kind, ClassKind::Generated { count: None, until: None, .. }));
         if let (Some(i), None) = (endless, stop) {
             return Err(root.error(
                 "class",
@@ -219,7 +230,22 @@ impl Scenario {
         room::check(&net, &transports, &classes, file)?;
         let host_rate = host_rate(&net);
         let traces = Vec::new();
-        let mut sc = Scenario { file: file.to_string(), document: String::new(), name, seed, stop, warmup, bins, net, transports, classes, host_rate, model, record, traces };
+        let mut sc = Scenario {
+            file: file.to_string(),
+            document: String::new(),
+            name,
+            seed,
+            stop,
+            warmup,
+            bins,
+            net,
+            transports,
+            classes,
+            host_rate,
+            model,
+            record,
+            traces,
+        };
         sc.check_offered()?;
         Ok(sc)
     }
@@ -270,7 +296,10 @@ impl Scenario {
             seed,
             stop_at: self.stop,
             sojourn: self.record.sojourn.clone(),
-            persistent: self.classes.iter().any(|c| matches!(c.kind, ClassKind::Generated { connections: Some(_), .. })),
+            persistent: self
+                .classes
+                .iter()
+                .any(|c| matches!(c.kind, ClassKind::Generated { connections: Some(_), .. })),
             warmup: self.warmup,
         })
     }
@@ -293,7 +322,17 @@ impl Scenario {
             ClassKind::Trace { file, receiver } => {
                 Ok(Box::new(Trace::open(file, &c.name, class, *receiver, self.net.shape.host_count())?))
             }
-            ClassKind::Generated { sizes, offered: Offered::Closed { outstanding, think }, pattern, count, until, start, response, connections, .. } => {
+            ClassKind::Generated {
+                sizes,
+                offered: Offered::Closed { outstanding, think },
+                pattern,
+                count,
+                until,
+                start,
+                response,
+                connections,
+                ..
+            } => {
                 let spec = ClosedSpec {
                     class,
                     sizes: sizes.clone(),
@@ -308,7 +347,19 @@ impl Scenario {
                 };
                 Ok(Box::new(ClosedLoop::new(spec, seed, &format!("class/{}", c.name))?))
             }
-            ClassKind::Generated { sizes, arrival, offered, pattern, count, until, start, exact_load, wire_load, response, connections } => {
+            ClassKind::Generated {
+                sizes,
+                arrival,
+                offered,
+                pattern,
+                count,
+                until,
+                start,
+                exact_load,
+                wire_load,
+                response,
+                connections,
+            } => {
                 let rate = match offered {
                     Offered::Rate(r) => (1.0, *r),
                     Offered::Load(l) => (*l, self.reference_rate(pattern)),
@@ -357,11 +408,19 @@ impl Scenario {
 
 /// `[[class]]` number `i`, its `priority` checked against the levels ports keep.
 fn class_of(t: &mut Table, i: usize, net: &NetSpec, dir: &Path) -> Result<ClassSpec, ScenarioError> {
-    let nic_priority = matches!(net.nic, crate::net::topology::NicQueue::Priority(_) | crate::net::topology::NicQueue::Rank);
+    let nic_priority =
+        matches!(net.nic, crate::net::topology::NicQueue::Priority(_) | crate::net::topology::NicQueue::Rank);
     let c = classes::parse(t, i, net.shape.host_count(), dir, net.classes.discipline, nic_priority)?;
     if let Some(levels) = packet_levels(net) {
         if c.queue.priority >= levels {
-            return Err(t.error("priority", format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", c.queue.priority, levels - 1)));
+            return Err(t.error(
+                "priority",
+                format!(
+                    "{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)",
+                    c.queue.priority,
+                    levels - 1
+                ),
+            ));
         }
     }
     Ok(c)
@@ -392,7 +451,13 @@ fn class_transport(
 
 /// Hands each transport the traffic of its classes (`Transport::bind`) and checks that a
 /// class whose load counts wire bytes has a transport that says what they are.
-fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], net: &NetSpec, file: &str, has_default: bool) -> Result<(), ScenarioError> {
+fn bind_transports(
+    transports: &mut [TransportConfig],
+    classes: &[ClassSpec],
+    net: &NetSpec,
+    file: &str,
+    has_default: bool,
+) -> Result<(), ScenarioError> {
     use crate::transport::{ClassTraffic, Traffic};
     let host = host_rate(net).bps() as f64;
     for (t, slot) in transports.iter_mut().enumerate() {
@@ -419,7 +484,11 @@ fn bind_transports(transports: &mut [TransportConfig], classes: &[ClassSpec], ne
             Some((i, _)) if t > 0 || !has_default => format!("class[{i}].transport"),
             _ => "transport".to_string(),
         };
-        let bound = slot.bind(&traffic).map_err(|message| ScenarioError { file: file.to_string(), path: at.clone(), message })?;
+        let bound = slot.bind(&traffic).map_err(|message| ScenarioError {
+            file: file.to_string(),
+            path: at.clone(),
+            message,
+        })?;
         if let Some(b) = bound {
             *slot = b;
         }
@@ -443,7 +512,8 @@ fn name_of(root: &mut Table, file: &str) -> Result<String, ScenarioError> {
     if let Some(name) = &name {
         check_name(root, name)?;
     }
-    Ok(name.unwrap_or_else(|| Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()))
+    Ok(name
+        .unwrap_or_else(|| Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()))
 }
 
 /// RSVs leave the NIC and GRTs the switch at PL2's level; a priority queue files a level
@@ -451,7 +521,11 @@ fn name_of(root: &mut Table, file: &str) -> Result<String, ScenarioError> {
 fn check_pl2_priority(net: &NetSpec, root: &Table) -> Result<(), ScenarioError> {
     if let (Some(p), Some(levels)) = (&net.pl2, packet_levels(net)) {
         if p.priority as usize >= levels {
-            let msg = format!("{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)", p.priority, levels - 1);
+            let msg = format!(
+                "{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)",
+                p.priority,
+                levels - 1
+            );
             return Err(root.error("switch.pl2.priority", msg));
         }
     }
@@ -486,7 +560,6 @@ fn classes_of(
     }
     Ok(classes)
 }
-
 
 /// Refuses a scenario name that would lead a run's default output (`runs/NAME-…`) or a
 /// sweep's out of its folder, or that a path cannot hold.
@@ -547,7 +620,11 @@ fn fifo_queues(net: &NetSpec, root: &Table, key: &str, switches: bool, nics: boo
 }
 
 /// `[record] sojourn`: the kinds of port its selection names must keep their queues in order.
-fn check_sojourn(net: &NetSpec, root: &Table, select: &crate::measure::queues::PortSelect) -> Result<(), ScenarioError> {
+fn check_sojourn(
+    net: &NetSpec,
+    root: &Table,
+    select: &crate::measure::queues::PortSelect,
+) -> Result<(), ScenarioError> {
     use crate::measure::queues::PortSelect;
     use crate::net::port::PortRole;
     let (switches, nics) = match select {
@@ -577,7 +654,13 @@ fn apply_queues(net: &mut NetSpec, classes: &[ClassSpec]) {
     p.queue_of = classes
         .iter()
         .enumerate()
-        .map(|(i, c)| if matches!(p.discipline, Discipline::StrictPriority | Discipline::Priority) { c.queue.priority } else { i })
+        .map(|(i, c)| {
+            if matches!(p.discipline, Discipline::StrictPriority | Discipline::Priority) {
+                c.queue.priority
+            } else {
+                i
+            }
+        })
         .collect();
     p.weights = classes.iter().map(|c| c.queue.weight).collect();
     p.ecn = classes.iter().map(|c| c.queue.ecn_threshold).collect();
@@ -603,10 +686,8 @@ fn cdf_edges(cdf: &Cdf) -> Vec<u64> {
         return sizes;
     }
     let targets = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999];
-    let mut edges: Vec<u64> = targets
-        .iter()
-        .filter_map(|&q| sizes.iter().copied().find(|&s| cdf.cdf_at(s) >= q - 1e-12))
-        .collect();
+    let mut edges: Vec<u64> =
+        targets.iter().filter_map(|&q| sizes.iter().copied().find(|&s| cdf.cdf_at(s) >= q - 1e-12)).collect();
     edges.push(*sizes.last().expect("a table has points"));
     edges.dedup();
     edges

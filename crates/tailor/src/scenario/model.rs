@@ -75,11 +75,16 @@ impl LinkKind {
     pub fn spec(self, shape: &Shape) -> &LinkSpec {
         match (self, shape) {
             (LinkKind::Trunk, Shape::Dumbbell { trunk, .. }) => trunk,
-            (LinkKind::FabricLink, Shape::LeafSpine { fabric_link, .. } | Shape::FatTree { fabric_link, .. }) => fabric_link,
-            (_, Shape::Star { link, .. }) => link,
-            (_, Shape::Dumbbell { host_link, .. } | Shape::LeafSpine { host_link, .. } | Shape::FatTree { host_link, .. }) => {
-                host_link
+            (LinkKind::FabricLink, Shape::LeafSpine { fabric_link, .. } | Shape::FatTree { fabric_link, .. }) => {
+                fabric_link
             }
+            (_, Shape::Star { link, .. }) => link,
+            (
+                _,
+                Shape::Dumbbell { host_link, .. }
+                | Shape::LeafSpine { host_link, .. }
+                | Shape::FatTree { host_link, .. },
+            ) => host_link,
         }
     }
 }
@@ -113,9 +118,16 @@ fn base_rtt(shape: &Shape) -> Time {
     let one_way = match shape {
         Shape::Star { link, .. } => link.delay + link.delay,
         Shape::Dumbbell { host_link, trunk, .. } => host_link.delay + trunk.delay + host_link.delay,
-        Shape::LeafSpine { host_link, fabric_link, .. } => host_link.delay + fabric_link.delay + fabric_link.delay + host_link.delay,
+        Shape::LeafSpine { host_link, fabric_link, .. } => {
+            host_link.delay + fabric_link.delay + fabric_link.delay + host_link.delay
+        }
         Shape::FatTree { host_link, fabric_link, .. } => {
-            host_link.delay + host_link.delay + fabric_link.delay + fabric_link.delay + fabric_link.delay + fabric_link.delay
+            host_link.delay
+                + host_link.delay
+                + fabric_link.delay
+                + fabric_link.delay
+                + fabric_link.delay
+                + fabric_link.delay
         }
     };
     one_way + one_way
@@ -131,7 +143,11 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     let bottleneck = super::scope::bottleneck(sc)?;
     // What only the packet engine records: refused rather than silently not written.
     if sc.record.waits {
-        return Err(error(sc, "record.waits", "is recorded by the packet engine only (the model has no packets); accepted: --engine packet, or no waits"));
+        return Err(error(
+            sc,
+            "record.waits",
+            "is recorded by the packet engine only (the model has no packets); accepted: --engine packet, or no waits",
+        ));
     }
     if sc.record.sojourn.is_some() {
         return Err(error(sc, "record.sojourn", "is recorded by the packet engine only (the model has no ports' queues); accepted: --engine packet, or no sojourn"));
@@ -140,7 +156,11 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
         return Err(error(sc, format!("class[{i}].probe"), "probes measure waits at ports, which the model does not have; accepted: --engine packet, or no probe class"));
     }
     if sc.record.progress.is_some() {
-        return Err(error(sc, "record.progress", "is recorded by the packet engine only; accepted: --engine packet, or no progress"));
+        return Err(error(
+            sc,
+            "record.progress",
+            "is recorded by the packet engine only; accepted: --engine packet, or no progress",
+        ));
     }
     packet_only(sc)?;
     // One model stands for every class, so every class must use the one transport.
@@ -195,7 +215,10 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     }
     let own_threshold = queue_thresholds(&sharing, &p.ecn, None);
     let capacity_bps = bottleneck.rate.bps() as f64;
-    Ok((ModelConfig { capacity_bps, rtt, cc, sharing, classes: sc.classes.len(), own_threshold, form: m.form }, bottleneck))
+    Ok((
+        ModelConfig { capacity_bps, rtt, cc, sharing, classes: sc.classes.len(), own_threshold, form: m.form },
+        bottleneck,
+    ))
 }
 
 /// HULL's mechanisms (phantom queues, NIC pacing, segmentation offload, interrupt
@@ -207,7 +230,11 @@ fn packet_only(sc: &Scenario) -> Result<(), ScenarioError> {
         return Err(error(sc, "switch.phantom", why));
     }
     if sc.net.pacer.is_some() {
-        return Err(error(sc, "host.pacer", "the model has no packets to pace (its senders are fluid rates); accepted: --engine packet, or no pacer"));
+        return Err(error(
+            sc,
+            "host.pacer",
+            "the model has no packets to pace (its senders are fluid rates); accepted: --engine packet, or no pacer",
+        ));
     }
     if sc.net.coalescing.is_some() {
         return Err(error(sc, "host.rx_frames", "the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"));
@@ -218,13 +245,21 @@ fn packet_only(sc: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     if sc.net.pl2.is_some() {
-        return Err(error(sc, "switch.pl2", "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2"));
+        return Err(error(
+            sc,
+            "switch.pl2",
+            "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2",
+        ));
     }
     if let Some(i) = (0..sc.classes.len()).find(|&i| sc.transport_of(i).segmentation_offload().is_some()) {
-        let at = if sc.transports.len() == 1 { "transport.lso".to_string() } else { format!("class[{i}].transport.lso") };
+        let at =
+            if sc.transports.len() == 1 { "transport.lso".to_string() } else { format!("class[{i}].transport.lso") };
         return Err(error(sc, at, "the model has no segmentation offload (its senders are fluid rates, not bursts of segments); accepted: --engine packet, or no lso"));
     }
-    let persistent = sc.classes.iter().position(|c| matches!(c.kind, super::classes::ClassKind::Generated { connections: Some(_), .. }));
+    let persistent = sc
+        .classes
+        .iter()
+        .position(|c| matches!(c.kind, super::classes::ClassKind::Generated { connections: Some(_), .. }));
     if let Some(i) = persistent {
         return Err(error(sc, format!("class[{i}].connections"), "the model makes every message a flow of its own, and on persistent connections messages wait behind each other; accepted: --engine packet, or no connections"));
     }

@@ -1,19 +1,19 @@
 //! `[topology]`, `[switch]`, `[host]` and `[routing]`.
 
+use super::memory::Memory;
 use super::reader::{ScenarioError, Table};
-use toml::Value;
-use crate::net::port::Overflow;
-use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
+use crate::input::units::show_rate;
 use crate::net::ids::PortId;
-use crate::net::routing::PathChoice;
 use crate::net::pacer::PacerSpec;
 use crate::net::phantom::{Drain, PhantomSpec};
 use crate::net::pl2::{Pl2Switch, PROTOTYPE_SWITCH_DELAY};
+use crate::net::port::Overflow;
 use crate::net::port::PortRole;
+use crate::net::routing::PathChoice;
+use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkPhantom, LinkSpec, NetSpec, NicQueue, Shape};
-use crate::input::units::show_rate;
 use crate::sim::{Rate, Time};
-use super::memory::Memory;
+use toml::Value;
 
 pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
 
@@ -134,9 +134,9 @@ fn count(t: &mut Table, key: &'static str, min: i64, max: i64) -> Result<usize, 
 }
 
 pub fn topology(t: &mut Table) -> Result<Shape, ScenarioError> {
-    let kind = t.choice("kind", TOPOLOGIES)?.ok_or_else(|| {
-        t.error("kind", format!("missing; accepted: {}", TOPOLOGIES.join(", ")))
-    })?;
+    let kind = t
+        .choice("kind", TOPOLOGIES)?
+        .ok_or_else(|| t.error("kind", format!("missing; accepted: {}", TOPOLOGIES.join(", "))))?;
     Ok(match kind.as_str() {
         "star" => Shape::Star { hosts: count(t, "hosts", 2, 1 << 20)?, link: link(t, "link")? },
         "dumbbell" => Shape::Dumbbell {
@@ -170,7 +170,9 @@ fn fat_tree(t: &mut Table) -> Result<Shape, ScenarioError> {
     let dim = |t: &mut Table, key: &'static str, default: Option<usize>| -> Result<usize, ScenarioError> {
         match t.int(key, 1, 1 << 16)? {
             Some(v) => Ok(v as usize),
-            None => default.ok_or_else(|| t.error(key, "missing; accepted: an integer from 1 to 65536, or k for the k-ary default")),
+            None => default.ok_or_else(|| {
+                t.error(key, "missing; accepted: an integer from 1 to 65536, or k for the k-ary default")
+            }),
         }
     };
     let pods = dim(t, "pods", k.map(|k| k as usize))?;
@@ -216,7 +218,12 @@ fn switch_pl2(t: &mut Table) -> Result<Option<Pl2Switch>, ScenarioError> {
         control_bytes: match p.size("control_bytes")? {
             None => d.control_bytes,
             Some(b) if (64..=1_500).contains(&b) => b as u32,
-            Some(_) => return Err(p.error("control_bytes", "is out of range; accepted: \"64B\" (an Ethernet control frame, the prototype's) to \"1500B\"")),
+            Some(_) => {
+                return Err(p.error(
+                    "control_bytes",
+                    "is out of range; accepted: \"64B\" (an Ethernet control frame, the prototype's) to \"1500B\"",
+                ))
+            }
         },
         priority: p.int("priority", 0, MAX_LEVELS as i64 - 1)?.map_or(d.priority, |n| n as u8),
     };
@@ -224,13 +231,17 @@ fn switch_pl2(t: &mut Table) -> Result<Option<Pl2Switch>, ScenarioError> {
     Ok(Some(spec))
 }
 
-pub const SCHEDULERS: &[&str] = &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical", "priority", "rank"];
+pub const SCHEDULERS: &[&str] =
+    &["fifo", "strict_priority", "round_robin", "drr", "wfq", "hierarchical", "priority", "rank"];
 
 /// `priority_levels`: how many levels a port queueing by packet priority keeps.
 fn levels(t: &mut Table, used: bool, what: &str) -> Result<usize, ScenarioError> {
     let n = t.int("priority_levels", 1, MAX_LEVELS as i64)?;
     if n.is_some() && !used {
-        return Err(t.error("priority_levels", format!("is only used with {what} = \"priority\"; accepted: no priority_levels otherwise")));
+        return Err(t.error(
+            "priority_levels",
+            format!("is only used with {what} = \"priority\"; accepted: no priority_levels otherwise"),
+        ));
     }
     Ok(n.map_or(DEFAULT_LEVELS, |n| n as usize))
 }
@@ -266,7 +277,10 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
     part.levels = levels(&mut t, part.discipline == Discipline::Priority, "scheduler")?;
     if let Some(q) = t.size("quantum")? {
         if !matches!(part.discipline, Discipline::Drr | Discipline::Hierarchical) {
-            return Err(t.error("quantum", "is only used with scheduler = \"drr\" or \"hierarchical\"; accepted: no quantum with this scheduler"));
+            return Err(t.error(
+                "quantum",
+                "is only used with scheduler = \"drr\" or \"hierarchical\"; accepted: no quantum with this scheduler",
+            ));
         }
         if q < 64 {
             return Err(t.error("quantum", "is below 64B; accepted: at least \"64B\" (one packet or more is usual)"));
@@ -277,10 +291,14 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
     part.buffer = match t.choice("buffer", &["unlimited", "per_port", "shared"])?.as_deref() {
         None | Some("unlimited") => BufferSpec::Unlimited,
         Some("per_port") => BufferSpec::PerPort {
-            bytes: t.size("buffer_size")?.ok_or_else(|| t.error("buffer_size", "missing; buffer = \"per_port\" needs one; accepted: a size such as \"1MB\""))?,
+            bytes: t.size("buffer_size")?.ok_or_else(|| {
+                t.error("buffer_size", "missing; buffer = \"per_port\" needs one; accepted: a size such as \"1MB\"")
+            })?,
         },
         Some(_) => BufferSpec::Shared {
-            bytes: t.size("buffer_size")?.ok_or_else(|| t.error("buffer_size", "missing; buffer = \"shared\" needs one; accepted: a size such as \"16MB\""))?,
+            bytes: t.size("buffer_size")?.ok_or_else(|| {
+                t.error("buffer_size", "missing; buffer = \"shared\" needs one; accepted: a size such as \"16MB\"")
+            })?,
             alpha: t.float("alpha", 1.0 / 64.0, 64.0)?.unwrap_or(1.0),
         },
     };
@@ -315,7 +333,17 @@ pub struct HostPart {
 }
 
 pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
-    let mut part = HostPart { tx_delay: Time::ZERO, rx_delay: Time::ZERO, nic_delay: Time::ZERO, nic: NicQueue::Fifo, nic_depth: None, ecn_threshold: None, buffer: None, pacer: None, coalescing: None };
+    let mut part = HostPart {
+        tx_delay: Time::ZERO,
+        rx_delay: Time::ZERO,
+        nic_delay: Time::ZERO,
+        nic: NicQueue::Fifo,
+        nic_depth: None,
+        ecn_threshold: None,
+        buffer: None,
+        pacer: None,
+        coalescing: None,
+    };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
     part.rx_delay = t.time("rx_delay")?.unwrap_or(Time::ZERO);
@@ -359,7 +387,10 @@ fn pacer(t: &mut Table) -> Result<Option<PacerSpec>, ScenarioError> {
     // A rate update is an event on every paced host: the floor every re-arming timer
     // has (Homa's, NDP's, RDS's resend timers) keeps a typo from costing hours.
     if s.interval < Time::from_us(1) {
-        return Err(p.error("interval", "is below 1us; accepted: at least \"1us\" (T_r: the testbed's is \"64us\", ns-2's \"7200ns\")"));
+        return Err(p.error(
+            "interval",
+            "is below 1us; accepted: at least \"1us\" (T_r: the testbed's is \"64us\", ns-2's \"7200ns\")",
+        ));
     }
     s.eta = p.float("eta", 0.0, 1.0)?.unwrap_or(s.eta);
     s.beta = p.float("beta", 0.0, 1e9)?.unwrap_or(s.beta);
@@ -367,7 +398,9 @@ fn pacer(t: &mut Table) -> Result<Option<PacerSpec>, ScenarioError> {
     s.idle = p.time("idle")?.unwrap_or(s.idle);
     s.bucket = p.size("bucket")?.unwrap_or(s.bucket);
     if s.bucket < 64 {
-        return Err(p.error("bucket", "is below 64B; accepted: at least one packet (\"1500B\"; the NetFPGA's is \"3KB\")"));
+        return Err(
+            p.error("bucket", "is below 64B; accepted: at least one packet (\"1500B\"; the NetFPGA's is \"3KB\")")
+        );
     }
     s.table = p.int("table", 1, 1 << 20)?.map_or(s.table, |n| n as usize);
     p.finish()?;
@@ -385,7 +418,8 @@ pub fn routing(t: Option<Table>) -> Result<PathChoice, ScenarioError> {
 }
 
 pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, seed: u64) -> NetSpec {
-    let classes = ClassPolicy { discipline: sw.discipline, quantum: sw.quantum, levels: sw.levels, ..ClassPolicy::default() };
+    let classes =
+        ClassPolicy { discipline: sw.discipline, quantum: sw.quantum, levels: sw.levels, ..ClassPolicy::default() };
     NetSpec {
         shape,
         switch_delay: sw.delay,
@@ -421,7 +455,8 @@ pub fn check_fits(net: &NetSpec, classes: usize, file: &str) -> Result<(), Scena
 /// are checked), so that the comparison is testable without allocating.
 pub fn check_fits_in(net: &NetSpec, classes: usize, file: &str, memory: Option<Memory>) -> Result<(), ScenarioError> {
     let (hosts, ports) = (net.shape.host_count() as u64, net.shape.port_count() as u64);
-    let error = |message: String| ScenarioError { file: file.to_string(), path: size_key(&net.shape).to_string(), message };
+    let error =
+        |message: String| ScenarioError { file: file.to_string(), path: size_key(&net.shape).to_string(), message };
     let max_ports = PortId::MAX.index() as u64;
     if ports > max_ports {
         return Err(error(format!(
@@ -432,7 +467,9 @@ pub fn check_fits_in(net: &NetSpec, classes: usize, file: &str, memory: Option<M
     let max_hosts = crate::engine::MAX_HOSTS as u64;
     let ids = || {
         if hosts > max_hosts {
-            return Err(error(format!("{hosts} hosts; accepted: at most {max_hosts} hosts (a host and a transport share a 32-bit id)")));
+            return Err(error(format!(
+                "{hosts} hosts; accepted: at most {max_hosts} hosts (a host and a transport share a 32-bit id)"
+            )));
         }
         Ok(())
     };

@@ -37,10 +37,10 @@ fn steps<'k>(path: &'k str) -> Result<Vec<Step<'k>>, String> {
             let (key, index) = match part.split_once('[') {
                 None => (part, None),
                 Some((key, rest)) => {
-                    let digits = rest
-                        .strip_suffix(']')
-                        .ok_or_else(|| format!("\"{part}\" is not a key or key[index]"))?;
-                    let i = digits.parse::<usize>().map_err(|_| format!("\"{digits}\" in \"{part}\" is not an index"))?;
+                    let digits =
+                        rest.strip_suffix(']').ok_or_else(|| format!("\"{part}\" is not a key or key[index]"))?;
+                    let i =
+                        digits.parse::<usize>().map_err(|_| format!("\"{digits}\" in \"{part}\" is not an index"))?;
                     (key, Some(i))
                 }
             };
@@ -88,7 +88,10 @@ fn set(doc: &mut toml::Table, path: &str, value: Value) -> Result<(), String> {
         }
         Some(i) => {
             let Some(Value::Array(items)) = table.get_mut(last.key) else {
-                return Err(format!("\"{}\" is not an array here; accepted: key[index] on an array of tables", last.key));
+                return Err(format!(
+                    "\"{}\" is not an array here; accepted: key[index] on an array of tables",
+                    last.key
+                ));
             };
             let n = items.len();
             let slot = items.get_mut(i).ok_or_else(|| out_of_range(last.key, i, n))?;
@@ -107,12 +110,16 @@ fn descend<'d>(entry: &'d mut Value, s: &Step<'_>, at: &mut String) -> Result<&'
             at.push_str(&format!("[{i}]"));
             match items.get_mut(i) {
                 Some(Value::Table(t)) => Ok(t),
-                Some(other) => Err(format!("{at} is {}, not a table; accepted: a path through tables", type_name(other))),
+                Some(other) => {
+                    Err(format!("{at} is {}, not a table; accepted: a path through tables", type_name(other)))
+                }
                 None => Err(out_of_range(s.key, i, n)),
             }
         }
         (_, None) => Err(format!("{at} is {found}, not a table; accepted: a path through tables")),
-        (_, Some(_)) => Err(format!("{at} is {found}, not an array of tables; accepted: key[index] on an array of tables")),
+        (_, Some(_)) => {
+            Err(format!("{at} is {found}, not an array of tables; accepted: key[index] on an array of tables"))
+        }
     }
 }
 

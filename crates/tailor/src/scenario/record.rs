@@ -37,7 +37,8 @@ pub struct RecordSpec {
     pub sojourn: Option<PortSelect>,
 }
 
-const SELECTIONS: &str = "\"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids";
+const SELECTIONS: &str =
+    "\"switches\", \"all\", a port role (\"to_host\", \"host_nic\", \"up\", \"down\", \"trunk\") or a list of port ids";
 
 pub fn parse(t: Option<Table>, shape: &Shape) -> Result<RecordSpec, ScenarioError> {
     let Some(mut t) = t else { return Ok(RecordSpec::default()) };
@@ -48,7 +49,10 @@ pub fn parse(t: Option<Table>, shape: &Shape) -> Result<RecordSpec, ScenarioErro
     let ports = t.get("queue_ports", |v| select(v, shape))?;
     let queues = match (every, ports) {
         (Some(every), ports) => Some(QueueSpec { every, ports: ports.unwrap_or(PortSelect::Switches) }),
-        (None, Some(_)) => return Err(t.error("queue_ports", "needs queues, the sampling interval; accepted: queue_ports with queues = \"10us\" (or another interval)")),
+        (None, Some(_)) => return Err(t.error(
+            "queue_ports",
+            "needs queues, the sampling interval; accepted: queue_ports with queues = \"10us\" (or another interval)",
+        )),
         (None, None) => None,
     };
     let waits = t.boolean("waits")?.unwrap_or(false);
@@ -81,7 +85,10 @@ fn named(s: &str, shape: &Shape) -> Result<PortSelect, String> {
         _ => return Err(format!("unknown value \"{s}\"; accepted: {SELECTIONS}")),
     };
     if !shape.has_role(role) {
-        return Err(format!("a {} topology has no \"{s}\" ports; accepted: {SELECTIONS} that the topology has", shape.kind()));
+        return Err(format!(
+            "a {} topology has no \"{s}\" ports; accepted: {SELECTIONS} that the topology has",
+            shape.kind()
+        ));
     }
     Ok(PortSelect::Role(role))
 }
@@ -95,7 +102,13 @@ fn ids(items: &[Value], shape: &Shape) -> Result<PortSelect, String> {
     for it in items {
         let id = match it.as_integer() {
             Some(i) if (0..n as i64).contains(&i) => i as usize,
-            Some(i) => return Err(format!("port {i} does not exist; accepted: ports 0 to {} of this {} (ports.csv lists them)", n - 1, shape.kind())),
+            Some(i) => {
+                return Err(format!(
+                    "port {i} does not exist; accepted: ports 0 to {} of this {} (ports.csv lists them)",
+                    n - 1,
+                    shape.kind()
+                ))
+            }
             None => return Err(format!("holds {it}; accepted: a list of port ids (integers)")),
         };
         if ids.contains(&id) {

@@ -11,7 +11,11 @@ use crate::transport::TransportConfig;
 /// The largest packet among `transports` (those the classes use): its bytes on the wire
 /// and its transport's name.
 fn largest(transports: &[TransportConfig], classes: &[ClassSpec]) -> Option<(u64, &'static str)> {
-    classes.iter().map(|c| &transports[c.transport]).map(|t| (t.full_packet(), t.name())).max_by_key(|(bytes, _)| *bytes)
+    classes
+        .iter()
+        .map(|c| &transports[c.transport])
+        .map(|t| (t.full_packet(), t.name()))
+        .max_by_key(|(bytes, _)| *bytes)
 }
 
 /// "a full \"dctcp\" packet is 1514B on the wire (payload and headers)".
@@ -21,12 +25,20 @@ fn packet(bytes: u64, name: &str) -> String {
 
 /// Refuses a buffer, queue limit or token bucket that cannot hold one full packet of the
 /// transports whose packets it holds.
-pub(super) fn check(net: &NetSpec, transports: &[TransportConfig], classes: &[ClassSpec], file: &str) -> Result<(), ScenarioError> {
+pub(super) fn check(
+    net: &NetSpec,
+    transports: &[TransportConfig],
+    classes: &[ClassSpec],
+    file: &str,
+) -> Result<(), ScenarioError> {
     let error = |path: String, message: String| ScenarioError { file: file.to_string(), path, message };
     let Some((full, name)) = largest(transports, classes) else { return Ok(()) };
     match net.buffer {
         BufferSpec::PerPort { bytes } if bytes < full => {
-            let msg = format!("\"{bytes}B\" is below one full packet ({}); accepted: at least \"{full}B\"", packet(full, name));
+            let msg = format!(
+                "\"{bytes}B\" is below one full packet ({}); accepted: at least \"{full}B\"",
+                packet(full, name)
+            );
             return Err(error("switch.buffer_size".into(), msg));
         }
         // An empty port takes a packet while it is within alpha × the free buffer.
@@ -41,7 +53,8 @@ pub(super) fn check(net: &NetSpec, transports: &[TransportConfig], classes: &[Cl
         _ => {}
     }
     if let Some(bytes) = net.nic_buffer.filter(|b| *b < full) {
-        let msg = format!("\"{bytes}B\" is below one full packet ({}); accepted: at least \"{full}B\"", packet(full, name));
+        let msg =
+            format!("\"{bytes}B\" is below one full packet ({}); accepted: at least \"{full}B\"", packet(full, name));
         return Err(error("host.buffer".into(), msg));
     }
     if let Some(pacer) = net.pacer.filter(|p| p.bucket < full) {
@@ -52,7 +65,10 @@ pub(super) fn check(net: &NetSpec, transports: &[TransportConfig], classes: &[Cl
         let t = &transports[c.transport];
         if let Some(limit) = c.queue.queue_limit.filter(|l| *l < t.full_packet()) {
             let full = t.full_packet();
-            let msg = format!("\"{limit}B\" is below one full packet ({}); accepted: at least \"{full}B\"", packet(full, t.name()));
+            let msg = format!(
+                "\"{limit}B\" is below one full packet ({}); accepted: at least \"{full}B\"",
+                packet(full, t.name())
+            );
             return Err(error(format!("class[{i}].queue_limit"), msg));
         }
     }

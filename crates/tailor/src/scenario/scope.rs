@@ -75,7 +75,11 @@ struct Traffic {
 /// The bottleneck of `sc`, or why the fast model does not apply to it.
 pub fn bottleneck(sc: &Scenario) -> Result<Bottleneck, ScenarioError> {
     let shape = &sc.net.shape;
-    let of = |spec: &LinkSpec, link: Link| Bottleneck { link, rate: spec.rate, ecn_threshold: spec.ecn_threshold.or(sc.net.ecn_threshold) };
+    let of = |spec: &LinkSpec, link: Link| Bottleneck {
+        link,
+        rate: spec.rate,
+        ecn_threshold: spec.ecn_threshold.or(sc.net.ecn_threshold),
+    };
     if let Some(kind) = sc.model.bottleneck {
         return Ok(of(kind.spec(shape), Link::Stated(kind)));
     }
@@ -158,7 +162,9 @@ fn check_other_links(sc: &Scenario, traffic: &[Traffic], b: &Bottleneck) -> Resu
     let (kind, spec) = match shape {
         Shape::Star { .. } => return Ok(()),
         Shape::Dumbbell { trunk, .. } => (LinkKind::Trunk, trunk),
-        Shape::LeafSpine { fabric_link, .. } | Shape::FatTree { fabric_link, .. } => (LinkKind::FabricLink, fabric_link),
+        Shape::LeafSpine { fabric_link, .. } | Shape::FatTree { fabric_link, .. } => {
+            (LinkKind::FabricLink, fabric_link)
+        }
     };
     if b.link == Link::Trunk || spec.rate >= b.rate || !traffic.iter().any(|t| crosses_groups(shape, t)) {
         return Ok(());
@@ -194,7 +200,11 @@ fn spread(sc: &Scenario, traffic: &[Traffic]) -> ScenarioError {
             match (f, j) {
                 (Some(f), Some(j)) => (
                     key(j, "receiver"),
-                    format!("sends to host {} while class[{f}] sends to host {}: no one link carries every class's traffic", to(j).unwrap_or(0), to(f).unwrap_or(0)),
+                    format!(
+                        "sends to host {} while class[{f}] sends to host {}: no one link carries every class's traffic",
+                        to(j).unwrap_or(0),
+                        to(f).unwrap_or(0)
+                    ),
                 ),
                 _ => (key(0, "pattern"), "no class sends a message, so no link carries traffic".into()),
             }
@@ -229,7 +239,6 @@ fn spreads(sc: &Scenario, i: usize, t: &Traffic) -> String {
 fn gbps(r: Rate) -> String {
     format!("{} Gbps", r.bps() as f64 / 1e9)
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -268,7 +277,10 @@ mod tests {
 
     #[test]
     fn n_to_1_classes_into_one_receiver_share_its_link() {
-        let c = [class("pattern = \"n_to_1\"\nreceiver = 15"), class("pattern = \"n_to_1\"\nsenders = \"0..4\"\nreceiver = 15")];
+        let c = [
+            class("pattern = \"n_to_1\"\nreceiver = 15"),
+            class("pattern = \"n_to_1\"\nsenders = \"0..4\"\nreceiver = 15"),
+        ];
         let b = decide(STAR, &c).unwrap();
         assert_eq!((b.link, b.rate.bps(), b.ecn_threshold), (into(15), 100_000_000_000, Some(100_000)));
     }
@@ -278,13 +290,28 @@ mod tests {
         // quickstart's shape: the RPCs go everywhere.
         let e = refused(STAR, &[class("pattern = \"n_to_1\"\nreceiver = 15"), class("pattern = \"all_to_all\"")]);
         assert_eq!((e.file.as_str(), e.path.as_str()), ("t.toml", "class[1].pattern"));
-        assert!(e.message.starts_with("\"all_to_all\" spreads traffic over many links (to 16 receivers)"), "{}", e.message);
-        assert!(e.message.contains("accepted: n_to_1 into one receiver") && e.message.contains("[model] bottleneck = \"link\""), "{}", e.message);
+        assert!(
+            e.message.starts_with("\"all_to_all\" spreads traffic over many links (to 16 receivers)"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.contains("accepted: n_to_1 into one receiver")
+                && e.message.contains("[model] bottleneck = \"link\""),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
     fn incasts_into_different_receivers_are_refused_at_the_receiver() {
-        let e = refused(STAR, &[class("pattern = \"n_to_1\"\nreceiver = 15"), class("pattern = \"n_to_1\"\nsenders = \"0..4\"\nreceiver = 14")]);
+        let e = refused(
+            STAR,
+            &[
+                class("pattern = \"n_to_1\"\nreceiver = 15"),
+                class("pattern = \"n_to_1\"\nsenders = \"0..4\"\nreceiver = 14"),
+            ],
+        );
         assert_eq!(e.path, "class[1].receiver");
         assert!(e.message.starts_with("sends to host 14 while class[0] sends to host 15"), "{}", e.message);
     }
@@ -325,7 +352,12 @@ mod tests {
         // Senders on both sides of a 40 Gbps trunk into one 100 Gbps receiver: two bottlenecks.
         let e = refused(DUMBBELL_SLOW, &[class("pattern = \"n_to_1\"\nreceiver = 7")]);
         assert_eq!(e.path, "topology.trunk.rate");
-        assert!(e.message.starts_with("40 Gbps carries part of the traffic and is slower than the link into host 7 (100 Gbps)"), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("40 Gbps carries part of the traffic and is slower than the link into host 7 (100 Gbps)"),
+            "{}",
+            e.message
+        );
         let slow_fabric = LEAF_SPINE.replace("fabric_link = { rate = \"100Gbps\"", "fabric_link = { rate = \"25Gbps\"");
         let e = refused(&slow_fabric, &[class("pattern = \"n_to_1\"\nreceiver = 7")]);
         assert_eq!(e.path, "topology.fabric_link.rate");
@@ -375,7 +407,8 @@ mod tests {
         assert_eq!(b.describe(), "[model] bottleneck = \"link\" (stated, not checked)");
         let b = bottleneck(&scenario(DUMBBELL_SLOW, &all, "[model]\nbottleneck = \"trunk\"")).unwrap();
         assert_eq!((b.rate.bps(), b.ecn_threshold), (40_000_000_000, Some(30_000)));
-        let text = format!("[topology]\n{STAR}\n[transport]\nkind = \"dctcp\"\n[model]\nbottleneck = \"trunk\"\n{}", all[0]);
+        let text =
+            format!("[topology]\n{STAR}\n[transport]\nkind = \"dctcp\"\n[model]\nbottleneck = \"trunk\"\n{}", all[0]);
         let e = Scenario::parse(&text, "t.toml", Path::new(".")).unwrap_err();
         assert_eq!(e.path, "model.bottleneck");
         assert!(e.message.contains("accepted: \"link\""), "{}", e.message);
@@ -383,7 +416,8 @@ mod tests {
 
     #[test]
     fn the_model_runs_at_the_bottlenecks_rate_with_flows_starting_at_line_rate() {
-        let sc = scenario(DUMBBELL_SLOW, &[class("pattern = \"all_to_all\"\nsenders = \"0..4\"\nreceivers = \"4..8\"")], "");
+        let sc =
+            scenario(DUMBBELL_SLOW, &[class("pattern = \"all_to_all\"\nsenders = \"0..4\"\nreceivers = \"4..8\"")], "");
         let cfg = super::super::model::config(&sc).unwrap();
         assert_eq!((cfg.capacity_bps, cfg.cc.r0, cfg.cc.q0), (40e9, 2.5, 30_000.0));
         let sc = scenario(STAR, &[class("pattern = \"n_to_1\"\nreceiver = 15")], "");

@@ -49,7 +49,11 @@ mod needs_tests {
             let needs: toml::Table = toml::from_str(e.needs).unwrap_or_else(|err| panic!("{}: needs: {err}", e.name));
             let mut doc: toml::Table = toml::from_str(FABRIC).unwrap();
             for (section, table) in needs {
-                assert!(["switch", "host", "routing"].contains(&section.as_str()), "{}: needs sets [{section}]", e.name);
+                assert!(
+                    ["switch", "host", "routing"].contains(&section.as_str()),
+                    "{}: needs sets [{section}]",
+                    e.name
+                );
                 let table = table.as_table().unwrap_or_else(|| panic!("{}: needs.{section} is not a table", e.name));
                 let into = doc.entry(section).or_insert_with(|| toml::Value::Table(toml::Table::new()));
                 into.as_table_mut().unwrap().extend(table.clone());

@@ -6,8 +6,8 @@
 //! feature therefore does not shift any other stream, and two simulations never share
 //! a generator (STYLE.md: "one global RNG stream" is a pitfall).
 
-use rand_pcg::Pcg64Mcg;
 use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
 
 /// The generator every stream uses: small, fast, and stable across rand versions.
 pub type Stream = Pcg64Mcg;

@@ -4,8 +4,8 @@
 
 use crate::measure::ideal::{pipeline, Hop, Train};
 use crate::net::ids::HostId;
-use crate::net::Network;
 use crate::net::topology::{LinkSpec, NetSpec, Shape};
+use crate::net::Network;
 use crate::sim::{Rate, Time};
 
 /// One message's path in the empty network, both ways, with the transmit software
@@ -93,8 +93,8 @@ pub fn line_rate(net: &NetSpec) -> Rate {
 /// empty network: the RTT behind `"bdp"`, and HPCC's T.
 pub fn base_rtt(net: &NetSpec, mss: u64, header: u64) -> Time {
     let hops = longest_hops(net);
-    net.host_tx_delay + net.host_tx_delay
+    net.host_tx_delay
+        + net.host_tx_delay
         + pipeline(&hops, Train::of(mss, mss, header))
         + pipeline(&hops, Train::of(0, mss, header))
 }
-

@@ -52,10 +52,13 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     let grant_packets = t.int("grant_packets", 1, 1024)?.unwrap_or(4) as u32;
     // A grant waits for room for all its packets: the window must hold them.
     if blind < grant_packets as u64 * wire.full() as u64 {
-        return Err(t.error("grant_packets", format!(
-            "is {grant_packets}, more full packets than blind ({blind} B) holds; accepted: at most {}",
-            (blind / wire.full() as u64).max(1)
-        )));
+        return Err(t.error(
+            "grant_packets",
+            format!(
+                "is {grant_packets}, more full packets than blind ({blind} B) holds; accepted: at most {}",
+                (blind / wire.full() as u64).max(1)
+            ),
+        ));
     }
     let resend_timeout = t.time("resend_timeout")?.unwrap_or(Time::from_ms(1));
     if resend_timeout < Time::from_us(1) {

@@ -46,7 +46,8 @@ pub const TRANSPORTS: &[Entry] = &[
 /// scenario's `[transport]`, a class's own, or the one a transport wraps: `pl2`'s `over`).
 pub fn parse_table(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
     let kinds = names();
-    let kind = t.choice("kind", &kinds)?.ok_or_else(|| t.error("kind", format!("missing; accepted: {}", kinds.join(", "))))?;
+    let kind =
+        t.choice("kind", &kinds)?.ok_or_else(|| t.error("kind", format!("missing; accepted: {}", kinds.join(", "))))?;
     let entry = find(&kind).expect("choice() checked the kind");
     (entry.parse)(t, net)
 }

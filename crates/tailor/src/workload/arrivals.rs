@@ -27,14 +27,12 @@ impl Arrival {
     /// Reject parameters that give no valid gap distribution for this mean.
     pub fn validate(&self, mean_ns: f64) -> Result<(), String> {
         if !(mean_ns.is_finite() && mean_ns > 0.0) {
-            return Err(format!(
-                "the mean gap must be a finite number of ns > 0, got {mean_ns}"
-            ));
+            return Err(format!("the mean gap must be a finite number of ns > 0, got {mean_ns}"));
         }
         match self {
-            Arrival::LogNormal { sigma } if !(sigma.is_finite() && *sigma > 0.0) => Err(format!(
-                "a log-normal sigma must be finite and > 0, got {sigma}"
-            )),
+            Arrival::LogNormal { sigma } if !(sigma.is_finite() && *sigma > 0.0) => {
+                Err(format!("a log-normal sigma must be finite and > 0, got {sigma}"))
+            }
             _ => Ok(()),
         }
     }
@@ -64,10 +62,7 @@ impl Gaps {
         let kind = match arrival {
             Arrival::Poisson => Kind::Exp { mean: mean_ns },
             Arrival::Periodic => Kind::Fixed { gap: mean_ns },
-            Arrival::LogNormal { sigma } => Kind::LogNormal {
-                mu: mean_ns.ln() - sigma * sigma / 2.0,
-                sigma,
-            },
+            Arrival::LogNormal { sigma } => Kind::LogNormal { mu: mean_ns.ln() - sigma * sigma / 2.0, sigma },
         };
         Gaps { kind, rng }
     }
@@ -77,9 +72,7 @@ impl Gaps {
         match self.kind {
             Kind::Fixed { gap } => gap,
             Kind::Exp { mean } => mean * self.rng.sample::<f64, _>(Exp1),
-            Kind::LogNormal { mu, sigma } => {
-                (mu + sigma * self.rng.sample::<f64, _>(StandardNormal)).exp()
-            }
+            Kind::LogNormal { mu, sigma } => (mu + sigma * self.rng.sample::<f64, _>(StandardNormal)).exp(),
         }
     }
 }
@@ -113,17 +106,12 @@ mod tests {
         let v = draws(Arrival::LogNormal { sigma: 1.0 }, 5000.0, "test/lognormal");
         assert!((mean(&v) / 5000.0 - 1.0).abs() < 0.02, "{}", mean(&v));
         for sigma in [1.0, 2.0] {
-            let logs: Vec<f64> = draws(Arrival::LogNormal { sigma }, 5000.0, "test/ln")
-                .iter()
-                .map(|x| x.ln())
-                .collect();
+            let logs: Vec<f64> =
+                draws(Arrival::LogNormal { sigma }, 5000.0, "test/ln").iter().map(|x| x.ln()).collect();
             let mu = mean(&logs);
             let sd = (logs.iter().map(|l| (l - mu).powi(2)).sum::<f64>() / (N - 1) as f64).sqrt();
             assert!((sd / sigma - 1.0).abs() < 0.01, "sigma {sigma}: {sd}");
-            assert!(
-                (mu - (5000f64.ln() - sigma * sigma / 2.0)).abs() < 0.02,
-                "mu {mu}"
-            );
+            assert!((mu - (5000f64.ln() - sigma * sigma / 2.0)).abs() < 0.02, "mu {mu}");
         }
     }
 
@@ -137,9 +125,7 @@ mod tests {
     fn validation() {
         assert!(Arrival::Poisson.validate(0.0).is_err());
         assert!(Arrival::LogNormal { sigma: 0.0 }.validate(1.0).is_err());
-        assert!(Arrival::LogNormal { sigma: f64::NAN }
-            .validate(1.0)
-            .is_err());
+        assert!(Arrival::LogNormal { sigma: f64::NAN }.validate(1.0).is_err());
         assert!(Arrival::LogNormal { sigma: 2.0 }.validate(1.0).is_ok());
     }
 }

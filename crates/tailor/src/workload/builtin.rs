@@ -60,10 +60,7 @@ const NAMES: &[&str] = &[
 
 /// The file (in [`workloads_dir`]) and default reading of a built-in workload.
 pub fn builtin(name: &str) -> Option<(&'static str, Interpolation)> {
-    BUILTINS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|&(_, f, i)| (f, i))
+    BUILTINS.iter().find(|(n, _, _)| *n == name).map(|&(_, f, i)| (f, i))
 }
 
 /// Every name [`builtin`] accepts.
@@ -73,10 +70,8 @@ pub fn builtin_names() -> &'static [&'static str] {
 
 /// Load a built-in table with its default reading, or `interp` if given.
 pub fn load_builtin(name: &str, interp: Option<Interpolation>) -> Result<Cdf, WorkloadError> {
-    let (file, default) = builtin(name).ok_or_else(|| WorkloadError::UnknownBuiltin {
-        name: name.to_string(),
-        accepted: NAMES.join(", "),
-    })?;
+    let (file, default) = builtin(name)
+        .ok_or_else(|| WorkloadError::UnknownBuiltin { name: name.to_string(), accepted: NAMES.join(", ") })?;
     Cdf::load(&workloads_dir().join(file), interp.unwrap_or(default))
 }
 
@@ -96,20 +91,13 @@ pub fn workloads_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("TAILOR_WORKLOADS").filter(|v| !v.is_empty()) {
         return PathBuf::from(dir);
     }
-    let from_cwd = std::env::current_dir()
-        .ok()
-        .and_then(|cwd| find_upwards(&cwd));
+    let from_cwd = std::env::current_dir().ok().and_then(|cwd| find_upwards(&cwd));
     let from_crate = || find_upwards(Path::new(env!("CARGO_MANIFEST_DIR")));
-    from_cwd
-        .or_else(from_crate)
-        .unwrap_or_else(|| PathBuf::from("workloads"))
+    from_cwd.or_else(from_crate).unwrap_or_else(|| PathBuf::from("workloads"))
 }
 
 fn find_upwards(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .map(|a| a.join("workloads"))
-        .find(|d| d.join(MARKER).is_file())
+    start.ancestors().map(|a| a.join("workloads")).find(|d| d.join(MARKER).is_file())
 }
 
 #[cfg(test)]

@@ -58,11 +58,7 @@ impl Cdf {
     /// may be fractions (last 1.0) or percent (last 100, as HPCC's files and the ns-3
     /// anchor's `websearch_cdf.txt`); percent is divided by 100.
     pub fn parse(text: &str, origin: &str, interp: Interpolation) -> Result<Cdf, WorkloadError> {
-        let err = |line: usize, msg: String| WorkloadError::Cdf {
-            file: origin.to_string(),
-            line,
-            msg,
-        };
+        let err = |line: usize, msg: String| WorkloadError::Cdf { file: origin.to_string(), line, msg };
         let mut points: Vec<Point> = Vec::new();
         let mut last_line = 0;
         for (i, raw) in text.lines().enumerate() {
@@ -142,10 +138,7 @@ impl Cdf {
         if i == 0 {
             return self.points[0].size.max(1);
         }
-        let (a, b) = (
-            self.points[i - 1],
-            self.points[i.min(self.points.len() - 1)],
-        );
+        let (a, b) = (self.points[i - 1], self.points[i.min(self.points.len() - 1)]);
         // F_(i-1) < u <= F_i, so the denominator is positive.
         let x = a.size as f64 + (b.size - a.size) as f64 / (b.cum - a.cum) * (u - a.cum);
         (x as u64).clamp(1, b.size)
@@ -240,21 +233,23 @@ impl Cdf {
 fn parse_point(content: &str) -> Result<Point, String> {
     let mut it = content.split_whitespace();
     let (Some(s), Some(c), None) = (it.next(), it.next(), it.next()) else {
-        return Err(format!(
-            "'{content}' is not a point; accepted: 'size_bytes cumulative_probability'"
-        ));
+        return Err(format!("'{content}' is not a point; accepted: 'size_bytes cumulative_probability'"));
     };
     let size = s
         .parse::<u64>()
         .map_err(|_| format!("size '{s}' is not a whole number of bytes; accepted: 0 or more bytes"))?;
-    let cum = c
-        .parse::<f64>()
-        .map_err(|_| format!("probability '{c}' is not a number; accepted: a number from 0 to 1 (or 100 in percent)"))?;
+    let cum = c.parse::<f64>().map_err(|_| {
+        format!("probability '{c}' is not a number; accepted: a number from 0 to 1 (or 100 in percent)")
+    })?;
     if !cum.is_finite() || cum < 0.0 {
-        return Err(format!("probability '{c}' is negative or infinite; accepted: a number from 0 to 1 (or 100 in percent)"));
+        return Err(format!(
+            "probability '{c}' is negative or infinite; accepted: a number from 0 to 1 (or 100 in percent)"
+        ));
     }
     if size == 0 && cum > 0.0 {
-        return Err("size 0 carries probability (a message has at least 1 byte); accepted: probability 0 at size 0".into());
+        return Err(
+            "size 0 carries probability (a message has at least 1 byte); accepted: probability 0 at size 0".into()
+        );
     }
     Ok(Point { size, cum })
 }
@@ -284,9 +279,7 @@ fn normalise(points: &mut [Point]) -> Result<(), String> {
     } else if (last - 100.0).abs() <= 100.0 * LAST_TOL {
         100.0
     } else {
-        return Err(format!(
-            "the last cumulative probability is {last}; accepted: 1 (or 100 in percent)"
-        ));
+        return Err(format!("the last cumulative probability is {last}; accepted: 1 (or 100 in percent)"));
     };
     for p in points.iter_mut() {
         p.cum = (p.cum / scale).min(1.0);
@@ -366,10 +359,7 @@ mod tests {
                     1000000 70\n2000000 80\n5000000 90\n10000000 97\n30000000 100\n";
         let a = Cdf::parse(text, "websearch_cdf.txt", Interpolation::Linear).unwrap();
         assert!((a.mean() - 1_711_250.0).abs() < 1e-6);
-        assert_eq!(
-            a.sizes(),
-            shipped("hpcc_websearch.cdf", Interpolation::Linear).sizes()
-        );
+        assert_eq!(a.sizes(), shipped("hpcc_websearch.cdf", Interpolation::Linear).sizes());
     }
 
     #[test]
@@ -391,11 +381,7 @@ mod tests {
         let n = 200_000;
         let sum: f64 = (0..n).map(|_| ws.sample(&mut rng) as f64).sum();
         let mean = sum / n as f64;
-        assert!(
-            (mean / ws.mean() - 1.0).abs() < 0.01,
-            "{mean} vs {}",
-            ws.mean()
-        );
+        assert!((mean / ws.mean() - 1.0).abs() < 0.01, "{mean} vs {}", ws.mean());
     }
 
     #[test]
@@ -407,18 +393,11 @@ mod tests {
         let mut small = 0;
         for _ in 0..n {
             let s = w3.sample(&mut rng);
-            assert!(
-                listed.binary_search(&s).is_ok(),
-                "step drew unlisted size {s}"
-            );
+            assert!(listed.binary_search(&s).is_ok(), "step drew unlisted size {s}");
             small += (s <= 1000) as u32;
         }
         let p = small as f64 / n as f64;
-        assert!(
-            (p - w3.cdf_at(1000)).abs() < 0.005,
-            "{p} vs {}",
-            w3.cdf_at(1000)
-        );
+        assert!((p - w3.cdf_at(1000)).abs() < 0.005, "{p} vs {}", w3.cdf_at(1000));
         assert!((w3.cdf_at(1000) - 0.8576).abs() < 0.0001);
     }
 

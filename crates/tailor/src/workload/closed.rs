@@ -108,7 +108,16 @@ impl Source for ClosedLoop {
             Choice::Available => Channel::Available(n),
         });
         self.emitted += 1;
-        Ok(Some(MessageSpec { id: None, start, src, dst, size, class: self.spec.class, response: Some(response), channel }))
+        Ok(Some(MessageSpec {
+            id: None,
+            start,
+            src,
+            dst,
+            size,
+            class: self.spec.class,
+            response: Some(response),
+            channel,
+        }))
     }
 
     fn rpc_done(&mut self, client: HostId, at: Time) -> bool {
@@ -144,7 +153,9 @@ mod tests {
         let mut c = ClosedLoop::new(spec(2, Some(6)), 1, "t").unwrap();
         let first: Vec<MessageSpec> = std::iter::from_fn(|| c.next_message().unwrap()).collect();
         assert_eq!(first.len(), 4, "2 clients × 2 outstanding");
-        assert!(first.iter().all(|m| m.start == Time::from_us(10) && m.dst == HostId::new(2) && m.response == Some(4096)));
+        assert!(first
+            .iter()
+            .all(|m| m.start == Time::from_us(10) && m.dst == HostId::new(2) && m.response == Some(4096)));
         assert_eq!(first.iter().filter(|m| m.src == HostId::new(0)).count(), 2);
         // Nothing more until a response is back; then the client's next, a think time later.
         assert!(c.next_message().unwrap().is_none());

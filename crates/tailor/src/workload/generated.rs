@@ -27,9 +27,9 @@ use super::pattern::{Endpoints, Pattern};
 use super::sizes::SizeDist;
 use super::{MessageSpec, Source, WorkloadError};
 use crate::net::ids::ClassId;
-use crate::transport::Channel;
 use crate::sim::rng::{stream, Stream};
 use crate::sim::Time;
+use crate::transport::Channel;
 
 /// The parameters of a generated class.
 #[derive(Clone, Debug)]
@@ -108,15 +108,8 @@ pub struct Generated {
 impl Generated {
     pub fn new(spec: GenSpec, seed: u64, stream_prefix: &str) -> Result<Self, WorkloadError> {
         validate(&spec)?;
-        let gaps = Gaps::new(
-            spec.arrival,
-            spec.mean_gap_ns,
-            stream(seed, &format!("{stream_prefix}/gaps")),
-        );
-        let endpoints = Endpoints::new(
-            spec.pattern.clone(),
-            stream(seed, &format!("{stream_prefix}/endpoints")),
-        )?;
+        let gaps = Gaps::new(spec.arrival, spec.mean_gap_ns, stream(seed, &format!("{stream_prefix}/gaps")));
+        let endpoints = Endpoints::new(spec.pattern.clone(), stream(seed, &format!("{stream_prefix}/endpoints")))?;
         Ok(Generated {
             size_rng: stream(seed, &format!("{stream_prefix}/sizes")),
             response_rng: stream(seed, &format!("{stream_prefix}/responses")),
@@ -210,19 +203,11 @@ impl Generated {
 }
 
 fn validate(spec: &GenSpec) -> Result<(), WorkloadError> {
-    let err = |key: &str, msg: String| WorkloadError::Spec {
-        key: key.to_string(),
-        msg,
-    };
+    let err = |key: &str, msg: String| WorkloadError::Spec { key: key.to_string(), msg };
     spec.sizes.validate().map_err(|m| err("sizes", m))?;
-    spec.arrival
-        .validate(spec.mean_gap_ns)
-        .map_err(|m| err("arrival", m))?;
+    spec.arrival.validate(spec.mean_gap_ns).map_err(|m| err("arrival", m))?;
     if spec.exact_load && spec.count.is_none() {
-        return Err(err(
-            "exact_load",
-            "exact load rescales a finite sample: it requires `count`".into(),
-        ));
+        return Err(err("exact_load", "exact load rescales a finite sample: it requires `count`".into()));
     }
     Ok(())
 }
@@ -235,8 +220,7 @@ impl Source for Generated {
         let scale = self.gap_scale();
         let (gap, kept_size) = self.next_gap();
         self.elapsed_ns.add(gap * scale);
-        let start =
-            self.spec.first_at + Time::from_ps(crate::sim::time::round_to_u64(self.elapsed_ns.sum() * 1e3));
+        let start = self.spec.first_at + Time::from_ps(crate::sim::time::round_to_u64(self.elapsed_ns.sum() * 1e3));
         if self.spec.until.is_some_and(|u| start > u) {
             self.done = true;
             return Ok(None);
@@ -254,16 +238,7 @@ impl Source for Generated {
             Choice::Idle => Channel::Pool(n),
             Choice::Available => Channel::Available(n),
         });
-        Ok(Some(MessageSpec {
-            id: None,
-            start,
-            src,
-            dst,
-            size,
-            class: self.spec.class,
-            response,
-            channel,
-        }))
+        Ok(Some(MessageSpec { id: None, start, src, dst, size, class: self.spec.class, response, channel }))
     }
 }
 
@@ -278,11 +253,7 @@ struct KahanSum {
 impl KahanSum {
     fn add(&mut self, x: f64) {
         let t = self.sum + x;
-        self.comp += if self.sum.abs() >= x.abs() {
-            (self.sum - t) + x
-        } else {
-            (x - t) + self.sum
-        };
+        self.comp += if self.sum.abs() >= x.abs() { (self.sum - t) + x } else { (x - t) + self.sum };
         self.sum = t;
     }
 
@@ -318,10 +289,7 @@ mod tests {
             mean_gap_ns: mean_gap_ns(sizes.mean(), 0.6, RATE_BPS),
             sizes,
             arrival: Arrival::LogNormal { sigma: 2.0 },
-            pattern: Pattern::NToOne {
-                senders: hosts(64).split_off(1),
-                receiver: HostId::new(0),
-            },
+            pattern: Pattern::NToOne { senders: hosts(64).split_off(1), receiver: HostId::new(0) },
             count: Some(count),
             until: None,
             first_at: Time::from_ms(1),
@@ -351,10 +319,7 @@ mod tests {
         let bytes: u64 = msgs.iter().map(|m| m.size).sum();
         let span_ns = (msgs.last().unwrap().start - first_at).ps() as f64 / 1e3;
         let rate = bytes as f64 * 8.0 / span_ns;
-        assert!(
-            (rate / target_bits_per_ns - 1.0).abs() < 1e-9,
-            "{rate} vs {target_bits_per_ns}"
-        );
+        assert!((rate / target_bits_per_ns - 1.0).abs() < 1e-9, "{rate} vs {target_bits_per_ns}");
     }
 
     #[test]
@@ -369,15 +334,8 @@ mod tests {
         let first_at = Time::from_ms(1);
         for (x, y) in a.iter().zip(&b) {
             assert_eq!((x.size, x.src, x.dst), (y.size, y.src, y.dst));
-            let (tx, ty) = (
-                (x.start - first_at).ps() as f64,
-                (y.start - first_at).ps() as f64,
-            );
-            assert!(
-                (tx - ty * scale).abs() <= 1.0 + scale + 1e-12 * tx,
-                "{tx} vs {}",
-                ty * scale
-            );
+            let (tx, ty) = ((x.start - first_at).ps() as f64, (y.start - first_at).ps() as f64);
+            assert!((tx - ty * scale).abs() <= 1.0 + scale + 1e-12 * tx, "{tx} vs {}", ty * scale);
         }
     }
 
@@ -392,7 +350,8 @@ mod tests {
         let a = drain(exact);
         let b = drain(Generated::new(anchor_spec(n, false), 4, "c0").unwrap());
         assert_eq!(a.len() as u64, n);
-        let (mut gaps, mut elapsed) = (Generated::new(anchor_spec(n, false), 4, "c0").unwrap().gaps, KahanSum::default());
+        let (mut gaps, mut elapsed) =
+            (Generated::new(anchor_spec(n, false), 4, "c0").unwrap().gaps, KahanSum::default());
         for (x, y) in a.iter().zip(&b) {
             assert_eq!((x.size, x.src, x.dst), (y.size, y.src, y.dst));
             elapsed.add(gaps.next_ns() * scale);
@@ -423,24 +382,12 @@ mod tests {
     #[test]
     fn determinism_and_stream_independence() {
         let run = |seed, spec: GenSpec| drain(Generated::new(spec, seed, "c0").unwrap());
-        assert_eq!(
-            run(5, anchor_spec(500, false)),
-            run(5, anchor_spec(500, false))
-        );
-        assert_ne!(
-            run(5, anchor_spec(500, false)),
-            run(6, anchor_spec(500, false))
-        );
+        assert_eq!(run(5, anchor_spec(500, false)), run(5, anchor_spec(500, false)));
+        assert_ne!(run(5, anchor_spec(500, false)), run(6, anchor_spec(500, false)));
         let mut other = anchor_spec(500, false);
-        other.pattern = Pattern::AllToAll {
-            senders: hosts(8),
-            receivers: hosts(8),
-        };
+        other.pattern = Pattern::AllToAll { senders: hosts(8), receivers: hosts(8) };
         let sizes = |v: &[MessageSpec]| v.iter().map(|m| m.size).collect::<Vec<_>>();
-        assert_eq!(
-            sizes(&run(5, anchor_spec(500, false))),
-            sizes(&run(5, other))
-        );
+        assert_eq!(sizes(&run(5, anchor_spec(500, false))), sizes(&run(5, other)));
     }
 
     #[test]

@@ -52,27 +52,15 @@ pub struct MessageSpec {
 #[derive(thiserror::Error, Debug)]
 pub enum WorkloadError {
     #[error("{file}: line {line}: {msg}")]
-    Cdf {
-        file: String,
-        line: usize,
-        msg: String,
-    },
+    Cdf { file: String, line: usize, msg: String },
     #[error("{file}: {msg}")]
     CdfFile { file: String, msg: String },
     /// A trace row (or its header, line 1) at fault; `column` is empty when the row as a
     /// whole is (a short row).
     #[error("{file}: line {line}{}: {msg}", at_column(.column))]
-    Trace {
-        file: String,
-        line: u64,
-        column: &'static str,
-        msg: String,
-    },
+    Trace { file: String, line: u64, column: &'static str, msg: String },
     #[error("{file}: {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
+    Io { file: String, source: std::io::Error },
     #[error("{key}: {msg}")]
     Spec { key: String, msg: String },
     /// A file that cannot be an input (special, too large, a line too long), with what

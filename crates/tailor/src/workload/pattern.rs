@@ -22,17 +22,9 @@ use crate::sim::rng::Stream;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pattern {
-    AllToAll {
-        senders: Vec<HostId>,
-        receivers: Vec<HostId>,
-    },
-    NToOne {
-        senders: Vec<HostId>,
-        receiver: HostId,
-    },
-    Permutation {
-        hosts: Vec<HostId>,
-    },
+    AllToAll { senders: Vec<HostId>, receivers: Vec<HostId> },
+    NToOne { senders: Vec<HostId>, receiver: HostId },
+    Permutation { hosts: Vec<HostId> },
 }
 
 /// Draws (src, dst) pairs for a pattern.
@@ -44,19 +36,9 @@ pub struct Endpoints {
 
 #[derive(Clone, Debug)]
 enum Kind {
-    AllToAll {
-        senders: Vec<HostId>,
-        receivers: Vec<HostId>,
-        pos: Vec<Option<usize>>,
-    },
-    NToOne {
-        senders: Vec<HostId>,
-        receiver: HostId,
-    },
-    Permutation {
-        hosts: Vec<HostId>,
-        partner: Vec<HostId>,
-    },
+    AllToAll { senders: Vec<HostId>, receivers: Vec<HostId>, pos: Vec<Option<usize>> },
+    NToOne { senders: Vec<HostId>, receiver: HostId },
+    Permutation { hosts: Vec<HostId>, partner: Vec<HostId> },
 }
 
 /// Why a pattern is invalid: the key of the host list at fault (`senders`,
@@ -105,7 +87,10 @@ impl Pattern {
                 if senders.contains(receiver) {
                     return Err(PatternError {
                         key: "senders",
-                        msg: format!("includes the receiver (host {}); accepted: hosts other than the receiver", receiver.index()),
+                        msg: format!(
+                            "includes the receiver (host {}); accepted: hosts other than the receiver",
+                            receiver.index()
+                        ),
                     });
                 }
                 Ok(())
@@ -113,7 +98,10 @@ impl Pattern {
             Pattern::Permutation { hosts } => {
                 check_list("hosts", hosts)?;
                 if hosts.len() < 2 {
-                    return Err(PatternError { key: "hosts", msg: "a permutation needs at least 2 hosts; accepted: two hosts or more".into() });
+                    return Err(PatternError {
+                        key: "hosts",
+                        msg: "a permutation needs at least 2 hosts; accepted: two hosts or more".into(),
+                    });
                 }
                 Ok(())
             }
@@ -139,18 +127,12 @@ impl Endpoints {
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> (HostId, HostId) {
         match &self.kind {
-            Kind::AllToAll {
-                senders,
-                receivers,
-                pos,
-            } => {
+            Kind::AllToAll { senders, receivers, pos } => {
                 let src = senders[self.rng.random_range(0..senders.len())];
                 let dst = pick_other(receivers, pos[src.index()], &mut self.rng);
                 (src, dst)
             }
-            Kind::NToOne { senders, receiver } => {
-                (senders[self.rng.random_range(0..senders.len())], *receiver)
-            }
+            Kind::NToOne { senders, receiver } => (senders[self.rng.random_range(0..senders.len())], *receiver),
             Kind::Permutation { hosts, partner } => {
                 let i = self.rng.random_range(0..hosts.len());
                 (hosts[i], partner[i])
@@ -171,7 +153,9 @@ impl Endpoints {
     /// `workload::closed`).
     pub fn peer_of(&mut self, src: HostId) -> HostId {
         match &self.kind {
-            Kind::AllToAll { receivers, pos, .. } => pick_other(receivers, pos.get(src.index()).copied().flatten(), &mut self.rng),
+            Kind::AllToAll { receivers, pos, .. } => {
+                pick_other(receivers, pos.get(src.index()).copied().flatten(), &mut self.rng)
+            }
             Kind::NToOne { receiver, .. } => *receiver,
             Kind::Permutation { hosts, partner } => {
                 let i = hosts.iter().position(|&h| h == src).expect("a permutation's host");
@@ -183,9 +167,7 @@ impl Endpoints {
     /// The fixed partner of each host of a permutation pattern, as (src, dst) pairs.
     pub fn permutation(&self) -> Option<Vec<(HostId, HostId)>> {
         match &self.kind {
-            Kind::Permutation { hosts, partner } => {
-                Some(hosts.iter().copied().zip(partner.iter().copied()).collect())
-            }
+            Kind::Permutation { hosts, partner } => Some(hosts.iter().copied().zip(partner.iter().copied()).collect()),
             _ => None,
         }
     }
@@ -240,14 +222,7 @@ mod tests {
     #[test]
     fn all_to_all_never_sends_to_itself_and_covers_all_pairs() {
         let h = hosts(&[0, 1, 2, 3]);
-        let mut e = Endpoints::new(
-            Pattern::AllToAll {
-                senders: h.clone(),
-                receivers: h,
-            },
-            stream(1, "t"),
-        )
-        .unwrap();
+        let mut e = Endpoints::new(Pattern::AllToAll { senders: h.clone(), receivers: h }, stream(1, "t")).unwrap();
         let mut seen = [[0u32; 4]; 4];
         for _ in 0..12_000 {
             let (s, d) = e.next();
@@ -263,14 +238,9 @@ mod tests {
 
     #[test]
     fn all_to_all_disjoint_lists() {
-        let mut e = Endpoints::new(
-            Pattern::AllToAll {
-                senders: hosts(&[5, 6]),
-                receivers: hosts(&[0]),
-            },
-            stream(1, "t"),
-        )
-        .unwrap();
+        let mut e =
+            Endpoints::new(Pattern::AllToAll { senders: hosts(&[5, 6]), receivers: hosts(&[0]) }, stream(1, "t"))
+                .unwrap();
         for _ in 0..100 {
             assert_eq!(e.next().1, HostId::new(0));
         }
@@ -278,47 +248,21 @@ mod tests {
 
     #[test]
     fn impossible_patterns_are_rejected() {
-        let one = Pattern::AllToAll {
-            senders: hosts(&[0, 1]),
-            receivers: hosts(&[1]),
-        };
+        let one = Pattern::AllToAll { senders: hosts(&[0, 1]), receivers: hosts(&[1]) };
         let e = Endpoints::new(one, stream(1, "t")).unwrap_err();
         assert!(e.to_string().contains("pattern.receivers"), "{e}");
-        assert!(Endpoints::new(
-            Pattern::AllToAll {
-                senders: vec![],
-                receivers: hosts(&[1])
-            },
-            stream(1, "t")
-        )
-        .is_err());
-        assert!(Endpoints::new(
-            Pattern::NToOne {
-                senders: hosts(&[0, 1]),
-                receiver: HostId::new(1)
-            },
-            stream(1, "t")
-        )
-        .is_err());
-        assert!(
-            Endpoints::new(Pattern::Permutation { hosts: hosts(&[3]) }, stream(1, "t")).is_err()
-        );
-        assert!(Endpoints::new(
-            Pattern::Permutation {
-                hosts: hosts(&[3, 4, 3])
-            },
-            stream(1, "t")
-        )
-        .is_err());
+        assert!(Endpoints::new(Pattern::AllToAll { senders: vec![], receivers: hosts(&[1]) }, stream(1, "t")).is_err());
+        assert!(Endpoints::new(Pattern::NToOne { senders: hosts(&[0, 1]), receiver: HostId::new(1) }, stream(1, "t"))
+            .is_err());
+        assert!(Endpoints::new(Pattern::Permutation { hosts: hosts(&[3]) }, stream(1, "t")).is_err());
+        assert!(Endpoints::new(Pattern::Permutation { hosts: hosts(&[3, 4, 3]) }, stream(1, "t")).is_err());
     }
 
     #[test]
     fn permutation_is_a_fixed_derangement() {
         for seed in 0..50 {
             let h = hosts(&(0..16).collect::<Vec<_>>());
-            let mut e =
-                Endpoints::new(Pattern::Permutation { hosts: h.clone() }, stream(seed, "t"))
-                    .unwrap();
+            let mut e = Endpoints::new(Pattern::Permutation { hosts: h.clone() }, stream(seed, "t")).unwrap();
             let pairs = e.permutation().unwrap();
             let mut dsts: Vec<_> = pairs.iter().map(|p| p.1).collect();
             dsts.sort();
@@ -333,14 +277,9 @@ mod tests {
 
     #[test]
     fn n_to_one() {
-        let mut e = Endpoints::new(
-            Pattern::NToOne {
-                senders: hosts(&[1, 2, 3]),
-                receiver: HostId::new(0),
-            },
-            stream(1, "t"),
-        )
-        .unwrap();
+        let mut e =
+            Endpoints::new(Pattern::NToOne { senders: hosts(&[1, 2, 3]), receiver: HostId::new(0) }, stream(1, "t"))
+                .unwrap();
         for _ in 0..100 {
             let (s, d) = e.next();
             assert_eq!(d, HostId::new(0));

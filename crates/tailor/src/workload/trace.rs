@@ -112,16 +112,19 @@ impl Rows {
     /// integers in messages.parquet (and in polars), as seeds are in scenarios.
     fn field(&self, col: usize, name: &'static str) -> Result<u64, WorkloadError> {
         let raw = self.record.get(col).unwrap_or("");
-        raw.parse::<u64>()
-            .ok()
-            .filter(|v| i64::try_from(*v).is_ok())
-            .ok_or_else(|| self.err(name, format!("'{raw}' is not a non-negative integer; accepted: 0 to {}", i64::MAX)))
+        raw.parse::<u64>().ok().filter(|v| i64::try_from(*v).is_ok()).ok_or_else(|| {
+            self.err(name, format!("'{raw}' is not a non-negative integer; accepted: 0 to {}", i64::MAX))
+        })
     }
 
     fn host(&self, col: usize, name: &'static str) -> Result<HostId, WorkloadError> {
         let id = self.field(col, name)?;
         if id >= self.hosts as u64 {
-            let msg = format!("{id} is not a host; accepted: 0 to {} (the topology has {} hosts)", self.hosts - 1, self.hosts);
+            let msg = format!(
+                "{id} is not a host; accepted: 0 to {} (the topology has {} hosts)",
+                self.hosts - 1,
+                self.hosts
+            );
             return Err(self.err(name, msg));
         }
         Ok(HostId::new(id as usize))
@@ -135,7 +138,10 @@ impl Rows {
             None => self.default_receiver.expect("checked at open"),
         };
         if src == dst {
-            let msg = format!("sender and receiver are both host {}; accepted: a receiver other than the sender", src.index());
+            let msg = format!(
+                "sender and receiver are both host {}; accepted: a receiver other than the sender",
+                src.index()
+            );
             return Err(self.err(if self.cols.receiver.is_some() { "receiver" } else { "sender" }, msg));
         }
         let size = self.field(self.cols.size, "size_bytes")?;
@@ -189,7 +195,16 @@ impl Source for Trace {
         while let Some(r) = self.rows.next_row()? {
             if self.rows.is_class(&self.class_name) {
                 let Row { id, start, src, dst, size } = r;
-                return Ok(Some(MessageSpec { id: Some(id), start, src, dst, size, class: self.class, response: None, channel: None }));
+                return Ok(Some(MessageSpec {
+                    id: Some(id),
+                    start,
+                    src,
+                    dst,
+                    size,
+                    class: self.class,
+                    response: None,
+                    channel: None,
+                }));
             }
         }
         Ok(None)
@@ -216,7 +231,12 @@ pub struct Scan {
 /// what the class replays. The file is streamed: while the ids increase from row to row
 /// (as the anchors' 0, 1, 2, … do) no id is kept; otherwise the ids are read again into
 /// one sorted vector (8 bytes per row) to find a repeated one.
-pub fn scan(path: &Path, class_name: &str, default_receiver: Option<HostId>, hosts: usize) -> Result<Scan, WorkloadError> {
+pub fn scan(
+    path: &Path,
+    class_name: &str,
+    default_receiver: Option<HostId>,
+    hosts: usize,
+) -> Result<Scan, WorkloadError> {
     let mut rows = Rows::open(path, default_receiver, hosts)?;
     let mut out = Scan::default();
     let (mut last_id, mut increasing) = (None, true);
@@ -291,7 +311,11 @@ fn columns(header: &csv::StringRecord) -> Result<Columns, String> {
             return Err(format!("unknown column '{h}' (column {}); accepted: {ACCEPTED}", i + 1));
         }
         if let Some(first) = header.iter().position(|o| o == h).filter(|&first| first < i) {
-            return Err(format!("column '{h}' appears twice (columns {} and {}); accepted: {ACCEPTED}", first + 1, i + 1));
+            return Err(format!(
+                "column '{h}' appears twice (columns {} and {}); accepted: {ACCEPTED}",
+                first + 1,
+                i + 1
+            ));
         }
     }
     let find = |name: &str| header.iter().position(|h| h == name);
@@ -345,12 +369,17 @@ fn csv_error(file: &str, line: u64, e: csv::Error) -> WorkloadError {
 /// An I/O error while reading: a bound the file broke is located like a bad row.
 fn io_error(file: &str, source: std::io::Error) -> WorkloadError {
     match files::stop_of(&source) {
-        Some(Stop::LineTooLong { line, max }) => {
-            row_error(file, *line, "", format!("is longer than {} KiB; accepted: rows of at most {max} bytes", max / 1024))
-        }
-        Some(Stop::TooLarge { max }) => {
-            WorkloadError::Refused(format!("{file}: grew past {} GiB while it was read; accepted: a trace of at most {} GiB", max >> 30, max >> 30))
-        }
+        Some(Stop::LineTooLong { line, max }) => row_error(
+            file,
+            *line,
+            "",
+            format!("is longer than {} KiB; accepted: rows of at most {max} bytes", max / 1024),
+        ),
+        Some(Stop::TooLarge { max }) => WorkloadError::Refused(format!(
+            "{file}: grew past {} GiB while it was read; accepted: a trace of at most {} GiB",
+            max >> 30,
+            max >> 30
+        )),
         _ => WorkloadError::Io { file: file.to_string(), source },
     }
 }
@@ -376,8 +405,7 @@ mod tests {
     fn error_line(text: &str, default: Option<HostId>) -> (u64, String) {
         let dir = tempfile::tempdir().unwrap();
         let path = write(&dir, text);
-        let res =
-            Trace::open(&path, "web", ClassId::new(0), default, 4).and_then(|mut t| all(&mut t));
+        let res = Trace::open(&path, "web", ClassId::new(0), default, 4).and_then(|mut t| all(&mut t));
         match res {
             Err(WorkloadError::Trace { line, msg, .. }) => (line, msg),
             other => panic!("expected a Trace error, got {other:?}"),
@@ -387,7 +415,8 @@ mod tests {
     #[test]
     fn reads_the_anchor_format_with_a_default_receiver() {
         let dir = tempfile::tempdir().unwrap();
-        let path = write(&dir, "flow_id,sender,size_bytes,start_ns\n0,1,1000,1000000\n1,3,5, 1000000\n2,2,70000,1000250\n");
+        let path =
+            write(&dir, "flow_id,sender,size_bytes,start_ns\n0,1,1000,1000000\n1,3,5, 1000000\n2,2,70000,1000250\n");
         let mut t = Trace::open(&path, "any", ClassId::new(2), Some(HostId::new(0)), 4).unwrap();
         let m = all(&mut t).unwrap();
         assert_eq!(m.len(), 3);
@@ -410,7 +439,8 @@ mod tests {
     #[test]
     fn filters_by_class() {
         let dir = tempfile::tempdir().unwrap();
-        let text = "start_ns,class,sender,receiver,size_bytes,flow_id\n10,web,0,1,100,0\n20,bg,1,2,200,1\n30,web,2,3,300,2\n";
+        let text =
+            "start_ns,class,sender,receiver,size_bytes,flow_id\n10,web,0,1,100,0\n20,bg,1,2,200,1\n30,web,2,3,300,2\n";
         let path = write(&dir, text);
         let mut t = Trace::open(&path, "web", ClassId::new(1), None, 4).unwrap();
         let sizes: Vec<u64> = all(&mut t).unwrap().iter().map(|m| m.size).collect();
@@ -423,23 +453,17 @@ mod tests {
         let (line, msg) = error_line(&format!("{head}0,0,1,10,100\n1,0,1,10,99\n"), None);
         assert_eq!(line, 3);
         assert!(msg.contains("sorted"), "{msg}");
-        assert_eq!(
-            error_line(&format!("{head}0,0,1,10,100\n1,0,4,10,100\n"), None).0,
-            3
-        ); // host out of range
+        assert_eq!(error_line(&format!("{head}0,0,1,10,100\n1,0,4,10,100\n"), None).0, 3); // host out of range
         assert_eq!(error_line(&format!("{head}0,2,2,10,100\n"), None).0, 2); // sender == receiver
         assert_eq!(error_line(&format!("{head}0,0,1,0,100\n"), None).0, 2); // size 0
         assert_eq!(error_line(&format!("{head}0,0,1,1.5,100\n"), None).0, 2); // non-integer
         assert_eq!(error_line(&format!("{head}0,0,1,10\n"), None).0, 2); // ragged row
-        // An id beyond 2^63 - 1 would wrap to a negative id in messages.parquet.
+                                                                         // An id beyond 2^63 - 1 would wrap to a negative id in messages.parquet.
         let (line, msg) = error_line(&format!("{head}9223372036854775808,0,1,10,100\n"), None);
         assert!(line == 2 && msg.contains("9223372036854775807"), "{msg}");
         let (line, msg) = error_line("flow_id,sender,size\n", Some(HostId::new(0)));
         assert_eq!(line, 1);
-        assert!(
-            msg.contains("size_bytes") && msg.contains("optional: receiver, class"),
-            "{msg}"
-        );
+        assert!(msg.contains("size_bytes") && msg.contains("optional: receiver, class"), "{msg}");
     }
 
     #[test]
@@ -449,15 +473,11 @@ mod tests {
         let e = Trace::open(&path, "web", ClassId::new(0), None, 4).unwrap_err();
         assert!(e.to_string().contains("receiver"), "{e}");
         assert!(Trace::open(&path, "web", ClassId::new(0), Some(HostId::new(4)), 4).is_err());
-        let missing = Trace::open(
-            &dir.path().join("nope.csv"),
-            "web",
-            ClassId::new(0),
-            None,
-            4,
-        )
-        .unwrap_err();
-        assert!(matches!(&missing, WorkloadError::Refused(m) if m.contains("nope.csv: cannot read") && m.contains("; accepted: a readable regular file")), "{missing}");
+        let missing = Trace::open(&dir.path().join("nope.csv"), "web", ClassId::new(0), None, 4).unwrap_err();
+        assert!(
+            matches!(&missing, WorkloadError::Refused(m) if m.contains("nope.csv: cannot read") && m.contains("; accepted: a readable regular file")),
+            "{missing}"
+        );
     }
 
     #[test]
@@ -474,7 +494,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write(&dir, "flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10,100\n1,0,1,10,99\n");
         let e = scan(&path, "web", None, 4).unwrap_err().to_string();
-        let want = format!("{}: line 3, start_ns: 99 is before the previous row's 100; accepted: 100 or later", path.display());
+        let want = format!(
+            "{}: line 3, start_ns: 99 is before the previous row's 100; accepted: 100 or later",
+            path.display()
+        );
         assert!(e.starts_with(&want), "{e}");
         let (_, msg) = error_line("flow_id,sender,receiver,size_bytes,start_ns\n0,0,1,10,-5\n", None);
         assert!(msg.contains("'-5' is not a non-negative integer"), "{msg}");
@@ -486,7 +509,10 @@ mod tests {
         let head = "flow_id,class,sender,receiver,size_bytes,start_ns\n";
         let path = write(&dir, &format!("{head}5,web,0,1,10,100\n6,bg,1,2,10,200\n7,web,2,3,10,300\n"));
         let s = scan(&path, "web", None, 4).unwrap();
-        assert_eq!((s.file_rows, s.rows, s.first_start, s.last_start), (3, 2, Some(Time::from_ns(100)), Some(Time::from_ns(300))));
+        assert_eq!(
+            (s.file_rows, s.rows, s.first_start, s.last_start),
+            (3, 2, Some(Time::from_ns(100)), Some(Time::from_ns(300)))
+        );
         assert_eq!(scan(&path, "none", None, 4).unwrap().rows, 0);
         // A bad row of another class is still an error, as it is for the replay.
         let path = write(&dir, &format!("{head}5,web,0,1,10,100\n6,bg,1,1,10,200\n"));

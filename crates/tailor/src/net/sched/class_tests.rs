@@ -191,7 +191,11 @@ fn check_shares(name: &str, s: &mut dyn Scheduler, w: &[f64], backlogged: &[usiz
     for c in 0..w.len() {
         let expect = if backlogged.contains(&c) { total as f64 * w[c] / wsum } else { 0.0 };
         let dev = (served[c] as f64 - expect).abs();
-        assert!(dev <= 2.0 * max_quantum + 1502.0, "{name}: class {c} got {} bytes, C·w/Σw = {expect:.0} (dev {dev:.0})", served[c]);
+        assert!(
+            dev <= 2.0 * max_quantum + 1502.0,
+            "{name}: class {c} got {} bytes, C·w/Σw = {expect:.0} (dev {dev:.0})",
+            served[c]
+        );
     }
 }
 

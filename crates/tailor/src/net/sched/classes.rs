@@ -272,7 +272,13 @@ impl Wfq {
     pub fn new(classifier: Classifier, weights: &[f64]) -> Self {
         let n = classifier.queues();
         let weights = (0..n).map(|k| weights.get(k).copied().unwrap_or(1.0)).collect();
-        Wfq { queues: Queues::new(classifier), weights, tags: vec![VecDeque::new(); n], last: vec![0.0; n], virtual_time: 0.0 }
+        Wfq {
+            queues: Queues::new(classifier),
+            weights,
+            tags: vec![VecDeque::new(); n],
+            last: vec![0.0; n],
+            virtual_time: 0.0,
+        }
     }
 }
 

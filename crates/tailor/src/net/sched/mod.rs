@@ -8,12 +8,12 @@
 //! §2.1, §4.3) — are in `classes` and `hier`; queueing by packet priority in `priority`,
 //! and by packet rank (pFabric §4.2) in `rank`.
 
+#[cfg(test)]
+mod class_tests;
 pub mod classes;
 pub mod hier;
 pub mod priority;
 pub mod rank;
-#[cfg(test)]
-mod class_tests;
 
 use super::ids::{ClassId, ConnId};
 use super::packet::Packet;
@@ -226,8 +226,7 @@ mod tests {
             rr.enqueue(Time::ZERO, pkt(1, i));
         }
         rr.enqueue(Time::ZERO, pkt(2, 0));
-        let order: Vec<u32> =
-            std::iter::from_fn(|| rr.dequeue(Time::ZERO)).map(|p| p.conn.slot).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| rr.dequeue(Time::ZERO)).map(|p| p.conn.slot).collect();
         assert_eq!(order, vec![1, 2, 1, 1]);
         assert_eq!(rr.bytes(), 0);
     }

@@ -102,7 +102,8 @@ mod tests {
             s.enqueue(Time::ZERO, pkt(*p, i as u64));
         }
         assert_eq!((s.len(), s.bytes(), s.bytes_in(3)), (6, 600, 300), "level 9 joins the last level");
-        let order: Vec<(u8, u64)> = std::iter::from_fn(|| s.dequeue(Time::ZERO)).map(|p| (p.prio, p.hdr.0[0])).collect();
+        let order: Vec<(u8, u64)> =
+            std::iter::from_fn(|| s.dequeue(Time::ZERO)).map(|p| (p.prio, p.hdr.0[0])).collect();
         assert_eq!(order, vec![(0, 3), (1, 1), (1, 4), (3, 0), (3, 2), (9, 5)]);
         assert_eq!((s.len(), s.bytes()), (0, 0));
     }

@@ -256,7 +256,11 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     fn pkt(conn: u32, prio: u8, rank: u32, bytes: u32, n: u64) -> Packet {
-        Packet { prio, rank, ..Packet::scripted(ConnId { slot: conn, gen: 0 }, ClassId::new(0), bytes, Header([n, 0, 0])) }
+        Packet {
+            prio,
+            rank,
+            ..Packet::scripted(ConnId { slot: conn, gen: 0 }, ClassId::new(0), bytes, Header([n, 0, 0]))
+        }
     }
 
     fn tag(p: &Packet) -> u64 {
@@ -302,10 +306,18 @@ mod tests {
             for (i, (c, r)) in [(1, 500), (2, 900), (3, 900), (4, 10)].iter().enumerate() {
                 q.enqueue(Time::ZERO, pkt(*c, 0, *r, 100, i as u64));
             }
-            assert_eq!(q.evict_for(&pkt(9, 0, 900, 100, 99)).map(|p| tag(&p)), None, "a tie goes against the arriving packet");
+            assert_eq!(
+                q.evict_for(&pkt(9, 0, 900, 100, 99)).map(|p| tag(&p)),
+                None,
+                "a tie goes against the arriving packet"
+            );
             assert_eq!(q.evict_for(&pkt(9, 0, 899, 100, 99)).map(|p| tag(&p)), Some(2), "the latest of the two 900s");
             assert_eq!(q.evict_for(&pkt(9, 0, 0, 100, 99)).map(|p| tag(&p)), Some(1));
-            assert_eq!(q.evict_for(&pkt(9, 1, 0, 100, 99)).map(|p| tag(&p)), None, "a lower level matters less than any rank");
+            assert_eq!(
+                q.evict_for(&pkt(9, 1, 0, 100, 99)).map(|p| tag(&p)),
+                None,
+                "a lower level matters less than any rank"
+            );
             assert_eq!((q.len(), q.bytes()), (2, 200), "array of {small}");
         }
     }
@@ -359,7 +371,13 @@ mod tests {
             let (mut in_pkts, mut in_bytes, mut out_pkts, mut out_bytes) = (0u64, 0u64, 0u64, 0u64);
             let conns = rng.random_range(1..6u32);
             for step in 0..rng.random_range(1..300u64) {
-                let p = pkt(rng.random_range(0..conns), rng.random_range(0..3u8), rng.random_range(0..8u32), rng.random_range(64..1600u32), step);
+                let p = pkt(
+                    rng.random_range(0..conns),
+                    rng.random_range(0..3u8),
+                    rng.random_range(0..8u32),
+                    rng.random_range(64..1600u32),
+                    step,
+                );
                 match rng.random_range(0..10) {
                     0..=4 => {
                         q.enqueue(Time::ZERO, p);
@@ -374,8 +392,13 @@ mod tests {
                             // The invariant of §4.2 stated directly: nothing left matters
                             // more than the best packet of the message served, and nothing
                             // of that message arrived before the packet served.
-                            let served = (m.q.iter().filter(|e| e.2.conn == a.conn).map(|e| e.0).min().unwrap_or(u64::MAX)).min(importance(&a));
-                            assert!(m.q.iter().all(|e| e.0 >= served || e.2.conn == a.conn), "round {round} step {step}: a more important message waits");
+                            let served =
+                                (m.q.iter().filter(|e| e.2.conn == a.conn).map(|e| e.0).min().unwrap_or(u64::MAX))
+                                    .min(importance(&a));
+                            assert!(
+                                m.q.iter().all(|e| e.0 >= served || e.2.conn == a.conn),
+                                "round {round} step {step}: a more important message waits"
+                            );
                             out_pkts += 1;
                             out_bytes += a.wire_bytes as u64;
                         }
@@ -384,13 +407,20 @@ mod tests {
                         let (a, b) = (q.evict_for(&p), m.evict_for(&p));
                         assert_eq!(a, b, "round {round} step {step}: eviction");
                         if let Some(a) = a {
-                            assert!(m.q.iter().all(|e| e.0 <= importance(&a)), "round {round} step {step}: evicted a more important packet");
+                            assert!(
+                                m.q.iter().all(|e| e.0 <= importance(&a)),
+                                "round {round} step {step}: evicted a more important packet"
+                            );
                             out_pkts += 1;
                             out_bytes += a.wire_bytes as u64;
                         }
                     }
                 }
-                assert_eq!((q.len() as u64, q.bytes()), (in_pkts - out_pkts, in_bytes - out_bytes), "round {round} step {step}");
+                assert_eq!(
+                    (q.len() as u64, q.bytes()),
+                    (in_pkts - out_pkts, in_bytes - out_bytes),
+                    "round {round} step {step}"
+                );
             }
             while let Some(a) = q.dequeue(Time::ZERO) {
                 assert_eq!(Some(a), m.dequeue());

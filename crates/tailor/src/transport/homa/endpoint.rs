@@ -56,15 +56,33 @@ struct Stats {
 /// Bins of the waiting-sender histogram: 0 to 15 senders, and 16 or more.
 const WAITING_BINS: usize = 17;
 const WAITING_NAMES: [&str; WAITING_BINS] = [
-    "waiting_senders_ns_0", "waiting_senders_ns_1", "waiting_senders_ns_2", "waiting_senders_ns_3",
-    "waiting_senders_ns_4", "waiting_senders_ns_5", "waiting_senders_ns_6", "waiting_senders_ns_7",
-    "waiting_senders_ns_8", "waiting_senders_ns_9", "waiting_senders_ns_10", "waiting_senders_ns_11",
-    "waiting_senders_ns_12", "waiting_senders_ns_13", "waiting_senders_ns_14", "waiting_senders_ns_15",
+    "waiting_senders_ns_0",
+    "waiting_senders_ns_1",
+    "waiting_senders_ns_2",
+    "waiting_senders_ns_3",
+    "waiting_senders_ns_4",
+    "waiting_senders_ns_5",
+    "waiting_senders_ns_6",
+    "waiting_senders_ns_7",
+    "waiting_senders_ns_8",
+    "waiting_senders_ns_9",
+    "waiting_senders_ns_10",
+    "waiting_senders_ns_11",
+    "waiting_senders_ns_12",
+    "waiting_senders_ns_13",
+    "waiting_senders_ns_14",
+    "waiting_senders_ns_15",
     "waiting_senders_ns_16_or_more",
 ];
 const LEVEL_NAMES: [&str; 8] = [
-    "level_0_data_wire_bytes", "level_1_data_wire_bytes", "level_2_data_wire_bytes", "level_3_data_wire_bytes",
-    "level_4_data_wire_bytes", "level_5_data_wire_bytes", "level_6_data_wire_bytes", "level_7_data_wire_bytes",
+    "level_0_data_wire_bytes",
+    "level_1_data_wire_bytes",
+    "level_2_data_wire_bytes",
+    "level_3_data_wire_bytes",
+    "level_4_data_wire_bytes",
+    "level_5_data_wire_bytes",
+    "level_6_data_wire_bytes",
+    "level_7_data_wire_bytes",
 ];
 
 pub struct HomaEndpoint {
@@ -151,7 +169,10 @@ impl HomaEndpoint {
 
     /// Its messages with a packet ready to send, and the bytes each has left (tests).
     pub fn ready_messages(&self) -> Vec<(ConnId, u64)> {
-        self.ready.iter().map(|&(left, _, _, slot)| (self.out.items[slot as usize].as_ref().expect("live").msg.conn, left)).collect()
+        self.ready
+            .iter()
+            .map(|&(left, _, _, slot)| (self.out.items[slot as usize].as_ref().expect("live").msg.conn, left))
+            .collect()
     }
 
     fn ready_key(o: &Outgoing, slot: u32) -> ReadyKey {
@@ -249,7 +270,8 @@ impl HomaEndpoint {
         // The receiver's budget (a key, off by default): `degree` messages of RTTbytes
         // each, the messages already granted whole and the unscheduled bytes in flight
         // included. The paper bounds each message's window only (§3.3).
-        let budget = if self.cfg.receiver_budget { (degree as u64).saturating_mul(self.cfg.rtt_bytes) } else { u64::MAX };
+        let budget =
+            if self.cfg.receiver_budget { (degree as u64).saturating_mul(self.cfg.rtt_bytes) } else { u64::MAX };
         let (chosen, senders) = self.granted_set(degree);
         let active = chosen.len();
         let head = if self.cfg.sticky_slots { Some(self.sticky_head(&senders)) } else { None };
@@ -360,7 +382,10 @@ impl HomaEndpoint {
         };
         // The sender after the best among all that wait, granted to or not.
         let second = senders.get(1).copied().or_else(|| {
-            self.sched.iter().map(|&(_, _, _, slot)| self.inc.items[slot as usize].as_ref().expect("live").src).find(|&h| h != top)
+            self.sched
+                .iter()
+                .map(|&(_, _, _, slot)| self.inc.items[slot as usize].as_ref().expect("live").src)
+                .find(|&h| h != top)
         });
         let head = match self.sticky {
             None => s,

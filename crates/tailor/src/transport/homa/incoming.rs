@@ -119,7 +119,10 @@ impl Incoming {
 
     /// Wire bytes of unscheduled packets not yet arrived.
     pub fn unscheduled_outstanding(&self, cfg: &Config) -> u64 {
-        (0..self.layout.unscheduled_packets()).filter(|&i| !self.has(i)).map(|i| cfg.packet_bytes(&self.layout, i) as u64).sum()
+        (0..self.layout.unscheduled_packets())
+            .filter(|&i| !self.has(i))
+            .map(|i| cfg.packet_bytes(&self.layout, i) as u64)
+            .sum()
     }
 
     /// Granted wire bytes not yet arrived.

@@ -224,7 +224,13 @@ mod tests {
 
     #[test]
     fn levels_map_as_the_paper_says() {
-        let l = Levels { unscheduled: 4, scheduled: 4, cutoffs: vec![433, 2339, 6756], physical: 8, unscheduled_share: 0.3 };
+        let l = Levels {
+            unscheduled: 4,
+            scheduled: 4,
+            cutoffs: vec![433, 2339, 6756],
+            physical: 8,
+            unscheduled_share: 0.3,
+        };
         assert_eq!([1, 433, 434, 6756, 6757, 1 << 30].map(|r| l.unscheduled_level(r)), [0, 0, 1, 2, 3, 3]);
         // One message: the lowest level; four: all four, the best highest.
         assert_eq!(l.scheduled_level(0, 1), 7);

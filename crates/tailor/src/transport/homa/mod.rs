@@ -211,7 +211,9 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     let rate = line_rate(net);
     let rtt_bytes = match t.size("rtt_bytes")? {
         Some(b) if b < wire.full() as u64 => {
-            return Err(t.error("rtt_bytes", format!("is below one full packet; accepted: at least \"{}B\"", wire.full())));
+            return Err(
+                t.error("rtt_bytes", format!("is below one full packet; accepted: at least \"{}B\"", wire.full()))
+            );
         }
         Some(b) => b,
         None => computed_rtt_bytes(net, &wire),
@@ -248,14 +250,20 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         None => Some(Time::from_ms(5)),
         Some(None) => None,
         Some(Some(d)) if d < Time::from_us(1) => {
-            return Err(t.error("resend_timeout", "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7), or \"off\""));
+            return Err(t.error(
+                "resend_timeout",
+                "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7), or \"off\"",
+            ));
         }
         Some(Some(d)) => Some(d),
     };
     let incast_threshold = t.int("incast_threshold", 1, 1 << 30)?.map(|v| v as u64);
     let incast_unscheduled = t.size("incast_unscheduled")?;
     if incast_unscheduled.is_some() && incast_threshold.is_none() {
-        return Err(t.error("incast_unscheduled", "is only used with incast_threshold; accepted: incast_threshold = N with it"));
+        return Err(t.error(
+            "incast_unscheduled",
+            "is only used with incast_threshold; accepted: incast_threshold = N with it",
+        ));
     }
     if incast_unscheduled == Some(0) {
         return Err(t.error("incast_unscheduled", NO_ANNOUNCEMENT));
@@ -327,7 +335,9 @@ fn check_switch_levels(t: &Table, net: &NetSpec, physical: u8) -> Result<(), Sce
 /// the longest path, host delays included, at the host link's rate, rounded up.
 pub fn computed_rtt_bytes(net: &NetSpec, wire: &Wire) -> u64 {
     let hops = longest_hops(net);
-    let one = |bytes: u64| crate::measure::ideal::pipeline(&hops, crate::measure::ideal::Train { packets: 1, full: bytes, last: bytes });
+    let one = |bytes: u64| {
+        crate::measure::ideal::pipeline(&hops, crate::measure::ideal::Train { packets: 1, full: bytes, last: bytes })
+    };
     let rtt = net.host_tx_delay + net.host_tx_delay + one(wire.full() as u64) + one(wire.control() as u64);
     (rtt.ps() as u128 * line_rate(net).bps() as u128).div_ceil(8_000_000_000_000) as u64
 }
@@ -367,7 +377,9 @@ impl Transport for Config {
     fn bind(&self, traffic: &Traffic) -> Result<Option<TransportConfig>, String> {
         let atoms = match traffic.atoms() {
             Some(a) => a,
-            None if self.request.unscheduled.is_some() && (self.request.cutoffs.is_some() || self.request.unscheduled == Some(1)) => {
+            None if self.request.unscheduled.is_some()
+                && (self.request.cutoffs.is_some() || self.request.unscheduled == Some(1)) =>
+            {
                 Vec::new()
             }
             None => {

@@ -106,7 +106,11 @@ impl Outgoing {
             let i = self.next;
             self.next += 1;
             self.sent += l.chunk(i).1 as u64;
-            let prio = if l.is_scheduled(i) { self.prio } else { cfg.levels().unscheduled_level(self.msg.size - l.chunk(i).0) };
+            let prio = if l.is_scheduled(i) {
+                self.prio
+            } else {
+                cfg.levels().unscheduled_level(self.msg.size - l.chunk(i).0)
+            };
             (i, prio, false)
         } else {
             return None;

@@ -16,7 +16,13 @@ fn cfg(degree: Option<usize>) -> Config {
         rtt_bytes: 10_000,
         unscheduled_bytes: 9_328,
         request: Request { unscheduled: Some(4), scheduled: None, cutoffs: None, physical: 8 },
-        levels: Some(Levels { unscheduled: 4, scheduled: 4, cutoffs: vec![433, 2339, 6756], physical: 8, unscheduled_share: 0.3 }),
+        levels: Some(Levels {
+            unscheduled: 4,
+            scheduled: 4,
+            cutoffs: vec![433, 2339, 6756],
+            physical: 8,
+            unscheduled_share: 0.3,
+        }),
         overcommitment: degree,
         receiver_budget: true,
         sticky_slots: false,
@@ -36,7 +42,16 @@ fn cfg(degree: Option<usize>) -> Config {
 const PACKET_TIME: Time = Time::from_ps(1_230_400);
 
 fn msg(slot: u32, src: usize, dst: usize, size: u64) -> Message {
-    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start: Time::ZERO, rpc: Default::default(), channel: None }
+    Message {
+        conn: ConnId { slot, gen: 0 },
+        class: ClassId::new(0),
+        src: HostId::new(src),
+        dst: HostId::new(dst),
+        size,
+        start: Time::ZERO,
+        rpc: Default::default(),
+        channel: None,
+    }
 }
 
 /// The packet a transmit from `src` becomes on the wire.
@@ -66,7 +81,9 @@ fn kinds(ts: &[Transmit]) -> Vec<Kind> {
 }
 
 fn completed(ep: &mut HomaEndpoint) -> Vec<ConnId> {
-    std::iter::from_fn(|| ep.poll_event()).filter_map(|e| if let EndpointEvent::Completed(c) = e { Some(c) } else { None }).collect()
+    std::iter::from_fn(|| ep.poll_event())
+        .filter_map(|e| if let EndpointEvent::Completed(c) = e { Some(c) } else { None })
+        .collect()
 }
 
 #[test]
@@ -87,7 +104,10 @@ fn a_sender_sends_its_unscheduled_bytes_at_once_and_then_waits() {
     // A grant lets one more packet go, at the level it names.
     s.on_packet(Time::ZERO, &m, &packet(1, &grant(&m, 9_328 + 1_456, 6)), None);
     let next = drain(&mut s);
-    assert_eq!(kinds(&next), vec![Kind::Data { offset: 9_328, len: 1_456, unscheduled: 9_328, retransmit: false, incast: false }]);
+    assert_eq!(
+        kinds(&next),
+        vec![Kind::Data { offset: 9_328, len: 1_456, unscheduled: 9_328, retransmit: false, incast: false }]
+    );
     assert_eq!(next[0].prio, Some(6));
 }
 
@@ -139,7 +159,8 @@ fn grants_keep_rtt_bytes_outstanding_and_complete_the_message() {
     // One grant per scheduled packet (the steady state of §3.3): each adds one packet.
     let scheduled = (100_000u64 - 9_328).div_ceil(1_456);
     assert_eq!(grants.len() as u64, scheduled);
-    let offsets: Vec<u64> = grants.iter().map(|g| if let Kind::Grant { offset, .. } = g { *offset } else { 0 }).collect();
+    let offsets: Vec<u64> =
+        grants.iter().map(|g| if let Kind::Grant { offset, .. } = g { *offset } else { 0 }).collect();
     assert_eq!(offsets[0], 9_328 + 1_456);
     assert_eq!(*offsets.last().unwrap(), 100_000);
     // A lone message is granted at the lowest scheduled level (§3.4).
@@ -252,7 +273,10 @@ fn a_lost_packet_is_asked_for_again_after_the_timeout() {
     assert_eq!(Kind::decode(&resend.hdr), Some(Kind::Resend { offset: 2 * 1_442, len: 1_442, prio: 0 }));
     s.on_packet(timeout, &m, &packet(1, &resend), None);
     let again = drain(&mut s);
-    assert_eq!(kinds(&again), vec![Kind::Data { offset: 2 * 1_442, len: 1_442, unscheduled: 5_000, retransmit: true, incast: false }]);
+    assert_eq!(
+        kinds(&again),
+        vec![Kind::Data { offset: 2 * 1_442, len: 1_442, unscheduled: 5_000, retransmit: true, incast: false }]
+    );
     r.on_packet(timeout, &m, &packet(0, &again[0]), None);
     assert_eq!(completed(&mut r), vec![m.conn]);
 }
@@ -467,7 +491,8 @@ fn a_grant_of_four_packets_schedules_four() {
     // 100,000 − 9,328 unscheduled bytes: 63 packets of 1,456 B granted (one per grant).
     assert_eq!(count(&one), 63);
     assert!(count(&four) <= 63usize.div_ceil(4) + 2, "{} grants", count(&four));
-    let last = |g: &[Kind]| g.iter().rev().find_map(|k| if let Kind::Grant { offset, .. } = k { Some(*offset) } else { None });
+    let last =
+        |g: &[Kind]| g.iter().rev().find_map(|k| if let Kind::Grant { offset, .. } = k { Some(*offset) } else { None });
     assert_eq!(last(&four), Some(100_000), "the whole message is granted");
 }
 
@@ -476,9 +501,17 @@ fn a_grant_of_four_packets_schedules_four() {
 /// has are the switch levels they land on, unless `overcommitment` says otherwise.
 #[test]
 fn collapsed_levels_collapse_the_overcommitment_unless_it_is_given() {
-    let plan = |u: u8, s: u8, physical: u8| Levels { unscheduled: u, scheduled: s, cutoffs: vec![], physical, unscheduled_share: 0.1 };
+    let plan = |u: u8, s: u8, physical: u8| Levels {
+        unscheduled: u,
+        scheduled: s,
+        cutoffs: vec![],
+        physical,
+        unscheduled_share: 0.1,
+    };
     // W4's split (1/7) and W3's (4/4) on 8, 4, 2 and 1 switch levels.
-    for (u, s, physical, want) in [(1, 7, 8, 7), (1, 7, 4, 4), (1, 7, 2, 2), (1, 7, 1, 1), (4, 4, 8, 4), (4, 4, 4, 2), (4, 4, 2, 1), (4, 4, 1, 1)] {
+    for (u, s, physical, want) in
+        [(1, 7, 8, 7), (1, 7, 4, 4), (1, 7, 2, 2), (1, 7, 1, 1), (4, 4, 8, 4), (4, 4, 4, 2), (4, 4, 2, 1), (4, 4, 1, 1)]
+    {
         let c = Config { levels: Some(plan(u, s, physical)), ..cfg(None) };
         assert_eq!(c.degree(), want, "{u}/{s} on {physical} levels");
         let given = Config { levels: Some(plan(u, s, physical)), ..cfg(Some(7)) };

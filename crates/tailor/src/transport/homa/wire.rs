@@ -83,7 +83,12 @@ pub struct Layout {
 
 impl Layout {
     pub fn new(wire: &Wire, size: u64, limit: u64) -> Layout {
-        Layout { size, unscheduled: size.min(limit), u_len: wire.unscheduled_payload(), s_len: wire.scheduled_payload() }
+        Layout {
+            size,
+            unscheduled: size.min(limit),
+            u_len: wire.unscheduled_payload(),
+            s_len: wire.scheduled_payload(),
+        }
     }
 
     /// Unscheduled packets: at least one (a message always announces itself).
@@ -152,11 +157,15 @@ const TAG: u64 = 0x30;
 impl Kind {
     pub fn encode(self) -> Header {
         match self {
-            Kind::Data { offset, len, unscheduled, retransmit, incast } => {
-                Header([TAG | (retransmit as u64) << 8 | (incast as u64) << 9 | (len as u64) << 16, offset, unscheduled])
-            }
+            Kind::Data { offset, len, unscheduled, retransmit, incast } => Header([
+                TAG | (retransmit as u64) << 8 | (incast as u64) << 9 | (len as u64) << 16,
+                offset,
+                unscheduled,
+            ]),
             Kind::Grant { offset, prio } => Header([(TAG + 1) | (prio as u64) << 8, offset, 0]),
-            Kind::Resend { offset, len, prio } => Header([(TAG + 2) | (prio as u64) << 8 | (len as u64) << 16, offset, 0]),
+            Kind::Resend { offset, len, prio } => {
+                Header([(TAG + 2) | (prio as u64) << 8 | (len as u64) << 16, offset, 0])
+            }
             Kind::Busy => Header([TAG + 3, 0, 0]),
         }
     }
@@ -166,7 +175,13 @@ impl Kind {
         let small = ((w >> 8) & 0xff) as u8;
         let len = (w >> 16) as u32;
         match w & 0xff {
-            0x30 => Some(Kind::Data { offset: h.0[1], len, unscheduled: h.0[2], retransmit: small & 1 != 0, incast: small & 2 != 0 }),
+            0x30 => Some(Kind::Data {
+                offset: h.0[1],
+                len,
+                unscheduled: h.0[2],
+                retransmit: small & 1 != 0,
+                incast: small & 2 != 0,
+            }),
             0x31 => Some(Kind::Grant { offset: h.0[1], prio: small }),
             0x32 => Some(Kind::Resend { offset: h.0[1], len, prio: small }),
             0x33 => Some(Kind::Busy),

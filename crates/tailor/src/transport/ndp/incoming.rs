@@ -133,7 +133,15 @@ mod tests {
     fn pulls_follow_what_the_sender_still_has_and_bring_the_nacked_packets_first() {
         let w = Wire::PAPER;
         // 10 packets, the last of 100 bytes; 7 sent blind.
-        let mut m = Incoming::new(&w, ConnId { slot: 0, gen: 0 }, HostId::new(0), ClassId::new(0), 9 * 1_442 + 100, 7, Time::ZERO);
+        let mut m = Incoming::new(
+            &w,
+            ConnId { slot: 0, gen: 0 },
+            HostId::new(0),
+            ClassId::new(0),
+            9 * 1_442 + 100,
+            7,
+            Time::ZERO,
+        );
         assert_eq!(m.pullable(), 3);
         assert_eq!(m.arrive(0, false, Time::ZERO), Arrival::New);
         assert_eq!(m.arrive(1, true, Time::ZERO), Arrival::Trimmed);

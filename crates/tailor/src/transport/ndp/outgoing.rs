@@ -44,7 +44,16 @@ impl Outgoing {
     pub fn new(wire: &Wire, msg: Message) -> Outgoing {
         let layout = Layout::new(wire, msg.size);
         let n = layout.packets() as usize;
-        Outgoing { msg, layout, state: vec![State::Unsent; n], next_new: 0, rtx: VecDeque::new(), sent_at: FxHashMap::default(), max_pull: 0, banked: 0 }
+        Outgoing {
+            msg,
+            layout,
+            state: vec![State::Unsent; n],
+            next_new: 0,
+            rtx: VecDeque::new(),
+            sent_at: FxHashMap::default(),
+            max_pull: 0,
+            banked: 0,
+        }
     }
 
     /// A pull numbered `pull`: how many packets it lets go (0 if an earlier pull already
@@ -103,7 +112,8 @@ impl Outgoing {
     /// Packets in flight for `rto` or longer (§3.3): lost, to be sent again at once, in
     /// the order they were sent. Returns how many.
     pub fn expire(&mut self, now: Time, rto: Time) -> u32 {
-        let mut late: Vec<(Time, u32)> = self.sent_at.iter().filter(|(_, &t)| now - t >= rto).map(|(&i, &t)| (t, i)).collect();
+        let mut late: Vec<(Time, u32)> =
+            self.sent_at.iter().filter(|(_, &t)| now - t >= rto).map(|(&i, &t)| (t, i)).collect();
         late.sort_unstable();
         for &(_, i) in &late {
             self.sent_at.remove(&i);
@@ -124,26 +134,43 @@ mod tests {
     use crate::net::ids::{ClassId, ConnId, HostId};
 
     fn msg(size: u64) -> Message {
-        Message { conn: ConnId { slot: 0, gen: 0 }, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start: Time::ZERO, rpc: Default::default(), channel: None }
+        Message {
+            conn: ConnId { slot: 0, gen: 0 },
+            class: ClassId::new(0),
+            src: HostId::new(0),
+            dst: HostId::new(1),
+            size,
+            start: Time::ZERO,
+            rpc: Default::default(),
+            channel: None,
+        }
     }
 
     #[test]
     fn lost_packets_go_before_new_ones_and_timeouts_lose_only_silent_packets() {
         let w = Wire::PAPER;
         let mut o = Outgoing::new(&w, msg(4 * 1_442 + 10));
-        let offsets: Vec<u64> = (0..3).map(|i| match o.next_packet(&w, Time::from_ns(i)) {
-            Some((Kind::Data { offset, retransmit: false, .. }, 1_538, 1_442)) => offset,
-            other => panic!("{other:?}"),
-        }).collect();
+        let offsets: Vec<u64> = (0..3)
+            .map(|i| match o.next_packet(&w, Time::from_ns(i)) {
+                Some((Kind::Data { offset, retransmit: false, .. }, 1_538, 1_442)) => offset,
+                other => panic!("{other:?}"),
+            })
+            .collect();
         assert_eq!(offsets, vec![0, 1_442, 2_884]);
         o.on_ack(0);
         assert!(o.on_nack(1_442));
         assert!(!o.on_nack(1_442), "a second NACK of the same packet changes nothing");
-        assert_eq!(o.next_packet(&w, Time::from_ns(5)).map(|p| p.0), Some(Kind::Data { offset: 1_442, len: 1_442, retransmit: true }));
+        assert_eq!(
+            o.next_packet(&w, Time::from_ns(5)).map(|p| p.0),
+            Some(Kind::Data { offset: 1_442, len: 1_442, retransmit: true })
+        );
         // Packet 2 (sent at 2 ns) and the retransmission (5 ns) are in flight.
         assert_eq!(o.expire(Time::from_ns(9), Time::from_ns(8)), 0);
         assert_eq!(o.expire(Time::from_ns(10), Time::from_ns(8)), 1, "only the packet sent at 2 ns");
-        assert_eq!(o.next_packet(&w, Time::from_ns(11)).map(|p| p.0), Some(Kind::Data { offset: 2_884, len: 1_442, retransmit: true }));
+        assert_eq!(
+            o.next_packet(&w, Time::from_ns(11)).map(|p| p.0),
+            Some(Kind::Data { offset: 2_884, len: 1_442, retransmit: true })
+        );
         assert_eq!(o.next_packet(&w, Time::from_ns(12)).map(|p| (p.1, p.2)), Some((1_442 + 96, 1_442)));
         assert_eq!(o.next_packet(&w, Time::from_ns(13)).map(|p| (p.1, p.2)), Some((106, 10)), "the short last packet");
         assert_eq!(o.next_packet(&w, Time::from_ns(14)), None);

@@ -26,7 +26,16 @@ fn cfg(window: u64) -> Config {
 }
 
 fn msg(slot: u32, src: usize, size: u64) -> Message {
-    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(0), size, start: Time::ZERO, rpc: Default::default(), channel: None }
+    Message {
+        conn: ConnId { slot, gen: 0 },
+        class: ClassId::new(0),
+        src: HostId::new(src),
+        dst: HostId::new(0),
+        size,
+        start: Time::ZERO,
+        rpc: Default::default(),
+        channel: None,
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -74,8 +83,16 @@ struct Net {
 impl Net {
     fn new(hosts: usize, cfg: Config) -> Net {
         let sched = Box::new(PriorityQueues::new(2));
-        let port = Port::new(Node::Switch(SwitchId::new(0)), LinkId::new(0), RATE, PortRole::ToHost, Admission::PortLimit(8 * 1_538), Vec::new(), sched)
-            .with_overflow(Overflow::Trim);
+        let port = Port::new(
+            Node::Switch(SwitchId::new(0)),
+            LinkId::new(0),
+            RATE,
+            PortRole::ToHost,
+            Admission::PortLimit(8 * 1_538),
+            Vec::new(),
+            sched,
+        )
+        .with_overflow(Overflow::Trim);
         Net {
             eps: (0..hosts).map(|_| NdpEndpoint::new(cfg.clone())).collect(),
             msgs: Vec::new(),
@@ -156,7 +173,10 @@ impl Net {
             return;
         }
         if let Some((pkt, ser)) = self.port.start_next(self.now, PortId::new(0), None, &mut Pool::default()) {
-            let (headers, data) = (self.port.scheduler().bytes_in(CONTROL_LEVEL as usize), self.port.scheduler().bytes_in(DATA_LEVEL as usize));
+            let (headers, data) = (
+                self.port.scheduler().bytes_in(CONTROL_LEVEL as usize),
+                self.port.scheduler().bytes_in(DATA_LEVEL as usize),
+            );
             if pkt.payload() > 0 && headers > 0 {
                 self.log.data_before_header += 1;
             }
@@ -268,10 +288,19 @@ fn a_sender_sends_its_first_window_at_once_and_then_one_packet_per_pull() {
     // 10,000 bytes on the wire: 7 full packets (the seventh crosses 10,000 B), data level.
     assert_eq!(out.len(), 7);
     assert!(out.iter().all(|t| t.wire_bytes == 1_538 && t.payload == 1_442 && t.prio == Some(DATA_LEVEL)));
-    let offsets: Vec<u64> = out.iter().map(|t| if let Some(Kind::Data { offset, .. }) = Kind::decode(&t.hdr) { offset } else { u64::MAX }).collect();
+    let offsets: Vec<u64> = out
+        .iter()
+        .map(|t| if let Some(Kind::Data { offset, .. }) = Kind::decode(&t.hdr) { offset } else { u64::MAX })
+        .collect();
     assert_eq!(offsets, (0..7).map(|i| i * 1_442).collect::<Vec<_>>());
     // A PULL numbered 2 lets two packets go; the same number again lets none.
-    let pull = |n: u32| Packet { conn: m.conn, src: HostId::new(1), dst: HostId::new(0), hdr: Kind::Pull { pull: n }.encode(), ..Packet::scripted(m.conn, m.class, 84, Default::default()) };
+    let pull = |n: u32| Packet {
+        conn: m.conn,
+        src: HostId::new(1),
+        dst: HostId::new(0),
+        hdr: Kind::Pull { pull: n }.encode(),
+        ..Packet::scripted(m.conn, m.class, 84, Default::default())
+    };
     s.on_packet(Time::ZERO, &m, &pull(2), None);
     assert_eq!(drain(&mut s).len(), 2);
     s.on_packet(Time::ZERO, &m, &pull(2), None);
@@ -280,7 +309,10 @@ fn a_sender_sends_its_first_window_at_once_and_then_one_packet_per_pull() {
     let nack = Packet { hdr: Kind::Nack { offset: 1_442, len: 1_442, pull: 3 }.encode(), ..pull(0) };
     s.on_packet(Time::ZERO, &m, &nack, None);
     let next = drain(&mut s);
-    assert_eq!(next.iter().map(|t| Kind::decode(&t.hdr).unwrap()).collect::<Vec<_>>(), vec![Kind::Data { offset: 1_442, len: 1_442, retransmit: true }]);
+    assert_eq!(
+        next.iter().map(|t| Kind::decode(&t.hdr).unwrap()).collect::<Vec<_>>(),
+        vec![Kind::Data { offset: 1_442, len: 1_442, retransmit: true }]
+    );
 }
 
 #[test]
@@ -295,7 +327,12 @@ fn a_lone_message_runs_at_line_rate_its_pulls_riding_in_the_acks() {
     // 40 full packets and one of 100 bytes back to back through the sender's link and the
     // switch port (the transport's ideal), 1 µs per link.
     let hop = crate::measure::ideal::Hop { rate: RATE, delay: HOP };
-    let path = crate::transport::path::Path { fwd: vec![hop, hop], rev: vec![hop, hop], src_tx_delay: Time::ZERO, dst_tx_delay: Time::ZERO };
+    let path = crate::transport::path::Path {
+        fwd: vec![hop, hop],
+        rev: vec![hop, hop],
+        src_tx_delay: Time::ZERO,
+        dst_tx_delay: Time::ZERO,
+    };
     let ideal = crate::transport::Transport::ideal(&cfg(10_000), &path, m.size);
     assert_eq!(ideal, Time::from_ps(41 * PACKET_TIME.ps()) + RATE.ser(196) + HOP + HOP);
     assert_eq!(done, ideal, "no gap: every pull came back before the link would idle");
@@ -346,7 +383,11 @@ fn an_incast_is_trimmed_nacked_pulled_round_robin_and_delivered_whole() {
     let nack_wait = Time::from_ps(RATE.ser(84).ps() * c.get("nacks").unwrap());
     for k in [1usize, 10, 100] {
         for w in net.log.pulls.windows(k + 1) {
-            assert!((w[k].0 - w[0].0) + nack_wait >= Time::from_ps(PACKET_TIME.ps() * k as u64), "{k} pulls within {}", w[k].0 - w[0].0);
+            assert!(
+                (w[k].0 - w[0].0) + nack_wait >= Time::from_ps(PACKET_TIME.ps() * k as u64),
+                "{k} pulls within {}",
+                w[k].0 - w[0].0
+            );
         }
     }
     // The downlink stays busy: the last message ends within 10 % of the bytes' time.

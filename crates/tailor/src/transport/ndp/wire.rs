@@ -100,7 +100,9 @@ const TAG: u64 = 0x70;
 impl Kind {
     pub fn encode(self) -> Header {
         match self {
-            Kind::Data { offset, len, retransmit } => Header([TAG | (retransmit as u64) << 8 | (len as u64) << 16, offset, 0]),
+            Kind::Data { offset, len, retransmit } => {
+                Header([TAG | (retransmit as u64) << 8 | (len as u64) << 16, offset, 0])
+            }
             Kind::Ack { offset, pull } => Header([TAG + 1, offset, pull as u64]),
             Kind::Nack { offset, len, pull } => Header([(TAG + 2) | (len as u64) << 16, offset, pull as u64]),
             Kind::Pull { pull } => Header([TAG + 3, 0, pull as u64]),

@@ -113,7 +113,15 @@ impl PfabricEndpoint {
         }
     }
 
-    fn transmit(&self, conn: ConnId, dst: crate::net::ids::HostId, class: crate::net::ids::ClassId, seg: Segment, payload: u32, rank: u64) -> Transmit {
+    fn transmit(
+        &self,
+        conn: ConnId,
+        dst: crate::net::ids::HostId,
+        class: crate::net::ids::ClassId,
+        seg: Segment,
+        payload: u32,
+        rank: u64,
+    ) -> Transmit {
         Transmit {
             conn,
             dst,

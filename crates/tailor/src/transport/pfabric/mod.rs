@@ -75,7 +75,9 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     let init_cwnd = window(t, "init_cwnd", bdp)?.unwrap_or(12);
     let max_cwnd = window(t, "max_cwnd", bdp)?.unwrap_or(init_cwnd.max(12));
     if max_cwnd < init_cwnd {
-        return Err(t.error("max_cwnd", format!("is below init_cwnd ({init_cwnd}); accepted: {init_cwnd} packets or more")));
+        return Err(
+            t.error("max_cwnd", format!("is below init_cwnd ({init_cwnd}); accepted: {init_cwnd} packets or more"))
+        );
     }
     let rto = t.time("rto")?.unwrap_or(Time::from_us(24));
     if rto < Time::from_ns(100) {
@@ -84,7 +86,9 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     let probe_after = t.get("probe_after", |v| match v {
         toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(Some(*i as u32)),
         toml::Value::String(s) if s == "off" => Ok(None),
-        _ => Err("is not a count; accepted: a number of consecutive timeouts from 1 to 1000000, or \"off\"".to_string()),
+        _ => {
+            Err("is not a count; accepted: a number of consecutive timeouts from 1 to 1000000, or \"off\"".to_string())
+        }
     })?;
     check_fabric(t, net)?;
     let control = Control { init_cwnd, max_cwnd, rto, probe_after: probe_after.unwrap_or(Some(5)) };
@@ -110,10 +114,13 @@ fn check_packet_fits(t: &Table, net: &NetSpec, packet: u64) -> Result<(), Scenar
     };
     if packet > buffer {
         let key = if t.has("mss") { "mss" } else { "header" };
-        return Err(t.error(key, format!(
+        return Err(t.error(
+            key,
+            format!(
             "makes a full packet of {packet} B (mss + header), above the switch buffer of {buffer} B, which would drop \
              it at every try; accepted: mss + header of at most [switch] buffer_size"
-        )));
+        ),
+        ));
     }
     Ok(())
 }
@@ -122,12 +129,18 @@ fn check_packet_fits(t: &Table, net: &NetSpec, packet: u64) -> Result<(), Scenar
 /// (§4.2) and the hosts' own queues (§4.1).
 fn check_fabric(t: &Table, net: &NetSpec) -> Result<(), ScenarioError> {
     if net.classes.discipline != Discipline::Rank {
-        return Err(t.error("kind", "pFabric ranks packets by remaining size and these switch ports would ignore the ranks; \
-             accepted: [switch] scheduler = \"rank\" (with overflow = \"evict\" for pFabric's dropping)"));
+        return Err(t.error(
+            "kind",
+            "pFabric ranks packets by remaining size and these switch ports would ignore the ranks; \
+             accepted: [switch] scheduler = \"rank\" (with overflow = \"evict\" for pFabric's dropping)",
+        ));
     }
     if net.nic != NicQueue::Rank && net.nic_depth != Some(0) {
-        return Err(t.error("kind", "pFabric hosts serve their packets by rank too, and this NIC queue would not; \
-             accepted: [host] nic_depth = 0 (the transport picks each packet when the link is idle) or nic = \"rank\""));
+        return Err(t.error(
+            "kind",
+            "pFabric hosts serve their packets by rank too, and this NIC queue would not; \
+             accepted: [host] nic_depth = 0 (the transport picks each packet when the link is idle) or nic = \"rank\"",
+        ));
     }
     Ok(())
 }

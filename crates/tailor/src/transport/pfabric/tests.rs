@@ -19,7 +19,16 @@ fn cfg() -> Config {
 }
 
 fn msg(slot: u32, src: usize, dst: usize, size: u64) -> Message {
-    Message { conn: ConnId { slot, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start: Time::from_ps(slot as u64), rpc: Default::default(), channel: None }
+    Message {
+        conn: ConnId { slot, gen: 0 },
+        class: ClassId::new(0),
+        src: HostId::new(src),
+        dst: HostId::new(dst),
+        size,
+        start: Time::from_ps(slot as u64),
+        rpc: Default::default(),
+        channel: None,
+    }
 }
 
 /// The packet a transmit from `src` becomes on the wire.

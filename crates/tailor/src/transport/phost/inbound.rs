@@ -187,7 +187,16 @@ mod tests {
     use crate::net::ids::{ClassId, ConnId, HostId};
 
     fn msg(size: u64) -> Message {
-        Message { conn: ConnId { slot: 0, gen: 0 }, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start: Time::ZERO, rpc: Default::default(), channel: None }
+        Message {
+            conn: ConnId { slot: 0, gen: 0 },
+            class: ClassId::new(0),
+            src: HostId::new(0),
+            dst: HostId::new(1),
+            size,
+            start: Time::ZERO,
+            rpc: Default::default(),
+            channel: None,
+        }
     }
 
     const P: Time = Time::from_ps(1_230_400);

@@ -158,7 +158,11 @@ impl Config {
     }
     /// The level of packets sent on tokens.
     pub fn low(&self) -> Priority {
-        if self.levels > 1 { SCHEDULED } else { CONTROL }
+        if self.levels > 1 {
+            SCHEDULED
+        } else {
+            CONTROL
+        }
     }
 
     /// The free tokens of a message of `size` bytes.
@@ -183,7 +187,11 @@ impl Config {
     /// The receiver's rules for one message (`inbound`).
     pub fn rules(&self) -> inbound::Rules {
         let p = self.packet_time();
-        inbound::Rules { window: self.token_window, downgrade: self.downgrade_timeout.at(p), resend: self.resend_timeout.at(p) }
+        inbound::Rules {
+            window: self.token_window,
+            downgrade: self.downgrade_timeout.at(p),
+            resend: self.resend_timeout.at(p),
+        }
     }
 
     /// The message's packets as the wire sees them, its RTS first.
@@ -218,7 +226,9 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
                 Ok(_) => Err("is below 1us; accepted: a time of at least \"1us\", or \"off\"".to_string()),
                 Err(e) => Err(format!("{e}; or \"off\"")),
             },
-            None => Err(format!("is {}; accepted: a time such as \"1ms\", or \"off\"", crate::input::reader::type_name(v))),
+            None => {
+                Err(format!("is {}; accepted: a time such as \"1ms\", or \"off\"", crate::input::reader::type_name(v)))
+            }
         })?
         .unwrap_or(Some(Time::from_ms(1)));
     let levels = t.int("priority_levels", 1, 2)?.unwrap_or(2) as u8;
@@ -231,7 +241,19 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         _ => FreeTo::Every,
     };
     check_switch(t, net, levels)?;
-    let cfg = Config { wire, free_tokens, token_window, token_expiry, downgrade_timeout, resend_timeout, rts_timeout, line_rate: line_rate(net), levels, wakeup, free_to };
+    let cfg = Config {
+        wire,
+        free_tokens,
+        token_window,
+        token_expiry,
+        downgrade_timeout,
+        resend_timeout,
+        rts_timeout,
+        line_rate: line_rate(net),
+        levels,
+        wakeup,
+        free_to,
+    };
     Ok(Arc::new(cfg))
 }
 
@@ -258,12 +280,19 @@ fn check_switch(t: &Table, net: &NetSpec, levels: u8) -> Result<(), ScenarioErro
     }
     let priority = net.classes.discipline == Discipline::Priority;
     if !priority || net.classes.levels < 2 {
-        let ports = if priority { format!("keep {} level", net.classes.levels) } else { "do not queue by priority".to_string() };
-        return Err(t.error("priority_levels", format!(
-            "is 2 (the default): pHost sends control and free-token packets at priority 0 and the others at 1, \
+        let ports = if priority {
+            format!("keep {} level", net.classes.levels)
+        } else {
+            "do not queue by priority".to_string()
+        };
+        return Err(t.error(
+            "priority_levels",
+            format!(
+                "is 2 (the default): pHost sends control and free-token packets at priority 0 and the others at 1, \
              but switch ports {ports}; accepted: [switch] scheduler = \"priority\" with priority_levels of at least 2, \
              or priority_levels = 1 here"
-        )));
+            ),
+        ));
     }
     Ok(())
 }
@@ -299,8 +328,14 @@ impl Transport for Config {
             return p.src_tx_delay + pipeline_blocks(&p.fwd, &blocks);
         }
         let control = self.wire.control() as u64;
-        let one = |hops: &[crate::measure::ideal::Hop]| pipeline(hops, Train { packets: 1, full: control, last: control });
-        p.src_tx_delay + one(&p.fwd) + p.dst_tx_delay + one(&p.rev) + p.src_tx_delay + pipeline_blocks(&p.fwd, &blocks[1..])
+        let one =
+            |hops: &[crate::measure::ideal::Hop]| pipeline(hops, Train { packets: 1, full: control, last: control });
+        p.src_tx_delay
+            + one(&p.fwd)
+            + p.dst_tx_delay
+            + one(&p.rev)
+            + p.src_tx_delay
+            + pipeline_blocks(&p.fwd, &blocks[1..])
     }
     /// Counts per round trip scale with the links; durations in packet times follow the
     /// faster packets, durations given as times stay.

@@ -33,7 +33,16 @@ fn cfg(free: u32, window: u32) -> Config {
 }
 
 fn msg(id: u32, src: usize, dst: usize, size: u64, start: Time) -> Message {
-    Message { conn: ConnId { slot: id, gen: 0 }, class: ClassId::new(0), src: HostId::new(src), dst: HostId::new(dst), size, start, rpc: Default::default(), channel: None }
+    Message {
+        conn: ConnId { slot: id, gen: 0 },
+        class: ClassId::new(0),
+        src: HostId::new(src),
+        dst: HostId::new(dst),
+        size,
+        start,
+        rpc: Default::default(),
+        channel: None,
+    }
 }
 
 /// A packet as it left a host.
@@ -132,7 +141,11 @@ impl Net {
                 let ser = Rate::from_gbps(10).ser(t.wire_bytes as u64);
                 self.busy[h] = true;
                 self.at(self.now + ser, Ev::NicFree(h));
-                let jitter = if self.jitter_ns > 0 { Time::from_ns(self.rng.random_range(0..self.jitter_ns)) } else { Time::ZERO };
+                let jitter = if self.jitter_ns > 0 {
+                    Time::from_ns(self.rng.random_range(0..self.jitter_ns))
+                } else {
+                    Time::ZERO
+                };
                 if (self.drop)(&s) {
                     self.dropped.push(s);
                 } else {
@@ -333,7 +346,11 @@ fn an_unresponsive_sender_is_passed_over_then_resumed() {
     let mut c = crate::transport::Counters::default();
     net.eps[2].counters(&mut c);
     let downgrades = c.get("downgrades").unwrap() as usize;
-    assert!((probes.len()..=probes.len() + 1).contains(&downgrades), "{downgrades} downgrades, {} probes", probes.len());
+    assert!(
+        (probes.len()..=probes.len() + 1).contains(&downgrades),
+        "{downgrades} downgrades, {} probes",
+        probes.len()
+    );
 }
 
 #[test]
@@ -351,7 +368,8 @@ fn a_lost_packet_is_named_again_after_the_resend_timeout() {
     net.run_until(Time::from_ms(1));
     assert!(net.completed(m.conn).is_some());
     let tokens = net.tokens_to(m.conn);
-    let names: Vec<u32> = tokens.iter().map(|s| if let Kind::Token { index, .. } = s.kind { index } else { 0 }).collect();
+    let names: Vec<u32> =
+        tokens.iter().map(|s| if let Kind::Token { index, .. } = s.kind { index } else { 0 }).collect();
     assert_eq!(names, vec![5, 6, 7, 8, 9, 10, 11, 9], "one pass, then the missing packet");
     // The new token waited 9 packet times after the last of the pass.
     assert!(tokens[7].at - tokens[6].at >= Time::from_ps(9 * P.ps()));

@@ -79,7 +79,9 @@ impl Kind {
     pub fn encode(self) -> Header {
         match self {
             Kind::Rts => Header([TAG, 0, 0]),
-            Kind::Data { index, token, free } => Header([(TAG + 1) | (free as u64) << 8 | (index as u64) << 32, token as u64, 0]),
+            Kind::Data { index, token, free } => {
+                Header([(TAG + 1) | (free as u64) << 8 | (index as u64) << 32, token as u64, 0])
+            }
             Kind::Token { index, token } => Header([(TAG + 2) | (index as u64) << 32, token as u64, 0]),
             Kind::Ack => Header([TAG + 3, 0, 0]),
         }

@@ -54,10 +54,30 @@ host = { nic = "priority", priority_levels = 8 }"#,
 
 /// DCTCP's keys and PIAS's own.
 const KEYS: [&str; 24] = [
-    "kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha", "prr", "init_cwnd", "max_cwnd", "delayed_ack",
-    "delayed_ack_timeout", "min_rto", "initial_rto", "clock_granularity", "handshake", "dupack_threshold", "lso",
-    "restart_after_idle", "coalesce", "rwnd", "dsack", "completion",
-    "priority_levels", "thresholds", "packet_level",
+    "kind",
+    "mss",
+    "header",
+    "dctcp_g",
+    "dctcp_initial_alpha",
+    "prr",
+    "init_cwnd",
+    "max_cwnd",
+    "delayed_ack",
+    "delayed_ack_timeout",
+    "min_rto",
+    "initial_rto",
+    "clock_granularity",
+    "handshake",
+    "dupack_threshold",
+    "lso",
+    "restart_after_idle",
+    "coalesce",
+    "rwnd",
+    "dsack",
+    "completion",
+    "priority_levels",
+    "thresholds",
+    "packet_level",
 ];
 
 /// The most levels PIAS tags (its ns-2 code's `MAX_QUEUE_NUM`; commodity switches' 8).
@@ -95,7 +115,10 @@ pub struct Config {
 impl Config {
     /// The tagger of this run (the scenario binds every transport before a run).
     pub fn tagger(&self) -> Tagger {
-        let (t, _) = self.thresholds.as_ref().expect("a PIAS transport is bound to its workload before it runs (Transport::bind)");
+        let (t, _) = self
+            .thresholds
+            .as_ref()
+            .expect("a PIAS transport is bound to its workload before it runs (Transport::bind)");
         Tagger { thresholds: t.clone(), packet_level: self.packet_level }
     }
 }
@@ -107,7 +130,10 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     let given = t.get("thresholds", size_list)?;
     if let Some(g) = &given {
         if g.len() >= levels {
-            return Err(t.error("thresholds", format!("holds {} thresholds for {levels} levels; accepted: at most {}", g.len(), levels - 1)));
+            return Err(t.error(
+                "thresholds",
+                format!("holds {} thresholds for {levels} levels; accepted: at most {}", g.len(), levels - 1),
+            ));
         }
     }
     let packet_level = match t.choice("packet_level", &["first_byte", "last_byte"])?.as_deref() {
@@ -127,13 +153,16 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
 
 /// An array of increasing sizes with units.
 fn size_list(v: &toml::Value) -> Result<Vec<u64>, String> {
-    let items = v.as_array().ok_or("is not an array; accepted: an array of increasing sizes such as [\"1460B\", \"10KB\"]")?;
+    let items =
+        v.as_array().ok_or("is not an array; accepted: an array of increasing sizes such as [\"1460B\", \"10KB\"]")?;
     let mut out: Vec<u64> = Vec::new();
     for it in items {
         let s = it.as_str().ok_or("holds a value that is not a size; accepted: sizes with units such as \"1460B\"")?;
         let b = crate::input::units::parse_size(s)?;
         if b == 0 {
-            return Err("holds \"0B\", which would demote before the first byte; accepted: sizes of at least \"1B\"".into());
+            return Err(
+                "holds \"0B\", which would demote before the first byte; accepted: sizes of at least \"1B\"".into()
+            );
         }
         if out.last().is_some_and(|&p| b <= p) {
             return Err(format!("is not increasing at \"{s}\"; accepted: increasing sizes"));

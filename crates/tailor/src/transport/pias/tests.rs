@@ -39,7 +39,16 @@ fn cfg(thresholds: &[u64], packet_level: PacketLevel, init_cwnd: u32) -> Config 
 }
 
 fn msg(size: u64) -> Message {
-    Message { conn: ConnId { slot: 1, gen: 0 }, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start: Time::ZERO, rpc: Default::default(), channel: None }
+    Message {
+        conn: ConnId { slot: 1, gen: 0 },
+        class: ClassId::new(0),
+        src: HostId::new(0),
+        dst: HostId::new(1),
+        size,
+        start: Time::ZERO,
+        rpc: Default::default(),
+        channel: None,
+    }
 }
 
 /// The packet a transmit from `src` becomes on the wire.
@@ -96,7 +105,8 @@ fn a_message_is_demoted_exactly_as_its_bytes_cross_each_threshold() {
     let mut ep = c.endpoint(HostId::new(0));
     ep.on_message(Time::ZERO, &msg(12_500));
     let got = levels(&drain(ep.as_mut(), Time::ZERO));
-    let want: Vec<(u64, u8)> = [0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3].iter().enumerate().map(|(i, &l)| (i as u64 * 1_000, l)).collect();
+    let want: Vec<(u64, u8)> =
+        [0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3].iter().enumerate().map(|(i, &l)| (i as u64 * 1_000, l)).collect();
     assert_eq!(got, want);
     // A threshold inside a packet: PIAS sends the packet at its first byte's level.
     let t = Tagger { thresholds: vec![2_500], packet_level: PacketLevel::FirstByte };
@@ -166,7 +176,10 @@ fn a_retransmitted_segment_keeps_the_level_of_its_bytes() {
     let mut s = c.endpoint(HostId::new(0));
     let m = msg(6_000);
     s.on_message(Time::ZERO, &m);
-    assert_eq!(levels(&drain(s.as_mut(), Time::ZERO)), vec![(0, 0), (1_000, 0), (2_000, 1), (3_000, 1), (4_000, 2), (5_000, 2)]);
+    assert_eq!(
+        levels(&drain(s.as_mut(), Time::ZERO)),
+        vec![(0, 0), (1_000, 0), (2_000, 1), (3_000, 1), (4_000, 2), (5_000, 2)]
+    );
     let (timers, _) = events(s.as_mut());
     let &(key, at) = timers.last().expect("the RTO is armed");
     s.on_timer(at, key);

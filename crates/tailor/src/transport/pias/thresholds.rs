@@ -225,10 +225,8 @@ mod tests {
     #[test]
     fn at_least_as_good_as_the_pias_authors_websearch_thresholds() {
         let a = atoms("pfabric_websearch");
-        let published: [(f64, [u64; 7]); 2] = [
-            (0.5, [1059, 1412, 1643, 1869, 2008, 2115, 2184]),
-            (0.8, [909, 1329, 1648, 1960, 2143, 2337, 2484]),
-        ];
+        let published: [(f64, [u64; 7]); 2] =
+            [(0.5, [1059, 1412, 1643, 1869, 2008, 2115, 2184]), (0.8, [909, 1329, 1648, 1960, 2143, 2337, 2484])];
         for (load, pkts) in published {
             let theirs: Vec<u64> = pkts.iter().map(|p| p * 1460).collect();
             let t = delay(&a, load, &theirs).unwrap();

@@ -51,7 +51,9 @@ impl HostDelay {
     pub fn sample(&self, rng: &mut impl Rng) -> Time {
         match self {
             HostDelay::Fixed(t) => *t,
-            HostDelay::Table { points, .. } => Time::from_ps((quantile(points, rng.random::<f64>()) * 1e3).round() as u64),
+            HostDelay::Table { points, .. } => {
+                Time::from_ps((quantile(points, rng.random::<f64>()) * 1e3).round() as u64)
+            }
         }
     }
 
@@ -89,7 +91,13 @@ pub fn parse(t: &mut Table) -> Result<HostDelay, ScenarioError> {
             return Ok(HostDelay::Table { name: sh.name, points: sh.points });
         }
         if s.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
-            return Err(t.error("host_delay", format!("is not a time or a shipped table; accepted: a time such as \"500ns\", or {}", names.join(", "))));
+            return Err(t.error(
+                "host_delay",
+                format!(
+                    "is not a time or a shipped table; accepted: a time such as \"500ns\", or {}",
+                    names.join(", ")
+                ),
+            ));
         }
     }
     Ok(HostDelay::Fixed(t.time("host_delay")?.unwrap_or(Time::ZERO)))

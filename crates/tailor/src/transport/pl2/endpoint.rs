@@ -38,13 +38,29 @@ struct Burst {
 enum State {
     Idle,
     /// The RSV is out and the GRT awaited; `unsolicited`: the burst left with the RSV.
-    Awaiting { burst: Burst, rsv_at: Time, unsolicited: bool },
+    Awaiting {
+        burst: Burst,
+        rsv_at: Time,
+        unsolicited: bool,
+    },
     /// The GRT came; the host acts on it at `at` (its host delay later).
-    Arrived { burst: Burst, rsv_at: Time, unsolicited: bool, send: u32, recv: u32, at: Time },
+    Arrived {
+        burst: Burst,
+        rsv_at: Time,
+        unsolicited: bool,
+        send: u32,
+        recv: u32,
+        at: Time,
+    },
     /// The burst leaves at `at` (eq. 2's wait).
-    Holding { burst: Burst, at: Time },
+    Holding {
+        burst: Burst,
+        at: Time,
+    },
     /// The burst is in the NIC; the thread's send returns when it has left (§E), at `at`.
-    Sending { at: Time },
+    Sending {
+        at: Time,
+    },
 }
 
 /// What a thread knew from its last GRT (Algorithm 3's lastChosenTimeslot and
@@ -120,7 +136,8 @@ pub struct Pl2Endpoint {
 impl Pl2Endpoint {
     pub fn new(cfg: Config, host: HostId) -> Pl2Endpoint {
         let inner = cfg.over.endpoint(host);
-        let threads = (0..cfg.threads).map(|_| Thread { queue: VecDeque::new(), state: State::Idle, last: None }).collect();
+        let threads =
+            (0..cfg.threads).map(|_| Thread { queue: VecDeque::new(), state: State::Idle, last: None }).collect();
         let rng = stream(cfg.seed, &format!("pl2/host_delay/{}", host.index()));
         Pl2Endpoint {
             cfg,
@@ -311,7 +328,8 @@ impl Pl2Endpoint {
     /// Returns whether any went.
     fn dispatch(&mut self, now: Time) -> bool {
         let mut any = false;
-        let pairs: Vec<(HostId, ClassId)> = self.waiting.iter().filter(|(_, w)| !w.queue.is_empty()).map(|(&p, _)| p).collect();
+        let pairs: Vec<(HostId, ClassId)> =
+            self.waiting.iter().filter(|(_, w)| !w.queue.is_empty()).map(|(&p, _)| p).collect();
         for (dst, class) in pairs {
             loop {
                 let w = &self.waiting[&(dst, class)];
@@ -346,10 +364,13 @@ impl Pl2Endpoint {
 
     /// The GRT for `conn`: the thread awaiting it acts after the host delay.
     fn on_grt(&mut self, now: Time, conn: ConnId, send: u32, recv: u32) {
-        let Some(i) = self.threads.iter().position(|t| matches!(&t.state, State::Awaiting { burst, .. } if burst.conn == conn)) else {
+        let Some(i) =
+            self.threads.iter().position(|t| matches!(&t.state, State::Awaiting { burst, .. } if burst.conn == conn))
+        else {
             return;
         };
-        let State::Awaiting { burst, rsv_at, unsolicited } = std::mem::replace(&mut self.threads[i].state, State::Idle) else {
+        let State::Awaiting { burst, rsv_at, unsolicited } = std::mem::replace(&mut self.threads[i].state, State::Idle)
+        else {
             unreachable!("found awaiting")
         };
         let delay = self.cfg.host_delay.sample(&mut self.rng);
@@ -366,7 +387,9 @@ impl Pl2Endpoint {
 impl Endpoint for Pl2Endpoint {
     fn on_message(&mut self, now: Time, msg: &Message) {
         self.now_hint = now;
-        if let (Some(crate::transport::Channel::Available(n)), true) = (msg.channel, self.cfg.over.persistent_connections()) {
+        if let (Some(crate::transport::Channel::Available(n)), true) =
+            (msg.channel, self.cfg.over.persistent_connections())
+        {
             self.waiting.entry((msg.dst, msg.class)).or_insert_with(|| Workers::new(n)).queue.push_back(*msg);
             self.dispatch(now);
             if self.waiting[&(msg.dst, msg.class)].queue.back() == Some(msg) {

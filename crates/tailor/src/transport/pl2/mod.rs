@@ -100,7 +100,8 @@ fn check_threshold(t: &Table, spec: &crate::net::pl2::Pl2Switch, burst: u32, bel
          sent again; accepted: T >= t + K - 1 (the paper: T much larger than t)",
         spec.threshold
     );
-    let mut e = t.error(if t.has("burst") && !t.has("unsolicited_below") { "burst" } else { "unsolicited_below" }, message);
+    let mut e =
+        t.error(if t.has("burst") && !t.has("unsolicited_below") { "burst" } else { "unsolicited_below" }, message);
     if !t.has("unsolicited_below") && !t.has("burst") {
         e.path = "switch.pl2.threshold".to_string();
     }
@@ -110,15 +111,22 @@ fn check_threshold(t: &Table, spec: &crate::net::pl2::Pl2Switch, burst: u32, bel
 /// `kind = "pl2"`: the inner transport's table under `over`, then PL2's keys.
 pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
     let Some(spec) = net.pl2 else {
-        return Err(t.error("kind", "\"pl2\" needs PL2's agent in the ToRs; accepted: [switch] pl2 = {} (or a table of its keys) with it"));
+        return Err(t.error(
+            "kind",
+            "\"pl2\" needs PL2's agent in the ToRs; accepted: [switch] pl2 = {} (or a table of its keys) with it",
+        ));
     };
-    if !matches!(net.nic, crate::net::topology::NicQueue::Priority(_)) || net.classes.discipline != crate::net::topology::Discipline::Priority {
+    if !matches!(net.nic, crate::net::topology::NicQueue::Priority(_))
+        || net.classes.discipline != crate::net::topology::Discipline::Priority
+    {
         return Err(t.error(
             "kind",
             "\"pl2\" sends RSVs and GRTs at the highest priority (802.1q, PL2 §2), which needs queues by priority; accepted: [host] nic = \"priority\" and [switch] scheduler = \"priority\" with it",
         ));
     }
-    let mut inner = t.table("over")?.ok_or_else(|| t.error("over", "missing; accepted: the table of the transport PL2 schedules, such as { kind = \"raw\" }"))?;
+    let mut inner = t.table("over")?.ok_or_else(|| {
+        t.error("over", "missing; accepted: the table of the transport PL2 schedules, such as { kind = \"raw\" }")
+    })?;
     let over = registry::parse_table(&mut inner, net)?;
     if over.name() == ENTRY.name {
         return Err(inner.error("kind", "is \"pl2\" again; accepted: a transport that is not PL2 itself"));

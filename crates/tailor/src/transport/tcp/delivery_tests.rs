@@ -83,7 +83,16 @@ impl Pair {
     fn send(&mut self, start: Time, size: u64, stream: bool) -> ConnId {
         let conn = ConnId { slot: self.msgs.len() as u32, gen: 0 };
         let channel = stream.then_some(Channel::Fixed(0));
-        let m = Message { conn, class: ClassId::new(0), src: HostId::new(0), dst: HostId::new(1), size, start, rpc: Default::default(), channel };
+        let m = Message {
+            conn,
+            class: ClassId::new(0),
+            src: HostId::new(0),
+            dst: HostId::new(1),
+            size,
+            start,
+            rpc: Default::default(),
+            channel,
+        };
         self.msgs.push(m);
         self.at(start, Ev::Send(0, m));
         conn
@@ -254,7 +263,8 @@ fn every_message_is_delivered_once_and_completed_once() {
         assert_eq!(done.len(), 1, "{c:?} completed once");
         assert!(d <= done[0]);
     }
-    let on_stream: Vec<ConnId> = p.delivered.iter().map(|&(c, _)| c).filter(|c| p.msgs[c.slot as usize].channel.is_some()).collect();
+    let on_stream: Vec<ConnId> =
+        p.delivered.iter().map(|&(c, _)| c).filter(|c| p.msgs[c.slot as usize].channel.is_some()).collect();
     let mut sorted = on_stream.clone();
     sorted.sort_by_key(|c| c.slot);
     assert_eq!(on_stream, sorted, "a stream delivers its messages in order");

@@ -57,8 +57,13 @@ fn dsack_acks_do_not_start_a_fast_retransmit_but_other_duplicates_still_do() {
         for _ in 0..4 {
             s.handle_packet(Time::from_us(11), &dup_ack(MSS, flagged), None);
         }
-        let resent = std::iter::from_fn(|| s.poll_transmit(Time::from_us(11))).any(|t| matches!(t.seg, Segment::Data { seq, .. } if seq == MSS));
-        assert_eq!((s.stats.fast_recoveries > 0, resent), (retransmits, retransmits), "dsack {dsack_on}, flagged {flagged}");
+        let resent = std::iter::from_fn(|| s.poll_transmit(Time::from_us(11)))
+            .any(|t| matches!(t.seg, Segment::Data { seq, .. } if seq == MSS));
+        assert_eq!(
+            (s.stats.fast_recoveries > 0, resent),
+            (retransmits, retransmits),
+            "dsack {dsack_on}, flagged {flagged}"
+        );
         assert_eq!(s.stats.dsack_acks, if dsack_on && flagged { 4 } else { 0 });
     }
 }

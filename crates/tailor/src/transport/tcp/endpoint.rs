@@ -184,7 +184,9 @@ impl TcpEndpoint {
         }
         // On a persistent connection a data segment belongs to the message holding it.
         let conn = match (&h.stream, o.seg) {
-            (Some(st), Segment::Data { seq, .. }) => st.messages.iter().find(|&&(end, _)| end > seq).map_or(h.conn, |&(_, c)| c),
+            (Some(st), Segment::Data { seq, .. }) => {
+                st.messages.iter().find(|&&(end, _)| end > seq).map_or(h.conn, |&(_, c)| c)
+            }
             _ => h.conn,
         };
         let mut hdr = o.seg.encode();
@@ -513,7 +515,6 @@ impl TcpEndpoint {
         }
         None
     }
-
 }
 
 /// The stream's messages whose last byte is below `upto` leave it, in order, each to `done`.

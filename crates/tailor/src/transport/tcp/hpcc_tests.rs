@@ -5,11 +5,11 @@
 //! hop record `TX` bytes and T later than the previous one reads txRate = line rate.
 
 use super::hpcc::Params;
+use super::segment::Segment;
 use super::{Config, Flavor, Receiver, Sender};
 use crate::net::ids::PortId;
 use crate::net::int::{Hop, Stack};
 use crate::net::packet::Ecn;
-use super::segment::Segment;
 use crate::sim::{Rate, Time};
 
 const MSS: u64 = 1000;
@@ -33,7 +33,11 @@ fn int(at: u64, tx: u64, qlen: u64) -> Stack {
 }
 
 fn ack(s: &mut Sender, now: Time, ack: u64, stack: &Stack) {
-    s.handle_packet(now, &Segment::Ack { ack, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0, dsack: false }, Some(stack));
+    s.handle_packet(
+        now,
+        &Segment::Ack { ack, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0, dsack: false },
+        Some(stack),
+    );
 }
 
 /// Sends everything the window and the pacing allow from `now` until `until`; returns
@@ -141,7 +145,8 @@ fn u_is_an_ewma_over_the_ack_interval_and_other_ports_are_skipped() {
     send_until(&mut s, Time::ZERO, Time::from_us(5));
     ack(&mut s, Time::from_us(5), 1_000, &int(10, 0, 0));
     // A quarter of T later at 2x line rate: u = 2, U = 0.75 * 1 + 0.25 * 2 = 1.25.
-    let quarter = Stack::of(&[Hop { ts: Time::from_ps(10 * T.ps() + T.ps() / 4), tx_bytes: TX / 2, ..int(10, 0, 0).hops()[0] }]);
+    let quarter =
+        Stack::of(&[Hop { ts: Time::from_ps(10 * T.ps() + T.ps() / 4), tx_bytes: TX / 2, ..int(10, 0, 0).hops()[0] }]);
     ack(&mut s, Time::from_us(5), 2_000, &quarter);
     let u = s.hpcc().unwrap().utilization();
     assert!((u - 1.25).abs() < 1e-12, "U = {u}");
@@ -170,7 +175,12 @@ fn one_packet_may_enter_an_empty_pipe_whatever_the_window() {
 fn the_receiver_echoes_the_stack_of_the_latest_segment() {
     let mut r = Receiver::new(cfg(TX), 10 * MSS);
     let stack = int(3, 7, 9);
-    r.handle_packet(Time::ZERO, &Segment::Data { seq: 0, len: MSS as u32, ts: Time::ZERO, tsecr: 0, cwr: false }, Ecn::NotEct, Some(&stack));
+    r.handle_packet(
+        Time::ZERO,
+        &Segment::Data { seq: 0, len: MSS as u32, ts: Time::ZERO, tsecr: 0, cwr: false },
+        Ecn::NotEct,
+        Some(&stack),
+    );
     let a = r.poll_transmit().expect("an ACK");
     assert!(matches!(a.seg, Segment::Ack { ack: MSS, .. }));
     assert_eq!(a.int, Some(stack));

@@ -32,11 +32,11 @@
 //! counted in ticks of a coarse clock (`RcvWindow::clock`, Linux's jiffy: TSval counts
 //! jiffies), at least one tick, smoothed with gain 1/8.
 
+use super::segment::{Out, Segment, TS_MASK};
 use super::Config;
 use crate::net::int::Stack;
 use crate::net::packet::Ecn;
 use crate::sim::Time;
-use super::segment::{Out, Segment, TS_MASK};
 use std::collections::VecDeque;
 
 /// The most bytes one merged ACK acknowledges (GRO's largest segment, 64 KB).

@@ -61,7 +61,16 @@ fn per_rtt(windows: &[(Time, u64)]) -> Vec<u64> {
 
 #[test]
 fn the_window_doubles_every_rtt_or_two_while_the_reader_keeps_up_and_stops_at_three_quarters_of_max() {
-    let c = with(RcvWindow { autotune: true, initial: 10 * MSS, max: 4_000 * MSS, clock: Time::from_us(10), cwnd_limited: Burst }, None);
+    let c = with(
+        RcvWindow {
+            autotune: true,
+            initial: 10 * MSS,
+            max: 4_000 * MSS,
+            clock: Time::from_us(10),
+            cwnd_limited: Burst,
+        },
+        None,
+    );
     let (windows, flight) = run(c, 20_000 * MSS);
     let w = per_rtt(&windows);
     let ceiling = 3_000 * MSS;
@@ -80,7 +89,16 @@ fn the_window_doubles_every_rtt_or_two_while_the_reader_keeps_up_and_stops_at_th
 fn a_sender_that_sends_little_per_rtt_keeps_the_window_bounded() {
     // The sender never has more than 20 segments out: the bytes read per RTT stay 20 KB,
     // and the window stays near twice that, far below the 3 MB ceiling.
-    let c = with(RcvWindow { autotune: true, initial: 10 * MSS, max: 4_000 * MSS, clock: Time::from_us(10), cwnd_limited: Burst }, Some(20));
+    let c = with(
+        RcvWindow {
+            autotune: true,
+            initial: 10 * MSS,
+            max: 4_000 * MSS,
+            clock: Time::from_us(10),
+            cwnd_limited: Burst,
+        },
+        Some(20),
+    );
     let (windows, _) = run(c, 2_000 * MSS);
     let top = windows.iter().map(|w| w.1).max().expect("ACKs");
     assert!((40 * MSS..=80 * MSS).contains(&top), "window {top}");
@@ -88,7 +106,16 @@ fn a_sender_that_sends_little_per_rtt_keeps_the_window_bounded() {
 
 #[test]
 fn without_autotuning_the_window_and_the_flight_stay_at_initial() {
-    let c = with(RcvWindow { autotune: false, initial: 16 * MSS, max: 4_000 * MSS, clock: Time::from_us(10), cwnd_limited: Burst }, None);
+    let c = with(
+        RcvWindow {
+            autotune: false,
+            initial: 16 * MSS,
+            max: 4_000 * MSS,
+            clock: Time::from_us(10),
+            cwnd_limited: Burst,
+        },
+        None,
+    );
     let (windows, flight) = run(c, 2_000 * MSS);
     assert!(windows.iter().all(|w| w.1 == 16 * MSS));
     assert_eq!(flight, 16 * MSS);
@@ -99,7 +126,16 @@ fn cwnd_does_not_grow_while_the_receive_window_limits_the_sender() {
     // Linux grows cwnd only when cwnd limits (`tcp_is_cwnd_limited`): held at 16 segments
     // by the receiver, the sender's cwnd stays within the window, 3 segments' slack and
     // the one ACK that crosses it.
-    let c = with(RcvWindow { autotune: false, initial: 16 * MSS, max: 4_000 * MSS, clock: Time::from_us(10), cwnd_limited: Burst }, None);
+    let c = with(
+        RcvWindow {
+            autotune: false,
+            initial: 16 * MSS,
+            max: 4_000 * MSS,
+            clock: Time::from_us(10),
+            cwnd_limited: Burst,
+        },
+        None,
+    );
     let mut s = Sender::new(c, 1_000 * MSS);
     let mut r = Receiver::new(c, 1_000 * MSS);
     let mut now = Time::ZERO;
@@ -122,12 +158,25 @@ fn cwnd_does_not_grow_while_the_receive_window_limits_the_sender() {
 /// finds the flight 4 segments below cwnd: more than three segments of slack, so `Burst`
 /// holds cwnd at 42, while under `Tso` 4 x 3 < 42 and cwnd grows to 44.
 fn cwnd_after_deferred_acks(rule: CwndLimited) -> u64 {
-    let w = RcvWindow { autotune: false, initial: 10_000 * MSS, max: 40_000 * MSS, clock: Time::from_us(10), cwnd_limited: rule };
+    let w = RcvWindow {
+        autotune: false,
+        initial: 10_000 * MSS,
+        max: 40_000 * MSS,
+        clock: Time::from_us(10),
+        cwnd_limited: rule,
+    };
     let c = Config { init_cwnd: 40, lso: Some(64 * MSS), ..with(w, None) };
     let mut s = Sender::new(c, 1_000 * MSS);
     let now = Time::from_us(10);
     assert_eq!(std::iter::from_fn(|| s.poll_transmit(now)).count(), 40, "the initial window in one send");
-    let ack = |a: u64| Segment::Ack { ack: a * MSS, ece: false, ts_echo: Time::ZERO, wnd: 10_000 * MSS, tsval: 0, dsack: false };
+    let ack = |a: u64| Segment::Ack {
+        ack: a * MSS,
+        ece: false,
+        ts_echo: Time::ZERO,
+        wnd: 10_000 * MSS,
+        tsval: 0,
+        dsack: false,
+    };
     s.handle_packet(now, &ack(2), None);
     assert_eq!(s.cwnd(), 42 * MSS, "a full window grows under either rule");
     assert!(s.poll_transmit(now).is_none(), "open by 4 of 42 segments: TSO deferral waits");

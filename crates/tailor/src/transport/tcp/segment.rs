@@ -20,7 +20,13 @@ pub enum Segment {
     /// option's TSval (the sender's clock when it was sent).
     /// `tsecr` echoes the receiver's coarse TSval (`Ack::tsval`), 0 when none. `cwr`:
     /// the sender has reduced its window since the receiver's ECE (RFC 3168 §6.1.2).
-    Data { seq: u64, len: u32, ts: Time, tsecr: u32, cwr: bool },
+    Data {
+        seq: u64,
+        len: u32,
+        ts: Time,
+        tsecr: u32,
+        cwr: bool,
+    },
     /// An acknowledgement of every byte below `ack`; `ece` echoes congestion (RFC 3168 /
     /// RFC 8257); `ts_echo` returns the TSval of the segment acknowledged; `wnd` is the
     /// advertised receive window in bytes (the sender may send up to `ack + wnd`), 0 when
@@ -29,10 +35,21 @@ pub enum Segment {
     /// TSval counts jiffies), 0 when no window is modelled; data echoes it for the
     /// receiver's RTT estimate. `dsack`: the ACK answers a segment whose bytes had all
     /// arrived before (RFC 2883; `Config::dsack`).
-    Ack { ack: u64, ece: bool, ts_echo: Time, wnd: u64, tsval: u32, dsack: bool },
+    Ack {
+        ack: u64,
+        ece: bool,
+        ts_echo: Time,
+        wnd: u64,
+        tsval: u32,
+        dsack: bool,
+    },
     /// Connection set-up (RFC 793 three-way handshake, first two legs).
-    Syn { ts: Time },
-    SynAck { ts_echo: Time },
+    Syn {
+        ts: Time,
+    },
+    SynAck {
+        ts_echo: Time,
+    },
 }
 
 /// Kind tags in word 0's low byte: 0x10 upwards, so that a zeroed header is not TCP.
@@ -68,7 +85,11 @@ impl Segment {
             }
             Segment::Ack { ack, ece, ts_echo, wnd, tsval, dsack } => {
                 debug_assert!(ack < DSACK, "an acknowledgement number beyond 2^63");
-                Header([ACK | (ece as u64) << 8 | wnd.min(WND_MAX) << 9, ack | (dsack as u64) << 63, with_tick(ts_echo, tsval)])
+                Header([
+                    ACK | (ece as u64) << 8 | wnd.min(WND_MAX) << 9,
+                    ack | (dsack as u64) << 63,
+                    with_tick(ts_echo, tsval),
+                ])
             }
             Segment::Syn { ts } => Header([SYN, 0, ts.ps()]),
             Segment::SynAck { ts_echo } => Header([SYN_ACK, 0, ts_echo.ps()]),

@@ -18,21 +18,28 @@ use super::cc::{Dctcp, Growth, Prr};
 use super::cubic::Cubic;
 use super::hpcc::Control;
 use super::rtt::RttEstimator;
+use super::segment::{Out, Segment};
 use super::{Config, Flavor};
 use crate::net::int::Stack;
 use crate::net::packet::Ecn;
 use crate::sim::Time;
-use super::segment::{Out, Segment};
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum State {
     /// A SYN is to be sent or is out; data waits.
-    Connecting { syn_due: bool },
+    Connecting {
+        syn_due: bool,
+    },
     Open,
     /// ECN window reduction until an ACK passes `recover`.
-    Cwr { recover: u64, prr: Prr },
+    Cwr {
+        recover: u64,
+        prr: Prr,
+    },
     /// NewReno fast recovery until an ACK covers `recover`.
-    Recovery { recover: u64 },
+    Recovery {
+        recover: u64,
+    },
     Done,
 }
 
@@ -183,7 +190,10 @@ impl Sender {
         if self.completed {
             self.completed = false;
             self.state = State::Open;
-            if self.cfg.restart_after_idle && self.cfg.flavor != Flavor::Off && now.saturating_sub(self.last_ack_at) > self.rtt.rto() {
+            if self.cfg.restart_after_idle
+                && self.cfg.flavor != Flavor::Off
+                && now.saturating_sub(self.last_ack_at) > self.rtt.rto()
+            {
                 self.ssthresh = self.ssthresh.max(self.cwnd * 3 / 4);
                 self.cwnd = self.cwnd.min(self.cfg.init_cwnd as u64 * self.mss());
             }

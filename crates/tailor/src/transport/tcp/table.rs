@@ -98,11 +98,17 @@ fn window_tcp(t: &mut Table, net: &NetSpec, kind: Kind) -> Result<TransportConfi
     cfg.rwnd = rwnd(t, mss, cfg.lso)?;
     if let Some(l) = cfg.lso {
         if l < mss || l > 1 << 20 {
-            return Err(t.error("lso", format!("is out of range; accepted: from one segment (\"{mss}B\") to \"1MiB\" (Linux's is \"64KB\")")));
+            return Err(t.error(
+                "lso",
+                format!("is out of range; accepted: from one segment (\"{mss}B\") to \"1MiB\" (Linux's is \"64KB\")"),
+            ));
         }
     }
     if cfg.max_cwnd.is_some_and(|m| m < cfg.init_cwnd) {
-        return Err(t.error("max_cwnd", format!("is below init_cwnd ({}); accepted: {} segments or more", cfg.init_cwnd, cfg.init_cwnd)));
+        return Err(t.error(
+            "max_cwnd",
+            format!("is below init_cwnd ({}); accepted: {} segments or more", cfg.init_cwnd, cfg.init_cwnd),
+        ));
     }
     Ok(Arc::new(cfg))
 }
@@ -139,11 +145,17 @@ fn rwnd(t: &mut Table, mss: u64, lso: Option<u64>) -> Result<Option<super::recei
     }
     let max = w.size("max")?.unwrap_or(4 << 20);
     if max > 2 << 30 || (autotune && max / 4 * 3 < initial) {
-        return Err(w.error("max", format!("is out of range; accepted: up to \"2GiB\" with 3/4 of it at least initial ({initial}B)")));
+        return Err(w.error(
+            "max",
+            format!("is out of range; accepted: up to \"2GiB\" with 3/4 of it at least initial ({initial}B)"),
+        ));
     }
     let clock = w.time("clock")?.unwrap_or(Time::from_ms(1));
     if clock < Time::from_ns(1) || clock > Time::from_ms(1000) {
-        return Err(w.error("clock", "is out of range; accepted: \"1ns\" to \"1s\" (Linux's jiffy: \"1ms\" at HZ = 1000, \"4ms\" at HZ = 250)"));
+        return Err(w.error(
+            "clock",
+            "is out of range; accepted: \"1ns\" to \"1s\" (Linux's jiffy: \"1ms\" at HZ = 1000, \"4ms\" at HZ = 250)",
+        ));
     }
     let cwnd_limited = match w.choice("cwnd_limited", &["burst", "tso"])?.as_deref() {
         Some("tso") if lso.is_none() => {
@@ -169,11 +181,17 @@ fn reliability(
     let delayed_ack = t.boolean("delayed_ack")?.unwrap_or(false);
     let delack_timeout = t.time("delayed_ack_timeout")?;
     if delack_timeout.is_some() && !delayed_ack {
-        return Err(t.error("delayed_ack_timeout", "is only used with delayed_ack = true; accepted: no timeout without delayed ACKs"));
+        return Err(t.error(
+            "delayed_ack_timeout",
+            "is only used with delayed_ack = true; accepted: no timeout without delayed ACKs",
+        ));
     }
     // Retransmission timers have the floor every re-arming timer has (Homa's, NDP's).
     let floor = |t: &Table, key: &str, v: Time| match v < Time::from_us(1) {
-        true => Err(t.error(key, "is below 1us; accepted: at least \"1us\" (Linux's is \"200ms\"; data centres use \"1ms\" or less)")),
+        true => Err(t.error(
+            key,
+            "is below 1us; accepted: at least \"1us\" (Linux's is \"200ms\"; data centres use \"1ms\" or less)",
+        )),
         false => Ok(v),
     };
     let min_rto = t.time("min_rto")?.unwrap_or(Time::from_ms(1));
@@ -184,7 +202,10 @@ fn reliability(
         .get("dupack_threshold", |v| match v {
             toml::Value::Integer(i) if (1..=1_000_000).contains(i) => Ok(Some(*i as u32)),
             toml::Value::String(s) if s == "off" => Ok(None),
-            _ => Err("is not a threshold; accepted: a number of duplicate ACKs from 1 to 1000000, or \"off\"".to_string()),
+            _ => {
+                Err("is not a threshold; accepted: a number of duplicate ACKs from 1 to 1000000, or \"off\""
+                    .to_string())
+            }
         })?
         .unwrap_or(Some(3));
     let coalesce = t.choice("coalesce", &["nagle", "off"])?.is_none_or(|c| c == "nagle");
@@ -226,7 +247,13 @@ pub fn hpcc(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioErr
     let (mss, header) = mss_header(t)?;
     let int_header = t.size("int_header")?.unwrap_or(42);
     if header + int_header > 65_535 {
-        return Err(t.error("int_header", format!("header + int_header is above 65535B (header is {header}B); accepted: at most \"{}B\"", 65_535 - header)));
+        return Err(t.error(
+            "int_header",
+            format!(
+                "header + int_header is above 65535B (header is {header}B); accepted: at most \"{}B\"",
+                65_535 - header
+            ),
+        ));
     }
     let header = header + int_header;
     let base_rtt = base_rtt(net, mss, header);

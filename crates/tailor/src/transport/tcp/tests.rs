@@ -1,10 +1,10 @@
 //! Scripted exchanges and a two-endpoint virtual-time harness for the TCP state machines.
 
+use super::segment::Out;
+use super::segment::Segment;
 use super::{Config, Flavor, Receiver, Sender};
 use crate::net::packet::Ecn;
-use super::segment::Segment;
 use crate::sim::Time;
-use super::segment::Out;
 use std::collections::VecDeque;
 
 const MSS: u64 = 1000;
@@ -321,7 +321,11 @@ fn lso_sends_bursts_of_at_most_64kb_and_defers_small_ones() {
     for k in 1..=60u64 {
         acked += MSS;
         let now = t0 + Time::from_us(k);
-        s.handle_packet(now, &Segment::Ack { ack: acked, ece: false, ts_echo: t0, wnd: 0, tsval: 0, dsack: false }, None);
+        s.handle_packet(
+            now,
+            &Segment::Ack { ack: acked, ece: false, ts_echo: t0, wnd: 0, tsval: 0, dsack: false },
+            None,
+        );
         bursts.push(burst(&mut s, now));
     }
     // 29 ACKs open 29 segments (< 30 = cwnd / 3): deferred; the 30th releases 30 at once.
@@ -337,7 +341,11 @@ fn without_lso_each_ack_releases_what_it_opens() {
     let mut s = Sender::new(cfg, 10_000_000);
     let t0 = Time::from_us(1);
     while s.poll_transmit(t0).is_some() {}
-    s.handle_packet(t0 + Time::from_us(1), &Segment::Ack { ack: MSS, ece: false, ts_echo: t0, wnd: 0, tsval: 0, dsack: false }, None);
+    s.handle_packet(
+        t0 + Time::from_us(1),
+        &Segment::Ack { ack: MSS, ece: false, ts_echo: t0, wnd: 0, tsval: 0, dsack: false },
+        None,
+    );
     assert!(s.poll_transmit(t0 + Time::from_us(1)).is_some());
     assert!(s.poll_transmit(t0 + Time::from_us(1)).is_none());
 }
