@@ -230,6 +230,7 @@ fn topology_name(shape: &Shape) -> &'static str {
 /// cancelled or failed run, `out` holds a partial result for the caller to remove.
 #[pyfunction]
 #[pyo3(signature = (path, out, seed=None, progress=None, engine="packet", overrides=None, csv=false))]
+#[allow(clippy::too_many_arguments, reason = "Python's keyword arguments, one parameter each")]
 fn run<'py>(
     py: Python<'py>,
     path: PathBuf,

@@ -203,7 +203,7 @@ fn small_messages_on_one_connection_share_segments() {
 fn coalesce_takes_nagle_or_off() {
     let dir = tempfile::tempdir().unwrap();
     let text = "[topology]\nkind = \"star\"\nhosts = 2\nlink = { rate = \"10Gbps\" }\n[transport]\nkind = \"tcp\"\ncoalesce = \"yes\"\n[[class]]\nname = \"c\"\nsizes_fixed = \"1KB\"\narrival = \"poisson\"\nload = 0.1\npattern = \"all_to_all\"\nmessages = 1\n";
-    let err = tailor::scenario::Scenario::parse(text, "c.toml", dir.path()).err().expect("refused");
+    let err = tailor::scenario::Scenario::parse(text, "c.toml", dir.path()).expect_err("refused");
     assert_eq!(err.path, "transport.coalesce");
     assert!(err.message.contains("accepted: \"nagle\", \"off\""), "{}", err.message);
 }

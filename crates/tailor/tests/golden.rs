@@ -16,8 +16,11 @@ use std::path::{Path, PathBuf};
 use tailor::measure::record::CsvSink;
 use tailor::scenario::{Override, Scenario};
 
-/// (scenario under the repository root, overrides as TOML values, SHA-256 of messages.csv).
-const CASES: &[(&str, &[(&str, &str)], &str)] = &[
+/// A golden case: scenario under the repository root, overrides as TOML values, SHA-256
+/// of messages.csv.
+type Case = (&'static str, &'static [(&'static str, &'static str)], &'static str);
+
+const CASES: &[Case] = &[
     ("scenarios/quickstart.toml", &[], "ee253d95c8d9f4742428622ab94199a9491ae0b155a023e4986453733806dca1"),
     (
         "scenarios/quickstart.toml",

@@ -566,7 +566,7 @@ fn with(family: &str, extra: &[(&'static str, &'static str, &str)]) -> String {
 }
 
 fn refusal(text: &str) -> tailor::scenario::ScenarioError {
-    Scenario::parse(text, "k.toml", std::path::Path::new(".")).err().expect("refused")
+    Scenario::parse(text, "k.toml", std::path::Path::new(".")).expect_err("refused")
 }
 
 /// Found by the property: Homa with `unscheduled_bytes = "0B"` panicked ("a ready message

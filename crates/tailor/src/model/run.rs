@@ -200,7 +200,8 @@ impl FluidModel {
             let amount = f.send_step(&ctx, ideal, q.window_rate);
             q.cum_sent += amount;
             q.sent += amount;
-            finished |= !(f.unsent > 0.0);
+            // NaN counts as finished: a flow whose backlog is no number is not waited for.
+            finished |= f.unsent.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater);
             if f.unsent > 0.0 {
                 if next_end - f.feedback > TICK {
                     q.controlled += 1;

@@ -121,6 +121,27 @@ impl Pool {
     }
 }
 
+/// The departure stage that stamps INT: a packet flagged to collect telemetry gets one
+/// [`Hop`] as it starts on the link. Installed on every port when a transport of the run
+/// collects telemetry (`Transport::collects_telemetry`).
+pub struct IntStamp;
+
+impl Marker for IntStamp {
+    fn on_enqueue(&mut self, _now: Time, _backlog: Backlog, _pkt: &mut Packet) -> bool {
+        false
+    }
+    fn on_dequeue(&mut self, now: Time, dep: &mut Departure, pkt: &mut Packet) -> bool {
+        if let (Some(slot), true) = (pkt.int, pkt.flags.contains(Flags::COLLECT_INT)) {
+            let hop = Hop { port: dep.port, qlen: dep.queues.bytes(), tx_bytes: dep.tx_bytes, ts: now, rate: dep.rate };
+            dep.int.push(slot, hop);
+        }
+        false
+    }
+    fn sees_departures(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,26 +170,5 @@ mod tests {
         assert!(pool.take(c).hops().is_empty(), "a reused slot starts from the new stack");
         assert_eq!(pool.take(b).hops(), &[hop(7)]);
         assert_eq!(pool.in_use(), 0);
-    }
-}
-
-/// The departure stage that stamps INT: a packet flagged to collect telemetry gets one
-/// [`Hop`] as it starts on the link. Installed on every port when a transport of the run
-/// collects telemetry (`Transport::collects_telemetry`).
-pub struct IntStamp;
-
-impl Marker for IntStamp {
-    fn on_enqueue(&mut self, _now: Time, _backlog: Backlog, _pkt: &mut Packet) -> bool {
-        false
-    }
-    fn on_dequeue(&mut self, now: Time, dep: &mut Departure, pkt: &mut Packet) -> bool {
-        if let (Some(slot), true) = (pkt.int, pkt.flags.contains(Flags::COLLECT_INT)) {
-            let hop = Hop { port: dep.port, qlen: dep.queues.bytes(), tx_bytes: dep.tx_bytes, ts: now, rate: dep.rate };
-            dep.int.push(slot, hop);
-        }
-        false
-    }
-    fn sees_departures(&self) -> bool {
-        true
     }
 }

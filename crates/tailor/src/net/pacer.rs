@@ -321,7 +321,8 @@ impl Pacer {
         // A rate decayed near zero (a long idle stretch) covers nothing before the next
         // update raises it: no time is computed that would overflow.
         let ps = need / self.est.rate * 1e12;
-        if !(ps < 1e15) {
+        // Infinite or NaN (a rate of zero) as well as merely too far: no time to compute.
+        if ps.partial_cmp(&1e15) != Some(std::cmp::Ordering::Less) {
             return None;
         }
         Some(now + Time::from_ps((ps.ceil() as u64).max(1)))

@@ -144,7 +144,7 @@ mod tests {
         let mut t = Time::ZERO;
         for _ in 0..100 {
             assert!(!pq.depart(t, 1_500));
-            t = t + drain_time;
+            t += drain_time;
         }
         // One packet a hair early finds a few bytes left.
         assert!(pq.depart(t - Time::from_ps(1_000), 1_500));

@@ -181,7 +181,7 @@ impl Port {
         markers: Vec<Box<dyn Marker>>,
         sched: Box<dyn Scheduler>,
     ) -> Port {
-        let ps_per_byte = (8_000_000_000_000u64 % rate.bps() == 0).then(|| 8_000_000_000_000u64 / rate.bps());
+        let ps_per_byte = 8_000_000_000_000u64.is_multiple_of(rate.bps()).then(|| 8_000_000_000_000u64 / rate.bps());
         Port {
             owner,
             link,
@@ -318,7 +318,7 @@ impl Port {
             Verdict::Pass => fits || self.take_space(&pkt, shared.as_deref_mut()),
             Verdict::Drop => false,
             Verdict::Trim => self.cut_tail_for(now, &pkt) || self.trim(&mut pkt, shared.as_deref_mut()),
-            Verdict::Evict => self.evict_for(now, &pkt, shared.as_deref_mut(), dropped),
+            Verdict::Evict => self.evict_for(now, &pkt, shared, dropped),
         };
         if !queued {
             self.stats.drop_packets += 1;

@@ -31,6 +31,7 @@ pub enum Offered {
 }
 
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant, reason = "one per class, read once at start: boxing buys nothing")]
 pub enum ClassKind {
     Generated {
         sizes: SizeDist,

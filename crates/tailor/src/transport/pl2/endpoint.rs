@@ -241,6 +241,7 @@ impl Pl2Endpoint {
     }
 
     /// The GRT of thread `i`'s burst, acted on now (Algorithm 3's receiveGRT, eq. 2).
+    #[allow(clippy::too_many_arguments, reason = "the GRT's fields, unpacked where it is read")]
     fn act_on_grt(&mut self, i: usize, now: Time, burst: Burst, rsv_at: Time, unsolicited: bool, send: u32, recv: u32) {
         let chosen = send.max(recv);
         let exchange = now - rsv_at;

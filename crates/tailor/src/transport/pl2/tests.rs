@@ -93,7 +93,7 @@ fn a_message_goes_in_bursts_of_k_each_after_its_own_rsv_and_grt() {
         assert_eq!(out.len(), 1, "round {round}: one RSV and nothing else before the GRT");
         let demand = rsv_demand(&out[0]).expect("an RSV");
         assert_eq!((out[0].wire_bytes, out[0].prio, out[0].dst), (64, Some(0), HostId::new(1)));
-        now = now + Time::from_us(2);
+        now += Time::from_us(2);
         grt(&mut ep, now, &m, 0, 0);
         let data = drain(&mut ep, now);
         assert_eq!(data.len() as u32, demand);
@@ -148,7 +148,7 @@ fn unsolicited_bursts_below_t_and_the_resend_above_it() {
     assert_eq!(out.len(), 5);
     assert!(out[1..].iter().all(|p| p.flags.contains(Flags::UNSOLICITED)));
     // Its GRT comes back at 20 > t: the burst is sent again, scheduled, at its slot.
-    now = now + Time::from_us(2);
+    now += Time::from_us(2);
     grt(&mut ep, now, &m, 20, 0);
     let at = now + Time::from_ns(20 * SLOT_NS) - Time::from_us(2);
     assert_eq!(timers(&mut ep), vec![at]);
@@ -162,7 +162,7 @@ fn unsolicited_bursts_below_t_and_the_resend_above_it() {
     // The last GRT chose 20 > t: the third burst waits for its own GRT.
     let out = drain(&mut ep, now);
     assert_eq!(out.len(), 1);
-    now = now + Time::from_us(2);
+    now += Time::from_us(2);
     grt(&mut ep, now, &m, 0, 0);
     assert_eq!(drain(&mut ep, now).len(), 4);
 }

@@ -156,7 +156,7 @@ mod tests {
             let acks = cwnd.floor() as u64;
             for _ in 0..acks {
                 cwnd = c.on_ack(now, cwnd, 1.0, rtt);
-                now = now + Time::from_ps(rtt.ps() / acks);
+                now += Time::from_ps(rtt.ps() / acks);
             }
             let t = (now - start).as_secs_f64();
             let w = |t: f64| c.w_cubic(t).unwrap();
@@ -201,7 +201,7 @@ mod tests {
             let acks = cwnd.floor() as u64;
             for _ in 0..acks {
                 cwnd = c.on_ack(now, cwnd, 1.0, rtt);
-                now = now + Time::from_ps(rtt.ps() / acks);
+                now += Time::from_ps(rtt.ps() / acks);
             }
         }
         let alpha = 3.0 * 0.3 / 1.7;

@@ -41,6 +41,7 @@ use crate::transport::{Channel, Counters, Endpoint, EndpointEvent, Message, Time
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
+#[allow(clippy::large_enum_variant, reason = "a connection's ends are mostly senders; a box would cost each one a hop")]
 enum End {
     Send(Sender),
     Recv(Receiver),
