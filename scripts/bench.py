@@ -71,7 +71,8 @@ def run_pair(scenario: Path, repeat: int, baseline: Path) -> tuple[dict, dict]:
     for _ in range(repeat):
         new.append(run_tailor(scenario, 1))
         old.append(run_tailor(scenario, 1, baseline))
-    pick = lambda runs: {**sorted(runs, key=lambda r: r["wall"])[len(runs) // 2], "walls": [r["wall"] for r in runs]}
+    def pick(runs):
+        return {**sorted(runs, key=lambda r: r["wall"])[len(runs) // 2], "walls": [r["wall"] for r in runs]}
     return pick(new), pick(old)
 
 
@@ -105,9 +106,10 @@ def recorded_ns3(anchor: str, run: str) -> dict:
 
 
 def replay_scenario(anchor: str, run: str, work: Path) -> tuple[Path, Path]:
-    from tailor.crosscheck import build_scenario  # the same scenario the crosscheck builds
     import gzip
     import shutil
+
+    from tailor.crosscheck import build_scenario  # the same scenario the crosscheck builds
     run_dir = ns3.ANCHORS / anchor / "results" / run
     d = work / f"tailor-{anchor}"
     d.mkdir(parents=True, exist_ok=True)
@@ -249,7 +251,8 @@ def homa_section(repeat: int) -> list[dict]:
         rows.append({"case": label, "scenario": name, **r})
         print(fmt_row(label, r) + f" {r['messages_per_s']:>12,.0f} {r['engine_wall']:>9.2f}", flush=True)
     w5, dctcp = rows[0], rows[2]
-    eps = lambda r: r["events"] / r["engine_wall"]
+    def eps(r):
+        return r["events"] / r["engine_wall"]
     print(f"  W5: engine {w5['engine_wall']:.2f} s against the target {HOMA_TARGET_S:.0f} s; the authors' OMNeT++ simulator took "
           f"{OMNETPP_W5_50MS_S:.0f} s (RECORDED on this machine kind, other run): {OMNETPP_W5_50MS_S / w5['wall']:.0f}x")
     print(f"  per event, Homa / DCTCP on the same fabric and bytes: {eps(w5) / eps(dctcp):.3f}x the events/s "
@@ -280,7 +283,8 @@ def hull_section(work: Path) -> list[dict]:
         r["flows_per_s"] = r["completed"] / r["wall"]
         rows.append({"case": scheme, **r})
         print(fmt_row(scheme.upper(), r) + f" {r['flows_per_s']:>12,.0f} {r['engine_wall']:>9.2f}", flush=True)
-    eps = lambda r: r["events"] / r["engine_wall"]
+    def eps(r):
+        return r["events"] / r["engine_wall"]
     dctcp, hull = rows
     print(f"  per event, HULL (phantom queues, pacers) / DCTCP on the same flows: {eps(hull) / eps(dctcp):.3f}x the events/s; "
           f"events {hull['events'] / dctcp['events']:.3f}x")
@@ -349,7 +353,8 @@ def main() -> int:
                 print(fmt_row(f"tailor at {args.baseline}", old))
             print(fmt_row("ns-3 3.37" + ("" if n["measured"] else " (RECORDED, other run)"), n))
             if old:
-                eps = lambda r: r["events"] / r["wall"]
+                def eps(r):
+                    return r["events"] / r["wall"]
                 print(f"  this build / {args.baseline}: wall {t['wall'] / old['wall']:.3f}x, events/s {eps(t) / eps(old):.3f}x, "
                       f"peak RSS {t['rss_kb'] / old['rss_kb']:.3f}x, events {t['events'] / old['events']:.3f}x; "
                       f"runs (new | old): {', '.join(f'{w:.2f}' for w in t['walls'])} | {', '.join(f'{w:.2f}' for w in old['walls'])} s")

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import polars as pl
-
 import tailor
 
 ROOT = Path(__file__).resolve().parents[1]

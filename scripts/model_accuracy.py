@@ -152,7 +152,6 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown run {unknown[0]!r} in set {args.set_}; accepted: {', '.join(known)}")
     from rich.console import Console
-
     from tailor.compare import render
     from tailor.scenario import Scenario
 

@@ -134,7 +134,7 @@ def check(path: Path, n: int, tolerance: float, rng: random.Random, ladder: bool
             cs = [c["capacity_bps"] * f for f in LADDER]
             fixed = [worst(json.loads(_core.swp_evaluate(str(path), x, [c["weights"]], d == "hierarchical"))[0]) for x in cs]
             fresh = [json.loads(_core.advise_weights(str(path), x, d == "hierarchical")) for x in cs]
-            nm["fixed_weights_fail_at"] = [f for f, l in zip(LADDER, fixed) if l > 0]
+            nm["fixed_weights_fail_at"] = [f for f, worst_load in zip(LADDER, fixed) if worst_load > 0]
             nm["search_fails_at"] = [f for f, a in zip(LADDER, fresh) if not all(v["met"] for v in a["verdicts"])]
         row["non_monotone"][d] = nm
     return row

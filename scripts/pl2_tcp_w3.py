@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 import polars as pl
-
 from tailor.reproduce.pl2 import traces
 from tailor.reproduce.pl2.runs import rank
 

@@ -22,7 +22,6 @@ from itertools import zip_longest
 from pathlib import Path
 
 import polars as pl
-
 import tailor
 from tailor.reproduce.pl2 import rack, vgg16
 

@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-
 from tailor.reproduce import REPRODUCTIONS
 from tailor.reproduce.homa import paper
 

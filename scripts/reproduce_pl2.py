@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-
 from tailor.reproduce import REPRODUCTIONS
 
 ROOT = Path(__file__).resolve().parents[1]

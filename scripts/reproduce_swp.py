@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-
-from tailor.reproduce.swp import capacity as swp_capacity, fig1 as swp_fig1
+from tailor.reproduce.swp import capacity as swp_capacity
+from tailor.reproduce.swp import fig1 as swp_fig1
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -60,7 +60,6 @@ def main() -> int:
                     help="DCTCP reduction pacing in tailor: as ns-3 does it (default) or tailor's RFC 6937 default")
     args = ap.parse_args()
     from rich.console import Console
-
     from tailor.crosscheck import crosscheck_ns3, render
 
     console = Console(width=110)

@@ -47,8 +47,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from tailor.errors import DataError, NotRecordedError, OptionError
 from tailor import fmt
+from tailor.errors import DataError, NotRecordedError, OptionError
 from tailor.result import Result
 from tailor.stats import percentile, samples_needed
 

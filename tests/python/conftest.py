@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import tailor
 
 ROOT = Path(__file__).resolve().parents[2]

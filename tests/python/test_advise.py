@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import tailor
 from tailor.advise import short_sli
 from tailor.errors import DisciplineError, OptionError, ScenarioError

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import tailor
 from tailor import fmt
 from tailor.advise import describe_event

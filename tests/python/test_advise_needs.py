@@ -9,7 +9,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 import tailor
 from tailor import _core
 from tailor.errors import ScenarioError

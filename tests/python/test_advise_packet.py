@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import tailor
 from tailor.errors import OptionError
 

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import tailor
 from tailor import _core
 from tailor.advise import check_samples

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 import tailor
-from tailor.errors import Cancelled, OutputError, RunError, ScenarioError, TailorError
+from tailor.errors import Cancelled, OutputError, ScenarioError, TailorError
 from tailor.result import MESSAGE_COLUMNS
 
 SUMMARY_KEYS = {"scenario", "seed", "transport", "events", "sim_ns", "wall_seconds", "messages", "overall", "classes", "network"}

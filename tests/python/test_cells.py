@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from tailor.errors import OptionError
 from tailor.reproduce import cells
 from tailor.stats import Estimate, bootstrap_ci, percentile

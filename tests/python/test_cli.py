@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
-from typer.testing import CliRunner
-
 import tailor
+import typer
 from tailor.cli import app
+from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tailor.compare import LONG_MEAN_TOLERANCE, MIN_FLOWS, SHORT_P99_TOLERANCE, compare, compare_results
 from tailor.result import Result
 

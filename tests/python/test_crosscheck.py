@@ -17,7 +17,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 import tailor
 from tailor.crosscheck import build_scenario, crosscheck_ns3
 from tailor.errors import ScenarioError

@@ -6,7 +6,6 @@ import math
 
 from hypothesis import example, given
 from hypothesis import strategies as st
-
 from tailor import fmt
 
 

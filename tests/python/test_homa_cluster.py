@@ -12,7 +12,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 import tailor
 from tailor.errors import OptionError
 from tailor.reproduce import REPRODUCTIONS

@@ -7,7 +7,6 @@ import csv
 from pathlib import Path
 
 import pytest
-
 from tailor.errors import OptionError
 from tailor.reproduce.homa import fig10
 

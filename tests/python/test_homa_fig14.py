@@ -8,7 +8,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from tailor.reproduce.homa import fig14
 
 

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tailor.errors import OptionError
 from tailor.reproduce.homa import fig15, points
 

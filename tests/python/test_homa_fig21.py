@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tailor.errors import DataError
 from tailor.reproduce import REPRODUCTIONS
 from tailor.reproduce.homa import fig21

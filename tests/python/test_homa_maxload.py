@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tailor.errors import OptionError
 from tailor.reproduce.homa import maxload, points
 

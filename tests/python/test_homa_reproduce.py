@@ -15,7 +15,6 @@ import numpy as np
 import polars as pl
 import pytest
 from rich.console import Console
-
 from tailor import fmt
 from tailor.errors import DataError, OptionError
 from tailor.reproduce import REPRODUCTIONS

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tailor.errors import OptionError
 from tailor.reproduce.homa import sensitivity as se
 

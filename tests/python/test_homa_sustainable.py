@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import tailor
 from tailor.errors import OptionError
 from tailor.reproduce.homa import fig12, sustainable

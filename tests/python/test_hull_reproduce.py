@@ -8,7 +8,6 @@ import csv
 from pathlib import Path
 
 import pytest
-
 from tailor.errors import OptionError
 from tailor.reproduce.hull import dynamic, static, testbed
 
@@ -212,7 +211,6 @@ def test_fig2_quick_tcp_ecn_and_dctcp_stay_below_the_drain_rate_far_below_their_
 
 def test_fig3_bursts_are_read_off_the_queue_at_line_rate() -> None:
     import numpy as np
-
     from tailor.reproduce.hull import fig3
 
     # Samples every 1 µs: 3 packets waiting for 4 samples, then idle, then one waiting for 1.

@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-
 import tailor
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-
 import tailor
+from rich.console import Console
 from tailor.compare import render
 from tailor.report import run_report
 from tailor.store import _rows

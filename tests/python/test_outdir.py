@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import tailor
 from tailor import outdir
 from tailor.errors import DataError, OptionError, OutputError
@@ -271,7 +270,8 @@ def test_crosscheck_writes_under_runs_and_says_where(tmp_path: Path) -> None:
 
 
 def test_reproductions_write_under_runs_and_refuse_a_foreign_out(tmp_path: Path) -> None:
-    from tailor.reproduce.swp import capacity as swp_capacity, fig1 as swp_fig1
+    from tailor.reproduce.swp import capacity as swp_capacity
+    from tailor.reproduce.swp import fig1 as swp_fig1
 
     assert swp_fig1.default_dir(swp_fig1.Setup(engine="model")) == Path("runs") / "swp-fig1-model"
     assert swp_capacity.default_dir(5) == Path("runs") / "swp-capacity-5"

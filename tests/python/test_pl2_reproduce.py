@@ -8,7 +8,6 @@ import csv
 from pathlib import Path
 
 import pytest
-
 from tailor.errors import OptionError
 from tailor.reproduce.pl2 import incast, microburst, runs
 

@@ -9,7 +9,6 @@ import csv
 from pathlib import Path
 
 import pytest
-
 from tailor.errors import OptionError
 from tailor.reproduce.pl2 import fig11b, fig11c, ksweep, tsweep
 

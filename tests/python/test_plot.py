@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import itertools
 import math
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-from matplotlib.container import ErrorbarContainer
-from matplotlib.figure import Figure
-
 import tailor
 import tailor.figures as tf
 import tailor.plot as tp
+from matplotlib.container import ErrorbarContainer
+from matplotlib.figure import Figure
 from tailor.errors import DataError, NotRecordedError, OptionError, TailorError
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -8,13 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-
 import tailor
+from conftest import QUICKSTART_MODEL, Recorder
 from tailor import pool
 from tailor.errors import SweepError
 from tailor.store import PointSpec, Store
-
-from conftest import QUICKSTART_MODEL, Recorder
 
 
 def specs(*seeds: int) -> list[PointSpec]:

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
-
 import tailor
+from rich.console import Console
 from tailor.progress import (
     RunTotal,
     parse_time_ns,

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 import tailor
 
 RECORD = '\n[record]\nqueues = "5us"\nqueue_ports = "to_host"\n'

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 import tailor
 from tailor.errors import DataError, OptionError
 from tailor.report import report, sweep_report
@@ -173,7 +172,6 @@ def test_the_templates_ship_inside_the_package() -> None:
     """The report's templates are package data: found by the package's loader wherever
     tailor is installed (a wheel, or maturin develop)."""
     import jinja2
-
     import tailor.report
 
     env = tailor.report._templates()
@@ -408,7 +406,6 @@ def test_a_seed_only_sweep_report_draws_slowdown_by_size_across_seeds(quickstart
     where a seed had fewer messages than the percentile needs."""
     import tailor.plot as tp
     from matplotlib.container import ErrorbarContainer
-
     from tailor.report import store_frames
 
     store = tmp_path / "store"

@@ -4,7 +4,6 @@ are in `make validate`)."""
 from __future__ import annotations
 
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -16,9 +15,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import typer
-
 import tailor
+import typer
 from tailor.reproduce import REPRODUCTIONS
 from tailor.reproduce.swp import capacity as swp_capacity
 from tailor.reproduce.swp import fig1 as swp_fig1

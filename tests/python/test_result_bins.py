@@ -8,12 +8,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import tailor
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.table import Table
-
-import tailor
 from tailor.result import TABLE_BINS, _merge, _stats
 
 QUICKSTART = Path(__file__).resolve().parents[2] / "scenarios" / "quickstart.toml"

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import tailor
 from tailor import _core, fmt
 from tailor.stats import samples_needed

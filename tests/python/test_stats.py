@@ -11,7 +11,6 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from tailor.stats import bootstrap_ci, percentile, samples_needed
 
 

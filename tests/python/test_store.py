@@ -16,13 +16,11 @@ from typing import Callable
 
 import polars as pl
 import pytest
-
 import tailor
+from conftest import QUICKSTART_MODEL, Recorder
 from tailor.errors import StoreError
 from tailor.store import Store
 from tailor.sweep import plan
-
-from conftest import QUICKSTART_MODEL, Recorder
 
 # Quickstart stating its bottleneck, so that the fast model runs it (conftest).
 SMALL = QUICKSTART_MODEL

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tailor
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import tailor
 from tailor.decision import SeedRun, read_point, scenario_slos
 from tailor.errors import Cancelled, OptionError, PointError
 from tailor.scenario import Scenario

@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from tailor import _core
 
 STUB = Path(__file__).resolve().parents[2] / "python" / "tailor" / "_core.pyi"

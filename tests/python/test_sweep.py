@@ -14,12 +14,10 @@ from typing import Any
 
 import polars as pl
 import pytest
-
 import tailor
+from conftest import QUICKSTART, QUICKSTART_MODEL, Recorder
 from tailor.errors import PointsFailed, ScenarioError, StoreError, SweepError
 from tailor.sweep import grid, parse_axis
-
-from conftest import QUICKSTART, QUICKSTART_MODEL, ROOT, Recorder
 
 # Most sweeps here run on the fast model: quickstart stating its bottleneck.
 SMALL = QUICKSTART_MODEL

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import tailor
 from tailor import _core
 from tailor.transport_advisor.candidates import read_advise

@@ -9,7 +9,6 @@ import typer
 
 from tailor.cli import app, stderr, stdout, user_errors
 
-
 crosscheck_app = typer.Typer(
     short_help="Compare tailor with another simulator on the same flows.",
     help="Compare tailor with a reference simulator on the same flows.",

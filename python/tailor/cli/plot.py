@@ -9,7 +9,6 @@ import typer
 
 from tailor.cli import app, user_errors
 
-
 PLOT_KINDS = ("slowdown-vs-size", "latency-cdf", "queue", "p99-vs-load")
 #: The CLI option of each plot-function parameter, for error messages.
 _PLOT_OPTIONS = {"percentiles": "--percentiles", "classes": "--class", "ports": "--port", "x": "--x", "y": "--stat",

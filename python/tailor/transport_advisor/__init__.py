@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from tailor.decision import Reporter, Tally, check_slos, parse_ns, scenario_slos
 from tailor.errors import OptionError, ScenarioError
 from tailor.outdir import check_file
 from tailor.pool import ray_module
@@ -28,10 +29,15 @@ from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
 from tailor.store import Store
 from tailor.transport_advisor.candidates import (
-    DEFAULT_LOADS, DEFAULT_SEEDS, DEFAULT_TOLERANCE, Candidate, check_option, read_advise, resolve_candidates,
+    DEFAULT_LOADS,
+    DEFAULT_SEEDS,
+    DEFAULT_TOLERANCE,
+    Candidate,
+    check_option,
+    read_advise,
+    resolve_candidates,
 )
 from tailor.transport_advisor.report import TransportAdvice, build_report
-from tailor.decision import Reporter, Tally, check_slos, parse_ns, scenario_slos
 from tailor.transport_advisor.search import Axis, Plan, rate_keys, search
 
 __all__ = ["advise_transports", "check_advise", "TransportAdvice", "Candidate", "QUICK_TOLERANCE"]

@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.table import Table
 
 from tailor import fmt
-from tailor.transport_advisor.candidates import Candidate
 from tailor.decision import RULE, Probe, Slo, describe, parse_ns
+from tailor.transport_advisor.candidates import Candidate
 from tailor.transport_advisor.search import Bisection, Plan
 
 __all__ = ["TransportAdvice", "build_report", "RULE"]

@@ -43,7 +43,17 @@ from typing import Any, Optional, Sequence
 # The decision rule and what it reads live in tailor.decision, shared with the SWP
 # searches on the packet engine; they are named here too for the callers that import them so.
 from tailor.decision import (  # noqa: F401
-    Probe, Reporter, SeedRun, Slo, _verdict, check_slos, describe, parse_ns, parse_rate, probe, run_round,
+    Probe,
+    Reporter,
+    SeedRun,
+    Slo,
+    _verdict,
+    check_slos,
+    describe,
+    parse_ns,
+    parse_rate,
+    probe,
+    run_round,
     scenario_slos,
 )
 from tailor.scenario import Override, Scenario

@@ -36,7 +36,14 @@ from tailor.reproduce.homa import sustainable as sustainable_loads
 from tailor.reproduce.homa.bins import combine, frame, read_runs
 from tailor.reproduce.homa.buckets import BUCKETS
 from tailor.reproduce.homa.points import (
-    Point, check_transports, length_us, parse_loads, parse_transports, parse_workloads, run_points, scenario_file,
+    Point,
+    check_transports,
+    length_us,
+    parse_loads,
+    parse_transports,
+    parse_workloads,
+    run_points,
+    scenario_file,
 )
 from tailor.reproduce.homa.tables import render
 from tailor.reproduce.registry import Out, Plan

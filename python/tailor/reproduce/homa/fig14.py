@@ -29,8 +29,8 @@ import typer
 
 import tailor
 from tailor.outdir import staged
-from tailor.reproduce.homa.fig12 import LENGTHS_MS
 from tailor.reproduce import cells
+from tailor.reproduce.homa.fig12 import LENGTHS_MS
 from tailor.reproduce.homa.points import length_us, parse_workloads, run_points, scenario_file
 from tailor.reproduce.registry import Out, Plan
 from tailor.stats import Estimate, percentile

@@ -47,8 +47,14 @@ import tailor
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
-from tailor.reproduce.homa.points import (check_transports, maximum_text, parse_transports, parse_workloads,
-                                          run_points, scenario_file)
+from tailor.reproduce.homa.points import (
+    check_transports,
+    maximum_text,
+    parse_transports,
+    parse_workloads,
+    run_points,
+    scenario_file,
+)
 from tailor.reproduce.registry import Out, Plan
 from tailor.stats import Estimate
 

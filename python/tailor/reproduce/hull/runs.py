@@ -16,8 +16,8 @@ from typing import Any
 import polars as pl
 
 from tailor.errors import DataError
-from tailor.stats import percentile
 from tailor.reproduce.homa.points import run_points, write_text
+from tailor.stats import percentile
 
 __all__ = ["HullPoint", "run", "switch_latency", "fcts", "throughput_mbps", "spread"]
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 import math
 import random
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 

@@ -22,9 +22,9 @@ judged" (``tailor.reproduce.cells``).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 import typer
