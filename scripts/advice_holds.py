@@ -37,8 +37,9 @@ DISCIPLINES = ["fifo", "drr", "hierarchical"]
 FRESH = 1000
 
 
-def fresh_check(sc: Scenario, nominal: float, store: Path, answer: dict[str, Any], capacity: float,
-                weights: Any, seed: int) -> tuple[int, int]:
+def fresh_check(
+    sc: Scenario, nominal: float, store: Path, answer: dict[str, Any], capacity: float, weights: Any, seed: int
+) -> tuple[int, int]:
     """The answer run once on the packet engine with ``seed``: (SLOs held, SLOs judged)."""
     plan = PacketPlan(sc, scenario_slos(sc, []), (seed,), Store(store), nominal)
     s = Setting(answer["strategy"], weights=tuple(weights) if weights else None)
@@ -47,24 +48,38 @@ def fresh_check(sc: Scenario, nominal: float, store: Path, answer: dict[str, Any
     return sum(judged), len(judged)
 
 
-def one(path: Path, index: int, seeds: int, levels: list[int | None], fresh: int, tolerance: float,
-        store: Path) -> dict[str, Any]:
+def one(
+    path: Path, index: int, seeds: int, levels: list[int | None], fresh: int, tolerance: float, store: Path
+) -> dict[str, Any]:
     """One scenario: the model's answers and, per confirmation level, the loop's; each checked on
     ``fresh`` fresh seeds. The levels share one store, so a level reuses the points of those before."""
     sc = Scenario.load(path)
     fresh_seeds = [FRESH * (j + 1) + index for j in range(fresh)]
     row: dict[str, Any] = {"scenario": sc.name, "fresh_seeds": fresh_seeds, "levels": {}}
     for level in levels:
-        a = tailor.advise(path, min_capacity=True, disciplines=DISCIPLINES, seeds=seeds, out=store,
-                          tolerance=tolerance, confirm_seeds=0 if level is None else level)
+        a = tailor.advise(
+            path,
+            min_capacity=True,
+            disciplines=DISCIPLINES,
+            seeds=seeds,
+            out=store,
+            tolerance=tolerance,
+            confirm_seeds=0 if level is None else level,
+        )
         r = a.report
         answers = []
         for c in r["capacity"]:
-            ans = {"discipline": c["strategy"], "model_bps": c["model_capacity_bps"], "after_bps": c["capacity_bps"],
-                   "holds": c["holds"], "packet_runs": c["packet_runs"]}
+            ans = {
+                "discipline": c["strategy"],
+                "model_bps": c["model_capacity_bps"],
+                "after_bps": c["capacity_bps"],
+                "holds": c["holds"],
+                "packet_runs": c["packet_runs"],
+            }
             if c["model_capacity_bps"] is not None and "before" not in row:
-                ans["before"] = _fresh(sc, r["nominal_bps"], store, c, c["model_capacity_bps"],
-                                       c.get("model_weights"), fresh_seeds)
+                ans["before"] = _fresh(
+                    sc, r["nominal_bps"], store, c, c["model_capacity_bps"], c.get("model_weights"), fresh_seeds
+                )
             if c["capacity_bps"] is not None:
                 ans["after"] = _fresh(sc, r["nominal_bps"], store, c, c["capacity_bps"], c.get("weights"), fresh_seeds)
             answers.append(ans)
@@ -74,8 +89,15 @@ def one(path: Path, index: int, seeds: int, levels: list[int | None], fresh: int
     return row
 
 
-def _fresh(sc: Scenario, nominal: float, store: Path, answer: dict[str, Any], capacity: float, weights: Any,
-           fresh_seeds: list[int]) -> tuple[int, int]:
+def _fresh(
+    sc: Scenario,
+    nominal: float,
+    store: Path,
+    answer: dict[str, Any],
+    capacity: float,
+    weights: Any,
+    fresh_seeds: list[int],
+) -> tuple[int, int]:
     held = judged = 0
     for seed in fresh_seeds:
         h, j = fresh_check(sc, nominal, store, answer, capacity, weights, seed)
@@ -90,16 +112,28 @@ def _name(seeds: int, level: int | None) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=4, help="scenarios per class count")
-    ap.add_argument("--first", type=int, default=0,
-                    help="skip the scenarios drawn before this index (they are drawn, not run), to add new ones "
-                         "to an earlier measurement")
+    ap.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="skip the scenarios drawn before this index (they are drawn, not run), to add new ones "
+        "to an earlier measurement",
+    )
     ap.add_argument("--classes", type=int, nargs="+", default=[3, 5])
-    ap.add_argument("--until", default="401ms", help="traffic per class: long enough for 100 messages above "
-                    "125 KB a seed, so that every SLO can be judged")
+    ap.add_argument(
+        "--until",
+        default="401ms",
+        help="traffic per class: long enough for 100 messages above 125 KB a seed, so that every SLO can be judged",
+    )
     ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--confirm-seeds", type=int, nargs="*", default=[],
-                    help="confirmation levels, each measured after the plain search on the same store: a least "
-                         "capacity must also hold on this many seeds")
+    ap.add_argument(
+        "--confirm-seeds",
+        type=int,
+        nargs="*",
+        default=[],
+        help="confirmation levels, each measured after the plain search on the same store: a least "
+        "capacity must also hold on this many seeds",
+    )
     ap.add_argument("--fresh", type=int, default=1, help="fresh seeds each answer is checked on")
     ap.add_argument("--tolerance", type=float, default=0.05)
     ap.add_argument("--quick", action="store_true", help="one 3-class scenario, 21 ms of traffic, one seed")
@@ -110,7 +144,9 @@ def main() -> int:
     if args.quick:
         args.n, args.classes, args.until, args.seeds = 1, [3], "21ms", 1
     if any(c <= args.seeds for c in args.confirm_seeds):
-        ap.error(f"--confirm-seeds: {args.confirm_seeds} is not accepted; accepted: integers above --seeds ({args.seeds})")
+        ap.error(
+            f"--confirm-seeds: {args.confirm_seeds} is not accepted; accepted: integers above --seeds ({args.seeds})"
+        )
     levels: list[int | None] = [None, *sorted(args.confirm_seeds)]
     args.out.mkdir(parents=True, exist_ok=True)
     # Scenarios are drawn per class count in a fixed order; they run interleaved (index, then class
@@ -128,10 +164,14 @@ def main() -> int:
             _print_row(row)
             _write(args, levels, rows, t0)
     summary = _write(args, levels, rows, t0)
-    print(f"advice hold rate on {args.fresh} fresh seed(s), {len(rows)} scenarios: before (model only) "
-          f"{_line(summary['before'])}; " + "; ".join(f"{name}: {_line(v)}, {summary['packet_runs'][name]} packet runs"
-                                                   for name, v in summary["after"].items())
-          + f"; {summary['wall_s']:.0f} s")
+    print(
+        f"advice hold rate on {args.fresh} fresh seed(s), {len(rows)} scenarios: before (model only) "
+        f"{_line(summary['before'])}; "
+        + "; ".join(
+            f"{name}: {_line(v)}, {summary['packet_runs'][name]} packet runs" for name, v in summary["after"].items()
+        )
+        + f"; {summary['wall_s']:.0f} s"
+    )
     return 0
 
 
@@ -144,25 +184,41 @@ def _draws(k: int, n: int):
 def _print_row(row: dict[str, Any]) -> None:
     b = row["before"]
     for name, lv in row["levels"].items():
-        print(f"{row['scenario']} [{name}]: " + "; ".join(
-            f"{x['discipline']} model {_g(x['model_bps'])} -> {_g(x['after_bps'])} Gbps (holds {x['holds']}), "
-            f"fresh before {_f(bb)} after {_f(x.get('after'))}" for x, bb in zip(lv["answers"], b)), flush=True)
+        print(
+            f"{row['scenario']} [{name}]: "
+            + "; ".join(
+                f"{x['discipline']} model {_g(x['model_bps'])} -> {_g(x['after_bps'])} Gbps (holds {x['holds']}), "
+                f"fresh before {_f(bb)} after {_f(x.get('after'))}"
+                for x, bb in zip(lv["answers"], b)
+            ),
+            flush=True,
+        )
 
 
 def _write(args: argparse.Namespace, levels: list[int | None], rows: list[dict[str, Any]], t0: float) -> dict[str, Any]:
     """The measurement so far, rewritten after every scenario so a stopped run keeps what it measured."""
     names = [_name(args.seeds, lv) for lv in levels]
-    summary = {"scenarios": len(rows), "generator_seed": GENERATOR_SEED, "until": args.until, "seeds": args.seeds,
-               "fresh": args.fresh, "tolerance": args.tolerance,
-               "before": _rate([p for r in rows for p in r["before"] if p is not None]),
-               "after": {n: _rate([x["after"] for r in rows for x in r["levels"][n]["answers"] if "after" in x])
-                         for n in names},
-               "answers_not_holding": {n: sum(x["holds"] is False for r in rows for x in r["levels"][n]["answers"])
-                                       for n in names},
-               "answers_undecided": {n: sum(x["holds"] is None and x["after_bps"] is not None
-                                            for r in rows for x in r["levels"][n]["answers"]) for n in names},
-               "packet_runs": {n: sum(r["levels"][n]["packet_runs"] for r in rows) for n in names},
-               "wall_s": time.perf_counter() - t0}
+    summary = {
+        "scenarios": len(rows),
+        "generator_seed": GENERATOR_SEED,
+        "until": args.until,
+        "seeds": args.seeds,
+        "fresh": args.fresh,
+        "tolerance": args.tolerance,
+        "before": _rate([p for r in rows for p in r["before"] if p is not None]),
+        "after": {
+            n: _rate([x["after"] for r in rows for x in r["levels"][n]["answers"] if "after" in x]) for n in names
+        },
+        "answers_not_holding": {
+            n: sum(x["holds"] is False for r in rows for x in r["levels"][n]["answers"]) for n in names
+        },
+        "answers_undecided": {
+            n: sum(x["holds"] is None and x["after_bps"] is not None for r in rows for x in r["levels"][n]["answers"])
+            for n in names
+        },
+        "packet_runs": {n: sum(r["levels"][n]["packet_runs"] for r in rows) for n in names},
+        "wall_s": time.perf_counter() - t0,
+    }
     (args.out / "advice_holds.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
     return summary
 

@@ -46,7 +46,7 @@ def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, str]:
         report = t.read()
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", report).group(1)
     parts = [float(x) for x in wall.split(":")]
-    seconds = sum(v * 60 ** i for i, v in enumerate(reversed(parts)))
+    seconds = sum(v * 60**i for i, v in enumerate(reversed(parts)))
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report).group(1))
     return seconds, rss, p.stdout
 
@@ -58,8 +58,12 @@ def build_baseline(rev: str, work: Path) -> Path:
     try:
         target = ROOT / "target" / "bench-baseline"
         print(f"building tailor-sim at {rev} ...", flush=True)
-        subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "tailor", "--bin", "tailor-sim"],
-                       cwd=tree, check=True, env={**__import__("os").environ, "CARGO_TARGET_DIR": str(target)})
+        subprocess.run(
+            ["cargo", "build", "--release", "--quiet", "-p", "tailor", "--bin", "tailor-sim"],
+            cwd=tree,
+            check=True,
+            env={**__import__("os").environ, "CARGO_TARGET_DIR": str(target)},
+        )
         return target / "release" / "tailor-sim"
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True, capture_output=True)
@@ -71,8 +75,10 @@ def run_pair(scenario: Path, repeat: int, baseline: Path) -> tuple[dict, dict]:
     for _ in range(repeat):
         new.append(run_tailor(scenario, 1))
         old.append(run_tailor(scenario, 1, baseline))
+
     def pick(runs):
         return {**sorted(runs, key=lambda r: r["wall"])[len(runs) // 2], "walls": [r["wall"] for r in runs]}
+
     return pick(new), pick(old)
 
 
@@ -81,8 +87,15 @@ def run_tailor(scenario: Path, repeat: int, binary: Path = TAILOR_SIM) -> dict:
     for _ in range(repeat):
         wall, rss, out = timed([str(binary), str(scenario)])
         s = json.loads(out)
-        runs.append({"wall": wall, "rss_kb": rss, "events": s["events"], "engine_wall": s["wall_seconds"],
-                     "completed": s["messages"]["completed"]})
+        runs.append(
+            {
+                "wall": wall,
+                "rss_kb": rss,
+                "events": s["events"],
+                "engine_wall": s["wall_seconds"],
+                "completed": s["messages"]["completed"],
+            }
+        )
     best = sorted(runs, key=lambda r: r["wall"])[len(runs) // 2]
     return {**best, "walls": [r["wall"] for r in runs]}
 
@@ -93,7 +106,13 @@ def run_ns3(anchor: str, run: str, flags: list[str], workload: Path, work: Path)
         return None
     out = work / f"ns3-{anchor}"
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [str(binary), f"--flowsIn={workload}", *flags, f"--out={out / 'flows.csv'}", f"--summary={out / 'summary.json'}"]
+    cmd = [
+        str(binary),
+        f"--flowsIn={workload}",
+        *flags,
+        f"--out={out / 'flows.csv'}",
+        f"--summary={out / 'summary.json'}",
+    ]
     wall, rss, _ = timed(cmd, cwd=binary.parent.parent)
     s = json.loads((out / "summary.json").read_text())
     return {"wall": wall, "rss_kb": rss, "events": s["events"], "completed": s["flows"]["completed"], "measured": True}
@@ -101,8 +120,13 @@ def run_ns3(anchor: str, run: str, flags: list[str], workload: Path, work: Path)
 
 def recorded_ns3(anchor: str, run: str) -> dict:
     s = json.loads((ns3.ANCHORS / anchor / "results" / run / "summary.json").read_text())
-    return {"wall": s["total_wall_seconds"], "rss_kb": s["peak_rss_kb"], "events": s["events"],
-            "completed": s["flows"]["completed"], "measured": False}
+    return {
+        "wall": s["total_wall_seconds"],
+        "rss_kb": s["peak_rss_kb"],
+        "events": s["events"],
+        "completed": s["flows"]["completed"],
+        "measured": False,
+    }
 
 
 def replay_scenario(anchor: str, run: str, work: Path) -> tuple[Path, Path]:
@@ -110,6 +134,7 @@ def replay_scenario(anchor: str, run: str, work: Path) -> tuple[Path, Path]:
     import shutil
 
     from tailor.crosscheck import build_scenario  # the same scenario the crosscheck builds
+
     run_dir = ns3.ANCHORS / anchor / "results" / run
     d = work / f"tailor-{anchor}"
     d.mkdir(parents=True, exist_ok=True)
@@ -150,8 +175,11 @@ def segments(sizes: list[int], mss: int = MSS) -> int:
 def model_sizes(scenario: Path, work: Path) -> list[int]:
     """The message sizes of `scenario` (from a model run's messages.csv)."""
     import csv
+
     out = work / f"sizes-{scenario.stem}"
-    subprocess.run([str(TAILOR_SIM), "--engine", "model", str(scenario), "--out", str(out)], check=True, capture_output=True)
+    subprocess.run(
+        [str(TAILOR_SIM), "--engine", "model", str(scenario), "--out", str(out)], check=True, capture_output=True
+    )
     with open(out / "messages.csv") as f:
         return [int(r["size_bytes"]) for r in csv.DictReader(f)]
 
@@ -159,6 +187,7 @@ def model_sizes(scenario: Path, work: Path) -> list[int]:
 def anchor_segments(anchor: str, run: str) -> int:
     import csv
     import gzip
+
     with gzip.open(ns3.ANCHORS / anchor / "results" / run / "workload.csv.gz", "rt") as f:
         return segments([int(r["size_bytes"]) for r in csv.DictReader(f)])
 
@@ -168,6 +197,7 @@ def run_engine(scenario: Path, engine: str, repeat: int) -> dict:
     `wall_seconds`: from building the workload to the end of the run, without process start
     and scenario loading) and of the process wall time, and every run's figures."""
     import time
+
     runs = []
     for _ in range(repeat):
         # /usr/bin/time reports wall time in 10 ms steps: too coarse for the model's runs.
@@ -175,12 +205,23 @@ def run_engine(scenario: Path, engine: str, repeat: int) -> dict:
         _, rss, out = timed([str(TAILOR_SIM), "--engine", engine, str(scenario)])
         wall = time.perf_counter() - started
         s = json.loads(out)
-        runs.append({"wall": wall, "engine_wall": s["wall_seconds"], "rss_kb": rss, "events": s["events"],
-                     "completed": s["messages"]["completed"]})
+        runs.append(
+            {
+                "wall": wall,
+                "engine_wall": s["wall_seconds"],
+                "rss_kb": rss,
+                "events": s["events"],
+                "completed": s["messages"]["completed"],
+            }
+        )
     engine = sorted(r["engine_wall"] for r in runs)
     runs.sort(key=lambda r: r["wall"])
-    return {**runs[len(runs) // 2], "engine_wall": statistics.median(engine), "engine_walls": engine,
-            "walls": [r["wall"] for r in runs]}
+    return {
+        **runs[len(runs) // 2],
+        "engine_wall": statistics.median(engine),
+        "engine_walls": engine,
+        "walls": [r["wall"] for r in runs],
+    }
 
 
 def spread(values: list[float]) -> str:
@@ -192,11 +233,15 @@ def spread(values: list[float]) -> str:
 def model_section(ns3_per_segment: float, ns3_label: str, work: Path, repeat: int, packet_repeat: int) -> list[dict]:
     """The model against the packet engine on SWP's Table 3 runs, by engine time (docs/model.md,
     "Speed"); ns-3 scaled by data segments beside them."""
-    print(f"\nthe fast model (SWP Table 3 setup: 50,000 flows, 100 Gbps, 10 us RTT, DCTCP / SWP-D); "
-          f"ns-3 {ns3_label}: {ns3_per_segment * 1e6:.2f} us per data segment, scaled by segments")
+    print(
+        f"\nthe fast model (SWP Table 3 setup: 50,000 flows, 100 Gbps, 10 us RTT, DCTCP / SWP-D); "
+        f"ns-3 {ns3_label}: {ns3_per_segment * 1e6:.2f} us per data segment, scaled by segments"
+    )
     print(f"  engine times (summary.json wall_seconds), medians of {repeat} model and {packet_repeat} packet runs")
-    head = (f"  {'scenario':<14} {'model s':>9} {'packet s':>9} {'pkt/model':>10} {'ns-3 s (scaled)':>16} "
-            f"{'ns-3/model':>11} {'paper ns-3/swp':>15}")
+    head = (
+        f"  {'scenario':<14} {'model s':>9} {'packet s':>9} {'pkt/model':>10} {'ns-3 s (scaled)':>16} "
+        f"{'ns-3/model':>11} {'paper ns-3/swp':>15}"
+    )
     print(head)
     rows = []
     for name in PAPER_TABLE3:
@@ -208,19 +253,38 @@ def model_section(ns3_per_segment: float, ns3_label: str, work: Path, repeat: in
         seg = segments(model_sizes(scenario, work))
         ns3_s = ns3_per_segment * seg
         paper = PAPER_TABLE3[name]
-        row = {"scenario": name, "model": m, "packet": p, "segments": seg, "ns3_scaled_s": ns3_s,
-               "packet_over_model": p["engine_wall"] / m["engine_wall"], "ns3_over_model": ns3_s / m["engine_wall"],
-               "process_packet_over_model": p["wall"] / m["wall"],
-               "paper": {"ns3_s": paper[0], "swp_s": paper[1], "ratio": paper[2]}}
-        print(f"  {name:<14} {m['engine_wall']:>9.3f} {p['engine_wall']:>9.2f} {row['packet_over_model']:>9.1f}x {ns3_s:>16.1f} "
-              f"{row['ns3_over_model']:>10.0f}x {paper[2]:>14.1f}x", flush=True)
+        row = {
+            "scenario": name,
+            "model": m,
+            "packet": p,
+            "segments": seg,
+            "ns3_scaled_s": ns3_s,
+            "packet_over_model": p["engine_wall"] / m["engine_wall"],
+            "ns3_over_model": ns3_s / m["engine_wall"],
+            "process_packet_over_model": p["wall"] / m["wall"],
+            "paper": {"ns3_s": paper[0], "swp_s": paper[1], "ratio": paper[2]},
+        }
+        print(
+            f"  {name:<14} {m['engine_wall']:>9.3f} {p['engine_wall']:>9.2f} {row['packet_over_model']:>9.1f}x {ns3_s:>16.1f} "
+            f"{row['ns3_over_model']:>10.0f}x {paper[2]:>14.1f}x",
+            flush=True,
+        )
         rows.append(row)
-    print("  spread (min–max, engine time): " + "; ".join(
-        f"{r['scenario']} model {spread(r['model']['engine_walls'])} s, packet {spread(r['packet']['engine_walls'])} s" for r in rows))
-    print("  process wall times (with process start and scenario loading), packet / model: " + ", ".join(
-        f"{r['scenario']} {r['process_packet_over_model']:.1f}x" for r in rows))
-    print("  note: scaling by segments ignores ns-3's per-flow costs (sockets, applications, handshakes), which "
-          "dominate for Google's small flows (the paper's ns-3 took 55 s there), so the Google ratios are lower bounds.")
+    print(
+        "  spread (min–max, engine time): "
+        + "; ".join(
+            f"{r['scenario']} model {spread(r['model']['engine_walls'])} s, packet {spread(r['packet']['engine_walls'])} s"
+            for r in rows
+        )
+    )
+    print(
+        "  process wall times (with process start and scenario loading), packet / model: "
+        + ", ".join(f"{r['scenario']} {r['process_packet_over_model']:.1f}x" for r in rows)
+    )
+    print(
+        "  note: scaling by segments ignores ns-3's per-flow costs (sockets, applications, handshakes), which "
+        "dominate for Google's small flows (the paper's ns-3 took 55 s there), so the Google ratios are lower bounds."
+    )
     return rows
 
 
@@ -243,7 +307,9 @@ def homa_section(repeat: int) -> list[dict]:
     """Homa on the paper's fabric: wall, events/s, messages/s, peak RSS; against the
     authors' simulator (recorded) and DCTCP on the same fabric and bytes (run here)."""
     print("\nHoma on the paper's 144-host fabric, 50 ms of simulated time (scenarios/homa/bench-*.toml)", flush=True)
-    print(f"  {'':<24} {'wall':>11} {'events':>13} {'events/s':>12} {'peak RSS':>11} {'messages/s':>12} {'engine s':>9}")
+    print(
+        f"  {'':<24} {'wall':>11} {'events':>13} {'events/s':>12} {'peak RSS':>11} {'messages/s':>12} {'engine s':>9}"
+    )
     rows = []
     for label, name in HOMA_CASES:
         r = run_tailor(ROOT / "scenarios" / "homa" / name, repeat)
@@ -251,17 +317,25 @@ def homa_section(repeat: int) -> list[dict]:
         rows.append({"case": label, "scenario": name, **r})
         print(fmt_row(label, r) + f" {r['messages_per_s']:>12,.0f} {r['engine_wall']:>9.2f}", flush=True)
     w5, dctcp = rows[0], rows[2]
+
     def eps(r):
         return r["events"] / r["engine_wall"]
-    print(f"  W5: engine {w5['engine_wall']:.2f} s against the target {HOMA_TARGET_S:.0f} s; the authors' OMNeT++ simulator took "
-          f"{OMNETPP_W5_50MS_S:.0f} s (RECORDED on this machine kind, other run): {OMNETPP_W5_50MS_S / w5['wall']:.0f}x")
-    print(f"  per event, Homa / DCTCP on the same fabric and bytes: {eps(w5) / eps(dctcp):.3f}x the events/s "
-          f"({eps(w5) / 1e6:.2f} M/s against {eps(dctcp) / 1e6:.2f} M/s)")
+
+    print(
+        f"  W5: engine {w5['engine_wall']:.2f} s against the target {HOMA_TARGET_S:.0f} s; the authors' OMNeT++ simulator took "
+        f"{OMNETPP_W5_50MS_S:.0f} s (RECORDED on this machine kind, other run): {OMNETPP_W5_50MS_S / w5['wall']:.0f}x"
+    )
+    print(
+        f"  per event, Homa / DCTCP on the same fabric and bytes: {eps(w5) / eps(dctcp):.3f}x the events/s "
+        f"({eps(w5) / 1e6:.2f} M/s against {eps(dctcp) / 1e6:.2f} M/s)"
+    )
     # The baselines' expensive paths (issue 13): pFabric's rank queues and evictions, NDP's
     # trimming, on the same W5 run.
     for r in rows[3:]:
-        print(f"  per event, {r['case'].split(',')[0]} / Homa on W5 at 80 %: {eps(r) / eps(w5):.3f}x the events/s "
-              f"({eps(r) / 1e6:.2f} M/s), {r['engine_wall'] / w5['engine_wall']:.2f}x Homa's engine time")
+        print(
+            f"  per event, {r['case'].split(',')[0]} / Homa on W5 at 80 %: {eps(r) / eps(w5):.3f}x the events/s "
+            f"({eps(r) / 1e6:.2f} M/s), {r['engine_wall'] / w5['engine_wall']:.2f}x Homa's engine time"
+        )
     return rows
 
 
@@ -273,7 +347,10 @@ def hull_section(work: Path) -> list[dict]:
     from tailor.reproduce.hull import fattree
 
     n = fattree.FLOWS["full"]
-    print(f"\nHULL §6.3 fat-tree, 192 servers, {n:,} flows a scheme (tailor reproduce hull-fattree, full form)", flush=True)
+    print(
+        f"\nHULL §6.3 fat-tree, 192 servers, {n:,} flows a scheme (tailor reproduce hull-fattree, full form)",
+        flush=True,
+    )
     print(f"  {'':<24} {'wall':>11} {'events':>13} {'events/s':>12} {'peak RSS':>11} {'flows/s':>12} {'engine s':>9}")
     rows = []
     for scheme in fattree.SCHEMES:
@@ -283,14 +360,22 @@ def hull_section(work: Path) -> list[dict]:
         r["flows_per_s"] = r["completed"] / r["wall"]
         rows.append({"case": scheme, **r})
         print(fmt_row(scheme.upper(), r) + f" {r['flows_per_s']:>12,.0f} {r['engine_wall']:>9.2f}", flush=True)
+
     def eps(r):
         return r["events"] / r["engine_wall"]
+
     dctcp, hull = rows
-    print(f"  per event, HULL (phantom queues, pacers) / DCTCP on the same flows: {eps(hull) / eps(dctcp):.3f}x the events/s; "
-          f"events {hull['events'] / dctcp['events']:.3f}x")
+    print(
+        f"  per event, HULL (phantom queues, pacers) / DCTCP on the same flows: {eps(hull) / eps(dctcp):.3f}x the events/s; "
+        f"events {hull['events'] / dctcp['events']:.3f}x"
+    )
     t0 = __import__("time").perf_counter()
-    subprocess.run([sys.executable, "-m", "tailor", "reproduce", "hull-fattree", "--out", str(work / "hull-fattree")],
-                   check=True, capture_output=True, cwd=ROOT)
+    subprocess.run(
+        [sys.executable, "-m", "tailor", "reproduce", "hull-fattree", "--out", str(work / "hull-fattree")],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
     wall = __import__("time").perf_counter() - t0
     print(f"  the full reproduction (both schemes, two threads, tables): {wall:.1f} s wall", flush=True)
     rows.append({"case": "reproduction", "wall": wall})
@@ -306,10 +391,20 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="tailor runs per case (the median is reported)")
     ap.add_argument("--no-ns3", action="store_true", help="use the anchors' recorded ns-3 times")
     ap.add_argument("--json", type=Path, help="also write the figures here")
-    ap.add_argument("--model-repeat", type=int, default=5, help="model runs per Table 3 scenario (the median is reported)")
-    ap.add_argument("--packet-repeat", type=int, default=3, help="packet-engine runs per Table 3 scenario (the median is reported)")
-    ap.add_argument("--model-only", action="store_true", help="only the model section (after timing ns-3 on the single-bottleneck anchor)")
-    ap.add_argument("--baseline", metavar="REV", help="also build tailor-sim at git revision REV and compare it, case by case")
+    ap.add_argument(
+        "--model-repeat", type=int, default=5, help="model runs per Table 3 scenario (the median is reported)"
+    )
+    ap.add_argument(
+        "--packet-repeat", type=int, default=3, help="packet-engine runs per Table 3 scenario (the median is reported)"
+    )
+    ap.add_argument(
+        "--model-only",
+        action="store_true",
+        help="only the model section (after timing ns-3 on the single-bottleneck anchor)",
+    )
+    ap.add_argument(
+        "--baseline", metavar="REV", help="also build tailor-sim at git revision REV and compare it, case by case"
+    )
     ap.add_argument("--homa-only", action="store_true", help="only the Homa section (the paper's fabric)")
     ap.add_argument("--hull-only", action="store_true", help="only the HULL section (§6.3's fat-tree)")
     args = ap.parse_args()
@@ -331,7 +426,10 @@ def main() -> int:
             label, anchor, run, flags = CASES[0]
             _, workload = replay_scenario(anchor, run, work)
             n = (None if args.no_ns3 else run_ns3(anchor, run, flags, workload, work)) or recorded_ns3(anchor, run)
-            print(f"ns-3 on the {label}: {n['wall']:.2f} s" + ("" if n["measured"] else " (RECORDED, other run)"), flush=True)
+            print(
+                f"ns-3 on the {label}: {n['wall']:.2f} s" + ("" if n["measured"] else " (RECORDED, other run)"),
+                flush=True,
+            )
             per_seg = n["wall"] / anchor_segments(anchor, run)
             where = "measured in this script" if n["measured"] else "RECORDED (anchor run, other machine)"
             results["model"] = model_section(per_seg, where, work, args.model_repeat, args.packet_repeat)
@@ -353,19 +451,27 @@ def main() -> int:
                 print(fmt_row(f"tailor at {args.baseline}", old))
             print(fmt_row("ns-3 3.37" + ("" if n["measured"] else " (RECORDED, other run)"), n))
             if old:
+
                 def eps(r):
                     return r["events"] / r["wall"]
-                print(f"  this build / {args.baseline}: wall {t['wall'] / old['wall']:.3f}x, events/s {eps(t) / eps(old):.3f}x, "
-                      f"peak RSS {t['rss_kb'] / old['rss_kb']:.3f}x, events {t['events'] / old['events']:.3f}x; "
-                      f"runs (new | old): {', '.join(f'{w:.2f}' for w in t['walls'])} | {', '.join(f'{w:.2f}' for w in old['walls'])} s")
+
+                print(
+                    f"  this build / {args.baseline}: wall {t['wall'] / old['wall']:.3f}x, events/s {eps(t) / eps(old):.3f}x, "
+                    f"peak RSS {t['rss_kb'] / old['rss_kb']:.3f}x, events {t['events'] / old['events']:.3f}x; "
+                    f"runs (new | old): {', '.join(f'{w:.2f}' for w in t['walls'])} | {', '.join(f'{w:.2f}' for w in old['walls'])} s"
+                )
             ratio = n["wall"] / t["wall"]
-            print(f"  speed-up: {ratio:.1f}x wall ({'measured in this script' if n['measured'] else 'against a recorded time: machines differ by up to 2.4x'}); "
-                  f"tailor runs: {', '.join(f'{w:.2f}' for w in t['walls'])} s; events ratio ns-3/tailor {n['events'] / t['events']:.2f}")
+            print(
+                f"  speed-up: {ratio:.1f}x wall ({'measured in this script' if n['measured'] else 'against a recorded time: machines differ by up to 2.4x'}); "
+                f"tailor runs: {', '.join(f'{w:.2f}' for w in t['walls'])} s; events ratio ns-3/tailor {n['events'] / t['events']:.2f}"
+            )
             results["cases"].append({"case": label, "tailor": t, "ns3": n, "speedup": ratio, "baseline": old})
         print("\nmemory as the flow count grows (web search 30 %, generated flows)")
         rows = memory_flatness(work)
         for r in rows:
-            print(f"  {r['flows']:>6} flows: {r['wall']:.2f} s, {r['events']:,} events, peak RSS {r['rss_kb'] / 1024:.1f} MB")
+            print(
+                f"  {r['flows']:>6} flows: {r['wall']:.2f} s, {r['events']:,} events, peak RSS {r['rss_kb'] / 1024:.1f} MB"
+            )
         growth = rows[1]["rss_kb"] / rows[0]["rss_kb"]
         print(f"  RSS ratio 15,000 / 2,000 flows: {growth:.2f} (flows ratio 7.5)")
         results["memory"] = rows

@@ -68,7 +68,9 @@ def main() -> int:
     args = ap.parse_args()
     rows = []
     print("peak RSS of tailor run against the simulation's own (16-host star, raw, 1 KB messages)")
-    print(f"  {'messages':>10} {'tailor-sim':>11} {'simulation':>11} {'tailor run':>11} {'run - sim':>10} {'run / sim':>10}")
+    print(
+        f"  {'messages':>10} {'tailor-sim':>11} {'simulation':>11} {'tailor run':>11} {'run - sim':>10} {'run / sim':>10}"
+    )
     for n in SIZES:
         with tempfile.TemporaryDirectory(prefix="tailor-bench-memory-") as tmp:
             work = Path(tmp)
@@ -76,13 +78,18 @@ def main() -> int:
             scenario.write_text(SCENARIO.format(n=n))
             r = {"messages": n, **peaks(scenario, work)}
         mb = {k: r[k] / 1024 for k in ("tailor_sim_kb", "simulation_kb", "cli_kb")}
-        print(f"  {n:>10,} {mb['tailor_sim_kb']:>8.1f} MB {mb['simulation_kb']:>8.1f} MB {mb['cli_kb']:>8.1f} MB "
-              f"{mb['cli_kb'] - mb['simulation_kb']:>7.1f} MB {r['cli_kb'] / r['simulation_kb']:>9.2f}x", flush=True)
+        print(
+            f"  {n:>10,} {mb['tailor_sim_kb']:>8.1f} MB {mb['simulation_kb']:>8.1f} MB {mb['cli_kb']:>8.1f} MB "
+            f"{mb['cli_kb'] - mb['simulation_kb']:>7.1f} MB {r['cli_kb'] / r['simulation_kb']:>9.2f}x",
+            flush=True,
+        )
         rows.append(r)
     first, last = rows[0], rows[-1]
     growth = {k: last[k] / first[k] for k in ("tailor_sim_kb", "simulation_kb", "cli_kb")}
-    print(f"  growth {SIZES[-1]:,} / {SIZES[0]:,} messages: tailor-sim {growth['tailor_sim_kb']:.2f}x, "
-          f"simulation {growth['simulation_kb']:.2f}x, tailor run {growth['cli_kb']:.2f}x (1.00 = flat)")
+    print(
+        f"  growth {SIZES[-1]:,} / {SIZES[0]:,} messages: tailor-sim {growth['tailor_sim_kb']:.2f}x, "
+        f"simulation {growth['simulation_kb']:.2f}x, tailor run {growth['cli_kb']:.2f}x (1.00 = flat)"
+    )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -34,10 +34,14 @@ def topology(kind: str, hosts: int) -> str:
     if kind == "star":
         return f'kind = "star"\nhosts = {hosts}\nlink = {LINK}'
     if kind == "leaf_spine":
-        return (f'kind = "leaf_spine"\nracks = {hosts // 32}\nhosts_per_rack = 32\nspines = 8\n'
-                f"host_link = {LINK}\nfabric_link = {LINK}")
-    return (f'kind = "fat_tree"\npods = {hosts // 256}\ntors = 16\naggs = 16\nhosts_per_tor = 16\ncores = 256\n'
-            f"host_link = {LINK}\nfabric_link = {LINK}")
+        return (
+            f'kind = "leaf_spine"\nracks = {hosts // 32}\nhosts_per_rack = 32\nspines = 8\n'
+            f"host_link = {LINK}\nfabric_link = {LINK}"
+        )
+    return (
+        f'kind = "fat_tree"\npods = {hosts // 256}\ntors = 16\naggs = 16\nhosts_per_tor = 16\ncores = 256\n'
+        f"host_link = {LINK}\nfabric_link = {LINK}"
+    )
 
 
 def scenario(kind: str, hosts: int) -> str:
@@ -88,13 +92,18 @@ def main() -> int:
                 path.write_text(scenario(kind, hosts))
                 r = {"hosts": hosts, **measure(path, args.repeat)}
                 step = f"{r['wall'] / rows[-1]['wall']:.2f}" if rows else ""
-                print(f"  {kind:<11} {hosts:>7,} {r['wall']:>8.3f}s {r['process_wall']:>8.3f}s {r['rss_kb'] / 1024:>8.1f} MB "
-                      f"{step:>15}", flush=True)
+                print(
+                    f"  {kind:<11} {hosts:>7,} {r['wall']:>8.3f}s {r['process_wall']:>8.3f}s {r['rss_kb'] / 1024:>8.1f} MB "
+                    f"{step:>15}",
+                    flush=True,
+                )
                 rows.append(r)
             first = next(r for r in rows if r["hosts"] == FROM)
             per = (rows[-1]["wall"] / first["wall"]) ** (1 / math.log2(rows[-1]["hosts"] / FROM))
-            print(f"  {kind}: {per:.2f}x per doubling from {FROM:,} to {rows[-1]['hosts']:,} hosts "
-                  f"(2 = linear, 4 = quadratic)")
+            print(
+                f"  {kind}: {per:.2f}x per doubling from {FROM:,} to {rows[-1]['hosts']:,} hosts "
+                f"(2 = linear, 4 = quadratic)"
+            )
             results[kind] = rows
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

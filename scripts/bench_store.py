@@ -49,8 +49,10 @@ def main() -> int:
         tailor.sweep(scenario, {"class[1].messages": [60_000]}, seed=range(1, 7), out=out, engine="model")
         sizes = [f.stat().st_size for f in out.glob("points/*/*")]
         messages = sum(f.stat().st_size for f in out.glob("points/*/messages.parquet"))
-        print(f"{len(list(out.glob('points/*')))} points, {sum(sizes) / 1e6:.1f} MB, of which messages "
-              f"{messages / 1e6:.1f} MB")
+        print(
+            f"{len(list(out.glob('points/*')))} points, {sum(sizes) / 1e6:.1f} MB, of which messages "
+            f"{messages / 1e6:.1f} MB"
+        )
         reads: dict[str, Callable[[Store], Any]] = {
             "messages().collect()": lambda s: s.messages().collect(),
             "summary()": lambda s: s.summary(),
@@ -62,13 +64,17 @@ def main() -> int:
             warm = Store(out)
             read(warm)
             again = best(lambda: read(warm))
-            print(f"{name:22s} sizes only {reference * 1e3:7.1f} ms; checked {checked * 1e3:7.1f} ms "
-                  f"(x{checked / reference:.2f}); same Store again {again * 1e3:7.1f} ms (x{again / reference:.2f})")
+            print(
+                f"{name:22s} sizes only {reference * 1e3:7.1f} ms; checked {checked * 1e3:7.1f} ms "
+                f"(x{checked / reference:.2f}); same Store again {again * 1e3:7.1f} ms (x{again / reference:.2f})"
+            )
         ids = Store(out).point_ids()
         reference = best(lambda: unhashed(out).messages().collect())
         verify = best(lambda: [Store(out).verify(i) for i in ids])
-        print(f"a sweep's check of every file of every point: {verify * 1e3:.1f} ms, x{verify / reference:.2f} of "
-              f"reading every point's messages ({reference * 1e3:.1f} ms)")
+        print(
+            f"a sweep's check of every file of every point: {verify * 1e3:.1f} ms, x{verify / reference:.2f} of "
+            f"reading every point's messages ({reference * 1e3:.1f} ms)"
+        )
     return 0
 
 

@@ -30,7 +30,9 @@ def same_stores(a: Path, b: Path) -> bool:
     if ids != sorted(p.name for p in (b / "points").iterdir()):
         return False
     return all(
-        pl.read_parquet(a / "points" / i / "messages.parquet").equals(pl.read_parquet(b / "points" / i / "messages.parquet"))
+        pl.read_parquet(a / "points" / i / "messages.parquet").equals(
+            pl.read_parquet(b / "points" / i / "messages.parquet")
+        )
         for i in ids
     )
 
@@ -78,9 +80,11 @@ def main() -> int:
         print(f"  one after another   {figures['serial_s']:7.1f} s")
         print(f"  local process pool  {figures['pool_s']:7.1f} s   {figures['serial_s'] / figures['pool_s']:.2f}x")
         if "ray_s" in figures:
-            print(f"  local Ray           {figures['ray_s']:7.1f} s   {figures['serial_s'] / figures['ray_s']:.2f}x"
-                  f"   (+ {figures['ray_start_s']:.1f} s to start Ray; same store as the pool: "
-                  f"{'yes' if figures['ray_same_store'] else 'NO'})")
+            print(
+                f"  local Ray           {figures['ray_s']:7.1f} s   {figures['serial_s'] / figures['ray_s']:.2f}x"
+                f"   (+ {figures['ray_start_s']:.1f} s to start Ray; same store as the pool: "
+                f"{'yes' if figures['ray_same_store'] else 'NO'})"
+            )
         if args.json:
             args.json.write_text(json.dumps(figures, indent=2))
         return 0 if figures.get("ray_same_store", 1.0) == 1.0 else 1

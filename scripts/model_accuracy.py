@@ -32,13 +32,23 @@ ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios" / "swp"
 SETS = {
     "accuracy": [
-        "accuracy-websearch-30", "accuracy-websearch-60", "accuracy-google-30", "accuracy-google-60",
+        "accuracy-websearch-30",
+        "accuracy-websearch-60",
+        "accuracy-google-30",
+        "accuracy-google-60",
         # The same traffic over HPCC (eta 0.9), which the model runs as SWP-H.
-        "accuracy-hpcc-websearch-30", "accuracy-hpcc-websearch-60", "accuracy-hpcc-google-30", "accuracy-hpcc-google-60",
+        "accuracy-hpcc-websearch-30",
+        "accuracy-hpcc-websearch-60",
+        "accuracy-hpcc-google-30",
+        "accuracy-hpcc-google-60",
     ],
     "heldout": [
-        "accuracy-websearch-30", "accuracy-websearch-60", "accuracy-google-30", "accuracy-google-60",
-        "accuracy-hadoop-25g-85", "accuracy-hadoop-25g-85-k25",
+        "accuracy-websearch-30",
+        "accuracy-websearch-60",
+        "accuracy-google-30",
+        "accuracy-google-60",
+        "accuracy-hadoop-25g-85",
+        "accuracy-hadoop-25g-85-k25",
     ],
     "calibration": sorted(f"calibration/{p.stem}" for p in (SCENARIOS / "calibration").glob("*.toml")),
 }
@@ -82,7 +92,9 @@ def compare_cached(sc, name: str, cache: Path | None, out: Path | None):
     try:
         model = run_scenario(sc, out=work / "model", engine="model")
         report = compare_results(packet, model)
-        report["queues"] = {e: r.summary["network"]["mean_queue_bytes"] for e, r in (("packet", packet), ("model", model))}
+        report["queues"] = {
+            e: r.summary["network"]["mean_queue_bytes"] for e, r in (("packet", packet), ("model", model))
+        }
         return report
     finally:
         if out is None:
@@ -117,7 +129,9 @@ def score(report: dict) -> dict:
 
 def print_scores(reports: list[dict], console) -> None:
     """One line per run and one for the set (the tables of docs/model.md)."""
-    console.print("\n[b]score[/b] (judged errors within 10 % | short-bin p99 error range | mean |error| | mean queue packet → model)")
+    console.print(
+        "\n[b]score[/b] (judged errors within 10 % | short-bin p99 error range | mean |error| | mean queue packet → model)"
+    )
     judged = within = 0
     abs_sum, worst = 0.0, 0.0
     for r in reports:
@@ -131,18 +145,30 @@ def print_scores(reports: list[dict], console) -> None:
         queue = f"{q[0]:.1f} → {q[1]:.1f} KB ({s['queue_error']:+.0%})" if s["queue_error"] is not None else "–"
         console.print(f"  {r['run']}: {s['within']}/{s['judged']} | {lo_hi} | {mean_abs} | {queue}", highlight=False)
     if judged:
-        console.print(f"  [b]set[/b]: {within}/{judged} within 10 %, worst short-bin p99 error {worst:.1%}, "
-                      f"mean |error| {abs_sum / judged:.1%}", highlight=False)
+        console.print(
+            f"  [b]set[/b]: {within}/{judged} within 10 %, worst short-bin p99 error {worst:.1%}, "
+            f"mean |error| {abs_sum / judged:.1%}",
+            highlight=False,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path, help="also write every comparison here")
     ap.add_argument("--out", type=Path, help="keep the runs here (one directory per scenario)")
-    ap.add_argument("--form", choices=["calibrated", "paper"], default=None,
-                    help="the model's form (default: each scenario's [model] form; docs/model.md)")
-    ap.add_argument("--set", choices=sorted(SETS), default="accuracy", dest="set_",
-                    help="which runs (default: accuracy; heldout and calibration: docs/model.md, 'Recalibration')")
+    ap.add_argument(
+        "--form",
+        choices=["calibrated", "paper"],
+        default=None,
+        help="the model's form (default: each scenario's [model] form; docs/model.md)",
+    )
+    ap.add_argument(
+        "--set",
+        choices=sorted(SETS),
+        default="accuracy",
+        dest="set_",
+        help="which runs (default: accuracy; heldout and calibration: docs/model.md, 'Recalibration')",
+    )
     ap.add_argument("--packet-cache", type=Path, help="keep and reuse the packet runs here")
     ap.add_argument("--brief", action="store_true", help="print only the scores, not the per-bin tables")
     ap.add_argument("runs", nargs="*", metavar="RUN", help="scenarios/swp/RUN.toml of the set (default: all of it)")
@@ -180,8 +206,11 @@ def main(argv: list[str] | None = None) -> int:
                     if key in b["judged"]:
                         worst[key] = max(worst.get(key, 0.0), abs(err))
         line = ", ".join(f"worst judged {k} {v:.1%}" for k, v in sorted(worst.items()))
-        console.print(f"  {'PASS' if r['pass'] else 'FAIL'}  {r['scenario']}: {line}"
-                      + ("" if r["pass"] else f"; misses: {'; '.join(r['misses'])}"), highlight=False)
+        console.print(
+            f"  {'PASS' if r['pass'] else 'FAIL'}  {r['scenario']}: {line}"
+            + ("" if r["pass"] else f"; misses: {'; '.join(r['misses'])}"),
+            highlight=False,
+        )
     print_scores(reports, console)
     if args.json:
         args.json.write_text(json.dumps(reports, indent=2))

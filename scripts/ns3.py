@@ -32,8 +32,12 @@ def install_ns3() -> bool:
     print("installing libns3-dev g++ pkg-config time with apt-get ...", file=sys.stderr, flush=True)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run(["apt-get", "update", "-qq"], env=env, check=False, capture_output=True)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "libns3-dev", "g++", "pkg-config", "time"],
-                   env=env, check=False, capture_output=True)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "libns3-dev", "g++", "pkg-config", "time"],
+        env=env,
+        check=False,
+        capture_output=True,
+    )
     return have_ns3()
 
 

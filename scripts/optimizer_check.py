@@ -82,7 +82,14 @@ def non_monotone_probes(probes: list[dict]) -> bool:
 
 
 def check(path: Path, n: int, tolerance: float, rng: random.Random, ladder: bool) -> dict:
-    row: dict = {"scenario": path.stem, "classes": n, "seconds": {}, "cpu_seconds": {}, "capacity_gbps": {}, "found": {}}
+    row: dict = {
+        "scenario": path.stem,
+        "classes": n,
+        "seconds": {},
+        "cpu_seconds": {},
+        "capacity_gbps": {},
+        "found": {},
+    }
     caps = {}
     for d in ("fifo", *WEIGHTED):
         events: dict = {}
@@ -91,7 +98,9 @@ def check(path: Path, n: int, tolerance: float, rng: random.Random, ladder: bool
             # model runs seen: a baseline round runs every class, an iteration one run (the
             # shortcut checks and the grid are not shown to progress)
             events[e["kind"]] = events.get(e["kind"], 0) + 1
-            events["runs"] = events.get("runs", 0) + (n if e["kind"] == "baselines" else 1 if e["kind"] == "iteration" else 0)
+            events["runs"] = events.get("runs", 0) + (
+                n if e["kind"] == "baselines" else 1 if e["kind"] == "iteration" else 0
+            )
             return True
 
         t, cpu = time.perf_counter(), time.process_time()
@@ -132,7 +141,9 @@ def check(path: Path, n: int, tolerance: float, rng: random.Random, ladder: bool
         nm = {"probes": non_monotone_probes(c["probes"])}
         if ladder and c["capacity_bps"] is not None:
             cs = [c["capacity_bps"] * f for f in LADDER]
-            fixed = [worst(json.loads(_core.swp_evaluate(str(path), x, [c["weights"]], d == "hierarchical"))[0]) for x in cs]
+            fixed = [
+                worst(json.loads(_core.swp_evaluate(str(path), x, [c["weights"]], d == "hierarchical"))[0]) for x in cs
+            ]
             fresh = [json.loads(_core.advise_weights(str(path), x, d == "hierarchical")) for x in cs]
             nm["fixed_weights_fail_at"] = [f for f, worst_load in zip(LADDER, fixed) if worst_load > 0]
             nm["search_fails_at"] = [f for f, a in zip(LADDER, fresh) if not all(v["met"] for v in a["verdicts"])]
@@ -175,8 +186,11 @@ def main() -> int:
     ap.add_argument("--n3", type=int, default=10, help="three-class scenarios")
     ap.add_argument("--n5", type=int, default=5, help="five-class scenarios")
     ap.add_argument("--seed", type=int, default=2525, help="seed of the scenario generator (not the reproduction's)")
-    ap.add_argument("--as-reproduction", action="store_true",
-                    help="draw as `tailor reproduce swp-capacity --seed SEED` does (one generator for the 3-class set)")
+    ap.add_argument(
+        "--as-reproduction",
+        action="store_true",
+        help="draw as `tailor reproduce swp-capacity --seed SEED` does (one generator for the 3-class set)",
+    )
     ap.add_argument("--until", default="21ms")
     ap.add_argument("--tolerance", type=float, default=0.02, help="the reproduction's")
     ap.add_argument("--no-ladder", action="store_true", help="skip the capacity ladder above each answer")
@@ -194,19 +208,31 @@ def main() -> int:
                 r["params"] = params
                 rows.append(r)
                 c = r["capacity_gbps"]
-                flags = [f"{d} above FIFO ({'grid finds ' + str(r['grid'][d]['meeting'] + r['grid'][d]['refined_meeting']) if r['grid'][d]['meeting'] + r['grid'][d]['refined_meeting'] else 'genuine: grid best ' + format(r['grid'][d]['best_worst_loss'], '+.2f') + ', refined ' + format(r['grid'][d]['refined_best_worst_loss'], '+.2f')})"
-                         for d in WEIGHTED if r["above"][d]]
-                flags += [f"{d} non-monotone {r['non_monotone'][d]}" for d in WEIGHTED if any(bool(v) for v in r["non_monotone"][d].values())]
-                print(f"{sc.name}: offered {r['offered_gbps']:.1f}; fifo {c['fifo']:.1f} drr {c['drr']:.1f} "
-                      f"hier {c['hierarchical']:.1f} Gbps; {' '.join(f'{d} {t:.1f}s' for d, t in r['cpu_seconds'].items())} CPU, "
-                      f"{' '.join(str(r['events'][d].get('runs', 0)) for d in WEIGHTED)} runs"
-                      + ("; " + "; ".join(flags) if flags else ""), flush=True)
+                flags = [
+                    f"{d} above FIFO ({'grid finds ' + str(r['grid'][d]['meeting'] + r['grid'][d]['refined_meeting']) if r['grid'][d]['meeting'] + r['grid'][d]['refined_meeting'] else 'genuine: grid best ' + format(r['grid'][d]['best_worst_loss'], '+.2f') + ', refined ' + format(r['grid'][d]['refined_best_worst_loss'], '+.2f')})"
+                    for d in WEIGHTED
+                    if r["above"][d]
+                ]
+                flags += [
+                    f"{d} non-monotone {r['non_monotone'][d]}"
+                    for d in WEIGHTED
+                    if any(bool(v) for v in r["non_monotone"][d].values())
+                ]
+                print(
+                    f"{sc.name}: offered {r['offered_gbps']:.1f}; fifo {c['fifo']:.1f} drr {c['drr']:.1f} "
+                    f"hier {c['hierarchical']:.1f} Gbps; {' '.join(f'{d} {t:.1f}s' for d, t in r['cpu_seconds'].items())} CPU, "
+                    f"{' '.join(str(r['events'][d].get('runs', 0)) for d in WEIGHTED)} runs"
+                    + ("; " + "; ".join(flags) if flags else ""),
+                    flush=True,
+                )
     summary = summarize(rows)
     for k, v in summary.items():
         print(k, json.dumps(v))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "summary": summary, "rows": rows}, indent=1))
+        args.json.write_text(
+            json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "summary": summary, "rows": rows}, indent=1)
+        )
     return 0
 
 

@@ -79,16 +79,20 @@ def main() -> int:
             name = f"{a.scheme}-{load}-{coalesce}-{choice}"
             sc = a.out / f"{name}.toml"
             sc.write_text(text(load, coalesce, choice, a.ms, a.scheme))
-            subprocess.run([str(tailor), "run", str(sc), "-q", "--out", str(a.out / name)], check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [str(tailor), "run", str(sc), "-q", "--out", str(a.out / name)], check=True, stdout=subprocess.DEVNULL
+            )
             r = {"load": load, "coalesce": coalesce, "choice": choice, **measure(a.out / name, a.ms)}
             rows.append(r)
             p99 = "—" if r["p99_us"] is None else f"{r['p99_us']:,.0f}"
-            print(f"load {load:.2f} {coalesce:5} {choice:9}: offered {r['offered_gbps']:5.1f}, goodput "
-                  f"{r['goodput_gbps']:5.1f}, carried {r['carried_gbps']:5.1f} Gbps, booked/payload "
-                  f"{r['booked_per_byte']:.3f}, {r['packets_per_message']:.2f} pkts/msg, {r['retransmits']:,} "
-                  f"retransmits, {r['unfinished']:,} of {r['messages']:,} unfinished, {r['waits']:,} waited, "
-                  f"p50 / p99 {r['p50_us']:,.1f} / {p99} µs", flush=True)
+            print(
+                f"load {load:.2f} {coalesce:5} {choice:9}: offered {r['offered_gbps']:5.1f}, goodput "
+                f"{r['goodput_gbps']:5.1f}, carried {r['carried_gbps']:5.1f} Gbps, booked/payload "
+                f"{r['booked_per_byte']:.3f}, {r['packets_per_message']:.2f} pkts/msg, {r['retransmits']:,} "
+                f"retransmits, {r['unfinished']:,} of {r['messages']:,} unfinished, {r['waits']:,} waited, "
+                f"p50 / p99 {r['p50_us']:,.1f} / {p99} µs",
+                flush=True,
+            )
     pl.DataFrame(rows).write_csv(a.out / "pl2_tcp_w3.csv")
     return 0
 

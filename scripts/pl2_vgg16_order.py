@@ -35,7 +35,9 @@ def trace(iteration: int, gbps: float, chunk: int, order: str) -> str:
         for _, params in reversed(vgg16.LAYERS):
             size = params * 4
             halves = [size // 2 + (size % 2 if k == 0 else 0) for k in range(2)]
-            parts = [[(ps, min(chunk or h, h - o)) for o in range(0, h, chunk or h)] for ps, h in zip(vgg16.SERVERS, halves)]
+            parts = [
+                [(ps, min(chunk or h, h - o)) for o in range(0, h, chunk or h)] for ps, h in zip(vgg16.SERVERS, halves)
+            ]
             seq = [c for turn in zip_longest(*parts) for c in turn if c] if order == "turns" else parts[0] + parts[1]
             for ps, c in seq:
                 rows.append((len(rows), w, ps, c, start + int(released * 8 / gbps)))
@@ -64,9 +66,12 @@ def main() -> None:
             ms = float(pl.read_parquet(d / "run" / "messages.parquet")["finish_ns"].max()) / 1e6
             tc = json.loads((d / "run" / "summary.json").read_text())["transport_counters"]
             bursts = tc.get("pl2_bursts", 0) or 1
-            print(f"{a.scheme} {a.gbps:g} Gbps, chunk {a.chunk}, {a.order}, {a.threads} threads, iteration {i}: "
-                  f"{ms:.1f} ms; unsolicited {tc.get('pl2_unsolicited_bursts', 0) / bursts:.2f}, "
-                  f"wait {tc.get('pl2_wait_ns', 0) / bursts / 1e3:.2f} us a burst", flush=True)
+            print(
+                f"{a.scheme} {a.gbps:g} Gbps, chunk {a.chunk}, {a.order}, {a.threads} threads, iteration {i}: "
+                f"{ms:.1f} ms; unsolicited {tc.get('pl2_unsolicited_bursts', 0) / bursts:.2f}, "
+                f"wait {tc.get('pl2_wait_ns', 0) / bursts / 1e3:.2f} us a burst",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,17 @@ TRANSPORTS = "homa,pfabric,pias,phost,ndp"
 #: Fig. 15 runs first: Fig. 12's 80 % panel runs each transport that cannot carry 80 % on a
 #: workload at the highest load Fig. 15 measured for it (--sustainable), as the paper ran
 #: pHost and NDP.
-ORDER = ("homa-fig15", "homa-fig12", "homa-fig10", "homa-fig14", "homa-table1", "homa-max-load", "homa-cluster",
-         "homa-sensitivity", "homa-fig21")
+ORDER = (
+    "homa-fig15",
+    "homa-fig12",
+    "homa-fig10",
+    "homa-fig14",
+    "homa-table1",
+    "homa-max-load",
+    "homa-cluster",
+    "homa-sensitivity",
+    "homa-fig21",
+)
 
 
 def extra(name: str, out: Path) -> dict:
@@ -50,8 +59,11 @@ def extra(name: str, out: Path) -> dict:
         return {"transports": TRANSPORTS}
     if name == "homa-fig12":
         fig15 = out / "fig15" / "fig15.csv"
-        return {"transports": TRANSPORTS + ",srpt-oracle", "compare": paper.ANCHOR,
-                "sustainable": fig15 if fig15.is_file() else None}
+        return {
+            "transports": TRANSPORTS + ",srpt-oracle",
+            "compare": paper.ANCHOR,
+            "sustainable": fig15 if fig15.is_file() else None,
+        }
     return {}
 
 

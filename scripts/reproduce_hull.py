@@ -25,8 +25,19 @@ from rich.console import Console
 from tailor.reproduce import REPRODUCTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ("hull-fig8", "hull-fig2", "hull-fig3", "hull-fig5", "hull-fig6", "hull-fig9", "hull-table4", "hull-fig10", "hull-fig11",
-         "hull-table5", "hull-fattree")
+ORDER = (
+    "hull-fig8",
+    "hull-fig2",
+    "hull-fig3",
+    "hull-fig5",
+    "hull-fig6",
+    "hull-fig9",
+    "hull-table4",
+    "hull-fig10",
+    "hull-fig11",
+    "hull-table5",
+    "hull-fattree",
+)
 
 
 def main() -> int:

@@ -27,8 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=swp_capacity.FORMS["full"].n,
-                    help="random scenarios per capacity experiment (the paper: 150)")
+    ap.add_argument(
+        "--n",
+        type=int,
+        default=swp_capacity.FORMS["full"].n,
+        help="random scenarios per capacity experiment (the paper: 150)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "target" / "reproduce")
     args = ap.parse_args()
     console = Console(width=140)
@@ -45,8 +49,11 @@ def main() -> int:
     r = plan.run(plan.out, say)
     swp_capacity.render(r, console)
     console.print(f"capacity searches (Fig. 8 and 9): {time.perf_counter() - t:.1f} s\n", highlight=False)
-    results["capacity"] = {"summary": [{k: v for k, v in s.items() if k != "values"} for s in r["summary"]],
-                           "cost": r["cost"], "slos": r["slos"]}
+    results["capacity"] = {
+        "summary": [{k: v for k, v in s.items() if k != "values"} for s in r["summary"]],
+        "cost": r["cost"],
+        "slos": r["slos"],
+    }
     (args.out / "swp.json").write_text(json.dumps(results, indent=2))
     failed = [c["claim"] for k in ("fig1_model", "fig1_packet") for c in results[k]["claims"] if not c["holds"]]
     if failed:

@@ -28,9 +28,33 @@ HANDED_OVER = [
 # Held-out runs made with the anchors' run.sh: (anchor, result name, run.sh arguments).
 NEW = [
     ("ns3", "lognormal-0.3-2000-s2", ["--flows", "2000", "--load", "0.3", "--seed", "2"]),
-    ("ns3", "poisson-0.6-1500-s3-K65000", ["--flows", "1500", "--load", "0.6", "--arrival", "poisson", "--seed", "3", "--", "--K=65000"]),
-    ("ns3", "lognormal-0.6-1500-s4-cwnd200", ["--flows", "1500", "--load", "0.6", "--seed", "4", "--", "--maxCwnd=200"]),
-    ("ns3-leafspine", "hadoop-0.5-4000-s2-K30000", ["--workload", "hadoop", "--flows", "4000", "--load", "0.5", "--seed", "2", "--", "--kHost=30000", "--kCore=120000"]),
+    (
+        "ns3",
+        "poisson-0.6-1500-s3-K65000",
+        ["--flows", "1500", "--load", "0.6", "--arrival", "poisson", "--seed", "3", "--", "--K=65000"],
+    ),
+    (
+        "ns3",
+        "lognormal-0.6-1500-s4-cwnd200",
+        ["--flows", "1500", "--load", "0.6", "--seed", "4", "--", "--maxCwnd=200"],
+    ),
+    (
+        "ns3-leafspine",
+        "hadoop-0.5-4000-s2-K30000",
+        [
+            "--workload",
+            "hadoop",
+            "--flows",
+            "4000",
+            "--load",
+            "0.5",
+            "--seed",
+            "2",
+            "--",
+            "--kHost=30000",
+            "--kCore=120000",
+        ],
+    ),
 ]
 
 
@@ -56,8 +80,12 @@ def main() -> int:
     ap.add_argument("--handed-over-only", action="store_true", help="skip the runs made here with ns-3")
     ap.add_argument("--json", type=Path, help="write every comparison here")
     ap.add_argument("--no-model", action="store_true", help="skip the model-vs-packet accuracy table")
-    ap.add_argument("--prr", default="ns3", choices=["ns3", "rfc6937"],
-                    help="DCTCP reduction pacing in tailor: as ns-3 does it (default) or tailor's RFC 6937 default")
+    ap.add_argument(
+        "--prr",
+        default="ns3",
+        choices=["ns3", "rfc6937"],
+        help="DCTCP reduction pacing in tailor: as ns-3 does it (default) or tailor's RFC 6937 default",
+    )
     args = ap.parse_args()
     from rich.console import Console
     from tailor.crosscheck import crosscheck_ns3, render
@@ -75,8 +103,10 @@ def main() -> int:
     for r in reports:
         worst_mean = max(abs(b["mean_ratio"] - 1) for b in r["bins"] if b["judged"])
         worst_p99 = max(abs(b["p99_ratio"] - 1) for b in r["bins"] if b["judged"])
-        console.print(f"  {'PASS' if r['pass'] else 'FAIL'}  {r['run_dir']}: worst judged bin mean {worst_mean:.1%}, p99 {worst_p99:.1%}"
-                      + ("" if r["pass"] else f"; misses: {', '.join(r['misses'])}"))
+        console.print(
+            f"  {'PASS' if r['pass'] else 'FAIL'}  {r['run_dir']}: worst judged bin mean {worst_mean:.1%}, p99 {worst_p99:.1%}"
+            + ("" if r["pass"] else f"; misses: {', '.join(r['misses'])}")
+        )
     if args.json:
         args.json.write_text(json.dumps(reports, indent=2))
     ok = all(r["pass"] for r in reports)

@@ -1,12 +1,12 @@
 """tailor: predict and control microsecond tail latency in datacenter networks.
 
-    >>> import tailor
-    >>> result = tailor.run("scenarios/quickstart.toml", seed=7)
-    >>> result.summary["overall"]["slowdown"]["p99"]
-    >>> result.messages            # a polars DataFrame, one row per message
-    >>> sw = tailor.sweep("scenarios/quickstart.toml", load=[0.3, 0.5], seed=range(1, 4), out="sweeps/q")
-    >>> sw.summary()               # per load: mean and 95 % interval of each statistic across seeds
-    >>> tailor.open("sweeps/q").messages()   # every point's messages, a polars LazyFrame
+>>> import tailor
+>>> result = tailor.run("scenarios/quickstart.toml", seed=7)
+>>> result.summary["overall"]["slowdown"]["p99"]
+>>> result.messages            # a polars DataFrame, one row per message
+>>> sw = tailor.sweep("scenarios/quickstart.toml", load=[0.3, 0.5], seed=range(1, 4), out="sweeps/q")
+>>> sw.summary()               # per load: mean and 95 % interval of each statistic across seeds
+>>> tailor.open("sweeps/q").messages()   # every point's messages, a polars LazyFrame
 """
 
 from __future__ import annotations
@@ -47,9 +47,18 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
 #: when a name that needs them is used (``tailor --version`` took 1.9 s when they loaded
 #: eagerly, docs/cli.md).
 _API = {
-    "run": "run", "check": "scenario", "Scenario": "scenario", "advise": "advise", "Advice": "advise",
-    "advise_transports": "transport_advisor", "TransportAdvice": "transport_advisor", "Result": "result",
-    "sweep": "sweep", "Sweep": "sweep", "open": "store", "Store": "store",
+    "run": "run",
+    "check": "scenario",
+    "Scenario": "scenario",
+    "advise": "advise",
+    "Advice": "advise",
+    "advise_transports": "transport_advisor",
+    "TransportAdvice": "transport_advisor",
+    "Result": "result",
+    "sweep": "sweep",
+    "Sweep": "sweep",
+    "open": "store",
+    "Store": "store",
 }
 #: The names that are the open_store of their module.
 _RENAMED = {"open": "open_store"}
@@ -57,8 +66,21 @@ _RENAMED = {"open": "open_store"}
 _LAZY = ("plot", "figures", "report", "stats", "compare", "crosscheck", "reproduce")
 
 __all__ = [
-    "run", "check", "advise", "Advice", "advise_transports", "TransportAdvice", "Scenario", "Result", "sweep", "Sweep", "open", "Store", "errors",
-    "__version__", *_LAZY,
+    "run",
+    "check",
+    "advise",
+    "Advice",
+    "advise_transports",
+    "TransportAdvice",
+    "Scenario",
+    "Result",
+    "sweep",
+    "Sweep",
+    "open",
+    "Store",
+    "errors",
+    "__version__",
+    *_LAZY,
 ]
 
 

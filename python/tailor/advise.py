@@ -34,8 +34,16 @@ from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
 from tailor.store import KEEPS
 
-__all__ = ["DISCIPLINES", "HOST_SCALINGS", "MODEL_FORMS", "Advice", "Rejection", "advise", "check_samples",
-           "describe_event"]
+__all__ = [
+    "DISCIPLINES",
+    "HOST_SCALINGS",
+    "MODEL_FORMS",
+    "Advice",
+    "Rejection",
+    "advise",
+    "check_samples",
+    "describe_event",
+]
 
 #: The disciplines the advisor compares, by their command-line names.
 DISCIPLINES = {
@@ -104,8 +112,9 @@ class Advice:
         SLO on every seed); None when the packet engine decided no answer (``recheck=False``,
         or no capacity found). An answer the packet engine could not decide (an SLO not
         judged) counts as not holding."""
-        checked = [a for a in _answers(self.report) if a.get("packet_search") is not None
-                   and a.get("capacity_bps") is not None]
+        checked = [
+            a for a in _answers(self.report) if a.get("packet_search") is not None and a.get("capacity_bps") is not None
+        ]
         return None if not checked else all(a.get("holds") is True for a in checked)
 
     @property
@@ -155,8 +164,11 @@ class Advice:
         return bool(caps) and all(c["capacity_bps"] is None for c in caps)
 
     def _packet_checks(self) -> list[tuple[str, float, list[dict[str, Any]]]]:
-        return [(a["strategy"], a["capacity_bps"], a["packet"]) for a in _answers(self.report)
-                if a.get("packet") is not None and a.get("capacity_bps") is not None]
+        return [
+            (a["strategy"], a["capacity_bps"], a["packet"])
+            for a in _answers(self.report)
+            if a.get("packet") is not None and a.get("capacity_bps") is not None
+        ]
 
     def capacity(self, discipline: str) -> Optional[float]:
         """Minimum-capacity mode: the least capacity (bps) found for a discipline."""
@@ -168,9 +180,12 @@ class Advice:
     def to_json(self) -> str:
         """The engine's report with the verdicts above: ``passed``, ``rechecked``,
         ``rejected`` (a list of :class:`Rejection` fields) and ``unjudged``."""
-        verdicts = {"passed": self.passed, "rechecked": self.rechecked,
-                    "rejected": [dataclasses.asdict(x) for x in self.rejected],
-                    "unjudged": [dict(zip(("strategy", "engine", "class", "reason"), u)) for u in self.unjudged]}
+        verdicts = {
+            "passed": self.passed,
+            "rechecked": self.rechecked,
+            "rejected": [dataclasses.asdict(x) for x in self.rejected],
+            "unjudged": [dict(zip(("strategy", "engine", "class", "reason"), u)) for u in self.unjudged],
+        }
         return json.dumps({**self.report, **verdicts}, indent=2)
 
     def render(self, console: Console) -> None:
@@ -191,18 +206,25 @@ class Advice:
                 console.print(f"  {x}", highlight=False)
         unjudged = self.unjudged
         if unjudged:
-            console.print(f"not judged, {len(unjudged)} SLO verdict(s): the search went by their values, too few "
-                          "messages to be a result (docs/results.md, \"SLO verdicts\"):", highlight=False)
+            console.print(
+                f"not judged, {len(unjudged)} SLO verdict(s): the search went by their values, too few "
+                'messages to be a result (docs/results.md, "SLO verdicts"):',
+                highlight=False,
+            )
             for strategy, engine, cls, why in unjudged:
                 console.print(f"  {DISCIPLINES.get(strategy, strategy)}, {engine}: {cls}: {why}", highlight=False)
         pe = r.get("packet_engine")
         if pe is not None:
             seeds = pe["confirm_seeds"] or pe["seeds"]
-            console.print(f"packet engine: seeds {seeds[0]}-{seeds[-1]}, {self.packet_runs} runs ({pe['run']} run, "
-                          f"{pe['cached']} found in {pe['store']}/" + (f", {pe['failed']} failed" if pe["failed"] else "")
-                          + (", kept as summaries only" if pe.get("keep") == "summary" else "")
-                          + f"); rule: {pe['rule']}" + (f"; {pe['promise']}" if pe.get("promise") else ""),
-                          highlight=False)
+            console.print(
+                f"packet engine: seeds {seeds[0]}-{seeds[-1]}, {self.packet_runs} runs ({pe['run']} run, "
+                f"{pe['cached']} found in {pe['store']}/"
+                + (f", {pe['failed']} failed" if pe["failed"] else "")
+                + (", kept as summaries only" if pe.get("keep") == "summary" else "")
+                + f"); rule: {pe['rule']}"
+                + (f"; {pe['promise']}" if pe.get("promise") else ""),
+                highlight=False,
+            )
         console.print(f"fast model {r['model_seconds']:.2f} s", highlight=False)
 
 
@@ -229,7 +251,9 @@ def slos_met(verdicts: list[dict[str, Any]]) -> tuple[int, int]:
     return sum(bool(s["met"]) for s in judged), len(judged)
 
 
-def _verdict_rows(table: Table, model: list[dict], packet: Optional[list[dict]], weights: Optional[list[float]]) -> None:
+def _verdict_rows(
+    table: Table, model: list[dict], packet: Optional[list[dict]], weights: Optional[list[float]]
+) -> None:
     for k, cv in enumerate(model):
         pv = packet[k] if packet is not None else None
         for i, slo in enumerate(cv["slo"]):
@@ -275,17 +299,22 @@ def _render_weights(w: dict[str, Any], console: Console) -> None:
     }
     title = (
         f"{DISCIPLINES[w['strategy']]} at {fmt.rate(w['capacity_bps'])}: {outcome.get(w['outcome'], w['outcome'])} "
-        f"(evaluation {w['chosen'] + 1} of {steps}); baselines "
-        + " ".join(f"{b:.3f}" for b in w["baselines"])
+        f"(evaluation {w['chosen'] + 1} of {steps}); baselines " + " ".join(f"{b:.3f}" for b in w["baselines"])
     )
     t = _slo_table(title, with_weight=True)
     _verdict_rows(t, w["verdicts"], w["packet"], w["weights"])
     console.print(t)
     if w.get("model_weights") is not None and w["model_weights"] != w["weights"]:
-        console.print("the model's weights " + " ".join(f"{x:.3f}" for x in w["model_weights"]) + " missed an SLO on "
-                      "the packet engine; Algorithm 1 went on from them on the packet engine's losses", highlight=False)
-    console.print(f"packet engine: {_packet_text(w)}" + (f" ({w['packet_search']['why']})" if w.get("holds") is False
-                  and w.get("packet_search") else ""), highlight=False)
+        console.print(
+            "the model's weights " + " ".join(f"{x:.3f}" for x in w["model_weights"]) + " missed an SLO on "
+            "the packet engine; Algorithm 1 went on from them on the packet engine's losses",
+            highlight=False,
+        )
+    console.print(
+        f"packet engine: {_packet_text(w)}"
+        + (f" ({w['packet_search']['why']})" if w.get("holds") is False and w.get("packet_search") else ""),
+        highlight=False,
+    )
 
 
 def _packet_text(a: dict[str, Any]) -> str:
@@ -305,8 +334,11 @@ def _render_capacity(caps: list[dict[str, Any]], console: Console) -> None:
     ref = next((c["capacity_bps"] for c in caps if c["strategy"] == "drr" and c["capacity_bps"]), None)
     packet = any(c.get("engine") == "packet" for c in caps)
     checked = any(c.get("above_fifo") for c in caps)
-    t = Table(title="least capacity meeting every SLO" + (", searched on the packet engine" if packet else ""),
-              title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title="least capacity meeting every SLO" + (", searched on the packet engine" if packet else ""),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     names = ["discipline", "capacity", "x offered", "vs SWP weights", "model's answer", "packet engine", "setting"]
     for name in names:
         t.add_column(name, justify="left" if name in ("discipline", "setting", "packet engine") else "right")
@@ -396,19 +428,27 @@ def check_samples(sc: Scenario) -> None:
         elif e["limited_by"] == "messages":
             gives = f"messages = {math.ceil(e['needed'] / e['share'])} after the warm-up would give them"
         else:
-            gives = f"until = {_until(e['until_needed_ns'])}" + (" and a [run] stop after it" if end != "until" else "") \
+            gives = (
+                f"until = {_until(e['until_needed_ns'])}"
+                + (" and a [run] stop after it" if end != "until" else "")
                 + " would give them"
-        return (f"class {e['class']}, {short_sli(e['sli'])}: {e['expected']:.1f} messages expected from "
-                f"{fmt.time(e['from_ns'])} to {end} at {fmt.time(e['to_ns'])}, {e['needed']} needed ({gives})")
+            )
+        return (
+            f"class {e['class']}, {short_sli(e['sli'])}: {e['expected']:.1f} messages expected from "
+            f"{fmt.time(e['from_ns'])} to {end} at {fmt.time(e['to_ns'])}, {e['needed']} needed ({gives})"
+        )
 
     needs = [e["until_needed_ns"] for e in short if e["until_needed_ns"]]
     first = short[0]
     raise ScenarioError(
-        str(sc.path), f"class[{first['class_index']}].slo[{first['slo_index']}]",
-        f"too few messages to judge {len(short)} SLO(s), even in the mean: " + "; ".join(one(e) for e in short)
+        str(sc.path),
+        f"class[{first['class_index']}].slo[{first['slo_index']}]",
+        f"too few messages to judge {len(short)} SLO(s), even in the mean: "
+        + "; ".join(one(e) for e in short)
         + "; accepted: a horizon that gives each SLO the messages it needs"
         + (f" (until = {_until(max(needs))} for all)" if needs else "")
-        + ", or --allow-unjudged to search anyway (those SLOs are then reported not judged)")
+        + ", or --allow-unjudged to search anyway (those SLOs are then reported not judged)",
+    )
 
 
 def _until(ns: float) -> str:
@@ -420,11 +460,15 @@ def _check_packet_seeds(first: int, seeds: int, confirm_seeds: Optional[int], pa
     """Refused before anything runs: ``confirm_seeds`` out of range, or (when the packet
     engine runs) its seeds, from ``first``, passing the engine's largest seed."""
     if confirm_seeds is not None and not (0 <= confirm_seeds <= 100):
-        raise OptionError(f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 0 (none) to 100")
+        raise OptionError(
+            f"--confirm-seeds: {confirm_seeds} is out of range; accepted: an integer from 0 (none) to 100"
+        )
     last = first + max(seeds, confirm_seeds or 0) - 1
     if packet and last > SEED_MAX:
-        raise OptionError(f"--seeds: the packet engine's seeds {first} to {last} pass 2^63 - 1; accepted: fewer seeds "
-                          "or a lower --seed")
+        raise OptionError(
+            f"--seeds: the packet engine's seeds {first} to {last} pass 2^63 - 1; accepted: fewer seeds "
+            "or a lower --seed"
+        )
 
 
 def advise(
@@ -480,8 +524,9 @@ def advise(
 
     names = list(dict.fromkeys(disciplines or []))
     _check_options(names, min_capacity, seed, tolerance, engine, recheck, seeds, host_scaling, workers, model_form)
-    sc = _checked_scenario(scenario, seed, seeds, confirm_seeds, keep, allow_unjudged, ray,
-                           packet=engine == "packet" or recheck)
+    sc = _checked_scenario(
+        scenario, seed, seeds, confirm_seeds, keep, allow_unjudged, ray, packet=engine == "packet" or recheck
+    )
     text = _core.advise(
         str(sc.path),
         seed=seed,
@@ -498,20 +543,46 @@ def advise(
     if engine == "packet" or recheck:
         n = DEFAULT_SEEDS if seeds is None else seeds
         store = Path(out) if out is not None else Path("sweeps") / f"advise-{sc.name}"
-        packet_advice(report, sc, least=engine == "packet", seeds=n, out=store, host_scaling=host_scaling,
-                      tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance, jobs=workers, ray=ray,
-                      reporter=reporter, progress=progress, confirm_seeds=confirm_seeds, keep=keep)
+        packet_advice(
+            report,
+            sc,
+            least=engine == "packet",
+            seeds=n,
+            out=store,
+            host_scaling=host_scaling,
+            tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+            jobs=workers,
+            ray=ray,
+            reporter=reporter,
+            progress=progress,
+            confirm_seeds=confirm_seeds,
+            keep=keep,
+        )
     else:
         for a in _answers(report):
-            a.update(engine="model", model_form=report["model_form"], host_scaling=report["host_scaling"],
-                     packet_runs=0, holds=None, model_capacity_bps=a["capacity_bps"],
-                     packet_note="not requested (--no-recheck): the model's answer alone")
+            a.update(
+                engine="model",
+                model_form=report["model_form"],
+                host_scaling=report["host_scaling"],
+                packet_runs=0,
+                holds=None,
+                model_capacity_bps=a["capacity_bps"],
+                packet_note="not requested (--no-recheck): the model's answer alone",
+            )
     return Advice(report)
 
 
-def _checked_scenario(scenario: "Scenario | str | os.PathLike[str]", seed: Optional[int], seeds: Optional[int],
-                      confirm_seeds: Optional[int], keep: str, allow_unjudged: bool, ray: Optional[str], *,
-                      packet: bool) -> Scenario:
+def _checked_scenario(
+    scenario: "Scenario | str | os.PathLike[str]",
+    seed: Optional[int],
+    seeds: Optional[int],
+    confirm_seeds: Optional[int],
+    keep: str,
+    allow_unjudged: bool,
+    ray: Optional[str],
+    *,
+    packet: bool,
+) -> Scenario:
     """The scenario, loaded, after every refusal that must come before anything runs: ``keep``,
     SLOs too rare to judge (unless allowed), the packet seeds, and Ray's availability."""
     from tailor.swp_packet import DEFAULT_CONFIRM_SEEDS, DEFAULT_SEEDS
@@ -522,8 +593,12 @@ def _checked_scenario(scenario: "Scenario | str | os.PathLike[str]", seed: Optio
     if not allow_unjudged:
         _core.model_scope(str(sc.path), list(sc.overrides))  # a scenario out of scope says so first
         check_samples(sc)
-    _check_packet_seeds(sc.seed if seed is None else seed, DEFAULT_SEEDS if seeds is None else seeds,
-                        DEFAULT_CONFIRM_SEEDS if confirm_seeds is None else confirm_seeds, packet=packet)
+    _check_packet_seeds(
+        sc.seed if seed is None else seed,
+        DEFAULT_SEEDS if seeds is None else seeds,
+        DEFAULT_CONFIRM_SEEDS if confirm_seeds is None else confirm_seeds,
+        packet=packet,
+    )
     if ray:
         from tailor.pool import ray_module
 
@@ -535,9 +610,18 @@ def _answers(report: dict[str, Any]) -> list[dict[str, Any]]:
     return ([report["weights"]] if report.get("weights") is not None else []) + list(report.get("capacity") or [])
 
 
-def _check_options(names: list[str], min_capacity: bool, seed: Optional[int], tolerance: Optional[float], engine: str,
-                   recheck: bool, seeds: Optional[int], host_scaling: str, workers: Optional[int],
-                   model_form: Optional[str]) -> None:
+def _check_options(
+    names: list[str],
+    min_capacity: bool,
+    seed: Optional[int],
+    tolerance: Optional[float],
+    engine: str,
+    recheck: bool,
+    seeds: Optional[int],
+    host_scaling: str,
+    workers: Optional[int],
+    model_form: Optional[str],
+) -> None:
     for n in names:
         if n not in DISCIPLINES:
             raise DisciplineError(f"--discipline: unknown discipline '{n}'; accepted: {', '.join(DISCIPLINES)}")
@@ -552,8 +636,10 @@ def _check_options(names: list[str], min_capacity: bool, seed: Optional[int], to
     if engine not in ("model", "packet"):
         raise OptionError(f"--engine: unknown value {engine!r}; accepted: model, packet")
     if engine == "packet" and not min_capacity:
-        raise OptionError("--engine packet: only with --min-capacity (the least capacity searched on the packet "
-                          "engine); weights are searched on the model and decided on the packet engine by default")
+        raise OptionError(
+            "--engine packet: only with --min-capacity (the least capacity searched on the packet "
+            "engine); weights are searched on the model and decided on the packet engine by default"
+        )
     if engine == "packet" and not recheck:
         raise OptionError("--no-recheck: not with --engine packet, which decides every answer on the packet engine")
     if seeds is not None and not (1 <= seeds <= 100):

@@ -93,7 +93,10 @@ def compare_results(packet: Result, model: Result, max_bins: int = 14) -> dict[s
     messages = same_messages(packet, model)
     misses = [
         f"{name} {b['size']}: {', '.join(b['misses'])}"
-        for name, c in classes.items() if name != "all" for b in c["bins"] if b["misses"]
+        for name, c in classes.items()
+        if name != "all"
+        for b in c["bins"]
+        if b["misses"]
     ]
     if not messages["identical"]:
         misses.insert(0, "the engines did not see the same messages")
@@ -217,11 +220,25 @@ def render(report: dict[str, Any], console: Any) -> None:
         for col in ("size", "kind", "count", "mean pkt", "mean model", "err", "p99 pkt", "p99 model", "err", "verdict"):
             t.add_column(col, justify="left" if col in ("size", "kind", "verdict") else "right")
         for b in c["bins"]:
-            verdict = fmt.NONE if not b["judged"] else ("[red]MISS " + ", ".join(b["misses"]) + "[/red]" if b["misses"] else "[green]ok[/green] " + "+".join(b["judged"]))
+            verdict = (
+                fmt.NONE
+                if not b["judged"]
+                else (
+                    "[red]MISS " + ", ".join(b["misses"]) + "[/red]"
+                    if b["misses"]
+                    else "[green]ok[/green] " + "+".join(b["judged"])
+                )
+            )
             t.add_row(
-                b["size"], b["kind"], f"{b['count']:,}",
-                fmt.stat(b["packet"]["mean"]), fmt.stat(b["model"]["mean"]), fmt.change(b["mean_error"]),
-                fmt.stat(b["packet"]["p99"]), fmt.stat(b["model"]["p99"]), fmt.change(b["p99_error"]),
+                b["size"],
+                b["kind"],
+                f"{b['count']:,}",
+                fmt.stat(b["packet"]["mean"]),
+                fmt.stat(b["model"]["mean"]),
+                fmt.change(b["mean_error"]),
+                fmt.stat(b["packet"]["p99"]),
+                fmt.stat(b["model"]["p99"]),
+                fmt.change(b["p99_error"]),
                 verdict,
             )
         console.print(t)

@@ -42,8 +42,19 @@ MIN_FLOWS = 100
 # Parameters the comparison reads (the rest of ns-3's summary.json params are derived
 # or informational and listed in _INFORMATIONAL; anything else is refused).
 _INFORMATIONAL = {
-    "flows", "load", "arrival", "sigma", "seed", "flows_in", "hosts", "base_rtt_longest_path_us",
-    "bdp_bytes", "load_definition", "aggregate_arrival_rate_per_s", "cdf", "cdf_mean_bytes",
+    "flows",
+    "load",
+    "arrival",
+    "sigma",
+    "seed",
+    "flows_in",
+    "hosts",
+    "base_rtt_longest_path_us",
+    "bdp_bytes",
+    "load_definition",
+    "aggregate_arrival_rate_per_s",
+    "cdf",
+    "cdf_mean_bytes",
 }
 
 
@@ -118,10 +129,28 @@ buffer_size = "{int(params["buffer_bytes"])}B"
 
 
 _SINGLE_KEYS = {"senders", "link_gbps", "rtt_us", "K_bytes"}
-_LEAF_KEYS = {"racks", "hosts_per_rack", "spines", "host_link_gbps", "core_link_gbps", "link_delay_us",
-              "K_host_port_bytes", "K_core_port_bytes"}
-_COMMON_KEYS = {"buffer_bytes", "init_cwnd_segments", "max_cwnd_segments", "mss_bytes", "header_bytes",
-                "del_ack_count", "min_rto_us", "preconnect_us", "dctcp_g", "syn_window_cap"}
+_LEAF_KEYS = {
+    "racks",
+    "hosts_per_rack",
+    "spines",
+    "host_link_gbps",
+    "core_link_gbps",
+    "link_delay_us",
+    "K_host_port_bytes",
+    "K_core_port_bytes",
+}
+_COMMON_KEYS = {
+    "buffer_bytes",
+    "init_cwnd_segments",
+    "max_cwnd_segments",
+    "mss_bytes",
+    "header_bytes",
+    "del_ack_count",
+    "min_rto_us",
+    "preconnect_us",
+    "dctcp_g",
+    "syn_window_cap",
+}
 
 
 def build_scenario(run_dir: Path, workload_csv: Path, prr: str = "ns3") -> tuple[str, str]:
@@ -141,7 +170,9 @@ def build_scenario(run_dir: Path, workload_csv: Path, prr: str = "ns3") -> tuple
     known = _COMMON_KEYS | _INFORMATIONAL | (_LEAF_KEYS if kind == "leafspine" else _SINGLE_KEYS)
     for key in params:
         if key not in known:
-            raise _bad(run_dir, f"params.{key}", f"unknown parameter; this crosscheck understands: {', '.join(sorted(known))}")
+            raise _bad(
+                run_dir, f"params.{key}", f"unknown parameter; this crosscheck understands: {', '.join(sorted(known))}"
+            )
     topo, receiver = (_leafspine if kind == "leafspine" else _single)(params, run_dir)
     edges = ", ".join(f'"{b["upper_bytes"]}B"' for b in summary["bins"])
     klass = f'[[class]]\nname = "ns3"\ntrace = "{workload_csv.name}"\n'
@@ -191,11 +222,17 @@ class BinRow:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "lower_bytes": self.lower, "upper_bytes": self.upper, "count": self.count,
-            "ns3_mean": self.ns3_mean, "ns3_p99": self.ns3_p99,
-            "tailor_mean": self.tailor_mean, "tailor_p99": self.tailor_p99,
-            "mean_ratio": self.mean_ratio, "p99_ratio": self.p99_ratio,
-            "judged": self.judged, "ok": self.ok,
+            "lower_bytes": self.lower,
+            "upper_bytes": self.upper,
+            "count": self.count,
+            "ns3_mean": self.ns3_mean,
+            "ns3_p99": self.ns3_p99,
+            "tailor_mean": self.tailor_mean,
+            "tailor_p99": self.tailor_p99,
+            "mean_ratio": self.mean_ratio,
+            "p99_ratio": self.p99_ratio,
+            "judged": self.judged,
+            "ok": self.ok,
         }
 
 
@@ -210,8 +247,9 @@ def _explain(joined: pl.DataFrame, table: list[dict[str, Any]]) -> None:
             continue
         part = joined.filter((pl.col("size_bytes") > r["lower_bytes"]) & (pl.col("size_bytes") <= r["upper_bytes"]))
         # A missed bin has MIN_FLOWS flows or more: an interval exists.
-        lo, hi = bootstrap_ci(part["ns3_slowdown"].to_numpy(), CI_CONFIDENCE, percentile=99, resamples=CI_RESAMPLES,
-                              seed=CI_SEED)
+        lo, hi = bootstrap_ci(
+            part["ns3_slowdown"].to_numpy(), CI_CONFIDENCE, percentile=99, resamples=CI_RESAMPLES, seed=CI_SEED
+        )
         r["ns3_p99_ci90"] = [lo, hi]
         r["tailor_p99_in_ci90"] = lo <= r["tailor_p99"] <= hi
 
@@ -223,11 +261,17 @@ def _bins(joined: pl.DataFrame, edges: list[dict[str, Any]]) -> list[BinRow]:
         part = joined.filter((pl.col("size_bytes") > lo) & (pl.col("size_bytes") <= hi))
         ns3 = part["ns3_slowdown"].to_list()
         tl = part["tailor_slowdown"].to_list()
-        rows.append(BinRow(
-            lo, hi, len(ns3),
-            sum(ns3) / len(ns3) if ns3 else math.nan, percentile(ns3, 99),
-            sum(tl) / len(tl) if tl else math.nan, percentile(tl, 99),
-        ))
+        rows.append(
+            BinRow(
+                lo,
+                hi,
+                len(ns3),
+                sum(ns3) / len(ns3) if ns3 else math.nan,
+                percentile(ns3, 99),
+                sum(tl) / len(tl) if tl else math.nan,
+                percentile(tl, 99),
+            )
+        )
     return rows
 
 
@@ -239,9 +283,17 @@ def _ports(kind: str, ns3: dict[str, Any], tailor_dir: Path, tailor_summary: dic
             {"counter": "ecn_marks", "ns3": net["ecn_marks"], "tailor": tnet["ecn_marks"]},
             {"counter": "drops", "ns3": net["drops"], "tailor": tnet["drops"]},
             {"counter": "bottleneck max_queue_bytes", "ns3": net["max_queue_bytes"], "tailor": tnet["max_queue_bytes"]},
-            {"counter": "bottleneck mean_queue_bytes", "ns3": net["mean_queue_bytes"], "tailor": tnet["mean_queue_bytes"]},
+            {
+                "counter": "bottleneck mean_queue_bytes",
+                "ns3": net["mean_queue_bytes"],
+                "tailor": tnet["mean_queue_bytes"],
+            },
             {"counter": "bottleneck utilization", "ns3": net["utilization"], "tailor": tnet["utilization"]},
-            {"counter": "max_host_nic_queue_bytes", "ns3": net["max_host_nic_queue_bytes"], "tailor": tnet["max_host_nic_queue_bytes"]},
+            {
+                "counter": "max_host_nic_queue_bytes",
+                "ns3": net["max_host_nic_queue_bytes"],
+                "tailor": tnet["max_host_nic_queue_bytes"],
+            },
         ]
     ports = pl.read_csv(tailor_dir / "ports.csv")
     out = [{"counter": "ecn_marks (all ports)", "ns3": net["ecn_marks"], "tailor": tnet["ecn_marks"]}]
@@ -250,8 +302,16 @@ def _ports(kind: str, ns3: dict[str, Any], tailor_dir: Path, tailor_summary: dic
         t = ports.filter(pl.col("role") == role)
         out += [
             {"counter": f"{ns3_name} ecn_marks", "ns3": n["ecn_marks"], "tailor": int(t["ecn_marks"].sum())},
-            {"counter": f"{ns3_name} max_queue_bytes", "ns3": n["max_queue_bytes"], "tailor": int(t["max_queue_bytes"].max())},
-            {"counter": f"{ns3_name} mean_queue_bytes", "ns3": n["mean_queue_bytes"], "tailor": float(t["mean_queue_bytes"].mean())},
+            {
+                "counter": f"{ns3_name} max_queue_bytes",
+                "ns3": n["max_queue_bytes"],
+                "tailor": int(t["max_queue_bytes"].max()),
+            },
+            {
+                "counter": f"{ns3_name} mean_queue_bytes",
+                "ns3": n["mean_queue_bytes"],
+                "tailor": float(t["mean_queue_bytes"].mean()),
+            },
         ]
     return out
 
@@ -267,8 +327,11 @@ def crosscheck_ns3(run_dir: str | Path, out: str | Path | None = None, prr: str 
     for f in ("summary.json", "workload.csv.gz", "flows.csv.gz"):
         if not (run_dir / f).is_file():
             what = "no such directory" if not run_dir.is_dir() else f"{f} is missing"
-            raise ScenarioError(str(run_dir), "", f"{what}; accepted: an ns-3 anchor run directory (summary.json, "
-                                "workload.csv.gz, flows.csv.gz)")
+            raise ScenarioError(
+                str(run_dir),
+                "",
+                f"{what}; accepted: an ns-3 anchor run directory (summary.json, workload.csv.gz, flows.csv.gz)",
+            )
     out = Path(out) if out is not None else default_dir(run_dir)
     with staged(out, "crosscheck") as work:
         report = _replay(run_dir, work, prr)
@@ -297,13 +360,19 @@ def _replay(run_dir: Path, work: Path, prr: str) -> dict[str, Any]:
     result = run_scenario(scenario, out=work / "tailor")
     ns3_summary = json.loads((run_dir / "summary.json").read_text())
     ns3 = _load_ns3_flows(run_dir).select(
-        pl.col("flow_id"), pl.col("size_bytes"), pl.col("sender"),
-        pl.col("ideal_ns").alias("ns3_ideal_ns"), pl.col("slowdown").alias("ns3_slowdown"),
+        pl.col("flow_id"),
+        pl.col("size_bytes"),
+        pl.col("sender"),
+        pl.col("ideal_ns").alias("ns3_ideal_ns"),
+        pl.col("slowdown").alias("ns3_slowdown"),
     )
     # A replayed trace's message keeps its flow_id as its id (docs/results.md).
     tailor = result.messages.select(
-        pl.col("id").cast(pl.Int64).alias("flow_id"), pl.col("src"), pl.col("size_bytes").alias("t_size"),
-        (pl.col("finish_ns") - pl.col("start_ns")).alias("t_latency_ns"), pl.col("ideal_ns").alias("t_ideal_ns"),
+        pl.col("id").cast(pl.Int64).alias("flow_id"),
+        pl.col("src"),
+        pl.col("size_bytes").alias("t_size"),
+        (pl.col("finish_ns") - pl.col("start_ns")).alias("t_latency_ns"),
+        pl.col("ideal_ns").alias("t_ideal_ns"),
     )
     joined = tailor.join(ns3.with_columns(pl.col("flow_id").cast(pl.Int64)), on="flow_id")
     mismatched = joined.filter((pl.col("t_size") != pl.col("size_bytes")) | (pl.col("src") != pl.col("sender")))
@@ -316,19 +385,27 @@ def _replay(run_dir: Path, work: Path, prr: str) -> dict[str, Any]:
         tables["cdf_bins"] = [r.as_dict() for r in _bins(joined, ns3_summary["cdf_bins"])]
     for rows in tables.values():
         _explain(joined, rows)
-    misses = [f"{name} ({r['lower_bytes']}, {r['upper_bytes']}]" for name, rows in tables.items() for r in rows if not r["ok"]]
+    misses = [
+        f"{name} ({r['lower_bytes']}, {r['upper_bytes']}]" for name, rows in tables.items() for r in rows if not r["ok"]
+    ]
     report = {
         "anchor": kind,
         "run_dir": str(run_dir),
         "prr": prr,
-        "flows": {"ns3": ns3.height, "tailor_completed": result.summary["messages"]["completed"], "compared": joined.height},
+        "flows": {
+            "ns3": ns3.height,
+            "tailor_completed": result.summary["messages"]["completed"],
+            "compared": joined.height,
+        },
         "max_ideal_difference": ideal_diff,
         "tolerance": {"mean": MEAN_TOLERANCE, "p99": P99_TOLERANCE, "min_flows": MIN_FLOWS},
         **tables,
         "ports": _ports(kind, ns3_summary, result.dir, result.summary),
         "speed": {
-            "ns3_events": ns3_summary.get("events"), "ns3_wall_seconds": ns3_summary.get("run_wall_seconds"),
-            "tailor_events": result.summary["events"], "tailor_wall_seconds": result.summary["wall_seconds"],
+            "ns3_events": ns3_summary.get("events"),
+            "ns3_wall_seconds": ns3_summary.get("run_wall_seconds"),
+            "tailor_events": result.summary["events"],
+            "tailor_wall_seconds": result.summary["wall_seconds"],
             "note": "ns-3 wall time as recorded in its run directory (another run, maybe another machine); use `make bench` for a same-machine ratio",
         },
         "misses": misses,
@@ -352,9 +429,15 @@ def render(report: dict[str, Any], console: Any) -> None:
                 continue
             verdict = ("ok" if r["ok"] else "[red]MISS[/red]") if r["judged"] else "[dim]< 100 flows[/dim]"
             t.add_row(
-                fmt.size_bin(r["lower_bytes"], r["upper_bytes"]), f"{r['count']:,}",
-                f"{r['ns3_mean']:.3f}", f"{r['tailor_mean']:.3f}", f"{r['mean_ratio']:.3f}",
-                f"{r['ns3_p99']:.3f}", f"{r['tailor_p99']:.3f}", f"{r['p99_ratio']:.3f}", verdict,
+                fmt.size_bin(r["lower_bytes"], r["upper_bytes"]),
+                f"{r['count']:,}",
+                f"{r['ns3_mean']:.3f}",
+                f"{r['tailor_mean']:.3f}",
+                f"{r['mean_ratio']:.3f}",
+                f"{r['ns3_p99']:.3f}",
+                f"{r['tailor_p99']:.3f}",
+                f"{r['p99_ratio']:.3f}",
+                verdict,
             )
         console.print(t)
         for r in report[name]:

@@ -36,16 +36,33 @@ from tailor.stats import bootstrap_ci, samples_needed
 from tailor.store import PointSpec, Store
 from tailor.sweep import Listener, run_points
 
-__all__ = ["RULE", "Reporter", "Tally", "Slo", "SeedRun", "Probe", "scenario_slos", "check_slos", "describe",
-           "parse_ns", "parse_rate", "run_round", "probe", "read_point"]
+__all__ = [
+    "RULE",
+    "Reporter",
+    "Tally",
+    "Slo",
+    "SeedRun",
+    "Probe",
+    "scenario_slos",
+    "check_slos",
+    "describe",
+    "parse_ns",
+    "parse_rate",
+    "run_round",
+    "probe",
+    "read_point",
+]
 
 #: The decision rule across seeds, as reports state it.
-RULE = ("an SLO holds at a setting when it holds on every seed, each seed judged by the engine's rule: only with "
-        "enough messages in the SLO's range (a pN needs 100 / (100 - N): p99 100), and with messages in range "
-        "unfinished at the stop only when they alone miss it or it holds even if they never finish")
+RULE = (
+    "an SLO holds at a setting when it holds on every seed, each seed judged by the engine's rule: only with "
+    "enough messages in the SLO's range (a pN needs 100 / (100 - N): p99 100), and with messages in range "
+    "unfinished at the stop only when they alone miss it or it holds even if they never finish"
+)
 
 #: Makes a progress listener for one round: (description, number of points).
 Reporter = Callable[[str, int], ContextManager[Optional[Listener]]]
+
 
 class Tally:
     """Counts the points of every round (cached, run, failed) and passes the events on to the
@@ -87,6 +104,7 @@ class Tally:
             with outer(what, total) as inner:
                 self.inner = inner
                 yield self
+
         return make
 
 
@@ -118,8 +136,17 @@ def scenario_slos(sc: Scenario, overrides: Sequence[Override]) -> list[Slo]:
         for i, s in enumerate(c.get("slo", [])):
             t = s.get("threshold")
             threshold = float(t) if isinstance(t, (int, float)) else parse_ns(str(t))
-            out.append(Slo(c.get("name", ""), i, str(s.get("sli")), threshold, s.get("max_size"), s.get("min_size"),
-                           str(s.get("metric", "slowdown"))))
+            out.append(
+                Slo(
+                    c.get("name", ""),
+                    i,
+                    str(s.get("sli")),
+                    threshold,
+                    s.get("max_size"),
+                    s.get("min_size"),
+                    str(s.get("metric", "slowdown")),
+                )
+            )
     return out
 
 
@@ -211,7 +238,9 @@ class Probe:
             "ci_low": ci[0] if ci else None,
             "ci_high": ci[1] if ci else None,
             "worst": max(got) if got else None,
-            "min_count": min(r.counts[k] for r in self.runs) if self.runs and not any(r.error for r in self.runs) else None,
+            "min_count": min(r.counts[k] for r in self.runs)
+            if self.runs and not any(r.error for r in self.runs)
+            else None,
             "per_seed": vals,
         }
 
@@ -231,8 +260,14 @@ def describe(s: Slo) -> str:
 # -- running and reading points -------------------------------------------------------
 
 
-def run_round(store: Store, specs: list[PointSpec], what: str, reporter: Optional[Reporter],
-              jobs: Optional[int] = None, ray: Optional[str] = None) -> dict[str, str]:
+def run_round(
+    store: Store,
+    specs: list[PointSpec],
+    what: str,
+    reporter: Optional[Reporter],
+    jobs: Optional[int] = None,
+    ray: Optional[str] = None,
+) -> dict[str, str]:
     """Runs one round's points (those not in the store already); the failed ones'
     messages by point id."""
     ctx = reporter(what, len(specs)) if reporter else contextlib.nullcontext(None)
@@ -245,8 +280,9 @@ def run_round(store: Store, specs: list[PointSpec], what: str, reporter: Optiona
     return {}
 
 
-def probe(store: Store, slos: Sequence[Slo], x: float, seeds: Sequence[tuple[int, PointSpec]],
-          failures: dict[str, str]) -> Probe:
+def probe(
+    store: Store, slos: Sequence[Slo], x: float, seeds: Sequence[tuple[int, PointSpec]], failures: dict[str, str]
+) -> Probe:
     """The setting ``x`` run on every seed (``(seed, point)``), read back and judged."""
     runs = []
     for seed, spec in seeds:
@@ -291,9 +327,12 @@ def _verdict(rep: dict[str, Any], s: Slo, incomplete: int) -> Optional[bool]:
     return bool(rep.get("met"))
 
 
-
 def check_slos(sc: Scenario, slos: Sequence[Slo]) -> None:
     """A scenario the advisor can judge has at least one SLO."""
     if not slos:
-        raise ScenarioError(str(sc.path), "class", "no class has an SLO; accepted: at least one class with "
-                            'slo = [{ sli = "p99", max_size = "9700B", threshold = 3.0 }] (docs/scenario.md, "SLOs")')
+        raise ScenarioError(
+            str(sc.path),
+            "class",
+            "no class has an SLO; accepted: at least one class with "
+            'slo = [{ sli = "p99", max_size = "9700B", threshold = 3.0 }] (docs/scenario.md, "SLOs")',
+        )

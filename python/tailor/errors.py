@@ -8,9 +8,21 @@ attributes, never as a bare string to parse.
 from __future__ import annotations
 
 __all__ = [
-    "TailorError", "ScenarioError", "WorkloadError", "RunError", "Cancelled", "Stalled", "OptionError", "DisciplineError",
-    "StoreError", "PointError", "SweepError", "PointsFailed", "OutputError",
-    "DataError", "NotRecordedError",
+    "TailorError",
+    "ScenarioError",
+    "WorkloadError",
+    "RunError",
+    "Cancelled",
+    "Stalled",
+    "OptionError",
+    "DisciplineError",
+    "StoreError",
+    "PointError",
+    "SweepError",
+    "PointsFailed",
+    "OutputError",
+    "DataError",
+    "NotRecordedError",
 ]
 
 

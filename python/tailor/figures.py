@@ -75,8 +75,14 @@ def _overlay(
             raise DataError("overlay: kind='line' needs numeric keys (an x axis)") from None
         for i, (side, vals) in enumerate(((labels[1], paper), (labels[0], ours))):
             pts = [(float(k), float(vals[k])) for k in keys if k in vals and not _missing(vals[k])]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=_MARKERS[i], color=_color(i), label=side,
-                    linestyle=_LINESTYLES[i])
+            ax.plot(
+                [p[0] for p in pts],
+                [p[1] for p in pts],
+                marker=_MARKERS[i],
+                color=_color(i),
+                label=side,
+                linestyle=_LINESTYLES[i],
+            )
         if logx:
             ax.set_xscale("log")
     else:
@@ -85,8 +91,11 @@ def _overlay(
             xs = [j + (i - 0.5) * width for j in range(len(keys))]
             heights = [None if _missing(vals.get(k)) else float(vals[k]) for k in keys]  # type: ignore[arg-type]
             bars = ax.bar(
-                [x for x, h in zip(xs, heights) if h is not None], [h for h in heights if h is not None],
-                width=width, color=_color(i), label=side,
+                [x for x, h in zip(xs, heights) if h is not None],
+                [h for h in heights if h is not None],
+                width=width,
+                color=_color(i),
+                label=side,
             )
             ax.bar_label(bars, fmt="%.3g", fontsize="x-small", padding=2)
             for x, h in zip(xs, heights):
@@ -117,7 +126,9 @@ def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
                 ax,
                 {r["upper_bytes"]: r[f"tailor_{stat}"] for r in ok},
                 {r["upper_bytes"]: r[f"ns3_{stat}"] for r in ok},
-                labels=("tailor", "ns-3"), kind="line", logx=True,
+                labels=("tailor", "ns-3"),
+                kind="line",
+                logx=True,
             )
         else:  # every bin hollow: the lines are empty, the legend still names them
             for i, side in enumerate(("ns-3", "tailor")):
@@ -127,11 +138,25 @@ def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
             ax.legend(fontsize="small")
         for i, side in enumerate(("ns3", "tailor")):
             pts = [(r["upper_bytes"], r[f"{side}_{stat}"]) for r in few if not _missing(r[f"{side}_{stat}"])]
-            ax.plot([x for x, _ in pts], [y for _, y in pts], linestyle="none", marker=_MARKERS[i],
-                    markerfacecolor="none", color=_color(i), label=f"_too few: {side}")
+            ax.plot(
+                [x for x, _ in pts],
+                [y for _, y in pts],
+                linestyle="none",
+                marker=_MARKERS[i],
+                markerfacecolor="none",
+                color=_color(i),
+                label=f"_too few: {side}",
+            )
         if few:
-            ax.plot([], [], linestyle="none", marker="o", markerfacecolor="none", color="grey",
-                    label=f"hollow: too few flows in the bin ({needs_text([99.0])})")
+            ax.plot(
+                [],
+                [],
+                linestyle="none",
+                marker="o",
+                markerfacecolor="none",
+                color="grey",
+                label=f"hollow: too few flows in the bin ({needs_text([99.0])})",
+            )
             ax.legend(fontsize="small")
         ax.xaxis.set_major_formatter(_BYTES)
         ax.set_xlabel(SIZE_LABEL)

@@ -23,7 +23,19 @@ import math
 import re
 from typing import Any
 
-__all__ = ["NONE", "size", "size_bin", "time", "duration", "rate", "stat", "change", "verdict", "unfinished", "in_order"]
+__all__ = [
+    "NONE",
+    "size",
+    "size_bin",
+    "time",
+    "duration",
+    "rate",
+    "stat",
+    "change",
+    "verdict",
+    "unfinished",
+    "in_order",
+]
 
 #: A value that does not exist: a statistic of no samples (``null`` in summary.json).
 NONE = "–"

@@ -49,8 +49,19 @@ from typing import Any
 from tailor.errors import DataError, OutputError
 
 __all__ = [
-    "MARKER", "SIGNATURE", "staged", "check_target", "read_marker", "mark", "require_complete", "write_file",
-    "written_by_tailor", "check_file", "result_of", "clean_stale_partials", "alive",
+    "MARKER",
+    "SIGNATURE",
+    "staged",
+    "check_target",
+    "read_marker",
+    "mark",
+    "require_complete",
+    "write_file",
+    "written_by_tailor",
+    "check_file",
+    "result_of",
+    "clean_stale_partials",
+    "alive",
 ]
 
 #: The marker file of every directory tailor writes whole.
@@ -60,8 +71,10 @@ SIGNATURE = "written by tailor"
 #: Where each kind of file tailor writes carries :data:`SIGNATURE`: the HTML's generator
 #: tag, the PNG's ``Software`` text chunk, the SVG's and the PDF's creator. A file that
 #: merely mentions the words is not taken for tailor's.
-_SIGNED = tuple(s.encode() + SIGNATURE.encode() for s in (
-    '<meta name="generator" content="', "Software\x00", "<dc:title>", "/Creator ("))
+_SIGNED = tuple(
+    s.encode() + SIGNATURE.encode()
+    for s in ('<meta name="generator" content="', "Software\x00", "<dc:title>", "/Creator (")
+)
 #: The kinds of directory tailor writes.
 KINDS = ("run", "compare", "crosscheck", "reproduction", "store")
 #: The directories of a store that hold its results (``tailor.store``: points, sweep
@@ -71,8 +84,16 @@ STORE_DIRS = ("points", "sweeps", "tmp")
 _PARTIAL = re.compile(r"^\.(?P<name>.+)\.partial-(?P<pid>\d+)$")
 #: What the engine's own staging directories held before markers existed (tailor ≤ 0.1 with
 #: no marker): such a directory of a dead process is tailor's and may be removed.
-_ENGINE_FILES = {"messages.csv", "queues.csv", "summary.json", "ports.csv", "messages.parquet", "queues.parquet",
-                 "messages.parquet.partial", "queues.parquet.partial"}
+_ENGINE_FILES = {
+    "messages.csv",
+    "queues.csv",
+    "summary.json",
+    "ports.csv",
+    "messages.parquet",
+    "queues.parquet",
+    "messages.parquet.partial",
+    "queues.parquet.partial",
+}
 
 Say = Callable[[str], None]
 
@@ -112,8 +133,9 @@ def _inside(f: object) -> bool:
     return all(p not in ("", ".", "..") for p in parts) and f != MARKER
 
 
-def _write_marker(dir: Path, kind: str, state: str, files: Sequence[str], outputs: Sequence[str] = (),
-                  name: str | None = None) -> None:
+def _write_marker(
+    dir: Path, kind: str, state: str, files: Sequence[str], outputs: Sequence[str] = (), name: str | None = None
+) -> None:
     """Writes ``dir``'s marker in one rename (a reader sees the old one or the new one).
     ``outputs``: the reports and plots among ``files``; ``name``: which reproduction."""
     from tailor import __version__
@@ -162,7 +184,9 @@ def check_target(out: Path, kind: str, name: str | None = None) -> dict[str, Any
     if not out.exists():
         return None
     if not out.is_dir():
-        raise OutputError(f"--out: {out}: exists and is not a directory; give a new or empty directory, or a {kind} of tailor's")
+        raise OutputError(
+            f"--out: {out}: exists and is not a directory; give a new or empty directory, or a {kind} of tailor's"
+        )
     marker = read_marker(out)
     if marker is None:
         try:
@@ -176,8 +200,10 @@ def check_target(out: Path, kind: str, name: str | None = None) -> dict[str, Any
             )
         return None
     if marker["kind"] != kind:
-        raise OutputError(f"--out: {out}: is a tailor {marker['kind']} directory, not a {kind}; refusing to replace it. "
-                          "Give a new or empty directory")
+        raise OutputError(
+            f"--out: {out}: is a tailor {marker['kind']} directory, not a {kind}; refusing to replace it. "
+            "Give a new or empty directory"
+        )
     if marker["name"] != name:
         raise OutputError(_other_name(out, kind, marker["name"], name))
     return marker
@@ -186,16 +212,22 @@ def check_target(out: Path, kind: str, name: str | None = None) -> dict[str, Any
 def _other_name(out: Path, kind: str, old: str | None, new: str | None) -> str:
     """Why ``out``, a ``kind`` directory of ``old``, is not replaced by one of ``new``."""
     if old is None:
-        return (f"--out: {out}: holds a {kind} written by a tailor that did not record which one, so tailor cannot "
-                f"tell whether it is '{new}' and does not replace it (nothing was touched). Remove it or give another "
-                "directory")
+        return (
+            f"--out: {out}: holds a {kind} written by a tailor that did not record which one, so tailor cannot "
+            f"tell whether it is '{new}' and does not replace it (nothing was touched). Remove it or give another "
+            "directory"
+        )
     other = f"'{new}'" if new is not None else f"one of an unnamed {kind}"
-    return (f"--out: {out}: holds the results of {kind} '{old}', not {other}; refusing to replace them (nothing was "
-            "touched). Give another directory")
+    return (
+        f"--out: {out}: holds the results of {kind} '{old}', not {other}; refusing to replace them (nothing was "
+        "touched). Give another directory"
+    )
 
 
 @contextmanager
-def staged(out: str | os.PathLike[str], kind: str, say: Say | None = _stderr, name: str | None = None) -> Iterator[Path]:
+def staged(
+    out: str | os.PathLike[str], kind: str, say: Say | None = _stderr, name: str | None = None
+) -> Iterator[Path]:
     """Gives an empty staging directory to fill with a ``kind`` result (of ``name``: the
     reproduction's); on success its files are installed at ``out`` (by the rules of this
     module), on any exception — KeyboardInterrupt and SIGTERM included — the staging
@@ -302,16 +334,22 @@ def _check_replaceable(out: Path, new: list[str], old: list[str]) -> None:
         for d in list(path.relative_to(out).parents)[:-1]:
             at = out / d
             if at.is_symlink() or (os.path.lexists(at) and not at.is_dir()):
-                raise OutputError(f"--out: {at}: is a {'symlink' if at.is_symlink() else 'file'} where tailor's "
-                                  "result has a directory; refusing to replace (nothing was changed)")
+                raise OutputError(
+                    f"--out: {at}: is a {'symlink' if at.is_symlink() else 'file'} where tailor's "
+                    "result has a directory; refusing to replace (nothing was changed)"
+                )
         if not os.path.lexists(path):
             continue
         if f not in ours and not _inner_marker(path):
-            raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it "
-                              f"(nothing was changed). Move it away or give another directory")
+            raise OutputError(
+                f"--out: {path}: exists and was not written by tailor; refusing to overwrite it "
+                f"(nothing was changed). Move it away or give another directory"
+            )
         if path.is_symlink() or not path.is_file():
-            raise OutputError(f"--out: {path}: is no longer the file tailor wrote (now a directory or a link); "
-                              "refusing to replace (nothing was changed)")
+            raise OutputError(
+                f"--out: {path}: is no longer the file tailor wrote (now a directory or a link); "
+                "refusing to replace (nothing was changed)"
+            )
 
 
 def _inner_marker(path: Path) -> bool:
@@ -320,8 +358,9 @@ def _inner_marker(path: Path) -> bool:
     return path.name == MARKER and read_marker(path.parent) is not None
 
 
-def _replace(stage: Path, out: Path, what: tuple[str, str | None], new: list[str], old: list[str],
-             say: Say | None) -> None:
+def _replace(
+    stage: Path, out: Path, what: tuple[str, str | None], new: list[str], old: list[str], say: Say | None
+) -> None:
     """Replaces the files of an earlier result of ``what`` (kind, name) at ``out`` by
     ``stage``'s, leaving every file the earlier marker does not list alone
     (``_check_replaceable`` has checked them)."""
@@ -410,7 +449,7 @@ def _process_start(pid: int) -> int | None:
     except OSError:
         return None
     # The command name (field 2) may hold spaces and parentheses: count from its end.
-    return int(stat[stat.rindex(")") + 2:].split()[19])
+    return int(stat[stat.rindex(")") + 2 :].split()[19])
 
 
 def _host() -> str:
@@ -452,12 +491,17 @@ def check_file(path: str | os.PathLike[str]) -> None:
         exists = os.path.lexists(path)
         of = None if path.is_symlink() else result_of(path)
         if of is not None:
-            what = (f"is a result file of {of}; report and plot never replace a result" if exists else
-                    f"lies among the results of {of}; report and plot write nothing there")
+            what = (
+                f"is a result file of {of}; report and plot never replace a result"
+                if exists
+                else f"lies among the results of {of}; report and plot write nothing there"
+            )
             raise OutputError(f"--out: {path}: {what} (nothing was written). Give another --out")
         if exists and (path.is_symlink() or not written_by_tailor(path)):
-            raise OutputError(f"--out: {path}: exists and was not written by tailor; refusing to overwrite it. "
-                              "Move it away or give another --out")
+            raise OutputError(
+                f"--out: {path}: exists and was not written by tailor; refusing to overwrite it. "
+                "Move it away or give another --out"
+            )
     except OSError as e:
         raise OutputError(f"--out: {path}: cannot be read ({e.strerror or e})") from None
 
@@ -523,5 +567,11 @@ def _claim(path: Path) -> None:
     outputs = marker["outputs"]
     if outputs is None:
         outputs = [f for f in marker["files"] if _is_output(marker, f, path.parent / f)]
-    _write_marker(path.parent, marker["kind"], str(marker.get("state", "complete")), [*marker["files"], path.name],
-                  [*outputs, path.name], name=marker["name"])
+    _write_marker(
+        path.parent,
+        marker["kind"],
+        str(marker.get("state", "complete")),
+        [*marker["files"], path.name],
+        [*outputs, path.name],
+        name=marker["name"],
+    )

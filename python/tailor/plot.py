@@ -73,7 +73,17 @@ __all__ = [
 FORMATS = ("png", "svg", "pdf")
 #: Columns of a sweep summary (``Sweep.summary()``) that are not sweep axes.
 SUMMARY_VALUE_COLUMNS = (
-    "engine", "class", "size", "lower_bytes", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds", "messages",
+    "engine",
+    "class",
+    "size",
+    "lower_bytes",
+    "upper_bytes",
+    "stat",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "n_seeds",
+    "messages",
 )
 #: The percentile of each percentile statistic of a sweep summary.
 STAT_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
@@ -286,8 +296,16 @@ def slowdown_vs_size(
                 style = {"color": color, "marker": _MARKERS[j % len(_MARKERS)], "markersize": 4}
                 hollow |= _percentile_line(ax, rows, p, name, _LINESTYLES[j % len(_LINESTYLES)], style)
     if hollow:
-        ax.plot([], [], linestyle="none", marker="o", markersize=4, markerfacecolor="none", color="grey",
-                label=f"hollow: too few messages in the bin ({needs_text(ps)})")
+        ax.plot(
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markersize=4,
+            markerfacecolor="none",
+            color="grey",
+            label=f"hollow: too few messages in the bin ({needs_text(ps)})",
+        )
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(_BYTES)
     if logy:
@@ -309,8 +327,14 @@ def _percentile_line(ax: Axes, rows: list[dict], p: float, name: str, linestyle:
     few = [row for row in rows if row["count"] < need]
     ax.plot([row["x"] for row in ok], [row[p] for row in ok], linestyle=linestyle, label=name, **style)
     if few:
-        ax.plot([row["x"] for row in few], [row[p] for row in few], linestyle="none", markerfacecolor="none",
-                label=f"_too few: {name}", **style)
+        ax.plot(
+            [row["x"] for row in few],
+            [row[p] for row in few],
+            linestyle="none",
+            markerfacecolor="none",
+            label=f"_too few: {name}",
+            **style,
+        )
     return bool(few)
 
 
@@ -321,8 +345,9 @@ def _title(runs: list[tuple[str | None, pl.DataFrame, Result | None]], what: str
     return what
 
 
-def latency_cdf(result: Runs, *, classes: Sequence[str] | str | None = None, title: str | None = None,
-                ccdf: bool = False) -> Figure:
+def latency_cdf(
+    result: Runs, *, classes: Sequence[str] | str | None = None, title: str | None = None, ccdf: bool = False
+) -> Figure:
     """The CDF of message latency (finish - start, in microseconds, log x), one line per
     run and class. Warm-up messages are left out, as in the run's summary.
 
@@ -339,8 +364,13 @@ def latency_cdf(result: Runs, *, classes: Sequence[str] | str | None = None, tit
             k = lat.len()
             # CCDF: between two latencies, the share of messages at least as slow as the next one.
             y = [(k - i) / k for i in range(k)] if ccdf else [(i + 1) / k for i in range(k)]
-            ax.plot(lat.to_list(), y, drawstyle="steps-pre" if ccdf else "steps-post", color=_color(n),
-                    label=cls if label is None else f"{label}: {cls}")
+            ax.plot(
+                lat.to_list(),
+                y,
+                drawstyle="steps-pre" if ccdf else "steps-post",
+                color=_color(n),
+                label=cls if label is None else f"{label}: {cls}",
+            )
             most = max(most, k)
             n += 1
     if n == 0:
@@ -404,7 +434,11 @@ def queue_over_time(
         raise DataError("queue_over_time: the queue samples are empty")
     # The fast model's samples have no port (it has one bottleneck, not ports): null.
     present = sorted(df["port"].unique().to_list(), key=lambda p: (p is not None, p or 0))
-    peaks = df.group_by("port").agg(pl.col("queue_bytes").max().alias("peak")).sort(["peak", "port"], descending=[True, False])
+    peaks = (
+        df.group_by("port")
+        .agg(pl.col("queue_bytes").max().alias("peak"))
+        .sort(["peak", "port"], descending=[True, False])
+    )
     # A port whose queue stayed at 0 B is no "fullest port": it is left out of the default.
     held = peaks.filter(pl.col("peak") > 0)["port"].to_list()
     if ports is None:
@@ -417,7 +451,8 @@ def queue_over_time(
             )
         chosen = held[:top]
         note = (f"\nthe {len(chosen)} largest peaks; " if len(chosen) < len(held) else "\n") + (
-            f"{len(held)} of {len(present)} ports sampled held a queue")
+            f"{len(held)} of {len(present)} ports sampled held a queue"
+        )
     else:
         chosen = list(ports)
         unknown = [p for p in chosen if p not in set(present)]
@@ -435,13 +470,20 @@ def queue_over_time(
         if port not in held:
             label += " (never queued)"
         ax.plot(
-            (part["time_ns"] / scale).to_list(), (part["queue_bytes"] / 1e3).to_list(),
-            drawstyle="steps-post", color=_color(i), label=label,
+            (part["time_ns"] / scale).to_list(),
+            (part["queue_bytes"] / 1e3).to_list(),
+            drawstyle="steps-post",
+            color=_color(i),
+            label=label,
         )
     ax.set_xlabel(f"time ({unit})")
     ax.set_ylabel("queue (KB)")
     ax.set_ylim(bottom=0)
-    base = f"{r.summary.get('scenario', '?')} (seed {r.summary.get('seed', '?')}): queues" if r is not None else "queue occupancy"
+    base = (
+        f"{r.summary.get('scenario', '?')} (seed {r.summary.get('seed', '?')}): queues"
+        if r is not None
+        else "queue occupancy"
+    )
     ax.set_title(title or base + note, fontsize="medium")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
@@ -500,7 +542,9 @@ def p99_vs_load(
     for col, val in where.items():
         df = df.filter(pl.col(col) == val)
         if df.height == 0:
-            raise OptionError(f"where: no rows with {col} = {val!r}; values: {', '.join(map(str, summary_df[col].unique().sort().to_list()))}")
+            raise OptionError(
+                f"where: no rows with {col} = {val!r}; values: {', '.join(map(str, summary_df[col].unique().sort().to_list()))}"
+            )
     # lower_bytes / upper_bytes follow the size label; they are not conditions of their own.
     skip = {x, "stat", "mean", "ci_low", "ci_high", "n_seeds", "lower_bytes", "upper_bytes", "messages", *by_cols}
     fixed = [c for c in df.columns if c not in skip]
@@ -531,11 +575,25 @@ def p99_vs_load(
         _errorbars(ax, ok, x, pos, label, style)
         if few.height:
             hollow = True
-            ax.plot([pos[v] for v in few[x].to_list()], _means(few), linestyle="none", markerfacecolor="none",
-                    label=f"_too few: {label}", **style)
+            ax.plot(
+                [pos[v] for v in few[x].to_list()],
+                _means(few),
+                linestyle="none",
+                markerfacecolor="none",
+                label=f"_too few: {label}",
+                **style,
+            )
     if hollow:
-        ax.plot([], [], linestyle="none", marker="o", markersize=4, markerfacecolor="none", color="grey",
-                label=f"hollow: a seed had too few messages ({needs_text([STAT_PERCENTILES[y]])})")
+        ax.plot(
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markersize=4,
+            markerfacecolor="none",
+            color="grey",
+            label=f"hollow: a seed had too few messages ({needs_text([STAT_PERCENTILES[y]])})",
+        )
     if not numeric:
         ax.set_xticks([pos[v] for v in xs_all], [str(v) for v in xs_all])
     if logy:
@@ -545,7 +603,9 @@ def p99_vs_load(
     ax.set_ylabel(f"{y} slowdown" if y != "mean" else "mean slowdown")
     fixed_text = ", ".join(f"{c}={df[c][0]}" for c in fixed if c in df.columns)
     ax.set_title(
-        title or f"{y} slowdown vs {x}" + (f" ({fixed_text})" if fixed_text else "")
+        title
+        or f"{y} slowdown vs {x}"
+        + (f" ({fixed_text})" if fixed_text else "")
         + f"\nmean over {'/'.join(map(str, seeds))} seeds, bars: 95 % interval",
         fontsize="medium",
     )
@@ -562,10 +622,14 @@ def _means(part: pl.DataFrame) -> list[float]:
 def _errorbars(ax: Axes, part: pl.DataFrame, x: str, pos: dict, label: str, style: dict) -> None:
     """The rows' means against x with their 95 % intervals as error bars."""
     mean = _means(part)
-    lo = [m - v if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
-          for m, v in zip(mean, part["ci_low"].to_list())]
-    hi = [v - m if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
-          for m, v in zip(mean, part["ci_high"].to_list())]
+    lo = [
+        m - v if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
+        for m, v in zip(mean, part["ci_low"].to_list())
+    ]
+    hi = [
+        v - m if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
+        for m, v in zip(mean, part["ci_high"].to_list())
+    ]
     ax.errorbar([pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], capsize=3, label=label, **style)
 
 
@@ -605,8 +669,11 @@ def slowdown_vs_size_across_seeds(
     Bins that are not a result in every seed (:func:`seed_bins`) are left out, not drawn
     hollow: the title says how many. The "all" class is drawn only when it is the only one.
     """
-    _check_columns(summary_df, ("class", "size", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds"),
-                   "the sweep summary")
+    _check_columns(
+        summary_df,
+        ("class", "size", "upper_bytes", "stat", "mean", "ci_low", "ci_high", "n_seeds"),
+        "the sweep summary",
+    )
     present = summary_df["stat"].unique().to_list()
     for s in stats:
         if s not in present:
@@ -626,13 +693,19 @@ def slowdown_vs_size_across_seeds(
             if part.height == 0:
                 continue
             label = f"{cls} {stat}" + (f" ({engine})" if len(engines) > 1 else "")
-            style = {"color": _color(c_i), "marker": _MARKERS[s_i % len(_MARKERS)], "markersize": 4,
-                     "linestyle": _LINESTYLES[s_i % len(_LINESTYLES)]}
+            style = {
+                "color": _color(c_i),
+                "marker": _MARKERS[s_i % len(_MARKERS)],
+                "markersize": 4,
+                "linestyle": _LINESTYLES[s_i % len(_LINESTYLES)],
+            }
             _errorbars(ax, part, "_x", {v: float(v) for v in part["_x"].to_list()}, label, style)
             drawn += part.height
     if drawn == 0:
-        raise DataError("slowdown_vs_size_across_seeds: no size bin is a result in every seed "
-                        f"({needs_text([STAT_PERCENTILES[s] for s in stats if s in STAT_PERCENTILES])} messages needed)")
+        raise DataError(
+            "slowdown_vs_size_across_seeds: no size bin is a result in every seed "
+            f"({needs_text([STAT_PERCENTILES[s] for s in stats if s in STAT_PERCENTILES])} messages needed)"
+        )
     seeds = sorted(set(summary_df["n_seeds"].to_list()))
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(_BYTES)
@@ -643,7 +716,9 @@ def slowdown_vs_size_across_seeds(
     over = f"mean over {seeds[-1]} seeds, bars: 95 % interval" if seeds[-1] > 1 else "one seed, no interval"
     out = ", ".join(f"{s} {k} of {n}" for s, (k, n) in left_out.items() if k)
     ax.set_title(
-        title or f"slowdown by message size, {over}" + (f"\nbins left out (too few messages in a seed): {out}" if out else ""),
+        title
+        or f"slowdown by message size, {over}"
+        + (f"\nbins left out (too few messages in a seed): {out}" if out else ""),
         fontsize="medium",
     )
     ax.grid(True, which="major", alpha=0.3)
@@ -654,7 +729,9 @@ def slowdown_vs_size_across_seeds(
 # ---------------------------------------------------------------------------- files
 
 
-def save(fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] = ("png", "svg"), dpi: int = 150) -> list[Path]:
+def save(
+    fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] = ("png", "svg"), dpi: int = 150
+) -> list[Path]:
     """Writes ``fig`` as ``path_stem.<format>`` for each format (png, svg, pdf); returns the paths.
 
     A stem that already ends in one of the formats' suffixes (``plot.png``) loses it."""
@@ -673,13 +750,17 @@ def save(fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] 
     # The signature lets a later save replace the file (and only a file tailor wrote);
     # no dates in the files: the same figure gives the same bytes.
     sign = f"{SIGNATURE} {__version__}"
-    metas = {"png": {"Software": sign}, "svg": {"Date": None, "Creator": sign},
-             "pdf": {"CreationDate": None, "Creator": sign}}
+    metas = {
+        "png": {"Software": sign},
+        "svg": {"Date": None, "Creator": sign},
+        "pdf": {"CreationDate": None, "Creator": sign},
+    }
     paths = [stem.parent / f"{stem.name}.{f}" for f in formats]
     for path in paths:  # all, before any is written
         check_file(path)
     out = []
     for f in formats:
+
         def draw(tmp: Path, f: str = f) -> None:
             # A fixed salt for the SVG's element ids (random otherwise), for this call only.
             with rc_context({"svg.hashsalt": "tailor"}):

@@ -71,8 +71,10 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
         r = _core.resolve(task["path"], [(k, v) for k, v in task["overrides"]])
         return point_id(r, task["seed"], task["engine"]) == task["id"]
 
-    changed = ("the scenario, a file it reads or the tailor build differs from when the sweep planned this "
-               "point (edited meanwhile, or another node); run the sweep again")
+    changed = (
+        "the scenario, a file it reads or the tailor build differs from when the sweep planned this "
+        "point (edited meanwhile, or another node); run the sweep again"
+    )
     root = Path(task["work"]) if Path(task["work"]).is_dir() else Path(tempfile.gettempdir())
     work = Path(tempfile.mkdtemp(prefix=f"{task['id']}-", dir=root))
     started = time.perf_counter()
@@ -160,8 +162,10 @@ class Claims:
         new = [s for s in self.waiting if s.id not in self._noted]
         if new:
             self._noted.update(s.id for s in new)
-            note(f"waiting for {len(new)} point(s) another sweep into {self.store.dir} is computing "
-                  f"({self.store.lock_holder(new[0].id)}); they are taken over if it stops")
+            note(
+                f"waiting for {len(new)} point(s) another sweep into {self.store.dir} is computing "
+                f"({self.store.lock_holder(new[0].id)}); they are taken over if it stops"
+            )
 
     def close(self) -> None:
         for id in list(self.locks):
@@ -172,9 +176,13 @@ class Claims:
 POLL_S = 0.2
 
 
-def local_results(claims: Claims, jobs: int | None, listener: Listener | None,
-                  by_id: dict[str, PointSpec], target: Callable[[dict[str, Any]], dict[str, Any]] = run_point,
-                  ) -> Iterator[dict[str, Any]]:
+def local_results(
+    claims: Claims,
+    jobs: int | None,
+    listener: Listener | None,
+    by_id: dict[str, PointSpec],
+    target: Callable[[dict[str, Any]], dict[str, Any]] = run_point,
+) -> Iterator[dict[str, Any]]:
     """Runs the points of ``claims`` in spawned worker processes, one at a time per worker.
 
     Each worker calls ``target`` on a task (:func:`run_point`: a sweep's point; another
@@ -274,7 +282,7 @@ def local_results(claims: Claims, jobs: int | None, listener: Listener | None,
                     if lost_at_start > n:
                         raise SweepError(
                             f"the sweep's worker processes exit as they start (exit code {p.exitcode}); from a "
-                            "script, call tailor.sweep under `if __name__ == \"__main__\":` (the spawn start "
+                            'script, call tailor.sweep under `if __name__ == "__main__":` (the spawn start '
                             "method imports the script in each worker)"
                         )
                 if lost is not None:
@@ -312,9 +320,15 @@ def ray_module(address: str | bool) -> Any:
     return ray_mod
 
 
-def ray_results(claims: Claims, ray_mod: Any, address: str | bool, jobs: int | None,
-                 listener: Listener | None, by_id: dict[str, PointSpec],
-                 target: Callable[[dict[str, Any]], dict[str, Any]] = run_point) -> Iterator[dict[str, Any]]:
+def ray_results(
+    claims: Claims,
+    ray_mod: Any,
+    address: str | bool,
+    jobs: int | None,
+    listener: Listener | None,
+    by_id: dict[str, PointSpec],
+    target: Callable[[dict[str, Any]], dict[str, Any]] = run_point,
+) -> Iterator[dict[str, Any]]:
     """Runs the points of ``claims`` as Ray tasks (``target``, as in :func:`local_results`),
     as many at once as the cluster has CPUs: a point is claimed (its lock taken) only when
     it is submitted."""

@@ -269,8 +269,7 @@ class _RunStats(ProgressColumn):
             return Text(f"building topology: {p['built']:,}/{p['ports']:,} ports", no_wrap=True, overflow="ellipsis")
         rate = task.fields.get("rate", 0.0)
         return Text(
-            f"{fmt.time(p['sim_ns'])} sim · {p['completed']:,}/{p['started']:,} msgs"
-            f" · {rate / 1e6:.1f}M ev/s",
+            f"{fmt.time(p['sim_ns'])} sim · {p['completed']:,}/{p['started']:,} msgs · {rate / 1e6:.1f}M ev/s",
             no_wrap=True,
             overflow="ellipsis",
         )
@@ -292,7 +291,9 @@ class RunProgress:
         self.rate = 0.0
         self.last_line_at: Optional[float] = None
         self.summary: Optional[dict[str, Any]] = None
-        self.task = bar.add_task(name, total=1.0 if total.known else None, p=None, rate=0.0, eta_s=None) if bar else None
+        self.task = (
+            bar.add_task(name, total=1.0 if total.known else None, p=None, rate=0.0, eta_s=None) if bar else None
+        )
 
     def snapshot(self, p: dict[str, Any], now: float) -> dict[str, Any]:
         """What is shown for report ``p`` at wall time ``now``: fraction, ETA, rates."""
@@ -378,14 +379,19 @@ def reporter(
     if mode == "bar":
         if total.known:
             columns: tuple[ProgressColumn, ...] = (
-                TextColumn("[b]{task.description}", table_column=_fixed()), BarColumn(bar_width=20, table_column=_fixed()),
-                TaskProgressColumn(table_column=_fixed()), TimeElapsedColumn(table_column=_fixed()), _Eta(),
+                TextColumn("[b]{task.description}", table_column=_fixed()),
+                BarColumn(bar_width=20, table_column=_fixed()),
+                TaskProgressColumn(table_column=_fixed()),
+                TimeElapsedColumn(table_column=_fixed()),
+                _Eta(),
                 _RunStats(),
             )
         else:
             columns = (
-                SpinnerColumn(table_column=_fixed()), TextColumn("[b]{task.description}", table_column=_fixed()),
-                TimeElapsedColumn(table_column=_fixed()), _RunStats(),
+                SpinnerColumn(table_column=_fixed()),
+                TextColumn("[b]{task.description}", table_column=_fixed()),
+                TimeElapsedColumn(table_column=_fixed()),
+                _RunStats(),
             )
         bar = Progress(*columns, console=console, transient=True, get_time=clock)
         with bar:
@@ -421,7 +427,9 @@ class SweepProgress:
     threads.
     """
 
-    def __init__(self, name: str, total: int, workers: int, mode: str, out: TextIO, bar: Optional[Progress], clock: Clock):
+    def __init__(
+        self, name: str, total: int, workers: int, mode: str, out: TextIO, bar: Optional[Progress], clock: Clock
+    ):
         self.name, self.total, self.workers = name, total, max(1, workers)
         self.mode, self.out, self.bar, self.clock = mode, out, bar, clock
         self.t0 = clock()
@@ -485,25 +493,32 @@ class SweepProgress:
         eta = self.eta_s(now)
         if self.bar is not None and self.task is not None:
             self.bar.update(
-                self.task, completed=self.done, cached=self.n_cached, running=len(self.running),
-                failed=self.n_failed, eta_s=eta,
+                self.task,
+                completed=self.done,
+                cached=self.n_cached,
+                running=len(self.running),
+                failed=self.n_failed,
+                eta_s=eta,
             )
         elif self.mode == "json":
-            _write(self.out, {
-                "event": event,
-                "sweep": self.name,
-                "point": point,
-                "params": params,
-                "wall_s": _round(wall_s, 3),
-                "message": message,
-                "done": self.done,
-                "total": self.total,
-                "cached": self.n_cached,
-                "running": len(self.running),
-                "failed": self.n_failed,
-                "eta_s": _round(eta, 1),
-                "elapsed_s": round(now - self.t0, 2),
-            })
+            _write(
+                self.out,
+                {
+                    "event": event,
+                    "sweep": self.name,
+                    "point": point,
+                    "params": params,
+                    "wall_s": _round(wall_s, 3),
+                    "message": message,
+                    "done": self.done,
+                    "total": self.total,
+                    "cached": self.n_cached,
+                    "running": len(self.running),
+                    "failed": self.n_failed,
+                    "eta_s": _round(eta, 1),
+                    "elapsed_s": round(now - self.t0, 2),
+                },
+            )
 
     def _done(self) -> None:
         with self.lock:
@@ -531,9 +546,15 @@ def sweep_reporter(
     mode = _mode(quiet, json_lines, console)
     if mode == "bar":
         bar = Progress(
-            TextColumn("[b]{task.description}", table_column=_fixed()), BarColumn(bar_width=20, table_column=_fixed()),
-            MofNCompleteColumn(table_column=_fixed()), TextColumn("points", table_column=_fixed()),
-            TimeElapsedColumn(table_column=_fixed()), _Eta(), _SweepStats(), console=console, get_time=clock,
+            TextColumn("[b]{task.description}", table_column=_fixed()),
+            BarColumn(bar_width=20, table_column=_fixed()),
+            MofNCompleteColumn(table_column=_fixed()),
+            TextColumn("points", table_column=_fixed()),
+            TimeElapsedColumn(table_column=_fixed()),
+            _Eta(),
+            _SweepStats(),
+            console=console,
+            get_time=clock,
         )
         with bar:
             yield SweepProgress(name, total, workers, mode, console.file, bar, clock)

@@ -55,15 +55,24 @@ def scenario_as_run(run_dir: Path, summary: dict[str, Any], given: str | os.Path
         document = _resolved(Path(given), summary)
         if sha256(document.encode()) != ran:
             raise OptionError(_mismatch(Path(given), document, run_dir, kept if kept_ok else None))
-        return Shown(document, f"{given}, resolved with the run's seed {summary.get('seed')}: the scenario that ran "
-                               f"(its SHA-256 is summary.json's scenario_sha256)")
+        return Shown(
+            document,
+            f"{given}, resolved with the run's seed {summary.get('seed')}: the scenario that ran "
+            f"(its SHA-256 is summary.json's scenario_sha256)",
+        )
     if kept_ok:
         return Shown(kept_bytes.decode("utf-8", errors="replace"), f"{kept}, the scenario as run")  # type: ignore[union-attr]
     if kept_bytes is not None:
-        return Shown(None, f"{kept} was changed after the run (its SHA-256 is not summary.json's scenario_sha256), so "
-                           "it is not shown; pass --scenario FILE to show a file checked against the run")
-    return Shown(None, f"The run directory no longer holds its {KEPT}; pass --scenario FILE to show a file checked "
-                       "against the run (by summary.json's scenario_sha256)")
+        return Shown(
+            None,
+            f"{kept} was changed after the run (its SHA-256 is not summary.json's scenario_sha256), so "
+            "it is not shown; pass --scenario FILE to show a file checked against the run",
+        )
+    return Shown(
+        None,
+        f"The run directory no longer holds its {KEPT}; pass --scenario FILE to show a file checked "
+        "against the run (by summary.json's scenario_sha256)",
+    )
 
 
 def _read(path: Path) -> bytes | None:
@@ -91,8 +100,10 @@ def _mismatch(f: Path, document: str, run_dir: Path, kept: Path | None) -> str:
     ran = f"{kept}" if kept is not None else f"the scenario summary.json's scenario_sha256 names (its {KEPT} is gone)"
     keys = _differing(document, kept.read_text(encoding="utf-8")) if kept is not None else []
     where = f" (they differ at {', '.join(keys[:4])}{', …' if len(keys) > 4 else ''})" if keys else ""
-    return (f"--scenario: {f} is not the scenario the run in {run_dir} ran: resolved with the run's seed it differs "
-            f"from {ran}{where}. Without --scenario the report shows the run's own")
+    return (
+        f"--scenario: {f} is not the scenario the run in {run_dir} ran: resolved with the run's seed it differs "
+        f"from {ran}{where}. Without --scenario the report shows the run's own"
+    )
 
 
 def _differing(a: str, b: str) -> list[str]:
@@ -110,14 +121,17 @@ def _differing(a: str, b: str) -> list[str]:
 
 def _diff(a: Any, b: Any, at: str) -> list[str]:
     if isinstance(a, dict) and isinstance(b, dict):
-        return [k for key in sorted(set(a) | set(b)) for k in _diff(a.get(key), b.get(key), f"{at}.{key}" if at else key)]
+        return [
+            k for key in sorted(set(a) | set(b)) for k in _diff(a.get(key), b.get(key), f"{at}.{key}" if at else key)
+        ]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and any(isinstance(x, dict) for x in a):
         return [k for i, (x, y) in enumerate(zip(a, b)) for k in _diff(x, y, f"{at}[{i}]")]
     return [] if a == b else [at]
 
 
-def _unhashed(run_dir: Path, summary: dict[str, Any], given: str | os.PathLike[str] | None,
-              kept: bytes | None) -> Shown:
+def _unhashed(
+    run_dir: Path, summary: dict[str, Any], given: str | os.PathLike[str] | None, kept: bytes | None
+) -> Shown:
     """A run of a tailor that kept no hash of its scenario: a file is checked by name only."""
     name = summary.get("scenario")
     unverified = "not verified: the run, written by a tailor before runs kept a hash of their scenario, cannot tell"
@@ -140,8 +154,11 @@ def _unhashed(run_dir: Path, summary: dict[str, Any], given: str | os.PathLike[s
             text = f.read_text(encoding="utf-8", errors="replace")
             if _toml_name(text, f) == name:
                 return Shown(text, f"{f} (as it is now; {unverified} whether it changed since)")
-    return Shown(None, f"The run directory does not hold its scenario ({recorded or 'file not recorded'}); "
-                       "pass --scenario FILE to include it.")
+    return Shown(
+        None,
+        f"The run directory does not hold its scenario ({recorded or 'file not recorded'}); "
+        "pass --scenario FILE to include it.",
+    )
 
 
 def _toml_name(text: str, f: Path) -> str | None:

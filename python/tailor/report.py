@@ -100,8 +100,10 @@ def _templates() -> jinja2.Environment:
 
 def _page(template: str, title: str, **content: Any) -> str:
     """The page of ``template`` (tailor/templates) with ``content``."""
-    return _templates().get_template(template).render(
-        title=title, generator=f"{SIGNATURE} {_version()}", version=_version(), now=_now(), **content
+    return (
+        _templates()
+        .get_template(template)
+        .render(title=title, generator=f"{SIGNATURE} {_version()}", version=_version(), now=_now(), **content)
     )
 
 
@@ -167,7 +169,9 @@ def report(
     raise DataError(f"{p}: neither a run directory (no summary.json) nor a sweep store (no points/)")
 
 
-def store_frames(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[tuple[str, str]]]:
+def store_frames(
+    path: str | os.PathLike[str],
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[tuple[str, str]]]:
     """The ``summary()``, points and SLO tables of the sweep store at ``path``, and per
     scenario the resolved document of its first point (caption, TOML)."""
     import tailor
@@ -178,8 +182,10 @@ def store_frames(path: str | os.PathLike[str]) -> tuple[pl.DataFrame, pl.DataFra
     scenarios = []
     for first in points.sort("point").unique("scenario", keep="first", maintain_order=True).iter_rows(named=True):
         at = ", ".join(f"{a} = {first[a]}" for a in axes) + (", " if axes else "") + f"seed = {first['seed']}"
-        caption = (f"{first['scenario']}, as run at point {first['point'][:10]} ({at}); "
-                   "the other points differ only in the axes")
+        caption = (
+            f"{first['scenario']}, as run at point {first['point'][:10]} ({at}); "
+            "the other points differ only in the axes"
+        )
         scenarios.append((caption, (Path(path) / "points" / first["point"] / "scenario.toml").read_text()))
     return with_messages(store.summary(), store, axes), points, store.slos().collect(), scenarios
 
@@ -211,11 +217,20 @@ def _percentile(value: float | None, count: int, p: float) -> Cell:
 
 
 def _slowdown_row(label: Cell, b: dict[str, Any]) -> list[Cell]:
-    return [label, f"{b['count']:,}", fmt.stat(b.get("mean")), *(_percentile(b.get(k), b["count"], p) for k, p in _PERCENTILES)]
+    return [
+        label,
+        f"{b['count']:,}",
+        fmt.stat(b.get("mean")),
+        *(_percentile(b.get(k), b["count"], p) for k, p in _PERCENTILES),
+    ]
 
 
 def _slowdown_table(name: str, rep: dict[str, Any]) -> dict[str, Any]:
-    rows = [_slowdown_row(Span(fmt.size_bin(b["lower_bytes"], b["upper_bytes"]), upper=b["upper_bytes"]), b) for b in rep["bins"] if b["count"] > 0]
+    rows = [
+        _slowdown_row(Span(fmt.size_bin(b["lower_bytes"], b["upper_bytes"]), upper=b["upper_bytes"]), b)
+        for b in rep["bins"]
+        if b["count"] > 0
+    ]
     return {"name": name, "rows": rows, "total": _slowdown_row("all sizes", rep["slowdown"])}
 
 
@@ -225,8 +240,14 @@ def _slo_rows(s: dict[str, Any]) -> list[list[Cell]]:
         for slo in c.get("slo", []):
             text, kind = fmt.verdict(slo)
             verdict = Span(text, css=kind)
-            value, loss = (fmt.NONE, fmt.NONE) if slo.get("value") is None else (fmt.stat(slo["value"], ".4g"), fmt.stat(slo["loss"], "+.3f"))
-            rows.append([name, slo["sli"], fmt.stat(slo["threshold"], "g"), value, f"{slo.get('count', 0):,}", verdict, loss])
+            value, loss = (
+                (fmt.NONE, fmt.NONE)
+                if slo.get("value") is None
+                else (fmt.stat(slo["value"], ".4g"), fmt.stat(slo["loss"], "+.3f"))
+            )
+            rows.append(
+                [name, slo["sli"], fmt.stat(slo["threshold"], "g"), value, f"{slo.get('count', 0):,}", verdict, loss]
+            )
     return rows
 
 
@@ -235,8 +256,14 @@ def _unfinished(s: dict[str, Any]) -> str:
     m = s.get("messages", {})
     if not m.get("incomplete"):
         return ""
-    per_class = [f"{name}: {fmt.unfinished(c['incomplete'], c.get('incomplete_bytes'))}" for name, c in s["classes"].items() if c.get("incomplete")]
-    return fmt.unfinished(m["incomplete"], m.get("incomplete_bytes")) + (f" ({'; '.join(per_class)})" if len(s["classes"]) > 1 and per_class else "")
+    per_class = [
+        f"{name}: {fmt.unfinished(c['incomplete'], c.get('incomplete_bytes'))}"
+        for name, c in s["classes"].items()
+        if c.get("incomplete")
+    ]
+    return fmt.unfinished(m["incomplete"], m.get("incomplete_bytes")) + (
+        f" ({'; '.join(per_class)})" if len(s["classes"]) > 1 and per_class else ""
+    )
 
 
 def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLike[str] | None = None) -> Path:
@@ -247,7 +274,9 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
     stem = out.parent / out.stem
     title = f"{s.get('scenario', r.dir.name)}, seed {s.get('seed', '?')}"
     msgs = s.get("messages", {})
-    written = datetime.fromtimestamp((r.dir / "summary.json").stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    written = datetime.fromtimestamp((r.dir / "summary.json").stat().st_mtime, timezone.utc).strftime(
+        "%Y-%m-%d %H:%M:%S UTC"
+    )
     ident = [
         ("scenario", s.get("scenario", "?")),
         ("scenario file", s.get("scenario_file", "not recorded")),
@@ -261,19 +290,34 @@ def run_report(r: Result, out: str | os.PathLike[str], scenario: str | os.PathLi
         ("run written", written),
         ("report written", _now()),
         ("simulated", fmt.time(s["sim_ns"]) if "sim_ns" in s else fmt.NONE),
-        ("messages",
+        (
+            "messages",
             f"{msgs.get('completed', 0):,} completed of {msgs.get('generated', 0):,} generated, "
-            f"{msgs.get('incomplete', 0):,} incomplete, {msgs.get('warmup_excluded', 0):,} in the warm-up (not counted)"
+            f"{msgs.get('incomplete', 0):,} incomplete, {msgs.get('warmup_excluded', 0):,} in the warm-up (not counted)",
         ),
         ("engine work", f"{s['events']:,} events in {s['wall_seconds']:.2f} s" if "events" in s else fmt.NONE),
     ]
-    names = r.classes if len(r.classes) == 1 else [*r.classes, "all"]  # with one class, "all" is the same messages again
-    return _write(out, _page(
-        "run.html.j2", f"tailor report: {title}", heading=title, ident=ident, slos=_slo_rows(s), unfinished=_unfinished(s),
-        figures=_run_plots(r, stem), bins_note=_BINS_NOTE,
-        slowdown=[_slowdown_table(n, s["overall"] if n == "all" else s["classes"][n]) for n in names],
-        network=_network(s), ports=_ports(r), scenario=shown.text, scenario_source=shown.source,
-    ))
+    names = (
+        r.classes if len(r.classes) == 1 else [*r.classes, "all"]
+    )  # with one class, "all" is the same messages again
+    return _write(
+        out,
+        _page(
+            "run.html.j2",
+            f"tailor report: {title}",
+            heading=title,
+            ident=ident,
+            slos=_slo_rows(s),
+            unfinished=_unfinished(s),
+            figures=_run_plots(r, stem),
+            bins_note=_BINS_NOTE,
+            slowdown=[_slowdown_table(n, s["overall"] if n == "all" else s["classes"][n]) for n in names],
+            network=_network(s),
+            ports=_ports(r),
+            scenario=shown.text,
+            scenario_source=shown.source,
+        ),
+    )
 
 
 def _run_plots(r: Result, stem: Path) -> list[dict[str, Any]]:
@@ -292,7 +336,9 @@ def _run_plots(r: Result, stem: Path) -> list[dict[str, Any]]:
         except DataError as e:
             figures.append(_note(f"No {caption} plot: {e}"))
     try:
-        figures.append(_figure(queue_over_time(r), stem.with_name(f"{stem.name}-queues"), "queue occupancy of the fullest ports"))
+        figures.append(
+            _figure(queue_over_time(r), stem.with_name(f"{stem.name}-queues"), "queue occupancy of the fullest ports")
+        )
     except NotRecordedError as e:
         figures.append(_note("No queue plot: the run did not record queues.", id="no-queues", code=e.hint))
     except DataError as e:  # queues recorded, none ever held a byte
@@ -329,8 +375,16 @@ def _ports(r: Result) -> dict[str, Any] | None:
         return None
     top = ports.sort(["max_queue_bytes", "port"], descending=[True, False]).head(TOP_PORTS)
     rows = [
-        [str(p["port"]), str(p["node"]), str(p["role"]), fmt.size(p["max_queue_bytes"]),
-         fmt.size(p["mean_queue_bytes"]), f"{100 * p['utilization']:.1f} %", f"{p['drops']:,}", f"{p['ecn_marks']:,}"]
+        [
+            str(p["port"]),
+            str(p["node"]),
+            str(p["role"]),
+            fmt.size(p["max_queue_bytes"]),
+            fmt.size(p["mean_queue_bytes"]),
+            f"{100 * p['utilization']:.1f} %",
+            f"{p['drops']:,}",
+            f"{p['ecn_marks']:,}",
+        ]
         for p in top.iter_rows(named=True)
     ]
     return {"rows": rows, "of": ports.height}
@@ -342,8 +396,11 @@ def _ports(r: Result) -> dict[str, Any] | None:
 def _axes(summary: pl.DataFrame) -> list[str]:
     """The sweep axes, and the scenario when a store holds several (the identity table
     names a store's one scenario)."""
-    return [c for c in summary.columns
-            if c not in SUMMARY_VALUE_COLUMNS and (c != "scenario" or summary["scenario"].n_unique() > 1)]
+    return [
+        c
+        for c in summary.columns
+        if c not in SUMMARY_VALUE_COLUMNS and (c != "scenario" or summary["scenario"].n_unique() > 1)
+    ]
 
 
 def _one_class(summary: pl.DataFrame) -> pl.DataFrame:
@@ -384,7 +441,9 @@ def sweep_report(
         raise DataError(f"the sweep summary lacks columns {', '.join(missing)}; it has: {', '.join(summary.columns)}")
     missing = [c for c in ("point", "seed", "engine", "scenario") if c not in points.columns]
     if missing:
-        raise DataError(f"the sweep's points table lacks columns {', '.join(missing)}; it has: {', '.join(points.columns)}")
+        raise DataError(
+            f"the sweep's points table lacks columns {', '.join(missing)}; it has: {', '.join(points.columns)}"
+        )
     if summary.height == 0:
         raise DataError("the sweep summary is empty: no point has finished")
     axes = _axes(summary)
@@ -399,29 +458,47 @@ def sweep_report(
         ("scenarios", ", ".join(map(str, points["scenario"].unique().sort().to_list()))),
         ("engines", ", ".join(map(str, summary["engine"].unique().sort().to_list()))),
         ("points", f"{n_points:,} runs of {seeds.len():,} axis values"),
-        ("seeds per axis values", f"{seeds.min()}" if seeds.min() == seeds.max() else f"{seeds.min()} to {seeds.max()}"),
+        (
+            "seeds per axis values",
+            f"{seeds.min()}" if seeds.min() == seeds.max() else f"{seeds.min()} to {seeds.max()}",
+        ),
         ("reported by", f"tailor {_version()}"),
         ("report written", _now()),
     ]
-    return _write(out, _page(
-        "sweep.html.j2", f"tailor sweep report: {title}", heading=title, ident=ident,
-        axes=[[a, ", ".join(map(str, summary[a].unique().sort().to_list()))] for a in axes],
-        figures=_sweep_plots(_one_class(summary), axes, stem),
-        few_note=needs_text(list(STAT_PERCENTILES.values())) if "messages" in summary.columns else None,
-        summary=_sweep_table(_one_class(summary), axes),
-        slos=_sweep_slos(slos, [a for a in axes if a in slos.columns]) if slos is not None and slos.height else None,
-        scenarios=list(scenarios), points=_points(points),
-    ))
+    return _write(
+        out,
+        _page(
+            "sweep.html.j2",
+            f"tailor sweep report: {title}",
+            heading=title,
+            ident=ident,
+            axes=[[a, ", ".join(map(str, summary[a].unique().sort().to_list()))] for a in axes],
+            figures=_sweep_plots(_one_class(summary), axes, stem),
+            few_note=needs_text(list(STAT_PERCENTILES.values())) if "messages" in summary.columns else None,
+            summary=_sweep_table(_one_class(summary), axes),
+            slos=_sweep_slos(slos, [a for a in axes if a in slos.columns])
+            if slos is not None and slos.height
+            else None,
+            scenarios=list(scenarios),
+            points=_points(points),
+        ),
+    )
 
 
 def _points(points: pl.DataFrame) -> dict[str, Any]:
     """The points grouped by axis values, with their seeds and id prefixes."""
     p_axes = [c for c in points.columns if c not in ("point", "seed", "engine", "scenario")]
     per = points.group_by(["scenario", "engine", *p_axes], maintain_order=True).agg(
-        pl.col("seed").sort(), pl.col("point").sort())
+        pl.col("seed").sort(), pl.col("point").sort()
+    )
     rows = [
-        [str(row["scenario"]), str(row["engine"]), *(str(row[a]) for a in p_axes),
-         ", ".join(map(str, row["seed"])), ", ".join(p[:10] for p in row["point"])]
+        [
+            str(row["scenario"]),
+            str(row["engine"]),
+            *(str(row[a]) for a in p_axes),
+            ", ".join(map(str, row["seed"])),
+            ", ".join(p[:10] for p in row["point"]),
+        ]
         for row in per.sort(p_axes or ["scenario"]).iter_rows(named=True)
     ]
     return {"headers": ["scenario", "engine", *p_axes, "seeds", "points (id prefixes)"], "rows": rows}
@@ -432,21 +509,39 @@ def _sweep_slos(slos: pl.DataFrame, axes: list[str]) -> dict[str, Any]:
     # A seed whose SLO is not judged (met is null: too few messages in range, or messages
     # unfinished at the stop; docs/results.md) is neither a met nor a miss.
     per = slos.group_by(keys, maintain_order=True).agg(
-        pl.col("met").sum().alias("met"), pl.col("met").is_not_null().sum().alias("n"), pl.len().alias("seeds"),
-        pl.col("value").mean().alias("value"))
+        pl.col("met").sum().alias("met"),
+        pl.col("met").is_not_null().sum().alias("n"),
+        pl.len().alias("seeds"),
+        pl.col("value").mean().alias("value"),
+    )
     rows = []
     for row in per.sort(keys).iter_rows(named=True):
         if row["n"] == 0:
-            cell = Span("not judged", css="none", title="no seed judged it: too few messages in range, or messages unfinished at the stop")
+            cell = Span(
+                "not judged",
+                css="none",
+                title="no seed judged it: too few messages in range, or messages unfinished at the stop",
+            )
         else:
             css = "met" if row["met"] == row["n"] else "missed" if row["met"] == 0 else "none"
             unjudged = row["seeds"] - row["n"]
-            cell = Span(f"{row['met']} of {row['n']}", css=css,
-                        after=f" ({unjudged} not judged)" if unjudged else "")
-        rows.append([*(str(row[a]) for a in axes), str(row["engine"]), str(row["class"]), str(row["sli"]),
-                     fmt.stat(row["threshold"], ".4g"), fmt.stat(row["value"], ".4g"), cell])
-    return {"headers": [*axes, "engine", "class", "SLI", "bound", "mean value", "seeds met"], "rows": rows,
-            "left": len(axes) + 3}
+            cell = Span(f"{row['met']} of {row['n']}", css=css, after=f" ({unjudged} not judged)" if unjudged else "")
+        rows.append(
+            [
+                *(str(row[a]) for a in axes),
+                str(row["engine"]),
+                str(row["class"]),
+                str(row["sli"]),
+                fmt.stat(row["threshold"], ".4g"),
+                fmt.stat(row["value"], ".4g"),
+                cell,
+            ]
+        )
+    return {
+        "headers": [*axes, "engine", "class", "SLI", "bound", "mean value", "seeds met"],
+        "rows": rows,
+        "left": len(axes) + 3,
+    }
 
 
 def _x_axis(summary: pl.DataFrame, axes: list[str]) -> str | None:
@@ -492,14 +587,19 @@ def _seed_plot(summary: pl.DataFrame, stem: Path) -> dict[str, Any]:
         return _note(f"No plot: {e}", id="no-plots")
     seeds = int(summary["n_seeds"].max())
     left = {st: (n, kept.height + n) for st in stats for kept, n in [seed_bins(summary, st)]}
-    over = (f"the mean over {seeds} seeds of each seed's value, bars: the 95 % percentile-bootstrap interval "
-            "across seeds" if seeds > 1 else "one seed: its value, no interval")
+    over = (
+        f"the mean over {seeds} seeds of each seed's value, bars: the 95 % percentile-bootstrap interval across seeds"
+        if seeds > 1
+        else "one seed: its value, no interval"
+    )
     if "messages" not in summary.columns:
         rule = "every bin drawn (the messages per seed were not given)"
     elif any(n for n, _ in left.values()):
         dropped = ", ".join(f"{st}: {n} of {total} bins" for st, (n, total) in left.items() if n)
-        rule = (f"bins where a seed had fewer messages than the percentile needs "
-                f"({needs_text([STAT_PERCENTILES[st] for st in stats])}) are left out ({dropped})")
+        rule = (
+            f"bins where a seed had fewer messages than the percentile needs "
+            f"({needs_text([STAT_PERCENTILES[st] for st in stats])}) are left out ({dropped})"
+        )
     else:
         rule = "every bin had enough messages in every seed"
     caption = f"{' and '.join(stats)} slowdown per size bin, per class: {over}; {rule}"

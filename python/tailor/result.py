@@ -112,7 +112,8 @@ class Result:
             raise NotRecordedError(
                 f"{self.dir}: this run did not record queues; give its scenario "
                 '[record] queues = "10us" (a sampling interval, docs/scenario.md) and run it again',
-                what="queues", hint='[record] queues = "10us"',
+                what="queues",
+                hint='[record] queues = "10us"',
             )
         parquet = self.dir / "queues.parquet"
         if parquet.exists():
@@ -133,7 +134,8 @@ class Result:
             raise NotRecordedError(
                 f"{self.dir}: this run did not record its progress; give its scenario "
                 '[record] progress = "1ms" (a sampling interval, docs/scenario.md) and run it again',
-                what="progress", hint='[record] progress = "1ms"',
+                what="progress",
+                hint='[record] progress = "1ms"',
             )
         return pl.read_csv(csv, schema_overrides={"time_ns": pl.Float64})
 
@@ -227,8 +229,13 @@ class Result:
                 table.add_row(name if j == 0 else "", size, f"{r.count:,}", *cells)
             sd = report["slowdown"]
             table.add_row(
-                "", "[b]all sizes[/b]", f"[b]{sd['count']:,}[/b]",
-                *(f"[b]{_cell(sd[k], p, sd['count'])}[/b]" for k, p in (("mean", None), ("p50", 50), ("p99", 99), ("p999", 99.9))),
+                "",
+                "[b]all sizes[/b]",
+                f"[b]{sd['count']:,}[/b]",
+                *(
+                    f"[b]{_cell(sd[k], p, sd['count'])}[/b]"
+                    for k, p in (("mean", None), ("p50", 50), ("p99", 99), ("p999", 99.9))
+                ),
                 end_section=i + 1 < len(names),
             )
         return table

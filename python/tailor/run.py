@@ -44,7 +44,9 @@ def check_options(seed: Any, engine: Any) -> None:
     if engine not in ENGINES:
         raise OptionError(f"engine: unknown value {engine!r}; accepted: {', '.join(ENGINES)}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX):
-        raise OptionError(f"seed: {seed!r} is not a seed; accepted: an integer from 0 to 2^63 - 1 ({SEED_MAX}, what a scenario file holds)")
+        raise OptionError(
+            f"seed: {seed!r} is not a seed; accepted: an integer from 0 to 2^63 - 1 ({SEED_MAX}, what a scenario file holds)"
+        )
 
 
 def run(

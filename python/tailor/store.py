@@ -54,8 +54,18 @@ from tailor.outdir import MARKER, alive, mark, read_marker
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_ci
 
-__all__ = ["Store", "PointSpec", "PointLock", "open_store", "point_id", "config_id", "build_id", "STATS", "KEEPS",
-           "SUMMARY_RUN_FILES"]
+__all__ = [
+    "Store",
+    "PointSpec",
+    "PointLock",
+    "open_store",
+    "point_id",
+    "config_id",
+    "build_id",
+    "STATS",
+    "KEEPS",
+    "SUMMARY_RUN_FILES",
+]
 
 #: Format of the point directory and of the id's hash input; bumped on any change.
 #: 2: point.json lists every file's size and SHA-256 and holds its own checksum.
@@ -92,8 +102,9 @@ class PointSpec:
     keep: str = "all"
 
     @classmethod
-    def resolve(cls, path: Path, overrides: Sequence[Override], engine: str, params: dict[str, Any],
-                keep: str = "all") -> PointSpec:
+    def resolve(
+        cls, path: Path, overrides: Sequence[Override], engine: str, params: dict[str, Any], keep: str = "all"
+    ) -> PointSpec:
         """The point of ``path`` with ``overrides``. The seed it runs with is always
         written into the document (the scenario's own when no override gives one), so
         that running "the scenario's seed" and "seed = that value" are one point."""
@@ -182,8 +193,10 @@ class Store:
         if self.dir.exists() and not self.dir.is_dir():
             raise StoreError(f"{self.dir}: exists and is not a directory")
         if self.dir.is_dir() and any(self.dir.iterdir()) and not _is_store(self.dir):
-            raise StoreError(f"{self.dir}: not a tailor result store (no {MARKER} marker of a store, nor a store's "
-                             "points/ and sweeps/ alone); refusing to write into it. Give an empty or new directory")
+            raise StoreError(
+                f"{self.dir}: not a tailor result store (no {MARKER} marker of a store, nor a store's "
+                "points/ and sweeps/ alone); refusing to write into it. Give an empty or new directory"
+            )
         # Files whose SHA-256 this Store has checked: path -> (size, mtime) when checked.
         self._hashed: dict[Path, tuple[int, int]] = {}
 
@@ -270,7 +283,9 @@ class Store:
             "tailor_build": build_id(),
             **meta,
         }
-        point["files"] = {f.name: {"bytes": f.stat().st_size, "sha256": _file_digest(f)} for f in sorted(work.iterdir())}
+        point["files"] = {
+            f.name: {"bytes": f.stat().st_size, "sha256": _file_digest(f)} for f in sorted(work.iterdir())
+        }
         # Through JSON once, so the checksum covers exactly what a reader will load.
         point = json.loads(json.dumps(point, default=str))
         point["sha256"] = _manifest_digest(point)
@@ -336,8 +351,15 @@ class Store:
             doc = tomllib.loads((d / "scenario.toml").read_text())
             row = {k: p.get(k) for k in ("scenario", "seed", "engine", "config", "tailor_version", "wall_s")}
             rows.append({"point": id, **row, **{a: _lookup(doc, a) for a in axes}})
-        schema = {"point": pl.Utf8, "scenario": pl.Utf8, "seed": pl.UInt64, "engine": pl.Utf8, "config": pl.Utf8,
-                  "tailor_version": pl.Utf8, "wall_s": pl.Float64}
+        schema = {
+            "point": pl.Utf8,
+            "scenario": pl.Utf8,
+            "seed": pl.UInt64,
+            "engine": pl.Utf8,
+            "config": pl.Utf8,
+            "tailor_version": pl.Utf8,
+            "wall_s": pl.Float64,
+        }
         if not rows:
             return pl.DataFrame(schema={**schema, **{a: pl.Utf8 for a in axes}})
         return pl.DataFrame(rows, schema_overrides=schema, infer_schema_length=None)
@@ -365,10 +387,14 @@ class Store:
             self._check_size(id, name, entry["bytes"])
         for name in reads:
             if name not in meta["files"] and _kept(meta) == "summary":
-                raise self._error(id, name, "not kept: the point was stored as a summary only (keep summary: "
-                                  "summary.json, its rows and SLO verdicts, no messages or port records)",
-                                  remedy="run its search again with --keep all (keep=\"all\") and the same --out "
-                                  f"{self.dir} to run it again and keep it whole")
+                raise self._error(
+                    id,
+                    name,
+                    "not kept: the point was stored as a summary only (keep summary: "
+                    "summary.json, its rows and SLO verdicts, no messages or port records)",
+                    remedy='run its search again with --keep all (keep="all") and the same --out '
+                    f"{self.dir} to run it again and keep it whole",
+                )
             if name not in meta["files"]:
                 raise self._error(id, name, "not part of this point (its point.json does not list it)")
             self._check_digest(id, name, meta["files"][name]["sha256"])
@@ -406,10 +432,16 @@ class Store:
         if not isinstance(meta, dict) or not isinstance(meta.get("format"), int):
             raise self._error(id, "point.json", "not a point manifest (it has no format)")
         if meta["format"] > FORMAT:
-            raise self._error(id, "point.json", f"of store format {meta['format']}, newer than this tailor reads "
-                              f"(formats 1 to {FORMAT})", remedy="read the store with the tailor that wrote it")
+            raise self._error(
+                id,
+                "point.json",
+                f"of store format {meta['format']}, newer than this tailor reads (formats 1 to {FORMAT})",
+                remedy="read the store with the tailor that wrote it",
+            )
         if meta["format"] >= 2 and meta.get("sha256") != _manifest_digest(meta):
-            raise self._error(id, "point.json", "its content differs from its own SHA-256 (changed since it was written)")
+            raise self._error(
+                id, "point.json", "its content differs from its own SHA-256 (changed since it was written)"
+            )
         if meta.get("id") != id:
             raise self._error(id, "point.json", f"names point {meta.get('id')!r}, not the directory's")
         return meta
@@ -430,8 +462,9 @@ class Store:
         if self._hashed.get(path) == (st.st_size, st.st_mtime_ns):
             return
         if _file_digest(path) != digest:
-            raise self._error(id, name, "its content differs from its SHA-256 in point.json (changed since "
-                              "it was written)")
+            raise self._error(
+                id, name, "its content differs from its SHA-256 in point.json (changed since it was written)"
+            )
         self._hashed[path] = (st.st_size, st.st_mtime_ns)
 
     def _check_format1(self, id: str, meta: dict[str, Any]) -> dict[str, Any]:
@@ -451,16 +484,27 @@ class Store:
                 else:
                     tomllib.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError, pl.exceptions.PolarsError) as e:
-                raise self._format1_error(id, name, f"unreadable, truncated or corrupt ({type(e).__name__}: {e})") from None
+                raise self._format1_error(
+                    id, name, f"unreadable, truncated or corrupt ({type(e).__name__}: {e})"
+                ) from None
         return meta
 
     def _error(self, id: str, file: str, problem: str, remedy: str | None = None) -> PointError:
-        return PointError(self.dir / "points" / id, id, file, problem, remedy or (
-            f"run its sweep again with --out {self.dir} to recompute it (the damaged point is replaced)"))
+        return PointError(
+            self.dir / "points" / id,
+            id,
+            file,
+            problem,
+            remedy or (f"run its sweep again with --out {self.dir} to recompute it (the damaged point is replaced)"),
+        )
 
     def _format1_error(self, id: str, file: str, problem: str) -> PointError:
-        return self._error(id, file, f"{problem} (a point of store format 1, written with no checksums by an older tailor)",
-                           remedy=f"run its sweep again into a new --out to recompute it; this tailor writes format {FORMAT}")
+        return self._error(
+            id,
+            file,
+            f"{problem} (a point of store format 1, written with no checksums by an older tailor)",
+            remedy=f"run its sweep again into a new --out to recompute it; this tailor writes format {FORMAT}",
+        )
 
     # -- locking (docs/sweeps.md, "Two sweeps into one store") ----------------------
 
@@ -482,8 +526,10 @@ class Store:
             except OSError as e:
                 os.close(fd)
                 if e.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
-                    raise StoreError(f"{path}: this file system does not support locks ({e.strerror}); give an --out on "
-                                     "a local disk or an NFS mount with locking") from None
+                    raise StoreError(
+                        f"{path}: this file system does not support locks ({e.strerror}); give an --out on "
+                        "a local disk or an NFS mount with locking"
+                    ) from None
                 raise
             # The last holder removes the file when it is done: a lock taken on the
             # removed file is no lock. Then open the file anew.
@@ -493,8 +539,11 @@ class Store:
             except FileNotFoundError:
                 pass
             os.close(fd)
-        holder = {"pid": os.getpid(), "host": socket.gethostname(),
-                  "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        holder = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps(holder).encode())
         return PointLock(path, fd)
@@ -575,8 +624,22 @@ class Store:
         out = out.with_columns(pl.col("stat").replace_strict(order, return_dtype=pl.Int32).alias("_o"))
         sort_keys = [*axes, "scenario", "engine", "class", "lower_bytes", "_o"]
         out = out.sort(sort_keys, nulls_last=False).drop("_o")
-        return out.select([*axes, "scenario", "engine", "class", "size", "lower_bytes", "upper_bytes", "stat",
-                           "mean", "ci_low", "ci_high", "n_seeds"])
+        return out.select(
+            [
+                *axes,
+                "scenario",
+                "engine",
+                "class",
+                "size",
+                "lower_bytes",
+                "upper_bytes",
+                "stat",
+                "mean",
+                "ci_low",
+                "ci_high",
+                "n_seeds",
+            ]
+        )
 
 
 class PointLock:
@@ -601,7 +664,9 @@ def open_store(dir: str | os.PathLike[str]) -> Store:
     """Opens an existing result store (``tailor.open``)."""
     d = Path(dir)
     if not (d / "points").is_dir():
-        raise StoreError(f"{d}: not a tailor result store (no points/ directory); make one with `tailor sweep ... --out {d}`")
+        raise StoreError(
+            f"{d}: not a tailor result store (no points/ directory); make one with `tailor sweep ... --out {d}`"
+        )
     return Store(d)
 
 
@@ -613,13 +678,17 @@ def _size_label(lower: int | None, upper: int | None) -> str:
 
 def _rows(id: str, summary: dict[str, Any]) -> pl.DataFrame:
     """summary.json's slowdown statistics in long form, one row per (class, bin, stat)."""
-    out: dict[str, list[Any]] = {k: [] for k in ("point", "class", "size", "lower_bytes", "upper_bytes", "stat", "value", "count")}
+    out: dict[str, list[Any]] = {
+        k: [] for k in ("point", "class", "size", "lower_bytes", "upper_bytes", "stat", "value", "count")
+    }
 
     def add(cls: str, lower: int | None, upper: int | None, block: dict[str, Any]) -> None:
         for stat in STATS:
             if block.get(stat) is None:
                 continue
-            for k, v in zip(out, (id, cls, _size_label(lower, upper), lower, upper, stat, float(block[stat]), block["count"])):
+            for k, v in zip(
+                out, (id, cls, _size_label(lower, upper), lower, upper, stat, float(block[stat]), block["count"])
+            ):
                 out[k].append(v)
 
     reports = [*summary["classes"].items(), ("all", summary["overall"])]
@@ -628,21 +697,44 @@ def _rows(id: str, summary: dict[str, Any]) -> pl.DataFrame:
         for b in report["bins"]:
             if b["count"] > 0:
                 add(name, b["lower_bytes"], b["upper_bytes"], b)
-    schema = {"point": pl.Utf8, "class": pl.Utf8, "size": pl.Utf8, "lower_bytes": pl.UInt64, "upper_bytes": pl.UInt64,
-              "stat": pl.Utf8, "value": pl.Float64, "count": pl.UInt64}
+    schema = {
+        "point": pl.Utf8,
+        "class": pl.Utf8,
+        "size": pl.Utf8,
+        "lower_bytes": pl.UInt64,
+        "upper_bytes": pl.UInt64,
+        "stat": pl.Utf8,
+        "value": pl.Float64,
+        "count": pl.UInt64,
+    }
     return pl.DataFrame(out, schema=schema)
 
 
 def _slos(id: str, summary: dict[str, Any]) -> pl.DataFrame:
     rows = [
-        {"point": id, "class": name, "sli": s["sli"], "threshold": float(s["threshold"]),
-         "value": None if s["value"] is None else float(s["value"]), "count": s.get("count"),
-         "met": s.get("met"), "loss": s.get("loss")}
+        {
+            "point": id,
+            "class": name,
+            "sli": s["sli"],
+            "threshold": float(s["threshold"]),
+            "value": None if s["value"] is None else float(s["value"]),
+            "count": s.get("count"),
+            "met": s.get("met"),
+            "loss": s.get("loss"),
+        }
         for name, c in summary["classes"].items()
         for s in c.get("slo", [])
     ]
-    schema = {"point": pl.Utf8, "class": pl.Utf8, "sli": pl.Utf8, "threshold": pl.Float64, "value": pl.Float64,
-              "count": pl.UInt64, "met": pl.Boolean, "loss": pl.Float64}
+    schema = {
+        "point": pl.Utf8,
+        "class": pl.Utf8,
+        "sli": pl.Utf8,
+        "threshold": pl.Float64,
+        "value": pl.Float64,
+        "count": pl.UInt64,
+        "met": pl.Boolean,
+        "loss": pl.Float64,
+    }
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -653,8 +745,9 @@ def _is_store(dir: Path) -> bool:
     if marker is not None:
         return marker["kind"] == "store"
     names = {p.name for p in dir.iterdir()}
-    return "points" in names and all(n in STORE_ENTRIES or (n.startswith("report") and n.endswith((".html", ".png")))
-                                     for n in names)
+    return "points" in names and all(
+        n in STORE_ENTRIES or (n.startswith("report") and n.endswith((".html", ".png"))) for n in names
+    )
 
 
 def _kept(meta: dict[str, Any]) -> str:

@@ -69,8 +69,10 @@ class Interrupted(KeyboardInterrupt):
 
     def __str__(self) -> str:
         how = "terminated" if self.status == 143 else "interrupted"
-        return (f"{how}: {self.done} of {self.total} points are in {self.store}/ "
-                f"(partial points were removed); run the same sweep again to finish it")
+        return (
+            f"{how}: {self.done} of {self.total} points are in {self.store}/ "
+            f"(partial points were removed); run the same sweep again to finish it"
+        )
 
 
 # -- axes ----------------------------------------------------------------------------
@@ -134,7 +136,9 @@ def _range(key: str, token: str) -> list[Any]:
         lo = hi = step = None
     nums = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (lo, hi, step))
     if not nums or step <= 0 or hi < lo:
-        raise SweepError(f"--set {key}: {token!r} is not a range; accepted: a..b (integers, b >= a) or a..b:step (step > 0)")
+        raise SweepError(
+            f"--set {key}: {token!r} is not a range; accepted: a..b (integers, b >= a) or a..b:step (step > 0)"
+        )
     n = int(math.floor((hi - lo) / step + 1e-9)) + 1
     if n > MAX_POINTS:
         raise SweepError(f"--set {key}: {token!r} has {n:,} values; at most {MAX_POINTS:,} points per sweep")
@@ -189,8 +193,9 @@ class Sweep:
     def points(self) -> pl.DataFrame:
         return self.store.points(self.ids)
 
-    def summary(self, stats: Sequence[str] = ("mean", "p50", "p99", "p999"), sizes: bool = True,
-                confidence: float = 0.95) -> pl.DataFrame:
+    def summary(
+        self, stats: Sequence[str] = ("mean", "p50", "p99", "p999"), sizes: bool = True, confidence: float = 0.95
+    ) -> pl.DataFrame:
         """Across seeds, per axis values, class, size and statistic: mean and interval
         (tailor.store.Store.summary)."""
         return self.store.summary(self.ids, stats=stats, sizes=sizes, confidence=confidence)
@@ -272,13 +277,27 @@ def plan(
     all_axes = _axes(axes, more_axes)
     store = Store(out if out is not None else Path("sweeps") / sc.name)
     specs = _resolve_points(sc, all_axes, engine)
-    rows = [{"point": s.id, **{k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in s.params.items()},
-             "seed": s.seed, "engine": s.engine, "stored": store.has(s.id)} for s in specs]
+    rows = [
+        {
+            "point": s.id,
+            **{k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in s.params.items()},
+            "seed": s.seed,
+            "engine": s.engine,
+            "stored": store.has(s.id),
+        }
+        for s in specs
+    ]
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def run_points(store: Store, specs: Sequence[PointSpec], *, jobs: int | None = None, ray: str | bool | None = None,
-               listener: Listener | None = None) -> None:
+def run_points(
+    store: Store,
+    specs: Sequence[PointSpec],
+    *,
+    jobs: int | None = None,
+    ray: str | bool | None = None,
+    listener: Listener | None = None,
+) -> None:
     """Runs ``specs`` into ``store`` as :func:`sweep` runs its grid (the points it holds
     whole are reported cached; local pool or Ray; locks; Ctrl-C keeps finished points),
     for a caller that chooses its own points: the transport advisor's bisection. Raises
@@ -345,8 +364,10 @@ def _to_run(store: Store, specs: list[PointSpec], listener: Listener | None) -> 
     for s in specs:
         bad = store.problem(s.id) if store.exists(s.id) else None
         if store.exists(s.id) and bad is None and not store.has(s.id, s.keep):
-            note(f"running point {s.id} ({_params_text(s.params)}) again: {store.dir} keeps it as a summary only, "
-                 "and it is asked for whole")
+            note(
+                f"running point {s.id} ({_params_text(s.params)}) again: {store.dir} keeps it as a summary only, "
+                "and it is asked for whole"
+            )
             todo.append(s)
             continue
         if store.exists(s.id) and bad is None:
@@ -363,8 +384,13 @@ def _params_text(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "the scenario as it is"
 
 
-def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[Any, str | bool] | None,
-             listener: Listener | None) -> None:
+def _execute(
+    store: Store,
+    specs: list[PointSpec],
+    jobs: int | None,
+    ray: tuple[Any, str | bool] | None,
+    listener: Listener | None,
+) -> None:
     todo = _to_run(store, specs, listener)
     if not todo:
         return
@@ -374,7 +400,9 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[
     failures: dict[str, str] = {}
     done = len(specs) - len(todo)
     try:
-        runner = ray_results(claims, *ray, jobs, listener, by_id) if ray else local_results(claims, jobs, listener, by_id)
+        runner = (
+            ray_results(claims, *ray, jobs, listener, by_id) if ray else local_results(claims, jobs, listener, by_id)
+        )
         with contextlib.closing(runner):
             for r in runner:
                 spec = by_id[r["id"]]
@@ -384,8 +412,11 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[
                         if listener:
                             listener.failed(spec.id, spec.params, r["error"])
                         continue
-                    meta = {"wall_s": r["wall_s"], "host": r["host"],
-                            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                    meta = {
+                        "wall_s": r["wall_s"],
+                        "host": r["host"],
+                        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    }
                     store.commit(spec, r["files"], meta, tmp)
                 finally:
                     claims.release(spec.id)
@@ -399,7 +430,6 @@ def _execute(store: Store, specs: list[PointSpec], jobs: int | None, ray: tuple[
         shutil.rmtree(tmp, ignore_errors=True)
     if failures:
         lines = "; ".join(f"{p}: {m}" for p, m in failures.items())
-        raise PointsFailed(f"{len(failures)} of {len(specs)} points failed (the others are in {store.dir}/): {lines}",
-                           failures)
-
-
+        raise PointsFailed(
+            f"{len(failures)} of {len(specs)} points failed (the others are in {store.dir}/): {lines}", failures
+        )

@@ -60,16 +60,31 @@ class _Cdp:
             os.dup2(from_browser_w, 4)
 
         args = [
-            exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-            f"--user-data-dir={profile}", "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--disable-default-apps", "--hide-scrollbars", "--window-size=1200,900",
+            exe,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--remote-debugging-pipe",
+            f"--user-data-dir={profile}",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            "--hide-scrollbars",
+            "--window-size=1200,900",
             # Belt and braces: a host name would not resolve; the test still sees every request.
             "--host-resolver-rules=MAP * ~NOTFOUND",
         ]
         self.proc = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=wire, pass_fds=(3, 4),
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=wire,
+            pass_fds=(3, 4),
         )
         os.close(to_browser_r)
         os.close(from_browser_w)
@@ -154,19 +169,36 @@ def load(path: Path, probe: str = "null", timeout: float = 60) -> Page:
             if nav.get("errorText"):
                 raise RuntimeError(f"navigation failed: {nav['errorText']}")
             cdp.wait_event("Page.loadEventFired", session, timeout)
-            decoded = cdp.send("Runtime.evaluate", {
-                "expression": "Promise.allSettled([...document.images].map(i => i.decode()))"
-                              ".then(r => r.map(x => x.status))",
-                "awaitPromise": True, "returnByValue": True,
-            }, session=session)
-            page.probe = cdp.send("Runtime.evaluate", {
-                "expression": probe, "awaitPromise": True, "returnByValue": True,
-            }, session=session)["result"].get("value")
+            decoded = cdp.send(
+                "Runtime.evaluate",
+                {
+                    "expression": "Promise.allSettled([...document.images].map(i => i.decode()))"
+                    ".then(r => r.map(x => x.status))",
+                    "awaitPromise": True,
+                    "returnByValue": True,
+                },
+                session=session,
+            )
+            page.probe = cdp.send(
+                "Runtime.evaluate",
+                {
+                    "expression": probe,
+                    "awaitPromise": True,
+                    "returnByValue": True,
+                },
+                session=session,
+            )["result"].get("value")
             size = cdp.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
-            shot = cdp.send("Page.captureScreenshot", {
-                "format": "png", "captureBeyondViewport": True,
-                "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1},
-            }, session=session, timeout=timeout)
+            shot = cdp.send(
+                "Page.captureScreenshot",
+                {
+                    "format": "png",
+                    "captureBeyondViewport": True,
+                    "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1},
+                },
+                session=session,
+                timeout=timeout,
+            )
             page.screenshot = base64.b64decode(shot["data"])
             rejected = [s for s in decoded["result"].get("value", []) if s != "fulfilled"]
             if rejected:
@@ -176,7 +208,9 @@ def load(path: Path, probe: str = "null", timeout: float = 60) -> Page:
     for e in cdp.events:
         m, p = e.get("method"), e.get("params", {})
         if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
-            page.console_errors.append(" ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", [])))
+            page.console_errors.append(
+                " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))
+            )
         elif m == "Runtime.exceptionThrown":
             d = p["exceptionDetails"]
             page.exceptions.append(d.get("exception", {}).get("description") or d.get("text", "exception"))

@@ -128,15 +128,23 @@ def test_a_scenario_outside_the_models_scope_exits_2(two_class: Path, tmp_path: 
     for args in ([], ["--min-capacity", "-d", "fifo"]):
         p = tailor_cli("advise", spread, *args)
         assert p.returncode == 2, p.stderr
-        assert p.stderr.startswith(f'error: {spread}: class[1].pattern: "all_to_all" spreads traffic over many links'), p.stderr
+        assert p.stderr.startswith(
+            f'error: {spread}: class[1].pattern: "all_to_all" spreads traffic over many links'
+        ), p.stderr
     with pytest.raises(ScenarioError) as e:
         tailor.advise(spread)
     assert e.value.key_path == "class[1].pattern"
     # Two incasts into different receivers share no link either.
     apart = tmp_path / "apart.toml"
-    apart.write_text(SCENARIO.replace('hosts = 9', 'hosts = 10').replace('senders = "4..8"\nreceiver = 8', 'senders = "4..8"\nreceiver = 9'))
+    apart.write_text(
+        SCENARIO.replace("hosts = 9", "hosts = 10").replace(
+            'senders = "4..8"\nreceiver = 8', 'senders = "4..8"\nreceiver = 9'
+        )
+    )
     p = tailor_cli("advise", apart)
-    assert p.returncode == 2 and "class[1].receiver: sends to host 9 while class[0] sends to host 8" in p.stderr, p.stderr
+    assert p.returncode == 2 and "class[1].receiver: sends to host 9 while class[0] sends to host 8" in p.stderr, (
+        p.stderr
+    )
 
 
 def test_unmet_slos_exit_1_and_say_so(two_class: Path, tmp_path: Path) -> None:
@@ -163,7 +171,9 @@ def five_class(tmp_path: Path) -> Path:
 
 def test_min_capacity_exits_1_naming_the_slos_the_packet_engine_rejects(five_class: Path, tmp_path: Path) -> None:
     out = tmp_path / "s"
-    p = tailor_cli("advise", five_class, "--allow-unjudged", "--min-capacity", "-d", "fifo", "--seeds", "1", "--out", out)
+    p = tailor_cli(
+        "advise", five_class, "--allow-unjudged", "--min-capacity", "-d", "fifo", "--seeds", "1", "--out", out
+    )
     assert p.returncode == 1, p.stdout + p.stderr
     a = tailor.advise(five_class, min_capacity=True, disciplines=["fifo"], seeds=1, out=out)
     assert a.report["packet_engine"]["run"] == 0, "the CLI's points were reused"
@@ -173,17 +183,27 @@ def test_min_capacity_exits_1_naming_the_slos_the_packet_engine_rejects(five_cla
     # SLOs not judged (c's 80 messages, 100 needed) and cannot decide: NOT holding.
     assert a.passed is False and a.rechecked is False and c["holds"] is False
     assert c["capacity_bps"] == c["model_capacity_bps"]
-    assert ("fifo", "a", "p99 slowdown <= 125 KB") in [(x.discipline, x.class_name, short_sli(x.sli)) for x in a.rejected]
-    assert ("fifo", "packet", "c", "p99 slowdown of messages in (0 B, 125000 B]: 80 messages, 100 needed (a seed)") \
-        in a.unjudged
+    assert ("fifo", "a", "p99 slowdown <= 125 KB") in [
+        (x.discipline, x.class_name, short_sli(x.sli)) for x in a.rejected
+    ]
+    assert (
+        "fifo",
+        "packet",
+        "c",
+        "p99 slowdown of messages in (0 B, 125000 B]: 80 messages, 100 needed (a seed)",
+    ) in a.unjudged
     packet = {v["class"]: v["slo"][0] for v in c["packet"]}
     for x in a.rejected:
         assert x.capacity_bps == a.capacity("fifo") and x.value > x.threshold
         assert (x.value, x.threshold) == (packet[x.class_name]["value"], packet[x.class_name]["threshold"])
-        assert f"shared FIFO at {x.capacity_bps / 1e9:.1f} Gbps: class {x.class_name}, p99 slowdown <= 125 KB = " \
+        assert (
+            f"shared FIFO at {x.capacity_bps / 1e9:.1f} Gbps: class {x.class_name}, p99 slowdown <= 125 KB = "
             f"{x.value:.3f} > {x.threshold:.3g}" in p.stdout
+        )
     assert "NOT HOLDING" in p.stdout and "the packet engine rejects" in p.stdout
-    j = tailor_cli("advise", five_class, "--allow-unjudged", "--min-capacity", "-d", "fifo", "--json", "--seeds", "1", "--out", out)
+    j = tailor_cli(
+        "advise", five_class, "--allow-unjudged", "--min-capacity", "-d", "fifo", "--json", "--seeds", "1", "--out", out
+    )
     assert j.returncode == 1
     report = json.loads(j.stdout)
     assert report["passed"] is False and "a" in [x["class_name"] for x in report["rejected"]]

@@ -87,8 +87,14 @@ slo = [{ sli = "p99", max_size = "125KB", threshold = 7.35 }]
 
 
 def _cli(*args: object, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, cwd=cwd, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -97,13 +103,15 @@ def above(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, list[di
     path = tmp_path_factory.mktemp("above") / "above.toml"
     path.write_text(ABOVE_FIFO)
     events: list[dict] = []
-    a = tailor.advise(path, min_capacity=True, disciplines=["drr"], recheck=False,
-                      progress=lambda e: events.append(e) or True)
+    a = tailor.advise(
+        path, min_capacity=True, disciplines=["drr"], recheck=False, progress=lambda e: events.append(e) or True
+    )
     return path, a.report["capacity"][0], events
 
 
-def test_the_table_shows_the_fifo_check_of_an_answer_above_fifo(above: tuple[Path, dict, list[dict]],
-                                                               tmp_path: Path) -> None:
+def test_the_table_shows_the_fifo_check_of_an_answer_above_fifo(
+    above: tuple[Path, dict, list[dict]], tmp_path: Path
+) -> None:
     path, drr, _ = above
     check = drr["above_fifo"]
     assert check is not None and check["fixed"] is False, "the scenario's weighted answer is above FIFO's"
@@ -111,10 +119,14 @@ def test_the_table_shows_the_fifo_check_of_an_answer_above_fifo(above: tuple[Pat
     assert p.returncode == 0, p.stderr
     assert "model's FIFO check" in p.stdout
     # The weighted answer's row: FIFO's capacity, none of the grid meeting there, the best worst loss.
-    cell = (f"FIFO {fmt.rate(check['fifo_bps'])}: 0/{check['grid_points']} meet, best {check['best_worst_loss']:+.3f}, "
-            f"{check['refine_points']} more from it: {check['refined_worst_loss']:+.3f}")
+    cell = (
+        f"FIFO {fmt.rate(check['fifo_bps'])}: 0/{check['grid_points']} meet, best {check['best_worst_loss']:+.3f}, "
+        f"{check['refine_points']} more from it: {check['refined_worst_loss']:+.3f}"
+    )
     assert check["refine_points"] > 0 and check["refined_worst_loss"] > 0
-    rows = {line.split()[0]: line for line in p.stdout.splitlines() if line.lstrip().startswith(("per-class", "shared"))}
+    rows = {
+        line.split()[0]: line for line in p.stdout.splitlines() if line.lstrip().startswith(("per-class", "shared"))
+    }
     assert cell in rows["per-class"] and " meet, best " not in rows["shared"]
     # No answer above FIFO's: no such column.
     q = _cli("advise", path, "--min-capacity", "-d", "fifo", "--no-recheck", "-q", cwd=tmp_path)
@@ -129,8 +141,16 @@ def test_progress_labels_the_fifo_checks_steps(above: tuple[Path, dict, list[dic
     assert all(describe_event(e).startswith("fifo check (per-class FIFO, SWP weights): ") for e in checks)
     assert not any(describe_event(e).startswith("fifo check") for e in events if e not in checks)
     # On the command line, as a terminal shows it (the status line redrawn per step).
-    p = _cli("advise", path, "--min-capacity", "-d", "drr", "--no-recheck", cwd=tmp_path,
-             env={"TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1", "COLUMNS": "200"})
+    p = _cli(
+        "advise",
+        path,
+        "--min-capacity",
+        "-d",
+        "drr",
+        "--no-recheck",
+        cwd=tmp_path,
+        env={"TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1", "COLUMNS": "200"},
+    )
     assert p.returncode == 0, p.stderr
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", p.stderr)
     # The status line is repainted at its own refresh rate, so which steps a terminal shows

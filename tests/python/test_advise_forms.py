@@ -49,8 +49,9 @@ STAR = DUMBBELL.replace(
 
 
 def cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture
@@ -97,7 +98,9 @@ def test_advise_reports_the_form_and_reading_it_ran_with(dumbbell: Path, tmp_pat
 
 def test_bad_forms_and_readings_exit_2(dumbbell: Path, tmp_path: Path) -> None:
     p = cli("advise", dumbbell, "--model-form", "papper")
-    assert p.returncode == 2 and "--model-form: unknown form 'papper'; accepted: calibrated, paper" in p.stderr, p.stderr
+    assert p.returncode == 2 and "--model-form: unknown form 'papper'; accepted: calibrated, paper" in p.stderr, (
+        p.stderr
+    )
     p = cli("advise", dumbbell, "--host-scaling", "fix")
     assert p.returncode == 2 and "--host-scaling: unknown reading 'fix'; accepted: scaled, fixed" in p.stderr, p.stderr
     star = tmp_path / "star.toml"

@@ -105,10 +105,13 @@ def test_a_bare_kind_gives_the_numbers_of_the_hand_written_candidate(tmp_path: P
     assert bare["settings"] == full["settings"]
     assert bare["outcome"] == full["outcome"] and bare["answer"] == full["answer"]
     assert bare["failed_at"] == full["failed_at"]
-    slis = [[(p["load"], p["verdict"], s["worst"], s["mean"], s["min_count"]) for s in p["slis"]] for p in bare["probes"]]
-    assert slis == [[(p["load"], p["verdict"], s["worst"], s["mean"], s["min_count"]) for s in p["slis"]]
-                    for p in full["probes"]]
-    assert len(slis) >= 2 and any(v == "pass" for (_, v, *_), in slis) and any(v == "fail" for (_, v, *_), in slis)
+    slis = [
+        [(p["load"], p["verdict"], s["worst"], s["mean"], s["min_count"]) for s in p["slis"]] for p in bare["probes"]
+    ]
+    assert slis == [
+        [(p["load"], p["verdict"], s["worst"], s["mean"], s["min_count"]) for s in p["slis"]] for p in full["probes"]
+    ]
+    assert len(slis) >= 2 and any(v == "pass" for ((_, v, *_),) in slis) and any(v == "fail" for ((_, v, *_),) in slis)
 
 
 def test_the_shipped_candidates_resolve_as_their_tables_written_out() -> None:
@@ -130,8 +133,11 @@ def test_the_shipped_candidates_resolve_as_their_tables_written_out() -> None:
 
 
 def test_a_need_the_candidate_cannot_take_names_the_transport_and_the_way_out(tmp_path: Path) -> None:
-    path = scenario(tmp_path, STAR + '\n[advise.candidate.fifo]\ntransport = { kind = "homa", priority_levels = 1 }\n'
-                    'switch = { scheduler = "fifo" }\n')
+    path = scenario(
+        tmp_path,
+        STAR + '\n[advise.candidate.fifo]\ntransport = { kind = "homa", priority_levels = 1 }\n'
+        'switch = { scheduler = "fifo" }\n',
+    )
     with pytest.raises(ScenarioError) as e:
         settings(path, ["fifo"])
     assert e.value.key_path == "switch.priority_levels"

@@ -31,8 +31,9 @@ def small(tmp_path: Path) -> Path:
 
 
 def tailor_cli(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=600, cwd=cwd
+    )
 
 
 def _trials(entry: dict) -> list[dict]:
@@ -41,8 +42,16 @@ def _trials(entry: dict) -> list[dict]:
 
 def test_fifo_packet_least_capacity_is_bracketed_and_a_second_run_runs_nothing(small: Path, tmp_path: Path) -> None:
     store = tmp_path / "store"
-    a = tailor.advise(small, min_capacity=True, disciplines=["fifo"], engine="packet", seeds=2, out=store,
-                      tolerance=0.05, confirm_seeds=0)
+    a = tailor.advise(
+        small,
+        min_capacity=True,
+        disciplines=["fifo"],
+        engine="packet",
+        seeds=2,
+        out=store,
+        tolerance=0.05,
+        confirm_seeds=0,
+    )
     (c,) = a.report["capacity"]
     assert c["engine"] == "packet" and c["holds"] is True and a.passed
     assert c["packet_search"]["outcome"] == "found"
@@ -57,16 +66,31 @@ def test_fifo_packet_least_capacity_is_bracketed_and_a_second_run_runs_nothing(s
     assert c["packet_runs"] == 2 * len(_trials(c)) == a.report["packet_engine"]["run"]
     assert c["model_capacity_bps"] is not None and c["host_scaling"] == "scaled"
 
-    again = tailor.advise(small, min_capacity=True, disciplines=["fifo"], engine="packet", seeds=2, out=store,
-                          tolerance=0.05, confirm_seeds=0)
+    again = tailor.advise(
+        small,
+        min_capacity=True,
+        disciplines=["fifo"],
+        engine="packet",
+        seeds=2,
+        out=store,
+        tolerance=0.05,
+        confirm_seeds=0,
+    )
     assert again.report["packet_engine"]["run"] == 0
     assert again.report["packet_engine"]["cached"] == c["packet_runs"]
     assert again.report["capacity"][0]["capacity_bps"] == cap
 
 
 def test_the_loop_corrects_the_models_answer_and_never_calls_a_rejected_one_held(small: Path, tmp_path: Path) -> None:
-    a = tailor.advise(small, min_capacity=True, disciplines=["fifo", "drr"], seeds=2, out=tmp_path / "s",
-                      tolerance=0.05, confirm_seeds=0)  # the loop itself; confirmation: below
+    a = tailor.advise(
+        small,
+        min_capacity=True,
+        disciplines=["fifo", "drr"],
+        seeds=2,
+        out=tmp_path / "s",
+        tolerance=0.05,
+        confirm_seeds=0,
+    )  # the loop itself; confirmation: below
     for c in a.report["capacity"]:
         assert c["engine"] == "model" and c["model_capacity_bps"] is not None
         trials = _trials(c)
@@ -118,8 +142,25 @@ def test_packet_options_refused_with_exit_2(small: Path, tmp_path: Path) -> None
 
 
 def test_json_reports_the_fields_the_reproduction_reads(small: Path, tmp_path: Path) -> None:
-    p = tailor_cli("advise", small, "--allow-unjudged", "--min-capacity", "-d", "static", "--seeds", "1", "--tolerance", "0.1", "--out",
-                   tmp_path / "s", "--json", "-q", "--confirm-seeds", "0", cwd=tmp_path)
+    p = tailor_cli(
+        "advise",
+        small,
+        "--allow-unjudged",
+        "--min-capacity",
+        "-d",
+        "static",
+        "--seeds",
+        "1",
+        "--tolerance",
+        "0.1",
+        "--out",
+        tmp_path / "s",
+        "--json",
+        "-q",
+        "--confirm-seeds",
+        "0",
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     (c,) = json.loads(p.stdout)["capacity"]
     for key in ("engine", "model_form", "host_scaling", "packet_runs", "holds", "model_capacity_bps", "held_on_seeds"):
@@ -132,8 +173,16 @@ def test_json_reports_the_fields_the_reproduction_reads(small: Path, tmp_path: P
 def test_confirmation_seeds_the_answer_must_also_hold_on(tmp_path: Path) -> None:
     small = tmp_path / "longer.toml"  # seed 4 of 3 ms has 77 bulk messages in range: 5 ms, judged on every seed
     small.write_text(SCENARIO.replace('until = "3ms"', 'until = "5ms"'))
-    a = tailor.advise(small, min_capacity=True, disciplines=["fifo"], engine="packet", seeds=2, confirm_seeds=4,
-                      out=tmp_path / "s", tolerance=0.05)
+    a = tailor.advise(
+        small,
+        min_capacity=True,
+        disciplines=["fifo"],
+        engine="packet",
+        seeds=2,
+        confirm_seeds=4,
+        out=tmp_path / "s",
+        tolerance=0.05,
+    )
     (c,) = a.report["capacity"]
     assert a.report["packet_engine"]["confirm_seeds"] == [1, 2, 3, 4]
     at = [t for t in _trials(c) if t["capacity_bps"] == c["capacity_bps"] and len(t["points"]) == 4]
@@ -141,10 +190,12 @@ def test_confirmation_seeds_the_answer_must_also_hold_on(tmp_path: Path) -> None
     assert len(c["packet"][0]["slo"][0]["per_seed"]) == 4
     assert c["held_on_seeds"] == 4
     from tailor.advise import _packet_text
+
     assert _packet_text(c) == f"holds on 4 seeds ({c['packet_runs']} runs)"
     # Nothing that held on the four seeds lies below the answer.
-    assert all(t["capacity_bps"] >= c["capacity_bps"] for t in _trials(c) if len(t["points"]) == 4
-               and t["verdict"] == "pass")
+    assert all(
+        t["capacity_bps"] >= c["capacity_bps"] for t in _trials(c) if len(t["points"]) == 4 and t["verdict"] == "pass"
+    )
 
 
 def test_a_probe_on_many_seeds_stops_at_the_wave_that_misses(tmp_path: Path) -> None:
@@ -172,4 +223,4 @@ def test_a_probe_on_many_seeds_stops_at_the_wave_that_misses(tmp_path: Path) -> 
         assert a.verdict == b.verdict == verdict, (a.why, b.why)
         assert every.counts["fifo"]["run"] == 9
         assert early.counts["fifo"]["run"] == (WAVE if verdict == "fail" else 9)
-        assert [r.seed for r in a.runs] == [r.seed for r in b.runs][:len(a.runs)]
+        assert [r.seed for r in a.runs] == [r.seed for r in b.runs][: len(a.runs)]

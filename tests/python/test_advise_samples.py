@@ -24,8 +24,9 @@ FIVE = ROOT / "scenarios" / "swp" / "five-class.toml"
 
 
 def _cli(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=600, cwd=cwd
+    )
 
 
 def test_five_class_is_refused_up_front_naming_each_slo_and_the_horizon_it_needs(tmp_path: Path) -> None:
@@ -43,8 +44,10 @@ def test_five_class_is_refused_up_front_naming_each_slo_and_the_horizon_it_needs
     for e in short:
         rng = "> 125 KB" if e["slo_index"] == 1 else "<= 125 KB"
         until = f'"{-(-e["until_needed_ns"] // 1e6):.0f}ms"'
-        assert (f"class {e['class']}, p99 slowdown {rng}: {e['expected']:.1f} messages expected from 1.000 ms to "
-                f"until at 21.000 ms, 100 needed (until = {until} would give them)") in err
+        assert (
+            f"class {e['class']}, p99 slowdown {rng}: {e['expected']:.1f} messages expected from 1.000 ms to "
+            f"until at 21.000 ms, 100 needed (until = {until} would give them)"
+        ) in err
     assert 3 <= min(e["expected"] for e in short) and max(e["expected"] for e in short if e["slo_index"]) <= 20
     assert 'until = "286ms" for all' in err and "--allow-unjudged" in err
     assert not out.exists(), "nothing written"

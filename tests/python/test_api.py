@@ -12,7 +12,18 @@ import tailor
 from tailor.errors import Cancelled, OutputError, ScenarioError, TailorError
 from tailor.result import MESSAGE_COLUMNS
 
-SUMMARY_KEYS = {"scenario", "seed", "transport", "events", "sim_ns", "wall_seconds", "messages", "overall", "classes", "network"}
+SUMMARY_KEYS = {
+    "scenario",
+    "seed",
+    "transport",
+    "events",
+    "sim_ns",
+    "wall_seconds",
+    "messages",
+    "overall",
+    "classes",
+    "network",
+}
 
 
 def test_run_writes_the_result_format(result7: tailor.Result) -> None:
@@ -25,8 +36,13 @@ def test_run_writes_the_result_format(result7: tailor.Result) -> None:
         assert {"mean", "p50", "p90", "p99", "p999"} <= report["slowdown"].keys()
         assert all({"upper_bytes", "count", "mean", "p50", "p99"} <= b.keys() for b in report["bins"])
     assert {"drops", "ecn_marks", "max_queue_bytes", "mean_queue_bytes", "utilization"} <= s["network"].keys()
-    assert sorted(p.name for p in result7.dir.iterdir()) == [".tailor", "messages.parquet", "ports.csv", "scenario.toml",
-                                                            "summary.json"]
+    assert sorted(p.name for p in result7.dir.iterdir()) == [
+        ".tailor",
+        "messages.parquet",
+        "ports.csv",
+        "scenario.toml",
+        "summary.json",
+    ]
     assert result7.files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
 
 

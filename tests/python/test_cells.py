@@ -46,8 +46,14 @@ def test_a_mean_needs_one_sample_and_a_seed_without_a_value_counts_as_none() -> 
 def test_columns_keep_the_value_and_say_whether_it_is_a_result() -> None:
     e = Estimate.of_values([(10.0, 50), (12.0, 60)], 99)
     row = cells.columns("p99_us", e)
-    assert row == {"p99_us": 11.0, "p99_us_lo": e.ci[0], "p99_us_hi": e.ci[1], "p99_us_n": 50,
-                   "p99_us_seeds": 2, "p99_us_judged": False}
+    assert row == {
+        "p99_us": 11.0,
+        "p99_us_lo": e.ci[0],
+        "p99_us_hi": e.ci[1],
+        "p99_us_n": 50,
+        "p99_us_seeds": 2,
+        "p99_us_judged": False,
+    }
     assert cells.columns("x", Estimate.of_values([(1.0, 1)]))["x_lo"] is None
     back = cells.restore("p99_us", row, 99)
     assert cells.text(back) == cells.text(e) == "— n=50<100"
@@ -55,8 +61,10 @@ def test_columns_keep_the_value_and_say_whether_it_is_a_result() -> None:
     assert cells.text(cells.restore("v", cells.columns("v", ok), 99)) == cells.text(ok)
 
 
-@given(st.lists(st.lists(st.floats(0, 1e6), min_size=1, max_size=40), min_size=1, max_size=6),
-       st.sampled_from([None, 50.0, 90.0, 99.0]))
+@given(
+    st.lists(st.lists(st.floats(0, 1e6), min_size=1, max_size=40), min_size=1, max_size=6),
+    st.sampled_from([None, 50.0, 90.0, 99.0]),
+)
 def test_the_value_and_interval_lie_within_the_seeds_values(samples, p) -> None:
     e = Estimate.of_samples(samples, p)
     per_seed = [float(np.mean(s)) if p is None else percentile(s, p) for s in samples]

@@ -119,7 +119,7 @@ def test_every_help_shows_an_example(path: tuple[str, ...]) -> None:
     r = CliRunner().invoke(app, [*path, "--help"], prog_name="tailor")
     assert r.exit_code == 0, r.output
     assert "Example" in r.output, f"`tailor {' '.join(path)} --help` shows no example"
-    examples = r.output[r.output.index("Example"):]  # the epilog, after the options
+    examples = r.output[r.output.index("Example") :]  # the epilog, after the options
     assert f"tailor {' '.join(path)}".rstrip() in examples
 
 
@@ -150,14 +150,20 @@ def test_run_error_exits_2_with_its_message(quickstart: Path, tmp_path: Path) ->
     assert (out / "precious.txt").read_text() == "mine"
 
 
-@pytest.mark.parametrize("raised, status, said", [
-    (lambda: typer.Abort(), 130, ""),
-    (lambda: OSError(errno.ENOSPC, "No space left on device", "/runs/x/messages.parquet"), 1,
-     "error: No space left on device: /runs/x/messages.parquet; free space and run again"),
-])
-def test_main_turns_an_abort_or_a_full_disk_into_a_status(monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture[str],
-                                                           raised: Any, status: int, said: str) -> None:
+@pytest.mark.parametrize(
+    "raised, status, said",
+    [
+        (lambda: typer.Abort(), 130, ""),
+        (
+            lambda: OSError(errno.ENOSPC, "No space left on device", "/runs/x/messages.parquet"),
+            1,
+            "error: No space left on device: /runs/x/messages.parquet; free space and run again",
+        ),
+    ],
+)
+def test_main_turns_an_abort_or_a_full_disk_into_a_status(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raised: Any, status: int, said: str
+) -> None:
     """An abort is 130 and a full disk a one-line error, not the AttributeError that
     `clicks.Abort` (absent from typer's copy of click) raised over either before."""
     import tailor.cli as cli
@@ -220,7 +226,7 @@ def test_the_model_refuses_traffic_without_one_bottleneck(quickstart: Path, tmp_
     p = tailor_cli("run", quickstart, "--engine", "model", "--out", tmp_path / "m", "--quiet")
     assert p.returncode == 2, p.stderr
     assert p.stderr.startswith(f"error: {quickstart}: {OUT_OF_SCOPE}"), p.stderr
-    assert 'accepted: n_to_1 into one receiver' in p.stderr and '[model] bottleneck = "link"' in p.stderr
+    assert "accepted: n_to_1 into one receiver" in p.stderr and '[model] bottleneck = "link"' in p.stderr
     assert not (tmp_path / "m").exists()
     with pytest.raises(tailor.errors.ScenarioError) as e:
         tailor.run(quickstart, out=tmp_path / "api", engine="model")
@@ -235,8 +241,19 @@ def test_a_sweep_on_the_model_refuses_out_of_scope_points_before_running(quickst
     assert OUT_OF_SCOPE in p.stderr
     assert not (tmp_path / "s").exists()
     # A point whose override sends the RPCs into the incast's receiver (host 15, n_to_1's default) is in scope.
-    p = tailor_cli("sweep", quickstart, "--set", "seed=1", "--set", "class[1].pattern=n_to_1", "--engine", "model",
-                   "--out", tmp_path / "s", "--dry-run")
+    p = tailor_cli(
+        "sweep",
+        quickstart,
+        "--set",
+        "seed=1",
+        "--set",
+        "class[1].pattern=n_to_1",
+        "--engine",
+        "model",
+        "--out",
+        tmp_path / "s",
+        "--dry-run",
+    )
     assert p.returncode == 0, p.stderr
 
 
@@ -325,15 +342,27 @@ def test_the_api_names_stay_the_functions_once_their_modules_are_imported() -> N
     assert p.stdout.strip() == "True", p.stderr
 
 
-@pytest.mark.parametrize("args, says", [
-    (["run", "{q}", "--seed", "2^63"], "error: --seed: '2^63' is not an integer; accepted: an integer from 0 to 2^63 - 1"),
-    (["run", "{q}", "--seed", "9223372036854775808"], "error: --seed: '9223372036854775808' is out of range; accepted:"),
-    (["advise", "{q}", "--tolerance", "nan"], "error: --tolerance: 'nan' is not a number; accepted: a number from 0.001 to 0.5"),
-    (["run"], "error: missing argument 'scenario'"),
-    (["run", "{q}", "--bogus"], "error: no such option: --bogus"),
-    (["frob"], "error: no such command 'frob'"),
-    (["reproduce", "nope"], "error: unknown reproduction 'nope'; accepted: swp-fig1"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (
+            ["run", "{q}", "--seed", "2^63"],
+            "error: --seed: '2^63' is not an integer; accepted: an integer from 0 to 2^63 - 1",
+        ),
+        (
+            ["run", "{q}", "--seed", "9223372036854775808"],
+            "error: --seed: '9223372036854775808' is out of range; accepted:",
+        ),
+        (
+            ["advise", "{q}", "--tolerance", "nan"],
+            "error: --tolerance: 'nan' is not a number; accepted: a number from 0.001 to 0.5",
+        ),
+        (["run"], "error: missing argument 'scenario'"),
+        (["run", "{q}", "--bogus"], "error: no such option: --bogus"),
+        (["frob"], "error: no such command 'frob'"),
+        (["reproduce", "nope"], "error: unknown reproduction 'nope'; accepted: swp-fig1"),
+    ],
+)
 def test_a_bad_command_line_is_one_error_line_in_tailors_words(quickstart: Path, args: list[str], says: str) -> None:
     p = tailor_cli(*[a.format(q=quickstart) for a in args])
     assert p.returncode == 2 and p.stdout == ""

@@ -122,7 +122,9 @@ def test_a_missing_message_is_caught(report: tuple[dict, Path], tmp_path: Path) 
 
 
 def test_cli_prints_json_and_exits_by_the_verdict(small: Path) -> None:
-    p = subprocess.run([sys.executable, "-m", "tailor", "compare", str(small), "--json"], capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor", "compare", str(small), "--json"], capture_output=True, text=True
+    )
     assert p.returncode in (0, 1), p.stderr
     r = json.loads(p.stdout)
     assert p.returncode == (0 if r["pass"] else 1)
@@ -138,9 +140,12 @@ def test_cli_bad_scenario_exits_2_naming_the_key(bad_scenario: Path) -> None:
 def test_cli_refuses_a_scenario_outside_the_models_scope_before_running(quickstart: Path, tmp_path: Path) -> None:
     """quickstart's all-to-all RPCs have no one bottleneck: nothing to compare the model on."""
     out = tmp_path / "cmp"
-    p = subprocess.run([sys.executable, "-m", "tailor", "compare", str(quickstart), "--out", str(out)],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor", "compare", str(quickstart), "--out", str(out)], capture_output=True, text=True
+    )
     assert p.returncode == 2, p.stderr
-    assert p.stderr.startswith(f'error: {quickstart}: class[1].pattern: "all_to_all" spreads traffic over many links'), p.stderr
+    assert p.stderr.startswith(
+        f'error: {quickstart}: class[1].pattern: "all_to_all" spreads traffic over many links'
+    ), p.stderr
     assert "Traceback" not in p.stderr
     assert not out.exists(), "nothing written: the packet engine did not run"

@@ -17,7 +17,9 @@ run_module = importlib.import_module("tailor.run")
 def _records(path: Path, rows: int) -> None:
     lines = ["id,class,src,dst,size_bytes,start_ns,finish_ns,ideal_ns,slowdown"]
     for i in range(rows):
-        lines.append(f"{i},c{i % 3},{i % 7},{(i + 1) % 7},{1000 + i},{i * 10.5:.3f},{i * 10.5 + 99:.3f},50.000,{1 + i % 5 / 4:.6f}")
+        lines.append(
+            f"{i},c{i % 3},{i % 7},{(i + 1) % 7},{1000 + i},{i * 10.5:.3f},{i * 10.5 + 99:.3f},50.000,{1 + i % 5 / 4:.6f}"
+        )
     path.write_text("\n".join(lines) + "\n")
 
 

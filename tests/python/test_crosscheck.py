@@ -22,10 +22,26 @@ from tailor.crosscheck import build_scenario, crosscheck_ns3
 from tailor.errors import ScenarioError
 
 PARAMS = {
-    "senders": 4, "flows": 300, "load": 0.6, "arrival": "poisson", "sigma": 2.0, "seed": 1, "link_gbps": 100.0,
-    "rtt_us": 10.0, "K_bytes": 100000, "buffer_bytes": 32000000, "init_cwnd_segments": 87, "max_cwnd_segments": 87,
-    "mss_bytes": 1448, "header_bytes": 54, "del_ack_count": 1, "min_rto_us": 1000.0, "preconnect_us": 1000.0,
-    "dctcp_g": 0.0625, "syn_window_cap": False, "flows_in": "",
+    "senders": 4,
+    "flows": 300,
+    "load": 0.6,
+    "arrival": "poisson",
+    "sigma": 2.0,
+    "seed": 1,
+    "link_gbps": 100.0,
+    "rtt_us": 10.0,
+    "K_bytes": 100000,
+    "buffer_bytes": 32000000,
+    "init_cwnd_segments": 87,
+    "max_cwnd_segments": 87,
+    "mss_bytes": 1448,
+    "header_bytes": 54,
+    "del_ack_count": 1,
+    "min_rto_us": 1000.0,
+    "preconnect_us": 1000.0,
+    "dctcp_g": 0.0625,
+    "syn_window_cap": False,
+    "flows_in": "",
 }
 EDGES = [0, 10_000, 100_000, 1_000_000, 30_000_000]
 
@@ -56,14 +72,27 @@ def fake_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     res = tailor.run(work / "scenario.toml", out=work / "out")
     m = res.messages.sort("id")
     flows = m.select(
-        pl.col("id").alias("flow_id"), pl.col("src").alias("sender"), pl.col("size_bytes"), pl.col("start_ns"),
-        (pl.col("finish_ns") - pl.col("start_ns")).alias("fct_ns"), pl.col("ideal_ns"),
+        pl.col("id").alias("flow_id"),
+        pl.col("src").alias("sender"),
+        pl.col("size_bytes"),
+        pl.col("start_ns"),
+        (pl.col("finish_ns") - pl.col("start_ns")).alias("fct_ns"),
+        pl.col("ideal_ns"),
         ((pl.col("finish_ns") - pl.col("start_ns")) / pl.col("ideal_ns")).alias("slowdown"),
     )
     _gz(d / "flows.csv.gz", flows.write_csv())
     net = res.summary["network"]
-    summary["network"] = {k: net[k] for k in ("ecn_marks", "drops", "max_queue_bytes", "mean_queue_bytes",
-                                               "utilization", "max_host_nic_queue_bytes")}
+    summary["network"] = {
+        k: net[k]
+        for k in (
+            "ecn_marks",
+            "drops",
+            "max_queue_bytes",
+            "mean_queue_bytes",
+            "utilization",
+            "max_host_nic_queue_bytes",
+        )
+    }
     (d / "summary.json").write_text(json.dumps(summary))
     return d
 
@@ -98,8 +127,12 @@ def test_slower_reference_fails_with_exit_status_1(fake_run: Path, tmp_path: Pat
     for ax in crosscheck_figure(report).axes:
         lines = {ln.get_label(): ln.get_ydata() for ln in ax.get_lines()}
         assert list(lines["ns-3"]) == pytest.approx([1.25 * v for v in lines["tailor"]], rel=1e-6)
-    p = subprocess.run([sys.executable, "-m", "tailor", "crosscheck", "ns3", str(slow), "--json"],
-                       capture_output=True, text=True, cwd=tmp_path)  # it writes runs/crosscheck-slow there
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor", "crosscheck", "ns3", str(slow), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )  # it writes runs/crosscheck-slow there
     assert p.returncode == 1, p.stderr
     assert json.loads(p.stdout)["pass"] is False
 

@@ -11,7 +11,16 @@ from tailor import fmt
 
 def test_sizes_read_as_scenarios_write_them() -> None:
     assert [fmt.size(n) for n in (0, 999, 1000, 1500, 10**6, 1_048_576, 999_500, 2.5e9, 2.5e12, None)] == [
-        "0 B", "999 B", "1 KB", "1.5 KB", "1 MB", "1.05 MB", "1 MB", "2.5 GB", "2,500 GB", "∞",
+        "0 B",
+        "999 B",
+        "1 KB",
+        "1.5 KB",
+        "1 MB",
+        "1.05 MB",
+        "1 MB",
+        "2.5 GB",
+        "2,500 GB",
+        "∞",
     ]
     assert fmt.size_bin(0, 125_000) == "(0 B, 125 KB]" and fmt.size_bin(1_000_000, None) == "(1 MB, ∞]"
 

@@ -9,9 +9,21 @@ SIZES = (100, 1_000, 5_000, 20_000, 100_000, 1_000_000)
 
 
 def rows(transport: str, workload: str, p99: tuple[float, ...], mean: float = 1.5, load: float = 0.8) -> list[dict]:
-    return [{"transport": transport, "workload": workload, "load": load, "size_upper_bytes": s, "count_percent": 100 / 6,
-             "messages": 1000, "judged": True, "mean_slowdown": mean, "median_slowdown": 1.2, "p99_slowdown": p}
-            for s, p in zip(SIZES, p99)]
+    return [
+        {
+            "transport": transport,
+            "workload": workload,
+            "load": load,
+            "size_upper_bytes": s,
+            "count_percent": 100 / 6,
+            "messages": 1000,
+            "judged": True,
+            "mean_slowdown": mean,
+            "median_slowdown": 1.2,
+            "p99_slowdown": p,
+        }
+        for s, p in zip(SIZES, p99)
+    ]
 
 
 def by_claim(rs: list[dict]) -> dict[str, dict]:
@@ -61,5 +73,9 @@ def test_ndp_off_w5_is_measured_but_not_judged() -> None:
     got = by_claim(homa + ndp)
     for name in ("Homa's p99 2-16x better than ndp's", "NDP uniformly high above RTTbytes"):
         assert got[name]["held"] is None and "beyond the paper, which ran ndp on W5 only" in got[name]["measured"]
-    assert by_claim(rows("homa", "W3", (2,) * 6) + rows("phost", "W3", (90,) * 6))[
-        "Homa's p99 2-16x better than phost's"]["held"] is False, "pHost is judged on every workload"
+    assert (
+        by_claim(rows("homa", "W3", (2,) * 6) + rows("phost", "W3", (90,) * 6))["Homa's p99 2-16x better than phost's"][
+            "held"
+        ]
+        is False
+    ), "pHost is judged on every workload"

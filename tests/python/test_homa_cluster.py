@@ -22,8 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def reproduce(*args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def test_the_variants_override_the_cluster_scenario(tmp_path: Path) -> None:
@@ -45,14 +50,29 @@ def test_the_variants_override_the_cluster_scenario(tmp_path: Path) -> None:
 
 
 def _rows(variant: str, p99: list[float], judged: bool = True) -> list[dict]:
-    return [{"variant": variant, "workload": "W4", "size_upper_bytes": b, "count_percent": 25.0, "messages": 200,
-             "judged": judged, "p99_slowdown": x, "median_slowdown": x / 2, "mean_slowdown": x / 2}
-            for b, x in zip((100, 200, 300, 400), p99)]
+    return [
+        {
+            "variant": variant,
+            "workload": "W4",
+            "size_upper_bytes": b,
+            "count_percent": 25.0,
+            "messages": 200,
+            "judged": judged,
+            "p99_slowdown": x,
+            "median_slowdown": x / 2,
+            "mean_slowdown": x / 2,
+        }
+        for b, x in zip((100, 200, 300, 400), p99)
+    ]
 
 
 def test_the_claims_arithmetic() -> None:
-    rows = (_rows("homa", [2.0, 2.5, 3.0, 9.0]) + _rows("basic", [20.0, 25.0, 15.0, 18.0])
-            + _rows("p4", [2.0, 2.5, 3.3, 9.0]) + _rows("p2", [3.0, 3.75, 4.5, 9.0]))
+    rows = (
+        _rows("homa", [2.0, 2.5, 3.0, 9.0])
+        + _rows("basic", [20.0, 25.0, 15.0, 18.0])
+        + _rows("p4", [2.0, 2.5, 3.3, 9.0])
+        + _rows("p2", [3.0, 3.75, 4.5, 9.0])
+    )
     c = cluster.claims(rows, "W4")
     # The largest 1 % of RPCs: the last bucket ends at 100 %, so it is left out.
     assert c["homa_range"]["min"] == 2.0 and c["homa_range"]["max"] == 3.0 and c["homa_range"]["holds"]
@@ -64,13 +84,16 @@ def test_the_claims_arithmetic() -> None:
     assert not c["homa_range"]["holds"] and c["basic"] is None and c["basic_holds"] is None
 
 
-@pytest.mark.parametrize("args,named", [
-    (["--workloads", "W1"], "--workloads: 'W1' has no cluster scenario"),
-    (["--workloads", "W9"], "--workloads: unknown workload 'W9'"),
-    (["--variants", "p3"], "--variants: unknown variant 'p3'; accepted: homa, p4, p2, p1, p1-authors, basic"),
-    (["--variants", ","], "--variants: none given"),
-    (["--seeds", "0"], "--seeds"),
-])
+@pytest.mark.parametrize(
+    "args,named",
+    [
+        (["--workloads", "W1"], "--workloads: 'W1' has no cluster scenario"),
+        (["--workloads", "W9"], "--workloads: unknown workload 'W9'"),
+        (["--variants", "p3"], "--variants: unknown variant 'p3'; accepted: homa, p4, p2, p1, p1-authors, basic"),
+        (["--variants", ","], "--variants: none given"),
+        (["--seeds", "0"], "--seeds"),
+    ],
+)
 def test_bad_options_exit_2_naming_the_option(tmp_path: Path, args: list[str], named: str) -> None:
     p = reproduce("homa-cluster", *args, "--out", str(tmp_path / "x"))
     assert p.returncode == 2 and named in p.stderr, p.stderr
@@ -86,13 +109,25 @@ def test_option_defaults() -> None:
 
 def test_quick_cluster_on_w3_through_the_command(tmp_path: Path) -> None:
     out = tmp_path / "cl"
-    p = reproduce("homa-cluster", "--quick", "--workloads", "W3", "--variants", "homa,p2,basic", "--seeds", "1",
-                  "--out", str(out))
+    p = reproduce(
+        "homa-cluster", "--quick", "--workloads", "W3", "--variants", "homa,p2,basic", "--seeds", "1", "--out", str(out)
+    )
     assert p.returncode == 0, p.stderr
     with open(out / "cluster.csv") as f:
-        assert tuple(next(csv.reader(f))) == cluster.COLUMNS == (
-            "variant", "workload", "size_upper_bytes", "count_percent", "mean_slowdown", "median_slowdown",
-            "p99_slowdown", "messages")
+        assert (
+            tuple(next(csv.reader(f)))
+            == cluster.COLUMNS
+            == (
+                "variant",
+                "workload",
+                "size_upper_bytes",
+                "count_percent",
+                "mean_slowdown",
+                "median_slowdown",
+                "p99_slowdown",
+                "messages",
+            )
+        )
     df = pl.read_csv(out / "cluster.csv")
     assert df["variant"].unique(maintain_order=True).to_list() == ["homa", "p2", "basic"]
     for v in ("homa", "p2", "basic"):

@@ -35,7 +35,9 @@ def test_quick_incast_control_holds_the_link_where_blind_responses_overflow_it(t
 
 
 def test_the_knee_is_where_throughput_leaves_the_peak_after_reaching_it() -> None:
-    pts = [{"outstanding": n, "throughput_gbps": g} for n, g in ((1, 4.0), (10, 9.4), (300, 9.3), (400, 2.0), (500, 9.4))]
+    pts = [
+        {"outstanding": n, "throughput_gbps": g} for n, g in ((1, 4.0), (10, 9.4), (300, 9.3), (400, 2.0), (500, 9.4))
+    ]
     assert fig10._knee(pts, 9.4) == 300
     assert fig10._knee(pts[:1], 9.4) is None
 

@@ -18,11 +18,19 @@ def test_the_bar_averages_the_short_messages_near_their_p99() -> None:
     # values); each waited id ns of lag and 10 ns
     # of queueing. Larger messages have huge waits that must not count.
     ids = list(range(1, n + 1))
-    msgs = pl.DataFrame({"id": ids, "size_bytes": ids, "slowdown": [1 + i / 1000 for i in ids],
-                         "ideal_ns": [1000.0] * n, "start_ns": [0.0] * n,
-                         "finish_ns": [1000.0 + i + 10 for i in ids]})
-    waits = pl.DataFrame({"id": ids, "preemption_lag_ns": [float(i) if i <= 200 else 1e9 for i in ids],
-                          "queueing_ns": [10.0] * n})
+    msgs = pl.DataFrame(
+        {
+            "id": ids,
+            "size_bytes": ids,
+            "slowdown": [1 + i / 1000 for i in ids],
+            "ideal_ns": [1000.0] * n,
+            "start_ns": [0.0] * n,
+            "finish_ns": [1000.0 + i + 10 for i in ids],
+        }
+    )
+    waits = pl.DataFrame(
+        {"id": ids, "preemption_lag_ns": [float(i) if i <= 200 else 1e9 for i in ids], "queueing_ns": [10.0] * n}
+    )
     b = fig14.bar(msgs, waits, "W3")
     assert b["short_messages"] == 200
     assert b["near_p99"] == 3
@@ -49,12 +57,26 @@ def test_a_workload_with_fewer_than_100_short_messages_in_a_seed_is_not_judged()
     from rich.console import Console
 
     def row(w: str, seed: int, short: int, lag: float) -> dict:
-        return {"workload": w, "seed": seed, "short_messages": short, "near_p99": 1, "p99_slowdown": 2.0,
-                "extra_ns": 100.0, "preemption_lag_ns": lag, "queueing_ns": 100.0 - lag,
-                "lag_percent": lag}
+        return {
+            "workload": w,
+            "seed": seed,
+            "short_messages": short,
+            "near_p99": 1,
+            "p99_slowdown": 2.0,
+            "extra_ns": 100.0,
+            "preemption_lag_ns": lag,
+            "queueing_ns": 100.0 - lag,
+            "lag_percent": lag,
+        }
 
-    rows = [row("W3", 1, 5000, 90.0), row("W3", 2, 4000, 80.0), row("W3", 3, 4500, 85.0),
-            row("W5", 1, 3, 10.0), row("W5", 2, 250, 20.0), row("W5", 3, 240, 30.0)]
+    rows = [
+        row("W3", 1, 5000, 90.0),
+        row("W3", 2, 4000, 80.0),
+        row("W3", 3, 4500, 85.0),
+        row("W5", 1, 3, 10.0),
+        row("W5", 2, 250, 20.0),
+        row("W5", 3, 240, 30.0),
+    ]
     by = {s["workload"]: s for s in fig14.summarise(rows)}
     assert by["W3"]["lag_percent"] == pytest.approx(85.0) and by["W3"]["lag_percent_judged"]
     assert by["W3"]["lag_percent_lo"] <= 85.0 <= by["W3"]["lag_percent_hi"]

@@ -35,9 +35,17 @@ def test_the_maximum_is_where_the_mean_ratio_falls_below_the_sustained_share() -
 def test_each_seed_has_its_own_maximum_and_the_table_their_mean() -> None:
     # Seed 1 falls below 0.95 at 0.74 (as above), seed 2 at 0.65 (0.99 at 0.6, 0.91 at 0.7),
     # seed 3 sustains every load: the mean is over seeds 1 and 2, seed 3 is counted above.
-    rows = [row(0.6, 1.0, 40), row(0.7, 0.99, 50), row(0.8, 0.89, 60),
-            row(0.6, 0.99, 40, seed=2), row(0.7, 0.91, 50, seed=2), row(0.8, 0.8, 60, seed=2),
-            row(0.6, 1.0, 40, seed=3), row(0.7, 1.0, 50, seed=3), row(0.8, 0.99, 60, seed=3)]
+    rows = [
+        row(0.6, 1.0, 40),
+        row(0.7, 0.99, 50),
+        row(0.8, 0.89, 60),
+        row(0.6, 0.99, 40, seed=2),
+        row(0.7, 0.91, 50, seed=2),
+        row(0.8, 0.8, 60, seed=2),
+        row(0.6, 1.0, 40, seed=3),
+        row(0.7, 1.0, 50, seed=3),
+        row(0.8, 0.99, 60, seed=3),
+    ]
     m = fig15.across_seeds("homa", "W4", rows)
     assert m["max_load"] == pytest.approx((0.74 + 0.65) / 2)
     assert m["goodput_load"] == pytest.approx((0.54 + 0.45) / 2)
@@ -50,8 +58,17 @@ def write_progress(d: Path, rows: list[tuple[float, int, int]]) -> None:
     d.mkdir()
     with (d / "progress.csv").open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["time_ns", "generated_messages", "generated_bytes", "completed_messages", "completed_bytes",
-                    "delivered_bytes", "active_messages"])
+        w.writerow(
+            [
+                "time_ns",
+                "generated_messages",
+                "generated_bytes",
+                "completed_messages",
+                "completed_bytes",
+                "delivered_bytes",
+                "active_messages",
+            ]
+        )
         for t, gen, dlv in rows:
             w.writerow([f"{t:.3f}", 0, gen, 0, 0, dlv, 0])
     (d / "summary.json").write_text(json.dumps({"messages": {"completed": 3}, "sim_ns": rows[-1][0]}))
@@ -85,8 +102,13 @@ def test_bad_loads_are_refused_with_the_option_named() -> None:
         fig15.parse_loads("0.5,1.2")
     with pytest.raises(OptionError, match="two loads or more"):
         fig15.parse_loads("0.5")
-    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig15", "--transports", "tcp"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig15", "--transports", "tcp"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert p.returncode == 2 and "--transports: 'tcp'" in p.stderr
 
 
@@ -95,8 +117,26 @@ def test_two_short_points_end_to_end(tmp_path: Path) -> None:
     window's noise), goodput about the application share of the load (W1 sends 0.654 of
     its wire bytes as data), and the files other tools read."""
     out = tmp_path / "f15"
-    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig15", "--quick", "--workloads", "W1",
-                        "--loads", "0.5,0.7", "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailor.cli",
+            "reproduce",
+            "homa-fig15",
+            "--quick",
+            "--workloads",
+            "W1",
+            "--loads",
+            "0.5,0.7",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr
     with (out / "fig15-points.csv").open() as f:
         points = list(csv.DictReader(f))

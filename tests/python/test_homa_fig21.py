@@ -56,8 +56,13 @@ def test_claims_across_seeds_say_in_how_many_they_hold() -> None:
 
 def test_quick_fig21_through_the_command(tmp_path: Path) -> None:
     out = tmp_path / "f21"
-    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig21", "--quick", "--out", str(out)],
-                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig21", "--quick", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert p.returncode == 0, p.stderr
     with open(out / "fig21.csv") as f:
         assert tuple(next(csv.reader(f))) == fig21.COLUMNS

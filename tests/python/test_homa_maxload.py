@@ -32,8 +32,17 @@ def test_the_maximum_is_where_the_wasted_share_reaches_the_surplus() -> None:
 def test_the_maximum_is_found_per_seed_and_averaged() -> None:
     # Seed 1 crosses at 0.725, seed 2 at 0.75 (wasted 20 % at 0.7, 40 % at 0.8: -10, +20,
     # a third of the way), seed 3 never: the mean is over seeds 1 and 2, seed 3 counted above.
-    rows = [row(0.6, 10, 1), row(0.7, 25, 1), row(0.8, 35, 1), row(0.6, 10, 2), row(0.7, 20, 2), row(0.8, 40, 2),
-            row(0.6, 1, 3), row(0.7, 2, 3), row(0.8, 3, 3)]
+    rows = [
+        row(0.6, 10, 1),
+        row(0.7, 25, 1),
+        row(0.8, 35, 1),
+        row(0.6, 10, 2),
+        row(0.7, 20, 2),
+        row(0.8, 40, 2),
+        row(0.6, 1, 3),
+        row(0.7, 2, 3),
+        row(0.8, 3, 3),
+    ]
     m = maxload.maximum(("W4", 1), rows)
     assert m["max_load"] == pytest.approx((0.725 + 0.7 + 0.1 / 3) / 2)
     assert (m["seeds_above"], m["max_load_seeds"], m["max_load_n"], m["highest_load_run"]) == (1, 3, 0, 0.8)
@@ -44,18 +53,28 @@ def test_the_maximum_is_found_per_seed_and_averaged() -> None:
 def test_the_wasted_share_counts_idle_time_while_grants_were_withheld() -> None:
     # 144 hosts x 1 ms; 2.88 ms of oversubscription in which 1,800,000 bytes (1.44 ms at
     # 10 Gbps) arrived: 1.44 ms wasted of 144 ms, 1 %.
-    s = {"transport_counters": {"oversubscribed_ns": 2_880_000, "oversubscribed_wire_bytes": 1_800_000},
-         "sim_ns": 1_000_000.0, "messages": {"completed": 5, "incomplete_bytes": 7}}
+    s = {
+        "transport_counters": {"oversubscribed_ns": 2_880_000, "oversubscribed_wire_bytes": 1_800_000},
+        "sim_ns": 1_000_000.0,
+        "messages": {"completed": 5, "incomplete_bytes": 7},
+    }
     m = maxload.measure(s)
     assert m["wasted_percent"] == pytest.approx(1.0)
     assert (m["backlog_bytes"], m["messages"], m["sim_ms"]) == (7, 5, 1.0)
 
 
 def test_bad_levels_are_refused_with_the_option_named() -> None:
-    with pytest.raises(OptionError, match="--scheduled-levels: '8' is not a number of scheduled levels; accepted: 1 to 7"):
+    with pytest.raises(
+        OptionError, match="--scheduled-levels: '8' is not a number of scheduled levels; accepted: 1 to 7"
+    ):
         maxload.parse_levels("1,8")
-    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", "homa-max-load", "--workloads", "W9"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", "homa-max-load", "--workloads", "W9"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert p.returncode == 2 and "--workloads" in p.stderr
 
 

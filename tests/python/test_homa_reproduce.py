@@ -26,8 +26,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def reproduce(*args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 # ---------------------------------------------------------------------------- shipped data
@@ -55,8 +60,21 @@ def test_the_anchor_reads_in_either_format(tmp_path: Path) -> None:
     assert set(a["workload"]) == {"W3", "W5"} and set(a["load"]) == {0.8}
     assert a["messages"].null_count() == a.height
     ours = tmp_path / "ours.csv"
-    bins.frame([{"transport": "homa", "load": 0.5, "workload": "W1", "size_upper_bytes": 1, "count_percent": 100.0,
-                 "mean_slowdown": 1.1, "median_slowdown": 1.0, "p99_slowdown": 2.0, "messages": 7}]).write_csv(ours)
+    bins.frame(
+        [
+            {
+                "transport": "homa",
+                "load": 0.5,
+                "workload": "W1",
+                "size_upper_bytes": 1,
+                "count_percent": 100.0,
+                "mean_slowdown": 1.1,
+                "median_slowdown": 1.0,
+                "p99_slowdown": 2.0,
+                "messages": 7,
+            }
+        ]
+    ).write_csv(ours)
     assert paper.read_table(ours).row(0, named=True)["messages"] == 7
     (tmp_path / "bad.csv").write_text("transport,load\nHoma,0.8\n")
     with pytest.raises(DataError, match="no column workload, size_upper_bytes"):
@@ -96,8 +114,16 @@ def test_run_rows_are_exact_nearest_rank_per_bucket() -> None:
 
 def test_seeds_combine_as_means_with_intervals_and_judge_on_the_smallest() -> None:
     def seed(n: int, p99: float) -> list[dict]:
-        return [{"size_upper_bytes": 3, "count_percent": 0.0, "messages": n, "mean_slowdown": 1.0,
-                 "median_slowdown": 1.0, "p99_slowdown": p99}]
+        return [
+            {
+                "size_upper_bytes": 3,
+                "count_percent": 0.0,
+                "messages": n,
+                "mean_slowdown": 1.0,
+                "median_slowdown": 1.0,
+                "p99_slowdown": p99,
+            }
+        ]
 
     rows = bins.combine([seed(150, 2.0), seed(99, 3.0)], [300, 200])
     r = rows[0]
@@ -116,9 +142,15 @@ def synthetic_ours(scale_p99: float = 1.1, scale_median: float = 0.9) -> list[di
     rows = []
     for r in paper.anchor().filter(pl.col("workload") == "W3").to_dicts():
         few = r["size_upper_bytes"] == 20000000
-        rows.append({**r, "messages": 50 if few else 1000, "judged": not few,
-                     "p99_slowdown": r["p99_slowdown"] * (10.0 if few else scale_p99),
-                     "median_slowdown": r["median_slowdown"] * scale_median})
+        rows.append(
+            {
+                **r,
+                "messages": 50 if few else 1000,
+                "judged": not few,
+                "p99_slowdown": r["p99_slowdown"] * (10.0 if few else scale_p99),
+                "median_slowdown": r["median_slowdown"] * scale_median,
+            }
+        )
     return rows
 
 
@@ -128,10 +160,27 @@ def test_compare_against_the_shipped_anchor_on_synthetic_data(tmp_path: Path) ->
     assert len(joined) == 102 and judge.points(joined) == [("homa", "W3", 0.8)]
     assert judge.worst(joined, "p99_slowdown")["p99_slowdown_ratio"] == pytest.approx(1.1)
     assert judge.worst(joined, "median_slowdown")["median_slowdown_ratio"] == pytest.approx(0.9)
-    report = {"form": "quick", "lengths_ms_at_80": {"W3": 20}, "rows": ours, "paper": joined,
-              "paper_claims": {}, "compare": {"file": str(paper.ANCHOR), "rows": joined}, "seed_rows": [],
-              "points": [{"transport": "homa", "workload": "W3", "load": 0.8, "until": "20000us", "seeds": [1],
-                          "messages": 102_000, "beyond_last_bucket": 0, "sim_ms": [42.5]}]}
+    report = {
+        "form": "quick",
+        "lengths_ms_at_80": {"W3": 20},
+        "rows": ours,
+        "paper": joined,
+        "paper_claims": {},
+        "compare": {"file": str(paper.ANCHOR), "rows": joined},
+        "seed_rows": [],
+        "points": [
+            {
+                "transport": "homa",
+                "workload": "W3",
+                "load": 0.8,
+                "until": "20000us",
+                "seeds": [1],
+                "messages": 102_000,
+                "beyond_last_bucket": 0,
+                "sim_ms": [42.5],
+            }
+        ],
+    }
     console = Console(record=True, width=160)
     tables.render(report, console)
     text = console.export_text()
@@ -145,15 +194,26 @@ def test_compare_against_the_shipped_anchor_on_synthetic_data(tmp_path: Path) ->
 def test_compare_with_nothing_in_common_exits_2_naming_it(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="--compare: .*nothing overlaps: it holds homa W3 0.8, homa W5 0.8"):
         fig12.options(workloads="W1", loads="0.8", compare=paper.ANCHOR)
-    p = reproduce("homa-fig12", "--workloads", "W3", "--loads", "0.5", "--compare", str(paper.ANCHOR),
-                  "--out", str(tmp_path / "x"))
+    p = reproduce(
+        "homa-fig12",
+        "--workloads",
+        "W3",
+        "--loads",
+        "0.5",
+        "--compare",
+        str(paper.ANCHOR),
+        "--out",
+        str(tmp_path / "x"),
+    )
     assert p.returncode == 2 and "--compare:" in p.stderr and "nothing overlaps" in p.stderr
     assert not (tmp_path / "x").exists()
 
 
 def test_the_claim_reads_the_shortest_half_of_messages() -> None:
-    rows = [{"size_upper_bytes": b, "count_percent": 25.0, "p99_slowdown": p, "judged": j}
-            for b, p, j in [(1, 2.0, True), (2, 2.24, True), (3, 9.0, False), (4, 5.0, True)]]
+    rows = [
+        {"size_upper_bytes": b, "count_percent": 25.0, "p99_slowdown": p, "judged": j}
+        for b, p, j in [(1, 2.0, True), (2, 2.24, True), (3, 9.0, False), (4, 5.0, True)]
+    ]
     c = judge.claim(rows)
     assert c["value"] == 2.24 and c["holds"] and c["buckets"] == 2
     assert not judge.claim([{**rows[0], "p99_slowdown": 2.26}])["holds"]
@@ -164,12 +224,15 @@ def test_the_claim_reads_the_shortest_half_of_messages() -> None:
 # ---------------------------------------------------------------------------- options
 
 
-@pytest.mark.parametrize("args,named", [
-    (["--workloads", "W6"], "--workloads: unknown workload 'W6'; accepted: W1, W2, W3, W4, W5"),
-    (["--loads", "0.7"], "--loads: '0.7' is not a load with scenarios; accepted: 0.5, 0.8"),
-    (["--transports", "dctcp"], "--transports: 'dctcp' has no scenarios on the paper's fabric"),
-    (["--seeds", "0"], "--seeds"),
-])
+@pytest.mark.parametrize(
+    "args,named",
+    [
+        (["--workloads", "W6"], "--workloads: unknown workload 'W6'; accepted: W1, W2, W3, W4, W5"),
+        (["--loads", "0.7"], "--loads: '0.7' is not a load with scenarios; accepted: 0.5, 0.8"),
+        (["--transports", "dctcp"], "--transports: 'dctcp' has no scenarios on the paper's fabric"),
+        (["--seeds", "0"], "--seeds"),
+    ],
+)
 def test_bad_options_exit_2_naming_the_option(tmp_path: Path, args: list[str], named: str) -> None:
     p = reproduce("homa-fig12", *args, "--out", str(tmp_path / "x"))
     assert p.returncode == 2 and named in p.stderr, p.stderr
@@ -230,11 +293,16 @@ def test_quick_table1_on_one_workload_through_the_command(tmp_path: Path) -> Non
 
 
 def test_tiers_weigh_each_port_by_its_packets() -> None:
-    ports = pl.DataFrame({"role": ["up", "up", "down", "to_host", "host_nic"], "sent_packets": [1, 3, 2, 4, 9],
-                          "arrival_mean_queue_bytes": [1024.0, 2048.0, 512.0, 0.0, 99.0],
-                          "arrival_max_queue_bytes": [4096, 1024, 2048, 0, 99],
-                          "arrival_mean_queue_wire_bytes": [2048.0, 2048.0, 512.0, 0.0, 99.0],
-                          "arrival_max_queue_wire_bytes": [5120, 1024, 2048, 0, 99]})
+    ports = pl.DataFrame(
+        {
+            "role": ["up", "up", "down", "to_host", "host_nic"],
+            "sent_packets": [1, 3, 2, 4, 9],
+            "arrival_mean_queue_bytes": [1024.0, 2048.0, 512.0, 0.0, 99.0],
+            "arrival_max_queue_bytes": [4096, 1024, 2048, 0, 99],
+            "arrival_mean_queue_wire_bytes": [2048.0, 2048.0, 512.0, 0.0, 99.0],
+            "arrival_max_queue_wire_bytes": [5120, 1024, 2048, 0, 99],
+        }
+    )
     t = table1.tiers(ports)
     assert table1.tiers(ports, table1.WIRE)["TOR->Aggr"] == (pytest.approx((2048 + 3 * 2048) / 4 / 1024), 5.0)
     assert t["TOR->Aggr"] == (pytest.approx((1024 + 3 * 2048) / 4 / 1024), 4.0)
@@ -243,14 +311,15 @@ def test_tiers_weigh_each_port_by_its_packets() -> None:
         table1.tiers(ports.drop("arrival_max_queue_bytes"))
 
 
-
 def test_ndp_is_binned_in_the_authors_own_buckets_for_it(tmp_path: Path) -> None:
     """The authors' NDP rows use their NDP simulator's buckets (multiples of 1,500 B): our
     NDP messages are binned in those to be set beside them; Homa's need no second binning."""
     run = tmp_path / "ndp-w5-80-s1"
     run.mkdir()
     sizes = np.array([1442, 1500, 1501, 2884, 4326] * 40)
-    pl.DataFrame({"size_bytes": sizes, "slowdown": np.linspace(1, 3, len(sizes))}).write_parquet(run / "messages.parquet")
+    pl.DataFrame({"size_bytes": sizes, "slowdown": np.linspace(1, 3, len(sizes))}).write_parquet(
+        run / "messages.parquet"
+    )
     (run / "summary.json").write_text(json.dumps({"sim_ns": 1_000_000}))
     ndp, homa = fig12.Point("ndp", "W5", 0.8, 1, 1000), fig12.Point("homa", "W5", 0.8, 1, 1000)
     # pHost's rows are W5's buckets and one more (100 MB): no second binning, no double rows.

@@ -25,14 +25,25 @@ def test_the_settings_are_the_papers() -> None:
 
 
 def row(fig: str, setting: str, upper: int, p99: float, share: float = 10.0, judged: bool = True) -> dict:
-    return {"figure": fig, "setting": setting, "size_upper_bytes": upper, "p99_slowdown": p99,
-            "count_percent": share, "judged": judged}
+    return {
+        "figure": fig,
+        "setting": setting,
+        "size_upper_bytes": upper,
+        "p99_slowdown": p99,
+        "count_percent": share,
+        "judged": judged,
+    }
 
 
 def test_claims_weigh_judged_buckets_by_their_messages() -> None:
-    rows = [row("fig19", "4 scheduled", 100, 2.0, 60), row("fig19", "7 scheduled", 100, 2.0, 60),
-            row("fig19", "4 scheduled", 200, 3.0, 40), row("fig19", "7 scheduled", 200, 2.0, 40),
-            row("fig19", "4 scheduled", 300, 9.0, 1, judged=False), row("fig19", "7 scheduled", 300, 1.0, 1)]
+    rows = [
+        row("fig19", "4 scheduled", 100, 2.0, 60),
+        row("fig19", "7 scheduled", 100, 2.0, 60),
+        row("fig19", "4 scheduled", 200, 3.0, 40),
+        row("fig19", "7 scheduled", 200, 2.0, 40),
+        row("fig19", "4 scheduled", 300, 9.0, 1, judged=False),
+        row("fig19", "7 scheduled", 300, 1.0, 1),
+    ]
     c = se.claims(rows, {"fig19"})["fig19"]
     assert "within 10 % for 60 % of messages" in c, c
 
@@ -40,8 +51,13 @@ def test_claims_weigh_judged_buckets_by_their_messages() -> None:
 def test_bad_figures_are_refused_with_the_option_named() -> None:
     with pytest.raises(OptionError, match="--figures: unknown figure 'fig21'; accepted: fig17, fig18, fig19, fig20"):
         se.parse_figures("fig17,fig21")
-    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", "homa-sensitivity", "--figures", ""],
-                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", "homa-sensitivity", "--figures", ""],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert p.returncode == 2 and "--figures" in p.stderr
 
 

@@ -13,10 +13,12 @@ from tailor.errors import OptionError
 from tailor.reproduce.homa import fig12, sustainable
 from tailor.reproduce.homa.points import Point, write_scenario
 
-FIG15 = ("transport,workload,max_load,goodput_load,highest_load_run,paper_range\n"
-         "phost,W1,0.7123,0.33,0.95,58%-73%\n"
-         "phost,W3,,,0.95,58%-73%\n"
-         "homa,W1,0.93,0.7,0.95,\n")
+FIG15 = (
+    "transport,workload,max_load,goodput_load,highest_load_run,paper_range\n"
+    "phost,W1,0.7123,0.33,0.95,58%-73%\n"
+    "phost,W3,,,0.95,58%-73%\n"
+    "homa,W1,0.93,0.7,0.95,\n"
+)
 
 
 def test_read_keeps_the_maxima_and_marks_those_above_the_loads_run(tmp_path: Path) -> None:
@@ -41,10 +43,13 @@ def test_cap_runs_named_transports_on_the_wire_basis_within_their_maximum() -> N
     assert sustainable.cap(m, "phost", "W2", 0.8, "payload") is None
 
 
-@pytest.mark.parametrize("text, message", [
-    ("transport,workload\nphost,W1\n", "no column max_load"),
-    ("transport,workload,max_load\nphost,W1,1.5\n", "line 2: max_load '1.5' is not a network load"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("transport,workload\nphost,W1\n", "no column max_load"),
+        ("transport,workload,max_load\nphost,W1,1.5\n", "line 2: max_load '1.5' is not a network load"),
+    ],
+)
 def test_a_bad_table_is_refused_naming_the_file_and_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
     f = tmp_path / "fig15.csv"
     f.write_text(text)
@@ -76,7 +81,23 @@ def test_points_are_capped_and_their_scenario_offers_the_maximum_on_the_wire(tmp
 def test_the_cli_exits_2_on_a_bad_table_and_writes_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "fig15.csv"
     bad.write_text("transport,workload\nphost,W1\n")
-    p = subprocess.run([sys.executable, "-m", "tailor", "reproduce", "homa-fig12", "--quick", "--workloads", "W1",
-                        "--sustainable", str(bad), "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailor",
+            "reproduce",
+            "homa-fig12",
+            "--quick",
+            "--workloads",
+            "W1",
+            "--sustainable",
+            str(bad),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 2 and "--sustainable:" in p.stderr and "no column max_load" in p.stderr
     assert not (tmp_path / "out").exists()

@@ -11,8 +11,16 @@ import pytest
 from tailor.errors import OptionError
 from tailor.reproduce.hull import dynamic, static, testbed
 
-TABLE4_COLUMNS = ("scheme", "load", "switch_latency_avg_us", "switch_latency_p90_us", "switch_latency_p99_us",
-                  "fct_10mb_avg_ms", "fct_10mb_p90_ms", "fct_10mb_p99_ms")
+TABLE4_COLUMNS = (
+    "scheme",
+    "load",
+    "switch_latency_avg_us",
+    "switch_latency_p90_us",
+    "switch_latency_p99_us",
+    "fct_10mb_avg_ms",
+    "fct_10mb_p90_ms",
+    "fct_10mb_p99_ms",
+)
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -110,8 +118,11 @@ def test_fattree_quick_writes_fattree_csv_and_hull_cuts_small_flow_fct(tmp_path:
     rows = _csv(tmp_path / "ft" / "fattree.csv")
     assert tuple(rows[0]) == ("scheme", "size_class", "seed", "fct_avg_us", "fct_p99_us", "fct_p999_us", "flows")
     assert {(r["scheme"], r["size_class"], r["seed"]) for r in rows} == {
-        (s, c, str(seed)) for s in ("tcp-droptail", "dctcp", "hull") for c in ("small", "medium", "big", "large")
-        for seed in (1, 2, 3)}
+        (s, c, str(seed))
+        for s in ("tcp-droptail", "dctcp", "hull")
+        for c in ("small", "medium", "big", "large")
+        for seed in (1, 2, 3)
+    }
     at = {(r["scheme"], r["size_class"]): r for r in report["points"]}
     # §6.3: HULL's small flows finish faster, on average and at p99 (means over 3 seeds, each
     # p99 on thousands of flows); the large flows' p99 rests on a handful and is not a result.
@@ -155,7 +166,9 @@ def test_fig9_quick_smaller_packets_cut_the_phantom_queues_latency_at_every_flow
     from tailor.reproduce.hull import fig9
 
     # 300-byte packets: TCP's payload 248 B, the rest of the scenario §4.3's at 800 Mbps.
-    assert 'mss = "248B"' in fig9.scenario(300, 2, 10) and "mss" not in fig9.scenario(1500, 2, 10).split("[transport]")[0]
+    assert (
+        'mss = "248B"' in fig9.scenario(300, 2, 10) and "mss" not in fig9.scenario(1500, 2, 10).split("[transport]")[0]
+    )
     plan = fig9.options(quick=True, seeds=2, out=tmp_path / "f9")
     report = plan.run(plan.out, lambda _: None)
     rows = _csv(tmp_path / "f9" / "fig9.csv")

@@ -51,8 +51,12 @@ def test_a_name_that_leads_out_of_runs_is_refused_by_every_command(tmp_path: Pat
     path = work / "s.toml"
     path.write_text(f'name = "{name}"\n' + HEAD + CLASS)
     before = _tree(tmp_path)
-    for args in (("check", "s.toml"), ("run", "s.toml", "--quiet"), ("sweep", "s.toml", "--set", "load=0.1,0.2", "--quiet"),
-                 ("advise", "s.toml")):
+    for args in (
+        ("check", "s.toml"),
+        ("run", "s.toml", "--quiet"),
+        ("sweep", "s.toml", "--set", "load=0.1,0.2", "--quiet"),
+        ("advise", "s.toml"),
+    ):
         done = _tailor(work, *args)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert "Traceback" not in done.stderr, (args, done.stderr)
@@ -85,7 +89,10 @@ def test_dev_zero_is_refused_at_once(tmp_path: Path, key: str) -> None:
         path.write_text(HEAD + CLASS.replace('sizes_fixed = "1KB"', 'sizes_cdf = "/dev/zero"\ninterpolation = "step"'))
     done = _tailor(tmp_path, "check", str(path))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert f"{path}: class[0].{key}: /dev/zero: is a character device, not a regular file; accepted: a regular file" in done.stderr
+    assert (
+        f"{path}: class[0].{key}: /dev/zero: is a character device, not a regular file; accepted: a regular file"
+        in done.stderr
+    )
 
 
 class _Interrupted(Exception):

@@ -81,7 +81,7 @@ def test_the_run_table_shows_a_dash(nulls: tailor.Result) -> None:
 
 def test_the_html_report_shows_a_dash(nulls: tailor.Result, tmp_path: Path) -> None:
     page = run_report(nulls, tmp_path / "report").read_text()
-    early = page[page.index('data-class="early"'):page.index('data-class="late"')]
+    early = page[page.index('data-class="early"') : page.index('data-class="late"')]
     assert "–" in early and "0.00" not in early
 
 
@@ -93,13 +93,28 @@ def test_the_store_skips_statistics_of_nothing(nulls: tailor.Result) -> None:
 
 
 def test_compare_renders_a_bin_one_engine_left_empty() -> None:
-    row = {"size": "(0 B, 1 KB]", "kind": "short", "count": 200, "judged": [], "misses": [],
-           "packet": {"mean": 1.5, "p99": 3.0}, "model": {"mean": None, "p99": None},
-           "mean_error": None, "p99_error": None}
-    report = {"scenario": "s", "seed": 1, "bdp_bytes": 1e5, "classes": {"a": {"bins": [row]}},
-              "messages": {"identical": True, "packet": {"generated": 200}},
-              "wall_seconds": {"packet": 1.0, "model": 0.01, "speedup": 100.0},
-              "targets": {"short_p99": 0.2, "long_mean": 0.2, "min_flows": 100}, "pass": True, "misses": []}
+    row = {
+        "size": "(0 B, 1 KB]",
+        "kind": "short",
+        "count": 200,
+        "judged": [],
+        "misses": [],
+        "packet": {"mean": 1.5, "p99": 3.0},
+        "model": {"mean": None, "p99": None},
+        "mean_error": None,
+        "p99_error": None,
+    }
+    report = {
+        "scenario": "s",
+        "seed": 1,
+        "bdp_bytes": 1e5,
+        "classes": {"a": {"bins": [row]}},
+        "messages": {"identical": True, "packet": {"generated": 200}},
+        "wall_seconds": {"packet": 1.0, "model": 0.01, "speedup": 100.0},
+        "targets": {"short_p99": 0.2, "long_mean": 0.2, "min_flows": 100},
+        "pass": True,
+        "misses": [],
+    }
     out = io.StringIO()
     render(report, Console(file=out, width=200))
     line = next(ln for ln in out.getvalue().splitlines() if "(0 B, 1 KB]" in ln)

@@ -18,7 +18,9 @@ W3 = ROOT / "scenarios" / "homa" / "w3-80.toml"
 
 
 def tailor_cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_an_oracle_run_writes_what_a_packet_run_writes(tmp_path: Path) -> None:

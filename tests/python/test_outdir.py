@@ -182,15 +182,23 @@ def inheriting(disposition: Any) -> Callable[[], None]:
     """A child's start that sets SIGINT and SIGTERM to ``disposition`` before tailor runs:
     what it inherits from its parent (SIG_IGN for a script's background job), whatever
     the test process itself inherited."""
+
     def preexec() -> None:
         signal.signal(signal.SIGINT, disposition)
         signal.signal(signal.SIGTERM, disposition)
+
     return preexec
 
 
 def _start(args: list[str], cwd: Path, inherited: Any = signal.SIG_DFL) -> subprocess.Popen[str]:
-    return subprocess.Popen([*TAILOR, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=inheriting(inherited))
+    return subprocess.Popen(
+        [*TAILOR, *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=inheriting(inherited),
+    )
 
 
 def _wait_for_partial(parent: Path, proc: subprocess.Popen[str], timeout: float = 300) -> Path:
@@ -238,9 +246,12 @@ def test_a_killed_runs_partial_is_removed_by_the_next_run(tmp_path: Path) -> Non
     # ... beside a partial of a live process and a user's directory that merely looks like one
     live = runs / f".other.partial-{os.getpid()}"
     live.mkdir()
-    (live / outdir.MARKER).write_text((partial / outdir.MARKER).read_text().replace(
-        f'"pid": {proc.pid}', f'"pid": {os.getpid()}').replace(
-        '"process_start"', '"process_start_unused"'))
+    (live / outdir.MARKER).write_text(
+        (partial / outdir.MARKER)
+        .read_text()
+        .replace(f'"pid": {proc.pid}', f'"pid": {os.getpid()}')
+        .replace('"process_start"', '"process_start_unused"')
+    )
     users = runs / ".mine.partial-999999999"
     users.mkdir()
     (users / "thesis.tex").write_text("x")
@@ -285,11 +296,14 @@ def test_reproductions_write_under_runs_and_refuse_a_foreign_out(tmp_path: Path)
 # ---------------------------------------------------------------------------- Python API
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"seed": -1}, "seed: -1 is not a seed"),
-    ({"seed": 2**64}, "seed: .* is not a seed"),
-    ({"engine": "foo"}, "engine: unknown value 'foo'; accepted: packet, model"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"seed": -1}, "seed: -1 is not a seed"),
+        ({"seed": 2**64}, "seed: .* is not a seed"),
+        ({"engine": "foo"}, "engine: unknown value 'foo'; accepted: packet, model"),
+    ],
+)
 def test_run_raises_tailor_errors_for_bad_options(tmp_path: Path, kwargs: dict, match: str) -> None:
     with pytest.raises(OptionError, match=match):
         tailor.run(small(tmp_path), out=tmp_path / "r", **kwargs)
@@ -328,7 +342,12 @@ def test_dot_and_a_symlink_name_the_directory_they_lead_to(tmp_path: Path) -> No
     sc = small(tmp_path)
     (tmp_path / "here").mkdir()
     assert cli("run", str(sc), "--out", ".", "--quiet", cwd=tmp_path / "here").returncode == 0
-    assert tailor.Result(tmp_path / "here").files() == ["messages.parquet", "ports.csv", "scenario.toml", "summary.json"]
+    assert tailor.Result(tmp_path / "here").files() == [
+        "messages.parquet",
+        "ports.csv",
+        "scenario.toml",
+        "summary.json",
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["here", sc.name]  # no partial left beside it
     (tmp_path / "link").symlink_to(tmp_path / "here")
     r = cli("run", str(sc), "--out", str(tmp_path / "link"), "--seed", "4", "--quiet")
@@ -467,7 +486,9 @@ def test_a_plot_never_replaces_a_reproductions_figure_nor_a_stores_point(tmp_pat
     tailor.sweep(small(tmp_path, 120), {"load": [0.3]}, out=store, jobs=1)
     (point,) = (store / "points").iterdir()
     kept = hashlib.sha256((point / "scenario.toml").read_bytes()).hexdigest()
-    assert json.loads((point / "summary.json").read_text())["scenario_sha256"] == kept  # one scenario text, run or point
+    assert (
+        json.loads((point / "summary.json").read_text())["scenario_sha256"] == kept
+    )  # one scenario text, run or point
     before = snapshot(store)
     with pytest.raises(OutputError, match=f"is a result file of the tailor store in {store}/"):
         tailor.report.report(run, out=point / "summary.json")

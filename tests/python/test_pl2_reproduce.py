@@ -65,8 +65,12 @@ def test_pl2_drops_nothing_in_the_incast_and_outcast_reproductions_own_configura
     # met reservations above T = 64 and were dropped (16 at n = 3, 4 and 5) before T was
     # set well above what the rack can book (docs/pl2.md, "T").
     length, ns, seeds = incast.FORMS["full"]
-    pts = [runs.Pl2Point(f"pl2-{p}-{n}", seed, incast.scenario("pl2", p, n, length, seed=seed), length)
-           for p in incast.PATTERNS for n in ns for seed in range(1, seeds + 1)]
+    pts = [
+        runs.Pl2Point(f"pl2-{p}-{n}", seed, incast.scenario("pl2", p, n, length, seed=seed), length)
+        for p in incast.PATTERNS
+        for n in ns
+        for seed in range(1, seeds + 1)
+    ]
     report = incast.run(pts, "full", tmp_path / "io", lambda _: None)
     assert len(report["seed_rows"]) == 2 * 5 * 3
     for r in report["seed_rows"]:
@@ -108,7 +112,11 @@ def test_memcached_quick_pl2_keeps_rpcs_flowing_under_incast_where_cubic_and_udp
     # TCP over PL2 gets all its background done in every seed (§F.2.1: PL2's background
     # carries at least Cubic's): no duplicated unsolicited burst reads as a loss (D-SACK;
     # without it a seed finished 81.6 of 85 Gbps).
-    done = [float(r["background_done_gbps"]) for r in rows if (r["background"], r["scheme"], r["hosts"]) == ("tcp", "pl2", "4")]
+    done = [
+        float(r["background_done_gbps"])
+        for r in rows
+        if (r["background"], r["scheme"], r["hosts"]) == ("tcp", "pl2", "4")
+    ]
     assert len(done) == 3 and min(done) >= 0.99 * memcached.offered_gbps("pl2-tcp", 4), done
     # UDP without PL2 starves memcached (§F.2.2), too few RPCs for a p99.
     assert rate[("udp", "pl2", 4)] > 10 * rate[("udp", "no-pl2", 4)]

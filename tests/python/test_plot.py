@@ -47,6 +47,7 @@ def expected_lines(result: tailor.Result, cls: str, percentiles: tuple[float, ..
 def drawn(ax, label: str) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
     """The (x, y) points of the line ``label``: those drawn as results (its line) and those
     drawn hollow (bins with too few messages for the percentile)."""
+
     def xy(line) -> list[tuple[float, float]]:
         return list(zip(map(float, line.get_xdata()), map(float, line.get_ydata())))
 
@@ -153,10 +154,24 @@ def test_latency_cdf_is_monotone_and_ends_at_one(result7: tailor.Result) -> None
 def sweep_summary() -> pl.DataFrame:
     """Sweep.summary()'s schema: two axes, two classes plus "all", two stats, 3 seeds."""
     rows = []
-    for load, sched, cls, stat in itertools.product((0.3, 0.5, 0.7), ("fifo", "drr"), ("all", "a", "b"), ("mean", "p99")):
+    for load, sched, cls, stat in itertools.product(
+        (0.3, 0.5, 0.7), ("fifo", "drr"), ("all", "a", "b"), ("mean", "p99")
+    ):
         m = 10 * load * (1.6 if sched == "fifo" else 1.0) + (4 if stat == "p99" else 0) + (cls == "b")
-        rows.append({"load": load, "switch.scheduler": sched, "engine": "packet", "class": cls, "size": "all",
-                     "stat": stat, "mean": m, "ci_low": m - 0.4, "ci_high": m + 0.9, "n_seeds": 3})
+        rows.append(
+            {
+                "load": load,
+                "switch.scheduler": sched,
+                "engine": "packet",
+                "class": cls,
+                "size": "all",
+                "stat": stat,
+                "mean": m,
+                "ci_low": m - 0.4,
+                "ci_high": m + 0.9,
+                "n_seeds": 3,
+            }
+        )
     return pl.DataFrame(rows)
 
 
@@ -169,9 +184,22 @@ def seed_summary() -> pl.DataFrame:
     for cls, stat in itertools.product(("all", "a", "b"), ("mean", "p50", "p99")):
         for lo, hi, n, seeds in [(None, None, 2000, 3), *bins]:
             m = (2 if stat == "p99" else 1) * (1 + (hi or 0) / 1e6) + (cls == "b")
-            rows.append({"scenario": "s", "engine": "packet", "class": cls, "size": "all" if lo is None else f"({lo}, {hi}]",
-                         "lower_bytes": lo, "upper_bytes": hi, "stat": stat, "mean": m, "ci_low": m - 0.2,
-                         "ci_high": m + 0.3, "n_seeds": seeds, "messages": n})
+            rows.append(
+                {
+                    "scenario": "s",
+                    "engine": "packet",
+                    "class": cls,
+                    "size": "all" if lo is None else f"({lo}, {hi}]",
+                    "lower_bytes": lo,
+                    "upper_bytes": hi,
+                    "stat": stat,
+                    "mean": m,
+                    "ci_low": m - 0.2,
+                    "ci_high": m + 0.3,
+                    "n_seeds": seeds,
+                    "messages": n,
+                }
+            )
     return pl.DataFrame(rows)
 
 
@@ -183,7 +211,9 @@ def test_slowdown_by_size_across_seeds_leaves_out_bins_a_seed_had_too_few_messag
     # p50 needs 2 messages a seed: every bin but the one a seed had none in; p99 needs 100.
     assert list(bars["a p50"].lines[0].get_xdata()) == [10_000, 100_000, 1_000_000]
     assert list(bars["a p99"].lines[0].get_xdata()) == [10_000, 1_000_000]
-    want = df.filter((pl.col("class") == "b") & (pl.col("stat") == "p99") & pl.col("upper_bytes").is_in([10_000, 1_000_000]))
+    want = df.filter(
+        (pl.col("class") == "b") & (pl.col("stat") == "p99") & pl.col("upper_bytes").is_in([10_000, 1_000_000])
+    )
     line, _caps, (segments,) = bars["b p99"].lines
     assert list(line.get_ydata()) == pytest.approx(want.sort("upper_bytes")["mean"].to_list())
     assert [seg[0][1] for seg in segments.get_segments()] == pytest.approx(want.sort("upper_bytes")["ci_low"].to_list())
@@ -193,8 +223,9 @@ def test_slowdown_by_size_across_seeds_leaves_out_bins_a_seed_had_too_few_messag
     assert left == 4 and sorted(set(kept["upper_bytes"].to_list())) == [10_000, 1_000_000]
     with pytest.raises(DataError, match="no size bin is a result in every seed"):
         tp.slowdown_vs_size_across_seeds(df.with_columns(pl.lit(1).alias("messages")), ("p99",))
-    one = df.with_columns(pl.lit(1).alias("n_seeds"), pl.lit(None, pl.Float64).alias("ci_low"),
-                          pl.lit(None, pl.Float64).alias("ci_high"))
+    one = df.with_columns(
+        pl.lit(1).alias("n_seeds"), pl.lit(None, pl.Float64).alias("ci_low"), pl.lit(None, pl.Float64).alias("ci_high")
+    )
     assert "one seed, no interval" in tp.slowdown_vs_size_across_seeds(one).axes[0].get_title()
     with pytest.raises(OptionError, match="stats: no stat 'p999'"):
         tp.slowdown_vs_size_across_seeds(df, ("p999",))
@@ -209,7 +240,9 @@ def test_p99_vs_load_draws_a_line_per_value_with_error_bars() -> None:
     assert ax.get_xlabel() == "load (fraction of link capacity)" and "p99" in ax.get_ylabel()
     for c in bars:
         sched = c.get_label().split("=")[1]
-        want = df.filter((pl.col("switch.scheduler") == sched) & (pl.col("class") == "all") & (pl.col("stat") == "p99")).sort("load")
+        want = df.filter(
+            (pl.col("switch.scheduler") == sched) & (pl.col("class") == "all") & (pl.col("stat") == "p99")
+        ).sort("load")
         line, _caps, (segments,) = c.lines
         assert list(line.get_xdata()) == want["load"].to_list()
         assert list(line.get_ydata()) == pytest.approx(want["mean"].to_list())
@@ -231,8 +264,11 @@ def test_load_axes_say_fraction_of_link_capacity() -> None:
         assert ax.get_xlabel() == f"{x} (fraction of link capacity)"
     from tailor.reproduce.swp import fig1
 
-    rows = [{"config": c, "bg_load": load, "fg_p99": 2.0 + load, "bg_p99": 3.0 + load}
-            for c in fig1.CONFIGS for load in (0.2, 0.5, 0.8)]
+    rows = [
+        {"config": c, "bg_load": load, "fg_p99": 2.0 + load, "bg_p99": 3.0 + load}
+        for c in fig1.CONFIGS
+        for load in (0.2, 0.5, 0.8)
+    ]
     for ax in fig1.figure({"rows": rows, "engine": "model"}).axes:
         assert ax.get_xlabel() == "background load (fraction of link capacity)"
         assert list(ax.get_lines()[0].get_xdata()) == pytest.approx([0.2, 0.5, 0.8])
@@ -342,10 +378,22 @@ def test_overlay_and_reproduction_figures() -> None:
     assert sum(t.get_text() == "n/a" for t in ax.texts) == 2  # paper's b, ours c
     from tailor.reproduce.swp import capacity, savings
 
-    rows = [{"scenario": sc, "classes": 5, "seed": 1, "discipline": d, "engine": "model", "model_form": "calibrated",
-             "host_scaling": "scaled", "capacity_gbps": c, "offered_gbps": 10.0, "found": True}
-            for sc, caps in (("a", (30.0, 20.0, 15.0, 40.0)), ("b", (24.0, 20.0, 12.0, 30.0)))
-            for d, c in zip(("fifo", "weights", "weights_fq", "static"), caps)]
+    rows = [
+        {
+            "scenario": sc,
+            "classes": 5,
+            "seed": 1,
+            "discipline": d,
+            "engine": "model",
+            "model_form": "calibrated",
+            "host_scaling": "scaled",
+            "capacity_gbps": c,
+            "offered_gbps": 10.0,
+            "found": True,
+        }
+        for sc, caps in (("a", (30.0, 20.0, 15.0, 40.0)), ("b", (24.0, 20.0, 12.0, 30.0)))
+        for d, c in zip(("fifo", "weights", "weights_fq", "static"), caps)
+    ]
     params = {"a": [{"sigma": 1.2, "slo": 6.0}] * 5, "b": [{"sigma": 1.2, "slo": 6.0}] * 5}
     report = {"rows": rows, "classes": [5], "summary": savings.summarize(rows, params, set())}
     cdf, saving = capacity.figure(report).axes
@@ -355,19 +403,48 @@ def test_overlay_and_reproduction_figures() -> None:
     got = {ln.get_label(): list(ln.get_xdata()) for ln in saving.get_lines()}
     assert got["model calibrated scaled"] == pytest.approx([20.0, 20.0, 50.0])  # +20 %, +50 %
     assert got["paper's mean +65 %"] == [65.0, 65.0]
-    cc = {"run_dir": "/x/anchor-1", "bins": [
-        {"lower_bytes": 0, "upper_bytes": 10_000, "count": 50, "ns3_mean": 1.5, "tailor_mean": 1.4, "ns3_p99": 4.0, "tailor_p99": 4.4},
-        {"lower_bytes": 10_000, "upper_bytes": 100_000, "count": 0, "ns3_mean": math.nan, "tailor_mean": math.nan,
-         "ns3_p99": math.nan, "tailor_p99": math.nan},
-        {"lower_bytes": 100_000, "upper_bytes": 1_000_000, "count": 150, "ns3_mean": 3.0, "tailor_mean": 3.3, "ns3_p99": 9.0, "tailor_p99": 8.0},
-    ]}
+    cc = {
+        "run_dir": "/x/anchor-1",
+        "bins": [
+            {
+                "lower_bytes": 0,
+                "upper_bytes": 10_000,
+                "count": 50,
+                "ns3_mean": 1.5,
+                "tailor_mean": 1.4,
+                "ns3_p99": 4.0,
+                "tailor_p99": 4.4,
+            },
+            {
+                "lower_bytes": 10_000,
+                "upper_bytes": 100_000,
+                "count": 0,
+                "ns3_mean": math.nan,
+                "tailor_mean": math.nan,
+                "ns3_p99": math.nan,
+                "tailor_p99": math.nan,
+            },
+            {
+                "lower_bytes": 100_000,
+                "upper_bytes": 1_000_000,
+                "count": 150,
+                "ns3_mean": 3.0,
+                "tailor_mean": 3.3,
+                "ns3_p99": 9.0,
+                "tailor_p99": 8.0,
+            },
+        ],
+    }
     fig = tf.crosscheck_figure(cc)
     assert len(fig.axes) == 2 and all(a.get_xscale() == "log" for a in fig.axes)
     # One convention for size bins in every plot: the bin at its upper edge, said on the axis.
     assert fig.axes[0].get_xlabel() == tp.SIZE_LABEL and "upper edge" in tp.SIZE_LABEL
     assert list(fig.axes[0].get_lines()[0].get_xdata()) == [10_000, 1_000_000]
-    p99 = {ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[1].get_lines()
-           if not ln.get_label().startswith("hollow")}  # the legend's key to the hollow points
+    p99 = {
+        ln.get_label(): list(ln.get_ydata())
+        for ln in fig.axes[1].get_lines()
+        if not ln.get_label().startswith("hollow")
+    }  # the legend's key to the hollow points
     # A p99 of 50 flows is hollow, off the line, as in the other plots; 150 flows are enough.
     assert p99 == {"ns-3": [9.0], "tailor": [8.0], "_too few: ns3": [4.0], "_too few: tailor": [4.4]}
     hollow = [ln for ln in fig.axes[1].get_lines() if ln.get_label().startswith("_too few")]
@@ -420,22 +497,30 @@ def tailor_cli(*args: object) -> "subprocess.CompletedProcess[str]":
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_plot_writes_the_formats_asked(result7: tailor.Result, tmp_path: Path) -> None:
-    p = tailor_cli("plot", result7.dir, "--kind", "slowdown-vs-size", "--out", tmp_path / "sd", "--percentiles", "50,99.9")
+    p = tailor_cli(
+        "plot", result7.dir, "--kind", "slowdown-vs-size", "--out", tmp_path / "sd", "--percentiles", "50,99.9"
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == f"wrote {tmp_path / 'sd.png'}, {tmp_path / 'sd.svg'}"
     assert (tmp_path / "sd.png").read_bytes()[:8] == PNG_MAGIC
     svg = ET.parse(tmp_path / "sd.svg").getroot()
     assert svg.tag == "{http://www.w3.org/2000/svg}svg"
-    p = tailor_cli("plot", result7.dir, "--kind", "latency-cdf", "--out", tmp_path / "cdf", "--format", "svg", "--class", "rpc")
+    p = tailor_cli(
+        "plot", result7.dir, "--kind", "latency-cdf", "--out", tmp_path / "cdf", "--format", "svg", "--class", "rpc"
+    )
     assert p.returncode == 0, p.stderr
     assert [f.name for f in sorted(tmp_path.glob("cdf*"))] == ["cdf.svg"]
     summary = tmp_path / "sweep.parquet"
     sweep_summary().write_parquet(summary)
-    p = tailor_cli("plot", summary, "--kind", "p99-vs-load", "--by", "switch.scheduler", "--where", "class=a", "--format", "png")
+    p = tailor_cli(
+        "plot", summary, "--kind", "p99-vs-load", "--by", "switch.scheduler", "--where", "class=a", "--format", "png"
+    )
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "sweep-p99-vs-load.png").read_bytes()[:8] == PNG_MAGIC
 
@@ -449,7 +534,10 @@ def test_cli_plot_writes_the_formats_asked(result7: tailor.Result, tmp_path: Pat
         (("--kind", "slowdown-vs-size", "--percentiles", "0"), "--percentiles: 0 is out of range"),
         (("--kind", "latency-cdf", "--class", "nope"), "--class: unknown class 'nope'; accepted: rpc, websearch, all"),
         (("--kind", "latency-cdf", "--format", "png,gif"), "--format: unknown format 'gif'; accepted: png, svg, pdf"),
-        (("--kind", "latency-cdf", "--by", "load"), "--by: not an option of --kind latency-cdf; its options: --ccdf, --class"),
+        (
+            ("--kind", "latency-cdf", "--by", "load"),
+            "--by: not an option of --kind latency-cdf; its options: --ccdf, --class",
+        ),
         (("--kind", "queue", "--ccdf"), "--ccdf: not an option of --kind queue; its options: --port"),
         (("--kind", "p99-vs-load"), "neither a sweep store (points/) nor a summary table"),
     ],
@@ -511,8 +599,22 @@ def test_p99_vs_load_orders_values_with_units_by_magnitude() -> None:
     """A sweep over switch.buffer_size: 30KB before 120KB (as text, 120KB came first), and
     each line runs left to right in that order."""
     sizes = ["120KB", "30KB", "1MB", "60KB"]
-    df = pl.DataFrame([{"switch.buffer_size": b, "engine": "packet", "class": "all", "size": "all", "stat": "p99",
-                        "mean": float(i), "ci_low": i - 0.1, "ci_high": i + 0.1, "n_seeds": 3} for i, b in enumerate(sizes)])
+    df = pl.DataFrame(
+        [
+            {
+                "switch.buffer_size": b,
+                "engine": "packet",
+                "class": "all",
+                "size": "all",
+                "stat": "p99",
+                "mean": float(i),
+                "ci_low": i - 0.1,
+                "ci_high": i + 0.1,
+                "n_seeds": 3,
+            }
+            for i, b in enumerate(sizes)
+        ]
+    )
     (ax,) = tp.p99_vs_load(df, x="switch.buffer_size").axes
     assert [t.get_text() for t in ax.get_xticklabels()] == ["30KB", "60KB", "120KB", "1MB"]
     (bars,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]

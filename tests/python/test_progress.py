@@ -50,14 +50,30 @@ def lines(buf: io.StringIO) -> list[dict[str, Any]]:
 
 def report(sim_ns: float, events: int, completed: int, started: int | None = None) -> dict[str, Any]:
     started = completed + 5 if started is None else started
-    return {"phase": "running", "built": 32, "ports": 32, "sim_ns": sim_ns, "events": events, "started": started,
-            "completed": completed, "active": started - completed}
+    return {
+        "phase": "running",
+        "built": 32,
+        "ports": 32,
+        "sim_ns": sim_ns,
+        "events": events,
+        "started": started,
+        "completed": completed,
+        "active": started - completed,
+    }
 
 
 def building(built: int, ports: int) -> dict[str, Any]:
     """An engine report while the topology is built."""
-    return {"phase": "building", "built": built, "ports": ports, "sim_ns": 0.0, "events": 0, "started": 0,
-            "completed": 0, "active": 0}
+    return {
+        "phase": "building",
+        "built": built,
+        "ports": ports,
+        "sim_ns": 0.0,
+        "events": 0,
+        "started": 0,
+        "completed": 0,
+        "active": 0,
+    }
 
 
 # --- the length of a run -----------------------------------------------------------
@@ -88,7 +104,10 @@ def test_counts_of_several_classes_are_no_total(quickstart: Path, tmp_path: Path
 
 @needs_tomllib
 def test_the_count_of_one_class_is_the_total(tmp_path: Path) -> None:
-    sc = write(tmp_path, HEAD + """
+    sc = write(
+        tmp_path,
+        HEAD
+        + """
 [[class]]
 name = "z"
 sizes = "w3"
@@ -96,7 +115,8 @@ load = 0.1
 pattern = "all_to_all"
 arrival = "poisson"
 messages = 70
-""")
+""",
+    )
     assert run_total(sc) == RunTotal(messages=70)
 
 
@@ -124,7 +144,10 @@ kind = "dctcp"
 
 @needs_tomllib
 def test_mixed_classes_have_only_the_stop_estimate(tmp_path: Path) -> None:
-    sc = write(tmp_path, HEAD + """
+    sc = write(
+        tmp_path,
+        HEAD
+        + """
 [run]
 stop = "5ms"
 [[class]]
@@ -141,12 +164,16 @@ load = 0.1
 pattern = "all_to_all"
 arrival = "poisson"
 until = "2ms"
-""")
+""",
+    )
     assert run_total(sc) == RunTotal(stop_ns=5e6)
 
 
 def test_mixed_classes_without_stop_are_unknown(tmp_path: Path) -> None:
-    sc = write(tmp_path, HEAD + """
+    sc = write(
+        tmp_path,
+        HEAD
+        + """
 [[class]]
 name = "a"
 sizes = "websearch"
@@ -161,7 +188,8 @@ load = 0.1
 pattern = "all_to_all"
 arrival = "poisson"
 until = "2ms"
-""")
+""",
+    )
     total = run_total(sc)
     assert not total.known and total.fraction(report(1e6, 10, 50)) is None
 
@@ -171,11 +199,15 @@ def test_trace_classes_count_their_own_rows(tmp_path: Path) -> None:
     rows = ["flow_id,sender,receiver,size_bytes,start_ns,class"]
     rows += [f"{i},{i % 3},3,1000,{1000 * i},{'x' if i % 4 == 0 else 'y'}" for i in range(40)]
     (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
-    sc = write(tmp_path, HEAD + """
+    sc = write(
+        tmp_path,
+        HEAD
+        + """
 [[class]]
 name = "x"
 trace = "t.csv"
-""")
+""",
+    )
     assert run_total(sc) == RunTotal(messages=10)
     # The engine replays exactly as many: the estimate is the run's real total.
     summary = tailor.run(sc, out=tmp_path / "r").summary
@@ -201,8 +233,9 @@ def test_json_lines_at_most_once_a_second_then_done() -> None:
         for k in range(1, 26):  # 5 s of reports every 0.2 s, as the engine makes them
             clock.t += 0.2
             assert progress(report(1e6 * k, 100_000 * k, 80 * k)) is True
-        progress.finish({"sim_ns": 3e7, "events": 2_600_000,
-                         "messages": {"generated": 2000, "completed": 2000, "incomplete": 0}})
+        progress.finish(
+            {"sim_ns": 3e7, "events": 2_600_000, "messages": {"generated": 2000, "completed": 2000, "incomplete": 0}}
+        )
         clock.t += 0.4
     out = lines(buf)
     progress_lines = [line for line in out if line["event"] == "progress"]
@@ -211,8 +244,22 @@ def test_json_lines_at_most_once_a_second_then_done() -> None:
     elapsed = [line["elapsed_s"] for line in progress_lines]
     assert elapsed[0] == pytest.approx(0.2)  # the first report is shown at once
     assert all(b - a >= 1.0 - 1e-9 for a, b in zip(elapsed, elapsed[1:]))
-    assert set(out[0]) == {"event", "scenario", "phase", "built", "ports", "sim_ns", "events", "started", "completed",
-                           "active", "fraction", "eta_s", "events_per_second", "elapsed_s"}
+    assert set(out[0]) == {
+        "event",
+        "scenario",
+        "phase",
+        "built",
+        "ports",
+        "sim_ns",
+        "events",
+        "started",
+        "completed",
+        "active",
+        "fraction",
+        "eta_s",
+        "events_per_second",
+        "elapsed_s",
+    }
 
 
 def test_json_line_fields_fraction_eta_and_rate() -> None:
@@ -223,11 +270,20 @@ def test_json_line_fields_fraction_eta_and_rate() -> None:
         progress(report(1e7, 4_000_000, 500, started=520))
     first, done = lines(buf)
     assert first == {
-        "event": "progress", "scenario": "q", "phase": "running", "built": 32, "ports": 32,
-        "sim_ns": 1e7, "events": 4_000_000, "started": 520,
-        "completed": 500, "active": 20, "fraction": 0.25,
+        "event": "progress",
+        "scenario": "q",
+        "phase": "running",
+        "built": 32,
+        "ports": 32,
+        "sim_ns": 1e7,
+        "events": 4_000_000,
+        "started": 520,
+        "completed": 500,
+        "active": 20,
+        "fraction": 0.25,
         "eta_s": 6.0,  # 2 s for a quarter: 6 s for the rest
-        "events_per_second": 2_000_000, "elapsed_s": 2.0,
+        "events_per_second": 2_000_000,
+        "elapsed_s": 2.0,
     }
     # Without a summary the done line repeats the last report, complete.
     assert done["event"] == "done" and done["completed"] == 500
@@ -239,11 +295,18 @@ def test_done_line_takes_the_summary() -> None:
     clock = Clock()
     with reporter("q", console=console, clock=clock) as progress:
         clock.t += 4.0
-        progress.finish({"sim_ns": 5e6, "events": 8_000_000,
-                         "messages": {"generated": 30, "completed": 28, "incomplete": 2}})
+        progress.finish(
+            {"sim_ns": 5e6, "events": 8_000_000, "messages": {"generated": 30, "completed": 28, "incomplete": 2}}
+        )
     (done,) = lines(buf)  # a run too short for any report still ends with its done line
     assert done["event"] == "done"
-    assert (done["sim_ns"], done["events"], done["started"], done["completed"], done["active"]) == (5e6, 8_000_000, 30, 28, 2)
+    assert (done["sim_ns"], done["events"], done["started"], done["completed"], done["active"]) == (
+        5e6,
+        8_000_000,
+        30,
+        28,
+        2,
+    )
     assert done["events_per_second"] == 2_000_000  # over the 4 s since the start
 
 
@@ -252,8 +315,14 @@ def test_done_line_prefers_the_engines_own_rate() -> None:
     clock = Clock()
     with reporter("q", console=console, clock=clock) as progress:
         clock.t += 4.0
-        progress.finish({"sim_ns": 5e6, "events": 8_000_000, "events_per_second": 3_000_000.4,
-                         "messages": {"generated": 30, "completed": 30, "incomplete": 0}})
+        progress.finish(
+            {
+                "sim_ns": 5e6,
+                "events": 8_000_000,
+                "events_per_second": 3_000_000.4,
+                "messages": {"generated": 30, "completed": 30, "incomplete": 0},
+            }
+        )
     assert lines(buf)[0]["events_per_second"] == 3_000_000
 
 
@@ -363,8 +432,14 @@ def test_sweep_json_lines_tell_each_point() -> None:
         sweep.finished("p3", {"load": 0.8}, 4.0)
     out = lines(buf)
     assert [(x["event"], x["point"]) for x in out] == [
-        ("cached", "p0"), ("started", "p1"), ("started", "p2"), ("finished", "p1"), ("failed", "p2"),
-        ("started", "p3"), ("finished", "p3"), ("done", None),
+        ("cached", "p0"),
+        ("started", "p1"),
+        ("started", "p2"),
+        ("finished", "p1"),
+        ("failed", "p2"),
+        ("started", "p3"),
+        ("finished", "p3"),
+        ("done", None),
     ]
     assert [x["done"] for x in out] == [1, 1, 1, 2, 3, 3, 4, 4]
     assert all(x["total"] == 4 and x["sweep"] == "loads" for x in out)
@@ -374,8 +449,19 @@ def test_sweep_json_lines_tell_each_point() -> None:
     # One point left at a mean of 10 s, with none of it spent yet.
     assert out[5]["eta_s"] == 10.0
     assert out[-1] == {
-        "event": "done", "sweep": "loads", "point": None, "params": None, "wall_s": 14.0, "message": None,
-        "done": 4, "total": 4, "cached": 1, "running": 0, "failed": 1, "eta_s": 0.0, "elapsed_s": 14.0,
+        "event": "done",
+        "sweep": "loads",
+        "point": None,
+        "params": None,
+        "wall_s": 14.0,
+        "message": None,
+        "done": 4,
+        "total": 4,
+        "cached": 1,
+        "running": 0,
+        "failed": 1,
+        "eta_s": 0.0,
+        "elapsed_s": 14.0,
     }
 
 
@@ -434,6 +520,7 @@ def test_sweep_quiet_prints_nothing() -> None:
 def test_sweep_lines_from_many_threads_stay_whole() -> None:
     console, buf = pipe()
     with sweep_reporter("s", 400, console=console, workers=8) as sweep:
+
         def work(k: int) -> None:
             for i in range(50):
                 pid = f"{k}-{i}"

@@ -341,7 +341,7 @@ def test_a_one_class_sweep_report_does_not_repeat_the_class_as_all(tmp_path: Pat
     assert sorted(p.name for p in tmp_path.glob("sweep-*.png")) == ["sweep-mean-a.png", "sweep-p99-a.png"]
     text = out.read_text()
     classes = re.findall(r'<table [^>]*id="sweep-summary".*?</table>', text, flags=re.S)[0]
-    assert "<td class=\"l\">all</td>" not in classes and classes.count("<td class=\"l\">a</td>") == 3 * 2
+    assert '<td class="l">all</td>' not in classes and classes.count('<td class="l">a</td>') == 3 * 2
     assert "slowdown of all classes" not in text
 
 
@@ -350,17 +350,36 @@ def sweep_tables() -> tuple[pl.DataFrame, pl.DataFrame]:
     loads, scheds, seeds = (0.3, 0.5, 0.7), ("fifo", "drr"), (1, 2, 3)
     points = pl.DataFrame(
         [
-            {"point": f"{hash((load, s)) & 0xFFFFFFFF:08x}", "seed": seed, "engine": "packet", "scenario": "two-class",
-             "load": load, "switch.scheduler": s}
+            {
+                "point": f"{hash((load, s)) & 0xFFFFFFFF:08x}",
+                "seed": seed,
+                "engine": "packet",
+                "scenario": "two-class",
+                "load": load,
+                "switch.scheduler": s,
+            }
             for load, s, seed in itertools.product(loads, scheds, seeds)
         ]
     )
     rows = []
-    for load, s, cls, size, stat in itertools.product(loads, scheds, ("all", "a", "b"), ("all", "(0 B, 125 KB]"),
-                                                      ("mean", "p50", "p99", "p999")):
+    for load, s, cls, size, stat in itertools.product(
+        loads, scheds, ("all", "a", "b"), ("all", "(0 B, 125 KB]"), ("mean", "p50", "p99", "p999")
+    ):
         m = 1 + 10 * load * (1.5 if s == "fifo" else 1) + {"mean": 0, "p50": -0.5, "p99": 4, "p999": 8}[stat]
-        rows.append({"load": load, "switch.scheduler": s, "engine": "packet", "class": cls, "size": size, "stat": stat,
-                     "mean": m, "ci_low": m - 0.3, "ci_high": m + 0.5, "n_seeds": len(seeds)})
+        rows.append(
+            {
+                "load": load,
+                "switch.scheduler": s,
+                "engine": "packet",
+                "class": cls,
+                "size": size,
+                "stat": stat,
+                "mean": m,
+                "ci_low": m - 0.3,
+                "ci_high": m + 0.5,
+                "n_seeds": len(seeds),
+            }
+        )
     return pl.DataFrame(rows), points
 
 
@@ -372,14 +391,20 @@ def test_sweep_report_renders(tmp_path: Path) -> None:
     # p99 of all classes and of each class, and the mean of all classes
     assert len(probe["images"]) == 4
     assert sorted(p.name for p in tmp_path.glob("sweep-*.png")) == [
-        "sweep-mean-all.png", "sweep-p99-a.png", "sweep-p99-all.png", "sweep-p99-b.png"]
+        "sweep-mean-all.png",
+        "sweep-p99-a.png",
+        "sweep-p99-all.png",
+        "sweep-p99-b.png",
+    ]
     assert probe["axes"] == 2
     assert probe["sweep"] == 3 * 2 * 3  # loads x schedulers x classes, at size "all"
     assert probe["points"] == points["point"].n_unique() == 6
 
 
 @needs_chromium
-def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(quickstart_model: Path, tmp_path: Path) -> None:
+def test_report_of_a_real_sweep_store_renders_its_summary_slos_and_plots(
+    quickstart_model: Path, tmp_path: Path
+) -> None:
     store = tmp_path / "store"
     sw = tailor.sweep(quickstart_model, load=[0.3, 0.6], seed=[1, 2], out=store, engine="model")
     out = report(store)
@@ -418,16 +443,23 @@ def test_a_seed_only_sweep_report_draws_slowdown_by_size_across_seeds(quickstart
     assert "fewer messages than the percentile needs (p50: 2, p99: 100) are left out (p99: " in caption
     # What the figure draws: every p99 point is of a bin where each of the 3 seeds had 100 messages.
     (ax,) = tp.slowdown_vs_size_across_seeds(store_frames(store)[0]).axes
-    rows = tailor.open(store).rows().filter(
-        (pl.col("stat") == "p99") & (pl.col("size") != "all") & (pl.col("class") != "all")).collect()
+    rows = (
+        tailor.open(store)
+        .rows()
+        .filter((pl.col("stat") == "p99") & (pl.col("size") != "all") & (pl.col("class") != "all"))
+        .collect()
+    )
     p99 = [c for c in ax.containers if isinstance(c, ErrorbarContainer) and c.get_label().endswith(" p99")]
     drawn = [(c.get_label().split()[0], x) for c in p99 for x in c.lines[0].get_xdata()]
     assert drawn, "quickstart's rpc class has bins of 100 messages and more in every seed"
     for cls, upper in drawn:
         counts = rows.filter((pl.col("class") == cls) & (pl.col("upper_bytes") == upper))["count"].to_list()
         assert len(counts) == 3 and min(counts) >= 100, (cls, upper, counts)
-    left_out = rows.group_by("class", "upper_bytes").agg(pl.col("count").min(), pl.len()).filter(
-        (pl.col("count") < 100) | (pl.col("len") < 3))
+    left_out = (
+        rows.group_by("class", "upper_bytes")
+        .agg(pl.col("count").min(), pl.len())
+        .filter((pl.col("count") < 100) | (pl.col("len") < 3))
+    )
     assert f"(p99: {left_out.height} of {left_out.height + len(drawn)} bins)" in caption
 
 
@@ -438,8 +470,11 @@ def test_report_rejects_what_it_cannot_report(result7: tailor.Result, quickstart
         report(tmp_path)
     other = tmp_path / "other.toml"
     other.write_text(quickstart.read_text().replace('name = "quickstart"', 'name = "another"'))
-    with pytest.raises(OptionError, match="--scenario: .*other.toml is not the scenario the run in .* ran: .* differs from "
-                                          ".*scenario.toml \\(they differ at name\\)"):
+    with pytest.raises(
+        OptionError,
+        match="--scenario: .*other.toml is not the scenario the run in .* ran: .* differs from "
+        ".*scenario.toml \\(they differ at name\\)",
+    ):
         report(result7.dir, out=tmp_path / "r.html", scenario=other)
     with pytest.raises(OptionError, match="--scenario: .*nope.toml: no such file"):
         report(result7.dir, out=tmp_path / "r.html", scenario=tmp_path / "nope.toml")
@@ -487,12 +522,14 @@ def test_cli_report(result7: tailor.Result, quickstart: Path, tmp_path: Path) ->
     assert p.returncode == 0 and "tailor report runs/q (a run" in help_text and "tailor report sweeps/ws" in help_text
 
 
-def test_a_run_with_nothing_to_plot_still_gets_its_report(quickstart: Path, result7: tailor.Result, tmp_path: Path) -> None:
+def test_a_run_with_nothing_to_plot_still_gets_its_report(
+    quickstart: Path, result7: tailor.Result, tmp_path: Path
+) -> None:
     """A warm-up that covers every message makes the run fail (it would summarise
     nothing); a result directory with nothing after the warm-up (an older tailor wrote
     such) still gets the tables from summary.json, and notes in place of the plots."""
     sc = tmp_path / "warm.toml"
-    sc.write_text(quickstart.read_text().replace('seed = 1', 'seed = 1\n[run]\nwarmup = "500ms"\nstop = "1s"', 1))
+    sc.write_text(quickstart.read_text().replace("seed = 1", 'seed = 1\n[run]\nwarmup = "500ms"\nstop = "1s"', 1))
     with pytest.raises(tailor.errors.ScenarioError, match="run.warmup"):
         tailor.run(sc, out=tmp_path / "failed")
     assert not (tmp_path / "failed").exists()
@@ -514,13 +551,15 @@ def test_corrupt_records_are_a_data_error(result7: tailor.Result, tmp_path: Path
     broken = tmp_path / "broken"
     shutil.copytree(result7.dir, broken)
     (broken / "messages.parquet").write_bytes((broken / "messages.parquet").read_bytes()[:1000])
-    r = subprocess.run([sys.executable, "-m", "tailor", "plot", str(broken), "--kind", "latency-cdf"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "tailor", "plot", str(broken), "--kind", "latency-cdf"], capture_output=True, text=True
+    )
     assert r.returncode == 2 and "cannot read the message records" in r.stderr and "Traceback" not in r.stderr
     bad = tmp_path / "bad.parquet"
     bad.write_text("garbage")
-    r = subprocess.run([sys.executable, "-m", "tailor", "plot", str(bad), "--kind", "p99-vs-load"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "tailor", "plot", str(bad), "--kind", "p99-vs-load"], capture_output=True, text=True
+    )
     assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -542,8 +581,11 @@ def test_a_run_report_shows_the_scenario_that_ran_and_refuses_an_edited_file(qui
     assert "seed = 3" in kept and "load = 0.4" in kept
     sc.write_text(sc.read_text().replace("load = 0.4", "load = 0.7"))  # edited after the run
     assert shown_scenario(report(run.dir)) == kept
-    with pytest.raises(OptionError, match=rf"--scenario: {sc} is not the scenario the run in {run.dir} ran: .* differs "
-                                          rf"from {run.dir}/scenario.toml \(they differ at class\[0\].load\)"):
+    with pytest.raises(
+        OptionError,
+        match=rf"--scenario: {sc} is not the scenario the run in {run.dir} ran: .* differs "
+        rf"from {run.dir}/scenario.toml \(they differ at class\[0\].load\)",
+    ):
         report(run.dir, scenario=sc)
     p = tailor_cli("report", run.dir, "--scenario", sc)
     assert p.returncode == 2 and "is not the scenario the run" in p.stderr and "Traceback" not in p.stderr
@@ -551,8 +593,9 @@ def test_a_run_report_shows_the_scenario_that_ran_and_refuses_an_edited_file(qui
     assert shown_scenario(report(run.dir, scenario=sc)) == kept
 
 
-def test_a_changed_or_missing_kept_scenario_is_not_shown_as_the_one_that_ran(result7: tailor.Result, quickstart: Path,
-                                                                              tmp_path: Path) -> None:
+def test_a_changed_or_missing_kept_scenario_is_not_shown_as_the_one_that_ran(
+    result7: tailor.Result, quickstart: Path, tmp_path: Path
+) -> None:
     run = tmp_path / "r"
     shutil.copytree(result7.dir, run)
     (run / "scenario.toml").write_text((run / "scenario.toml").read_text().replace("load = 0.4", "load = 0.9"))
@@ -564,8 +607,9 @@ def test_a_changed_or_missing_kept_scenario_is_not_shown_as_the_one_that_ran(res
     assert "seed = 7" in shown_scenario(report(run, scenario=quickstart))  # checked by the hash: the same scenario
 
 
-def test_a_run_of_an_older_tailor_is_reported_with_its_file_unverified(result7: tailor.Result, quickstart: Path,
-                                                                       tmp_path: Path) -> None:
+def test_a_run_of_an_older_tailor_is_reported_with_its_file_unverified(
+    result7: tailor.Result, quickstart: Path, tmp_path: Path
+) -> None:
     """A run directory written before runs kept their scenario and its hash."""
     run = tmp_path / "old"
     shutil.copytree(result7.dir, run)

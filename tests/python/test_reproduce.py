@@ -59,8 +59,7 @@ def test_the_computed_horizon_gives_every_judged_range_100_messages(tmp_path: Pa
         assert sc.toml().count("min_size") == sum(p["judged"]["large"] for p in ps)
         assert sc.toml().count("max_size") == sum(p["judged"]["small"] for p in ps)
     sc, ps = judged[0]
-    assert float(sc.until.removesuffix("ms")) >= swp_capacity.WARMUP_MS + max(
-        p["needs_ms"]["small"] for p in ps)
+    assert float(sc.until.removesuffix("ms")) >= swp_capacity.WARMUP_MS + max(p["needs_ms"]["small"] for p in ps)
     path = tmp_path / f"{sc.name}.toml"
     path.write_text(sc.toml())
     r = tailor.run(path, engine="model", out=tmp_path / "run")
@@ -92,18 +91,32 @@ def test_fig1_scenarios_give_the_foreground_its_weight(tmp_path: Path) -> None:
 
 
 def _rows(scenario: str, caps: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"scenario": scenario, "classes": 3, "seed": 1, "discipline": d, "engine": "model",
-             "model_form": "calibrated", "host_scaling": "fixed", "capacity_gbps": c, "offered_gbps": 10.0,
-             "found": c is not None} for d, c in caps.items()]
+    return [
+        {
+            "scenario": scenario,
+            "classes": 3,
+            "seed": 1,
+            "discipline": d,
+            "engine": "model",
+            "model_form": "calibrated",
+            "host_scaling": "fixed",
+            "capacity_gbps": c,
+            "offered_gbps": 10.0,
+            "found": c is not None,
+        }
+        for d, c in caps.items()
+    ]
 
 
 def test_capacity_summary_means_medians_and_counts_the_not_found() -> None:
     from tailor.reproduce.swp import savings
 
-    rows = (_rows("a", {"fifo": 30.0, "weights": 20.0, "weights_fq": 15.0, "static": 40.0})
-            + _rows("b", {"fifo": 20.0, "weights": 20.0, "weights_fq": 10.0, "static": 18.0})
-            + _rows("c", {"fifo": 24.0, "weights": 20.0, "weights_fq": 12.0, "static": 24.0})
-            + _rows("d", {"fifo": None, "weights": 20.0, "weights_fq": 10.0, "static": 30.0}))
+    rows = (
+        _rows("a", {"fifo": 30.0, "weights": 20.0, "weights_fq": 15.0, "static": 40.0})
+        + _rows("b", {"fifo": 20.0, "weights": 20.0, "weights_fq": 10.0, "static": 18.0})
+        + _rows("c", {"fifo": 24.0, "weights": 20.0, "weights_fq": 12.0, "static": 24.0})
+        + _rows("d", {"fifo": None, "weights": 20.0, "weights_fq": 10.0, "static": 30.0})
+    )
     tight = [{"sigma": 1.8, "slo": 3.5}] * 3
     loose = [{"sigma": 1.2, "slo": 6.0}] * 3
     params = {"a": tight, "b": loose, "c": loose, "d": loose, "e": loose}
@@ -120,11 +133,17 @@ def test_capacity_summary_means_medians_and_counts_the_not_found() -> None:
     assert s[("Fig. 8(d)", "fifo_vs_weights")]["n"] == 1
     assert s[("Fig. 9", "fifo_vs_weights")]["scenarios"] == 0
     # Another variant on a subset (scenario a only) is set beside the main one on the same scenarios.
-    paper = [dict(r, model_form="paper", capacity_gbps=r["capacity_gbps"] * (1.2 if r["discipline"] == "fifo" else 1))
-             for r in rows if r["scenario"] == "a"]
+    paper = [
+        dict(r, model_form="paper", capacity_gbps=r["capacity_gbps"] * (1.2 if r["discipline"] == "fifo" else 1))
+        for r in rows
+        if r["scenario"] == "a"
+    ]
     both = savings.summarize(rows + paper, params, refused={"e"})
-    p = next(x for x in both if x["experiment"] == "Fig. 8" and x["comparison"] == "fifo_vs_weights"
-             and x["model_form"] == "paper")
+    p = next(
+        x
+        for x in both
+        if x["experiment"] == "Fig. 8" and x["comparison"] == "fifo_vs_weights" and x["model_form"] == "paper"
+    )
     assert p["n"] == 1 and p["mean"] == pytest.approx(80.0) and p["main_same"] == pytest.approx(50.0)
     assert "calibrated, fixed on these: +50 %" in savings.cell(p)
 
@@ -133,14 +152,29 @@ def test_quick_writes_capacity_csv_with_exactly_the_issues_columns(tmp_path: Pat
     """The quick form (one short scenario, two variants: seconds) writes every discipline's
     row per variant, says it is not a result, and its table names the paper's figure
     beside ours."""
-    p = reproduce_cli("swp-capacity", "--quick", "--classes", "3", "--n", "1", "--model-form", "calibrated",
-                      "--model-form", "paper", "--host-scaling", "fixed", "--out", str(tmp_path / "q"))
+    p = reproduce_cli(
+        "swp-capacity",
+        "--quick",
+        "--classes",
+        "3",
+        "--n",
+        "1",
+        "--model-form",
+        "calibrated",
+        "--model-form",
+        "paper",
+        "--host-scaling",
+        "fixed",
+        "--out",
+        str(tmp_path / "q"),
+    )
     assert p.returncode == 0, p.stderr
     assert "NOT a result" in p.stdout and "Fig. 8" in p.stdout and "+44 %" in p.stdout
     assert "model paper-literal" in p.stdout and "host links fixed at 100 Gbps" in p.stdout
     lines = (tmp_path / "q" / "capacity.csv").read_text().splitlines()
-    assert lines[0] == ("scenario,classes,seed,discipline,engine,model_form,host_scaling,capacity_gbps,offered_gbps,"
-                        "found")
+    assert lines[0] == (
+        "scenario,classes,seed,discipline,engine,model_form,host_scaling,capacity_gbps,offered_gbps,found"
+    )
     rows = [dict(zip(lines[0].split(","), x.split(","))) for x in lines[1:]]
     for form in ("calibrated", "paper"):
         mine = [r for r in rows if r["model_form"] == form]
@@ -156,14 +190,21 @@ def test_quick_writes_capacity_csv_with_exactly_the_issues_columns(tmp_path: Pat
 def test_reproduce_rejects_bad_arguments() -> None:
     p = subprocess.run(
         [sys.executable, "-m", "tailor.cli", "reproduce", "swp-capacity", "--classes", "4"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert p.returncode == 2 and "accepted: 3, 5" in p.stderr
 
 
-@pytest.mark.parametrize("option, value, accepted", [("--engine", "ns3", "accepted: model, packet"),
-                                                     ("--model-form", "literal", "accepted: calibrated, paper"),
-                                                     ("--host-scaling", "both", "accepted: scaled, fixed")])
+@pytest.mark.parametrize(
+    "option, value, accepted",
+    [
+        ("--engine", "ns3", "accepted: model, packet"),
+        ("--model-form", "literal", "accepted: calibrated, paper"),
+        ("--host-scaling", "both", "accepted: scaled, fixed"),
+    ],
+)
 def test_swp_capacity_refuses_an_unknown_variant(tmp_path: Path, option: str, value: str, accepted: str) -> None:
     p = reproduce_cli("swp-capacity", option, value, "--out", str(tmp_path / "r"))
     assert p.returncode == 2 and p.stderr == f"error: {option}: '{value}' is not accepted; {accepted}\n", p.stderr
@@ -183,8 +224,9 @@ def test_each_variant_calls_the_advisor_as_plan25_names_it(tmp_path: Path, monke
         calls.append(kw)
         if kw.get("engine") == "packet" and "static" in kw["disciplines"]:
             raise DisciplineError("--discipline: static needs a link per class")
-        caps = [{"strategy": d, "capacity_bps": None if d == "fifo" else 2e10, "verdicts": []}
-                for d in kw["disciplines"]]
+        caps = [
+            {"strategy": d, "capacity_bps": None if d == "fifo" else 2e10, "verdicts": []} for d in kw["disciplines"]
+        ]
         return SimpleNamespace(report={"capacity": caps, "offered_bps": 1e10, "messages": 7})
 
     monkeypatch.setattr(tailor, "advise", fake_advise)
@@ -209,8 +251,9 @@ def test_each_variant_calls_the_advisor_as_plan25_names_it(tmp_path: Path, monke
 def reproduce_cli(*args: str) -> subprocess.CompletedProcess[str]:
     # The timeout only stops a hung run; a quick form that takes 20 s alone takes minutes
     # on a machine whose other core (and more) is busy, so it is no time limit.
-    return subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", *args], capture_output=True, text=True,
-                          timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", *args], capture_output=True, text=True, timeout=900
+    )
 
 
 def test_every_registered_reproduction_is_a_command_and_nothing_else_is() -> None:
@@ -235,8 +278,13 @@ def test_list_names_each_reproduction_its_figure_and_its_time() -> None:
 
 
 def test_an_unknown_reproduction_exits_2_naming_the_accepted_ones(tmp_path: Path) -> None:
-    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", "swp-fig2"], capture_output=True, text=True,
-                       timeout=60, cwd=tmp_path)
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", "swp-fig2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert p.returncode == 2
     assert f"unknown reproduction 'swp-fig2'; accepted: {', '.join(REPRODUCTIONS)}" in p.stderr
     assert list(tmp_path.iterdir()) == []
@@ -269,7 +317,10 @@ def test_ctrl_c_stops_a_reproduction_mid_point_and_leaves_nothing(tmp_path: Path
     out = tmp_path / "fig14"
     proc = subprocess.Popen(
         [sys.executable, "-m", "tailor.cli", "reproduce", "homa-fig14", "--workloads", "W4", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
         preexec_fn=lambda: signal.signal(signal.SIGINT, inherited),
     )
     try:
@@ -287,16 +338,30 @@ def test_ctrl_c_stops_a_reproduction_mid_point_and_leaves_nothing(tmp_path: Path
     assert list(tmp_path.iterdir()) == [], "no reproduction directory, no partial one"
 
 
-@pytest.mark.parametrize("name, option, value", [
-    ("hull-fattree", "--flows", "0"), ("hull-fattree", "--flows", "-1"), ("pl2-vgg16", "--iterations", "0"),
-    ("pl2-microburst", "--seeds", "0"), ("hull-table4", "--seeds", "0"), ("homa-fig12", "--seeds", "0"),
-    ("swp-capacity", "--n", "0"), ("hull-fattree", "--flows", "many"),
-    ("pl2-vgg16", "--worker-gbps", "0"),
-])
-def test_a_nonsense_count_is_refused_not_replaced_by_the_default(tmp_path: Path, name: str, option: str,
-                                                                   value: str) -> None:
-    p = subprocess.run([sys.executable, "-m", "tailor.cli", "reproduce", name, option, value, "--out",
-                        str(tmp_path / "r")], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+@pytest.mark.parametrize(
+    "name, option, value",
+    [
+        ("hull-fattree", "--flows", "0"),
+        ("hull-fattree", "--flows", "-1"),
+        ("pl2-vgg16", "--iterations", "0"),
+        ("pl2-microburst", "--seeds", "0"),
+        ("hull-table4", "--seeds", "0"),
+        ("homa-fig12", "--seeds", "0"),
+        ("swp-capacity", "--n", "0"),
+        ("hull-fattree", "--flows", "many"),
+        ("pl2-vgg16", "--worker-gbps", "0"),
+    ],
+)
+def test_a_nonsense_count_is_refused_not_replaced_by_the_default(
+    tmp_path: Path, name: str, option: str, value: str
+) -> None:
+    p = subprocess.run(
+        [sys.executable, "-m", "tailor.cli", "reproduce", name, option, value, "--out", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert p.returncode == 2 and p.stderr.startswith(f"error: {option}: ") and "accepted: " in p.stderr, p.stderr
     assert len(p.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
 
@@ -337,7 +402,9 @@ def test_a_reproduction_says_how_far_its_points_are(tmp_path: Path, monkeypatch:
     pts = [Point(f"p{i}") for i in range(2)]
     points.run_points(pts, tmp_path, "a test", say, write=lambda p, d, why: d / f"{p.name}.toml")
     assert said[0] == "running 2 points, 2 at a time; progress every 0 s"
-    assert any(s.startswith("0 of 2 points done, ") and s.endswith("running: p0 seed 1 50%, p1 seed 1 50%") for s in said)
+    assert any(
+        s.startswith("0 of 2 points done, ") and s.endswith("running: p0 seed 1 50%, p1 seed 1 50%") for s in said
+    )
     finished = sorted(s.rsplit(", ", 1)[0] for s in said if " messages, " in s)
     assert finished == [f"p{i} seed 1: 7 messages, 1.000 ms simulated" for i in range(2)]
 

@@ -37,8 +37,17 @@ def test_a_topology_that_cannot_fit_exits_2_naming_the_key(tmp_path: Path, comma
     path = tmp_path / "huge.toml"
     path.write_text(HUGE)
     p = subprocess.run(
-        [sys.executable, "-m", "tailor.cli", command, str(path), *(["--out", str(tmp_path / "out")] if command == "run" else [])],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "tailor.cli",
+            command,
+            str(path),
+            *(["--out", str(tmp_path / "out")] if command == "run" else []),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert p.returncode == 2, p.stderr
     assert f"{path}: topology: 1073741824 hosts (2148007936 ports) need about" in p.stderr

@@ -98,5 +98,7 @@ def test_a_run_that_summarises_nothing_fails_without_a_result(tmp_path: Path) ->
     assert _tailor("check", str(path)).returncode == 0  # only the run can tell
     done = _tailor("run", str(path), "--out", str(tmp_path / "out"), "--quiet")
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith(f"error: {path}: run.warmup: all 5 messages that completed started inside"), done.stderr
+    assert done.stderr.startswith(f"error: {path}: run.warmup: all 5 messages that completed started inside"), (
+        done.stderr
+    )
     assert not (tmp_path / "out").exists()

@@ -61,8 +61,9 @@ slo = [{ sli = "p99", threshold = 1000.0 }]
 
 
 def cli(*args: object, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor", *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,10 @@ def test_a_stop_says_what_it_left_unfinished_and_the_slo_it_leaves_open_is_not_j
     assert (slo["incomplete"], slo["incomplete_bytes"], slo["met"]) == (5, 5_000_000, None)
     assert slo["reason"] == "5 messages (5.0 MB) unfinished at stop"
     lines = r.stdout.splitlines()
-    assert "5 messages (5.0 MB) unfinished at stop" in lines and "  storage: 5 messages (5.0 MB) unfinished at stop" in lines
+    assert (
+        "5 messages (5.0 MB) unfinished at stop" in lines
+        and "  storage: 5 messages (5.0 MB) unfinished at stop" in lines
+    )
     line = next(x for x in lines if x.startswith("SLO storage"))
     assert "not judged: 5 messages (5.0 MB) unfinished at stop" in line and " met" not in line, line
 
@@ -112,7 +116,10 @@ def test_one_sample_rule_for_verdicts_tables_and_plots() -> None:
     for p in (50, 90, 99, 99.9, 99.99, 100):
         assert samples_needed(p) == _core.samples_needed(p)
     assert [samples_needed(p) for p in (50, 90, 99, 99.9, 100)] == [2, 10, 100, 1000, 1]
-    assert fmt.verdict({"met": None, "reason": "82 messages, 100 needed"}) == ("not judged: 82 messages, 100 needed", "none")
+    assert fmt.verdict({"met": None, "reason": "82 messages, 100 needed"}) == (
+        "not judged: 82 messages, 100 needed",
+        "none",
+    )
     assert fmt.verdict({"met": None, "value": None}) == ("not judged: no message in range", "none")
     assert fmt.unfinished(253, 177_200_000) == "253 messages (177.2 MB) unfinished at stop"
 
@@ -182,7 +189,7 @@ def test_advise_transports_exits_3_when_no_transport_meets_the_slo(tmp_path: Pat
 
 #: SWP's two classes into one bottleneck; a latency bound below the propagation delay for the
 #: first: no capacity meets it.
-TWO = (ROOT / "scenarios" / "swp" / "two-class.toml")
+TWO = ROOT / "scenarios" / "swp" / "two-class.toml"
 
 
 def test_advise_min_capacity_exits_3_when_no_discipline_finds_a_capacity(tmp_path: Path) -> None:
@@ -207,15 +214,22 @@ switch = { delay = "0ns" }
 """
 
 
-@pytest.mark.parametrize("change, key, fragment", [
-    (('delay = "0ns"', 'schedulr = "fifo"'), "advise.candidate.fast.switch.schedulr", "unknown key"),
-    (('transports = ["fast", "raw"]', 'transports = ["fast", "nosuch"]'), "advise.transports",
-     'unknown transport "nosuch"'),
-    (('loads = [0.5, 0.9]', 'loads = [0.5, 0.9]\ntolerance = 0.5'), "advise.tolerance", "not below the width"),
-    (('loads = [0.5, 0.9]', 'loads = [0.5, 0.9]\nbogus = 1'), "advise.bogus", "unknown key"),
-])
-def test_check_refuses_what_advise_refuses_in_advise(tmp_path: Path, change: tuple[str, str], key: str,
-                                                    fragment: str) -> None:
+@pytest.mark.parametrize(
+    "change, key, fragment",
+    [
+        (('delay = "0ns"', 'schedulr = "fifo"'), "advise.candidate.fast.switch.schedulr", "unknown key"),
+        (
+            ('transports = ["fast", "raw"]', 'transports = ["fast", "nosuch"]'),
+            "advise.transports",
+            'unknown transport "nosuch"',
+        ),
+        (("loads = [0.5, 0.9]", "loads = [0.5, 0.9]\ntolerance = 0.5"), "advise.tolerance", "not below the width"),
+        (("loads = [0.5, 0.9]", "loads = [0.5, 0.9]\nbogus = 1"), "advise.bogus", "unknown key"),
+    ],
+)
+def test_check_refuses_what_advise_refuses_in_advise(
+    tmp_path: Path, change: tuple[str, str], key: str, fragment: str
+) -> None:
     path = tmp_path / "s.toml"
     path.write_text(STAR.replace("threshold = 1.0", "threshold = 5.0") + CANDIDATES.replace(*change))
     r = cli("check", path)

@@ -66,7 +66,9 @@ def _stalling_engine(*args: Any, **kwargs: Any) -> None:
     raise Stalled(MESSAGE, 0.026115, 0.1262, 50_003_968, 20)
 
 
-def test_a_stalled_run_is_one_error_line_status_2_and_nothing_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stalled_run_is_one_error_line_status_2_and_nothing_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tailor import _core
     from tailor.cli import app
 
@@ -81,7 +83,9 @@ def test_a_stalled_run_is_one_error_line_status_2_and_nothing_written(tmp_path: 
     assert not out.exists(), "nothing is written for a run that made no progress"
 
 
-def test_the_python_api_raises_stalled_with_the_stretch_as_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_python_api_raises_stalled_with_the_stretch_as_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import tailor
     from tailor import _core
     from tailor.errors import Stalled, TailorError

@@ -97,8 +97,11 @@ def test_percentiles_of_round_ranks_and_of_nothing() -> None:
     assert [samples_needed(p) for p in (50, 99, 99.9, 100)] == [2, 100, 1000, 1]
 
 
-@given(st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=2, max_size=60),
-       st.sampled_from([None, 50, 99]), st.floats(0.5, 0.99))
+@given(
+    st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=2, max_size=60),
+    st.sampled_from([None, 50, 99]),
+    st.floats(0.5, 0.99),
+)
 def test_a_bootstrap_interval_lies_within_the_values(values: list[float], p: float | None, confidence: float) -> None:
     ci = bootstrap_ci(values, confidence, percentile=p, resamples=200)
     assert ci is not None

@@ -43,6 +43,7 @@ def _truncate(name: str) -> Callable[[Path], None]:
     def damage(point: Path) -> None:
         data = (point / name).read_bytes()
         (point / name).write_bytes(data[: len(data) // 2])
+
     return damage
 
 
@@ -73,8 +74,9 @@ def _damaged_copy(pristine: Path, tmp_path: Path, damage: Callable[[Path], None]
 @pytest.mark.parametrize("what", list(DAMAGES))
 def test_a_damaged_point_is_named_by_every_read(pristine: Path, tmp_path: Path, what: str) -> None:
     store, bad = _damaged_copy(pristine, tmp_path, DAMAGES[what])
-    r = subprocess.run([sys.executable, "-m", "tailor", "report", str(store)], capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "tailor", "report", str(store)], capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert bad in r.stderr and "Traceback" not in r.stderr, r.stderr
     opened = tailor.open(store)
@@ -90,7 +92,8 @@ def test_a_damaged_point_is_named_by_every_read(pristine: Path, tmp_path: Path, 
 
 @pytest.mark.parametrize("what", list(DAMAGES))
 def test_a_rerun_recomputes_exactly_the_damaged_point_and_says_so(
-        pristine: Path, tmp_path: Path, what: str, capsys: pytest.CaptureFixture[str]) -> None:
+    pristine: Path, tmp_path: Path, what: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     store, bad = _damaged_copy(pristine, tmp_path, DAMAGES[what])
     stored = dict(plan(SMALL, seed=SEEDS, out=store, engine="model").select("point", "stored").iter_rows())
     assert stored == {p: p != bad for p in stored}, "the dry run counts the damaged point as to be run"
@@ -103,8 +106,9 @@ def test_a_rerun_recomputes_exactly_the_damaged_point_and_says_so(
     assert not (store / "tmp").exists() or not any((store / "tmp").iterdir()), "the damaged copy is not left behind"
     summary = tailor.open(store).summary(sizes=False)
     assert set(summary["n_seeds"].to_list()) == {3}
-    r = subprocess.run([sys.executable, "-m", "tailor", "report", str(store)], capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "tailor", "report", str(store)], capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 0, r.stderr
     html = (store / "report.html").read_text()
     assert "<td>seeds per axis values</td><td>3</td>" in html
@@ -112,6 +116,7 @@ def test_a_rerun_recomputes_exactly_the_damaged_point_and_says_so(
 
 def test_a_point_changed_in_place_is_caught_by_its_checksum(pristine: Path, tmp_path: Path) -> None:
     """Same size, other bytes: only the SHA-256 in the manifest can tell."""
+
     def flip(point: Path) -> None:
         data = bytearray((point / "rows.parquet").read_bytes())
         data[len(data) // 2] ^= 0xFF
@@ -136,7 +141,8 @@ def _as_previous_format(point: Path) -> None:
 
 
 def test_points_of_the_previous_format_are_read_and_checked_as_far_as_possible(
-        pristine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pristine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Format 1 had no checksums: a read checks that every file is there and parses; a
     sweep does not reuse such a point (it cannot be verified whole) but recomputes it."""
     store = tmp_path / "s"
@@ -187,8 +193,14 @@ def test_two_sweeps_into_one_store_at_once_compute_each_point_once(tmp_path: Pat
     script = tmp_path / "sweep_once.py"
     script.write_text(textwrap.dedent(SCRIPT.format(small=str(SMALL))))
     go, out = tmp_path / "go", tmp_path / "s"
-    procs = [subprocess.Popen([sys.executable, str(script), str(go), str(out), str(tmp_path / f"events{i}.json")],
-                              stderr=subprocess.PIPE, text=True) for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(go), str(out), str(tmp_path / f"events{i}.json")],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     time.sleep(3)  # both have imported tailor and wait for the go
     go.write_text("go")
     for p in procs:
@@ -260,14 +272,16 @@ class _Tripwire(io.StringIO):
 
 
 def test_a_point_another_sweep_holds_is_waited_for_and_run_when_that_sweep_lets_go(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The holder releases the lock without writing the point (as a sweep whose point
     failed): this sweep runs the others, says whom it waits for, then runs that point."""
     out, go = tmp_path / "s", tmp_path / "go"
     ids = plan(SMALL, seed=SEEDS, out=out, engine="model")["point"].to_list()
     Store(out).create()
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(out), ids[1], str(go)], stdout=subprocess.PIPE,
-                              text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(out), ids[1], str(go)], stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
     err = _Tripwire(go)
     monkeypatch.setattr(sys, "stderr", err)

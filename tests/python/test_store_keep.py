@@ -96,7 +96,11 @@ def test_a_summary_point_keeps_the_verdicts_and_a_whole_caller_runs_it_again(sma
     whole = SeedRun(3, id)
     read_point(store, slos, id, whole)
     assert (whole.values, whole.counts, whole.met, whole.incomplete) == (
-        from_summary.values, from_summary.counts, from_summary.met, from_summary.incomplete)
+        from_summary.values,
+        from_summary.counts,
+        from_summary.met,
+        from_summary.incomplete,
+    )
     assert store.messages([id]).collect().height > 0
     # A whole point serves a summary caller: nothing run.
     e = Events()
@@ -115,16 +119,15 @@ def _answer(a: tailor.Advice) -> dict[str, Any]:
 
 
 @settings(max_examples=3, deadline=None, derandomize=True)
-@given(discipline=st.sampled_from(["fifo", "drr", "static"]),
-       threshold=st.floats(2.0, 5.0).map(lambda x: round(x, 2)))
+@given(discipline=st.sampled_from(["fifo", "drr", "static"]), threshold=st.floats(2.0, 5.0).map(lambda x: round(x, 2)))
 def test_the_search_answers_the_same_with_summaries_and_a_second_search_runs_nothing(
-        discipline: str, threshold: float) -> None:
+    discipline: str, threshold: float
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "small.toml"
         path.write_text(SCENARIO.replace("threshold = 3.0", f"threshold = {threshold}"))
         # The search on its own seed (no confirmation): what a store keeps, not how many seeds.
-        kw = dict(min_capacity=True, disciplines=[discipline], engine="packet", seeds=1, tolerance=0.1,
-                  confirm_seeds=0)
+        kw = dict(min_capacity=True, disciplines=[discipline], engine="packet", seeds=1, tolerance=0.1, confirm_seeds=0)
         whole = tailor.advise(path, out=Path(tmp) / "all", **kw)
         summary = tailor.advise(path, out=Path(tmp) / "summary", keep="summary", **kw)
         assert summary.report["packet_engine"]["keep"] == "summary"
@@ -141,8 +144,15 @@ def test_the_search_answers_the_same_with_summaries_and_a_second_search_runs_not
 
 
 def test_a_cancelled_summary_search_resumes_with_the_points_it_kept(small: Path, tmp_path: Path) -> None:
-    kw = dict(min_capacity=True, disciplines=["fifo"], engine="packet", seeds=1, tolerance=0.1, keep="summary",
-              confirm_seeds=0)
+    kw = dict(
+        min_capacity=True,
+        disciplines=["fifo"],
+        engine="packet",
+        seeds=1,
+        tolerance=0.1,
+        keep="summary",
+        confirm_seeds=0,
+    )
     rounds = []
 
     def stop_at_the_third(e: dict) -> bool:
@@ -163,10 +173,17 @@ def test_a_cancelled_summary_search_resumes_with_the_points_it_kept(small: Path,
 def test_keep_is_checked_and_named(small: Path, tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="--keep: unknown value 'some'; accepted: all, summary"):
         tailor.advise(small, keep="some", out=tmp_path / "none")
-    for args, text in [(("--keep", "some"), "--keep: unknown value 'some'; accepted: all, summary"),
-                       (("--keep", "summary", "--transports", "dctcp"), "--keep: for the weights advisor")]:
-        p = subprocess.run([sys.executable, "-m", "tailor.cli", "advise", str(small), *args, "--out",
-                            str(tmp_path / "none")], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    for args, text in [
+        (("--keep", "some"), "--keep: unknown value 'some'; accepted: all, summary"),
+        (("--keep", "summary", "--transports", "dctcp"), "--keep: for the weights advisor"),
+    ]:
+        p = subprocess.run(
+            [sys.executable, "-m", "tailor.cli", "advise", str(small), *args, "--out", str(tmp_path / "none")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
         assert p.returncode == 2, (args, p.stdout, p.stderr)
         assert text in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "none").exists()

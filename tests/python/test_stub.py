@@ -64,4 +64,6 @@ def test_typed_package_ships_its_marker_and_stub() -> None:
         pytest.skip("not a git checkout")
     assert tracked.returncode == 0, tracked.stderr
     ignored = subprocess.run(["git", "check-ignore", "--no-index", *files], cwd=root, capture_output=True, text=True)
-    assert ignored.returncode == 1 and ignored.stdout == "", f"ignored by git, so left out of the wheel: {ignored.stdout}"
+    assert ignored.returncode == 1 and ignored.stdout == "", (
+        f"ignored by git, so left out of the wheel: {ignored.stdout}"
+    )

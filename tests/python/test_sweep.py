@@ -38,9 +38,15 @@ def test_axis_values_parse_as_toml_ranges_or_bare_strings() -> None:
 
 @pytest.mark.parametrize(
     "spec, says",
-    [("load", "expected KEY=VALUES"), ("=1", "expected KEY=VALUES"), ("load=", "empty value"),
-     ("load=0.3,,0.5", "empty value"), ("seed=5..1", "is not a range"), ("seed=1..5:0", "is not a range"),
-     ("seed=a..b", "is not a range")],
+    [
+        ("load", "expected KEY=VALUES"),
+        ("=1", "expected KEY=VALUES"),
+        ("load=", "empty value"),
+        ("load=0.3,,0.5", "empty value"),
+        ("seed=5..1", "is not a range"),
+        ("seed=1..5:0", "is not a range"),
+        ("seed=a..b", "is not a range"),
+    ],
 )
 def test_bad_axes_are_refused_naming_the_option(spec: str, says: str) -> None:
     with pytest.raises(SweepError, match=says) as e:
@@ -114,7 +120,9 @@ def test_a_sweep_stores_every_point_once_with_its_axes(store_a: tailor.Sweep) ->
     assert not any((store_a.store.dir / "tmp").iterdir()), "nothing is left in tmp/"
     for id in store_a.ids:
         d = store_a.store.dir / "points" / id
-        assert {"point.json", "summary.json", "scenario.toml", "messages.parquet", "rows.parquet"} <= {p.name for p in d.iterdir()}
+        assert {"point.json", "summary.json", "scenario.toml", "messages.parquet", "rows.parquet"} <= {
+            p.name for p in d.iterdir()
+        }
         s = json.loads((d / "summary.json").read_text())
         assert s["engine"] == "model" and s["seed"] == json.loads((d / "point.json").read_text())["seed"]
 
@@ -219,14 +227,32 @@ def test_open_refuses_what_is_not_a_store(tmp_path: Path) -> None:
 
 
 def _sweep_cmd(out: Path) -> list[str]:
-    return [sys.executable, "-m", "tailor", "sweep", str(SMALL), "--set", "load=0.3,0.5,0.7", "--set", "seed=1..3",
-            "--jobs", "1", "--out", str(out), "--progress-json"]
+    return [
+        sys.executable,
+        "-m",
+        "tailor",
+        "sweep",
+        str(SMALL),
+        "--set",
+        "load=0.3,0.5,0.7",
+        "--set",
+        "seed=1..3",
+        "--jobs",
+        "1",
+        "--out",
+        str(out),
+        "--progress-json",
+    ]
 
 
 def _wait_for_points(out: Path, n: int, proc: subprocess.Popen[bytes], timeout: float = 120) -> list[str]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        pts = [p.name for p in (out / "points").glob("*") if (p / "point.json").exists()] if (out / "points").exists() else []
+        pts = (
+            [p.name for p in (out / "points").glob("*") if (p / "point.json").exists()]
+            if (out / "points").exists()
+            else []
+        )
         if len(pts) >= n:
             return pts
         assert proc.poll() is None, "the sweep ended before it was killed"
@@ -276,10 +302,30 @@ def test_ctrl_c_keeps_finished_points_and_leaves_nothing_partial(tmp_path: Path,
     long one, and the signal is sent once the sweep says the long one started, so it
     arrives mid-point however busy the machine is."""
     out = tmp_path / "interrupted"
-    cmd = [sys.executable, "-m", "tailor", "sweep", str(SMALL), "--set", "class[0].messages=400,4000000",
-           "--set", "seed=1..2", "--jobs", "1", "--out", str(out), "--progress-json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, inherited))
+    cmd = [
+        sys.executable,
+        "-m",
+        "tailor",
+        "sweep",
+        str(SMALL),
+        "--set",
+        "class[0].messages=400,4000000",
+        "--set",
+        "seed=1..2",
+        "--jobs",
+        "1",
+        "--out",
+        str(out),
+        "--progress-json",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, inherited),
+    )
     try:
         assert proc.stderr is not None
         for line in proc.stderr:
@@ -335,8 +381,26 @@ def test_plan_lists_the_points_and_what_the_store_holds_without_writing(store_a:
     assert stored == set(p.filter(pl.col("load") == 0.3)["point"].to_list()) and stored <= set(store_a.ids)
     assert plan(SMALL, seed=[1], out=tmp_path / "new", engine="model")["stored"].to_list() == [False]
     assert not (tmp_path / "new").exists()
-    r = subprocess.run([sys.executable, "-m", "tailor", "sweep", str(SMALL), "--set", "load=0.3,0.45", "--set", "seed=1..3",
-                        "--engine", "model", "--out", str(store_a.store.dir), "--dry-run"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailor",
+            "sweep",
+            str(SMALL),
+            "--set",
+            "load=0.3,0.45",
+            "--set",
+            "seed=1..3",
+            "--engine",
+            "model",
+            "--out",
+            str(store_a.store.dir),
+            "--dry-run",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and "6 points: 3 in" in r.stdout and "3 to run" in r.stdout
 
 
@@ -384,8 +448,9 @@ def test_a_worker_that_dies_fails_only_its_point(tmp_path: Path) -> None:
 
 def test_a_script_without_a_main_guard_gets_an_answer_not_a_hang(tmp_path: Path) -> None:
     script = tmp_path / "noguard.py"
-    script.write_text(f"import tailor\ntailor.sweep({str(SMALL)!r}, seed=[1, 2], out={str(tmp_path / 's')!r}, "
-                      "engine='model')\n")
+    script.write_text(
+        f"import tailor\ntailor.sweep({str(SMALL)!r}, seed=[1, 2], out={str(tmp_path / 's')!r}, engine='model')\n"
+    )
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert r.returncode != 0
     assert 'if __name__ == "__main__":' in r.stderr
@@ -395,9 +460,22 @@ def test_cli_exit_1_when_points_failed_with_the_kept_points_printed(tmp_path: Pa
     rows = "".join(f"{i},{i % 3},{1000 * (i + 1)},{i * 10_000}\n" for i in range(8))
     (tmp_path / "good.csv").write_text("flow_id,sender,size_bytes,start_ns\n" + rows)
     (tmp_path / "replay.toml").write_text(TRACE_SCENARIO)
-    r = subprocess.run([sys.executable, "-m", "tailor", "sweep", str(tmp_path / "replay.toml"), "--set",
-                        "run.stop=1s,1ns", "--out", str(tmp_path / "s"), "-q"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailor",
+            "sweep",
+            str(tmp_path / "replay.toml"),
+            "--set",
+            "run.stop=1s,1ns",
+            "--out",
+            str(tmp_path / "s"),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1, r.stderr
     assert "1 of 2 points failed" in r.stderr and "Traceback" not in r.stderr
     assert "1s" in r.stdout and "1ns" not in r.stdout
@@ -445,15 +523,32 @@ def test_the_scenario_seed_and_the_same_seed_set_explicitly_are_one_point(tmp_pa
 
 @pytest.mark.parametrize(
     "args, says",
-    [(["--set", "seed=1..3000000000"], "at most 100,000 points"),
-     (["--set", "transport.init_cwnd=99999999999999999999"], "transport.init_cwnd: 99999999999999999999"),
-     (["--set", "name=1979-05-27"], "name: datetime.date(1979, 5, 27)"),
-     (["--set", "load=0.3", "--ray", "bogus"], "--ray: 'bogus' is not accepted")],
+    [
+        (["--set", "seed=1..3000000000"], "at most 100,000 points"),
+        (["--set", "transport.init_cwnd=99999999999999999999"], "transport.init_cwnd: 99999999999999999999"),
+        (["--set", "name=1979-05-27"], "name: datetime.date(1979, 5, 27)"),
+        (["--set", "load=0.3", "--ray", "bogus"], "--ray: 'bogus' is not accepted"),
+    ],
 )
 def test_bad_sweeps_exit_2_with_the_option_named_and_write_nothing(tmp_path: Path, args: list[str], says: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "tailor", "sweep", str(SMALL), *args, "--out", str(tmp_path / "s"),
-                        "--engine", "model", "--dry-run" if "seed=1..3000000000" in args else "-q"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailor",
+            "sweep",
+            str(SMALL),
+            *args,
+            "--out",
+            str(tmp_path / "s"),
+            "--engine",
+            "model",
+            "--dry-run" if "seed=1..3000000000" in args else "-q",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 2, r.stderr
     assert says in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "s").exists()
@@ -463,7 +558,10 @@ def test_a_scalar_axis_is_one_value() -> None:
     from tailor.sweep import _axes
 
     assert _axes({"switch.scheduler": "drr"}, {"load": 0.5, "seed": range(2)}) == {
-        "switch.scheduler": ["drr"], "load": [0.5], "seed": [0, 1]}
+        "switch.scheduler": ["drr"],
+        "load": [0.5],
+        "seed": [0, 1],
+    }
 
 
 def test_p99_vs_load_of_a_real_store_from_python_and_the_cli(store_a: tailor.Sweep, tmp_path: Path) -> None:
@@ -477,8 +575,23 @@ def test_p99_vs_load_of_a_real_store_from_python_and_the_cli(store_a: tailor.Swe
     xs, ys = bars.lines[0].get_data()
     want = df.filter((pl.col("class") == "rpc") & (pl.col("stat") == "p99")).sort("load")
     assert list(xs) == want["load"].to_list() and list(ys) == pytest.approx(want["mean"].to_list())
-    r = subprocess.run([sys.executable, "-m", "tailor", "plot", str(store_a.store.dir), "--kind", "p99-vs-load",
-                        "--where", "class=rpc", "--out", str(tmp_path / "p")], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailor",
+            "plot",
+            str(store_a.store.dir),
+            "--kind",
+            "p99-vs-load",
+            "--where",
+            "class=rpc",
+            "--out",
+            str(tmp_path / "p"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -486,13 +599,16 @@ def test_p99_vs_load_of_a_real_store_from_python_and_the_cli(store_a: tailor.Swe
 # -- what the second review found ----------------------------------------------------
 
 
-def test_unwritable_outputs_exit_2_with_the_option_named(store_a: tailor.Sweep, result7: tailor.Result,
-                                                        tmp_path: Path) -> None:
+def test_unwritable_outputs_exit_2_with_the_option_named(
+    store_a: tailor.Sweep, result7: tailor.Result, tmp_path: Path
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    for args in (["plot", str(result7.dir), "--kind", "latency-cdf", "--out", str(blocker / "x")],
-                 ["report", str(result7.dir), "--out", str(blocker / "r.html")],
-                 ["sweep", str(SMALL), "--set", "seed=1", "--engine", "model", "--out", str(blocker / "s"), "-q"]):
+    for args in (
+        ["plot", str(result7.dir), "--kind", "latency-cdf", "--out", str(blocker / "x")],
+        ["report", str(result7.dir), "--out", str(blocker / "r.html")],
+        ["sweep", str(SMALL), "--set", "seed=1", "--engine", "model", "--out", str(blocker / "s"), "-q"],
+    ):
         r = subprocess.run([sys.executable, "-m", "tailor", *args], capture_output=True, text=True)
         assert r.returncode == 2, (args, r.stderr)
         assert "--out" in r.stderr and "Traceback" not in r.stderr, r.stderr
@@ -500,8 +616,10 @@ def test_unwritable_outputs_exit_2_with_the_option_named(store_a: tailor.Sweep, 
 
 def test_a_closed_progress_pipe_does_not_kill_the_sweep(tmp_path: Path) -> None:
     """`tailor sweep ... 2>&1 | head -1`: progress goes quiet, the points are kept."""
-    cmd = (f"{sys.executable} -m tailor sweep {SMALL} --set seed=1..3 --engine model --jobs 1 "
-           f"--out {tmp_path / 's'} 2>&1 >/dev/null | head -1")
+    cmd = (
+        f"{sys.executable} -m tailor sweep {SMALL} --set seed=1..3 --engine model --jobs 1 "
+        f"--out {tmp_path / 's'} 2>&1 >/dev/null | head -1"
+    )
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=300)
     assert r.stdout.startswith("{"), r.stdout
     deadline = time.monotonic() + 120
@@ -511,9 +629,27 @@ def test_a_closed_progress_pipe_does_not_kill_the_sweep(tmp_path: Path) -> None:
 
 
 def test_sweep_progress_never_runs_more_points_than_workers_and_ends_with_done(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "tailor", "sweep", str(SMALL), "--set", "seed=1..4", "--engine", "model",
-                        "--jobs", "1", "--out", str(tmp_path / "s"), "--progress-json"],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tailor",
+            "sweep",
+            str(SMALL),
+            "--set",
+            "seed=1..4",
+            "--engine",
+            "model",
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path / "s"),
+            "--progress-json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     events = [json.loads(line) for line in r.stderr.splitlines() if line.startswith("{")]
     assert max(e["running"] for e in events) == 1
     assert events[-1]["event"] == "done" and events[-1]["done"] == 4
@@ -522,7 +658,8 @@ def test_sweep_progress_never_runs_more_points_than_workers_and_ends_with_done(t
 def test_the_sweep_report_shows_an_slo_without_messages_as_such(tmp_path: Path) -> None:
     text = SMALL.read_text().replace(
         '{ sli = "p99", min_size = "125KB", threshold = 20.0 },',
-        '{ sli = "p99", min_size = "125KB", threshold = 20.0 },\n  { sli = "p99", min_size = "50MB", threshold = 20.0 },')
+        '{ sli = "p99", min_size = "125KB", threshold = 20.0 },\n  { sli = "p99", min_size = "50MB", threshold = 20.0 },',
+    )
     assert "50MB" in text
     path = tmp_path / "slo.toml"
     path.write_text(text)

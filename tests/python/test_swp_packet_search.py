@@ -25,8 +25,9 @@ class GivenPlan:
     def slos_of(self, s: Setting) -> tuple:
         return ()
 
-    def evaluate(self, asks: Sequence[tuple[Setting, float]], what: str, reporter: Any,
-                 early: bool = False) -> list[Probe]:
+    def evaluate(
+        self, asks: Sequence[tuple[Setting, float]], what: str, reporter: Any, early: bool = False
+    ) -> list[Probe]:
         out = []
         for _, c in asks:
             self.asked.append(c)

@@ -122,8 +122,9 @@ def test_the_bisection_finds_the_threshold_a_fine_sweep_finds_and_capacity_mode_
     assert abs(ans - edge) <= tol + 0.02, (ans, edge)
     # With no delays anywhere, links x f at the same traffic are load L / f in time scaled
     # by 1 / f: the least capacity at load 0.9 is 0.9 / (the load search's answer).
-    m = tailor.advise_transports(path, ["raw"], seeds=2, loads=(0.5, 0.9), tolerance=tol, min_capacity=True,
-                                 load=0.9, out=tmp_path / "store")
+    m = tailor.advise_transports(
+        path, ["raw"], seeds=2, loads=(0.5, 0.9), tolerance=tol, min_capacity=True, load=0.9, out=tmp_path / "store"
+    )
     mc = m.candidate("raw")
     assert mc["outcome"] == "found"
     assert mc["answer"] == ans and mc["capacity"] == pytest.approx(0.9 / ans)
@@ -157,8 +158,9 @@ def test_a_second_run_into_the_store_runs_nothing(tmp_path: Path) -> None:
 
 
 def tailor_cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tailor", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tailor", *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
 
 
 CANDIDATES = """
@@ -175,22 +177,42 @@ switch = { delay = "0ns" }
 REGISTRY = ", ".join(t["name"] for t in _core.transports())
 
 
-@pytest.mark.parametrize("extra, args, key, fragment", [
-    ("", ["--transports", "raw,nosuch"], "--transports", f"accepted: the transports of this build ({REGISTRY})"),
-    (CANDIDATES.replace('delay = "0ns"', 'schedulr = "fifo"'), [], "advise.candidate.fast.switch.schedulr",
-     "unknown key; accepted keys here"),
-    (CANDIDATES.replace("switch = {", "topology = {"), [], "advise.candidate.fast.topology",
-     "accepted keys here: transport, switch, host, routing, defaults"),
-    (CANDIDATES.replace('kind = "raw"', 'kind = "nosuch"'), [], "advise.candidate.fast.transport.kind",
-     f"unknown transport 'nosuch'; accepted: the transports of this build: {REGISTRY}"),
-    (CANDIDATES.replace('loads = [0.5, 0.9]', "seeds = 0"), ["--transports", "raw"], "advise.seeds",
-     "accepted: an integer from 1 to 100"),
-    ("", ["--transports", "raw", "--loads", "0.9,0.3"], "--loads", "0 < LO < HI"),
-    ("", ["--transports", "raw", "--loads", "0.3,1.5"], "load", "out of range"),
-    ("", ["--transports", "raw", "--discipline", "drr"], "--discipline", "for the weights advisor"),
-])
-def test_errors_exit_2_naming_the_file_and_key_and_write_nothing(tmp_path: Path, extra: str, args: list[str],
-                                                                  key: str, fragment: str) -> None:
+@pytest.mark.parametrize(
+    "extra, args, key, fragment",
+    [
+        ("", ["--transports", "raw,nosuch"], "--transports", f"accepted: the transports of this build ({REGISTRY})"),
+        (
+            CANDIDATES.replace('delay = "0ns"', 'schedulr = "fifo"'),
+            [],
+            "advise.candidate.fast.switch.schedulr",
+            "unknown key; accepted keys here",
+        ),
+        (
+            CANDIDATES.replace("switch = {", "topology = {"),
+            [],
+            "advise.candidate.fast.topology",
+            "accepted keys here: transport, switch, host, routing, defaults",
+        ),
+        (
+            CANDIDATES.replace('kind = "raw"', 'kind = "nosuch"'),
+            [],
+            "advise.candidate.fast.transport.kind",
+            f"unknown transport 'nosuch'; accepted: the transports of this build: {REGISTRY}",
+        ),
+        (
+            CANDIDATES.replace("loads = [0.5, 0.9]", "seeds = 0"),
+            ["--transports", "raw"],
+            "advise.seeds",
+            "accepted: an integer from 1 to 100",
+        ),
+        ("", ["--transports", "raw", "--loads", "0.9,0.3"], "--loads", "0 < LO < HI"),
+        ("", ["--transports", "raw", "--loads", "0.3,1.5"], "load", "out of range"),
+        ("", ["--transports", "raw", "--discipline", "drr"], "--discipline", "for the weights advisor"),
+    ],
+)
+def test_errors_exit_2_naming_the_file_and_key_and_write_nothing(
+    tmp_path: Path, extra: str, args: list[str], key: str, fragment: str
+) -> None:
     path = star(tmp_path, extra=extra)
     out = tmp_path / "out"
     r = tailor_cli("advise", path, *args, "--out", out, "-q")
@@ -205,8 +227,11 @@ def test_scenarios_the_advisor_cannot_judge_are_refused(tmp_path: Path) -> None:
     text = STAR.replace("MESSAGES", "100")
     cases = [
         (text.replace('slo = [{ sli = "p99", threshold = 5.0 }]', ""), "class", "no class has an SLO"),
-        (text.replace('receiver = 7', 'receiver = 7\ntransport = { kind = "raw" }'), "class[0].transport",
-         "classes without a transport of their own"),
+        (
+            text.replace("receiver = 7", 'receiver = 7\ntransport = { kind = "raw" }'),
+            "class[0].transport",
+            "classes without a transport of their own",
+        ),
     ]
     for body, key, fragment in cases:
         path = tmp_path / "s.toml"
@@ -248,7 +273,14 @@ def test_the_quick_form_prints_the_report_as_json(tmp_path: Path) -> None:
 def _seed(seed: int, value: float, threshold: float, count: int) -> SeedRun:
     """A seed's run as the engine would judge it (a p99: 100 messages needed)."""
     met = None if count < 100 else value <= threshold
-    return SeedRun(seed, f"p{value}-{seed}", [value], [count], [met], [None if met is not None else f"{count} messages, 100 needed"])
+    return SeedRun(
+        seed,
+        f"p{value}-{seed}",
+        [value],
+        [count],
+        [met],
+        [None if met is not None else f"{count} messages, 100 needed"],
+    )
 
 
 def _probe(x: float, worst: float, threshold: float = 3.0, count: int = 500) -> Probe:
@@ -270,21 +302,46 @@ def _search(probes: list[Probe], lo: float = 0.1, hi: float = 0.9) -> Bisection:
 def test_ranking_puts_higher_loads_first_then_margin_and_leaves_undecided_unranked(tmp_path: Path) -> None:
     slo = Slo("c", 0, "p99", 3.0)
     states = {
-        "a": _search([_probe(0.9, 5.0), _probe(0.1, 1.0), _probe(0.5, 2.5), _probe(0.7, 4.0), _probe(0.6, 3.5),
-                      _probe(0.55, 3.2)]),
+        "a": _search(
+            [
+                _probe(0.9, 5.0),
+                _probe(0.1, 1.0),
+                _probe(0.5, 2.5),
+                _probe(0.7, 4.0),
+                _probe(0.6, 3.5),
+                _probe(0.55, 3.2),
+            ]
+        ),
         "b": _search([_probe(0.9, 2.0), _probe(0.1, 1.0)]),
         "c": _search([_probe(0.9, 9.0), _probe(0.1, 3.5)]),
         "d": _search([_probe(0.9, 5.0), _probe(0.1, 1.0, count=50)]),
-        "e": _search([_probe(0.9, 5.0), _probe(0.1, 1.0), _probe(0.5, 1.5), _probe(0.7, 4.0), _probe(0.6, 3.5),
-                      _probe(0.55, 3.2)]),
+        "e": _search(
+            [
+                _probe(0.9, 5.0),
+                _probe(0.1, 1.0),
+                _probe(0.5, 1.5),
+                _probe(0.7, 4.0),
+                _probe(0.6, 3.5),
+                _probe(0.55, 3.2),
+            ]
+        ),
     }
     assert [states[n].outcome.kind for n in "abcde"] == ["found", "all_pass", "none_pass", "undecided", "found"]
     assert states["a"].outcome.answer == 0.5 and states["a"].outcome.failed_at == 0.55
     sc = tailor.Scenario.load(star(tmp_path))
     plan = Plan(sc, (slo,), (1, 2), Axis(), tailor.Store(tmp_path / "none"))
     cands = [tailor.transport_advisor.Candidate(n, "raw", (("transport", {"kind": "raw"}),), False) for n in "abcde"]
-    rep = build_report(plan, cands, states, bounds=(0.1, 0.9), tolerance=0.05, quick=False,
-                       tally={"points": 0, "run": 0, "cached": 0, "failed": 0}, wall_s=0.0, traffic={})
+    rep = build_report(
+        plan,
+        cands,
+        states,
+        bounds=(0.1, 0.9),
+        tolerance=0.05,
+        quick=False,
+        tally={"points": 0, "run": 0, "cached": 0, "failed": 0},
+        wall_s=0.0,
+        traffic={},
+    )
     a = TransportAdvice(rep)
     # b holds at the top; a and e both hold to 0.5, e with more margin there (1.5 vs 2.5).
     assert a.ranking == ["b", "e", "a", "c"] and a.candidate("d")["rank"] is None and not a.decided

@@ -97,7 +97,9 @@ def _root(
 
 
 Scenario_ = Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)]
-Seed_ = Annotated[Optional[int], typer.Option(help="Seed (default: the scenario's), 0 to 2^63 - 1.", min=0, max=MAX_SEED)]
+Seed_ = Annotated[
+    Optional[int], typer.Option(help="Seed (default: the scenario's), 0 to 2^63 - 1.", min=0, max=MAX_SEED)
+]
 
 
 def main() -> None:
@@ -136,9 +138,15 @@ def usage_error(e: clicks.UsageError) -> str:
         given = _given(e)
         kind = "an integer" if _typed(param) is int else "a number"
         low, high = getattr(param, "min", None), getattr(param, "max", None)
-        accepted = kind + (f" from {_bound(low)} to {_bound(high)}" if low is not None and high is not None
-                           else f" of at least {_bound(low)}" if low is not None
-                           else f" of at most {_bound(high)}" if high is not None else "")
+        accepted = kind + (
+            f" from {_bound(low)} to {_bound(high)}"
+            if low is not None and high is not None
+            else f" of at least {_bound(low)}"
+            if low is not None
+            else f" of at most {_bound(high)}"
+            if high is not None
+            else ""
+        )
         what = f"'{given}' is not {kind}" if given is not None else "not accepted"
         if given is not None and _parses(given, _typed(param)):
             what = f"'{given}' is out of range"

@@ -24,8 +24,9 @@ def _names(text: Optional[str]) -> Optional[list[str]]:
     if not all(names):
         from tailor.errors import OptionError
 
-        raise OptionError(f"--transports: an empty name in {text!r}; accepted: names separated by commas, "
-                          "such as homa,dctcp")
+        raise OptionError(
+            f"--transports: an empty name in {text!r}; accepted: names separated by commas, such as homa,dctcp"
+        )
     return names
 
 
@@ -46,15 +47,18 @@ def _bounds(text: Optional[str]) -> Optional[tuple[float, float]]:
     short_help="Find weights, capacity or a transport meeting every SLO.",
     epilog="Examples: tailor advise scenarios/swp/two-class.toml | "
     "tailor advise scenarios/swp/five-class.toml --min-capacity --discipline drr | "
-    "tailor advise scenarios/advise/w3-rpc-slo.toml --transports homa,dctcp --quick"
+    "tailor advise scenarios/advise/w3-rpc-slo.toml --transports homa,dctcp --quick",
 )
 @user_errors
 def advise(
     scenario: Scenario_,
     seed: Seed_ = None,
     min_capacity: Annotated[
-        bool, typer.Option("--min-capacity", help="Find the least link capacity meeting every SLO, per discipline "
-                           "(or per transport, at --load).")
+        bool,
+        typer.Option(
+            "--min-capacity",
+            help="Find the least link capacity meeting every SLO, per discipline (or per transport, at --load).",
+        ),
     ] = False,
     discipline: Annotated[
         Optional[list[str]],
@@ -66,61 +70,122 @@ def advise(
             show_default=False,
         ),
     ] = None,
-    recheck: Annotated[bool, typer.Option(help="Decide each answer on the packet engine over --seeds seeds, and where "
-                                          "an SLO fails search on from it there (weights advisor); --no-recheck: "
-                                          "the model's answer alone.")] = True,
-    engine: Annotated[str, typer.Option(help="With --min-capacity: model (the model searches, the packet engine "
-                                        "decides) or packet (the least capacity searched on the packet engine).")
-                      ] = "model",
+    recheck: Annotated[
+        bool,
+        typer.Option(
+            help="Decide each answer on the packet engine over --seeds seeds, and where "
+            "an SLO fails search on from it there (weights advisor); --no-recheck: "
+            "the model's answer alone."
+        ),
+    ] = True,
+    engine: Annotated[
+        str,
+        typer.Option(
+            help="With --min-capacity: model (the model searches, the packet engine "
+            "decides) or packet (the least capacity searched on the packet engine)."
+        ),
+    ] = "model",
     tolerance: Annotated[
         Optional[float],
-        typer.Option(help="Weights advisor: relative precision of the capacity search (default 0.01 on the model, "
-                     "0.02 on the packet engine). Transports: "
-                     "the load bisection stops when passing and failing loads are this close (default [advise] "
-                     "tolerance, else 0.02).", min=0.001, max=0.5, show_default=False),
+        typer.Option(
+            help="Weights advisor: relative precision of the capacity search (default 0.01 on the model, "
+            "0.02 on the packet engine). Transports: "
+            "the load bisection stops when passing and failing loads are this close (default [advise] "
+            "tolerance, else 0.02).",
+            min=0.001,
+            max=0.5,
+            show_default=False,
+        ),
     ] = None,
     transports: Annotated[
         Optional[str],
-        typer.Option(help="Which transport meets the SLOs: candidates by name, comma-separated (the registry's "
-                     "transports or the scenario's [advise.candidate] tables; default its [advise] transports).",
-                     show_default=False),
+        typer.Option(
+            help="Which transport meets the SLOs: candidates by name, comma-separated (the registry's "
+            "transports or the scenario's [advise.candidate] tables; default its [advise] transports).",
+            show_default=False,
+        ),
     ] = None,
-    seeds: Annotated[Optional[int], typer.Option(help="Packet-engine seeds per setting (transports: per load; default "
-                                                 "[advise] seeds, else 3).",
-                                                 show_default=False)] = None,
-    confirm_seeds: Annotated[Optional[int], typer.Option(help="Weights advisor: an answer found on --seeds "
-                                                         "seeds must also hold on this many (the search's and the "
-                                                         "next ones), else a least capacity moves up; 19 (the "
-                                                         "default) promises 95 % per binding SLO, 0: none.",
-                                                         show_default=False)] = None,
-    loads: Annotated[Optional[str], typer.Option(help="Transports: bounds of the load searched, LO,HI (default "
-                                                 "[advise] loads, else 0.1,0.9).", show_default=False)] = None,
-    load: Annotated[Optional[float], typer.Option(help="Transports with --min-capacity: the load (default the "
-                                                  "scenario's).", show_default=False)] = None,
+    seeds: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Packet-engine seeds per setting (transports: per load; default [advise] seeds, else 3).",
+            show_default=False,
+        ),
+    ] = None,
+    confirm_seeds: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Weights advisor: an answer found on --seeds "
+            "seeds must also hold on this many (the search's and the "
+            "next ones), else a least capacity moves up; 19 (the "
+            "default) promises 95 % per binding SLO, 0: none.",
+            show_default=False,
+        ),
+    ] = None,
+    loads: Annotated[
+        Optional[str],
+        typer.Option(
+            help="Transports: bounds of the load searched, LO,HI (default [advise] loads, else 0.1,0.9).",
+            show_default=False,
+        ),
+    ] = None,
+    load: Annotated[
+        Optional[float],
+        typer.Option(help="Transports with --min-capacity: the load (default the scenario's).", show_default=False),
+    ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Transports: one seed, tolerance at least 0.05.")] = False,
-    out: Annotated[Optional[Path], typer.Option(help="The result store of the packet-engine runs (default "
-                                                "sweeps/advise-<scenario name>; transports: advice.json/.png/.svg "
-                                                "go there too).",
-                                                show_default=False)] = None,
-    keep: Annotated[str, typer.Option(help="Weights advisor: what the store keeps of each packet-engine run: all "
-                                      "(its messages too, so each verdict traces to its run) | summary (its summary "
-                                      "and SLO verdicts, a tenth of the bytes; a later --keep all runs it again).")
-                    ] = "all",
-    jobs: Annotated[Optional[int], typer.Option(help="Parallel packet-engine runs (default one per core).",
-                                                show_default=False)] = None,
-    ray: Annotated[Optional[str], typer.Option(help="Run the packet-engine points on Ray: 'local', 'auto' or "
-                                               "ray://HOST:PORT.",
-                                               show_default=False)] = None,
-    model_form: Annotated[Optional[str], typer.Option(
-        "--model-form", help="Weights advisor: the fast model's form, calibrated | paper (default: the scenario's "
-        "[model] form, else calibrated; docs/model.md).", show_default=False)] = None,
-    host_scaling: Annotated[str, typer.Option(
-        "--host-scaling", help="Weights advisor: how a capacity is read, by the model and the packet engine: scaled "
-        "(every link and the initial rate follow it) | fixed (only a dumbbell's trunk; docs/advisor.md).")] = "scaled",
-    allow_unjudged: Annotated[bool, typer.Option(
-        "--allow-unjudged", help="Weights advisor: search even when an SLO's size range is expected to get fewer "
-        "messages over the horizon than its percentile needs (refused by default, exit 2); such SLOs are reported "
-        "not judged.")] = False,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="The result store of the packet-engine runs (default "
+            "sweeps/advise-<scenario name>; transports: advice.json/.png/.svg "
+            "go there too).",
+            show_default=False,
+        ),
+    ] = None,
+    keep: Annotated[
+        str,
+        typer.Option(
+            help="Weights advisor: what the store keeps of each packet-engine run: all "
+            "(its messages too, so each verdict traces to its run) | summary (its summary "
+            "and SLO verdicts, a tenth of the bytes; a later --keep all runs it again)."
+        ),
+    ] = "all",
+    jobs: Annotated[
+        Optional[int], typer.Option(help="Parallel packet-engine runs (default one per core).", show_default=False)
+    ] = None,
+    ray: Annotated[
+        Optional[str],
+        typer.Option(
+            help="Run the packet-engine points on Ray: 'local', 'auto' or ray://HOST:PORT.", show_default=False
+        ),
+    ] = None,
+    model_form: Annotated[
+        Optional[str],
+        typer.Option(
+            "--model-form",
+            help="Weights advisor: the fast model's form, calibrated | paper (default: the scenario's "
+            "[model] form, else calibrated; docs/model.md).",
+            show_default=False,
+        ),
+    ] = None,
+    host_scaling: Annotated[
+        str,
+        typer.Option(
+            "--host-scaling",
+            help="Weights advisor: how a capacity is read, by the model and the packet engine: scaled "
+            "(every link and the initial rate follow it) | fixed (only a dumbbell's trunk; docs/advisor.md).",
+        ),
+    ] = "scaled",
+    allow_unjudged: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unjudged",
+            help="Weights advisor: search even when an SLO's size range is expected to get fewer "
+            "messages over the horizon than its percentile needs (refused by default, exit 2); such SLOs are reported "
+            "not judged.",
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress line.")] = False,
 ) -> None:
@@ -142,31 +207,79 @@ def advise(
     from tailor.transport_advisor.candidates import read_advise
 
     if transports is not None or read_advise(scenario).present:
-        for name, given in (("--model-form", model_form is not None), ("--host-scaling", host_scaling != "scaled"),
-                            ("--engine", engine != "model"), ("--no-recheck", not recheck),
-                            ("--confirm-seeds", confirm_seeds is not None), ("--keep", keep != "all"),
-                            ("--allow-unjudged", allow_unjudged)):
+        for name, given in (
+            ("--model-form", model_form is not None),
+            ("--host-scaling", host_scaling != "scaled"),
+            ("--engine", engine != "model"),
+            ("--no-recheck", not recheck),
+            ("--confirm-seeds", confirm_seeds is not None),
+            ("--keep", keep != "all"),
+            ("--allow-unjudged", allow_unjudged),
+        ):
             if given:
                 from tailor.errors import OptionError
 
-                raise OptionError(f"{name}: for the weights advisor (the fast model); the transport advisor runs "
-                                  "the packet engine")
-        _transports(scenario, seed, min_capacity, discipline, tolerance, _names(transports), seeds, _bounds(loads),
-                    load, quick, out, jobs, ray, json_out, quiet)
+                raise OptionError(
+                    f"{name}: for the weights advisor (the fast model); the transport advisor runs the packet engine"
+                )
+        _transports(
+            scenario,
+            seed,
+            min_capacity,
+            discipline,
+            tolerance,
+            _names(transports),
+            seeds,
+            _bounds(loads),
+            load,
+            quick,
+            out,
+            jobs,
+            ray,
+            json_out,
+            quiet,
+        )
         return
     for name, given in (("--loads", loads), ("--load", load), ("--quick", quick or None)):
         if given is not None:
             from tailor.errors import OptionError
 
             raise OptionError(f"{name}: only with --transports (or a scenario with an [advise] table)")
-    _weights(scenario, seed, min_capacity, discipline, recheck, tolerance,
-             dict(engine=engine, seeds=seeds, out=out, jobs=jobs, ray=ray, host_scaling=host_scaling,
-                  confirm_seeds=confirm_seeds, model_form=model_form, keep=keep, allow_unjudged=allow_unjudged),
-             json_out, quiet)
+    _weights(
+        scenario,
+        seed,
+        min_capacity,
+        discipline,
+        recheck,
+        tolerance,
+        dict(
+            engine=engine,
+            seeds=seeds,
+            out=out,
+            jobs=jobs,
+            ray=ray,
+            host_scaling=host_scaling,
+            confirm_seeds=confirm_seeds,
+            model_form=model_form,
+            keep=keep,
+            allow_unjudged=allow_unjudged,
+        ),
+        json_out,
+        quiet,
+    )
 
 
-def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]], recheck: bool,
-             tolerance: Optional[float], packet: dict[str, Any], json_out: bool, quiet: bool) -> None:
+def _weights(
+    scenario: Path,
+    seed: Optional[int],
+    min_capacity: bool,
+    discipline: Optional[list[str]],
+    recheck: bool,
+    tolerance: Optional[float],
+    packet: dict[str, Any],
+    json_out: bool,
+    quiet: bool,
+) -> None:
     from tailor.advise import advise as run_advisor
     from tailor.advise import describe_event
     from tailor.progress import sweep_reporter
@@ -192,12 +305,26 @@ def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline
     if status is not None:
         status.start()
     try:
-        a = run_advisor(scenario, seed=seed, min_capacity=min_capacity, disciplines=discipline, recheck=recheck,
-                        tolerance=tolerance, progress=progress, engine=packet["engine"], seeds=packet["seeds"],
-                        out=packet["out"], ray=packet["ray"], workers=packet["jobs"],
-                        host_scaling=packet["host_scaling"], reporter=reporter,
-                        confirm_seeds=packet["confirm_seeds"], model_form=packet["model_form"], keep=packet["keep"],
-                        allow_unjudged=packet["allow_unjudged"])
+        a = run_advisor(
+            scenario,
+            seed=seed,
+            min_capacity=min_capacity,
+            disciplines=discipline,
+            recheck=recheck,
+            tolerance=tolerance,
+            progress=progress,
+            engine=packet["engine"],
+            seeds=packet["seeds"],
+            out=packet["out"],
+            ray=packet["ray"],
+            workers=packet["jobs"],
+            host_scaling=packet["host_scaling"],
+            reporter=reporter,
+            confirm_seeds=packet["confirm_seeds"],
+            model_form=packet["model_form"],
+            keep=packet["keep"],
+            allow_unjudged=packet["allow_unjudged"],
+        )
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         raise typer.Exit(e.status) from None
@@ -214,10 +341,23 @@ def _weights(scenario: Path, seed: Optional[int], min_capacity: bool, discipline
         raise typer.Exit(NOTHING_MEETS)
 
 
-def _transports(scenario: Path, seed: Optional[int], min_capacity: bool, discipline: Optional[list[str]],
-                tolerance: Optional[float], names: Optional[list[str]], seeds: Optional[int],
-                loads: Optional[tuple[float, float]], load: Optional[float], quick: bool, out: Optional[Path],
-                jobs: Optional[int], ray: Optional[str], json_out: bool, quiet: bool) -> None:
+def _transports(
+    scenario: Path,
+    seed: Optional[int],
+    min_capacity: bool,
+    discipline: Optional[list[str]],
+    tolerance: Optional[float],
+    names: Optional[list[str]],
+    seeds: Optional[int],
+    loads: Optional[tuple[float, float]],
+    load: Optional[float],
+    quick: bool,
+    out: Optional[Path],
+    jobs: Optional[int],
+    ray: Optional[str],
+    json_out: bool,
+    quiet: bool,
+) -> None:
     from tailor.errors import OptionError
     from tailor.progress import sweep_reporter
     from tailor.scenario import Scenario
@@ -225,8 +365,10 @@ def _transports(scenario: Path, seed: Optional[int], min_capacity: bool, discipl
     from tailor.transport_advisor import advise_transports
 
     if discipline:
-        raise OptionError("--discipline: for the weights advisor; the transport advisor keeps each candidate's "
-                          "switch settings ([advise.candidate.NAME.switch])")
+        raise OptionError(
+            "--discipline: for the weights advisor; the transport advisor keeps each candidate's "
+            "switch settings ([advise.candidate.NAME.switch])"
+        )
     sc = Scenario.load(scenario)
     if seed is not None:
         sc = sc.with_(seed=seed)
@@ -236,8 +378,20 @@ def _transports(scenario: Path, seed: Optional[int], min_capacity: bool, discipl
         return sweep_reporter(f"advise {what}", total=total, quiet=quiet, console=stderr, workers=workers)
 
     try:
-        a = advise_transports(sc, names, seeds=seeds, loads=loads, tolerance=tolerance, min_capacity=min_capacity,
-                              load=load, quick=quick, out=out, jobs=jobs, ray=ray, reporter=reporter)
+        a = advise_transports(
+            sc,
+            names,
+            seeds=seeds,
+            loads=loads,
+            tolerance=tolerance,
+            min_capacity=min_capacity,
+            load=load,
+            quick=quick,
+            out=out,
+            jobs=jobs,
+            ray=ray,
+            reporter=reporter,
+        )
     except Interrupted as e:
         print(str(e), file=sys.stderr)
         raise typer.Exit(e.status) from None

@@ -25,7 +25,9 @@ app.add_typer(crosscheck_app, name="crosscheck")
 )
 @user_errors
 def crosscheck_ns3(
-    run_dir: Annotated[Path, typer.Argument(help="An ns-3 anchor run directory (summary.json, workload.csv.gz, flows.csv.gz).")],
+    run_dir: Annotated[
+        Path, typer.Argument(help="An ns-3 anchor run directory (summary.json, workload.csv.gz, flows.csv.gz).")
+    ],
     json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object.")] = False,
     out: Annotated[
         Optional[Path],
@@ -37,7 +39,9 @@ def crosscheck_ns3(
     ] = None,
     prr: Annotated[
         str,
-        typer.Option(help="DCTCP window-reduction pacing: 'ns3' (as ns-3 3.37 does it) or 'rfc6937' (tailor's default)."),
+        typer.Option(
+            help="DCTCP window-reduction pacing: 'ns3' (as ns-3 3.37 does it) or 'rfc6937' (tailor's default)."
+        ),
     ] = "ns3",
 ) -> None:
     """Replay an ns-3 anchor run's flows in tailor and compare slowdowns per size bin.

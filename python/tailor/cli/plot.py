@@ -11,8 +11,16 @@ from tailor.cli import app, user_errors
 
 PLOT_KINDS = ("slowdown-vs-size", "latency-cdf", "queue", "p99-vs-load")
 #: The CLI option of each plot-function parameter, for error messages.
-_PLOT_OPTIONS = {"percentiles": "--percentiles", "classes": "--class", "ports": "--port", "x": "--x", "y": "--stat",
-                 "by": "--by", "where": "--where", "formats": "--format"}
+_PLOT_OPTIONS = {
+    "percentiles": "--percentiles",
+    "classes": "--class",
+    "ports": "--port",
+    "x": "--x",
+    "y": "--stat",
+    "by": "--by",
+    "where": "--where",
+    "formats": "--format",
+}
 
 
 @app.command(
@@ -26,25 +34,37 @@ _PLOT_OPTIONS = {"percentiles": "--percentiles", "classes": "--class", "ports": 
 def plot_cmd(
     path: Annotated[
         Path,
-        typer.Argument(help="A run directory; for p99-vs-load a sweep store or its summary table (.parquet, .csv).",
-                       show_default=False),
+        typer.Argument(
+            help="A run directory; for p99-vs-load a sweep store or its summary table (.parquet, .csv).",
+            show_default=False,
+        ),
     ],
     kind: Annotated[str, typer.Option(help=" | ".join(PLOT_KINDS) + ".", show_default=False)],
     out: Annotated[
         Optional[Path],
-        typer.Option(help="File name without extension (default: PATH/<kind>). Only a new file or an earlier plot or "
-                     "report is replaced, never a result file.", show_default=False),
+        typer.Option(
+            help="File name without extension (default: PATH/<kind>). Only a new file or an earlier plot or "
+            "report is replaced, never a result file.",
+            show_default=False,
+        ),
     ] = None,
     format: Annotated[str, typer.Option("--format", help="Comma-separated: png, svg, pdf.")] = "png,svg",
     percentiles: Annotated[str, typer.Option(help="slowdown-vs-size: percentiles, comma-separated.")] = "50,99",
     classes: Annotated[
         Optional[list[str]],
-        typer.Option("--class", help="slowdown-vs-size, latency-cdf: a class to draw (repeatable; 'all': every class "
-                     "together; default: each class).", show_default=False),
+        typer.Option(
+            "--class",
+            help="slowdown-vs-size, latency-cdf: a class to draw (repeatable; 'all': every class "
+            "together; default: each class).",
+            show_default=False,
+        ),
     ] = None,
     port: Annotated[
         Optional[list[int]],
-        typer.Option(help="queue: a port to draw (repeatable; default: the six largest peaks among the ports that held a queue).", show_default=False),
+        typer.Option(
+            help="queue: a port to draw (repeatable; default: the six largest peaks among the ports that held a queue).",
+            show_default=False,
+        ),
     ] = None,
     x: Annotated[str, typer.Option("--x", help="p99-vs-load: the axis on x.")] = "load",
     stat: Annotated[str, typer.Option(help="p99-vs-load: mean, p50, p99 or p999 slowdown.")] = "p99",
@@ -57,7 +77,8 @@ def plot_cmd(
         typer.Option(help="p99-vs-load: KEY=VALUE, keep only these rows (repeatable).", show_default=False),
     ] = None,
     ccdf: Annotated[
-        bool, typer.Option("--ccdf", help="latency-cdf: the tail instead, share of messages at least this slow (log y).")
+        bool,
+        typer.Option("--ccdf", help="latency-cdf: the tail instead, share of messages at least this slow (log y)."),
     ] = False,
 ) -> None:
     """Draw one plot of a run (slowdown by message size, latency CDF, queues) or of a sweep
@@ -66,13 +87,27 @@ def plot_cmd(
 
     if kind not in PLOT_KINDS:
         raise OptionError(f"--kind: unknown value '{kind}'; accepted: {', '.join(PLOT_KINDS)}")
-    given = {"--percentiles": percentiles != "50,99", "--class": bool(classes), "--port": bool(port),
-             "--x": x != "load", "--stat": stat != "p99", "--by": bool(by), "--where": bool(where), "--ccdf": ccdf}
-    allowed = {"slowdown-vs-size": {"--percentiles", "--class"}, "latency-cdf": {"--class", "--ccdf"}, "queue": {"--port"},
-               "p99-vs-load": {"--x", "--stat", "--by", "--where"}}[kind]
+    given = {
+        "--percentiles": percentiles != "50,99",
+        "--class": bool(classes),
+        "--port": bool(port),
+        "--x": x != "load",
+        "--stat": stat != "p99",
+        "--by": bool(by),
+        "--where": bool(where),
+        "--ccdf": ccdf,
+    }
+    allowed = {
+        "slowdown-vs-size": {"--percentiles", "--class"},
+        "latency-cdf": {"--class", "--ccdf"},
+        "queue": {"--port"},
+        "p99-vs-load": {"--x", "--stat", "--by", "--where"},
+    }[kind]
     for opt, used in given.items():
         if used and opt not in allowed:
-            raise OptionError(f"{opt}: not an option of --kind {kind}; its options: {', '.join(sorted(allowed)) or 'none'}")
+            raise OptionError(
+                f"{opt}: not an option of --kind {kind}; its options: {', '.join(sorted(allowed)) or 'none'}"
+            )
     formats = [f.strip() for f in format.split(",") if f.strip()]
     try:
         fig = _plot(path, kind, percentiles, classes, port, x, stat, by, where, ccdf)
@@ -88,8 +123,16 @@ def plot_cmd(
 
 
 def _plot(
-    path: Path, kind: str, percentiles: str, classes: Optional[list[str]], port: Optional[list[int]], x: str, stat: str,
-    by: Optional[list[str]], where: Optional[list[str]], ccdf: bool = False,
+    path: Path,
+    kind: str,
+    percentiles: str,
+    classes: Optional[list[str]],
+    port: Optional[list[int]],
+    x: str,
+    stat: str,
+    by: Optional[list[str]],
+    where: Optional[list[str]],
+    ccdf: bool = False,
 ) -> Any:
     import tailor.plot as tp
     from tailor.errors import DataError, OptionError

@@ -18,18 +18,24 @@ from tailor.cli import app, user_errors
 )
 @user_errors
 def report_cmd(
-    path: Annotated[Path, typer.Argument(help="A run directory (summary.json) or a sweep store (points/).", show_default=False)],
+    path: Annotated[
+        Path, typer.Argument(help="A run directory (summary.json) or a sweep store (points/).", show_default=False)
+    ],
     out: Annotated[
         Optional[Path],
-        typer.Option(help="The HTML file (default: PATH/report.html); its plots go beside it as PNGs. Never a result "
-                     "file (summary.json, messages.parquet, …): only a new file or an earlier report is replaced.",
-                     show_default=False),
+        typer.Option(
+            help="The HTML file (default: PATH/report.html); its plots go beside it as PNGs. Never a result "
+            "file (summary.json, messages.parquet, …): only a new file or an earlier report is replaced.",
+            show_default=False,
+        ),
     ] = None,
     scenario: Annotated[
         Optional[Path],
-        typer.Option(help="A scenario file to show, checked first against the one the run ran (summary.json's "
-                     "scenario_sha256); another is refused. Default: the scenario the run kept, PATH/scenario.toml.",
-                     show_default=False),
+        typer.Option(
+            help="A scenario file to show, checked first against the one the run ran (summary.json's "
+            "scenario_sha256); another is refused. Default: the scenario the run kept, PATH/scenario.toml.",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Write one self-contained HTML file (tables, plots, SLO verdicts, the scenario) about

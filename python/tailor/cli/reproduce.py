@@ -75,8 +75,12 @@ def _print_list() -> None:
 
     from tailor.reproduce import REPRODUCTIONS
 
-    table = Table(title="tailor reproduce NAME: run times measured on a 2-core machine", title_justify="left",
-                  caption="* no --quick: the time with the defaults", caption_justify="left")
+    table = Table(
+        title="tailor reproduce NAME: run times measured on a 2-core machine",
+        title_justify="left",
+        caption="* no --quick: the time with the defaults",
+        caption_justify="left",
+    )
     for col in ("reproduction", "paper", "figure", "--quick", "full run", "full time"):
         table.add_column(col, justify="right" if col.endswith("time") else "left")
     for r in REPRODUCTIONS.values():

@@ -39,7 +39,9 @@ def run(
     ] = False,
     engine: Annotated[
         str,
-        typer.Option(help="'packet' (the packet simulator), 'model' (the SWP fast model) or 'oracle' (the SRPT oracle)."),
+        typer.Option(
+            help="'packet' (the packet simulator), 'model' (the SWP fast model) or 'oracle' (the SRPT oracle)."
+        ),
     ] = "packet",
 ) -> None:
     """Run a scenario and print slowdown by message size.

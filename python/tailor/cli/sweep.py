@@ -16,7 +16,7 @@ from tailor.cli import Scenario_, app, stderr, stdout, user_errors
 @app.command(
     short_help="Run a scenario over a grid of keys and seeds.",
     epilog="Examples: tailor sweep scenarios/swp/websearch-60.toml --set load=0.3,0.5,0.7 --set seed=1..5 --out sweeps/ws | "
-    "tailor sweep scenarios/quickstart.toml --set switch.scheduler=drr,wfq --ray local"
+    "tailor sweep scenarios/quickstart.toml --set switch.scheduler=drr,wfq --ray local",
 )
 @user_errors
 def sweep(
@@ -34,15 +34,24 @@ def sweep(
         Optional[Path], typer.Option(help="The result store (default: sweeps/<scenario name>).", show_default=False)
     ] = None,
     engine: Annotated[
-        str, typer.Option(help="'packet' (the packet simulator), 'model' (the SWP fast model) or 'oracle' (the SRPT oracle).")
+        str,
+        typer.Option(
+            help="'packet' (the packet simulator), 'model' (the SWP fast model) or 'oracle' (the SRPT oracle)."
+        ),
     ] = "packet",
-    jobs: Annotated[Optional[int], typer.Option(help="Parallel simulations (default: one per core).", show_default=False)] = None,
+    jobs: Annotated[
+        Optional[int], typer.Option(help="Parallel simulations (default: one per core).", show_default=False)
+    ] = None,
     ray: Annotated[
         Optional[str],
-        typer.Option(help="Run on Ray: 'local' (start one here), 'auto' (the running cluster) or ray://HOST:PORT.",
-                     show_default=False),
+        typer.Option(
+            help="Run on Ray: 'local' (start one here), 'auto' (the running cluster) or ray://HOST:PORT.",
+            show_default=False,
+        ),
     ] = None,
-    stat: Annotated[str, typer.Option(help="The statistic to print per class: mean, p50, p90, p99, p999, max.")] = "p99",
+    stat: Annotated[
+        str, typer.Option(help="The statistic to print per class: mean, p50, p90, p99, p999, max.")
+    ] = "p99",
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="List the points and which the store holds; run nothing.")
     ] = False,
@@ -87,8 +96,14 @@ def sweep(
     workers = jobs or os.cpu_count() or 1
     failed: PointsFailed | None = None
     try:
-        with sweep_reporter(sc.name, total=total, quiet=quiet, json_lines=True if progress_json else None,
-                            console=stderr, workers=workers) as listener:
+        with sweep_reporter(
+            sc.name,
+            total=total,
+            quiet=quiet,
+            json_lines=True if progress_json else None,
+            console=stderr,
+            workers=workers,
+        ) as listener:
             try:
                 sw = tailor.sweep(sc, axes, out=out, engine=engine, jobs=jobs, ray=ray, listener=listener)
             except PointsFailed as e:
@@ -124,11 +139,15 @@ def _print_sweep(sw: Any, stat: str) -> None:
 
     df = sw.summary(stats=(stat,), sizes=False)
     axes = [a for a in sw.axes if a != "seed"]
-    stdout.print(f"{sw.manifest['scenario']}: {stat} slowdown, mean over seeds [95 % bootstrap interval]", highlight=False)
+    stdout.print(
+        f"{sw.manifest['scenario']}: {stat} slowdown, mean over seeds [95 % bootstrap interval]", highlight=False
+    )
     table = Table()
     for col in [*axes, "class", "seeds", stat]:
         table.add_column(col, justify="right" if col in ("seeds", stat) else "left")
     for row in df.iter_rows(named=True):
         ci = "" if row["ci_low"] is None else f" [{fmt.stat(row['ci_low'], '.3g')}, {fmt.stat(row['ci_high'], '.3g')}]"
-        table.add_row(*(str(row[a]) for a in axes), row["class"], str(row["n_seeds"]), fmt.stat(row["mean"], ".3g") + ci)
+        table.add_row(
+            *(str(row[a]) for a in axes), row["class"], str(row["n_seeds"]), fmt.stat(row["mean"], ".3g") + ci
+        )
     stdout.print(table)

@@ -25,4 +25,6 @@ def _by_name(*papers: tuple[Reproduction, ...]) -> dict[str, Reproduction]:
 
 
 #: Every reproduction by its name (the command ``tailor reproduce NAME``), in the order listed.
-REPRODUCTIONS: dict[str, Reproduction] = _by_name(swp.REPRODUCTIONS, homa.REPRODUCTIONS, hull.REPRODUCTIONS, pl2.REPRODUCTIONS)
+REPRODUCTIONS: dict[str, Reproduction] = _by_name(
+    swp.REPRODUCTIONS, homa.REPRODUCTIONS, hull.REPRODUCTIONS, pl2.REPRODUCTIONS
+)

@@ -41,15 +41,28 @@ DEFAULT_TOLERANCE = 0.02
 #: n for 95 % (docs/advisor.md, "Why n seeds promise n / (n + 1)").
 DEFAULT_CONFIRM_SEEDS = 19
 #: What an answer held on n seeds promises, as reports state it.
-PROMISE = ("an SLO that binds at an answer held on n seeds holds on a fresh seed with probability at least "
-           "n / (n + 1): 75 % for 3, 95 % for 19 (docs/advisor.md, \"Why n seeds promise n / (n + 1)\")")
+PROMISE = (
+    "an SLO that binds at an answer held on n seeds holds on a fresh seed with probability at least "
+    'n / (n + 1): 75 % for 3, 95 % for 19 (docs/advisor.md, "Why n seeds promise n / (n + 1)")'
+)
 
 
-def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: int, out: Path,
-                  host_scaling: str = "scaled", tolerance: float = DEFAULT_TOLERANCE, jobs: Optional[int] = None,
-                  ray: Optional[str] = None, reporter: Optional[Reporter] = None,
-                  progress: Optional[Callable[[dict[str, Any]], Any]] = None,
-                  confirm_seeds: Optional[int] = None, keep: str = "all") -> None:
+def packet_advice(
+    report: dict[str, Any],
+    sc: Scenario,
+    *,
+    least: bool,
+    seeds: int,
+    out: Path,
+    host_scaling: str = "scaled",
+    tolerance: float = DEFAULT_TOLERANCE,
+    jobs: Optional[int] = None,
+    ray: Optional[str] = None,
+    reporter: Optional[Reporter] = None,
+    progress: Optional[Callable[[dict[str, Any]], Any]] = None,
+    confirm_seeds: Optional[int] = None,
+    keep: str = "all",
+) -> None:
     """Decides the model's ``report`` (for ``sc``, its seed the first of ``seeds``) on the
     packet engine, in place (see the module's doc); the points go to the store ``out``,
     kept whole or as summaries only (``keep``, tailor.store.KEEPS).
@@ -60,16 +73,26 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
     slos = scenario_slos(sc, list(sc.overrides))
     check_slos(sc, slos)
     first = int(report["seed"])
-    plan = PacketPlan(sc, slos, range(first, first + seeds), Store(out), float(report["nominal_bps"]), host_scaling,
-                      jobs, ray, keep)
+    plan = PacketPlan(
+        sc, slos, range(first, first + seeds), Store(out), float(report["nominal_bps"]), host_scaling, jobs, ray, keep
+    )
     _check_settings(plan, report)
     cache: dict[tuple[float, bool], list[float]] = {}
 
     def weights_at(c: float, fair: bool) -> list[float]:
         key = (quantize(c), fair)
         if key not in cache:
-            a = json.loads(_core.advise_weights(str(sc.path), key[0], fair, seed=first, overrides=list(sc.overrides),
-                                                model_form=report.get("model_form"), host_scaling=host_scaling))
+            a = json.loads(
+                _core.advise_weights(
+                    str(sc.path),
+                    key[0],
+                    fair,
+                    seed=first,
+                    overrides=list(sc.overrides),
+                    model_form=report.get("model_form"),
+                    host_scaling=host_scaling,
+                )
+            )
             cache[key] = a["weights"]
         return cache[key]
 
@@ -77,8 +100,9 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
     if confirm_seeds is None:
         confirm_seeds = DEFAULT_CONFIRM_SEEDS
     if confirm_seeds > seeds:
-        more = PacketPlan(sc, slos, range(first, first + confirm_seeds), plan.store, plan.nominal_bps, host_scaling,
-                          jobs, ray, keep)
+        more = PacketPlan(
+            sc, slos, range(first, first + confirm_seeds), plan.store, plan.nominal_bps, host_scaling, jobs, ray, keep
+        )
     search = Search(plan, weights_at, tolerance, reporter, progress=progress, confirm=more)
     counts = [plan.counts] + ([more.counts] if more is not None else [])
     form = report.get("model_form", "calibrated")
@@ -91,9 +115,15 @@ def packet_advice(report: dict[str, Any], sc: Scenario, *, least: bool, seeds: i
         report["weights"].update(engine="model", model_form=form, host_scaling=host_scaling)
         report["weights"]["packet_runs"] = sum(n["points"] for c in counts for n in c.values())
     report["packet_engine"] = {
-        "rule": RULE, "seeds": list(plan.seeds), "confirm_seeds": list(more.seeds) if more else None,
+        "rule": RULE,
+        "seeds": list(plan.seeds),
+        "confirm_seeds": list(more.seeds) if more else None,
         "promise": PROMISE,
-        "store": str(plan.store.dir), "keep": keep, "tolerance": tolerance, "iterations": ITERATIONS, "host_scaling": host_scaling,
+        "store": str(plan.store.dir),
+        "keep": keep,
+        "tolerance": tolerance,
+        "iterations": ITERATIONS,
+        "host_scaling": host_scaling,
         **{k: sum(n[k] for c in counts for n in c.values()) for k in ("run", "cached", "failed")},
     }
 
@@ -103,9 +133,15 @@ def _check_settings(plan: PacketPlan, report: dict[str, Any]) -> None:
     n = len(plan.classes)
     for entry in report["capacity"] or [report["weights"]]:
         d = entry["strategy"]
-        plan.check(Setting(d, weights=(1.0,) * n if d in ("drr", "hierarchical") else None,
-                           levels=tuple(entry.get("levels") or [0] * n) if d == "priority" else None,
-                           only=0 if d == "static" else None), plan.nominal_bps)
+        plan.check(
+            Setting(
+                d,
+                weights=(1.0,) * n if d in ("drr", "hierarchical") else None,
+                levels=tuple(entry.get("levels") or [0] * n) if d == "priority" else None,
+                only=0 if d == "static" else None,
+            ),
+            plan.nominal_bps,
+        )
 
 
 def _capacity(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bool) -> None:
@@ -124,8 +160,15 @@ def _capacity(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bo
         _static(plan, search, entry, least, offered / plan.offered_bps)
         return
     start = model if model is not None else offered * 1.25
-    f = search.least(d, start, downward=least, floor=offered, limit=offered * MAX_FACTOR,
-                     levels=entry.get("levels"), weights=entry.get("weights"))
+    f = search.least(
+        d,
+        start,
+        downward=least,
+        floor=offered,
+        limit=offered * MAX_FACTOR,
+        levels=entry.get("levels"),
+        weights=entry.get("weights"),
+    )
     _answer(plan, entry, f, model)
 
 
@@ -136,8 +179,7 @@ def _static(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bool
     founds = []
     for k, bps in enumerate(plan.class_bps):
         start = own[k] if own[k] is not None else bps * 1.25
-        founds.append(search.least("static", start, downward=least, floor=bps * drawn, limit=bps * MAX_FACTOR,
-                                   only=k))
+        founds.append(search.least("static", start, downward=least, floor=bps * drawn, limit=bps * MAX_FACTOR, only=k))
     caps = [f.capacity_bps for f in founds]
     holds = [_holds(f) for f in founds]
     entry["packet_search"] = [_search_json(f) for f in founds]
@@ -146,7 +188,9 @@ def _static(plan: PacketPlan, search: Search, entry: dict[str, Any], least: bool
     entry["holds"] = False if False in holds else (None if None in holds else True)
     entry["held_on_seeds"] = _held_on(founds) if entry["holds"] else None
     if entry["holds"] is None:
-        entry["packet_note"] = "the packet engine did not decide: " + "; ".join(f.why for f in founds if f.holds is None)
+        entry["packet_note"] = "the packet engine did not decide: " + "; ".join(
+            f.why for f in founds if f.holds is None
+        )
         return  # the model's answer stands, not verified
     if all(c is not None for c in caps):
         entry["class_capacity_bps"] = caps
@@ -211,8 +255,14 @@ def _weights(plan: PacketPlan, search: Search, w: dict[str, Any]) -> None:
 
 
 def _search_json(f: Found) -> dict[str, Any]:
-    return {"outcome": f.outcome, "capacity_bps": f.capacity_bps, "failed_at_bps": f.failed_at_bps, "why": f.why,
-            "holds": f.holds, "trials": [t.to_json() for t in f.trials]}
+    return {
+        "outcome": f.outcome,
+        "capacity_bps": f.capacity_bps,
+        "failed_at_bps": f.failed_at_bps,
+        "why": f.why,
+        "holds": f.holds,
+        "trials": [t.to_json() for t in f.trials],
+    }
 
 
 def _verdicts(plan: PacketPlan, t: Trial, entry: dict[str, Any]) -> list[dict[str, Any]]:
@@ -233,12 +283,26 @@ def _verdicts(plan: PacketPlan, t: Trial, entry: dict[str, Any]) -> list[dict[st
             mets = [r.met[k] for r in p.runs]
             met = False if False in mets else (None if None in mets else True)
             reason = next((r.reasons[k] for r in p.runs if r.met[k] is None), None)
-            rows.append({"sli": texts.get((name, s.index), describe(s)), "threshold": s.threshold, "value": worst,
-                         "loss": None if worst is None else (worst - s.threshold) / s.threshold, "met": met,
-                         "count": min(r.counts[k] for r in p.runs), "per_seed": vals,
-                         **({"reason": f"{reason} (a seed)"} if met is None and reason else {})})
+            rows.append(
+                {
+                    "sli": texts.get((name, s.index), describe(s)),
+                    "threshold": s.threshold,
+                    "value": worst,
+                    "loss": None if worst is None else (worst - s.threshold) / s.threshold,
+                    "met": met,
+                    "count": min(r.counts[k] for r in p.runs),
+                    "per_seed": vals,
+                    **({"reason": f"{reason} (a seed)"} if met is None and reason else {}),
+                }
+            )
         losses = [r["loss"] for r in rows if r["loss"] is not None]
-        out.append({"class": name, "slo": rows, "loss": max(losses) if losses else 0.0,
-                    "met": all(r["met"] is True for r in rows), "judged": all(r["met"] is not None for r in rows)})
+        out.append(
+            {
+                "class": name,
+                "slo": rows,
+                "loss": max(losses) if losses else 0.0,
+                "met": all(r["met"] is True for r in rows),
+                "judged": all(r["met"] is not None for r in rows),
+            }
+        )
     return out
-

@@ -42,8 +42,13 @@ __all__ = ["Setting", "PacketPlan", "HOST_SCALINGS", "SCHEDULER"]
 
 HOST_SCALINGS = ("scaled", "fixed")
 #: The switch scheduler each discipline runs with.
-SCHEDULER = {"fifo": "fifo", "drr": "drr", "hierarchical": "hierarchical", "priority": "strict_priority",
-             "static": "fifo"}
+SCHEDULER = {
+    "fifo": "fifo",
+    "drr": "drr",
+    "hierarchical": "hierarchical",
+    "priority": "strict_priority",
+    "static": "fifo",
+}
 #: Capacities are rounded to this many bps, weights to this many decimals, so that a rerun
 #: of the same search asks for the same points.
 CAPACITY_QUANTUM = 1000
@@ -74,8 +79,10 @@ def _links(sc: Scenario, topo: dict[str, Any], host_scaling: str) -> tuple[str, 
     kind = topo.get("kind")
     if host_scaling == "fixed":
         if kind != "dumbbell":
-            raise OptionError(f"--host-scaling fixed: {sc.path} has a {kind} topology, with no bottleneck link of its "
-                              "own; accepted: a dumbbell (its trunk is the bottleneck), or --host-scaling scaled")
+            raise OptionError(
+                f"--host-scaling fixed: {sc.path} has a {kind} topology, with no bottleneck link of its "
+                "own; accepted: a dumbbell (its trunk is the bottleneck), or --host-scaling scaled"
+            )
         return ("trunk",)
     return {"star": ("link",), "dumbbell": ("host_link", "trunk")}.get(kind, ("host_link", "fabric_link"))
 
@@ -84,9 +91,18 @@ class PacketPlan:
     """What every point of one search shares: the scenario as resolved, its SLOs, the seeds,
     the store, how capacity scales the links, and how the points run (jobs, Ray)."""
 
-    def __init__(self, sc: Scenario, slos: Sequence[Slo], seeds: Sequence[int], store: Store, nominal_bps: float,
-                 host_scaling: str = "scaled", jobs: Optional[int] = None, ray: Optional[str] = None,
-                 keep: str = "all") -> None:
+    def __init__(
+        self,
+        sc: Scenario,
+        slos: Sequence[Slo],
+        seeds: Sequence[int],
+        store: Store,
+        nominal_bps: float,
+        host_scaling: str = "scaled",
+        jobs: Optional[int] = None,
+        ray: Optional[str] = None,
+        keep: str = "all",
+    ) -> None:
         if host_scaling not in HOST_SCALINGS:
             raise OptionError(f"--host-scaling: unknown value {host_scaling!r}; accepted: {', '.join(HOST_SCALINGS)}")
         if keep not in KEEPS:
@@ -135,8 +151,12 @@ class PacketPlan:
         return [*keys, ("seed", seed)]
 
     def spec(self, s: Setting, capacity_bps: float, seed: int) -> PointSpec:
-        params: dict[str, Any] = {"discipline": s.discipline, "capacity_bps": capacity_bps, "seed": seed,
-                                  "host_scaling": self.host_scaling}
+        params: dict[str, Any] = {
+            "discipline": s.discipline,
+            "capacity_bps": capacity_bps,
+            "seed": seed,
+            "host_scaling": self.host_scaling,
+        }
         if s.weights is not None:
             params["weights"] = [round(w, WEIGHT_DECIMALS) for w in s.weights]
         if s.levels is not None:
@@ -150,8 +170,9 @@ class PacketPlan:
         before anything runs."""
         _core.check(str(self.sc.path), self.overrides(s, capacity_bps, self.seeds[0]))
 
-    def evaluate(self, asks: Sequence[tuple[Setting, float]], what: str, reporter: Optional[Reporter],
-                 early: bool = False) -> list[Probe]:
+    def evaluate(
+        self, asks: Sequence[tuple[Setting, float]], what: str, reporter: Optional[Reporter], early: bool = False
+    ) -> list[Probe]:
         """Runs each (setting, capacity) on every seed in one round; each judged by the
         shared rule (tailor.decision) on the setting's SLOs. ``early`` (one ask): the seeds
         run in waves of :data:`WAVE`, and a setting missed on a seed of one wave is judged
@@ -163,8 +184,10 @@ class PacketPlan:
             return [self._in_waves(*asks[0], what, reporter)]
         specs = {(i, seed): self.spec(s, c, seed) for i, (s, c) in enumerate(asks) for seed in self.seeds}
         failures = self._round(asks[0][0].discipline, list(specs.values()), what, reporter)
-        return [probe(self.store, self.slos_of(s), c, [(seed, specs[(i, seed)]) for seed in self.seeds], failures)
-                for i, (s, c) in enumerate(asks)]
+        return [
+            probe(self.store, self.slos_of(s), c, [(seed, specs[(i, seed)]) for seed in self.seeds], failures)
+            for i, (s, c) in enumerate(asks)
+        ]
 
     def _in_waves(self, s: Setting, c: float, what: str, reporter: Optional[Reporter]) -> Probe:
         # The waves are fixed positions in the seed list, not "the seeds not yet in the
@@ -173,8 +196,8 @@ class PacketPlan:
         specs = [(seed, self.spec(s, c, seed)) for seed in self.seeds]
         failures: dict[str, str] = {}
         for start in range(0, len(specs), WAVE):
-            failures.update(self._round(s.discipline, [sp for _, sp in specs[start:start + WAVE]], what, reporter))
-            p = probe(self.store, self.slos_of(s), c, specs[:start + WAVE], failures)
+            failures.update(self._round(s.discipline, [sp for _, sp in specs[start : start + WAVE]], what, reporter))
+            p = probe(self.store, self.slos_of(s), c, specs[: start + WAVE], failures)
             if p.verdict in ("fail", "error"):
                 break
         return p
@@ -196,11 +219,19 @@ def _absolute(sc: Scenario, i: int, c: dict[str, Any], host_bps: int) -> dict[st
     if "rate" in c:
         return c
     if "load" not in c:
-        raise ScenarioError(str(sc.path), f"class[{i}]", "the SWP packet searches need each class's offered rate; "
-                            "accepted: a class with rate or load (not a trace or a closed loop)")
+        raise ScenarioError(
+            str(sc.path),
+            f"class[{i}]",
+            "the SWP packet searches need each class's offered rate; "
+            "accepted: a class with rate or load (not a trace or a closed loop)",
+        )
     if c.get("load_basis", "payload") != "payload":
-        raise ScenarioError(str(sc.path), f"class[{i}].load_basis", "the SWP packet searches keep the payload rate "
-                            "while the links scale; accepted: payload (or give the class a rate)")
+        raise ScenarioError(
+            str(sc.path),
+            f"class[{i}].load_basis",
+            "the SWP packet searches keep the payload rate "
+            "while the links scale; accepted: payload (or give the class a rate)",
+        )
     c["rate"] = f"{round(float(c.pop('load')) * host_bps)}bps"
     c.pop("load_basis", None)
     c.pop("exact_load", None)

@@ -57,10 +57,15 @@ class Trial:
     model_weights: Optional[list[float]] = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"capacity_bps": self.capacity_bps, "verdict": self.verdict, "why": self.why,
-                "weights": list(self.setting.weights) if self.setting.weights else None,
-                "model_weights": self.model_weights, "iterations": len(self.probes),
-                "points": [r.point for p in self.probes for r in p.runs]}
+        return {
+            "capacity_bps": self.capacity_bps,
+            "verdict": self.verdict,
+            "why": self.why,
+            "weights": list(self.setting.weights) if self.setting.weights else None,
+            "model_weights": self.model_weights,
+            "iterations": len(self.probes),
+            "points": [r.point for p in self.probes for r in p.runs],
+        }
 
 
 @dataclass
@@ -94,8 +99,11 @@ def class_losses(plan: PacketPlan, p: Probe, setting: Setting) -> list[float]:
         ks = [k for k, s in enumerate(slos) if s.cls == c["name"]]
         if setting.only is not None and not ks:
             continue
-        worst = [(max(v for r in p.runs if (v := r.values[k]) is not None) - slos[k].threshold) / slos[k].threshold
-                 for k in ks if any(r.values[k] is not None for r in p.runs)]
+        worst = [
+            (max(v for r in p.runs if (v := r.values[k]) is not None) - slos[k].threshold) / slos[k].threshold
+            for k in ks
+            if any(r.values[k] is not None for r in p.runs)
+        ]
         out.append(max(worst) if worst else 0.0)
     return out
 
@@ -104,25 +112,41 @@ class Search:
     """The packet-engine searches of one advice: ``weights_at(c, fair)`` gives the model's
     Algorithm 1 weights at a capacity, ``reporter`` makes a progress listener per round."""
 
-    def __init__(self, plan: PacketPlan, weights_at: Callable[[float, bool], list[float]], tolerance: float,
-                 reporter: Optional[Reporter] = None, iterations: int = ITERATIONS,
-                 progress: Optional[Callable[[dict[str, Any]], Any]] = None,
-                 confirm: Optional[PacketPlan] = None) -> None:
+    def __init__(
+        self,
+        plan: PacketPlan,
+        weights_at: Callable[[float, bool], list[float]],
+        tolerance: float,
+        reporter: Optional[Reporter] = None,
+        iterations: int = ITERATIONS,
+        progress: Optional[Callable[[dict[str, Any]], Any]] = None,
+        confirm: Optional[PacketPlan] = None,
+    ) -> None:
         self.plan, self.weights_at, self.tolerance = plan, weights_at, tolerance
         self.reporter, self.iterations, self.progress = reporter, iterations, progress
         #: The same search on more seeds, which an answer must also hold on (None: none).
-        self.confirm = None if confirm is None else Search(confirm, weights_at, tolerance, reporter, iterations, progress)
+        self.confirm = (
+            None if confirm is None else Search(confirm, weights_at, tolerance, reporter, iterations, progress)
+        )
 
     def _probe(self, s: Setting, c: float, what: str) -> Probe:
         # The advisor's progress callback sees each packet round as a "recheck" event, as it
         # saw the Rust re-check's; a false answer stops the search.
-        if self.progress is not None and not self.progress({"kind": "recheck", "strategy": s.discipline,
-                                                            "capacity_bps": c}):
+        if self.progress is not None and not self.progress(
+            {"kind": "recheck", "strategy": s.discipline, "capacity_bps": c}
+        ):
             raise Cancelled("the run was cancelled by the caller")
         return self.plan.evaluate([(s, c)], f"{s.discipline}: {what}", self.reporter, early=True)[0]
 
-    def trial(self, discipline: str, c: float, *, levels: Optional[list[int]] = None, only: Optional[int] = None,
-              weights: Optional[list[float]] = None) -> Trial:
+    def trial(
+        self,
+        discipline: str,
+        c: float,
+        *,
+        levels: Optional[list[int]] = None,
+        only: Optional[int] = None,
+        weights: Optional[list[float]] = None,
+    ) -> Trial:
         """Capacity ``c`` on the packet engine (see the module's doc); ``weights`` start
         Algorithm 1 instead of the model's answer at ``c``."""
         at = fmt.rate(c)
@@ -135,8 +159,11 @@ class Search:
         t = Trial(c, "", "", Setting(discipline, weights=tuple(w)), model_weights=model)
         for it in range(self.iterations + 1):
             t.setting = Setting(discipline, weights=tuple(w))
-            p = self._probe(t.setting, c, f"{at}, weights {' '.join(f'{x:.3f}' for x in w)}"
-                            + (f" (packet iteration {it})" if it else ""))
+            p = self._probe(
+                t.setting,
+                c,
+                f"{at}, weights {' '.join(f'{x:.3f}' for x in w)}" + (f" (packet iteration {it})" if it else ""),
+            )
             t.probes.append(p)
             t.verdict, t.why = p.verdict, p.why
             if p.verdict != "fail":
@@ -150,20 +177,31 @@ class Search:
         t.why += f"; still after {self.iterations} Algorithm 1 iterations on the packet engine's losses"
         return t
 
-    def least(self, discipline: str, start: float, *, downward: bool, floor: float, limit: float,
-              levels: Optional[list[int]] = None, only: Optional[int] = None,
-              weights: Optional[list[float]] = None) -> Found:
+    def least(
+        self,
+        discipline: str,
+        start: float,
+        *,
+        downward: bool,
+        floor: float,
+        limit: float,
+        levels: Optional[list[int]] = None,
+        only: Optional[int] = None,
+        weights: Optional[list[float]] = None,
+    ) -> Found:
         """The least capacity at which ``discipline`` holds, searched from ``start`` (see the
         module's doc); ``floor`` (the offered load) is never run below, ``limit`` never above.
         With confirmation seeds, an answer that held on the search's seeds is then searched
         on from upward on them all: it holds on every one, or the search moves up."""
-        f = self._least(discipline, start, downward=downward, floor=floor, limit=limit, levels=levels, only=only,
-                        weights=weights)
+        f = self._least(
+            discipline, start, downward=downward, floor=floor, limit=limit, levels=levels, only=only, weights=weights
+        )
         if self.confirm is None or f.holds is not True or f.answer is None or f.capacity_bps is None:
             return f
         w = list(f.answer.setting.weights) if f.answer.setting.weights else None
-        g = self.confirm._least(discipline, f.capacity_bps, downward=False, floor=floor, limit=limit, levels=levels,
-                                only=only, weights=w)
+        g = self.confirm._least(
+            discipline, f.capacity_bps, downward=False, floor=floor, limit=limit, levels=levels, only=only, weights=w
+        )
         n = len(self.confirm.plan.seeds)
         if g.outcome == "held":
             f.trials += g.trials
@@ -185,9 +223,18 @@ class Search:
         g.why = f"{fmt.rate(f.capacity_bps)} fails on one of {n} seeds; " + g.why
         return g
 
-    def _least(self, discipline: str, start: float, *, downward: bool, floor: float, limit: float,
-               levels: Optional[list[int]] = None, only: Optional[int] = None,
-               weights: Optional[list[float]] = None) -> Found:
+    def _least(
+        self,
+        discipline: str,
+        start: float,
+        *,
+        downward: bool,
+        floor: float,
+        limit: float,
+        levels: Optional[list[int]] = None,
+        only: Optional[int] = None,
+        weights: Optional[list[float]] = None,
+    ) -> Found:
         trials: list[Trial] = []
 
         def run(c: float, w: Optional[list[float]] = None) -> Trial:
@@ -209,8 +256,14 @@ class Search:
             while lo is None:
                 c = quantize(max(hi.capacity_bps / step, lo_c))
                 if c >= hi.capacity_bps:
-                    return Found("floor", hi.capacity_bps, None, hi, trials, f"holds down to {fmt.rate(c)}, "
-                                 "just above the offered load")
+                    return Found(
+                        "floor",
+                        hi.capacity_bps,
+                        None,
+                        hi,
+                        trials,
+                        f"holds down to {fmt.rate(c)}, just above the offered load",
+                    )
                 t = run(c)
                 if t.verdict in ("undecided", "error"):
                     return Found("found", hi.capacity_bps, None, hi, trials, f"stopped at {fmt.rate(c)}: {t.why}")
@@ -223,8 +276,9 @@ class Search:
             lo = first
             while hi is None:
                 if lo.capacity_bps >= limit:
-                    return Found("not_found", None, lo.capacity_bps, None, trials,
-                                 f"fails up to {fmt.rate(limit)}: {lo.why}")
+                    return Found(
+                        "not_found", None, lo.capacity_bps, None, trials, f"fails up to {fmt.rate(limit)}: {lo.why}"
+                    )
                 t = run(quantize(min(lo.capacity_bps * step, limit)))
                 if t.verdict in ("undecided", "error"):
                     return Found(t.verdict, None, lo.capacity_bps, t, trials, f"at {fmt.rate(t.capacity_bps)}: {t.why}")
@@ -242,8 +296,14 @@ class Search:
                 break
             t = run(mid)
             if t.verdict in ("undecided", "error"):
-                return Found("found", hi.capacity_bps, lo.capacity_bps, hi, trials,
-                             f"the bisection stopped at {fmt.rate(mid)}: {t.why}")
+                return Found(
+                    "found",
+                    hi.capacity_bps,
+                    lo.capacity_bps,
+                    hi,
+                    trials,
+                    f"the bisection stopped at {fmt.rate(mid)}: {t.why}",
+                )
             if t.verdict == "pass":
                 hi = t
             else:
@@ -253,4 +313,3 @@ class Search:
 
 def limit_of(offered_bps: float) -> float:
     return offered_bps * MAX_FACTOR
-

@@ -84,8 +84,10 @@ def advise_transports(
     if quick:
         n_seeds, tol = 1, max(tol, QUICK_TOLERANCE)
     if tol >= bounds[1] - bounds[0]:
-        raise OptionError(f"--tolerance: {tol:g} is not below the width of the loads {bounds[0]:g}-{bounds[1]:g}; "
-                          "accepted: a tolerance below HI - LO")
+        raise OptionError(
+            f"--tolerance: {tol:g} is not below the width of the loads {bounds[0]:g}-{bounds[1]:g}; "
+            "accepted: a tolerance below HI - LO"
+        )
     if jobs is not None and jobs < 1:
         raise OptionError(f"--jobs: {jobs} is out of range; accepted: 1 or more")
     if ray:
@@ -97,8 +99,10 @@ def advise_transports(
     slos = scenario_slos(sc, list(sc.overrides))
     check_slos(sc, slos)
     if sc.seed + n_seeds - 1 > SEED_MAX:
-        raise OptionError(f"--seeds: seeds {sc.seed} to {sc.seed + n_seeds - 1} pass 2^63 - 1; accepted: fewer seeds "
-                          "or a lower scenario seed")
+        raise OptionError(
+            f"--seeds: seeds {sc.seed} to {sc.seed + n_seeds - 1} pass 2^63 - 1; accepted: fewer seeds "
+            "or a lower scenario seed"
+        )
     store = Store(out if out is not None else Path("sweeps") / f"advise-{sc.name}")
     stem = ("advice-capacity" if min_capacity else "advice") + ("-quick" if quick else "")
     for ext in ("json", "png", "svg"):
@@ -107,8 +111,17 @@ def advise_transports(
     tally = Tally()
     t0 = time.perf_counter()
     states = search(plan, candidates, bounds, tol, tally.reporter(reporter))
-    report = build_report(plan, candidates, states, bounds=bounds, tolerance=tol, quick=quick, tally=tally.counts,
-                          wall_s=time.perf_counter() - t0, traffic=_traffic(doc))
+    report = build_report(
+        plan,
+        candidates,
+        states,
+        bounds=bounds,
+        tolerance=tol,
+        quick=quick,
+        tally=tally.counts,
+        wall_s=time.perf_counter() - t0,
+        traffic=_traffic(doc),
+    )
     advice = TransportAdvice(report)
     report["files"] = [str(p) for p in (store.dir / f"{stem}.{e}" for e in ("json", "png", "svg"))]
     advice.write(store.dir, stem)
@@ -132,28 +145,39 @@ def check_advise(sc: Scenario) -> list[str]:
         return []
     bounds = table.loads or DEFAULT_LOADS
     axis = Axis()
-    return [c.name for c in resolve_candidates(sc, names, table, [axis.overrides(bounds[0]), axis.overrides(bounds[1])])]
+    return [
+        c.name for c in resolve_candidates(sc, names, table, [axis.overrides(bounds[0]), axis.overrides(bounds[1])])
+    ]
 
 
 def _refuse_class_transports(sc: Scenario, doc: dict[str, Any]) -> None:
     for i, c in enumerate(doc.get("class", [])):
         if "transport" in c:
-            raise ScenarioError(str(sc.path), f"class[{i}].transport", "the transport advisor gives every class each "
-                                "candidate's transport; accepted: classes without a transport of their own (they use "
-                                "[transport])")
+            raise ScenarioError(
+                str(sc.path),
+                f"class[{i}].transport",
+                "the transport advisor gives every class each "
+                "candidate's transport; accepted: classes without a transport of their own (they use "
+                "[transport])",
+            )
 
 
 def _axis(sc: Scenario, doc: dict[str, Any], min_capacity: bool, load: Optional[float]) -> Axis:
     if not min_capacity:
         if load is not None:
-            raise OptionError("--load: only with --min-capacity (the load at which the least capacity is sought); "
-                              "without it the advisor searches the load")
+            raise OptionError(
+                "--load: only with --min-capacity (the load at which the least capacity is sought); "
+                "without it the advisor searches the load"
+            )
         return Axis()
     if load is None:
         loads = [c.get("load") for c in doc.get("class", [])]
         if not loads or not all(isinstance(x, (int, float)) for x in loads):
-            raise ScenarioError(str(sc.path), "class", "--min-capacity needs the scenario's load; accepted: classes "
-                                "with load = (or give --load)")
+            raise ScenarioError(
+                str(sc.path),
+                "class",
+                "--min-capacity needs the scenario's load; accepted: classes with load = (or give --load)",
+            )
         load = float(sum(loads))
     if not (isinstance(load, (int, float)) and 0 < load <= 64):
         raise OptionError(f"--load: {load!r} is out of range; accepted: a total offered load above 0")
@@ -165,5 +189,7 @@ def _traffic(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     the run's warm-up, for the "generate more" note of an undecided search."""
     warmup = doc.get("run", {}).get("warmup")
     warmup_ns = parse_ns(str(warmup)) if warmup is not None else 0.0
-    return {c.get("name", ""): {"until": c.get("until"), "messages": c.get("messages"), "warmup_ns": warmup_ns}
-            for c in doc.get("class", [])}
+    return {
+        c.get("name", ""): {"until": c.get("until"), "messages": c.get("messages"), "warmup_ns": warmup_ns}
+        for c in doc.get("class", [])
+    }

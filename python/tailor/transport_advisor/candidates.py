@@ -150,28 +150,41 @@ def read_advise(path: Path) -> AdviseTable:
         candidates=_candidate_tables(path, t.get("candidate")),
     )
     if table.loads and table.tolerance and table.tolerance >= table.loads[1] - table.loads[0]:
-        raise _err(path, "advise.tolerance", f"{table.tolerance:g} is not below the width of advise.loads "
-                   f"{table.loads[0]:g}-{table.loads[1]:g}; accepted: a tolerance below HI - LO")
+        raise _err(
+            path,
+            "advise.tolerance",
+            f"{table.tolerance:g} is not below the width of advise.loads "
+            f"{table.loads[0]:g}-{table.loads[1]:g}; accepted: a tolerance below HI - LO",
+        )
     registry = registry_names()
     for name in table.transports or ():
         if name not in registry and name not in table.candidates:
-            raise _err(path, "advise.transports", f'unknown transport "{name}"; accepted: the transports of this '
-                       f"build ({', '.join(registry)}) or a candidate of [advise.candidate]"
-                       + (f": {', '.join(table.candidates)}" if table.candidates else " (none defined)"))
+            raise _err(
+                path,
+                "advise.transports",
+                f'unknown transport "{name}"; accepted: the transports of this '
+                f"build ({', '.join(registry)}) or a candidate of [advise.candidate]"
+                + (f": {', '.join(table.candidates)}" if table.candidates else " (none defined)"),
+            )
     return table
 
 
 def _kind(v: Any) -> str:
-    return {dict: "a table", list: "an array", str: "a string", bool: "a boolean", int: "an integer",
-            float: "a number"}.get(type(v), type(v).__name__)
+    return {
+        dict: "a table",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+    }.get(type(v), type(v).__name__)
 
 
 def _names(path: Path, v: Any) -> Optional[tuple[str, ...]]:
     if v is None:
         return None
     if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
-        raise _err(path, "advise.transports", f"is {_kind(v)}; accepted: a non-empty array of names such as "
-                   '["homa"]')
+        raise _err(path, "advise.transports", f'is {_kind(v)}; accepted: a non-empty array of names such as ["homa"]')
     for x in v:
         if not NAME.match(x):
             raise _err(path, "advise.transports", f'"{x}" is not a name; accepted: letters, digits, _ and -')
@@ -191,8 +204,11 @@ def _seeds(file: Optional[Path], key: str, v: Any) -> Optional[int]:
 def _loads(file: Optional[Path], key: str, v: Any) -> Optional[tuple[float, float]]:
     if v is None:
         return None
-    nums = isinstance(v, (list, tuple)) and len(v) == 2 and all(
-        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)
+    nums = (
+        isinstance(v, (list, tuple))
+        and len(v) == 2
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)
+    )
     if not nums or not 0 < v[0] < v[1]:
         raise _where(file, key, f"{v!r} is not accepted; accepted: two loads [LO, HI] with 0 < LO < HI")
     return float(v[0]), float(v[1])
@@ -228,8 +244,11 @@ def _candidate_tables(path: Path, v: Any) -> dict[str, dict[str, dict[str, Any]]
                 raise _err(path, f"{at}.{section}", f"unknown key; accepted keys here: {', '.join(CANDIDATE_KEYS)}")
             if section == "defaults":
                 if not isinstance(table, bool):
-                    raise _err(path, f"{at}.defaults", f"is {_kind(table)}; accepted: true or false (whether the "
-                               "transport's needs are set)")
+                    raise _err(
+                        path,
+                        f"{at}.defaults",
+                        f"is {_kind(table)}; accepted: true or false (whether the transport's needs are set)",
+                    )
                 continue
             if not isinstance(table, dict):
                 raise _err(path, f"{at}.{section}", f"is {_kind(table)}; accepted: a table of [{section}] keys")
@@ -242,23 +261,30 @@ def check_option(key: str, v: Any, what: str) -> Any:
     return {"seeds": _seeds, "loads": _loads, "tolerance": _tolerance}[what](None, key, v)
 
 
-def _candidate(name: str, tables: Optional[dict[str, dict[str, Any]]], registry: list[str], file: Path,
-               table_names: Sequence[str]) -> Candidate:
+def _candidate(
+    name: str, tables: Optional[dict[str, dict[str, Any]]], registry: list[str], file: Path, table_names: Sequence[str]
+) -> Candidate:
     if tables is None:
         if name not in registry:
             have = f"; or a candidate of {file}'s [advise.candidate]: {', '.join(table_names)}" if table_names else ""
-            raise OptionError(f"--transports: unknown transport '{name}'; accepted: the transports of this build "
-                              f"({', '.join(registry)}){have}")
+            raise OptionError(
+                f"--transports: unknown transport '{name}'; accepted: the transports of this build "
+                f"({', '.join(registry)}){have}"
+            )
         needs = registry_needs(name)
         needed = [(f"{section}.{key}", value) for section in NEEDS for key, value in needs.get(section, {}).items()]
-        return Candidate(name, name, (("transport", {"kind": name}), *needed), table=False,
-                         needed=tuple(k for k, _ in needed))
+        return Candidate(
+            name, name, (("transport", {"kind": name}), *needed), table=False, needed=tuple(k for k, _ in needed)
+        )
     transport = dict(tables.get("transport", {"kind": name}))
     transport.setdefault("kind", name)
     kind = transport["kind"]
     if not isinstance(kind, str) or kind not in registry:
-        raise _err(file, f"advise.candidate.{name}.transport.kind",
-                   f"unknown transport {kind!r}; accepted: the transports of this build: {', '.join(registry)}")
+        raise _err(
+            file,
+            f"advise.candidate.{name}.transport.kind",
+            f"unknown transport {kind!r}; accepted: the transports of this build: {', '.join(registry)}",
+        )
     needs = registry_needs(kind) if tables.get("defaults", True) else {}
     overrides: list[Override] = [("transport", transport)]
     needed = []
@@ -274,15 +300,18 @@ def _candidate(name: str, tables: Optional[dict[str, dict[str, Any]]], registry:
     return Candidate(name, kind, tuple(overrides), table=True, needed=tuple(needed))
 
 
-def resolve_candidates(sc: Scenario, names: Optional[Sequence[str]], advise: AdviseTable,
-                       probes: Sequence[Sequence[Override]]) -> list[Candidate]:
+def resolve_candidates(
+    sc: Scenario, names: Optional[Sequence[str]], advise: AdviseTable, probes: Sequence[Sequence[Override]]
+) -> list[Candidate]:
     """The candidates asked for (``names``, else ``[advise] transports``), each applied to
     the scenario with each of ``probes`` (the search's extreme points) and read by the
     engine, so that a candidate that cannot run is refused before anything runs."""
     asked = list(names) if names else list(advise.transports or [])
     if not asked:
-        raise OptionError(f"--transports: none given, and {sc.path} has no [advise] transports; accepted: "
-                          "names such as --transports homa,dctcp")
+        raise OptionError(
+            f"--transports: none given, and {sc.path} has no [advise] transports; accepted: "
+            "names such as --transports homa,dctcp"
+        )
     if len(set(asked)) != len(asked):
         raise OptionError(f"--transports: a name is given twice in {','.join(asked)}; accepted: distinct names")
     registry = registry_names()
@@ -318,20 +347,28 @@ def _located(file: Path, c: Candidate, e: ScenarioError) -> ScenarioError:
 
     if any(sets(k) for k in c.needed):
         where = f"[advise.candidate.{c.name}]" if c.table else f"a table [advise.candidate.{c.name}]"
-        return ScenarioError(e.file, key, f"{e.message} (set for candidate {c.name} because {c.kind} needs it; "
-                             f"defaults = false in {where} sets none of {c.kind}'s needs)")
-    mine = c.table and (
-        (section == "transport")
-        or any(sets(k) for k, _ in c.overrides if k != "transport")
-    )
+        return ScenarioError(
+            e.file,
+            key,
+            f"{e.message} (set for candidate {c.name} because {c.kind} needs it; "
+            f"defaults = false in {where} sets none of {c.kind}'s needs)",
+        )
+    mine = c.table and ((section == "transport") or any(sets(k) for k, _ in c.overrides if k != "transport"))
     if mine:
         return ScenarioError(e.file, f"{at}.{key}", e.message)
     if section == "transport" and not c.table:
-        return ScenarioError(e.file, key, f"{e.message} (candidate {c.name} is [transport] kind = \"{c.kind}\" "
-                             f"and nothing else: give it a table [advise.candidate.{c.name}] with that key)")
+        return ScenarioError(
+            e.file,
+            key,
+            f'{e.message} (candidate {c.name} is [transport] kind = "{c.kind}" '
+            f"and nothing else: give it a table [advise.candidate.{c.name}] with that key)",
+        )
     set_keys = [k for k, _ in c.overrides if k != "transport"]
-    note = (f" (with candidate {c.name}'s settings: {', '.join(set_keys)}; a candidate sets keys of the scenario's "
-            "[switch], [host] and [routing] and cannot remove one: keep what only some schemes need out of those "
-            "tables)"
-            if set_keys else f" (with candidate {c.name}: [transport] kind = \"{c.kind}\")")
+    note = (
+        f" (with candidate {c.name}'s settings: {', '.join(set_keys)}; a candidate sets keys of the scenario's "
+        "[switch], [host] and [routing] and cannot remove one: keep what only some schemes need out of those "
+        "tables)"
+        if set_keys
+        else f' (with candidate {c.name}: [transport] kind = "{c.kind}")'
+    )
     return ScenarioError(e.file, key, e.message + note)

@@ -35,14 +35,27 @@ _OUTCOME = {
 
 
 def _slo_json(s: Slo) -> dict[str, Any]:
-    return {"class": s.cls, "index": s.index, "slo": describe(s), "stat": s.stat, "threshold": s.threshold,
-            "max_size": s.max_size, "min_size": s.min_size, "needed": s.needed}
+    return {
+        "class": s.cls,
+        "index": s.index,
+        "slo": describe(s),
+        "stat": s.stat,
+        "threshold": s.threshold,
+        "max_size": s.max_size,
+        "min_size": s.min_size,
+        "needed": s.needed,
+    }
 
 
 def _probe_json(plan: Plan, p: Probe) -> dict[str, Any]:
-    out: dict[str, Any] = {"load": p.x, "verdict": p.verdict, "why": p.why,
-                           "points": [r.point for r in p.runs], "wall_s": sum(r.wall_s for r in p.runs),
-                           "slis": [p.sli(k) for k in range(len(plan.slos))]}
+    out: dict[str, Any] = {
+        "load": p.x,
+        "verdict": p.verdict,
+        "why": p.why,
+        "points": [r.point for r in p.runs],
+        "wall_s": sum(r.wall_s for r in p.runs),
+        "slis": [p.sli(k) for k in range(len(plan.slos))],
+    }
     if plan.axis.capacity:
         out["capacity"] = plan.axis.factor(p.x)
     return out
@@ -52,8 +65,9 @@ def _worst_loss(probe: Optional[dict[str, Any]], slos: Sequence[dict[str, Any]])
     """The largest (worst seed - bound) / bound over the SLOs at a probe (SWP's loss)."""
     if probe is None:
         return math.inf
-    losses = [(s["worst"] - o["threshold"]) / o["threshold"] for s, o in zip(probe["slis"], slos)
-              if s["worst"] is not None]
+    losses = [
+        (s["worst"] - o["threshold"]) / o["threshold"] for s, o in zip(probe["slis"], slos) if s["worst"] is not None
+    ]
     return max(losses) if losses else math.inf
 
 
@@ -63,9 +77,18 @@ def _rank_key(c: dict[str, Any], slos: Sequence[dict[str, Any]]) -> tuple[int, f
     return order, -(c["answer"] or 0.0), _worst_loss(at, slos)
 
 
-def build_report(plan: Plan, candidates: Sequence[Candidate], states: dict[str, Bisection], *,
-                 bounds: tuple[float, float], tolerance: float, quick: bool, tally: dict[str, int],
-                 wall_s: float, traffic: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def build_report(
+    plan: Plan,
+    candidates: Sequence[Candidate],
+    states: dict[str, Bisection],
+    *,
+    bounds: tuple[float, float],
+    tolerance: float,
+    quick: bool,
+    tally: dict[str, int],
+    wall_s: float,
+    traffic: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
     """The advice as plain data (what ``--json`` prints)."""
     slos = [_slo_json(s) for s in plan.slos]
     rows = []
@@ -76,11 +99,19 @@ def build_report(plan: Plan, candidates: Sequence[Candidate], states: dict[str, 
         probes = [_probe_json(plan, st.probes[x]) for x in sorted(st.probes)]
         at = next((p for p in probes if p["load"] == o.answer), None)
         row: dict[str, Any] = {
-            "name": c.name, "transport": c.kind, "from_table": c.table,
-            "settings": {k: v for k, v in c.overrides}, "rank": None, "outcome": o.kind,
-            "answer": o.answer, "failed_at": o.failed_at, "why": o.why,
-            "at_answer": at["slis"] if at else None, "probes": probes,
-            "runs": sum(len(p["points"]) for p in probes), "wall_s": sum(p["wall_s"] for p in probes),
+            "name": c.name,
+            "transport": c.kind,
+            "from_table": c.table,
+            "settings": {k: v for k, v in c.overrides},
+            "rank": None,
+            "outcome": o.kind,
+            "answer": o.answer,
+            "failed_at": o.failed_at,
+            "why": o.why,
+            "at_answer": at["slis"] if at else None,
+            "probes": probes,
+            "runs": sum(len(p["points"]) for p in probes),
+            "wall_s": sum(p["wall_s"] for p in probes),
         }
         if plan.axis.capacity:
             row["capacity"] = plan.axis.factor(o.answer) if o.answer is not None else None
@@ -88,20 +119,32 @@ def build_report(plan: Plan, candidates: Sequence[Candidate], states: dict[str, 
         if o.kind == "undecided":
             row["needs"] = _needs(plan, st, traffic)
         rows.append(row)
-    ranked = sorted((r for r in rows if r["outcome"] in ("found", "all_pass", "none_pass")),
-                    key=lambda r: _rank_key(r, slos))
+    ranked = sorted(
+        (r for r in rows if r["outcome"] in ("found", "all_pass", "none_pass")), key=lambda r: _rank_key(r, slos)
+    )
     for i, r in enumerate(ranked):
         r["rank"] = i + 1
     rows = ranked + [r for r in rows if r["rank"] is None]
     return {
-        "scenario": plan.sc.name, "file": str(plan.sc.path),
+        "scenario": plan.sc.name,
+        "file": str(plan.sc.path),
         "mode": "capacity" if plan.axis.capacity else "load",
         "capacity_load": plan.axis.capacity_load,
         "rates": {k: bps for k, bps in plan.axis.rates} if plan.axis.capacity else None,
-        "rule": RULE, "seeds": list(plan.seeds), "bounds": list(bounds), "tolerance": tolerance, "quick": quick,
-        "slos": slos, "candidates": rows, "ranking": [r["name"] for r in ranked],
-        "store": str(plan.store.dir), "points": tally["points"], "run": tally["run"], "cached": tally["cached"],
-        "failed": tally["failed"], "wall_s": wall_s,
+        "rule": RULE,
+        "seeds": list(plan.seeds),
+        "bounds": list(bounds),
+        "tolerance": tolerance,
+        "quick": quick,
+        "slos": slos,
+        "candidates": rows,
+        "ranking": [r["name"] for r in ranked],
+        "store": str(plan.store.dir),
+        "points": tally["points"],
+        "run": tally["run"],
+        "cached": tally["cached"],
+        "failed": tally["failed"],
+        "wall_s": wall_s,
     }
 
 
@@ -132,9 +175,14 @@ def _needs(plan: Plan, st: Bisection, traffic: dict[str, dict[str, Any]]) -> Opt
     k, n = min(rows, key=lambda t: t[1] / plan.slos[t[0]].needed)
     s = plan.slos[k]
     factor = math.inf if n == 0 else s.needed / n
-    return {"load": p.x, "slo": describe(s), "count": n, "needed": s.needed,
-            "factor": None if math.isinf(factor) else factor,
-            "suggest": None if math.isinf(factor) else _more(traffic.get(s.cls), factor)}
+    return {
+        "load": p.x,
+        "slo": describe(s),
+        "count": n,
+        "needed": s.needed,
+        "factor": None if math.isinf(factor) else factor,
+        "suggest": None if math.isinf(factor) else _more(traffic.get(s.cls), factor),
+    }
 
 
 class TransportAdvice:
@@ -185,16 +233,28 @@ class TransportAdvice:
         seeds_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
         lo, hi = r["bounds"]
         if cap:
-            head = (f"least capacity meeting every SLO at load {r['capacity_load']:g}: {r['scenario']}, {seeds_text}; "
-                    f"links x{r['capacity_load'] / hi:.3g} to x{r['capacity_load'] / lo:.3g} (utilisation {lo:g}-{hi:g}, "
-                    f"to {r['tolerance']:g})")
+            head = (
+                f"least capacity meeting every SLO at load {r['capacity_load']:g}: {r['scenario']}, {seeds_text}; "
+                f"links x{r['capacity_load'] / hi:.3g} to x{r['capacity_load'] / lo:.3g} (utilisation {lo:g}-{hi:g}, "
+                f"to {r['tolerance']:g})"
+            )
         else:
-            head = (f"highest load meeting every SLO: {r['scenario']}, {seeds_text}; load {lo:g} to {hi:g}, "
-                    f"to {r['tolerance']:g}")
+            head = (
+                f"highest load meeting every SLO: {r['scenario']}, {seeds_text}; load {lo:g} to {hi:g}, "
+                f"to {r['tolerance']:g}"
+            )
         t = Table(title=head, title_justify="left", box=box.SIMPLE_HEAD)
-        for name, justify in [("#", "right"), ("transport", "left"), ("least capacity" if cap else "highest load", "right"),
-                              ("fails at", "right"), ("SLO", "left"), ("SLI: mean [95 % interval]", "right"),
-                              ("worst seed", "right"), ("messages", "right"), ("runs", "right")]:
+        for name, justify in [
+            ("#", "right"),
+            ("transport", "left"),
+            ("least capacity" if cap else "highest load", "right"),
+            ("fails at", "right"),
+            ("SLO", "left"),
+            ("SLI: mean [95 % interval]", "right"),
+            ("worst seed", "right"),
+            ("messages", "right"),
+            ("runs", "right"),
+        ]:
             t.add_column(name, justify=justify)  # type: ignore[arg-type]
         for c in r["candidates"]:
             self._rows(t, c, cap)
@@ -237,7 +297,9 @@ class TransportAdvice:
                 ans if first else "",
                 fail if first else "",
                 f"{slo['slo']}, at most {slo['threshold']:g}",
-                sli, worst, count,
+                sli,
+                worst,
+                count,
                 str(c["runs"]) if first else "",
             )
         if c["outcome"] not in ("found",) or c["why"]:
@@ -247,20 +309,31 @@ class TransportAdvice:
 
     def _notes(self, console: Console) -> None:
         r = self.report
-        console.print(f"rule: {r['rule']}; mean and a 95 % bootstrap interval over seeds at the answer "
-                      "(none with one seed).", highlight=False)
+        console.print(
+            f"rule: {r['rule']}; mean and a 95 % bootstrap interval over seeds at the answer (none with one seed).",
+            highlight=False,
+        )
         for c in r["candidates"]:
             n = c.get("needs")
             if not n:
                 continue
-            more = (f"generate at least {math.ceil(n['factor'] * 100) / 100:g}x the traffic" if n["factor"]
-                    else "no message fell in its range: check its sizes")
+            more = (
+                f"generate at least {math.ceil(n['factor'] * 100) / 100:g}x the traffic"
+                if n["factor"]
+                else "no message fell in its range: check its sizes"
+            )
             how = f" ({n['suggest']})" if n.get("suggest") else ""
-            console.print(f"{c['name']}: at {n['load']:g}, {n['slo']} had {n['count']} messages on a seed, "
-                          f"{n['needed']} needed: {more}{how}, or raise the lowest load.", highlight=False)
-        console.print(f"{r['points']} points: {r['run']} run, {r['cached']} found in {r['store']}/"
-                      + (f", {r['failed']} failed" if r["failed"] else "") + f"; {fmt.duration(r['wall_s'])}",
-                      highlight=False)
+            console.print(
+                f"{c['name']}: at {n['load']:g}, {n['slo']} had {n['count']} messages on a seed, "
+                f"{n['needed']} needed: {more}{how}, or raise the lowest load.",
+                highlight=False,
+            )
+        console.print(
+            f"{r['points']} points: {r['run']} run, {r['cached']} found in {r['store']}/"
+            + (f", {r['failed']} failed" if r["failed"] else "")
+            + f"; {fmt.duration(r['wall_s'])}",
+            highlight=False,
+        )
 
     # -- the plot -------------------------------------------------------------------
 
@@ -281,20 +354,32 @@ class TransportAdvice:
                 _curve(ax, c, k, slo["needed"], cap, _color(i), _MARKERS[i % len(_MARKERS)])
             ax.axhline(slo["threshold"], color="0.3", linestyle="--", linewidth=1, label=f"SLO: {slo['threshold']:g}")
             # Only the first panel has a legend: each bound is also named on its line.
-            ax.annotate(f"SLO: {slo['slo']} at most {slo['threshold']:g}", (0.995, slo["threshold"]),
-                        xycoords=("axes fraction", "data"), ha="right", va="bottom", fontsize="x-small", color="0.3")
+            ax.annotate(
+                f"SLO: {slo['slo']} at most {slo['threshold']:g}",
+                (0.995, slo["threshold"]),
+                xycoords=("axes fraction", "data"),
+                ha="right",
+                va="bottom",
+                fontsize="x-small",
+                color="0.3",
+            )
             ax.set_yscale("log")
             ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             ax.yaxis.set_minor_formatter(NullFormatter())
             ax.set_ylabel(slo["slo"] + (" (ns)" if slo["slo"].split(": ", 1)[-1].split()[1:2] == ["latency"] else ""))
             ax.grid(True, which="major", alpha=0.3)
-            ax.set_xlabel("link capacity (x the scenario's)" if cap else "total offered load (fraction of link capacity)")
+            ax.set_xlabel(
+                "link capacity (x the scenario's)" if cap else "total offered load (fraction of link capacity)"
+            )
         axes[0].legend(fontsize="small")
         seeds = len(r["seeds"])
-        axes[0].set_title(f"{r['scenario']}: SLI vs {'capacity' if cap else 'load'} per transport, mean over {seeds} "
-                          f"seed{'s' if seeds > 1 else ''}\nbars: best to worst seed; hollow: too few messages in a "
-                          "seed; ringed: the answer", fontsize="small")
+        axes[0].set_title(
+            f"{r['scenario']}: SLI vs {'capacity' if cap else 'load'} per transport, mean over {seeds} "
+            f"seed{'s' if seeds > 1 else ''}\nbars: best to worst seed; hollow: too few messages in a "
+            "seed; ringed: the answer",
+            fontsize="small",
+        )
         return fig
 
     def write(self, out: Path, stem: str) -> list[Path]:
@@ -331,8 +416,17 @@ def _curve(ax: Any, c: dict[str, Any], k: int, needed: int, cap: bool, color: An
     order = sorted(range(len(xs)), key=lambda j: xs[j])
     pick = lambda v: [v[j] for j in order]  # noqa: E731
     xs, ys, lo, hi, hollow = pick(xs), pick(ys), pick(lo), pick(hi), pick(hollow)
-    ax.errorbar(xs, ys, yerr=[lo, hi], color=color, marker=marker, markersize=4, capsize=3, label=c["name"],
-                markerfacecolor=color)
+    ax.errorbar(
+        xs,
+        ys,
+        yerr=[lo, hi],
+        color=color,
+        marker=marker,
+        markersize=4,
+        capsize=3,
+        label=c["name"],
+        markerfacecolor=color,
+    )
     for x, y, h in zip(xs, ys, hollow):
         if h:
             ax.plot([x], [y], marker=marker, markersize=7, color="white", markeredgecolor=color)

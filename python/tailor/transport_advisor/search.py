@@ -151,16 +151,25 @@ class Bisection:
     def _decide(self) -> None:
         hi, lo = self.probes.get(self.hi), self.probes.get(self.lo)
         if hi is not None and hi.verdict == "pass":
-            why = "" if lo is None or lo.verdict == "pass" else (
-                f"yet fails at {self.lo:g} ({lo.why}): the SLIs do not rise with the load here")
+            why = (
+                ""
+                if lo is None or lo.verdict == "pass"
+                else (f"yet fails at {self.lo:g} ({lo.why}): the SLIs do not rise with the load here")
+            )
             self.outcome = Outcome("all_pass", self.hi, None, why)
         elif lo is not None and lo.verdict == "fail":
             self.outcome = Outcome("none_pass", None, self.lo, f"at {self.lo:g}: {lo.why}")
         elif self.passed is not None and self.failed is not None and self.failed < self.passed:
-            self.outcome = Outcome("found", self.passed, self.failed, "a load passed above one that failed: "
-                                   "the SLIs do not rise with the load here")
+            self.outcome = Outcome(
+                "found",
+                self.passed,
+                self.failed,
+                "a load passed above one that failed: the SLIs do not rise with the load here",
+            )
         elif self.passed is not None and self.failed is not None and self.failed - self.passed <= self.tolerance + 1e-9:
-            self.outcome = Outcome("found", self.passed, self.failed, f"at {self.failed:g}: {self.probes[self.failed].why}")
+            self.outcome = Outcome(
+                "found", self.passed, self.failed, f"at {self.failed:g}: {self.probes[self.failed].why}"
+            )
 
 
 # -- running rounds -------------------------------------------------------------------
@@ -180,8 +189,13 @@ class Plan:
 
     def overrides(self, c: Candidate, x: float, seed: int) -> list[Override]:
         """The scenario's keys at one point: the candidate's, its name, the probe's, the seed."""
-        return [*self.sc.overrides, *c.overrides, ("name", f"{self.sc.name}-{c.name}"), *self.axis.overrides(x),
-                ("seed", seed)]
+        return [
+            *self.sc.overrides,
+            *c.overrides,
+            ("name", f"{self.sc.name}-{c.name}"),
+            *self.axis.overrides(x),
+            ("seed", seed),
+        ]
 
     def spec(self, c: Candidate, x: float, seed: int) -> PointSpec:
         params: dict[str, Any] = {"candidate": c.name, "load": x, "seed": seed}
@@ -190,8 +204,13 @@ class Plan:
         return PointSpec.resolve(self.sc.path, self.overrides(c, x, seed), "packet", params)
 
 
-def search(plan: Plan, candidates: Sequence[Candidate], bounds: tuple[float, float], tolerance: float,
-           reporter: Optional[Reporter] = None) -> dict[str, Bisection]:
+def search(
+    plan: Plan,
+    candidates: Sequence[Candidate],
+    bounds: tuple[float, float],
+    tolerance: float,
+    reporter: Optional[Reporter] = None,
+) -> dict[str, Bisection]:
     """Runs every candidate's bisection, a round at a time; returns them, ended."""
     states = {c.name: Bisection(bounds[0], bounds[1], tolerance) for c in candidates}
     by_name = {c.name: c for c in candidates}
@@ -205,8 +224,9 @@ def search(plan: Plan, candidates: Sequence[Candidate], bounds: tuple[float, flo
         what = "; ".join(f"{n} at {', '.join(f'{x:g}' for x in xs)}" for n, xs in asks.items())
         failures = run_round(plan.store, list(specs.values()), f"round {rnd}: {what}", reporter, plan.jobs, plan.ray)
         for n, xs in asks.items():
-            states[n].record([probe(plan.store, plan.slos, x, [(s, specs[(n, x, s)]) for s in plan.seeds], failures)
-                              for x in xs])
+            states[n].record(
+                [probe(plan.store, plan.slos, x, [(s, specs[(n, x, s)]) for s in plan.seeds], failures) for x in xs]
+            )
     return states
 
 
@@ -215,8 +235,11 @@ def _manifest(plan: Plan, c: Candidate, manifests: dict[str, dict[str, Any]], sp
     ``tailor.open(store)`` and its summaries see them as any sweep's."""
     m = manifests.get(c.name)
     if m is None:
-        text = json.dumps([plan.sc.name, plan.sc.resolve()["config"], list(c.overrides), plan.axis.capacity_load,
-                           plan.seeds], sort_keys=True, default=str)
+        text = json.dumps(
+            [plan.sc.name, plan.sc.resolve()["config"], list(c.overrides), plan.axis.capacity_load, plan.seeds],
+            sort_keys=True,
+            default=str,
+        )
         m = manifests[c.name] = {
             "name": f"advise-{plan.sc.name}-{c.name}-{hashlib.sha256(text.encode()).hexdigest()[:10]}",
             "scenario": f"{plan.sc.name}-{c.name}",

@@ -26,8 +26,15 @@ __all__ = ["COLUMNS", "JUDGED", "STATS", "run_rows", "combine"]
 
 #: The columns of fig12.csv, in order.
 COLUMNS = (
-    "transport", "load", "workload", "size_upper_bytes", "count_percent",
-    "mean_slowdown", "median_slowdown", "p99_slowdown", "messages",
+    "transport",
+    "load",
+    "workload",
+    "size_upper_bytes",
+    "count_percent",
+    "mean_slowdown",
+    "median_slowdown",
+    "p99_slowdown",
+    "messages",
 )
 #: Messages a bucket needs in every seed to be judged.
 JUDGED = samples_needed(99)
@@ -65,7 +72,7 @@ def run_rows(messages: pl.DataFrame, workload: str, bounds: Sequence[int] | None
     order = np.lexsort((slow, idx))
     idx, slow = idx[order], slow[order]
     edges = np.searchsorted(idx, np.arange(len(bounds) + 1), side="left")
-    rows = [_bucket(b, slow[edges[k]:edges[k + 1]], len(sizes)) for k, b in enumerate(bounds)]
+    rows = [_bucket(b, slow[edges[k] : edges[k + 1]], len(sizes)) for k, b in enumerate(bounds)]
     return rows, int(len(sizes) - edges[-1])
 
 
@@ -77,8 +84,12 @@ def combine(per_seed: Sequence[list[dict]], totals: Sequence[int]) -> list[dict]
     for k, first in enumerate(per_seed[0]):
         rows = [seed[k] for seed in per_seed]
         n = sum(r["messages"] for r in rows)
-        row = {"size_upper_bytes": first["size_upper_bytes"], "count_percent": 100.0 * n / max(sum(totals), 1),
-               "messages": n, "judged": min(r["messages"] for r in rows) >= JUDGED}
+        row = {
+            "size_upper_bytes": first["size_upper_bytes"],
+            "count_percent": 100.0 * n / max(sum(totals), 1),
+            "messages": n,
+            "judged": min(r["messages"] for r in rows) >= JUDGED,
+        }
         for stat in STATS:
             values = [r[stat] for r in rows if r[stat] is not None]
             row[stat] = float(np.mean(values)) if values else None
@@ -88,8 +99,9 @@ def combine(per_seed: Sequence[list[dict]], totals: Sequence[int]) -> list[dict]
     return out
 
 
-def read_runs(runs: Sequence, dirs: dict, bounds: Sequence[int] | None = None
-              ) -> tuple[list[list[dict]], list[int], int, list[float]]:
+def read_runs(
+    runs: Sequence, dirs: dict, bounds: Sequence[int] | None = None
+) -> tuple[list[list[dict]], list[int], int, list[float]]:
     """The seeds of one point, each run's result directory in ``dirs``: per seed its bucket
     rows (the workload's buckets, or ``bounds``), its message count; the messages above the
     last bound; each run's simulated ms."""
@@ -109,8 +121,14 @@ def read_runs(runs: Sequence, dirs: dict, bounds: Sequence[int] | None = None
 def frame(rows: Sequence[dict]) -> pl.DataFrame:
     """Rows (with transport, load, workload) as fig12.csv's table: its columns, in order."""
     schema = {
-        "transport": pl.String, "load": pl.Float64, "workload": pl.String, "size_upper_bytes": pl.Int64,
-        "count_percent": pl.Float64, "mean_slowdown": pl.Float64, "median_slowdown": pl.Float64,
-        "p99_slowdown": pl.Float64, "messages": pl.Int64,
+        "transport": pl.String,
+        "load": pl.Float64,
+        "workload": pl.String,
+        "size_upper_bytes": pl.Int64,
+        "count_percent": pl.Float64,
+        "mean_slowdown": pl.Float64,
+        "median_slowdown": pl.Float64,
+        "p99_slowdown": pl.Float64,
+        "messages": pl.Int64,
     }
     return pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows], schema=schema)

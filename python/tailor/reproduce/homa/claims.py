@@ -45,8 +45,11 @@ def _judged(rows: Sequence[dict]) -> list[dict]:
 def _paired(a: Sequence[dict], b: Sequence[dict], stat: str) -> list[tuple[dict, float, float]]:
     """Buckets both judged: (row of a, a's stat, b's stat)."""
     theirs = {r["size_upper_bytes"]: r for r in _judged(b)}
-    return [(r, r[stat], theirs[r["size_upper_bytes"]][stat]) for r in _judged(a)
-            if r["size_upper_bytes"] in theirs and r[stat] and theirs[r["size_upper_bytes"]][stat]]
+    return [
+        (r, r[stat], theirs[r["size_upper_bytes"]][stat])
+        for r in _judged(a)
+        if r["size_upper_bytes"] in theirs and r[stat] and theirs[r["size_upper_bytes"]][stat]
+    ]
 
 
 def _mean(rows: Sequence[dict]) -> float | None:
@@ -61,8 +64,10 @@ PAPER_WORKLOADS = {"ndp": ("W5",)}
 
 def _claim(workload: str, load: float, text: str, held: bool | None, measured: str, transport: str = "") -> dict:
     if workload not in PAPER_WORKLOADS.get(transport, (workload,)):
-        held, measured = None, f"{measured}; beyond the paper, which ran {transport} on " \
-                               f"{', '.join(PAPER_WORKLOADS[transport])} only"
+        held, measured = (
+            None,
+            f"{measured}; beyond the paper, which ran {transport} on {', '.join(PAPER_WORKLOADS[transport])} only",
+        )
     return {"workload": workload, "load": load, "claim": text, "held": held, "measured": measured}
 
 
@@ -71,6 +76,7 @@ def check(rows: Sequence[dict]) -> list[dict]:
     out: list[dict] = []
     have = {(r["transport"], r["workload"], r["load"]) for r in rows}
     for w in sorted({r["workload"] for r in rows}):
+
         def pt(t: str, x: float = HIGH_LOAD) -> list[dict] | None:
             return of(rows, (t, w, x)) if (t, w, x) in have else None
 
@@ -81,8 +87,16 @@ def check(rows: Sequence[dict]) -> list[dict]:
                 ratios = [o / h for _, o, h in _paired(other, homa, "p99_slowdown")]
                 if ratios:
                     top = max(ratios)
-                    out.append(_claim(w, HIGH_LOAD, f"Homa's p99 2-16x better than {t}'s", 1.5 <= top <= 20,
-                                      f"largest {t}/Homa p99 ratio {top:.1f}", t))
+                    out.append(
+                        _claim(
+                            w,
+                            HIGH_LOAD,
+                            f"Homa's p99 2-16x better than {t}'s",
+                            1.5 <= top <= 20,
+                            f"largest {t}/Homa p99 ratio {top:.1f}",
+                            t,
+                        )
+                    )
         pf = pt("pfabric")
         for t in ("phost", "pias"):
             other = pt(t)
@@ -91,14 +105,28 @@ def check(rows: Sequence[dict]) -> list[dict]:
                 ratios = [o / p for _, o, p in _paired(other, pf, "p99_slowdown")]
                 if m_o and m_p and ratios:
                     held = m_o / m_p <= 1.5 and max(ratios) >= 2
-                    out.append(_claim(w, HIGH_LOAD, f"{t} close to pFabric in the mean, not at p99", held,
-                                      f"mean {m_o / m_p:.2f}x pFabric's, largest p99 ratio {max(ratios):.1f}"))
+                    out.append(
+                        _claim(
+                            w,
+                            HIGH_LOAD,
+                            f"{t} close to pFabric in the mean, not at p99",
+                            held,
+                            f"mean {m_o / m_p:.2f}x pFabric's, largest p99 ratio {max(ratios):.1f}",
+                        )
+                    )
         pias = pt("pias")
         if w == "W4" and pias:
             multi = [r["p99_slowdown"] for r in _judged(pias) if r["size_upper_bytes"] > ONE_PACKET]
             if multi:
-                out.append(_claim(w, HIGH_LOAD, "PIAS p99 >= 20 for multi-packet messages", max(multi) >= 20,
-                                  f"largest p99 of multi-packet buckets {max(multi):.1f}"))
+                out.append(
+                    _claim(
+                        w,
+                        HIGH_LOAD,
+                        "PIAS p99 >= 20 for multi-packet messages",
+                        max(multi) >= 20,
+                        f"largest p99 of multi-packet buckets {max(multi):.1f}",
+                    )
+                )
         if w in ("W1", "W2") and pias and homa:
             pairs = _paired(pias, homa, "p99_slowdown")
             cum, large = 0.0, []
@@ -107,17 +135,31 @@ def check(rows: Sequence[dict]) -> list[dict]:
                 if cum > 90:
                     large.append(p < h)
             if large:
-                out.append(_claim(w, HIGH_LOAD, "PIAS better than Homa for the largest messages",
-                                  sum(large) > len(large) / 2, f"PIAS below Homa in {sum(large)} of {len(large)} "
-                                                                "buckets of the largest 10 %"))
+                out.append(
+                    _claim(
+                        w,
+                        HIGH_LOAD,
+                        "PIAS better than Homa for the largest messages",
+                        sum(large) > len(large) / 2,
+                        f"PIAS below Homa in {sum(large)} of {len(large)} buckets of the largest 10 %",
+                    )
+                )
         ndp = pt("ndp")
         if ndp and homa:
             above = [(o, h) for r, o, h in _paired(ndp, homa, "p99_slowdown") if r["size_upper_bytes"] > RTT_BYTES]
             if above:
                 high = sum(o >= 2 * h for o, h in above)
                 flat = min(o for o, _ in above) >= 0.5 * max(o for o, _ in above)
-                out.append(_claim(w, HIGH_LOAD, "NDP uniformly high above RTTbytes", high > len(above) / 2 and flat,
-                                  f"NDP >= 2x Homa in {high} of {len(above)} buckets; p99 "
-                                  f"{min(o for o, _ in above):.1f}-{max(o for o, _ in above):.1f} "
-                                  f"(median {median(o for o, _ in above):.1f})", "ndp"))
+                out.append(
+                    _claim(
+                        w,
+                        HIGH_LOAD,
+                        "NDP uniformly high above RTTbytes",
+                        high > len(above) / 2 and flat,
+                        f"NDP >= 2x Homa in {high} of {len(above)} buckets; p99 "
+                        f"{min(o for o, _ in above):.1f}-{max(o for o, _ in above):.1f} "
+                        f"(median {median(o for o, _ in above):.1f})",
+                        "ndp",
+                    )
+                )
     return out

@@ -75,8 +75,16 @@ LENGTHS_MS = {
     "full": {"W3": 400, "W4": 1000, "W5": 7000},
 }
 #: The columns of cluster.csv, in order.
-COLUMNS = ("variant", "workload", "size_upper_bytes", "count_percent", "mean_slowdown", "median_slowdown",
-           "p99_slowdown", "messages")
+COLUMNS = (
+    "variant",
+    "workload",
+    "size_upper_bytes",
+    "count_percent",
+    "mean_slowdown",
+    "median_slowdown",
+    "p99_slowdown",
+    "messages",
+)
 
 #: §5.1's claims: Homa's p99 "in the range of 2-3.5 across a broad range of RPC sizes"
 #: (judged over the buckets wholly within the shortest 99 % of RPCs); Basic's tail "5-15x higher"; "almost as good
@@ -126,20 +134,28 @@ def _workloads(text: str) -> list[str]:
     ws = parse_workloads(text)
     for w in ws:
         if w not in WORKLOADS:
-            raise OptionError(f"--workloads: '{w}' has no cluster scenario (Fig. 8/9 show W3-W5); "
-                              f"accepted: {', '.join(WORKLOADS)} (comma-separated)")
+            raise OptionError(
+                f"--workloads: '{w}' has no cluster scenario (Fig. 8/9 show W3-W5); "
+                f"accepted: {', '.join(WORKLOADS)} (comma-separated)"
+            )
     return ws
 
 
 def options(
     workloads: Annotated[str, typer.Option(help="Workloads, comma-separated (W3, W4, W5).")] = "W3,W4,W5",
-    variants: Annotated[str, typer.Option(help="Variants, comma-separated: homa (= p8), p4, p2, p1 (Homa on "
-                                               "4/2/1 switch levels, overcommitment as many), p1-authors (1 level, "
-                                               "the authors' degreeOC: 7 on W4/W5, 4 on W3), basic (1 level, "
-                                               "unlimited overcommitment).")] = "homa,p4,p2,p1,p1-authors,basic",
+    variants: Annotated[
+        str,
+        typer.Option(
+            help="Variants, comma-separated: homa (= p8), p4, p2, p1 (Homa on "
+            "4/2/1 switch levels, overcommitment as many), p1-authors (1 level, "
+            "the authors' degreeOC: 7 on W4/W5, 4 on W3), basic (1 level, "
+            "unlimited overcommitment)."
+        ),
+    ] = "homa,p4,p2,p1,p1-authors,basic",
     seeds: Annotated[int, typer.Option(help="Seeds per point (1..N); two or more give intervals.", min=1)] = 3,
-    quick: Annotated[bool, typer.Option("--quick", help="Shorter runs (about 1.5 minutes for all 15 points); "
-                                                       "fewer buckets judged.")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Shorter runs (about 1.5 minutes for all 15 points); fewer buckets judged.")
+    ] = False,
     out: Out = None,
 ) -> Plan:
     """Homa Fig. 8/9 (§5.1), simulated: p99 and median RPC slowdown per size on the 16-host
@@ -185,31 +201,52 @@ def analyse(points: list[ClusterPoint], dirs: dict[Any, Path], form: str) -> dic
         runs = [p for p in points if (p.variant, p.workload) == key]
         per_seed, totals, beyond, sims = read_runs(runs, dirs)
         rows += [{"variant": key[0], "workload": key[1], **row} for row in combine(per_seed, totals)]
-        info.append({"variant": key[0], "workload": key[1], "until": runs[0].until, "seeds": [p.seed for p in runs],
-                     "messages": sum(totals), "beyond_last_bucket": beyond, "sim_ms": sims})
-    return {"reproduction": "homa-cluster", "form": form, "lengths_ms": LENGTHS_MS[form], "points": info,
-            "rows": rows}
+        info.append(
+            {
+                "variant": key[0],
+                "workload": key[1],
+                "until": runs[0].until,
+                "seeds": [p.seed for p in runs],
+                "messages": sum(totals),
+                "beyond_last_bucket": beyond,
+                "sim_ms": sims,
+            }
+        )
+    return {"reproduction": "homa-cluster", "form": form, "lengths_ms": LENGTHS_MS[form], "points": info, "rows": rows}
 
 
 def frame(rows: list[dict]) -> pl.DataFrame:
-    schema = {"variant": pl.String, "workload": pl.String, "size_upper_bytes": pl.Int64, "count_percent": pl.Float64,
-              "mean_slowdown": pl.Float64, "median_slowdown": pl.Float64, "p99_slowdown": pl.Float64,
-              "messages": pl.Int64}
+    schema = {
+        "variant": pl.String,
+        "workload": pl.String,
+        "size_upper_bytes": pl.Int64,
+        "count_percent": pl.Float64,
+        "mean_slowdown": pl.Float64,
+        "median_slowdown": pl.Float64,
+        "p99_slowdown": pl.Float64,
+        "messages": pl.Int64,
+    }
     return pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows], schema=schema)
 
 
 def _of(rows: list[dict], variant: str, workload: str) -> list[dict]:
-    return sorted((r for r in rows if r["variant"] == variant and r["workload"] == workload),
-                  key=lambda r: r["size_upper_bytes"])
+    return sorted(
+        (r for r in rows if r["variant"] == variant and r["workload"] == workload), key=lambda r: r["size_upper_bytes"]
+    )
 
 
 def ratios(rows: list[dict], variant: str, workload: str, stat: str = "p99_slowdown") -> Optional[dict]:
     """``variant`` / Homa of ``stat`` over the buckets judged in both: the median, the
     range and how many; None when either is missing or no bucket is judged in both."""
     homa = {r["size_upper_bytes"]: r for r in _of(rows, "homa", workload)}
-    xs = [r[stat] / homa[r["size_upper_bytes"]][stat] for r in _of(rows, variant, workload)
-          if r["judged"] and r[stat] and homa.get(r["size_upper_bytes"], {}).get("judged")
-          and homa[r["size_upper_bytes"]][stat]]
+    xs = [
+        r[stat] / homa[r["size_upper_bytes"]][stat]
+        for r in _of(rows, variant, workload)
+        if r["judged"]
+        and r[stat]
+        and homa.get(r["size_upper_bytes"], {}).get("judged")
+        and homa[r["size_upper_bytes"]][stat]
+    ]
     if not xs:
         return None
     return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "buckets": len(xs)}
@@ -225,9 +262,14 @@ def homa_range(rows: list[dict], workload: str) -> Optional[dict]:
     if not found:
         return None
     lo, hi = min(found, key=lambda r: r["p99_slowdown"]), max(found, key=lambda r: r["p99_slowdown"])
-    return {"min": lo["p99_slowdown"], "min_at": lo["size_upper_bytes"], "max": hi["p99_slowdown"],
-            "max_at": hi["size_upper_bytes"], "buckets": len(found),
-            "holds": round(lo["p99_slowdown"], 1) >= HOMA_RANGE[0] and round(hi["p99_slowdown"], 1) <= HOMA_RANGE[1]}
+    return {
+        "min": lo["p99_slowdown"],
+        "min_at": lo["size_upper_bytes"],
+        "max": hi["p99_slowdown"],
+        "max_at": hi["size_upper_bytes"],
+        "buckets": len(found),
+        "holds": round(lo["p99_slowdown"], 1) >= HOMA_RANGE[0] and round(hi["p99_slowdown"], 1) <= HOMA_RANGE[1],
+    }
 
 
 def claims(rows: list[dict], workload: str) -> dict:
@@ -239,8 +281,11 @@ def claims(rows: list[dict], workload: str) -> dict:
     b = out["basic"]
     out["basic_holds"] = None if b is None else BASIC_RANGE[0] <= round(b["median"], 1) <= BASIC_RANGE[1]
     p4, p2 = out["p4"], out["p2"]
-    out["levels_holds"] = (None if p4 is None or p2 is None else
-                           p4["median"] < ALMOST and p2["median"] >= ALMOST and p2["median"] > p4["median"])
+    out["levels_holds"] = (
+        None
+        if p4 is None or p2 is None
+        else p4["median"] < ALMOST and p2["median"] >= ALMOST and p2["median"] > p4["median"]
+    )
     return out
 
 
@@ -263,25 +308,37 @@ def _claim_lines(c: dict) -> list[str]:
     if h is None:
         lines.append("Homa's p99 2-3.5 across RPC sizes: Homa not run, or no judged bucket")
     else:
-        where = ("in" if h["holds"] else "below" if round(h["max"], 1) <= HOMA_RANGE[1] else "not in")
-        lines.append(f"Homa's p99 \"2-3.5 across RPC sizes\" (judged buckets wholly within the shortest 99 % of RPCs): "
-                     f"{h['min']:.2f} (≤ {fmt.size(h['min_at'])}) to {h['max']:.2f} (≤ {fmt.size(h['max_at'])}), "
-                     f"{where} 2-3.5: {_verdict(h['holds'])}"
-                     + (" (lower than the cluster's: host software queueing is not modelled)" if where == "below" else ""))
+        where = "in" if h["holds"] else "below" if round(h["max"], 1) <= HOMA_RANGE[1] else "not in"
+        lines.append(
+            f'Homa\'s p99 "2-3.5 across RPC sizes" (judged buckets wholly within the shortest 99 % of RPCs): '
+            f"{h['min']:.2f} (≤ {fmt.size(h['min_at'])}) to {h['max']:.2f} (≤ {fmt.size(h['max_at'])}), "
+            f"{where} 2-3.5: {_verdict(h['holds'])}"
+            + (" (lower than the cluster's: host software queueing is not modelled)" if where == "below" else "")
+        )
     if c["basic"] is not None:
-        lines.append(f"\"Basic 5-15x worse tail than Homa\": p99 Basic / Homa {_ratio_text(c['basic'])}: "
-                     f"{_verdict(c['basic_holds'])}")
+        lines.append(
+            f'"Basic 5-15x worse tail than Homa": p99 Basic / Homa {_ratio_text(c["basic"])}: '
+            f"{_verdict(c['basic_holds'])}"
+        )
     if c["p4"] is not None or c["p2"] is not None:
         text = f"p99 HomaP4 / Homa {_ratio_text(c['p4'])}; HomaP2 / Homa {_ratio_text(c['p2'])}"
         if c["levels_holds"] is not None:
-            text = (f"\"4 levels almost as good as 8, 2 noticeably worse\" (median ratio P4 < {ALMOST}, "
-                    f"P2 ≥ {ALMOST}): {text}: {_verdict(c['levels_holds'])}")
+            text = (
+                f'"4 levels almost as good as 8, 2 noticeably worse" (median ratio P4 < {ALMOST}, '
+                f"P2 ≥ {ALMOST}): {text}: {_verdict(c['levels_holds'])}"
+            )
         lines.append(text)
     for v in ("p1", "p1-authors"):
         if c.get(v) is not None:
-            lines.append(f"p99 {VARIANTS[v][0]} / Homa {_ratio_text(c[v])}" + (
-                f" (Basic / {VARIANTS[v][0]} median {c['basic']['median'] / c[v]['median']:.2f}x: §5.1 says HomaP1 is "
-                "\"still significantly better than Basic\")" if c["basic"] is not None else ""))
+            lines.append(
+                f"p99 {VARIANTS[v][0]} / Homa {_ratio_text(c[v])}"
+                + (
+                    f" (Basic / {VARIANTS[v][0]} median {c['basic']['median'] / c[v]['median']:.2f}x: §5.1 says HomaP1 is "
+                    '"still significantly better than Basic")'
+                    if c["basic"] is not None
+                    else ""
+                )
+            )
     return lines
 
 
@@ -299,7 +356,9 @@ def render(report: dict[str, Any], console: Console) -> None:
         "echo takes 4.7 us unloaded, as the paper's. Not modelled of RAMCloud's hosts: CPU and software queueing, "
         "polling, the NIC's queue (the paper's cluster slowdowns include them: §5.2). A bucket is judged with ≥ 100 "
         "RPCs in every seed; (dim) otherwise. With two seeds or more each p99 is their mean, in brackets its "
-        "95 % bootstrap interval across seeds.\n", highlight=False)
+        "95 % bootstrap interval across seeds.\n",
+        highlight=False,
+    )
     for w in ws:
         present = [v for v in vs if _of(report["rows"], v, w)]
         base = _of(report["rows"], present[0], w)
@@ -320,10 +379,14 @@ def render(report: dict[str, Any], console: Console) -> None:
             console.print(f"  {line}", highlight=False)
         for p in (p for p in report["points"] if p["workload"] == w):
             if p["beyond_last_bucket"]:
-                console.print(f"  {VARIANTS[p['variant']][0]}: {p['beyond_last_bucket']:,} RPCs above the last bucket "
-                              "(not reported)", highlight=False)
-        sims = ", ".join(f"{VARIANTS[p['variant']][0]} {max(p['sim_ms']):.0f}" for p in report["points"]
-                         if p["workload"] == w)
+                console.print(
+                    f"  {VARIANTS[p['variant']][0]}: {p['beyond_last_bucket']:,} RPCs above the last bucket "
+                    "(not reported)",
+                    highlight=False,
+                )
+        sims = ", ".join(
+            f"{VARIANTS[p['variant']][0]} {max(p['sim_ms']):.0f}" for p in report["points"] if p["workload"] == w
+        )
         console.print(f"  drained at (ms): {sims}\n", highlight=False)
     if report.get("plots"):
         console.print(f"plots: {', '.join(report['plots'])}", highlight=False)
@@ -336,7 +399,9 @@ def figures(report: dict, work: Path) -> list[Path]:
 
     written = []
     for w in dict.fromkeys(r["workload"] for r in report["rows"]):
-        ours = [{**r, "transport": VARIANTS[r["variant"]][0], "load": 0.8} for r in report["rows"] if r["workload"] == w]
+        ours = [
+            {**r, "transport": VARIANTS[r["variant"]][0], "load": 0.8} for r in report["rows"] if r["workload"] == w
+        ]
         fig = figure(w, ours, [], "", "Fig. 8 (p99) and 9 (median) simulated: echo RPCs on the 16-host cluster")
         for ax in fig.axes:
             ax.set_ylabel(ax.get_ylabel().replace("Fig. 12", "Fig. 8").replace("Fig. 13", "Fig. 9"))

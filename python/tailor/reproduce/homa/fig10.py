@@ -147,14 +147,17 @@ def _outstanding(text: str) -> tuple[int, ...]:
     except ValueError:
         ns = ()
     if not ns or ns[0] < 1 or ns[-1] > 20_000:
-        raise OptionError(f"--outstanding: '{text}'; accepted: comma-separated counts from 1 to 20000, e.g. 10,300,1000")
+        raise OptionError(
+            f"--outstanding: '{text}'; accepted: comma-separated counts from 1 to 20000, e.g. 10,300,1000"
+        )
     return ns
 
 
 def options(
     quick: Annotated[bool, typer.Option("--quick", help="10, 300 and 1,000 RPCs, 20 ms each (seconds).")] = False,
-    outstanding: Annotated[str, typer.Option(help="RPCs kept outstanding, comma-separated (default: the form's).",
-                                             show_default=False)] = "",
+    outstanding: Annotated[
+        str, typer.Option(help="RPCs kept outstanding, comma-separated (default: the form's).", show_default=False)
+    ] = "",
     seeds: cells.Seeds = 3,
     out: Out = None,
 ) -> Plan:
@@ -165,8 +168,7 @@ def options(
     ns, (stop_ms, warm_ms) = FORMS[form]
     if outstanding:
         ns = _outstanding(outstanding)
-    pts = [F10Point(m, n, s, stop_ms * 1000, warm_ms * 1000) for m in MODES for n in ns
-           for s in range(1, seeds + 1)]
+    pts = [F10Point(m, n, s, stop_ms * 1000, warm_ms * 1000) for m in MODES for n in ns for s in range(1, seeds + 1)]
     default = Path("runs") / ("homa-fig10-quick" if quick else "homa-fig10")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -185,13 +187,26 @@ def run(points: list[F10Point], form: str, out: Path, say: Say) -> dict:
         for p in points:
             gbps, n = throughput(dirs[p], p.warm_us, p.until_us)
             s = json.loads((dirs[p] / "summary.json").read_text())
-            rows.append({"mode": p.mode, "outstanding": p.outstanding, "seed": p.seed, "rpcs": n,
-                         "throughput_gbps": gbps, "drops": s["network"]["drops"],
-                         "resends": s["transport_counters"].get("resends", 0)})
+            rows.append(
+                {
+                    "mode": p.mode,
+                    "outstanding": p.outstanding,
+                    "seed": p.seed,
+                    "rpcs": n,
+                    "throughput_gbps": gbps,
+                    "drops": s["network"]["drops"],
+                    "resends": s["transport_counters"].get("resends", 0),
+                }
+            )
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "fig10.csv")
         points_ = summarise(rows)
-        report = {"reproduction": "homa-fig10", "form": form, "rows": rows, "points": points_,
-                  "claims": claims(points_)}
+        report = {
+            "reproduction": "homa-fig10",
+            "form": form,
+            "rows": rows,
+            "points": points_,
+            "claims": claims(points_),
+        }
         (work / "fig10.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -203,9 +218,16 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for key in sorted({(r["mode"], r["outstanding"]) for r in rows}, key=lambda k: (MODES.index(k[0]), k[1])):
         rs = [r for r in rows if (r["mode"], r["outstanding"]) == key]
         e = Estimate.of_values([(r["throughput_gbps"], r["rpcs"]) for r in rs])
-        out.append({"mode": key[0], "outstanding": key[1], **cells.columns("throughput_gbps", e),
-                    "min_gbps": min(r["throughput_gbps"] for r in rs), "max_gbps": max(r["throughput_gbps"] for r in rs),
-                    "drops": sum(r["drops"] for r in rs)})
+        out.append(
+            {
+                "mode": key[0],
+                "outstanding": key[1],
+                **cells.columns("throughput_gbps", e),
+                "min_gbps": min(r["throughput_gbps"] for r in rs),
+                "max_gbps": max(r["throughput_gbps"] for r in rs),
+                "drops": sum(r["drops"] for r in rs),
+            }
+        )
     return out
 
 
@@ -224,8 +246,10 @@ def _knee(pts: list[dict[str, Any]], peak: float) -> int | None:
 def _several_thousand(pts: list[dict[str, Any]], peak: float) -> dict[str, Any]:
     knee, top = _knee(pts, peak), max(p["outstanding"] for p in pts)
     drops = min((p["outstanding"] for p in pts if p["drops"]), default="none")
-    return {"ours": f"≥ {HOLDS:.0%} of the peak ({peak:.2f} Gbps) up to {knee} of {top} RPCs; drops from {drops}",
-            "holds": None if top < 2000 else (knee is not None and knee == top)}
+    return {
+        "ours": f"≥ {HOLDS:.0%} of the peak ({peak:.2f} Gbps) up to {knee} of {top} RPCs; drops from {drops}",
+        "holds": None if top < 2000 else (knee is not None and knee == top),
+    }
 
 
 def claims(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -238,14 +262,20 @@ def claims(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     first_drop = min((p["outstanding"] for p in off if p["drops"]), default=None)
     # A claim is judged only on points that reach it: several thousand RPCs; beyond 500.
     return [
-        {"claim": "with incast control, several thousand simultaneous RPCs without degradation",
-         **_several_thousand(by["control"], peak)},
-        {"claim": "the same, with tailor's receiver budget (no more than overcommitment × RTTbytes granted)",
-         **_several_thousand(by["budget"], peak)},
-        {"claim": "without it, about 300 concurrent RPCs before performance degraded because of packet drops "
-                  "(the drops' onset fitted: the buffer)",
-         "ours": f"drops from {first_drop} RPCs; ≥ {HOLDS:.0%} of the peak up to {knee_off}",
-         "holds": None if top_off <= 500 else (first_drop is not None and 200 <= first_drop <= 500)},
+        {
+            "claim": "with incast control, several thousand simultaneous RPCs without degradation",
+            **_several_thousand(by["control"], peak),
+        },
+        {
+            "claim": "the same, with tailor's receiver budget (no more than overcommitment × RTTbytes granted)",
+            **_several_thousand(by["budget"], peak),
+        },
+        {
+            "claim": "without it, about 300 concurrent RPCs before performance degraded because of packet drops "
+            "(the drops' onset fitted: the buffer)",
+            "ours": f"drops from {first_drop} RPCs; ≥ {HOLDS:.0%} of the peak up to {knee_off}",
+            "holds": None if top_off <= 500 else (first_drop is not None and 200 <= first_drop <= 500),
+        },
     ]
 
 
@@ -253,8 +283,12 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=f"Homa Fig. 10: one client's throughput (Gbps), N RPCs outstanding to 15 servers, 10 KB responses "
-                    f"({report['form']} form)", title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"Homa Fig. 10: one client's throughput (Gbps), N RPCs outstanding to 15 servers, 10 KB responses "
+        f"({report['form']} form)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     t.add_column("RPCs outstanding", justify="right")
     for m in MODES:
         t.add_column(f"{LABELS[m]}: Gbps", justify="right")
@@ -264,18 +298,25 @@ def render(report: dict[str, Any], console: Console) -> None:
         row = [f"{n:,}"]
         for m in MODES:
             p = at.get((m, n))
-            row += (["—", ""] if p is None else
-                    [cells.text(cells.restore("throughput_gbps", p, None), ".2f"), f"{p['drops']:,}"])
+            row += (
+                ["—", ""]
+                if p is None
+                else [cells.text(cells.restore("throughput_gbps", p, None), ".2f"), f"{p['drops']:,}"]
+            )
         t.add_row(*row)
     console.print(t)
-    c = Table(title="the paper's claims (its figure has no numbers in the text)", title_justify="left",
-              box=box.SIMPLE_HEAD)
+    c = Table(
+        title="the paper's claims (its figure has no numbers in the text)", title_justify="left", box=box.SIMPLE_HEAD
+    )
     for col in ("claim", "ours", "verdict"):
         c.add_column(col)
     for cl in report["claims"]:
         verdict = {True: "holds", False: "DOES NOT HOLD", None: "not judged (no point reaches it)"}[cl["holds"]]
         c.add_row(cl["claim"], cl["ours"], verdict)
     console.print(c)
-    console.print("Gbps: the mean over seeds [bootstrap interval] n = fewest RPCs in a seed's window (min and max "
-                  "over seeds, the paper's bars, in fig10.json); drops summed over seeds. docs/reproductions-homa-incast.md.", highlight=False,
-                  markup=False)
+    console.print(
+        "Gbps: the mean over seeds [bootstrap interval] n = fewest RPCs in a seed's window (min and max "
+        "over seeds, the paper's bars, in fig10.json); drops summed over seeds. docs/reproductions-homa-incast.md.",
+        highlight=False,
+        markup=False,
+    )

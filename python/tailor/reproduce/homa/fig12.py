@@ -62,18 +62,32 @@ LENGTHS_MS = {
 def options(
     workloads: Annotated[str, typer.Option(help="Workloads, comma-separated (W1..W5).")] = "W1,W2,W3,W4,W5",
     loads: Annotated[str, typer.Option(help="Network loads, comma-separated (0.5, 0.8).")] = "0.5,0.8",
-    transports: Annotated[str, typer.Option(help="Transports, comma-separated (those with scenarios on the "
-                                                 "paper's fabric, scenarios/homa/<transport>-w<N>-<load>.toml).")]
-    = "homa",
+    transports: Annotated[
+        str,
+        typer.Option(
+            help="Transports, comma-separated (those with scenarios on the "
+            "paper's fabric, scenarios/homa/<transport>-w<N>-<load>.toml)."
+        ),
+    ] = "homa",
     seeds: Annotated[int, typer.Option(help="Seeds per point (1..N); two or more give intervals.", min=1)] = 3,
-    quick: Annotated[bool, typer.Option("--quick", help="Shorter runs (about 1 minute a point at most); "
-                                                       "fewer buckets judged.")] = False,
-    compare: Annotated[Optional[Path], typer.Option(help="A Fig. 12 table (fig12.csv's columns, or the authors' "
-                                                         "data's) to set beside ours, bucket by bucket.")] = None,
-    sustainable: Annotated[Optional[Path], typer.Option(help="A homa-fig15 result (fig15.csv): a transport it names "
-                                                             "runs each point at the smaller of the point's load and "
-                                                             "its measured maximum, on the wire basis, as the paper "
-                                                             "ran pHost and NDP.")] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Shorter runs (about 1 minute a point at most); fewer buckets judged.")
+    ] = False,
+    compare: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="A Fig. 12 table (fig12.csv's columns, or the authors' data's) to set beside ours, bucket by bucket."
+        ),
+    ] = None,
+    sustainable: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="A homa-fig15 result (fig15.csv): a transport it names "
+            "runs each point at the smaller of the point's load and "
+            "its measured maximum, on the wire basis, as the paper "
+            "ran pHost and NDP."
+        ),
+    ] = None,
     out: Out = None,
 ) -> Plan:
     """Homa Fig. 12/13: p99 and median slowdown per message-size bucket, W1-W5 at 50 and
@@ -87,8 +101,14 @@ def options(
     return Plan(out or default, lambda out, say: run(pts, form, out, say, compare=(compare, ref)))
 
 
-def plan_points(transports: list[str], workloads: list[str], loads: list[float], seeds: int, form: str,
-                maxima: dict[tuple[str, str], Optional[float]]) -> list[Point]:
+def plan_points(
+    transports: list[str],
+    workloads: list[str],
+    loads: list[float],
+    seeds: int,
+    form: str,
+    maxima: dict[tuple[str, str], Optional[float]],
+) -> list[Point]:
     """Every (transport, workload, load, seed); a transport ``maxima`` (``sustainable.read``)
     names runs at the load ``sustainable.cap`` gives, its length scaled to the load it runs
     at (``length_us``)."""
@@ -127,8 +147,13 @@ def _keys_text(keys: Any) -> str:
     return ", ".join(f"{t} {w} {x:g}" for t, w, x in sorted(keys)) or "no rows"
 
 
-def run(points: list[Point], form: str, out: Path, say: Say,
-        compare: tuple[Optional[Path], Optional[pl.DataFrame]] = (None, None)) -> dict:
+def run(
+    points: list[Point],
+    form: str,
+    out: Path,
+    say: Say,
+    compare: tuple[Optional[Path], Optional[pl.DataFrame]] = (None, None),
+) -> dict:
     """Runs ``points`` into ``out`` (written whole once complete): scenarios, runs,
     fig12.csv (and fig12-seeds.csv with several seeds), fig12.json, the figures."""
     with staged(out, "reproduction", name="homa-fig12") as work:
@@ -166,10 +191,25 @@ def analyse(points: list[Point], dirs: dict[Point, Path], form: str) -> dict:
         per_seed, totals, beyond, sims = read_runs(runs, dirs)
         seed_rows += [{**keys, "seed": p.seed, **x} for p, r in zip(runs, per_seed) for x in r]
         rows += [{**keys, **row} for row in combine(per_seed, totals)]
-        info.append({**keys, "until": runs[0].until, "seeds": [p.seed for p in runs], "messages": sum(totals),
-                     "beyond_last_bucket": beyond, "sim_ms": sims, "offered_load": runs[0].offered})
-    return {"reproduction": "homa-fig12", "form": form, "lengths_ms_at_80": LENGTHS_MS[form], "points": info,
-            "rows": rows, "seed_rows": seed_rows if len(points) > len(info) else []}
+        info.append(
+            {
+                **keys,
+                "until": runs[0].until,
+                "seeds": [p.seed for p in runs],
+                "messages": sum(totals),
+                "beyond_last_bucket": beyond,
+                "sim_ms": sims,
+                "offered_load": runs[0].offered,
+            }
+        )
+    return {
+        "reproduction": "homa-fig12",
+        "form": form,
+        "lengths_ms_at_80": LENGTHS_MS[form],
+        "points": info,
+        "rows": rows,
+        "seed_rows": seed_rows if len(points) > len(info) else [],
+    }
 
 
 def own_buckets(points: list[Point], dirs: dict[Point, Path]) -> list[dict]:
@@ -179,7 +219,9 @@ def own_buckets(points: list[Point], dirs: dict[Point, Path]) -> list[dict]:
     ref = paper.anchor(all_transports=True)
     out = []
     for key in dict.fromkeys((p.transport, p.workload, p.load) for p in points):
-        theirs = ref.filter((pl.col("transport") == key[0]) & (pl.col("workload") == key[1]) & (pl.col("load") == key[2]))
+        theirs = ref.filter(
+            (pl.col("transport") == key[0]) & (pl.col("workload") == key[1]) & (pl.col("load") == key[2])
+        )
         bounds = sorted(theirs["size_upper_bytes"].to_list())
         # Their pFabric and pHost W5 rows add one bound (100 MB) to W5's: those are W5's
         # buckets; only a table sharing no bound with W5's is another simulator's.

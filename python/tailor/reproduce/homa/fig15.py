@@ -86,11 +86,26 @@ SUSTAINED = 0.95
 #: over the workloads, where it gives one.
 PAPER_RANGE = {"phost": (0.58, 0.73), "ndp": (None, 0.73)}
 
-COLUMNS = ("transport", "workload", *cells.columns("max_load", Estimate.of_values([(0.0, 1)])),
-           *cells.columns("goodput_load", Estimate.of_values([(0.0, 1)])), "seeds_above", "highest_load_run",
-           "paper_range")
-POINT_COLUMNS = ("transport", "workload", "load", "seed", "delivered_ratio", "goodput_percent", "backlog_bytes",
-                 "messages", "sim_ms")
+COLUMNS = (
+    "transport",
+    "workload",
+    *cells.columns("max_load", Estimate.of_values([(0.0, 1)])),
+    *cells.columns("goodput_load", Estimate.of_values([(0.0, 1)])),
+    "seeds_above",
+    "highest_load_run",
+    "paper_range",
+)
+POINT_COLUMNS = (
+    "transport",
+    "workload",
+    "load",
+    "seed",
+    "delivered_ratio",
+    "goodput_percent",
+    "backlog_bytes",
+    "messages",
+    "sim_ms",
+)
 
 
 @dataclass(frozen=True)
@@ -124,11 +139,13 @@ def parse_loads(text: str) -> list[float]:
 
 
 def options(
-    transports: Annotated[str, typer.Option(help="Transports, comma-separated (those with scenarios on the "
-                                                 "paper's fabric).")] = "homa",
+    transports: Annotated[
+        str, typer.Option(help="Transports, comma-separated (those with scenarios on the paper's fabric).")
+    ] = "homa",
     workloads: Annotated[str, typer.Option(help="Workloads, comma-separated (W1..W5).")] = "W1,W2,W3,W4,W5",
-    loads: Annotated[str, typer.Option(help="Network loads to run, comma-separated (default: 0.5 to 0.95; "
-                                            "--quick: 0.5, 0.7, 0.9).")] = "",
+    loads: Annotated[
+        str, typer.Option(help="Network loads to run, comma-separated (default: 0.5 to 0.95; --quick: 0.5, 0.7, 0.9).")
+    ] = "",
     seeds: cells.Seeds = 3,
     quick: Annotated[bool, typer.Option("--quick", help="Short runs at three loads.")] = False,
     out: Out = None,
@@ -139,8 +156,9 @@ def options(
     ts, ws = parse_transports(transports), parse_workloads(workloads)
     check_transports(ts, ws, [0.8])
     xs = parse_loads(loads) if loads.strip() else list(LOADS[form])
-    pts = [Point(t, w, x, s, LENGTH_MS[form][w] * 1000) for t in ts for w in ws for x in xs
-           for s in range(1, seeds + 1)]
+    pts = [
+        Point(t, w, x, s, LENGTH_MS[form][w] * 1000) for t in ts for w in ws for x in xs for s in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("homa-fig15-quick" if quick else "homa-fig15")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -153,8 +171,15 @@ def write_scenario(p: Point, dir: Path, why: str) -> Path:
     # Network load counts every byte a transport puts on the wire, headers and control
     # packets included (Fig. 15's caption), whatever basis the file's own load uses (the
     # pHost files give Homa's message rate as a payload load).
-    sc = tailor.Scenario.load(src).with_({"class[0].load": p.load, "class[0].load_basis": "wire",
-                                          "class[0].until": until, "run.stop": until, "record.progress": every})
+    sc = tailor.Scenario.load(src).with_(
+        {
+            "class[0].load": p.load,
+            "class[0].load_basis": "wire",
+            "class[0].until": until,
+            "run.stop": until,
+            "record.progress": every,
+        }
+    )
     path = dir / f"{p.name}.toml"
     head = f"# {src.name} at load {p.load:g}, generating until the stop at {until} ({why}).\n"
     path.write_text(head + sc.resolve()["document"])
@@ -172,10 +197,13 @@ def measure(run_dir: Path, until_us: int, capacity_bps: float) -> dict[str, Any]
     generated = end["generated_bytes"] - mid["generated_bytes"]
     delivered = end["delivered_bytes"] - mid["delivered_bytes"]
     window_ns = end["time_ns"] - mid["time_ns"]
-    return {"delivered_ratio": delivered / generated if generated else None,
-            "goodput_percent": 100 * delivered * 8 / (capacity_bps * window_ns / 1e9) if window_ns else None,
-            "backlog_bytes": end["generated_bytes"] - end["delivered_bytes"],
-            "messages": summary["messages"]["completed"], "sim_ms": summary["sim_ns"] / 1e6}
+    return {
+        "delivered_ratio": delivered / generated if generated else None,
+        "goodput_percent": 100 * delivered * 8 / (capacity_bps * window_ns / 1e9) if window_ns else None,
+        "backlog_bytes": end["generated_bytes"] - end["delivered_bytes"],
+        "messages": summary["messages"]["completed"],
+        "sim_ms": summary["sim_ns"] / 1e6,
+    }
 
 
 def maximum(rows: list[dict[str, Any]], key: str = "delivered_ratio") -> tuple[float | None, float | None]:
@@ -204,9 +232,15 @@ def across_seeds(transport: str, workload: str, rows: list[dict[str, Any]]) -> d
     top = Estimate.of_values([(x, 1) if x is not None else (None, 0) for x, _ in per_seed])
     good = Estimate.of_values([(g / 100, 1) if g is not None else (None, 0) for _, g in per_seed])
     rng = PAPER_RANGE.get(transport)
-    return {"transport": transport, "workload": workload, **cells.columns("max_load", top),
-            **cells.columns("goodput_load", good), "seeds_above": sum(x is None for x, _ in per_seed),
-            "highest_load_run": max(r["load"] for r in rows), "paper_range": _range_text(rng) if rng else ""}
+    return {
+        "transport": transport,
+        "workload": workload,
+        **cells.columns("max_load", top),
+        **cells.columns("goodput_load", good),
+        "seeds_above": sum(x is None for x, _ in per_seed),
+        "highest_load_run": max(r["load"] for r in rows),
+        "paper_range": _range_text(rng) if rng else "",
+    }
 
 
 def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
@@ -220,13 +254,25 @@ def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
             m = measure(dirs[p], p.until_us, info["hosts"] * info["host_rate_bps"])
             rows.append({"transport": p.transport, "workload": p.workload, "load": p.load, "seed": p.seed, **m})
         pl.DataFrame(rows).select(POINT_COLUMNS).write_csv(work / "fig15-points.csv")
-        maxima = [across_seeds(t, w, [r for r in rows if (r["transport"], r["workload"]) == (t, w)])
-                  for t, w in dict.fromkeys((r["transport"], r["workload"]) for r in rows)]
-        floats = {c: pl.Float64 for c in COLUMNS if c.startswith(("max_load", "goodput_load"))
-                  and not c.endswith(("_n", "_seeds", "_judged"))}
+        maxima = [
+            across_seeds(t, w, [r for r in rows if (r["transport"], r["workload"]) == (t, w)])
+            for t, w in dict.fromkeys((r["transport"], r["workload"]) for r in rows)
+        ]
+        floats = {
+            c: pl.Float64
+            for c in COLUMNS
+            if c.startswith(("max_load", "goodput_load")) and not c.endswith(("_n", "_seeds", "_judged"))
+        }
         pl.DataFrame(maxima, schema_overrides=floats).select(COLUMNS).write_csv(work / "fig15.csv")
-        report = {"reproduction": "homa-fig15", "form": form, "lengths_ms": LENGTH_MS[form], "sustained": SUSTAINED,
-                  "rows": rows, "maxima": maxima, "claims": claims(maxima)}
+        report = {
+            "reproduction": "homa-fig15",
+            "form": form,
+            "lengths_ms": LENGTH_MS[form],
+            "sustained": SUSTAINED,
+            "rows": rows,
+            "maxima": maxima,
+            "claims": claims(maxima),
+        }
         report["plots"] = [str(out / p.name) for p in _figure(maxima, work)]
         (work / "fig15.json").write_text(json.dumps(report, indent=1))
     report["out"] = str(out)
@@ -252,8 +298,10 @@ def claims(maxima: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if h is None or o is None:
                 # None: above the highest load run; the comparison is open only if both are.
                 held = None if h is None and o is None else (h is None)
-                text = f"Homa {'> ' if h is None else ''}{(h or homa['highest_load_run']):.0%} vs {t} " \
-                       f"{'> ' if o is None else ''}{(o or m['highest_load_run']):.0%}"
+                text = (
+                    f"Homa {'> ' if h is None else ''}{(h or homa['highest_load_run']):.0%} vs {t} "
+                    f"{'> ' if o is None else ''}{(o or m['highest_load_run']):.0%}"
+                )
             else:
                 held, text = h > o, f"Homa {h:.0%} vs {t} {o:.0%} ({100 * (h - o) / o:+.0f} %)"
             out.append({"workload": w, "claim": f"Homa sustains more than {t}", "held": held, "measured": text})
@@ -262,8 +310,14 @@ def claims(maxima: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if rng and m["max_load"] is not None:
             lo, hi = rng
             held = (lo is None or m["max_load"] >= lo - 0.05) and m["max_load"] <= hi + 0.05
-            out.append({"workload": m["workload"], "claim": f"{m['transport']} within {_range_text(rng)} (+-5 %)",
-                        "held": held, "measured": f"{m['max_load']:.0%}"})
+            out.append(
+                {
+                    "workload": m["workload"],
+                    "claim": f"{m['transport']} within {_range_text(rng)} (+-5 %)",
+                    "held": held,
+                    "measured": f"{m['max_load']:.0%}",
+                }
+            )
     return out
 
 
@@ -286,15 +340,23 @@ def _figure(maxima: list[dict[str, Any]], work: Path) -> list[Path]:
             top = m["max_load"] if m["max_load"] is not None else m["highest_load_run"]
             x = j + (i - (len(ts) - 1) / 2) * width
             color = f"C{i}"
-            ax.bar(x, 100 * top, width, fill=False, edgecolor=color, hatch="" if m["max_load"] is not None else "//",
-                   label=t if j == 0 else None)
+            ax.bar(
+                x,
+                100 * top,
+                width,
+                fill=False,
+                edgecolor=color,
+                hatch="" if m["max_load"] is not None else "//",
+                label=t if j == 0 else None,
+            )
             if m["goodput_load"] is not None:
                 ax.bar(x, 100 * m["goodput_load"], width, color=color, alpha=0.6)
     ax.set_xticks(range(len(ws)), ws)
     ax.set_ylabel("network load sustained (%)")
     ax.set_ylim(0, 100)
-    ax.set_title("Highest sustainable load (outline), application data (filled); hatched: above the loads run",
-                 fontsize="small")
+    ax.set_title(
+        "Highest sustainable load (outline), application data (filled); hatched: above the loads run", fontsize="small"
+    )
     ax.legend(fontsize="x-small", ncol=len(ts))
     return save(fig, work / "fig15")
 
@@ -303,9 +365,12 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=f"Homa Fig. 15: highest sustainable network load, {report['form']} form (delivered ratio "
-                    f">= {report['sustained']:g} over each run's second half)", title_justify="left",
-              box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"Homa Fig. 15: highest sustainable network load, {report['form']} form (delivered ratio "
+        f">= {report['sustained']:g} over each run's second half)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     for c in ("transport", "workload", "paper", "tailor", "application data"):
         t.add_column(c, justify="left" if c in ("transport", "workload") else "right")
     for m in report["maxima"]:
@@ -313,8 +378,12 @@ def render(report: dict[str, Any], console: Console) -> None:
         t.add_row(m["transport"], m["workload"], m["paper_range"] or "-", maximum_text(m), data)
     console.print(t)
     seeds = max((m["max_load_seeds"] for m in report["maxima"]), default=0)
-    console.print(f"tailor: mean over {seeds} seed(s) of each seed's maximum [95 % interval across seeds]; application "
-                  "data: mean goodput at those maxima.", highlight=False, markup=False)
+    console.print(
+        f"tailor: mean over {seeds} seed(s) of each seed's maximum [95 % interval across seeds]; application "
+        "data: mean goodput at those maxima.",
+        highlight=False,
+        markup=False,
+    )
     for c in report["claims"]:
         mark = {True: "holds", False: "does NOT hold", None: "open"}[c["held"]]
         console.print(f"{c['workload']}: {c['claim']}: {mark} ({c['measured']})", highlight=False)

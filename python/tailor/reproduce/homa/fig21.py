@@ -66,8 +66,16 @@ HOSTS = 144
 LINK_BITS_PER_NS = 10.0
 #: "used evenly": the largest unscheduled level at most this many times the smallest.
 EVEN = 1.25
-COLUMNS = ("load", "level", "paper_level", "kind", "bytes", "data_bytes",
-           *cells.columns("percent_of_capacity", Estimate.of_values([(0.0, 1)])), "percent_of_kind")
+COLUMNS = (
+    "load",
+    "level",
+    "paper_level",
+    "kind",
+    "bytes",
+    "data_bytes",
+    *cells.columns("percent_of_capacity", Estimate.of_values([(0.0, 1)])),
+    "percent_of_kind",
+)
 #: A GRANT on the wire (docs/homa.md, "Packets").
 GRANT_WIRE_BYTES = 84
 
@@ -116,10 +124,18 @@ def shares(load: float, counters: dict[str, int], sim_ns: float) -> list[dict[st
     for lv in range(LEVELS):
         kind = "unscheduled" if lv < UNSCHEDULED else "scheduled"
         b = level[lv]
-        rows.append({"load": load, "level": lv, "paper_level": f"P{LEVELS - 1 - lv}", "kind": kind, "bytes": b,
-                     "data_bytes": counters[names[lv]],
-                     "percent_of_capacity": 100 * b / capacity,
-                     "percent_of_kind": 100 * b / total[kind] if total[kind] else 0.0})
+        rows.append(
+            {
+                "load": load,
+                "level": lv,
+                "paper_level": f"P{LEVELS - 1 - lv}",
+                "kind": kind,
+                "bytes": b,
+                "data_bytes": counters[names[lv]],
+                "percent_of_capacity": 100 * b / capacity,
+                "percent_of_kind": 100 * b / total[kind] if total[kind] else 0.0,
+            }
+        )
     return rows
 
 
@@ -130,20 +146,44 @@ def claims(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         at = [r for r in rows if r["load"] == load]
         u = [r["bytes"] for r in at if r["kind"] == "unscheduled"]
         ratio = max(u) / min(u) if min(u) else float("inf")
-        out.append({"load": load, "claim": "the four unscheduled levels are used evenly",
-                    "ours": f"largest / smallest {ratio:.2f} (at most {EVEN})", "holds": ratio <= EVEN})
+        out.append(
+            {
+                "load": load,
+                "claim": "the four unscheduled levels are used evenly",
+                "ours": f"largest / smallest {ratio:.2f} (at most {EVEN})",
+                "holds": ratio <= EVEN,
+            }
+        )
         s = sorted((r for r in at if r["kind"] == "scheduled"), key=lambda r: r["level"])
         top = max(s, key=lambda r: r["bytes"])
         if load == 0.5:
-            out.append({"load": load, "claim": "the lowest scheduled level (P0) carries the most scheduled bytes",
-                        "ours": f"most on {top['paper_level']}", "holds": top["level"] == LEVELS - 1})
+            out.append(
+                {
+                    "load": load,
+                    "claim": "the lowest scheduled level (P0) carries the most scheduled bytes",
+                    "ours": f"most on {top['paper_level']}",
+                    "holds": top["level"] == LEVELS - 1,
+                }
+            )
         if load == 0.9:
-            out.append({"load": load, "claim": "the highest scheduled level carries the most scheduled bytes",
-                        "ours": f"most on {top['paper_level']}", "holds": top["level"] == UNSCHEDULED})
+            out.append(
+                {
+                    "load": load,
+                    "claim": "the highest scheduled level carries the most scheduled bytes",
+                    "ours": f"most on {top['paper_level']}",
+                    "holds": top["level"] == UNSCHEDULED,
+                }
+            )
         if load == 0.8:
             low = sum(r["percent_of_kind"] for r in s if r["level"] >= LEVELS - 3)
-            out.append({"load": load, "claim": "more than half of the scheduled bytes on P0-P2",
-                        "ours": f"{low:.0f} % on P0-P2", "holds": low > 50})
+            out.append(
+                {
+                    "load": load,
+                    "claim": "more than half of the scheduled bytes on P0-P2",
+                    "ours": f"{low:.0f} % on P0-P2",
+                    "holds": low > 50,
+                }
+            )
     return out
 
 
@@ -154,9 +194,11 @@ def across_seeds(per_seed: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     for i, r0 in enumerate(per_seed[0]):
         rs = [rows[i] for rows in per_seed]
         share = Estimate.of_values([(r["percent_of_capacity"], 1) for r in rs])
-        out.append({k: r0[k] for k in ("load", "level", "paper_level", "kind")}
-                   | {k: sum(r[k] for r in rs) / len(rs) for k in ("bytes", "data_bytes", "percent_of_kind")}
-                   | cells.columns("percent_of_capacity", share))
+        out.append(
+            {k: r0[k] for k in ("load", "level", "paper_level", "kind")}
+            | {k: sum(r[k] for r in rs) / len(rs) for k in ("bytes", "data_bytes", "percent_of_kind")}
+            | cells.columns("percent_of_capacity", share)
+        )
     return out
 
 
@@ -169,8 +211,16 @@ def seeds_claims(per_seed: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         held = [e[i]["holds"] for e in each]
         verdict = True if all(held) else False if not any(held) else None
         ours = _merged([e[i]["ours"] for e in each])
-        out.append({"load": c["load"], "claim": c["claim"], "ours": ours, "holds": verdict,
-                    "seeds_holding": sum(held), "seeds": len(held)})
+        out.append(
+            {
+                "load": c["load"],
+                "claim": c["claim"],
+                "ours": ours,
+                "holds": verdict,
+                "seeds_holding": sum(held),
+                "seeds": len(held),
+            }
+        )
     return out
 
 
@@ -183,8 +233,8 @@ def _merged(texts: list[str]) -> str:
     head = os.path.commonprefix(texts)
     head = head[: head.rfind(" ") + 1]
     tail = os.path.commonprefix([t[::-1] for t in texts])[::-1]
-    tail = tail[tail.find(" "):] if " " in tail else ""
-    return head + "/".join(t[len(head): len(t) - len(tail)] for t in texts) + tail
+    tail = tail[tail.find(" ") :] if " " in tail else ""
+    return head + "/".join(t[len(head) : len(t) - len(tail)] for t in texts) + tail
 
 
 def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
@@ -200,12 +250,25 @@ def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
             path.write_text(f"# {p.name}: tailor reproduce homa-fig21, {form} form.\n" + sc.resolve()["document"])
             r = tailor.run(path, seed=p.seed, out=work / "runs" / p.name, progress=reporting(p.name, ms * 1e6, say))
             per_seed.setdefault(p.seed, []).extend(shares(p.load, r.summary["transport_counters"], r.summary["sim_ns"]))
-            info.append({"load": p.load, "seed": p.seed, "messages": r.summary["messages"]["completed"],
-                         "sim_ms": r.summary["sim_ns"] / 1e6})
+            info.append(
+                {
+                    "load": p.load,
+                    "seed": p.seed,
+                    "messages": r.summary["messages"]["completed"],
+                    "sim_ms": r.summary["sim_ns"] / 1e6,
+                }
+            )
         rows = across_seeds(list(per_seed.values()))
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "fig21.csv")
-        report = {"reproduction": "homa-fig21", "form": form, "length_ms": ms, "rows": rows, "points": info,
-                  "seeds": len(per_seed), "claims": seeds_claims(list(per_seed.values()))}
+        report = {
+            "reproduction": "homa-fig21",
+            "form": form,
+            "length_ms": ms,
+            "rows": rows,
+            "points": info,
+            "seeds": len(per_seed),
+            "claims": seeds_claims(list(per_seed.values())),
+        }
         (work / "fig21.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -215,9 +278,12 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich.table import Table
 
     loads = list(dict.fromkeys(p["load"] for p in report["points"]))
-    t = Table(title=f"Homa Fig. 21: W3, bytes per priority level (DATA; grants on P7), % of the hosts' link capacity "
-                    f"({report['form']} form, {report['length_ms']} ms of traffic a load)",
-              title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"Homa Fig. 21: W3, bytes per priority level (DATA; grants on P7), % of the hosts' link capacity "
+        f"({report['form']} form, {report['length_ms']} ms of traffic a load)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     t.add_column("paper's level")
     t.add_column("kind")
     for x in loads:
@@ -225,18 +291,28 @@ def render(report: dict[str, Any], console: Console) -> None:
     at = {(r["load"], r["level"]): r for r in report["rows"]}
     for lv in range(LEVELS):
         r0 = at[(loads[0], lv)]
-        t.add_row(r0["paper_level"], r0["kind"],
-                  *(cells.text(cells.restore("percent_of_capacity", at[(x, lv)], None)).split(" n=")[0] + " %"
-                    for x in loads))
+        t.add_row(
+            r0["paper_level"],
+            r0["kind"],
+            *(
+                cells.text(cells.restore("percent_of_capacity", at[(x, lv)], None)).split(" n=")[0] + " %"
+                for x in loads
+            ),
+        )
     console.print(t)
     done = {}
     for p in report["points"]:
         done[p["load"]] = done.get(p["load"], 0) + p["messages"]
-    console.print(f"mean over {report['seeds']} seed(s) [95 % interval across seeds]; messages completed, all seeds: "
-                  + ", ".join(f"{x:.0%} {n:,}" for x, n in done.items())
-                  + ". The paper's bars are only in its figure; its text's statements, checked on each seed:",
-                  highlight=False)
+    console.print(
+        f"mean over {report['seeds']} seed(s) [95 % interval across seeds]; messages completed, all seeds: "
+        + ", ".join(f"{x:.0%} {n:,}" for x, n in done.items())
+        + ". The paper's bars are only in its figure; its text's statements, checked on each seed:",
+        highlight=False,
+    )
     for c in report["claims"]:
-        verdict = {True: "holds", False: "[bold]DOES NOT HOLD[/bold]",
-                   None: f"holds in {c['seeds_holding']} of {c['seeds']} seeds"}[c["holds"]]
-        console.print(f"  {c['load']:.0%}: \"{c['claim']}\": {c['ours']}: {verdict}", highlight=False)
+        verdict = {
+            True: "holds",
+            False: "[bold]DOES NOT HOLD[/bold]",
+            None: f"holds in {c['seeds_holding']} of {c['seeds']} seeds",
+        }[c["holds"]]
+        console.print(f'  {c["load"]:.0%}: "{c["claim"]}": {c["ours"]}: {verdict}', highlight=False)

@@ -41,8 +41,15 @@ def _series(ax: Axes, rows: Sequence[dict], stat: str, label: str, style: dict) 
     few = [(x, r[stat]) for x, r in pts if not r.get("judged", True)]
     ax.plot([x for x, _ in ok], [y for _, y in ok], label=label, markersize=3, **style)
     if few:
-        ax.plot([x for x, _ in few], [y for _, y in few], linestyle="none", markerfacecolor="none", markersize=3,
-                label=f"_few: {label}", **{k: v for k, v in style.items() if k != "linestyle"})
+        ax.plot(
+            [x for x, _ in few],
+            [y for _, y in few],
+            linestyle="none",
+            markerfacecolor="none",
+            markersize=3,
+            label=f"_few: {label}",
+            **{k: v for k, v in style.items() if k != "linestyle"},
+        )
     return bool(few)
 
 
@@ -89,11 +96,24 @@ def figure(workload: str, ours: Sequence[dict], ref: Sequence[dict], ref_label: 
         for p in mine:
             hollow |= _series(ax, of(ours, p), stat, _label("tailor", p), {"color": color[(p[0], p[2])], "marker": "o"})
         for p in theirs:
-            _series(ax, of(ref, p), stat, _label(ref_label, p),
-                    {"color": color[(p[0], p[2])], "marker": "s", "linestyle": "--"})
+            _series(
+                ax,
+                of(ref, p),
+                stat,
+                _label(ref_label, p),
+                {"color": color[(p[0], p[2])], "marker": "s", "linestyle": "--"},
+            )
         if hollow:
-            ax.plot([], [], linestyle="none", marker="o", markerfacecolor="none", color="grey", markersize=3,
-                    label="hollow: fewer than 100 messages in a seed (not judged)")
+            ax.plot(
+                [],
+                [],
+                linestyle="none",
+                marker="o",
+                markerfacecolor="none",
+                color="grey",
+                markersize=3,
+                label="hollow: fewer than 100 messages in a seed (not judged)",
+            )
         _ticks(ax, of(ours, mine[0]) if mine else of(ref, theirs[0]))
         ax.set_xlabel("message size (x linear in message count: a tick per 10 % of messages)")
         ax.set_ylabel(name)

@@ -34,8 +34,9 @@ def points(rows: Iterable[dict]) -> list[tuple[str, str, float]]:
 
 def of(rows: Iterable[dict], point: tuple[str, str, float]) -> list[dict]:
     """The rows of one point, by bucket."""
-    return sorted((r for r in rows if (r["transport"], r["workload"], r["load"]) == point),
-                  key=lambda r: r["size_upper_bytes"])
+    return sorted(
+        (r for r in rows if (r["transport"], r["workload"], r["load"]) == point), key=lambda r: r["size_upper_bytes"]
+    )
 
 
 def join(ours: Sequence[dict], ref: pl.DataFrame) -> list[dict]:
@@ -87,5 +88,9 @@ def claim(rows: Sequence[dict]) -> dict:
     if top is None:
         return {"value": None, "size_upper_bytes": None, "buckets": 0, "holds": None}
     v = top["p99_slowdown"]
-    return {"value": v, "size_upper_bytes": top["size_upper_bytes"], "buckets": len(found),
-            "holds": round(v, 1) <= CLAIM_P99}
+    return {
+        "value": v,
+        "size_upper_bytes": top["size_upper_bytes"],
+        "buckets": len(found),
+        "holds": round(v, 1) <= CLAIM_P99,
+    }

@@ -58,10 +58,25 @@ PAPER = {("W4", 1): 0.63, ("W4", 7): 0.89}
 #: The host link rate of the paper's fabric, bits per ns.
 LINK_BITS_PER_NS = 10.0
 HOSTS = 144
-COLUMNS = ("workload", "scheduled_levels", "load", "seed", "wasted_percent", "surplus_percent", "backlog_bytes",
-           "messages", "sim_ms")
-MAX_COLUMNS = ("workload", "scheduled_levels", *cells.columns("max_load", Estimate.of_values([(0.0, 1)])),
-               "seeds_above", "highest_load_run", "paper_max_load")
+COLUMNS = (
+    "workload",
+    "scheduled_levels",
+    "load",
+    "seed",
+    "wasted_percent",
+    "surplus_percent",
+    "backlog_bytes",
+    "messages",
+    "sim_ms",
+)
+MAX_COLUMNS = (
+    "workload",
+    "scheduled_levels",
+    *cells.columns("max_load", Estimate.of_values([(0.0, 1)])),
+    "seeds_above",
+    "highest_load_run",
+    "paper_max_load",
+)
 
 
 @dataclass(frozen=True)
@@ -82,8 +97,10 @@ def parse_levels(text: str) -> list[int]:
     out = []
     for item in (x.strip() for x in text.split(",") if x.strip()):
         if not item.isdigit() or not 1 <= int(item) <= 7:
-            raise OptionError(f"--scheduled-levels: '{item}' is not a number of scheduled levels; accepted: 1 to 7 "
-                              "(comma-separated; Homa has 8 levels and keeps one unscheduled)")
+            raise OptionError(
+                f"--scheduled-levels: '{item}' is not a number of scheduled levels; accepted: 1 to 7 "
+                "(comma-separated; Homa has 8 levels and keeps one unscheduled)"
+            )
         out.append(int(item))
     if not out:
         raise OptionError("--scheduled-levels: none given; accepted: 1 to 7 (comma-separated)")
@@ -92,8 +109,9 @@ def parse_levels(text: str) -> list[int]:
 
 def options(
     workloads: Annotated[str, typer.Option(help="Workloads for Fig. 15, comma-separated (W1..W5).")] = "W4",
-    scheduled_levels: Annotated[str, typer.Option(help="Fig. 16: scheduled levels of W4, comma-separated "
-                                                       "(1..7); empty for none.")] = "1,2,4,7",
+    scheduled_levels: Annotated[
+        str, typer.Option(help="Fig. 16: scheduled levels of W4, comma-separated (1..7); empty for none.")
+    ] = "1,2,4,7",
     quick: Annotated[bool, typer.Option("--quick", help="Short runs at four loads.")] = False,
     seeds: cells.Seeds = 3,
     out: Out = None,
@@ -122,9 +140,12 @@ def measure(summary: dict[str, Any]) -> dict[str, float]:
     c = summary["transport_counters"]
     span = HOSTS * summary["sim_ns"]
     wasted = c["oversubscribed_ns"] - c["oversubscribed_wire_bytes"] * 8 / LINK_BITS_PER_NS
-    return {"wasted_percent": 100 * max(wasted, 0.0) / span,
-            "backlog_bytes": summary["messages"].get("incomplete_bytes", 0),
-            "messages": summary["messages"]["completed"], "sim_ms": summary["sim_ns"] / 1e6}
+    return {
+        "wasted_percent": 100 * max(wasted, 0.0) / span,
+        "backlog_bytes": summary["messages"].get("incomplete_bytes", 0),
+        "messages": summary["messages"]["completed"],
+        "sim_ms": summary["sim_ns"] / 1e6,
+    }
 
 
 def crossing(rows: list[dict[str, Any]]) -> float | None:
@@ -144,9 +165,14 @@ def maximum(key: tuple[str, int], rows: list[dict[str, Any]]) -> dict[str, Any]:
     seeds where the curve reached the surplus, and how many seeds it did not."""
     per_seed = [crossing([r for r in rows if r["seed"] == s]) for s in sorted({r["seed"] for r in rows})]
     est = Estimate.of_values([(x, 1) if x is not None else (None, 0) for x in per_seed])
-    return {"workload": key[0], "scheduled_levels": key[1], **cells.columns("max_load", est),
-            "seeds_above": sum(x is None for x in per_seed), "highest_load_run": max(r["load"] for r in rows),
-            "paper_max_load": PAPER.get(key)}
+    return {
+        "workload": key[0],
+        "scheduled_levels": key[1],
+        **cells.columns("max_load", est),
+        "seeds_above": sum(x is None for x in per_seed),
+        "highest_load_run": max(r["load"] for r in rows),
+        "paper_max_load": PAPER.get(key),
+    }
 
 
 def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
@@ -161,15 +187,28 @@ def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
             path.write_text(f"# {p.name}: tailor reproduce homa-max-load, {form} form.\n" + sc.resolve()["document"])
             r = tailor.run(path, seed=p.seed, out=work / "runs" / p.name, progress=reporting(p.name, ms * 1e6, say))
             m = measure(r.summary)
-            rows.append({"workload": p.workload, "scheduled_levels": p.levels or 0, "load": p.load, "seed": p.seed,
-                         "surplus_percent": 100 * (1 - p.load), **m})
-            say(f"{p.name}: wasted {m['wasted_percent']:.1f} % of 100 - {100 * p.load:.0f} % surplus, "
-                f"backlog {m['backlog_bytes'] / 1e6:.0f} MB")
+            rows.append(
+                {
+                    "workload": p.workload,
+                    "scheduled_levels": p.levels or 0,
+                    "load": p.load,
+                    "seed": p.seed,
+                    "surplus_percent": 100 * (1 - p.load),
+                    **m,
+                }
+            )
+            say(
+                f"{p.name}: wasted {m['wasted_percent']:.1f} % of 100 - {100 * p.load:.0f} % surplus, "
+                f"backlog {m['backlog_bytes'] / 1e6:.0f} MB"
+            )
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "maxload.csv")
-        maxima = [maximum(key, [r for r in rows if (r["workload"], r["scheduled_levels"]) == key])
-                  for key in dict.fromkeys((r["workload"], r["scheduled_levels"]) for r in rows)]
-        pl.DataFrame(maxima, schema_overrides={c: pl.Float64 for c in ("max_load", "max_load_lo", "max_load_hi")}) \
-            .select(MAX_COLUMNS).write_csv(work / "max_load.csv")
+        maxima = [
+            maximum(key, [r for r in rows if (r["workload"], r["scheduled_levels"]) == key])
+            for key in dict.fromkeys((r["workload"], r["scheduled_levels"]) for r in rows)
+        ]
+        pl.DataFrame(
+            maxima, schema_overrides={c: pl.Float64 for c in ("max_load", "max_load_lo", "max_load_hi")}
+        ).select(MAX_COLUMNS).write_csv(work / "max_load.csv")
         report = {"reproduction": "homa-max-load", "form": form, "length_ms": ms, "rows": rows, "maxima": maxima}
         (work / "maxload.json").write_text(json.dumps(report, indent=1))
     return report
@@ -179,8 +218,11 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=f"Homa Fig. 15/16: maximum sustainable load, {report['form']} form "
-                    f"({report['length_ms']} ms a point)", title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"Homa Fig. 15/16: maximum sustainable load, {report['form']} form ({report['length_ms']} ms a point)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     for c in ("workload", "scheduled levels", "paper", "tailor"):
         t.add_column(c, justify="left" if c == "workload" else "right")
     for m in report["maxima"]:
@@ -191,7 +233,10 @@ def render(report: dict[str, Any], console: Console) -> None:
     wasted: dict[tuple, list[float]] = {}
     for r in report["rows"]:
         wasted.setdefault((r["workload"], r["scheduled_levels"], r["load"]), []).append(r["wasted_percent"])
-    console.print(f"tailor: mean over {seeds} seed(s) of each seed's maximum [95 % interval across seeds]. Wasted "
-                  "receiver bandwidth by load (Fig. 16), % of hosts x run time, mean over seeds: " + "; ".join(
-                      f"{w} s{lv or 'A'} {x:.0%}: {sum(v) / len(v):.1f}" for (w, lv, x), v in wasted.items()),
-                  highlight=False, markup=False)
+    console.print(
+        f"tailor: mean over {seeds} seed(s) of each seed's maximum [95 % interval across seeds]. Wasted "
+        "receiver bandwidth by load (Fig. 16), % of hosts x run time, mean over seeds: "
+        + "; ".join(f"{w} s{lv or 'A'} {x:.0%}: {sum(v) / len(v):.1f}" for (w, lv, x), v in wasted.items()),
+        highlight=False,
+        markup=False,
+    )

@@ -39,8 +39,16 @@ CLAIM_SHARE = 50.0
 
 #: Columns every Fig. 12 table has (ours, fig12.csv, also has messages; the authors' has
 #: workload_name, bytes_percent and unsched_bytes besides).
-NEEDED = ("transport", "load", "workload", "size_upper_bytes", "count_percent",
-          "mean_slowdown", "median_slowdown", "p99_slowdown")
+NEEDED = (
+    "transport",
+    "load",
+    "workload",
+    "size_upper_bytes",
+    "count_percent",
+    "mean_slowdown",
+    "median_slowdown",
+    "p99_slowdown",
+)
 
 
 def read_table(path: str | os.PathLike[str]) -> pl.DataFrame:
@@ -50,16 +58,20 @@ def read_table(path: str | os.PathLike[str]) -> pl.DataFrame:
         # polars would read a directory as a set of files and fail on the README beside the
         # data, in its own words: name the tables the user may have meant.
         tables = sorted(p.name for p in Path(path).glob("*.csv"))
-        raise DataError(f"{path}: is a directory; give a Fig. 12 table (a CSV file)"
-                        + (f", e.g. {', '.join(str(Path(path) / t) for t in tables)}" if tables else ""))
+        raise DataError(
+            f"{path}: is a directory; give a Fig. 12 table (a CSV file)"
+            + (f", e.g. {', '.join(str(Path(path) / t) for t in tables)}" if tables else "")
+        )
     try:
         df = pl.read_csv(path, infer_schema_length=None, null_values=["", "NA"])
     except (OSError, pl.exceptions.PolarsError) as e:
         raise DataError(f"{path}: cannot be read as CSV ({e})") from None
     missing = [c for c in NEEDED if c not in df.columns]
     if missing:
-        raise DataError(f"{path}: not a Fig. 12 table: no column {', '.join(missing)}; "
-                        f"needed: {', '.join(NEEDED)} (and optionally messages)")
+        raise DataError(
+            f"{path}: not a Fig. 12 table: no column {', '.join(missing)}; "
+            f"needed: {', '.join(NEEDED)} (and optionally messages)"
+        )
     if "messages" not in df.columns:
         df = df.with_columns(messages=pl.lit(None, dtype=pl.Int64))
     try:

@@ -27,7 +27,17 @@ from tailor import _core, fmt
 from tailor.errors import OptionError
 from tailor.reproduce.homa.buckets import WORKLOADS
 
-__all__ = ["Point", "LOADS", "ORACLE", "scenario_dir", "scenario_file", "transports_with_scenarios", "run_points", "reporting", "maximum_text"]
+__all__ = [
+    "Point",
+    "LOADS",
+    "ORACLE",
+    "scenario_dir",
+    "scenario_file",
+    "transports_with_scenarios",
+    "run_points",
+    "reporting",
+    "maximum_text",
+]
 
 Say = Callable[[str], None]
 
@@ -73,9 +83,11 @@ def length_us(lengths_at_80: dict[str, float], workload: str, load: float) -> in
 
 def lengths_text(lengths_at_80: dict[str, float], workloads: Sequence[str], loads: Sequence[float]) -> str:
     """``W3 20 ms`` or, for two loads, ``W3 20 ms (80 %) / 32 ms (50 %)``, per workload."""
+
     def one(w: str) -> str:
         at = [f"{fmt.time(length_us(lengths_at_80, w, x) * 1000)} ({x:.0%})" for x in sorted(loads, reverse=True)]
         return f"{w} " + " / ".join(at) if len(at) > 1 else f"{w} {at[0].split(' (')[0]}"
+
     return ", ".join(one(w) for w in workloads)
 
 
@@ -84,7 +96,9 @@ def parse_workloads(text: str) -> list[str]:
     names = [w.strip().upper() for w in text.split(",") if w.strip()]
     for w in names:
         if w not in WORKLOADS:
-            raise OptionError(f"--workloads: unknown workload '{w}'; accepted: {', '.join(WORKLOADS)} (comma-separated)")
+            raise OptionError(
+                f"--workloads: unknown workload '{w}'; accepted: {', '.join(WORKLOADS)} (comma-separated)"
+            )
     if not names:
         raise OptionError(f"--workloads: none given; accepted: {', '.join(WORKLOADS)} (comma-separated)")
     return sorted(set(names), key=WORKLOADS.index)
@@ -167,10 +181,13 @@ def write_scenario(point: Point, dir: Path, why: str) -> Path:
     if sc.info["transport"] != point.transport and not (point.transport == ORACLE and sc.info["transport"] == "homa"):
         raise OptionError(f"--transports: {src} runs {sc.info['transport']}, not {point.transport}")
     path = dir / f"{point.name}.toml"
-    capped = "" if point.offered is None else \
-        f", class[0].load = {point.offered:g} on the wire basis (the smaller of {point.load:g} and its highest " \
+    capped = (
+        ""
+        if point.offered is None
+        else f", class[0].load = {point.offered:g} on the wire basis (the smaller of {point.load:g} and its highest "
         "sustainable load)"
-    head = f"# {src.name} with class[0].until = \"{point.until}\"{capped} ({why}).\n"
+    )
+    head = f'# {src.name} with class[0].until = "{point.until}"{capped} ({why}).\n'
     path.write_text(head + sc.resolve()["document"])
     return path
 
@@ -200,8 +217,9 @@ def reporting(label: str, until_ns: float, say: Say) -> Callable[[dict[str, Any]
     return progress
 
 
-def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
-               write: Callable[[Any, Path, str], Path] = write_scenario) -> dict[Any, Path]:
+def run_points(
+    points: Sequence[Point], work: Path, why: str, say: Say, write: Callable[[Any, Path, str], Path] = write_scenario
+) -> dict[Any, Path]:
     """Runs every point into ``work/runs/<name>-s<seed>`` (scenarios in ``work/scenarios``,
     each written by ``write``: ``write_scenario`` unless another reproduction's points,
     with ``name``, ``seed``, ``workload`` and ``until_us``, need their own), in threads,
@@ -235,8 +253,10 @@ def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
         say(f"{label}: {m:,} messages, {fmt.time(r.summary['sim_ns'])} simulated, {time.perf_counter() - t:.1f} s")
         return out
 
-    say(f"running {len(order)} point{'s' if len(order) > 1 else ''}, {threads} at a time; progress every "
-        f"{REPORT_S:.0f} s")
+    say(
+        f"running {len(order)} point{'s' if len(order) > 1 else ''}, {threads} at a time; progress every "
+        f"{REPORT_S:.0f} s"
+    )
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=threads) as pool:
         futures = {p: pool.submit(one, p) for p in order}
@@ -251,17 +271,19 @@ def run_points(points: Sequence[Point], work: Path, why: str, say: Say,
                     f.result()  # a failed point stops the others (below)
                 if pending and time.monotonic() >= report:
                     report += REPORT_S
-                    running = ", ".join(f"{k} {x:.0%}" if x < 1 else f"{k} draining"
-                                        for k, x in sorted(dict(share).items()))
-                    say(f"{len(futures) - len(pending)} of {len(futures)} points done, "
-                        f"{time.monotonic() - t0:.0f} s; running: {running or 'starting'}")
+                    running = ", ".join(
+                        f"{k} {x:.0%}" if x < 1 else f"{k} draining" for k, x in sorted(dict(share).items())
+                    )
+                    say(
+                        f"{len(futures) - len(pending)} of {len(futures)} points done, "
+                        f"{time.monotonic() - t0:.0f} s; running: {running or 'starting'}"
+                    )
             return {p: futures[p].result() for p in points}
         except BaseException:
             stop.set()
             for f in futures.values():
                 f.cancel()
             raise
-
 
 
 def maximum_text(m: dict[str, Any]) -> str:

@@ -49,19 +49,51 @@ Say = Callable[[str], None]
 
 #: (figure, setting, workload, overrides): every run.
 SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
-    *((("fig17", f"{u} unscheduled", "W1",
-        {"transport.unscheduled_levels": u, "transport.scheduled_levels": 1}) for u in range(1, 8))),
-    *((("fig18", f"cutoff {c} B", "W3",
-        {"transport.unscheduled_levels": 2, "transport.unscheduled_cutoffs": [f"{c}B"]})
-       for c in (100, 500, 1000, 1930, 2339, 4000))),
-    *((("fig19", f"{s} scheduled", "W4", {"transport.unscheduled_levels": 1, "transport.scheduled_levels": s})
-       for s in (4, 7))),
-    *((("fig20", f"{b} B blind", "W4", {"transport.unscheduled_bytes": f"{b}B"})
-       for b in (1442, 5000, 9328, 20000, 40000))),
+    *(
+        (
+            ("fig17", f"{u} unscheduled", "W1", {"transport.unscheduled_levels": u, "transport.scheduled_levels": 1})
+            for u in range(1, 8)
+        )
+    ),
+    *(
+        (
+            (
+                "fig18",
+                f"cutoff {c} B",
+                "W3",
+                {"transport.unscheduled_levels": 2, "transport.unscheduled_cutoffs": [f"{c}B"]},
+            )
+            for c in (100, 500, 1000, 1930, 2339, 4000)
+        )
+    ),
+    *(
+        (
+            ("fig19", f"{s} scheduled", "W4", {"transport.unscheduled_levels": 1, "transport.scheduled_levels": s})
+            for s in (4, 7)
+        )
+    ),
+    *(
+        (
+            ("fig20", f"{b} B blind", "W4", {"transport.unscheduled_bytes": f"{b}B"})
+            for b in (1442, 5000, 9328, 20000, 40000)
+        )
+    ),
 )
 FIGURES = ("fig17", "fig18", "fig19", "fig20")
-COLUMNS = ("figure", "setting", "workload", "size_upper_bytes", "count_percent", "median_slowdown",
-           "p99_slowdown", "p99_slowdown_lo", "p99_slowdown_hi", "messages", "seeds", "judged")
+COLUMNS = (
+    "figure",
+    "setting",
+    "workload",
+    "size_upper_bytes",
+    "count_percent",
+    "median_slowdown",
+    "p99_slowdown",
+    "p99_slowdown_lo",
+    "p99_slowdown_hi",
+    "messages",
+    "seeds",
+    "judged",
+)
 
 
 @dataclass(frozen=True)
@@ -90,7 +122,9 @@ def write_scenario(p: SPoint, dir: Path, why: str) -> Path:
     over = {**overrides(p), "class[0].until": p.until}
     path = dir / f"{p.name}.toml"
     said = ", ".join(f"{k} = {json.dumps(v)}" for k, v in over.items())
-    path.write_text(f"# {src.name} with {said} ({why}).\n" + tailor.Scenario.load(src).with_(over).resolve()["document"])
+    path.write_text(
+        f"# {src.name} with {said} ({why}).\n" + tailor.Scenario.load(src).with_(over).resolve()["document"]
+    )
     return path
 
 
@@ -114,8 +148,12 @@ def options(
     cells.check_seeds(seeds)
     form = "quick" if quick else "full"
     figs = parse_figures(figures)
-    pts = [SPoint(f, s, w, seed, length_us(LENGTHS_MS[form], w, 0.8)) for f, s, w, _ in SETTINGS if f in figs
-           for seed in range(1, seeds + 1)]
+    pts = [
+        SPoint(f, s, w, seed, length_us(LENGTHS_MS[form], w, 0.8))
+        for f, s, w, _ in SETTINGS
+        if f in figs
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("homa-sensitivity-quick" if quick else "homa-sensitivity")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -129,13 +167,27 @@ def run(points: list[SPoint], form: str, out: Path, say: Say) -> dict:
             per_seed, totals, _, _ = read_runs(runs, dirs)
             for row in combine(per_seed, totals):
                 lo, hi = row.get("p99_slowdown_ci") or (None, None)
-                rows.append({"figure": key[0], "setting": key[1], "workload": key[2], **row,
-                             "p99_slowdown_lo": lo, "p99_slowdown_hi": hi, "seeds": len(runs)})
-        pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows],
-                     schema_overrides={"p99_slowdown_lo": pl.Float64, "p99_slowdown_hi": pl.Float64}) \
-            .write_csv(work / "sensitivity.csv")
-        report = {"reproduction": "homa-sensitivity", "form": form, "rows": rows,
-                  "claims": claims(rows, {p.figure for p in points})}
+                rows.append(
+                    {
+                        "figure": key[0],
+                        "setting": key[1],
+                        "workload": key[2],
+                        **row,
+                        "p99_slowdown_lo": lo,
+                        "p99_slowdown_hi": hi,
+                        "seeds": len(runs),
+                    }
+                )
+        pl.DataFrame(
+            [{c: r[c] for c in COLUMNS} for r in rows],
+            schema_overrides={"p99_slowdown_lo": pl.Float64, "p99_slowdown_hi": pl.Float64},
+        ).write_csv(work / "sensitivity.csv")
+        report = {
+            "reproduction": "homa-sensitivity",
+            "form": form,
+            "rows": rows,
+            "claims": claims(rows, {p.figure for p in points}),
+        }
         (work / "sensitivity.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -143,11 +195,16 @@ def run(points: list[SPoint], form: str, out: Path, say: Say) -> dict:
 def _ratio(rows: list[dict], fig: str, a: str, b: str, lo: int = 0, hi: int | None = None) -> list[tuple[float, float]]:
     """(p99 of setting a / p99 of setting b, share of messages) per bucket judged in both
     whose upper bound is in (lo, hi]."""
+
     def of(s: str) -> dict[int, dict]:
         return {r["size_upper_bytes"]: r for r in rows if r["figure"] == fig and r["setting"] == s and r["judged"]}
+
     ra, rb = of(a), of(b)
-    return [(ra[k]["p99_slowdown"] / rb[k]["p99_slowdown"], rb[k]["count_percent"]) for k in ra
-            if k in rb and lo < k <= (hi or k)]
+    return [
+        (ra[k]["p99_slowdown"] / rb[k]["p99_slowdown"], rb[k]["count_percent"])
+        for k in ra
+        if k in rb and lo < k <= (hi or k)
+    ]
 
 
 def _share(pairs: list[tuple[float, float]], test: Callable[[float], bool]) -> float | None:
@@ -166,21 +223,27 @@ def claims(rows: list[dict], figs: set[str]) -> dict[str, str]:
     if "fig17" in figs:
         worse = _ratio(rows, "fig17", "1 unscheduled", "7 unscheduled")
         helped = _ratio(rows, "fig17", "2 unscheduled", "1 unscheduled")
-        out["fig17"] = (f"paper: one unscheduled level > 2.5x worse p99 for most sizes; ours: > 2.5x for "
-                        f"{_fmt(_share(worse, lambda r: r > 2.5))} of messages (median ratio {_fmt_x(_median(worse))}). "
-                        f"Paper: a second level helps > 80 % of messages; ours: {_fmt(_share(helped, lambda r: r < 1))}")
+        out["fig17"] = (
+            f"paper: one unscheduled level > 2.5x worse p99 for most sizes; ours: > 2.5x for "
+            f"{_fmt(_share(worse, lambda r: r > 2.5))} of messages (median ratio {_fmt_x(_median(worse))}). "
+            f"Paper: a second level helps > 80 % of messages; ours: {_fmt(_share(helped, lambda r: r < 1))}"
+        )
     if "fig18" in figs:
         parts = []
         for c in (1930, 2339, 4000):
             small = _ratio(rows, "fig18", f"cutoff {c} B", "cutoff 1000 B", hi=1000)
             allm = _ratio(rows, "fig18", f"cutoff {c} B", "cutoff 1000 B")
-            parts.append(f"{c:,} B: p99 of messages <= 1 KB x{_fmt_x(_median(small))} of the 1,000 B cutoff's, "
-                         f"{_fmt(_share(allm, lambda r: r > 1.05))} of all messages > 5 % worse")
+            parts.append(
+                f"{c:,} B: p99 of messages <= 1 KB x{_fmt_x(_median(small))} of the 1,000 B cutoff's, "
+                f"{_fmt(_share(allm, lambda r: r > 1.05))} of all messages > 5 % worse"
+            )
         out["fig18"] = "paper: up to ~2,000 B free for small messages, 4,000 B hurts ~90 %; ours: " + "; ".join(parts)
     if "fig19" in figs:
         r = _ratio(rows, "fig19", "4 scheduled", "7 scheduled")
-        out["fig19"] = (f"paper: 4 scheduled levels about as good as 7; ours: p99 ratio 4/7 median {_fmt_x(_median(r))}, "
-                        f"within 10 % for {_fmt(_share(r, lambda x: abs(x - 1) <= 0.1))} of messages")
+        out["fig19"] = (
+            f"paper: 4 scheduled levels about as good as 7; ours: p99 ratio 4/7 median {_fmt_x(_median(r))}, "
+            f"within 10 % for {_fmt(_share(r, lambda x: abs(x - 1) <= 0.1))} of messages"
+        )
     if "fig20" in figs:
         parts = []
         for b in (1442, 5000):
@@ -213,8 +276,12 @@ def render(report: dict[str, Any], console: Console) -> None:
             cum += r["count_percent"]
             if not picks or cum >= 10 * (len(picks) + 1) - 1e-9:
                 picks.append(r["size_upper_bytes"])
-        t = Table(title=f"Homa {fig.replace('fig', 'Fig. ')}, {rows[0]['workload']} at 80 %: p99 slowdown at each "
-                        f"10 % of messages ({report['form']} form)", title_justify="left", box=box.SIMPLE_HEAD)
+        t = Table(
+            title=f"Homa {fig.replace('fig', 'Fig. ')}, {rows[0]['workload']} at 80 %: p99 slowdown at each "
+            f"10 % of messages ({report['form']} form)",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
         t.add_column("setting")
         for b in picks[:10]:
             t.add_column(f"≤ {b:,} B", justify="right")
@@ -224,9 +291,13 @@ def render(report: dict[str, Any], console: Console) -> None:
         console.print(t)
         console.print("  " + report["claims"].get(fig, ""), highlight=False)
     seeds = max((r["seeds"] for r in report["rows"]), default=0)
-    console.print(f"each cell: the mean over {seeds} seed(s) of each seed's p99 [95 % interval across seeds]; a bucket "
-                  "with fewer than 100 messages in a seed is no result: its p99 is shown in parentheses and the "
-                  "claims leave it out.", highlight=False, markup=False)
+    console.print(
+        f"each cell: the mean over {seeds} seed(s) of each seed's p99 [95 % interval across seeds]; a bucket "
+        "with fewer than 100 messages in a seed is no result: its p99 is shown in parentheses and the "
+        "claims leave it out.",
+        highlight=False,
+        markup=False,
+    )
 
 
 def _cell(r: dict[str, Any]) -> str:

@@ -50,20 +50,25 @@ def read(path: Optional[Path]) -> dict[tuple[str, str], Optional[float]]:
         raise OptionError(f"{where}: cannot be read as CSV ({e})") from None
     missing = [c for c in NEEDED if c not in df.columns]
     if missing:
-        raise OptionError(f"{where}: not a homa-fig15 table: no column {', '.join(missing)}; "
-                          f"needed: {', '.join(NEEDED)} (fig15.csv's)")
+        raise OptionError(
+            f"{where}: not a homa-fig15 table: no column {', '.join(missing)}; "
+            f"needed: {', '.join(NEEDED)} (fig15.csv's)"
+        )
     out: dict[tuple[str, str], Optional[float]] = {}
     for i, r in enumerate(df.select(NEEDED).iter_rows(named=True), start=2):
         x = r["max_load"]
         if x is not None and (not isinstance(x, (int, float)) or not 0 < x < 1):
-            raise OptionError(f"{where}, line {i}: max_load '{x}' is not a network load; accepted: a number in (0, 1), "
-                              "or empty (above the loads run)")
+            raise OptionError(
+                f"{where}, line {i}: max_load '{x}' is not a network load; accepted: a number in (0, 1), "
+                "or empty (above the loads run)"
+            )
         out[(str(r["transport"]).lower(), str(r["workload"]).upper())] = None if x is None else float(x)
     return out
 
 
-def cap(maxima: dict[tuple[str, str], Optional[float]], transport: str, workload: str, load: float,
-        basis: str) -> Optional[float]:
+def cap(
+    maxima: dict[tuple[str, str], Optional[float]], transport: str, workload: str, load: float, basis: str
+) -> Optional[float]:
     """The network load (wire basis) the point runs at instead of its file's ``load`` on
     ``basis``, or None: its file unchanged."""
     if (transport, workload) not in maxima:

@@ -57,8 +57,13 @@ LENGTHS_MS = {
 #: The statistics of a tier, each a mean over seeds with its interval (``cells.columns``).
 STATS = ("mean_kb", "max_kb", "authors_mean_kb", "authors_max_kb")
 #: The columns of table1.csv.
-COLUMNS = ("workload", "tier", "paper_mean_kb", "paper_max_kb",
-           *(c for s in STATS for c in cells.columns(s, Estimate.of_values([(0.0, 1)]))))
+COLUMNS = (
+    "workload",
+    "tier",
+    "paper_mean_kb",
+    "paper_max_kb",
+    *(c for s in STATS for c in cells.columns(s, Estimate.of_values([(0.0, 1)]))),
+)
 _PORT_COLUMNS = ("role", "sent_packets", "arrival_mean_queue_bytes", "arrival_max_queue_bytes")
 #: The authors' accounting: the frame on the wire counted too.
 WIRE = "_wire"
@@ -114,8 +119,14 @@ def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
             sims[w] = max(json.loads((dirs[p] / "summary.json").read_text())["sim_ns"] / 1e6 for p in mine)
             rows += [_row(w, t, per_seed) for t, _ in TIERS]
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "table1.csv")
-        report = {"reproduction": "homa-table1", "form": form, "rows": rows, "sim_ms": sims,
-                  "seeds": len({p.seed for p in points}), "until": {p.workload: p.until_us / 1000 for p in points}}
+        report = {
+            "reproduction": "homa-table1",
+            "form": form,
+            "rows": rows,
+            "sim_ms": sims,
+            "seeds": len({p.seed for p in points}),
+            "until": {p.workload: p.until_us / 1000 for p in points},
+        }
         (work / "table1.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -123,8 +134,12 @@ def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
 def _row(workload: str, tier: str, per_seed: list[tuple[dict, dict]]) -> dict[str, Any]:
     """One row of table1.csv: the paper's two numbers and each statistic across seeds."""
     i = WORKLOADS.index(workload)
-    row: dict[str, Any] = {"workload": workload, "tier": tier, "paper_mean_kb": TABLE1[tier]["mean"][i],
-                           "paper_max_kb": TABLE1[tier]["max"][i]}
+    row: dict[str, Any] = {
+        "workload": workload,
+        "tier": tier,
+        "paper_mean_kb": TABLE1[tier]["mean"][i],
+        "paper_max_kb": TABLE1[tier]["max"][i],
+    }
     for prefix, k in (("", 0), ("authors_", 1)):
         seeds = [s[k][tier] for s in per_seed]
         row |= cells.columns(f"{prefix}mean_kb", Estimate.of_values([(m, n) for m, _, n in seeds]))
@@ -140,18 +155,26 @@ def render(report: dict[str, Any], console: Console) -> None:
 
     ws = list(dict.fromkeys(r["workload"] for r in report["rows"]))
     at = {(r["workload"], r["tier"]): r for r in report["rows"]}
-    t = Table(title=f"Homa Table 1: queue length at switch egress ports, KB (1,024 B), 80 % load, paper / tailor "
-                    f"/ tailor with the frame on the wire counted, as the authors' simulator counts "
-                    f"({report['form']} form)", title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"Homa Table 1: queue length at switch egress ports, KB (1,024 B), 80 % load, paper / tailor "
+        f"/ tailor with the frame on the wire counted, as the authors' simulator counts "
+        f"({report['form']} form)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     for c in ("queue", "", *ws):
         t.add_column(c, justify="right" if c.startswith("W") else "left")
     for tier, _ in TIERS:
         for stat in ("mean", "max"):
-            t.add_row(tier.replace("->", "→") if stat == "mean" else "", stat,
-                      *(_cell(at[(w, tier)], stat) for w in ws))
+            t.add_row(
+                tier.replace("->", "→") if stat == "mean" else "", stat, *(_cell(at[(w, tier)], stat) for w in ws)
+            )
     console.print(t)
-    console.print(f"tailor: mean over {report['seeds']} seed(s) [95 % interval across seeds]; a mean rests on "
-                  "every arrival at the tier, a maximum on one reading a seed.", highlight=False)
+    console.print(
+        f"tailor: mean over {report['seeds']} seed(s) [95 % interval across seeds]; a mean rests on "
+        "every arrival at the tier, a maximum on one reading a seed.",
+        highlight=False,
+    )
     lengths = ", ".join(f"{w} {report['until'][w]:g} ms (drained at {report['sim_ms'][w]:.1f} ms)" for w in ws)
     authors = ", ".join(f"{w} {RUN_SECONDS[w]:g} s" for w in ws)
     console.print(

@@ -54,8 +54,11 @@ def _worst_line(rows: Sequence[dict], what: str) -> str:
     parts = []
     for stat, name in _STATS:
         w = judge.worst(rows, stat)
-        parts.append(f"{name} {fmt.stat(w[f'{stat}_ratio'])} at ≤ {fmt.size(w['size_upper_bytes'])}" if w else
-                     f"{name} {fmt.NONE}")
+        parts.append(
+            f"{name} {fmt.stat(w[f'{stat}_ratio'])} at ≤ {fmt.size(w['size_upper_bytes'])}"
+            if w
+            else f"{name} {fmt.NONE}"
+        )
     n = sum(1 for r in rows if r["judged"])
     return f"worst ratio ours / {what} over {n} judged buckets: " + ", ".join(parts)
 
@@ -77,16 +80,21 @@ def _point_table(point: tuple[str, str, float], rows: list[dict], paper: dict[in
     cols = ["share of messages", "bucket", "messages", "p99"]
     cols += ["authors' p99", "ratio"] if paper else []
     cols += ["median"] + (["authors' median", "ratio"] if paper else [])
-    t = _table(f"{point[1]} at {_load(point[2])} load, {point[0]}: {n:,} messages"
-               + (f" over {seeds} seeds (mean [95 % interval])" if seeds > 1 else ""), cols)
+    t = _table(
+        f"{point[1]} at {_load(point[2])} load, {point[0]}: {n:,} messages"
+        + (f" over {seeds} seeds (mean [95 % interval])" if seeds > 1 else ""),
+        cols,
+    )
     for shares, r in judge.deciles(rows):
         cells = [", ".join(f"{s:g} %" for s in shares), f"≤ {fmt.size(r['size_upper_bytes'])}", f"{r['messages']:,}"]
         p = paper.get(r["size_upper_bytes"])
         for stat, _ in _STATS:
             cells.append(_cell(r[stat], r["judged"], r.get(f"{stat}_ci")))
             if paper:
-                cells += [fmt.stat(p[f"{stat}_ref"]) if p else fmt.NONE,
-                          _cell(p[f"{stat}_ratio"], p["judged"]) if p else fmt.NONE]
+                cells += [
+                    fmt.stat(p[f"{stat}_ref"]) if p else fmt.NONE,
+                    _cell(p[f"{stat}_ratio"], p["judged"]) if p else fmt.NONE,
+                ]
         t.add_row(*cells)
     return t
 
@@ -99,24 +107,36 @@ def _points(report: dict[str, Any], console: Console) -> None:
         joined = judge.of(report["paper"], point)
         console.print(_point_table(point, rows, {r["size_upper_bytes"]: r for r in joined}, seeds))
         if info.get("offered_load") is not None:
-            console.print(f"  run at {info['offered_load']:.1%} network load on the wire basis, the smaller of the "
-                          f"panel's and {point[0]}'s highest sustainable on {point[1]} (--sustainable), as the paper "
-                          "ran pHost and NDP", highlight=False)
+            console.print(
+                f"  run at {info['offered_load']:.1%} network load on the wire basis, the smaller of the "
+                f"panel's and {point[0]}'s highest sustainable on {point[1]} (--sustainable), as the paper "
+                "ran pHost and NDP",
+                highlight=False,
+            )
         sim = ", ".join(f"{s:.1f}" for s in info["sim_ms"])
-        console.print(f"  {fmt.time(_us(info['until']) * 1000)} of generated traffic, simulated until drained: {sim} ms", highlight=False)
+        console.print(
+            f"  {fmt.time(_us(info['until']) * 1000)} of generated traffic, simulated until drained: {sim} ms",
+            highlight=False,
+        )
         if joined and not {r["size_upper_bytes"] for r in joined} & {r["size_upper_bytes"] for r in rows}:
             # The authors' simulator binned this transport in its own buckets (NDP's): ours
             # binned the same way, every bucket.
-            console.print(_bucket_table(f"{point[1]} at {_load(point[2])} load, {point[0]}, in the authors' "
-                                        "buckets for it", joined))
+            console.print(
+                _bucket_table(
+                    f"{point[1]} at {_load(point[2])} load, {point[0]}, in the authors' buckets for it", joined
+                )
+            )
         if joined:
             console.print("  " + _worst_line(joined, "authors'"), highlight=False)
         if point[0] == "homa":  # §5.2's claim is Homa's
             authors = report["paper_claims"].get(point[1]) if point[2] == 0.8 else None
             console.print("  " + _claim_line(rows, point[2], authors))
         if info["beyond_last_bucket"]:
-            console.print(f"  {info['beyond_last_bucket']:,} messages above the last bucket (not reported, "
-                          "as the authors' analysis)", highlight=False)
+            console.print(
+                f"  {info['beyond_last_bucket']:,} messages above the last bucket (not reported, "
+                "as the authors' analysis)",
+                highlight=False,
+            )
         console.print()
 
 
@@ -135,8 +155,13 @@ def _compare(report: dict[str, Any], console: Console) -> None:
     cmp = report["compare"]
     for point in judge.points(cmp["rows"]):
         rows = judge.of(cmp["rows"], point)
-        console.print(_bucket_table(f"{point[1]} at {_load(point[2])} load, {point[0]}: tailor beside "
-                                    f"{Path(cmp['file']).name}, bucket by bucket", rows))
+        console.print(
+            _bucket_table(
+                f"{point[1]} at {_load(point[2])} load, {point[0]}: tailor beside "
+                f"{Path(cmp['file']).name}, bucket by bucket",
+                rows,
+            )
+        )
         console.print("  " + _worst_line(rows, "theirs"), highlight=False)
         console.print()
 
@@ -149,7 +174,8 @@ def render(report: dict[str, Any], console: Console) -> None:
     console.print(
         f"Homa Fig. 12/13, {report['form']} form. Generated traffic per point at 80 % load: {lengths}{longer}. "
         "Percentiles are exact; the authors' come from histograms. A bucket is "
-        "judged with ≥ 100 messages in every seed; (dim) otherwise.\n", highlight=False,
+        "judged with ≥ 100 messages in every seed; (dim) otherwise.\n",
+        highlight=False,
     )
     _points(report, console)
     for c in report.get("transport_claims", []):

@@ -37,11 +37,29 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLE4_COLUMNS", "TABLE5_COLUMNS", "table4_options", "table5_options", "render4", "render5"]
 
-TABLE4_COLUMNS = ("scheme", "load", "switch_latency_avg_us", "switch_latency_p90_us", "switch_latency_p99_us",
-                  "fct_10mb_avg_ms", "fct_10mb_p90_ms", "fct_10mb_p99_ms")
-TABLE5_COLUMNS = ("buffer", "scheme", "switch_latency_avg_us", "switch_latency_p90_us", "switch_latency_p99_us",
-                  "fct_1kb_avg_us", "fct_1kb_p90_us", "fct_1kb_p99_us", "fct_10mb_avg_ms", "fct_10mb_p90_ms",
-                  "fct_10mb_p99_ms")
+TABLE4_COLUMNS = (
+    "scheme",
+    "load",
+    "switch_latency_avg_us",
+    "switch_latency_p90_us",
+    "switch_latency_p99_us",
+    "fct_10mb_avg_ms",
+    "fct_10mb_p90_ms",
+    "fct_10mb_p99_ms",
+)
+TABLE5_COLUMNS = (
+    "buffer",
+    "scheme",
+    "switch_latency_avg_us",
+    "switch_latency_p90_us",
+    "switch_latency_p99_us",
+    "fct_1kb_avg_us",
+    "fct_1kb_p90_us",
+    "fct_1kb_p99_us",
+    "fct_10mb_avg_ms",
+    "fct_10mb_p90_ms",
+    "fct_10mb_p99_ms",
+)
 #: 10 MB requests per run, by form (the 1 KB ones four times as many).
 LARGE_FLOWS = {"quick": 10, "full": 500}
 
@@ -68,7 +86,9 @@ def _parse_loads(text: str) -> list[float]:
 
 def table4_options(
     loads: Annotated[str, typer.Option(help="Loads, comma-separated (0.2, 0.4, 0.6).")] = "0.2,0.4,0.6",
-    quick: Annotated[bool, typer.Option("--quick", help="10 large flows a point (seconds in all; not a result).")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="10 large flows a point (seconds in all; not a result).")
+    ] = False,
     seeds: Annotated[int, typer.Option(help="Seeds per point (the paper averages 10 trials).")] = 5,
     out: Out = None,
 ) -> Plan:
@@ -78,14 +98,20 @@ def table4_options(
     xs = _parse_loads(loads)
     form = "quick" if quick else "full"
     n = LARGE_FLOWS[form]
-    pts = [_point(f"{s}-{round(x * 100)}", seed, dynamic_scenario(s, x, n), x, n)
-           for s in SCHEMES for x in xs for seed in range(1, seeds + 1)]
+    pts = [
+        _point(f"{s}-{round(x * 100)}", seed, dynamic_scenario(s, x, n), x, n)
+        for s in SCHEMES
+        for x in xs
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("hull-table4-quick" if quick else "hull-table4")
     return Plan(out or default, lambda out, say: _run(pts, "table4", form, out, say))
 
 
 def table5_options(
-    quick: Annotated[bool, typer.Option("--quick", help="10 large flows a point (seconds in all; not a result).")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="10 large flows a point (seconds in all; not a result).")
+    ] = False,
     seeds: Annotated[int, typer.Option(help="Seeds per point (the paper averages 10 trials).")] = 5,
     out: Out = None,
 ) -> Plan:
@@ -94,14 +120,19 @@ def table5_options(
     _check_seeds(seeds)
     form = "quick" if quick else "full"
     n = LARGE_FLOWS[form]
-    pts = [_point(f"{b}-{s}", seed, dynamic_scenario(s, 0.4, n, b), 0.4, n)
-           for b in BUFFERS for s in QOS_SCHEMES for seed in range(1, seeds + 1)]
+    pts = [
+        _point(f"{b}-{s}", seed, dynamic_scenario(s, 0.4, n, b), 0.4, n)
+        for b in BUFFERS
+        for s in QOS_SCHEMES
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("hull-table5-quick" if quick else "hull-table5")
     return Plan(out or default, lambda out, say: _run(pts, "table5", form, out, say))
 
 
 def _point(name: str, seed: int, text: str, load: float, large: int) -> runs.HullPoint:
     from tailor.reproduce.hull.testbed import requests_per_second
+
     length_us = round(large / (0.2 * requests_per_second(load)) * 1e6)
     return runs.HullPoint(name, seed, text, length_us)
 
@@ -109,19 +140,33 @@ def _point(name: str, seed: int, text: str, load: float, large: int) -> runs.Hul
 def _measure(run_dir: Path) -> dict[str, float]:
     lat = runs.switch_latency(run_dir)
     small, large = runs.fcts(run_dir, "1KB"), runs.fcts(run_dir, "10MB")
-    return {"switch_latency_avg_us": lat["avg"], "switch_latency_p90_us": lat["p90"],
-            "switch_latency_p99_us": lat["p99"], "fct_1kb_avg_us": small["avg"], "fct_1kb_p90_us": small["p90"],
-            "fct_1kb_p99_us": small["p99"], "fct_10mb_avg_ms": large["avg"] / 1e3,
-            "fct_10mb_p90_ms": large["p90"] / 1e3, "fct_10mb_p99_ms": large["p99"] / 1e3,
-            "probes": lat["count"], "flows_1kb": small["count"], "flows_10mb": large["count"]}
+    return {
+        "switch_latency_avg_us": lat["avg"],
+        "switch_latency_p90_us": lat["p90"],
+        "switch_latency_p99_us": lat["p99"],
+        "fct_1kb_avg_us": small["avg"],
+        "fct_1kb_p90_us": small["p90"],
+        "fct_1kb_p99_us": small["p99"],
+        "fct_10mb_avg_ms": large["avg"] / 1e3,
+        "fct_10mb_p90_ms": large["p90"] / 1e3,
+        "fct_10mb_p99_ms": large["p99"] / 1e3,
+        "probes": lat["count"],
+        "flows_1kb": small["count"],
+        "flows_10mb": large["count"],
+    }
 
 
 #: What each statistic rests on: the count of samples behind it and its percentile (None:
 #: a mean); the counts themselves rest on nothing.
-_BASIS = {f"{pre}_{stat}_{unit}": (count, {"avg": None, "p90": 90.0, "p99": 99.0}[stat])
-          for pre, unit, count in (("switch_latency", "us", "probes"), ("fct_1kb", "us", "flows_1kb"),
-                                   ("fct_10mb", "ms", "flows_10mb"))
-          for stat in ("avg", "p90", "p99")}
+_BASIS = {
+    f"{pre}_{stat}_{unit}": (count, {"avg": None, "p90": 90.0, "p99": 99.0}[stat])
+    for pre, unit, count in (
+        ("switch_latency", "us", "probes"),
+        ("fct_1kb", "us", "flows_1kb"),
+        ("fct_10mb", "ms", "flows_10mb"),
+    )
+    for stat in ("avg", "p90", "p99")
+}
 
 
 def _run(points: list[runs.HullPoint], table: str, form: str, out: Path, say: Any) -> dict:
@@ -155,8 +200,11 @@ def _run(points: list[runs.HullPoint], table: str, form: str, out: Path, say: An
     return report
 
 
-_GROUPS = (("switch latency (µs)", "switch_latency_{}_us", 0, "{:.1f}"), ("1 KB FCT (µs)", "fct_1kb_{}_us", 1, "{:.0f}"),
-           ("10 MB FCT (ms)", "fct_10mb_{}_ms", 2, "{:.1f}"))
+_GROUPS = (
+    ("switch latency (µs)", "switch_latency_{}_us", 0, "{:.1f}"),
+    ("1 KB FCT (µs)", "fct_1kb_{}_us", 1, "{:.0f}"),
+    ("10 MB FCT (ms)", "fct_10mb_{}_ms", 2, "{:.1f}"),
+)
 
 
 def _cell(row: dict[str, Any], key: str, fmt: str) -> str:
@@ -183,31 +231,48 @@ def _table(title: str, console: Console, rows: list[tuple[str, str, dict, tuple]
         for stat in ("avg", "p90", "p99"):
             t.add_column(stat, justify="right")
         for first, scheme, ours, paper in rows:
-            t.add_row(first, scheme_label(scheme),
-                      *(f"{fmt.format(paper[i][j])} / {_cell(ours, key.format(stat), fmt)}"
-                        for j, stat in enumerate(("avg", "p90", "p99"))))
+            t.add_row(
+                first,
+                scheme_label(scheme),
+                *(
+                    f"{fmt.format(paper[i][j])} / {_cell(ours, key.format(stat), fmt)}"
+                    for j, stat in enumerate(("avg", "p90", "p99"))
+                ),
+            )
         console.print(t)
 
 
 def render4(report: dict[str, Any], console: Console) -> None:
     """Table 4 as the paper lays it out, each cell "paper / tailor"."""
     rows = sorted(report["rows"], key=lambda r: (r["load"], SCHEMES.index(r["scheme"])))
-    _table(f"HULL Table 4: dynamic flows, paper / tailor ({report['form']} form, {report['large_flows']} 10 MB "
-           f"flows a run, mean of {rows[0]['seeds']} seed(s))", console,
-           [(f"{r['load']:.0%}", r["scheme"], r, TABLE4[r["load"]][r["scheme"]]) for r in rows])
-    console.print("1 KB FCTs are host time in both (tailor's: the stated host model, docs/reproductions-hull.md). "
-                  "Ours: the mean over seeds [95 % bootstrap interval across seeds]; a percentile is a result only "
-                  "with enough samples in every seed (p90 10, p99 100), else — with the fewest a seed had.",
-                  highlight=False, markup=False)
+    _table(
+        f"HULL Table 4: dynamic flows, paper / tailor ({report['form']} form, {report['large_flows']} 10 MB "
+        f"flows a run, mean of {rows[0]['seeds']} seed(s))",
+        console,
+        [(f"{r['load']:.0%}", r["scheme"], r, TABLE4[r["load"]][r["scheme"]]) for r in rows],
+    )
+    console.print(
+        "1 KB FCTs are host time in both (tailor's: the stated host model, docs/reproductions-hull.md). "
+        "Ours: the mean over seeds [95 % bootstrap interval across seeds]; a percentile is a result only "
+        "with enough samples in every seed (p90 10, p99 100), else — with the fewest a seed had.",
+        highlight=False,
+        markup=False,
+    )
 
 
 def render5(report: dict[str, Any], console: Console) -> None:
     """Table 5, each cell "paper / tailor"."""
     rows = sorted(report["rows"], key=lambda r: (BUFFERS.index(r["buffer"]), QOS_SCHEMES.index(r["scheme"])))
-    _table(f"HULL Table 5: HULL vs two priorities at 40 % load, paper / tailor ({report['form']} form, "
-           f"mean of {rows[0]['seeds']} seed(s))", console,
-           [(f"{r['buffer']} buffer", r["scheme"], r, TABLE5[r["buffer"]][r["scheme"]]) for r in rows])
-    console.print("TCP-QoS's switch latency is its high-priority queue's (the probe rides in it), as the paper's. "
-                  "Small buffer: 15 KB per priority for TCP-QoS, 15 KB per port for HULL. Ours: the mean over seeds "
-                  "[95 % interval across seeds]; a percentile of too few samples in a seed is a dash.",
-                  highlight=False, markup=False)
+    _table(
+        f"HULL Table 5: HULL vs two priorities at 40 % load, paper / tailor ({report['form']} form, "
+        f"mean of {rows[0]['seeds']} seed(s))",
+        console,
+        [(f"{r['buffer']} buffer", r["scheme"], r, TABLE5[r["buffer"]][r["scheme"]]) for r in rows],
+    )
+    console.print(
+        "TCP-QoS's switch latency is its high-priority queue's (the probe rides in it), as the paper's. "
+        "Small buffer: 15 KB per priority for TCP-QoS, 15 KB per port for HULL. Ours: the mean over seeds "
+        "[95 % interval across seeds]; a percentile of too few samples in a seed is a dash.",
+        highlight=False,
+        markup=False,
+    )

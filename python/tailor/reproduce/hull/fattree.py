@@ -70,8 +70,12 @@ SMALL = 10_000
 MEDIUM = 100_000
 LARGE = 10_000_000
 #: (name, label, lower bound inclusive, upper bound exclusive) of each size class.
-SIZE_CLASSES = (("small", "< 10 KB", 0, SMALL), ("medium", "10-100 KB", SMALL, MEDIUM),
-                ("big", "100 KB-10 MB", MEDIUM, LARGE + 1), ("large", "> 10 MB", LARGE + 1, None))
+SIZE_CLASSES = (
+    ("small", "< 10 KB", 0, SMALL),
+    ("medium", "10-100 KB", SMALL, MEDIUM),
+    ("big", "100 KB-10 MB", MEDIUM, LARGE + 1),
+    ("large", "> 10 MB", LARGE + 1, None),
+)
 #: ns-2's 250 packets of 1,500 B, at every switch port and NIC.
 BUFFER = "375000B"
 
@@ -148,8 +152,16 @@ CLAIMS = (
 
 
 def options(
-    quick: Annotated[bool, typer.Option("--quick", help=f"{FLOWS['quick']:,} flows a scheme (seconds; not a result).")] = False,
-    flows: Annotated[Optional[int], typer.Option(help="Flows per scheme, 1,000 to 50,000,000 (default: 20,000 with --quick, 1,000,000 otherwise; the paper ran 5,000,000).", show_default=False)] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help=f"{FLOWS['quick']:,} flows a scheme (seconds; not a result).")
+    ] = False,
+    flows: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Flows per scheme, 1,000 to 50,000,000 (default: 20,000 with --quick, 1,000,000 otherwise; the paper ran 5,000,000).",
+            show_default=False,
+        ),
+    ] = None,
     seeds: cells.Seeds = 3,
     out: Out = None,
 ) -> Plan:
@@ -168,15 +180,23 @@ def options(
 def _classes(run_dir: Path) -> tuple[list[dict], dict[str, float]]:
     """Per size class: FCT mean, p99, p99.9 (µs, nearest rank) and count; and the run's
     realized load and mean flow size."""
-    m = pl.read_parquet(run_dir / "messages.parquet").with_columns(((pl.col("finish_ns") - pl.col("start_ns")) / 1e3).alias("us"))
+    m = pl.read_parquet(run_dir / "messages.parquet").with_columns(
+        ((pl.col("finish_ns") - pl.col("start_ns")) / 1e3).alias("us")
+    )
     rows = []
     for name, _, lo, hi in SIZE_CLASSES:
         sel = pl.col("size_bytes") >= lo if hi is None else pl.col("size_bytes").is_between(lo, hi, closed="left")
         us = m.filter(sel)["us"].to_numpy()
         n = len(us)
-        rows.append({"size_class": name, "fct_avg_us": float(us.mean()) if n else None,
-                     "fct_p99_us": percentile(us, 99) if n else None,
-                     "fct_p999_us": percentile(us, 99.9) if n else None, "flows": n})
+        rows.append(
+            {
+                "size_class": name,
+                "fct_avg_us": float(us.mean()) if n else None,
+                "fct_p99_us": percentile(us, 99) if n else None,
+                "fct_p999_us": percentile(us, 99.9) if n else None,
+                "flows": n,
+            }
+        )
     span_s = (m["start_ns"].max() - m["start_ns"].min()) / 1e9
     offered = float(m["size_bytes"].sum()) * 8 / span_s / (192 * 10e9)
     small_size = float(m.filter(pl.col("size_bytes") < SMALL)["size_bytes"].mean())
@@ -194,12 +214,22 @@ def run(points: list[runs.HullPoint], form: str, flows: int, out: Path, say: Any
             cls, seen = _classes(dirs[p])
             summary = json.loads((dirs[p] / "summary.json").read_text())
             if p.seed == 1 or scheme not in info:  # the workload's realized numbers: seed 1's
-                info[scheme] = seen | {"events": summary["events"], "wall_s": summary.get("wall_s"),
-                                       "sim_ns": summary["sim_ns"]}
+                info[scheme] = seen | {
+                    "events": summary["events"],
+                    "wall_s": summary.get("wall_s"),
+                    "sim_ns": summary["sim_ns"],
+                }
             rows += [{"scheme": scheme, "seed": p.seed, **c} for c in cls]
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "fattree.csv")
-        report = {"reproduction": "hull-fattree", "form": form, "flows": flows, "max_size": MAX_SIZE, "rows": rows,
-                  "points": summarise(rows), "runs": info}
+        report = {
+            "reproduction": "hull-fattree",
+            "form": form,
+            "flows": flows,
+            "max_size": MAX_SIZE,
+            "rows": rows,
+            "points": summarise(rows),
+            "runs": info,
+        }
         (work / "fattree.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -223,7 +253,9 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _cell(r: dict[str, Any], key: str) -> str:
     if f"{key}_n" not in r:  # a report of before issue 26: one seed
-        return f"{r[key]:,.1f}" + (" *" if r["flows"] < (100 if key == "fct_p99_us" else 1000) and key != "fct_avg_us" else "")
+        return f"{r[key]:,.1f}" + (
+            " *" if r["flows"] < (100 if key == "fct_p99_us" else 1000) and key != "fct_avg_us" else ""
+        )
     e = cells.restore(key, r, _P[key])
     if not e.judged:
         return f"— n={e.n:,}<{e.needed:,}"
@@ -244,8 +276,12 @@ def render(report: dict[str, Any], console: Console) -> None:
 
     pts = report.get("points", report["rows"])
     at = {(r["scheme"], r["size_class"]): r for r in pts}
-    t = Table(title=f"HULL §6.3 fat-tree, {report['flows']:,} flows a scheme ({report['form']} form; the paper ran "
-                    "≥ 5,000,000): flow completion time, µs", title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"HULL §6.3 fat-tree, {report['flows']:,} flows a scheme ({report['form']} form; the paper ran "
+        "≥ 5,000,000): flow completion time, µs",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     for c in ("size class", "scheme", "flows", "avg", "p99", "p99.9"):
         t.add_column(c, justify="left" if c in ("size class", "scheme") else "right")
     for cls, label, _, _ in SIZE_CLASSES:
@@ -253,8 +289,14 @@ def render(report: dict[str, Any], console: Console) -> None:
             r = at.get((s, cls))
             if r is None:  # a report of before the TCP baseline and the four classes
                 continue
-            t.add_row(label, _LABELS[s], f"{r['flows']:,}", _cell(r, "fct_avg_us"), _cell(r, "fct_p99_us"),
-                      _cell(r, "fct_p999_us"))
+            t.add_row(
+                label,
+                _LABELS[s],
+                f"{r['flows']:,}",
+                _cell(r, "fct_avg_us"),
+                _cell(r, "fct_p99_us"),
+                _cell(r, "fct_p999_us"),
+            )
     console.print(t)
     small = {s: at[(s, "small")] for s in ("dctcp", "hull")}
     large = {s: at[(s, "large")] for s in ("dctcp", "hull")}
@@ -274,5 +316,6 @@ def render(report: dict[str, Any], console: Console) -> None:
         f"{info['hull']['mean_size'] / 1e3:.1f} KB after); realized load {info['hull']['realized_load']:.1%} of the "
         f"server links (the paper's 15 %). Ours: means over {seeds} seed(s) [95 % bootstrap interval across seeds]; "
         "a percentile some seed has too few flows for is a dash (p99: 100, p99.9: 1,000).",
-        highlight=False, markup=False,
+        highlight=False,
+        markup=False,
     )

@@ -64,7 +64,9 @@ def _scenario(scheme: str, load: float, large: int) -> str:
         return dynamic_scenario(scheme, load, large)
     drain = int(scheme.removeprefix("pq"))
     return dynamic_scenario("dctcp-pq950-pacer", load, large).replace(
-        'phantom = { drain = "950Mbps", threshold = "1KB" }', f'phantom = {{ drain = "{drain}Mbps", threshold = "1KB" }}')
+        'phantom = { drain = "950Mbps", threshold = "1KB" }',
+        f'phantom = {{ drain = "{drain}Mbps", threshold = "1KB" }}',
+    )
 
 
 def options(
@@ -80,8 +82,12 @@ def options(
     form = "quick" if quick else "full"
     n = LARGE_FLOWS[form]
     schemes = (*BASELINES, *(_scheme(d) for d in DRAINS))
-    pts = [_point(f"{s}-{round(x * 100)}", seed, _scenario(s, x, n), x, n)
-           for s in schemes for x in xs for seed in range(1, seeds + 1)]
+    pts = [
+        _point(f"{s}-{round(x * 100)}", seed, _scenario(s, x, n), x, n)
+        for s in schemes
+        for x in xs
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("hull-fig10-quick" if quick else "hull-fig10")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -103,9 +109,19 @@ def run(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
             # Table 4's lowest: its three other schemes and PQ 950, this seed's requests.
             table4 = {s: fct[(s, load, seed)]["avg"] for s in (*BASELINES, _scheme(950))}
             best = min(table4, key=table4.get)
-            rows.append({"drain_mbps": drain, "load": load, "seed": seed, "slowdown": f["avg"] / table4[best],
-                         "pq_fct_10mb_ms": f["avg"] / 1e3, "best_fct_10mb_ms": table4[best] / 1e3,
-                         "best_scheme": best, "theory": theory(drain, load), "flows": f["count"]})
+            rows.append(
+                {
+                    "drain_mbps": drain,
+                    "load": load,
+                    "seed": seed,
+                    "slowdown": f["avg"] / table4[best],
+                    "pq_fct_10mb_ms": f["avg"] / 1e3,
+                    "best_fct_10mb_ms": table4[best] / 1e3,
+                    "best_scheme": best,
+                    "theory": theory(drain, load),
+                    "flows": f["count"],
+                }
+            )
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "fig10.csv")
         report = {"reproduction": "hull-fig10", "form": form, "rows": rows, "points": summarise(rows)}
         (work / "fig10.json").write_text(json.dumps(report, indent=1))
@@ -119,8 +135,15 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for key in sorted({(r["drain_mbps"], r["load"]) for r in rows}):
         rs = [r for r in rows if (r["drain_mbps"], r["load"]) == key]
         e = Estimate.of_values([(r["slowdown"], r["flows"]) for r in rs])
-        out.append({"drain_mbps": key[0], "load": key[1], "theory": theory(*key),
-                    "paper": PAPER.get(key[1]) if key[0] == 950 else None, **cells.columns("slowdown", e)})
+        out.append(
+            {
+                "drain_mbps": key[0],
+                "load": key[1],
+                "theory": theory(*key),
+                "paper": PAPER.get(key[1]) if key[0] == 950 else None,
+                **cells.columns("slowdown", e),
+            }
+        )
     return out
 
 
@@ -131,8 +154,12 @@ def render(report: dict[str, Any], console: Console) -> None:
     pts = report["points"]
     loads = sorted({p["load"] for p in pts})
     at = {(p["drain_mbps"], p["load"]): p for p in pts}
-    t = Table(title=f"HULL Fig. 10: 10 MB flows' slowdown under a phantom queue, theory (eq. 3) / paper / tailor "
-                    f"({report['form']} form)", title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"HULL Fig. 10: 10 MB flows' slowdown under a phantom queue, theory (eq. 3) / paper / tailor "
+        f"({report['form']} form)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     t.add_column("PQ drain")
     for x in loads:
         t.add_column(f"{x:.0%} load", justify="right")
@@ -146,7 +173,11 @@ def render(report: dict[str, Any], console: Console) -> None:
             row.append(f"{p['theory']:.2f} / {paper} / {ours}")
         t.add_row(*row)
     console.print(t)
-    console.print("Slowdown: the phantom queue's mean 10 MB FCT over the lowest of Table 4's four schemes at that load, "
-                  "each seed's requests alike; ours the mean over seeds [95 % bootstrap interval across seeds]. Theory: "
-                  "(1 − ρ) / (γ − ρ), γ = drain − 8 %. The paper gives PQ 950's (§6.2.1); 900 and 800 only in its "
-                  "figure. docs/reproductions-hull.md.", highlight=False, markup=False)
+    console.print(
+        "Slowdown: the phantom queue's mean 10 MB FCT over the lowest of Table 4's four schemes at that load, "
+        "each seed's requests alike; ours the mean over seeds [95 % bootstrap interval across seeds]. Theory: "
+        "(1 − ρ) / (γ − ρ), γ = drain − 8 %. The paper gives PQ 950's (§6.2.1); 900 and 800 only in its "
+        "figure. docs/reproductions-hull.md.",
+        highlight=False,
+        markup=False,
+    )

@@ -41,12 +41,29 @@ __all__ = ["COLUMNS", "SCHEMES", "options", "render"]
 #: Fig. 11's two schemes, each run paced and unpaced: name -> Table 4's paced scheme.
 SCHEMES = {"dctcp-6k": "dctcp-6k-pacer", "dctcp-pq950": "dctcp-pq950-pacer"}
 _LABELS = {"dctcp-6k": "DCTCP-6K", "dctcp-pq950": "DCTCP-PQ950"}
-COLUMNS = ("scheme", "pacing", "load", "seeds", "probes", "switch_latency_avg_us", "switch_latency_avg_lo_us",
-           "switch_latency_avg_hi_us", "switch_latency_p99_us", "flows_10mb", "fct_10mb_avg_ms", "fct_10mb_avg_lo_ms",
-           "fct_10mb_avg_hi_ms", "paper_switch_latency_avg_us", "paper_fct_10mb_avg_ms",
-           "pacing_change_switch_latency_avg_pct", "pacing_change_switch_latency_avg_lo_pct",
-           "pacing_change_switch_latency_avg_hi_pct", "pacing_change_fct_10mb_avg_pct", "pacing_change_fct_10mb_avg_lo_pct",
-           "pacing_change_fct_10mb_avg_hi_pct")
+COLUMNS = (
+    "scheme",
+    "pacing",
+    "load",
+    "seeds",
+    "probes",
+    "switch_latency_avg_us",
+    "switch_latency_avg_lo_us",
+    "switch_latency_avg_hi_us",
+    "switch_latency_p99_us",
+    "flows_10mb",
+    "fct_10mb_avg_ms",
+    "fct_10mb_avg_lo_ms",
+    "fct_10mb_avg_hi_ms",
+    "paper_switch_latency_avg_us",
+    "paper_fct_10mb_avg_ms",
+    "pacing_change_switch_latency_avg_pct",
+    "pacing_change_switch_latency_avg_lo_pct",
+    "pacing_change_switch_latency_avg_hi_pct",
+    "pacing_change_fct_10mb_avg_pct",
+    "pacing_change_fct_10mb_avg_lo_pct",
+    "pacing_change_fct_10mb_avg_hi_pct",
+)
 #: The two means Fig. 11 plots: (name, unit).
 METRICS = (("switch_latency_avg", "us"), ("fct_10mb_avg", "ms"))
 #: (10 MB requests per run, seeds) by form.
@@ -60,7 +77,9 @@ def _scenario(scheme: str, paced: bool, load: float, large: int) -> str:
 
 def options(
     loads: Annotated[str, typer.Option(help="Loads, comma-separated (0.2, 0.4, 0.6).")] = "0.2,0.4,0.6",
-    quick: Annotated[bool, typer.Option("--quick", help="10 large flows a run, 3 seeds (seconds; not a result).")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="10 large flows a run, 3 seeds (seconds; not a result).")
+    ] = False,
     seeds: Annotated[int, typer.Option(help="Seeds per point (at least 3 for an interval; the paper: 10 trials).")] = 5,
     out: Out = None,
 ) -> Plan:
@@ -72,8 +91,13 @@ def options(
     form = "quick" if quick else "full"
     n, default_seeds = FORMS[form]
     seeds = default_seeds if quick else seeds
-    pts = [_point(f"{s}-{'paced' if paced else 'unpaced'}-{round(x * 100)}", seed, _scenario(s, paced, x, n), x, n)
-           for s in SCHEMES for paced in (True, False) for x in xs for seed in range(1, seeds + 1)]
+    pts = [
+        _point(f"{s}-{'paced' if paced else 'unpaced'}-{round(x * 100)}", seed, _scenario(s, paced, x, n), x, n)
+        for s in SCHEMES
+        for paced in (True, False)
+        for x in xs
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("hull-fig11-quick" if quick else "hull-fig11")
     return Plan(out or default, lambda out, say: _run(pts, form, out, say))
 
@@ -81,19 +105,29 @@ def options(
 def _measure(run_dir: Path) -> dict[str, float]:
     lat = runs.switch_latency(run_dir)
     large = runs.fcts(run_dir, "10MB")
-    return {"switch_latency_avg_us": lat["avg"], "switch_latency_p99_us": lat["p99"], "probes": lat["count"],
-            "fct_10mb_avg_ms": large["avg"] / 1e3, "flows_10mb": large["count"]}
+    return {
+        "switch_latency_avg_us": lat["avg"],
+        "switch_latency_p99_us": lat["p99"],
+        "probes": lat["count"],
+        "fct_10mb_avg_ms": large["avg"] / 1e3,
+        "flows_10mb": large["count"],
+    }
 
 
 def _row(name: str, vals: list[dict[str, float]]) -> dict[str, Any]:
     scheme, pacing, pct = name.rsplit("-", 2)
     load = int(pct) / 100
     paper = TABLE4[load][SCHEMES[scheme]] if pacing == "paced" else None
-    row: dict[str, Any] = {"scheme": scheme, "pacing": pacing == "paced", "load": load, "seeds": len(vals),
-                           "probes": int(sum(v["probes"] for v in vals)),
-                           "flows_10mb": int(sum(v["flows_10mb"] for v in vals)),
-                           "paper_switch_latency_avg_us": paper[0][0] if paper else None,
-                           "paper_fct_10mb_avg_ms": paper[2][0] if paper else None}
+    row: dict[str, Any] = {
+        "scheme": scheme,
+        "pacing": pacing == "paced",
+        "load": load,
+        "seeds": len(vals),
+        "probes": int(sum(v["probes"] for v in vals)),
+        "flows_10mb": int(sum(v["flows_10mb"] for v in vals)),
+        "paper_switch_latency_avg_us": paper[0][0] if paper else None,
+        "paper_fct_10mb_avg_ms": paper[2][0] if paper else None,
+    }
     for key, unit in METRICS:
         xs = [v[f"{key}_{unit}"] for v in vals]
         ci = bootstrap_ci(xs)
@@ -119,8 +153,11 @@ def _pair(rows: list[dict[str, Any]]) -> None:
         for key, unit in METRICS:
             xs = [100 * (a[f"{key}_{unit}"] / b[f"{key}_{unit}"] - 1) for a, b in zip(p["per_seed"], u["per_seed"])]
             ci = bootstrap_ci(xs) or (None, None)
-            change = {f"pacing_change_{key}_pct": sum(xs) / len(xs), f"pacing_change_{key}_lo_pct": ci[0],
-                      f"pacing_change_{key}_hi_pct": ci[1]}
+            change = {
+                f"pacing_change_{key}_pct": sum(xs) / len(xs),
+                f"pacing_change_{key}_lo_pct": ci[0],
+                f"pacing_change_{key}_hi_pct": ci[1],
+            }
             p.update(change)
             u.update(change)
 
@@ -167,21 +204,36 @@ def render(report: dict[str, Any], console: Console) -> None:
     at = {(r["scheme"], r["pacing"], r["load"]): r for r in report["rows"]}
     loads = sorted({r["load"] for r in report["rows"]})
     seeds = report["rows"][0]["seeds"]
-    for title, key, unit, fmt, n in (("average switch latency (µs)", "switch_latency_avg", "us", "{:.1f}", "probes"),
-                                     ("average 10 MB FCT (ms)", "fct_10mb_avg", "ms", "{:.1f}", "flows_10mb")):
-        t = Table(title=f"HULL Fig. 11, {title}: pacing vs none ({report['form']} form, {report['large_flows']} 10 MB "
-                        f"flows a run, mean of {seeds} seeds [95 % bootstrap interval over seeds])",
-                  title_justify="left", box=box.SIMPLE_HEAD)
+    for title, key, unit, fmt, n in (
+        ("average switch latency (µs)", "switch_latency_avg", "us", "{:.1f}", "probes"),
+        ("average 10 MB FCT (ms)", "fct_10mb_avg", "ms", "{:.1f}", "flows_10mb"),
+    ):
+        t = Table(
+            title=f"HULL Fig. 11, {title}: pacing vs none ({report['form']} form, {report['large_flows']} 10 MB "
+            f"flows a run, mean of {seeds} seeds [95 % bootstrap interval over seeds])",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
         for c in ("scheme", "load", "paper paced", "paced", "unpaced", "pacing's change (paired)", "samples"):
             t.add_column(c, justify="left" if c == "scheme" else "right")
         for s in SCHEMES:
             for x in loads:
                 p, u = at[(s, True, x)], at[(s, False, x)]
-                t.add_row(_LABELS[s], f"{x:.0%}", fmt.format(p[f"paper_{key}_{unit}"]), _cell(p, key, unit, fmt),
-                          _cell(u, key, unit, fmt), _change(p, key), f"{p[n]:,} / {u[n]:,}")
+                t.add_row(
+                    _LABELS[s],
+                    f"{x:.0%}",
+                    fmt.format(p[f"paper_{key}_{unit}"]),
+                    _cell(p, key, unit, fmt),
+                    _cell(u, key, unit, fmt),
+                    _change(p, key),
+                    f"{p[n]:,} / {u[n]:,}",
+                )
         console.print(t)
-    console.print("paper paced: Table 4's DCTCP-6K-Pacer and DCTCP-PQ950-Pacer (the same runs as Fig. 11's paced bars); "
-                  "the unpaced bars have no number in the text, which says 'in all cases, pacing lowers both the switch "
-                  "latency and the FCT of large flows'. pacing's change: mean over seeds of paced / unpaced - 1 (a seed's "
-                  "two runs draw the same requests), its interval, and lower / higher when that excludes 0, ~ when "
-                  "not. samples: probes or 10 MB flows, paced / unpaced.", highlight=False)
+    console.print(
+        "paper paced: Table 4's DCTCP-6K-Pacer and DCTCP-PQ950-Pacer (the same runs as Fig. 11's paced bars); "
+        "the unpaced bars have no number in the text, which says 'in all cases, pacing lowers both the switch "
+        "latency and the FCT of large flows'. pacing's change: mean over seeds of paced / unpaced - 1 (a seed's "
+        "two runs draw the same requests), its interval, and lower / higher when that excludes 0, ~ when "
+        "not. samples: probes or 10 MB flows, paced / unpaced.",
+        highlight=False,
+    )

@@ -65,15 +65,33 @@ HOSTS = {"testbed": (12, "10us"), "slow-host": (45, "200us")}
 #: The flow's size (bytes) by form: about 100 ms at 1 Gbps in full, 16 ms quick.
 FORMS = {"quick": 2_000_000, "full": 12_000_000}
 #: §4.1's reading of Fig. 3.
-PAPER = {"throughput_gbps": 1.0, "burst_kb": 65.0, "burst_packets": 45.0, "spacing_us": 500.0, "acks_per_burst": 6.0,
-         "ideal_spread_us": 520.0}
+PAPER = {
+    "throughput_gbps": 1.0,
+    "burst_kb": 65.0,
+    "burst_packets": 45.0,
+    "spacing_us": 500.0,
+    "acks_per_burst": 6.0,
+    "ideal_spread_us": 520.0,
+}
 #: Each statistic: (percentile over bursts or None for their mean / a per-run value, per burst).
-_STATS = {"throughput_gbps": (None, False), "burst_kb": (None, True), "burst_kb_p99": (99.0, True),
-          "burst_packets": (None, True), "spacing_us": (None, True), "busy_pct": (None, False),
-          "ack_ratio_kb": (None, False), "acks_per_burst": (None, False)}
+_STATS = {
+    "throughput_gbps": (None, False),
+    "burst_kb": (None, True),
+    "burst_kb_p99": (99.0, True),
+    "burst_packets": (None, True),
+    "spacing_us": (None, True),
+    "busy_pct": (None, False),
+    "ack_ratio_kb": (None, False),
+    "acks_per_burst": (None, False),
+}
 #: fig3.csv: one row per host model; each statistic with ``cells``' columns.
-COLUMNS = ("hosts", "window_segments", "tx_delay", "bursts",
-           *(f"{s}{x}" for s in _STATS for x in ("", "_lo", "_hi", "_n", "_seeds", "_judged")))
+COLUMNS = (
+    "hosts",
+    "window_segments",
+    "tx_delay",
+    "bursts",
+    *(f"{s}{x}" for s in _STATS for x in ("", "_lo", "_hi", "_n", "_seeds", "_judged")),
+)
 
 
 def scenario(hosts: str, size: int) -> str:
@@ -163,23 +181,34 @@ def _measure(run_dir: Path) -> dict[str, Any]:
     start, finish, size = m["start_ns"][0], m["finish_ns"][0], m["size_bytes"][0]
     ports = pl.read_csv(run_dir / "ports.csv")
     sender = ports.filter((pl.col("node") == "host0") & (pl.col("role") == "host_nic"))["port"][0]
-    q = _read(run_dir, "queues").filter((pl.col("port") == sender) & (pl.col("time_ns") >= start + WARMUP_NS)
-                                        & (pl.col("time_ns") <= finish))
+    q = _read(run_dir, "queues").filter(
+        (pl.col("port") == sender) & (pl.col("time_ns") >= start + WARMUP_NS) & (pl.col("time_ns") <= finish)
+    )
     t0, wire = bursts(q["time_ns"].to_numpy(), q["queue_bytes"].to_numpy())
     payload = wire / WIRE * MSS
     c = json.loads((run_dir / "summary.json").read_text())["transport_counters"]
     ack_ratio = c["acked_bytes"] / c["acks"]
     span_ns = float(q["time_ns"][-1] - q["time_ns"][0]) if q.height > 1 else 0.0
-    return {"throughput_gbps": size * 8 / (finish - start), "bursts": len(t0), "burst_kb": payload / 1e3,
-            "burst_packets": wire / WIRE, "spacing_us": np.diff(t0) / 1e3,
-            "busy_pct": 100 * wire.sum() * 8 / LINE_BPS * 1e9 / span_ns if span_ns else None,
-            "ack_ratio_kb": ack_ratio / 1e3, "acks_per_burst": float(payload.mean() / ack_ratio) if len(t0) else None}
+    return {
+        "throughput_gbps": size * 8 / (finish - start),
+        "bursts": len(t0),
+        "burst_kb": payload / 1e3,
+        "burst_packets": wire / WIRE,
+        "spacing_us": np.diff(t0) / 1e3,
+        "busy_pct": 100 * wire.sum() * 8 / LINE_BPS * 1e9 / span_ns if span_ns else None,
+        "ack_ratio_kb": ack_ratio / 1e3,
+        "acks_per_burst": float(payload.mean() / ack_ratio) if len(t0) else None,
+    }
 
 
 def _row(hosts: str, vals: list[dict[str, Any]]) -> dict[str, Any]:
     window, tx_delay = HOSTS[hosts]
-    row: dict[str, Any] = {"hosts": hosts, "window_segments": window, "tx_delay": tx_delay,
-                           "bursts": int(sum(v["bursts"] for v in vals))}
+    row: dict[str, Any] = {
+        "hosts": hosts,
+        "window_segments": window,
+        "tx_delay": tx_delay,
+        "bursts": int(sum(v["bursts"] for v in vals)),
+    }
     for stat, (p, per_burst) in _STATS.items():
         key = stat.removesuffix("_p99")
         if per_burst:
@@ -200,11 +229,24 @@ def run(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
             by.setdefault(p.name, []).append(_measure(dirs[p]))
         rows = [_row(h, v) for h, v in by.items()]
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "fig3.csv")
-        per_seed = {h: [{k: (float(np.mean(x)) if isinstance(x, np.ndarray) and len(x) else x)
-                         for k, x in v.items() if not isinstance(x, np.ndarray) or len(x)} for v in vs]
-                    for h, vs in by.items()}
-        report = {"reproduction": "hull-fig3", "form": form, "flow_bytes": FORMS[form], "rows": rows,
-                  "per_seed": per_seed}
+        per_seed = {
+            h: [
+                {
+                    k: (float(np.mean(x)) if isinstance(x, np.ndarray) and len(x) else x)
+                    for k, x in v.items()
+                    if not isinstance(x, np.ndarray) or len(x)
+                }
+                for v in vs
+            ]
+            for h, vs in by.items()
+        }
+        report = {
+            "reproduction": "hull-fig3",
+            "form": form,
+            "flow_bytes": FORMS[form],
+            "rows": rows,
+            "per_seed": per_seed,
+        }
         (work / "fig3.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -214,27 +256,35 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=f"HULL Fig. 3: one window-capped TCP flow at 10 Gbps, LSO and coalescing ({report['form']} form, "
-                    f"{report['flow_bytes'] / 1e6:g} MB flow): paper (§4.1's text) / ours",
-              title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"HULL Fig. 3: one window-capped TCP flow at 10 Gbps, LSO and coalescing ({report['form']} form, "
+        f"{report['flow_bytes'] / 1e6:g} MB flow): paper (§4.1's text) / ours",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     t.add_column("")
     t.add_column("paper", justify="right")
     rows = report["rows"]
     for r in rows:
         t.add_column(f"{r['hosts']}: window {r['window_segments']} seg, tx {r['tx_delay']}", justify="right")
-    lines = (("average throughput (Gbps)", "throughput_gbps", None, ".2f", f"~{PAPER['throughput_gbps']:g}"),
-             ("payload per burst (KB), mean", "burst_kb", None, ".1f", f"{PAPER['burst_kb']:g}"),
-             ("payload per burst (KB), p99", "burst_kb_p99", 99.0, ".1f", "—"),
-             ("packets per burst, mean", "burst_packets", None, ".1f", f"~{PAPER['burst_packets']:g}"),
-             ("burst spacing (µs), mean", "spacing_us", None, ".0f", f"~{PAPER['spacing_us']:g}"),
-             ("NIC sending at 10 Gbps (% of time)", "busy_pct", None, ".1f", "~10"),
-             ("ACK ratio (KB per ACK)", "ack_ratio_kb", None, ".1f", f"{PAPER['burst_kb'] / PAPER['acks_per_burst']:.1f}"),
-             ("ACKs per burst", "acks_per_burst", None, ".1f", f"{PAPER['acks_per_burst']:g} (in 24–50 µs)"))
+    lines = (
+        ("average throughput (Gbps)", "throughput_gbps", None, ".2f", f"~{PAPER['throughput_gbps']:g}"),
+        ("payload per burst (KB), mean", "burst_kb", None, ".1f", f"{PAPER['burst_kb']:g}"),
+        ("payload per burst (KB), p99", "burst_kb_p99", 99.0, ".1f", "—"),
+        ("packets per burst, mean", "burst_packets", None, ".1f", f"~{PAPER['burst_packets']:g}"),
+        ("burst spacing (µs), mean", "spacing_us", None, ".0f", f"~{PAPER['spacing_us']:g}"),
+        ("NIC sending at 10 Gbps (% of time)", "busy_pct", None, ".1f", "~10"),
+        ("ACK ratio (KB per ACK)", "ack_ratio_kb", None, ".1f", f"{PAPER['burst_kb'] / PAPER['acks_per_burst']:.1f}"),
+        ("ACKs per burst", "acks_per_burst", None, ".1f", f"{PAPER['acks_per_burst']:g} (in 24–50 µs)"),
+    )
     for label, key, p, spec, paper in lines:
         t.add_row(label, paper, *(cells.text(cells.restore(key, r, p), spec) for r in rows))
     console.print(t)
-    console.print("paper: each ~0.5 ms step is a back-to-back burst of 65 KB at line rate; ideally 65 KB at 1 Gbps is "
-                  f"spread over {PAPER['ideal_spread_us']:g} µs. Ours: a burst is a stretch of the sender NIC's queue "
-                  "sampled every 1 µs (±1 packet); the paper's 10 % is 1 Gbps of 10. Not reproduced: the CPU "
-                  "utilisation of interrupt coalescing (no CPU model). " + cells.legend((99,)) + ".",
-                  highlight=False, markup=False)
+    console.print(
+        "paper: each ~0.5 ms step is a back-to-back burst of 65 KB at line rate; ideally 65 KB at 1 Gbps is "
+        f"spread over {PAPER['ideal_spread_us']:g} µs. Ours: a burst is a stretch of the sender NIC's queue "
+        "sampled every 1 µs (±1 packet); the paper's 10 % is 1 Gbps of 10. Not reproduced: the CPU "
+        "utilisation of interrupt coalescing (no CPU model). " + cells.legend((99,)) + ".",
+        highlight=False,
+        markup=False,
+    )

@@ -64,8 +64,12 @@ def options(
     cells.check_seeds(seeds)
     form = "quick" if quick else "full"
     flows, length = FORMS[form]
-    pts = [runs.HullPoint(f"mtu{mtu}-{n}", seed, scenario(mtu, n, length), length * 1000)
-           for mtu in MSS for n in flows for seed in range(1, seeds + 1)]
+    pts = [
+        runs.HullPoint(f"mtu{mtu}-{n}", seed, scenario(mtu, n, length), length * 1000)
+        for mtu in MSS
+        for n in flows
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("hull-fig9-quick" if quick else "hull-fig9")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -81,8 +85,14 @@ def run(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
             rows.append({"mtu": int(mtu), "flows": int(n), "seed": p.seed, **_common(dirs[p])})
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "fig9.csv")
         pts = _points(rows, ("mtu", "flows"))
-        report = {"reproduction": "hull-fig9", "form": form, "length_ms": FORMS[form][1], "rows": rows,
-                  "points": pts, "claim": claim(pts)}
+        report = {
+            "reproduction": "hull-fig9",
+            "form": form,
+            "length_ms": FORMS[form][1],
+            "rows": rows,
+            "points": pts,
+            "claim": claim(pts),
+        }
         (work / "fig9.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -93,8 +103,11 @@ def claim(points: list[dict[str, Any]]) -> dict[str, Any]:
     at = {(p["mtu"], p["flows"]): p for p in points}
     flows = sorted({p["flows"] for p in points})
     ratios = {n: at[(300, n)]["switch_latency_avg_us"] / at[(1500, n)]["switch_latency_avg_us"] for n in flows}
-    return {"ratios": ratios, "lower_everywhere": all(r < 1 for r in ratios.values()),
-            "half_or_less_everywhere": all(r <= 0.5 for r in ratios.values())}
+    return {
+        "ratios": ratios,
+        "lower_everywhere": all(r < 1 for r in ratios.values()),
+        "half_or_less_everywhere": all(r <= 0.5 for r in ratios.values()),
+    }
 
 
 def render(report: dict[str, Any], console: Console) -> None:
@@ -103,9 +116,12 @@ def render(report: dict[str, Any], console: Console) -> None:
 
     at = {(p["mtu"], p["flows"]): p for p in report["points"]}
     flows = sorted({p["flows"] for p in report["points"]})
-    t = Table(title=f"HULL Fig. 9: phantom queue at {DRAIN_MBPS} Mbps, long flows into S5 ({report['form']} form, "
-                    f"{report['length_ms']} ms runs): switch latency mean / p99 µs; throughput Mbps",
-              title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"HULL Fig. 9: phantom queue at {DRAIN_MBPS} Mbps, long flows into S5 ({report['form']} form, "
+        f"{report['length_ms']} ms runs): switch latency mean / p99 µs; throughput Mbps",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     t.add_column("flows", justify="right")
     for mtu in MSS:
         t.add_column(f"MTU {mtu:,}", justify="right")
@@ -119,8 +135,17 @@ def render(report: dict[str, Any], console: Console) -> None:
         t.add_row(*row)
     console.print(t)
     c = report["claim"]
-    verdict = ("holds: at most half at every count" if c["half_or_less_everywhere"] else
-               "lower at every count, not by half everywhere" if c["lower_everywhere"] else "DOES NOT HOLD")
-    console.print(f"paper: \"the latency with the PQ is much lower with the smaller packet size at all number of "
-                  f"flows\"; ours: {verdict}. Means over seeds, p99 [its 95 % interval across seeds]; "
-                  "docs/reproductions-hull.md.", highlight=False, markup=False)
+    verdict = (
+        "holds: at most half at every count"
+        if c["half_or_less_everywhere"]
+        else "lower at every count, not by half everywhere"
+        if c["lower_everywhere"]
+        else "DOES NOT HOLD"
+    )
+    console.print(
+        f'paper: "the latency with the PQ is much lower with the smaller packet size at all number of '
+        f'flows"; ours: {verdict}. Means over seeds, p99 [its 95 % interval across seeds]; '
+        "docs/reproductions-hull.md.",
+        highlight=False,
+        markup=False,
+    )

@@ -39,12 +39,22 @@ if TYPE_CHECKING:
 
 __all__ = ["FIG5_COLUMNS", "FIG6_COLUMNS", "fig5_options", "fig6_options", "render5", "render6"]
 
-FIG5_COLUMNS = ("pacing", "drain_mbps", "threshold_kb", "seed", "throughput_mbps", "switch_latency_avg_us",
-                "switch_latency_p99_us")
+FIG5_COLUMNS = (
+    "pacing",
+    "drain_mbps",
+    "threshold_kb",
+    "seed",
+    "throughput_mbps",
+    "switch_latency_avg_us",
+    "switch_latency_p99_us",
+)
 FIG6_COLUMNS = ("beta", "seed", "throughput_mbps", "switch_latency_avg_us", "switch_latency_p99_us", "pacer_delay_us")
 #: (drain rates, thresholds, run length in ms) by form.
-FIG5 = {"quick": ((800, 950), ("1KB", "30KB"), 150), "full": ((600, 700, 800, 900, 950), ("1KB", "3KB", "6KB", "15KB", "30KB"), 1000)}
-FIG6 = {"quick": ((1, 16, 16384), 150), "full": (tuple(2 ** k for k in range(15)), 1000)}
+FIG5 = {
+    "quick": ((800, 950), ("1KB", "30KB"), 150),
+    "full": ((600, 700, 800, 900, 950), ("1KB", "3KB", "6KB", "15KB", "30KB"), 1000),
+}
+FIG6 = {"quick": ((1, 16, 16384), 150), "full": (tuple(2**k for k in range(15)), 1000)}
 PROBE_MBPS = 12.0
 
 
@@ -58,9 +68,15 @@ def fig5_options(
     cells.check_seeds(seeds)
     form = "quick" if quick else "full"
     drains, thresholds, length = FIG5[form]
-    pts = [runs.HullPoint(f"{'paced' if paced else 'unpaced'}-{d}-{k}", seed, pq_scenario(d, k, paced, length),
-                          length * 1000)
-           for paced in (True, False) for d in drains for k in thresholds for seed in range(1, seeds + 1)]
+    pts = [
+        runs.HullPoint(
+            f"{'paced' if paced else 'unpaced'}-{d}-{k}", seed, pq_scenario(d, k, paced, length), length * 1000
+        )
+        for paced in (True, False)
+        for d in drains
+        for k in thresholds
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("hull-fig5-quick" if quick else "hull-fig5")
     return Plan(out or default, lambda out, say: _run5(pts, form, out, say))
 
@@ -74,21 +90,32 @@ def fig6_options(
     cells.check_seeds(seeds)
     form = "quick" if quick else "full"
     betas, length = FIG6[form]
-    pts = [runs.HullPoint(f"beta-{b}", seed, pq_scenario(950, "1KB", True, length, beta=b), length * 1000)
-           for b in betas for seed in range(1, seeds + 1)]
+    pts = [
+        runs.HullPoint(f"beta-{b}", seed, pq_scenario(950, "1KB", True, length, beta=b), length * 1000)
+        for b in betas
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("hull-fig6-quick" if quick else "hull-fig6")
     return Plan(out or default, lambda out, say: _run6(pts, form, out, say))
 
 
 def _common(run_dir: Path) -> dict[str, float]:
     lat = runs.switch_latency(run_dir)
-    return {"throughput_mbps": runs.throughput_mbps(run_dir) - PROBE_MBPS, "switch_latency_avg_us": lat["avg"],
-            "switch_latency_p99_us": lat["p99"], "probes": lat["count"]}
+    return {
+        "throughput_mbps": runs.throughput_mbps(run_dir) - PROBE_MBPS,
+        "switch_latency_avg_us": lat["avg"],
+        "switch_latency_p99_us": lat["p99"],
+        "probes": lat["count"],
+    }
 
 
 #: Each statistic's percentile (None: a mean) and whether it rests on the run's probes.
-_STATS = {"throughput_mbps": (None, False), "switch_latency_avg_us": (None, True),
-          "switch_latency_p99_us": (99.0, True), "pacer_delay_us": (None, False)}
+_STATS = {
+    "throughput_mbps": (None, False),
+    "switch_latency_avg_us": (None, True),
+    "switch_latency_p99_us": (99.0, True),
+    "pacer_delay_us": (None, False),
+}
 
 
 def _points(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -99,7 +126,9 @@ def _points(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str,
         point: dict[str, Any] = dict(zip(keys, key))
         for stat, (p, probes) in _STATS.items():
             if stat in rs[0]:
-                point |= cells.columns(stat, Estimate.of_values([(r[stat], r["probes"] if probes else 1) for r in rs], p))
+                point |= cells.columns(
+                    stat, Estimate.of_values([(r[stat], r["probes"] if probes else 1) for r in rs], p)
+                )
         out.append(point)
     return out
 
@@ -118,11 +147,23 @@ def _run5(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
         rows = []
         for p in points:
             pacing, drain, k = p.name.split("-")
-            rows.append({"pacing": pacing == "paced", "drain_mbps": int(drain), "threshold_kb": float(k.removesuffix("KB")),
-                         "seed": p.seed, **_common(dirs[p])})
+            rows.append(
+                {
+                    "pacing": pacing == "paced",
+                    "drain_mbps": int(drain),
+                    "threshold_kb": float(k.removesuffix("KB")),
+                    "seed": p.seed,
+                    **_common(dirs[p]),
+                }
+            )
         pl.DataFrame(rows).select(FIG5_COLUMNS).write_csv(work / "fig5.csv")
-        report = {"reproduction": "hull-fig5", "form": form, "length_ms": FIG5[form][2], "rows": rows,
-                  "points": _points(rows, ("pacing", "drain_mbps", "threshold_kb"))}
+        report = {
+            "reproduction": "hull-fig5",
+            "form": form,
+            "length_ms": FIG5[form][2],
+            "rows": rows,
+            "points": _points(rows, ("pacing", "drain_mbps", "threshold_kb")),
+        }
         (work / "fig5.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -133,11 +174,22 @@ def _run6(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
         rows = []
         for p in points:
             pacer = json.loads((dirs[p] / "summary.json").read_text())["network"]["pacer"]
-            rows.append({"beta": int(p.name.removeprefix("beta-")), "seed": p.seed,
-                         "pacer_delay_us": pacer["mean_paced_wait_us"], **_common(dirs[p])})
+            rows.append(
+                {
+                    "beta": int(p.name.removeprefix("beta-")),
+                    "seed": p.seed,
+                    "pacer_delay_us": pacer["mean_paced_wait_us"],
+                    **_common(dirs[p]),
+                }
+            )
         pl.DataFrame(rows).select(FIG6_COLUMNS).write_csv(work / "fig6.csv")
-        report = {"reproduction": "hull-fig6", "form": form, "length_ms": FIG6[form][1], "rows": rows,
-                  "points": _points(rows, ("beta",))}
+        report = {
+            "reproduction": "hull-fig6",
+            "form": form,
+            "length_ms": FIG6[form][1],
+            "rows": rows,
+            "points": _points(rows, ("beta",)),
+        }
         (work / "fig6.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -151,9 +203,12 @@ def render5(report: dict[str, Any], console: Console) -> None:
     at = {(r["pacing"], r["drain_mbps"], r["threshold_kb"]): r for r in pts}
     drains = sorted({r["drain_mbps"] for r in pts})
     ks = sorted({r["threshold_kb"] for r in pts})
-    t = Table(title=f"HULL Fig. 5: two long DCTCP flows, phantom queue swept ({report['form']} form, "
-                    f"{report['length_ms']} ms runs): throughput Mbps; switch latency mean / p99 µs — paced | unpaced",
-              title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"HULL Fig. 5: two long DCTCP flows, phantom queue swept ({report['form']} form, "
+        f"{report['length_ms']} ms runs): throughput Mbps; switch latency mean / p99 µs — paced | unpaced",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     t.add_column("PQ threshold")
     for d in drains:
         t.add_column(f"drain {d} Mbps", justify="right")
@@ -166,24 +221,40 @@ def render5(report: dict[str, Any], console: Console) -> None:
                 row.append(f"{r['throughput_mbps']:.0f}; {r['switch_latency_avg_us']:.1f} / {p99}")
             t.add_row(f"{k:g} KB {'paced' if paced else 'unpaced'}", *row)
     console.print(t)
-    console.print("paper: paced, throughput follows the drain rate nearly linearly and latency reaches its floor "
-                  "(5 µs mean, 21 µs p99); unpaced, low thresholds lose throughput and latency falls more slowly. "
-                  "Ours: means over seeds, p99 [its 95 % interval across seeds].", highlight=False, markup=False)
+    console.print(
+        "paper: paced, throughput follows the drain rate nearly linearly and latency reaches its floor "
+        "(5 µs mean, 21 µs p99); unpaced, low thresholds lose throughput and latency falls more slowly. "
+        "Ours: means over seeds, p99 [its 95 % interval across seeds].",
+        highlight=False,
+        markup=False,
+    )
 
 
 def render6(report: dict[str, Any], console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=f"HULL Fig. 6: β of eq. 4 swept, PQ 950 Mbps / 1 KB ({report['form']} form, {report['length_ms']} ms runs)",
-              title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"HULL Fig. 6: β of eq. 4 swept, PQ 950 Mbps / 1 KB ({report['form']} form, {report['length_ms']} ms runs)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     for c in ("β", "throughput Mbps", "switch latency mean µs", "p99 µs", "pacer delay µs"):
         t.add_column(c, justify="right")
     for r in sorted(report.get("points", report["rows"]), key=lambda r: r["beta"]):
         p99 = _p99(r) if "switch_latency_p99_us_n" in r else f"{r['switch_latency_p99_us']:.1f}"
-        t.add_row(f"2^{r['beta'].bit_length() - 1}", f"{r['throughput_mbps']:.0f}", f"{r['switch_latency_avg_us']:.1f}",
-                  p99, f"{r['pacer_delay_us']:.1f}")
+        t.add_row(
+            f"2^{r['beta'].bit_length() - 1}",
+            f"{r['throughput_mbps']:.0f}",
+            f"{r['switch_latency_avg_us']:.1f}",
+            p99,
+            f"{r['pacer_delay_us']:.1f}",
+        )
     console.print(t)
-    console.print("paper: smaller β paces better but delays more, sharply below 2^4 (hundreds of µs); throughput "
-                  "~870 Mbps at 2^0, ~770 Mbps at 2^14. Pacer delay here: the mean wait of a paced packet in its bucket. "
-                  "Ours: means over seeds, p99 [its 95 % interval across seeds].", highlight=False, markup=False)
+    console.print(
+        "paper: smaller β paces better but delays more, sharply below 2^4 (hundreds of µs); throughput "
+        "~870 Mbps at 2^0, ~770 Mbps at 2^14. Pacer delay here: the mean wait of a paced packet in its bucket. "
+        "Ours: means over seeds, p99 [its 95 % interval across seeds].",
+        highlight=False,
+        markup=False,
+    )

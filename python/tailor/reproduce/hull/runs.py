@@ -47,7 +47,9 @@ def _summary(run_dir: Path) -> dict[str, Any]:
 def switch_latency(run_dir: Path, receiver_port_role: str = "to_host") -> dict[str, float]:
     """The probe's waits at the switch port towards S5 (the busiest port of
     ``receiver_port_role`` its packets crossed): count, mean, p90, p99 (µs)."""
-    probes = [p for p in _summary(run_dir).get("probes", []) if p["class"] == "probe" and p["role"] == receiver_port_role]
+    probes = [
+        p for p in _summary(run_dir).get("probes", []) if p["class"] == "probe" and p["role"] == receiver_port_role
+    ]
     if not probes:
         raise DataError(f"{run_dir}/summary.json has no probe waits at a {receiver_port_role} port")
     p = max(probes, key=lambda p: p["count"])

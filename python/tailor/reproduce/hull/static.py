@@ -33,8 +33,16 @@ if TYPE_CHECKING:
 __all__ = ["COLUMNS", "options", "run", "render"]
 
 #: The columns of fig8.csv.
-COLUMNS = ("scheme", "flows", "throughput_mbps", "switch_latency_avg_us", "switch_latency_p90_us",
-           "switch_latency_p99_us", "probes", "seeds")
+COLUMNS = (
+    "scheme",
+    "flows",
+    "throughput_mbps",
+    "switch_latency_avg_us",
+    "switch_latency_p90_us",
+    "switch_latency_p99_us",
+    "probes",
+    "seeds",
+)
 #: Run length per form (ms) and the flow counts.
 FORMS = {"quick": (200, (2, 8)), "full": (10_000, (2, 3, 4, 5, 6, 7, 8))}
 PROBE_MBPS = 12.0
@@ -51,8 +59,12 @@ def options(
         raise OptionError(f"--seeds: {seeds}; accepted: 1 to 20")
     form = "quick" if quick else "full"
     length, flows = FORMS[form]
-    pts = [runs.HullPoint(f"{s}-{n}flows", seed, static_scenario(s, n, length), length * 1000)
-           for s in SCHEMES for n in flows for seed in range(1, seeds + 1)]
+    pts = [
+        runs.HullPoint(f"{s}-{n}flows", seed, static_scenario(s, n, length), length * 1000)
+        for s in SCHEMES
+        for n in flows
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("hull-fig8-quick" if quick else "hull-fig8")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -70,13 +82,22 @@ def run(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
             by.setdefault((scheme, n), []).append({"throughput_mbps": thr, **lat})
         rows = []
         for (scheme, n), vals in by.items():
-            row: dict[str, Any] = {"scheme": scheme, "flows": n, "probes": int(sum(v["count"] for v in vals)),
-                                   "seeds": len(vals)}
-            for key, stat, p in (("throughput_mbps", "throughput_mbps", None), ("switch_latency_avg_us", "avg", None),
-                                 ("switch_latency_p90_us", "p90", 90.0), ("switch_latency_p99_us", "p99", 99.0)):
+            row: dict[str, Any] = {
+                "scheme": scheme,
+                "flows": n,
+                "probes": int(sum(v["count"] for v in vals)),
+                "seeds": len(vals),
+            }
+            for key, stat, p in (
+                ("throughput_mbps", "throughput_mbps", None),
+                ("switch_latency_avg_us", "avg", None),
+                ("switch_latency_p90_us", "p90", 90.0),
+                ("switch_latency_p99_us", "p99", 99.0),
+            ):
                 # Throughput is read once a run; a latency rests on the run's probes.
-                e = Estimate.of_values([(v[stat], 1 if p is None and stat.startswith("t") else v["count"])
-                                        for v in vals], p)
+                e = Estimate.of_values(
+                    [(v[stat], 1 if p is None and stat.startswith("t") else v["count"]) for v in vals], p
+                )
                 row |= cells.columns(key, e)
             rows.append(row)
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "fig8.csv")
@@ -86,7 +107,7 @@ def run(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
 
 
 def _cell(paper: float | None, row: dict[str, Any], key: str, p: float | None, fmt: str = "{:.1f}") -> str:
-    """"paper / ours [interval across seeds]", ours a dash when a seed had too few probes."""
+    """ "paper / ours [interval across seeds]", ours a dash when a seed had too few probes."""
     said = "—" if paper is None else fmt.format(paper)
     if f"{key}_n" not in row:  # a report written before issue 26: the mean alone
         return f"{said} / {fmt.format(row[key])}"
@@ -103,20 +124,31 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich.table import Table
 
     at = {(r["scheme"], r["flows"]): r for r in report["rows"]}
-    t1 = Table(title=f"HULL Table 1: two long flows into one receiver, paper / tailor ({report['form']} form, "
-                     f"{report['length_ms']} ms runs)", title_justify="left", box=box.SIMPLE_HEAD)
+    t1 = Table(
+        title=f"HULL Table 1: two long flows into one receiver, paper / tailor ({report['form']} form, "
+        f"{report['length_ms']} ms runs)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     for c in ("scheme", "throughput Mbps", "mean latency µs", "p99 latency µs"):
         t1.add_column(c, justify="left" if c == "scheme" else "right")
     for s, paper in TABLE1.items():
         r = at.get((s, 2))
         if r:
-            t1.add_row(scheme_label(s), _cell(paper["throughput_mbps"], r, "throughput_mbps", None, "{:.0f}"),
-                       _cell(paper["latency_avg_us"], r, "switch_latency_avg_us", None),
-                       _cell(paper["latency_p99_us"], r, "switch_latency_p99_us", 99.0))
+            t1.add_row(
+                scheme_label(s),
+                _cell(paper["throughput_mbps"], r, "throughput_mbps", None, "{:.0f}"),
+                _cell(paper["latency_avg_us"], r, "switch_latency_avg_us", None),
+                _cell(paper["latency_p99_us"], r, "switch_latency_p99_us", 99.0),
+            )
     console.print(t1)
     flows = sorted({r["flows"] for r in report["rows"]})
-    t8 = Table(title="HULL Fig. 8: switch latency mean / p99 (µs) and throughput (Mbps) by long flows; "
-                     "the paper's text beside (Fig. 8 is not tabulated)", title_justify="left", box=box.SIMPLE_HEAD)
+    t8 = Table(
+        title="HULL Fig. 8: switch latency mean / p99 (µs) and throughput (Mbps) by long flows; "
+        "the paper's text beside (Fig. 8 is not tabulated)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     t8.add_column("scheme")
     t8.add_column("paper (text)", justify="right")
     for n in flows:
@@ -127,31 +159,46 @@ def render(report: dict[str, Any], console: Console) -> None:
         cells = []
         for n in flows:
             r = at.get((s, n))
-            cells.append("" if r is None else
-                         f"{r['switch_latency_avg_us']:.1f} / {r['switch_latency_p99_us']:.1f}; {r['throughput_mbps']:.0f}")
+            cells.append(
+                ""
+                if r is None
+                else f"{r['switch_latency_avg_us']:.1f} / {r['switch_latency_p99_us']:.1f}; {r['throughput_mbps']:.0f}"
+            )
         t8.add_row(scheme_label(s), said or "—", *cells)
     console.print(t8)
     pq = [at.get(("dctcp-pq950-pacer", n)) for n in (flows[0], flows[-1])]
     if all(pq):
         grows = pq[1]["switch_latency_avg_us"] > pq[0]["switch_latency_avg_us"]
-        console.print(f"Eq. 5 (headroom needed grows with flows): PQ mean latency {pq[0]['switch_latency_avg_us']:.1f} µs "
-                      f"with {flows[0]} flows, {pq[1]['switch_latency_avg_us']:.1f} µs with {flows[-1]}: "
-                      f"{'grows, as eq. 5 says' if grows else 'does NOT grow'}.", highlight=False)
-    console.print(f"Senders S2-S4, S6-S10 (hosts {', '.join(map(str, SENDERS))}) in that order; throughput is "
-                  f"the link into S5 less the probe's {PROBE_MBPS:g} Mbps. Hosts: docs/reproductions-hull.md.",
-                  highlight=False)
+        console.print(
+            f"Eq. 5 (headroom needed grows with flows): PQ mean latency {pq[0]['switch_latency_avg_us']:.1f} µs "
+            f"with {flows[0]} flows, {pq[1]['switch_latency_avg_us']:.1f} µs with {flows[-1]}: "
+            f"{'grows, as eq. 5 says' if grows else 'does NOT grow'}.",
+            highlight=False,
+        )
+    console.print(
+        f"Senders S2-S4, S6-S10 (hosts {', '.join(map(str, SENDERS))}) in that order; throughput is "
+        f"the link into S5 less the probe's {PROBE_MBPS:g} Mbps. Hosts: docs/reproductions-hull.md.",
+        highlight=False,
+    )
     console.print(_spread(report["rows"]), highlight=False, markup=False)
 
 
 def _spread(rows: list[dict[str, Any]]) -> str:
     """Fig. 8's cells are means over seeds; how far their intervals reach, in one line."""
+
     def widest(key: str) -> float:
-        w = [max(r[key] - r[f"{key}_lo"], r[f"{key}_hi"] - r[key]) / r[key] for r in rows
-             if r.get(f"{key}_lo") is not None and r[key]]
+        w = [
+            max(r[key] - r[f"{key}_lo"], r[f"{key}_hi"] - r[key]) / r[key]
+            for r in rows
+            if r.get(f"{key}_lo") is not None and r[key]
+        ]
         return 100 * max(w, default=0.0)
+
     seeds = rows[0]["seeds"] if rows else 0
     if seeds < 2 or "switch_latency_avg_us_lo" not in rows[0]:
         return f"Fig. 8's cells: {seeds} seed a point, no interval."
-    return (f"Fig. 8's cells: means over {seeds} seeds; their 95 % bootstrap intervals reach at most ±"
-            f"{widest('switch_latency_avg_us'):.0f} % (mean latency), ±{widest('switch_latency_p99_us'):.0f} % (p99), "
-            f"±{widest('throughput_mbps'):.1f} % (throughput); fig8.json has each.")
+    return (
+        f"Fig. 8's cells: means over {seeds} seeds; their 95 % bootstrap intervals reach at most ±"
+        f"{widest('switch_latency_avg_us'):.0f} % (mean latency), ±{widest('switch_latency_p99_us'):.0f} % (p99), "
+        f"±{widest('throughput_mbps'):.1f} % (throughput); fig8.json has each."
+    )

@@ -34,8 +34,19 @@ S1 is host 0 and S5, the receiver of every experiment, host 4.
 from __future__ import annotations
 
 __all__ = [
-    "SCHEMES", "HOSTS", "RECEIVER", "PROBE_SENDER", "SENDERS", "static_scenario", "dynamic_scenario",
-    "requests_per_second", "scheme_label", "QOS_SCHEMES", "BUFFERS", "shipped", "pq_scenario",
+    "SCHEMES",
+    "HOSTS",
+    "RECEIVER",
+    "PROBE_SENDER",
+    "SENDERS",
+    "static_scenario",
+    "dynamic_scenario",
+    "requests_per_second",
+    "scheme_label",
+    "QOS_SCHEMES",
+    "BUFFERS",
+    "shipped",
+    "pq_scenario",
 ]
 
 #: Linux 2.6.26's receive window (`rwnd`): tcp_rmem[1] = 87,380 B gives a first window of
@@ -56,8 +67,13 @@ QOS_SCHEMES = ("tcp-qos", "dctcp-pq950-pacer")
 #: Table 5's switch buffers: the dynamic shared buffer, or 10 packets (15 KB) per priority.
 BUFFERS = ("large", "small")
 
-_LABELS = {"tcp-droptail": "TCP-DropTail", "dctcp-30k": "DCTCP-30K", "dctcp-6k-pacer": "DCTCP-6K-Pacer",
-           "dctcp-pq950-pacer": "DCTCP-PQ950-Pacer", "tcp-qos": "TCP-QoS"}
+_LABELS = {
+    "tcp-droptail": "TCP-DropTail",
+    "dctcp-30k": "DCTCP-30K",
+    "dctcp-6k-pacer": "DCTCP-6K-Pacer",
+    "dctcp-pq950-pacer": "DCTCP-PQ950-Pacer",
+    "tcp-qos": "TCP-QoS",
+}
 
 
 def scheme_label(scheme: str) -> str:
@@ -72,13 +88,16 @@ def _switch(scheme: str, buffer: str = "large") -> str:
         base = ""  # 15 KB per priority: each class's own queue_limit
     else:
         base = 'buffer = "per_port"\nbuffer_size = "15KB"\n'
-    return base + {
-        "tcp-droptail": "",
-        "tcp-qos": 'scheduler = "strict_priority"\n',
-        "dctcp-30k": 'ecn_threshold = "30KB"\n',
-        "dctcp-6k-pacer": 'ecn_threshold = "6KB"\n',
-        "dctcp-pq950-pacer": 'phantom = { drain = "950Mbps", threshold = "1KB" }\n',
-    }[scheme]
+    return (
+        base
+        + {
+            "tcp-droptail": "",
+            "tcp-qos": 'scheduler = "strict_priority"\n',
+            "dctcp-30k": 'ecn_threshold = "30KB"\n',
+            "dctcp-6k-pacer": 'ecn_threshold = "6KB"\n',
+            "dctcp-pq950-pacer": 'phantom = { drain = "950Mbps", threshold = "1KB" }\n',
+        }[scheme]
+    )
 
 
 def _host(scheme: str) -> str:
@@ -97,8 +116,9 @@ def _transport(scheme: str) -> str:
     # moves Table 1 and, far more, Table 4 away from the paper (docs/reproductions-hull.md,
     # "Table 1 and Fig. 8").
     window = f"rwnd = {{ {RWND} }}" if scheme == "tcp-droptail" else "max_cwnd = 181"
-    return (f'kind = "{kind}"\nlso = "64KB"\ndelayed_ack = true\nmin_rto = "200ms"\n{window}\n'
-            'restart_after_idle = true\n')
+    return (
+        f'kind = "{kind}"\nlso = "64KB"\ndelayed_ack = true\nmin_rto = "200ms"\n{window}\nrestart_after_idle = true\n'
+    )
 
 
 def _probe(start: str = "1ms", qos: str = "") -> str:
@@ -139,7 +159,8 @@ def static_scenario(scheme: str, flows: int, length_ms: int) -> str:
     servers to S5, for ``length_ms``, with the probe."""
     if not 1 <= flows <= len(SENDERS):
         raise ValueError(f"flows must be 1 to {len(SENDERS)}")
-    longs = "".join(f"""
+    longs = "".join(
+        f"""
 [[class]]
 name = "long{k + 1}"
 sizes_fixed = "1GB"
@@ -150,9 +171,15 @@ senders = [{s}]
 receiver = {RECEIVER}
 messages = 1
 start = "{k}us"
-""" for k, s in enumerate(SENDERS[:flows]))
-    return (_head(f"Static flows (§6.1), {flows} long-lived flows into S5", scheme)
-            + f'\n[run]\nstop = "{length_ms}ms"\n' + longs + _probe())
+"""
+        for k, s in enumerate(SENDERS[:flows])
+    )
+    return (
+        _head(f"Static flows (§6.1), {flows} long-lived flows into S5", scheme)
+        + f'\n[run]\nstop = "{length_ms}ms"\n'
+        + longs
+        + _probe()
+    )
 
 
 def requests_per_second(load: float) -> float:
@@ -194,36 +221,41 @@ until = "{length_s:.6f}s"
 start = "1ms"
 connections = 16{extra}
 """
+
     probe_qos = ""
     if qos:
         probe_qos = "\npriority = 0" + ('\nqueue_limit = "15KB"' if buffer == "small" else "")
     probe = _probe(qos=probe_qos).replace('start = "1ms"', f'start = "1ms"\nuntil = "{length_s:.6f}s"')
     title = f"Dynamic flows (§6.2), {load:.0%} load, {buffer} buffer"
-    return (_head(title, scheme, buffer)
-            + klass("1KB", 0.8, "1KB", 0) + klass("10MB", 0.2, "10MB", 1) + probe)
+    return _head(title, scheme, buffer) + klass("1KB", 0.8, "1KB", 0) + klass("10MB", 0.2, "10MB", 1) + probe
 
 
 def shipped() -> dict[str, str]:
     """The testbed scenarios shipped in ``scenarios/hull/`` (a test checks they are these):
     Table 4's 40 % point for HULL (``testbed-dynamic-40.toml``, whose phantom queue a sweep
     can vary) and for each other scheme, and two long flows under HULL."""
-    files = {"testbed-dynamic-40.toml": dynamic_scenario("dctcp-pq950-pacer", 0.4, 200),
-             "testbed-static-2.toml": static_scenario("dctcp-pq950-pacer", 2, 2000)}
+    files = {
+        "testbed-dynamic-40.toml": dynamic_scenario("dctcp-pq950-pacer", 0.4, 200),
+        "testbed-static-2.toml": static_scenario("dctcp-pq950-pacer", 2, 2000),
+    }
     for s in SCHEMES[:-1]:
         files[f"testbed-dynamic-40-{s}.toml"] = dynamic_scenario(s, 0.4, 200)
     return files
 
 
-def pq_scenario(drain_mbps: int, threshold: str, pacer: bool, length_ms: int, beta: float | None = None,
-                flows: int = 2) -> str:
+def pq_scenario(
+    drain_mbps: int, threshold: str, pacer: bool, length_ms: int, beta: float | None = None, flows: int = 2
+) -> str:
     """§4.3-4.4 (Fig. 5, Fig. 6): ``flows`` long DCTCP flows into S5 with a phantom queue
     draining at ``drain_mbps`` and marking at ``threshold`` on the port towards S5,
     paced or not (the testbed pacer, with ``beta`` if given)."""
     text = static_scenario("dctcp-pq950-pacer", flows, length_ms)
-    text = text.replace('phantom = { drain = "950Mbps", threshold = "1KB" }',
-                        f'phantom = {{ drain = "{drain_mbps}Mbps", threshold = "{threshold}", roles = ["to_host"] }}')
+    text = text.replace(
+        'phantom = { drain = "950Mbps", threshold = "1KB" }',
+        f'phantom = {{ drain = "{drain_mbps}Mbps", threshold = "{threshold}", roles = ["to_host"] }}',
+    )
     if not pacer:
         text = text.replace('pacer = "testbed"\n', "")
     elif beta is not None:
-        text = text.replace('pacer = "testbed"', f"pacer = {{ preset = \"testbed\", beta = {beta:g} }}")
+        text = text.replace('pacer = "testbed"', f'pacer = {{ preset = "testbed", beta = {beta:g} }}')
     return text

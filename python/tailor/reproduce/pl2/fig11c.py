@@ -50,8 +50,15 @@ PORT = 2 * RECEIVER + 1
 CONNECTIONS = 12
 _MEANS = ("goodput_gbps", "wire_gbps", "retransmits", "retransmits_per_million", "timeouts")
 #: The columns of fig11c.csv: one row per scheme, message size and n, estimates across the seeds.
-COLUMNS = ("scheme", "message_bytes", "senders", "seeds", "messages", "drops_most",
-           *(c for k in _MEANS for c in (k, f"{k}_lo", f"{k}_hi", f"{k}_n", f"{k}_seeds", f"{k}_judged")))
+COLUMNS = (
+    "scheme",
+    "message_bytes",
+    "senders",
+    "seeds",
+    "messages",
+    "drops_most",
+    *(c for k in _MEANS for c in (k, f"{k}_lo", f"{k}_hi", f"{k}_n", f"{k}_seeds", f"{k}_judged")),
+)
 #: Simulated µs per point, the n, and the seeds.
 FORMS = {"quick": (2_000, (1, 2, 4), 3), "full": (20_000, (1, 2, 3, 4, 5), 3)}
 
@@ -81,10 +88,16 @@ until = "{length_us}us"
 
 
 def options(
-    quick: Annotated[bool, typer.Option("--quick", help="n = 1, 2, 4 for 2 ms each, 3 seeds (seconds in all).")] = False,
-    cubic_window: Annotated[str | None, typer.Option(
-        help="A fixed receive window for each Cubic connection, such as 32KB (default: none advertised, the "
-             "window is Cubic's own).")] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="n = 1, 2, 4 for 2 ms each, 3 seeds (seconds in all).")
+    ] = False,
+    cubic_window: Annotated[
+        str | None,
+        typer.Option(
+            help="A fixed receive window for each Cubic connection, such as 32KB (default: none advertised, the "
+            "window is Cubic's own)."
+        ),
+    ] = None,
     out: Out = None,
 ) -> Plan:
     """PL2 Fig. 11c: TCP over PL2 against TCP Cubic in an incast from 1 to 5 hosts, 12
@@ -93,8 +106,12 @@ def options(
         raise OptionError(f"--cubic-window: '{cubic_window}'; accepted: a size such as 32KB (B, KB, KiB, MB, MiB)")
     form = "quick" if quick else "full"
     length, ns, seeds = FORMS[form]
-    pts = [runs.Pl2Point(f"{s}-{size}-{n}", seed, scenario(s, size, n, length, seed, cubic_window), length)
-           for s, size in VARIANTS for n in ns for seed in range(1, seeds + 1)]
+    pts = [
+        runs.Pl2Point(f"{s}-{size}-{n}", seed, scenario(s, size, n, length, seed, cubic_window), length)
+        for s, size in VARIANTS
+        for n in ns
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("pl2-fig11c-quick" if quick else "pl2-fig11c")
     return Plan(out or default, lambda out, say: run(pts, form, out, say, cubic_window))
 
@@ -106,10 +123,15 @@ def _measure(run_dir: Path) -> dict[str, Any]:
     wire = int(runs.ports(run_dir).filter(pl.col("port") == PORT)["sent_bytes"].sum())
     c = s.get("transport_counters", {})
     retransmits = c.get("retransmits", 0)
-    return {"goodput_gbps": float(m["size_bytes"].sum()) * 8 / end, "wire_gbps": wire * 8 / end,
-            "messages": m.height, "retransmits": retransmits,
-            "retransmits_per_million": retransmits / m.height * 1e6 if m.height else 0.0,
-            "timeouts": c.get("timeouts", 0), "drops": s["network"]["drops"]}
+    return {
+        "goodput_gbps": float(m["size_bytes"].sum()) * 8 / end,
+        "wire_gbps": wire * 8 / end,
+        "messages": m.height,
+        "retransmits": retransmits,
+        "retransmits_per_million": retransmits / m.height * 1e6 if m.height else 0.0,
+        "timeouts": c.get("timeouts", 0),
+        "drops": s["network"]["drops"],
+    }
 
 
 def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, cubic_window: str | None = None) -> dict:
@@ -120,19 +142,32 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, cubic_windo
         rows, seed_rows = [], []
         for name in dict.fromkeys(p.name for p in points):
             scheme, size, n = name.rsplit("-", 2)
-            mine = [{"scheme": scheme, "message_bytes": int(size), "senders": int(n), "seed": p.seed,
-                     **_measure(dirs[p])} for p in points if p.name == name]
+            mine = [
+                {"scheme": scheme, "message_bytes": int(size), "senders": int(n), "seed": p.seed, **_measure(dirs[p])}
+                for p in points
+                if p.name == name
+            ]
             seed_rows += mine
-            row: dict[str, Any] = {"scheme": scheme, "message_bytes": int(size), "senders": int(n), "seeds": len(mine),
-                                   "messages": sum(r["messages"] for r in mine),
-                                   "drops_most": max(r["drops"] for r in mine)}
+            row: dict[str, Any] = {
+                "scheme": scheme,
+                "message_bytes": int(size),
+                "senders": int(n),
+                "seeds": len(mine),
+                "messages": sum(r["messages"] for r in mine),
+                "drops_most": max(r["drops"] for r in mine),
+            }
             for k in _MEANS:
                 row |= cells.columns(k, Estimate.of_values([(r[k], 1) for r in mine]))
             rows.append(row)
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "fig11c.csv")
-        report = {"reproduction": "pl2-fig11c", "form": form, "length_us": FORMS[form][0],
-                  "cubic_window": cubic_window, "rows": rows,
-                  "seed_rows": seed_rows}
+        report = {
+            "reproduction": "pl2-fig11c",
+            "form": form,
+            "length_us": FORMS[form][0],
+            "cubic_window": cubic_window,
+            "rows": rows,
+            "seed_rows": seed_rows,
+        }
         (work / "fig11c.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -152,23 +187,45 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=f"PL2 Fig. 11c: TCP over PL2 against TCP Cubic, n-way incast, 12 connections per host "
-                    f"({report['form']} form, {report['length_us']:,} µs, {report['rows'][0]['seeds']} seeds; Cubic's "
-                    f"receive window {report.get('cubic_window') or 'not advertised'})", title_justify="left", box=box.SIMPLE_HEAD)
-    for c in ("scheme", "message", "n", "goodput Gbps", "wire Gbps", "retransmits (paper's run / ours)",
-              "per million messages (paper / ours)", "timeouts", "drops"):
+    t = Table(
+        title=f"PL2 Fig. 11c: TCP over PL2 against TCP Cubic, n-way incast, 12 connections per host "
+        f"({report['form']} form, {report['length_us']:,} µs, {report['rows'][0]['seeds']} seeds; Cubic's "
+        f"receive window {report.get('cubic_window') or 'not advertised'})",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for c in (
+        "scheme",
+        "message",
+        "n",
+        "goodput Gbps",
+        "wire Gbps",
+        "retransmits (paper's run / ours)",
+        "per million messages (paper / ours)",
+        "timeouts",
+        "drops",
+    ):
         t.add_column(c, justify="left" if c == "scheme" else "right")
     for r in report["rows"]:
         e = {k: cells.restore(k, r, None) for k in _MEANS}
         paper, per_m = _paper(r["scheme"], r["senders"])
-        t.add_row(rack.scheme_label(r["scheme"]), f"{r['message_bytes']:,} B", str(r["senders"]),
-                  cells.text(e["goodput_gbps"], ".1f"), cells.text(e["wire_gbps"], ".1f"),
-                  f"{paper} / {cells.text(e['retransmits'], ',.0f')}",
-                  f"{per_m} / {cells.text(e['retransmits_per_million'], ',.1f')}",
-                  cells.text(e["timeouts"], ",.1f"), f"{r['drops_most']:,}")
+        t.add_row(
+            rack.scheme_label(r["scheme"]),
+            f"{r['message_bytes']:,} B",
+            str(r["senders"]),
+            cells.text(e["goodput_gbps"], ".1f"),
+            cells.text(e["wire_gbps"], ".1f"),
+            f"{paper} / {cells.text(e['retransmits'], ',.0f')}",
+            f"{per_m} / {cells.text(e['retransmits_per_million'], ',.1f')}",
+            cells.text(e["timeouts"], ",.1f"),
+            f"{r['drops_most']:,}",
+        )
     console.print(t)
-    console.print("The paper's throughputs are not given as numbers: its text says TCP over PL2 gets the same or "
-                  "more than Cubic, without loss, and gives Cubic's retransmissions over runs of 24 million messages "
-                  "per host (per million: ours over the messages our shorter run completed). Goodput: message bytes "
-                  "completed per second of the run; wire: the receiver's link, retransmissions included. "
-                  f"Drops: the most in a seed. docs/reproductions-pl2.md.\n{cells.legend()}", highlight=False)
+    console.print(
+        "The paper's throughputs are not given as numbers: its text says TCP over PL2 gets the same or "
+        "more than Cubic, without loss, and gives Cubic's retransmissions over runs of 24 million messages "
+        "per host (per million: ours over the messages our shorter run completed). Goodput: message bytes "
+        "completed per second of the run; wire: the receiver's link, retransmissions included. "
+        f"Drops: the most in a seed. docs/reproductions-pl2.md.\n{cells.legend()}",
+        highlight=False,
+    )

@@ -45,8 +45,17 @@ GOODPUT = 1_500 / 1_538
 FORMS = {"quick": (500, (1, 3, 5), 3), "full": (5_000, (1, 2, 3, 4, 5), 3)}
 
 
-def scenario(scheme: str, pattern: str, n: int, length_us: int, host_delay: str = "0ns", seed: int = 1, *,
-             record: str = "", **pl2: int) -> str:
+def scenario(
+    scheme: str,
+    pattern: str,
+    n: int,
+    length_us: int,
+    host_delay: str = "0ns",
+    seed: int = 1,
+    *,
+    record: str = "",
+    **pl2: int,
+) -> str:
     """n senders into host 5, or host 0 to n receivers; every sender at line rate.
     ``record`` is a ``[record]`` table (Fig. 11b's queues); ``pl2`` K, t or T for
     ``rack.scenario`` (the sweeps)."""
@@ -65,15 +74,22 @@ rate = "{round(rate * 1e9)}bps"
 {ends}
 until = "{length_us}us"
 """
-    return rack.scenario(scheme, cls, stop=f"{length_us}us", threads=12, host_delay=host_delay, seed=seed,
-                         record=record, **pl2)
+    return rack.scenario(
+        scheme, cls, stop=f"{length_us}us", threads=12, host_delay=host_delay, seed=seed, record=record, **pl2
+    )
 
 
 def options(
-    quick: Annotated[bool, typer.Option("--quick", help="n = 1, 3, 5 for 0.5 ms each, 3 seeds (seconds in all).")] = False,
-    host_delay: Annotated[str, typer.Option(
-        help="Extra time per RSV-GRT exchange: a time, or prototype_hw / prototype_sw (the prototype's "
-             "measured exchanges, docs/pl2.md).")] = "0ns",
+    quick: Annotated[
+        bool, typer.Option("--quick", help="n = 1, 3, 5 for 0.5 ms each, 3 seeds (seconds in all).")
+    ] = False,
+    host_delay: Annotated[
+        str,
+        typer.Option(
+            help="Extra time per RSV-GRT exchange: a time, or prototype_hw / prototype_sw (the prototype's "
+            "measured exchanges, docs/pl2.md)."
+        ),
+    ] = "0ns",
     out: Out = None,
 ) -> Plan:
     """PL2 Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line
@@ -82,8 +98,13 @@ def options(
         raise OptionError(f"--host-delay: '{host_delay}'; accepted: a time such as 500ns, prototype_hw or prototype_sw")
     form = "quick" if quick else "full"
     length, ns, seeds = FORMS[form]
-    pts = [runs.Pl2Point(f"{s}-{p}-{n}", seed, scenario(s, p, n, length, host_delay, seed), length)
-           for s in SCHEMES for p in PATTERNS for n in ns for seed in range(1, seeds + 1)]
+    pts = [
+        runs.Pl2Point(f"{s}-{p}-{n}", seed, scenario(s, p, n, length, host_delay, seed), length)
+        for s in SCHEMES
+        for p in PATTERNS
+        for n in ns
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("pl2-incast-outcast-quick" if quick else "pl2-incast-outcast")
     return Plan(out or default, lambda out, say: run(pts, form, out, say, host_delay))
 
@@ -101,9 +122,13 @@ def _measure(run_dir: Path, pattern: str, n: int, length_us: int) -> dict[str, A
     # Goodput from the receivers' ports over the whole run: their first bytes reach them
     # within a few µs of the start.
     seconds = s["sim_ns"] / 1e9
-    return {"delivered_fraction": got / sent if sent else 0.0, "throughput_gbps": got * GOODPUT * 8 / seconds / 1e9,
-            "drops": s["network"]["drops"], "messages": s["messages"]["completed"],
-            "unsolicited_drops": s["network"].get("agents", {}).get("pl2_unsolicited_drops", 0)}
+    return {
+        "delivered_fraction": got / sent if sent else 0.0,
+        "throughput_gbps": got * GOODPUT * 8 / seconds / 1e9,
+        "drops": s["network"]["drops"],
+        "messages": s["messages"]["completed"],
+        "unsolicited_drops": s["network"].get("agents", {}).get("pl2_unsolicited_drops", 0),
+    }
 
 
 def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, host_delay: str = "0ns") -> dict:
@@ -115,17 +140,42 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, host_delay:
         seed_rows, rows = [], []
         for name in dict.fromkeys(p.name for p in points):
             scheme, pattern, n = name.split("-")
-            mine = [{"scheme": scheme, "pattern": pattern, "senders": int(n), "seed": p.seed,
-                     **_measure(dirs[p], pattern, int(n), length)} for p in points if p.name == name]
+            mine = [
+                {
+                    "scheme": scheme,
+                    "pattern": pattern,
+                    "senders": int(n),
+                    "seed": p.seed,
+                    **_measure(dirs[p], pattern, int(n), length),
+                }
+                for p in points
+                if p.name == name
+            ]
             seed_rows += mine
-            rows.append({"scheme": scheme, "pattern": pattern, "senders": int(n), "seeds": len(mine),
-                         **{c: v for k in ("delivered_fraction", "throughput_gbps")
-                            for c, v in cells.columns(k, Estimate.of_values([(r[k], 1) for r in mine])).items()},
-                         "drops": max(r["drops"] for r in mine),
-                         "unsolicited_drops": max(r["unsolicited_drops"] for r in mine)})
+            rows.append(
+                {
+                    "scheme": scheme,
+                    "pattern": pattern,
+                    "senders": int(n),
+                    "seeds": len(mine),
+                    **{
+                        c: v
+                        for k in ("delivered_fraction", "throughput_gbps")
+                        for c, v in cells.columns(k, Estimate.of_values([(r[k], 1) for r in mine])).items()
+                    },
+                    "drops": max(r["drops"] for r in mine),
+                    "unsolicited_drops": max(r["unsolicited_drops"] for r in mine),
+                }
+            )
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in seed_rows]).write_csv(work / "incast_outcast.csv")
-        report = {"reproduction": "pl2-incast-outcast", "form": form, "length_us": length, "host_delay": host_delay,
-                  "rows": rows, "seed_rows": seed_rows}
+        report = {
+            "reproduction": "pl2-incast-outcast",
+            "form": form,
+            "length_us": length,
+            "host_delay": host_delay,
+            "rows": rows,
+            "seed_rows": seed_rows,
+        }
         (work / "incast_outcast.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -139,11 +189,14 @@ def render(report: dict[str, Any], console: Console) -> None:
     at = {(r["scheme"], r["pattern"], r["senders"]): r for r in report["rows"]}
     for pattern in PATTERNS:
         who = "senders into one receiver" if pattern == "incast" else "receivers of one sender"
-        t = Table(title=f"PL2 {'Fig. 11a' if pattern == 'incast' else 'Fig. 12'}: {pattern}, n {who}; delivered "
-                        f"fraction and goodput (Gbps), paper / tailor ({report['form']} form, "
-                        f"{report['length_us']} µs, host delay {report['host_delay']}, {report['rows'][0]['seeds']} "
-                        f"seeds: mean [95 % interval]; drops: the most in a seed)", title_justify="left",
-                  box=box.SIMPLE_HEAD)
+        t = Table(
+            title=f"PL2 {'Fig. 11a' if pattern == 'incast' else 'Fig. 12'}: {pattern}, n {who}; delivered "
+            f"fraction and goodput (Gbps), paper / tailor ({report['form']} form, "
+            f"{report['length_us']} µs, host delay {report['host_delay']}, {report['rows'][0]['seeds']} "
+            f"seeds: mean [95 % interval]; drops: the most in a seed)",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
         t.add_column("scheme")
         for n in ns:
             t.add_column(f"n = {n}", justify="right")
@@ -155,14 +208,19 @@ def render(report: dict[str, Any], console: Console) -> None:
                     row.append("")
                     continue
                 paper = _paper(s, pattern, n)
-                frac, gbps = (cells.text(cells.restore(k, r, None), f) for k, f in
-                              (("delivered_fraction", ".2f"), ("throughput_gbps", ".1f")))
+                frac, gbps = (
+                    cells.text(cells.restore(k, r, None), f)
+                    for k, f in (("delivered_fraction", ".2f"), ("throughput_gbps", ".1f"))
+                )
                 row.append(f"{paper} / {frac}, {gbps}; drops {r['drops']:,}")
             t.add_row(rack.scheme_label(s), *row)
         console.print(t)
-    console.print("The paper's figures are not tabulated: its text gives raw Ethernet's 1/n and line rate, PL2's "
-                  "80 Gbps for one server, 96-97 Gbps in incast and 90 Gbps in outcast (§F.4, §G); — where it "
-                  f"gives nothing. docs/reproductions-pl2.md.\n{cells.legend()}", highlight=False)
+    console.print(
+        "The paper's figures are not tabulated: its text gives raw Ethernet's 1/n and line rate, PL2's "
+        "80 Gbps for one server, 96-97 Gbps in incast and 90 Gbps in outcast (§F.4, §G); — where it "
+        f"gives nothing. docs/reproductions-pl2.md.\n{cells.legend()}",
+        highlight=False,
+    )
 
 
 def _paper(scheme: str, pattern: str, n: int) -> str:

@@ -36,8 +36,18 @@ __all__ = ["COLUMNS", "SCHEMES", "options", "run", "render", "summarise"]
 
 #: The columns of leafspine.csv, one row per seed (a percentile of fewer messages than it
 #: needs is empty).
-COLUMNS = ("scheme", "inter_rack_load", "seed", "intra_p50_us", "intra_p99_us", "inter_p99_us", "intra_messages",
-           "inter_messages", "drops", "max_queue_bytes")
+COLUMNS = (
+    "scheme",
+    "inter_rack_load",
+    "seed",
+    "intra_p50_us",
+    "intra_p99_us",
+    "inter_p99_us",
+    "intra_messages",
+    "inter_messages",
+    "drops",
+    "max_queue_bytes",
+)
 SCHEMES = ("pl2", "raw")
 INTRA_LOAD = 0.6
 #: Simulated ms per point, and the inter-rack loads.
@@ -46,7 +56,10 @@ FORMS = {"quick": (10, (0.0, 0.3)), "full": (100, (0.0, 0.1, 0.3))}
 
 def scenario(scheme: str, inter: float, length_ms: int) -> str:
     intra_t = rack.transport(scheme, threads=11).strip().replace("\n", ", ")
-    inter_cls = "" if inter == 0 else f"""
+    inter_cls = (
+        ""
+        if inter == 0
+        else f"""
 [[class]]
 name = "inter"
 sizes = "w4"
@@ -58,6 +71,7 @@ receiver = 3
 until = "{length_ms}ms"
 transport = {{ kind = "raw", mss = "1500B", header = "38B" }}
 """
+    )
     intra_cls = f"""[[class]]
 name = "intra"
 sizes = "w4"
@@ -69,11 +83,18 @@ receiver = 3
 until = "{length_ms}ms"
 transport = {{ {intra_t} }}
 """
-    topology = (f'kind = "leaf_spine"\nracks = 2\nhosts_per_rack = 4\nspines = 2\n'
-                f'host_link = {rack.LINK}\nfabric_link = {rack.LINK}')
+    topology = (
+        f'kind = "leaf_spine"\nracks = 2\nhosts_per_rack = 4\nspines = 2\n'
+        f"host_link = {rack.LINK}\nfabric_link = {rack.LINK}"
+    )
     # The default transport is raw Ethernet; the intra-rack class names its own.
-    return rack.scenario("raw", intra_cls + inter_cls, stop=f"{length_ms * 3 // 2}ms", topology=topology,
-                         pl2_switch=rack.over_pl2(scheme))
+    return rack.scenario(
+        "raw",
+        intra_cls + inter_cls,
+        stop=f"{length_ms * 3 // 2}ms",
+        topology=topology,
+        pl2_switch=rack.over_pl2(scheme),
+    )
 
 
 def options(
@@ -87,8 +108,12 @@ def options(
     form = "quick" if quick else "full"
     length, loads = FORMS[form]
     # The scenario's text is the same for every seed: the run takes its seed from the point.
-    pts = [runs.Pl2Point(f"{s}-{round(x * 100)}", seed, scenario(s, x, length), length * 1000)
-           for s in SCHEMES for x in loads for seed in range(1, seeds + 1)]
+    pts = [
+        runs.Pl2Point(f"{s}-{round(x * 100)}", seed, scenario(s, x, length), length * 1000)
+        for s in SCHEMES
+        for x in loads
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("pl2-leafspine-quick" if quick else "pl2-leafspine")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -128,8 +153,13 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
             scheme, pct = p.name.rsplit("-", 1)
             rows.append({"scheme": scheme, "inter_rack_load": int(pct) / 100, "seed": p.seed, **_measure(dirs[p])})
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "leafspine.csv")
-        report = {"reproduction": "pl2-leafspine", "form": form, "length_ms": FORMS[form][0],
-                  "rows": [{c: r[c] for c in (*COLUMNS, "incomplete")} for r in rows], "points": summarise(rows)}
+        report = {
+            "reproduction": "pl2-leafspine",
+            "form": form,
+            "length_ms": FORMS[form][0],
+            "rows": [{c: r[c] for c in (*COLUMNS, "incomplete")} for r in rows],
+            "points": summarise(rows),
+        }
         (work / "leafspine.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -147,8 +177,14 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "drops": Estimate.of_values([(r["drops"], 1) for r in rs]),
             "max_queue_kib": Estimate.of_values([(r["max_queue_bytes"] / 1024, 1) for r in rs]),
         }
-        out.append({"scheme": key[0], "inter_rack_load": key[1], "incomplete": sum(r["incomplete"] for r in rs),
-                     **{c: v for k, e in est.items() for c, v in cells.columns(k, e).items()}})
+        out.append(
+            {
+                "scheme": key[0],
+                "inter_rack_load": key[1],
+                "incomplete": sum(r["incomplete"] for r in rs),
+                **{c: v for k, e in est.items() for c, v in cells.columns(k, e).items()},
+            }
+        )
     return out
 
 
@@ -160,18 +196,39 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=f"PL2 on a leaf-spine (beyond the paper): rack 0's 3-way W4 incast at {INTRA_LOAD:.0%}, plus W4 "
-                    f"from rack 1 into the same host ({report['form']} form, {report['length_ms']} ms)",
-              title_justify="left", box=box.SIMPLE_HEAD)
-    for c in ("intra-rack", "inter-rack load", "intra p50 µs", "intra p99 µs", "inter p99 µs", "drops",
-              "max queue KiB", "unfinished (all seeds)"):
+    t = Table(
+        title=f"PL2 on a leaf-spine (beyond the paper): rack 0's 3-way W4 incast at {INTRA_LOAD:.0%}, plus W4 "
+        f"from rack 1 into the same host ({report['form']} form, {report['length_ms']} ms)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for c in (
+        "intra-rack",
+        "inter-rack load",
+        "intra p50 µs",
+        "intra p99 µs",
+        "inter p99 µs",
+        "drops",
+        "max queue KiB",
+        "unfinished (all seeds)",
+    ):
         t.add_column(c, justify="left" if c == "intra-rack" else "right")
     for r in report["points"]:
         cell = lambda k: cells.text(cells.restore(k, r, _P[k]), ".0f")  # noqa: E731
-        t.add_row(rack.scheme_label(r["scheme"]), f"{r['inter_rack_load']:.0%}", cell("intra_p50_us"),
-                  cell("intra_p99_us"), cell("inter_p99_us"), cell("drops"), cell("max_queue_kib"),
-                  f"{r['incomplete']:,}")
+        t.add_row(
+            rack.scheme_label(r["scheme"]),
+            f"{r['inter_rack_load']:.0%}",
+            cell("intra_p50_us"),
+            cell("intra_p99_us"),
+            cell("inter_p99_us"),
+            cell("drops"),
+            cell("max_queue_kib"),
+            f"{r['incomplete']:,}",
+        )
     console.print(t)
-    console.print("The paper claims a rack: traffic entering it is not co-ordinated (§G). Inter-rack traffic here "
-                  "has no reservation, so PL2's schedule for the port it shares does not count it. "
-                  f"docs/reproductions-pl2.md.\n{cells.legend()}", highlight=False)
+    console.print(
+        "The paper claims a rack: traffic entering it is not co-ordinated (§G). Inter-rack traffic here "
+        "has no reservation, so PL2's schedule for the port it shares does not count it. "
+        f"docs/reproductions-pl2.md.\n{cells.legend()}",
+        highlight=False,
+    )

@@ -50,8 +50,20 @@ if TYPE_CHECKING:
 __all__ = ["COLUMNS", "PAIRS", "options", "run", "render"]
 
 #: The columns of memcached.csv.
-COLUMNS = ("scheme", "background", "hosts", "seed", "offered_gbps", "rpcs_per_s", "p50_us", "p99_us", "rpcs",
-           "background_gbps", "background_done_gbps", "drops")
+COLUMNS = (
+    "scheme",
+    "background",
+    "hosts",
+    "seed",
+    "offered_gbps",
+    "rpcs_per_s",
+    "p50_us",
+    "p99_us",
+    "rpcs",
+    "background_gbps",
+    "background_done_gbps",
+    "drops",
+)
 #: (the paper's pairing, background scheme, memcached's scheme).
 PAIRS = {
     "tcp": (("pl2", "pl2-tcp", "pl2-tcp"), ("cubic", "cubic", "cubic")),
@@ -107,15 +119,22 @@ until = "{length_ms}ms"
 
 
 def options(
-    quick: Annotated[bool, typer.Option("--quick", help="0, 1 and 4 background hosts, 5 ms each, 3 seeds (seconds in all).")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="0, 1 and 4 background hosts, 5 ms each, 3 seeds (seconds in all).")
+    ] = False,
     out: Out = None,
 ) -> Plan:
     """PL2 Fig. 5-8: memcached GETs (64 B keys, 4 KiB values) under TCP or UDP background
     incast from 0 to 4 hosts, with and without PL2, beside the paper's."""
     form = "quick" if quick else "full"
     length, counts, seeds = FORMS[form]
-    pts = [runs.Pl2Point(f"{bg}-{name}-{k}", seed, scenario(bgs, mcs, k, length, seed), length * 1000)
-           for bg, pair in PAIRS.items() for name, bgs, mcs in pair for k in counts for seed in range(1, seeds + 1)]
+    pts = [
+        runs.Pl2Point(f"{bg}-{name}-{k}", seed, scenario(bgs, mcs, k, length, seed), length * 1000)
+        for bg, pair in PAIRS.items()
+        for name, bgs, mcs in pair
+        for k in counts
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("pl2-memcached-quick" if quick else "pl2-memcached")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -138,7 +157,9 @@ def _measure(run_dir: Path, hosts: int, length_ms: int, background: str) -> tupl
         # The client's link carries the values and the background: what is not memcached's,
         # over the whole run (the arrivals' window and 1 ms after it), in message bytes.
         "background_gbps": max(0.0, gbps - n * 4096 * 8 / rack.GOODPUT["cubic"] / (s["sim_ns"] / 1e9) / 1e9)
-        * rack.GOODPUT[background] if hosts else 0.0,
+        * rack.GOODPUT[background]
+        if hosts
+        else 0.0,
         # What the background got done: its messages completed by the run's end, over the
         # arrivals' window. The link's count above also holds PL2's RSV and GRT packets
         # and every retransmission, so over PL2 it reads above what was offered.
@@ -159,11 +180,18 @@ def _point(rows: list[dict[str, Any]], lats: list[pl.Series | None]) -> dict[str
     # A seed with too few RPCs (none: the paper's "fails to complete") leaves a percentile out.
     samples = [[] if x is None else x.to_numpy() for x in lats]
     est = {"p50_us": Estimate.of_samples(samples, 50), "p99_us": Estimate.of_samples(samples, 99)}
-    est |= {k: Estimate.of_values([(r[k], 1) for r in rows])
-            for k in ("rpcs_per_s", "background_gbps", "background_done_gbps", "drops")}
-    return {"scheme": first["scheme"], "background": first["background"], "hosts": first["hosts"],
-            "offered_gbps": first["offered_gbps"], "seeds": len(rows),
-            **{c: v for k, e in est.items() for c, v in cells.columns(k, e).items()}}
+    est |= {
+        k: Estimate.of_values([(r[k], 1) for r in rows])
+        for k in ("rpcs_per_s", "background_gbps", "background_done_gbps", "drops")
+    }
+    return {
+        "scheme": first["scheme"],
+        "background": first["background"],
+        "hosts": first["hosts"],
+        "offered_gbps": first["offered_gbps"],
+        "seeds": len(rows),
+        **{c: v for k, e in est.items() for c, v in cells.columns(k, e).items()},
+    }
 
 
 def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
@@ -180,21 +208,40 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
             rows, lats = [], []
             for p in (p for p in points if p.name == name):
                 row, lat = _measure(dirs[p], k, length, bgs)
-                rows.append({"scheme": scheme, "background": bg, "hosts": k, "seed": p.seed,
-                             "offered_gbps": offered_gbps(bgs, k), **row})
+                rows.append(
+                    {
+                        "scheme": scheme,
+                        "background": bg,
+                        "hosts": k,
+                        "seed": p.seed,
+                        "offered_gbps": offered_gbps(bgs, k),
+                        **row,
+                    }
+                )
                 lats.append(lat)
             seed_rows += rows
             points_out.append(_point(rows, lats))
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in seed_rows]).write_csv(work / "memcached.csv")
-        report = {"reproduction": "pl2-memcached", "form": form, "length_ms": length, "rows": points_out,
-                  "seed_rows": seed_rows}
+        report = {
+            "reproduction": "pl2-memcached",
+            "form": form,
+            "length_ms": length,
+            "rows": points_out,
+            "seed_rows": seed_rows,
+        }
         (work / "memcached.json").write_text(json.dumps(report, indent=1))
     return report
 
 
 #: The percentile each estimate of a point is (None: a mean over seeds).
-_P = {"p50_us": 50, "p99_us": 99, "rpcs_per_s": None, "background_gbps": None, "background_done_gbps": None,
-      "drops": None}
+_P = {
+    "p50_us": 50,
+    "p99_us": 99,
+    "rpcs_per_s": None,
+    "background_gbps": None,
+    "background_done_gbps": None,
+    "drops": None,
+}
 
 
 def render(report: dict[str, Any], console: Console) -> None:
@@ -206,10 +253,14 @@ def render(report: dict[str, Any], console: Console) -> None:
     hosts = sorted({r["hosts"] for r in report["rows"]})
     at = {(r["background"], r["scheme"], r["hosts"]): r for r in report["rows"]}
     for bg, pair in PAIRS.items():
-        t = Table(title=f"PL2 Fig. {'5-6' if bg == 'tcp' else '7-8'}: memcached under {bg.upper()} background incast "
-                        f"({report['form']} form, {report['length_ms']} ms, {report['rows'][0]['seeds']} seeds): p99 "
-                        f"(paper / tailor) and p50 RPC latency µs, thousand RPCs/s, background Gbps offered → "
-                        f"done (its messages completed), drops (mean a seed)", title_justify="left", box=box.SIMPLE_HEAD)
+        t = Table(
+            title=f"PL2 Fig. {'5-6' if bg == 'tcp' else '7-8'}: memcached under {bg.upper()} background incast "
+            f"({report['form']} form, {report['length_ms']} ms, {report['rows'][0]['seeds']} seeds): p99 "
+            f"(paper / tailor) and p50 RPC latency µs, thousand RPCs/s, background Gbps offered → "
+            f"done (its messages completed), drops (mean a seed)",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
         t.add_column("background hosts")
         for name, _, _ in pair:
             t.add_column(name, justify="right")
@@ -222,11 +273,16 @@ def render(report: dict[str, Any], console: Console) -> None:
                     continue
                 e = {c: cells.restore(c, r, p) for c, p in _P.items()}
                 said = MEMCACHED.get((bg, name, k), "—")
-                row.append(f"p99 {said} / {cells.text(e['p99_us'], ',.0f')}\np50 {cells.text(e['p50_us'], ',.1f')}\n"
-                           f"{r['rpcs_per_s'] / 1e3:.0f}k/s; {r['offered_gbps']:.0f} → "
-                           f"{cells.text(e['background_done_gbps'], '.1f')}; drops {r['drops']:,.0f}")
+                row.append(
+                    f"p99 {said} / {cells.text(e['p99_us'], ',.0f')}\np50 {cells.text(e['p50_us'], ',.1f')}\n"
+                    f"{r['rpcs_per_s'] / 1e3:.0f}k/s; {r['offered_gbps']:.0f} → "
+                    f"{cells.text(e['background_done_gbps'], '.1f')}; drops {r['drops']:,.0f}"
+                )
             t.add_row(str(k), *row)
         console.print(t)
-    console.print("The paper's figures are not tabulated: its text gives the p99 with 4 background hosts (TCP: Cubic "
-                  "127 µs, PL2 56 µs; UDP: PL2 25 µs, without PL2 seconds) and PL2's 8 % lower throughput without "
-                  f"background; — where it gives nothing. docs/reproductions-pl2.md.\n{cells.legend()}", highlight=False)
+    console.print(
+        "The paper's figures are not tabulated: its text gives the p99 with 4 background hosts (TCP: Cubic "
+        "127 µs, PL2 56 µs; UDP: PL2 25 µs, without PL2 seconds) and PL2's 8 % lower throughput without "
+        f"background; — where it gives nothing. docs/reproductions-pl2.md.\n{cells.legend()}",
+        highlight=False,
+    )

@@ -28,11 +28,25 @@ HOSTS = 6
 SCHEMES = ("pl2", "raw", "rds", "pl2-udp", "udp", "pl2-tcp", "cubic")
 
 #: Message bytes per byte on the wire of a full packet, by scheme (1,538 B frames).
-GOODPUT = {"pl2": 1500 / 1538, "raw": 1500 / 1538, "rds": 1456 / 1538, "pl2-udp": 1472 / 1538, "udp": 1472 / 1538,
-           "pl2-tcp": 1448 / 1538, "cubic": 1448 / 1538}
+GOODPUT = {
+    "pl2": 1500 / 1538,
+    "raw": 1500 / 1538,
+    "rds": 1456 / 1538,
+    "pl2-udp": 1472 / 1538,
+    "udp": 1472 / 1538,
+    "pl2-tcp": 1448 / 1538,
+    "cubic": 1448 / 1538,
+}
 
-_LABELS = {"pl2": "raw Ethernet over PL2", "raw": "raw Ethernet", "rds": "RDS", "pl2-udp": "UDP over PL2",
-           "udp": "UDP", "pl2-tcp": "TCP over PL2", "cubic": "TCP Cubic"}
+_LABELS = {
+    "pl2": "raw Ethernet over PL2",
+    "raw": "raw Ethernet",
+    "rds": "RDS",
+    "pl2-udp": "UDP over PL2",
+    "udp": "UDP",
+    "pl2-tcp": "TCP over PL2",
+    "cubic": "TCP Cubic",
+}
 
 #: The inner tables: raw Ethernet, UDP and TCP (congestion control off under PL2). TCP
 #: reports duplicated segments (D-SACK, Linux's default): PL2 resends an unsolicited burst
@@ -53,8 +67,14 @@ def over_pl2(scheme: str) -> bool:
     return scheme.startswith("pl2")
 
 
-def transport(scheme: str, threads: int = 12, host_delay: str = "0ns", burst: int = 4,
-              unsolicited_below: int = 15, completion: str = "ack") -> str:
+def transport(
+    scheme: str,
+    threads: int = 12,
+    host_delay: str = "0ns",
+    burst: int = 4,
+    unsolicited_below: int = 15,
+    completion: str = "ack",
+) -> str:
     """The ``[transport]`` table of a scheme; over PL2 with K = ``burst`` and t =
     ``unsolicited_below`` (the paper's 4 and 15, §F.1; the sweeps change them). A TCP
     completes a message at ``completion``: its last ACK (``"ack"``) or its delivery
@@ -74,19 +94,35 @@ def transport(scheme: str, threads: int = 12, host_delay: str = "0ns", burst: in
     inner = {"pl2": _RAW, "pl2-udp": _UDP, "pl2-tcp": tcp_off}[scheme]
     # TCP's full packet is 1,448 + 90 B: its timeslot (tailor reads raw's and UDP's itself).
     mtu = 'mtu = "1538B"\n' if scheme == "pl2-tcp" else ""
-    return (f'kind = "pl2"\nover = {inner}\nburst = {burst}\nunsolicited_below = {unsolicited_below}\n'
-            f'threads = {threads}\n'
-            f'host_delay = "{host_delay}"\n{mtu}')
+    return (
+        f'kind = "pl2"\nover = {inner}\nburst = {burst}\nunsolicited_below = {unsolicited_below}\n'
+        f"threads = {threads}\n"
+        f'host_delay = "{host_delay}"\n{mtu}'
+    )
 
 
 #: The rack's links.
 LINK = '{ rate = "100Gbps", delay = "320ns" }'
 
 
-def scenario(scheme: str, classes: str, *, stop: str, hosts: int = HOSTS, threads: int = 12,
-             host_delay: str = "0ns", seed: int = 1, record: str = "", nic: str = "priority",
-             topology: str | None = None, pl2_switch: bool | None = None, burst: int = 4,
-             unsolicited_below: int = 15, threshold: int | None = None, completion: str = "ack") -> str:
+def scenario(
+    scheme: str,
+    classes: str,
+    *,
+    stop: str,
+    hosts: int = HOSTS,
+    threads: int = 12,
+    host_delay: str = "0ns",
+    seed: int = 1,
+    record: str = "",
+    nic: str = "priority",
+    topology: str | None = None,
+    pl2_switch: bool | None = None,
+    burst: int = 4,
+    unsolicited_below: int = 15,
+    threshold: int | None = None,
+    completion: str = "ack",
+) -> str:
     """A scenario on the rack: ``classes`` (TOML ``[[class]]`` tables) under ``scheme``;
     ``nic = "round_robin"`` shares each NIC among its messages (many sending threads
     without PL2's). ``topology`` replaces the one-switch rack's table (racks of the same

@@ -69,4 +69,3 @@ def ports(run_dir: Path) -> pl.DataFrame:
 def spread(values: Sequence[float]) -> tuple[float, float, float]:
     """Mean, min and max across seeds."""
     return (sum(values) / len(values), min(values), max(values))
-

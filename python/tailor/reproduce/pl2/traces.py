@@ -79,8 +79,9 @@ until = "{length_ms}ms"
     nic = "round_robin" if scheme == "raw-optimal" else "priority"
     # Messages in flight at the end get 20 % more time to finish.
     # TCP completes a message at its delivery: PL2's one-way latency (§F.1).
-    return rack.scenario(base, cls, stop=f"{length_ms * 6 // 5}ms", threads=THREADS, nic=nic,
-                         completion="delivery" if tcp else "ack")
+    return rack.scenario(
+        base, cls, stop=f"{length_ms * 6 // 5}ms", threads=THREADS, nic=nic, completion="delivery" if tcp else "ack"
+    )
 
 
 def options(
@@ -99,8 +100,12 @@ def options(
         raise OptionError(f"--workloads: '{bad[0]}'; accepted: W1, W2, W3, W4, W5")
     cells.check_seeds(seeds)
     # The scenario's text is the same for every seed: the run takes its seed from the point.
-    pts = [runs.Pl2Point(f"{w}-{s}", seed, scenario(w, s, length), length * 1000, workload=w)
-           for w in chosen for s in SCHEMES for seed in range(1, seeds + 1)]
+    pts = [
+        runs.Pl2Point(f"{w}-{s}", seed, scenario(w, s, length), length * 1000, workload=w)
+        for w in chosen
+        for s in SCHEMES
+        for seed in range(1, seeds + 1)
+    ]
     default = Path("runs") / ("pl2-traces-quick" if quick else "pl2-traces")
     return Plan(out or default, lambda out, say: run(pts, form, out, say))
 
@@ -128,11 +133,19 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any) -> dict:
     length = FORMS[form][0]
     with staged(out, "reproduction", name="pl2-traces") as work:
         dirs = runs.run(points, work, f"tailor reproduce pl2-traces, {form} form", say)
-        rows = [{"workload": p.workload, "scheme": p.name.split("-", 1)[1], "seed": p.seed, **_measure(dirs[p], length)}
-                for p in points]
+        rows = [
+            {"workload": p.workload, "scheme": p.name.split("-", 1)[1], "seed": p.seed, **_measure(dirs[p], length)}
+            for p in points
+        ]
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "traces.csv")
-        report = {"reproduction": "pl2-traces", "form": form, "length_ms": length, "loads": LOADS,
-                  "rows": [{c: r[c] for c in COLUMNS} for r in rows], "points": summarise(rows)}
+        report = {
+            "reproduction": "pl2-traces",
+            "form": form,
+            "length_ms": length,
+            "loads": LOADS,
+            "rows": [{c: r[c] for c in COLUMNS} for r in rows],
+            "points": summarise(rows),
+        }
         (work / "traces.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -143,11 +156,19 @@ def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for key in dict.fromkeys((r["workload"], r["scheme"]) for r in rows):
         rs = [r for r in rows if (r["workload"], r["scheme"]) == key]
-        est = {"throughput_gbps": Estimate.of_values([(r["throughput_gbps"], 1) for r in rs]),
-               "p50_us": Estimate.of_samples([r["latencies_us"] for r in rs], 50),
-               "p99_us": Estimate.of_samples([r["latencies_us"] for r in rs], 99)}
-        out.append({"workload": key[0], "scheme": key[1], "incomplete": sum(r["incomplete"] for r in rs),
-                    **{c: v for k, e in est.items() for c, v in cells.columns(k, e).items()}})
+        est = {
+            "throughput_gbps": Estimate.of_values([(r["throughput_gbps"], 1) for r in rs]),
+            "p50_us": Estimate.of_samples([r["latencies_us"] for r in rs], 50),
+            "p99_us": Estimate.of_samples([r["latencies_us"] for r in rs], 99),
+        }
+        out.append(
+            {
+                "workload": key[0],
+                "scheme": key[1],
+                "incomplete": sum(r["incomplete"] for r in rs),
+                **{c: v for k, e in est.items() for c, v in cells.columns(k, e).items()},
+            }
+        )
     return out
 
 
@@ -174,9 +195,12 @@ def render(report: dict[str, Any], console: Console) -> None:
     ws = [w for w in WORKLOADS if any(r["workload"] == w for r in pts)]
     at = {(r["workload"], r["scheme"]): r for r in pts}
     loads = ", ".join(f"{w} {report['loads'][w]:.0%}" for w in ws)
-    t = Table(title=f"PL2 Fig. 10: W1-W5, 3-way incast ({loads} of the receiver's link); goodput, "
-                    f"p50 / p99 one-way latency; paper / tailor ({report['form']} form, {report['length_ms']} ms)",
-              title_justify="left", box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"PL2 Fig. 10: W1-W5, 3-way incast ({loads} of the receiver's link); goodput, "
+        f"p50 / p99 one-way latency; paper / tailor ({report['form']} form, {report['length_ms']} ms)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     t.add_column("scheme")
     for w in ws:
         t.add_column(w, justify="right")
@@ -188,7 +212,10 @@ def render(report: dict[str, Any], console: Console) -> None:
             cells.append("" if r is None else f"{paper or '—'} / {_cell(r)}")
         t.add_row("raw Ethernet (optimal)" if s == "raw-optimal" else rack.scheme_label(s), *cells)
     console.print(t)
-    console.print("The paper's figure is not tabulated: its text gives W4's goodput over PL2 and optimal (86, 89 Gbps) "
-                  "and W3's for TCP over PL2 and Cubic (81, 43 Gbps). Ours: means over seeds, p99 [its 95 % interval "
-                  "across seeds]; a percentile some seed has too few messages for is a dash. docs/reproductions-pl2.md.",
-                  highlight=False, markup=False)
+    console.print(
+        "The paper's figure is not tabulated: its text gives W4's goodput over PL2 and optimal (86, 89 Gbps) "
+        "and W3's for TCP over PL2 and Cubic (81, 43 Gbps). Ours: means over seeds, p99 [its 95 % interval "
+        "across seeds]; a percentile some seed has too few messages for is a dash. docs/reproductions-pl2.md.",
+        highlight=False,
+        markup=False,
+    )

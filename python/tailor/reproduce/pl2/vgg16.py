@@ -54,10 +54,22 @@ WORKERS = (0, 1, 2, 3)
 SERVERS = (4, 5)
 #: VGG16 (configuration D): (layer, parameters: weights and biases).
 LAYERS = (
-    ("conv1_1", 1_792), ("conv1_2", 36_928), ("conv2_1", 73_856), ("conv2_2", 147_584),
-    ("conv3_1", 295_168), ("conv3_2", 590_080), ("conv3_3", 590_080), ("conv4_1", 1_180_160),
-    ("conv4_2", 2_359_808), ("conv4_3", 2_359_808), ("conv5_1", 2_359_808), ("conv5_2", 2_359_808),
-    ("conv5_3", 2_359_808), ("fc6", 102_764_544), ("fc7", 16_781_312), ("fc8", 4_097_000),
+    ("conv1_1", 1_792),
+    ("conv1_2", 36_928),
+    ("conv2_1", 73_856),
+    ("conv2_2", 147_584),
+    ("conv3_1", 295_168),
+    ("conv3_2", 590_080),
+    ("conv3_3", 590_080),
+    ("conv4_1", 1_180_160),
+    ("conv4_2", 2_359_808),
+    ("conv4_3", 2_359_808),
+    ("conv5_1", 2_359_808),
+    ("conv5_2", 2_359_808),
+    ("conv5_3", 2_359_808),
+    ("fc6", 102_764_544),
+    ("fc7", 16_781_312),
+    ("fc8", 4_097_000),
 )
 JITTER_NS = 2_000_000
 #: Bytes per message: a layer's gradient in chunks of this size, the servers in turn.
@@ -99,8 +111,18 @@ trace = "gradients-{iteration}.csv"
 
 def options(
     quick: Annotated[bool, typer.Option("--quick", help="2 iterations per scheme (seconds).")] = False,
-    iterations: Annotated[Optional[int], typer.Option(help="Iterations per scheme, 1 to 1000 (default: the paper's 100; 2 with --quick).", show_default=False)] = None,
-    worker_gbps: Annotated[float, typer.Option(help="Each worker's application rate, 1 to 1000 Gbps (above 100: as fast as the network takes them).")] = WORKER_GBPS,
+    iterations: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Iterations per scheme, 1 to 1000 (default: the paper's 100; 2 with --quick).", show_default=False
+        ),
+    ] = None,
+    worker_gbps: Annotated[
+        float,
+        typer.Option(
+            help="Each worker's application rate, 1 to 1000 Gbps (above 100: as fast as the network takes them)."
+        ),
+    ] = WORKER_GBPS,
     out: Out = None,
 ) -> Plan:
     """PL2 Fig. 9: VGG16 gradient shuffle, 4 workers to 2 parameter servers, time per
@@ -111,9 +133,13 @@ def options(
     if not 1 <= worker_gbps <= 1000:
         raise OptionError(f"--worker-gbps: {worker_gbps:g} is out of range; accepted: 1 to 1000")
     form = "quick" if quick else "full"
-    pts = [runs.Pl2Point(f"{s}-{i}", 1, scenario(s, i), 200_000,
-                         files=((f"gradients-{i}.csv", gradient_trace(i, worker_gbps)),))
-           for s in SCHEMES for i in range(n)]
+    pts = [
+        runs.Pl2Point(
+            f"{s}-{i}", 1, scenario(s, i), 200_000, files=((f"gradients-{i}.csv", gradient_trace(i, worker_gbps)),)
+        )
+        for s in SCHEMES
+        for i in range(n)
+    ]
     default = Path("runs") / ("pl2-vgg16-quick" if quick else "pl2-vgg16")
     return Plan(out or default, lambda out, say: run(pts, form, out, say, worker_gbps))
 
@@ -132,11 +158,23 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, worker_gbps
                 raise RuntimeError(f"{dirs[p]}: {s['messages']['incomplete']} gradients did not arrive in 2 s")
             ms = float(m["finish_ns"].max()) / 1e6
             scheme, i = p.name.rsplit("-", 1)
-            rows.append({"scheme": scheme, "iteration": int(i), "iteration_ms": ms,
-                         "ps_gbps": total * 8 / (ms / 1e3) / 1e9 / len(SERVERS), "worker_gbps": worker_gbps})
+            rows.append(
+                {
+                    "scheme": scheme,
+                    "iteration": int(i),
+                    "iteration_ms": ms,
+                    "ps_gbps": total * 8 / (ms / 1e3) / 1e9 / len(SERVERS),
+                    "worker_gbps": worker_gbps,
+                }
+            )
         pl.DataFrame([{c: r[c] for c in COLUMNS} for r in rows]).write_csv(work / "vgg16.csv")
-        report = {"reproduction": "pl2-vgg16", "form": form, "gradient_bytes": total // len(WORKERS),
-                  "worker_gbps": worker_gbps, "rows": rows}
+        report = {
+            "reproduction": "pl2-vgg16",
+            "form": form,
+            "gradient_bytes": total // len(WORKERS),
+            "worker_gbps": worker_gbps,
+            "rows": rows,
+        }
         (work / "vgg16.json").write_text(json.dumps(report, indent=1))
     return report
 
@@ -158,10 +196,12 @@ def render(report: dict[str, Any], console: Console) -> None:
     from rich.table import Table
 
     rate = report.get("worker_gbps", WORKER_GBPS)
-    t = Table(title=f"PL2 Fig. 9: VGG16 gradient shuffle ({report['gradient_bytes'] / 1e6:.0f} MB per worker at "
-                    f"{rate:g} Gbps), 4 workers to 2 parameter servers; paper / tailor ({report['form']} form)",
-              title_justify="left",
-              box=box.SIMPLE_HEAD)
+    t = Table(
+        title=f"PL2 Fig. 9: VGG16 gradient shuffle ({report['gradient_bytes'] / 1e6:.0f} MB per worker at "
+        f"{rate:g} Gbps), 4 workers to 2 parameter servers; paper / tailor ({report['form']} form)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
     for c in ("scheme", "iterations", "p50 ms", "p99 ms", "total s", "per server Gbps (mean)"):
         t.add_column(c, justify="left" if c == "scheme" else "right")
     for s in SCHEMES:
@@ -172,11 +212,20 @@ def render(report: dict[str, Any], console: Console) -> None:
         p = VGG16[s]
         n = len(rs)
         total = sum(ms) / 1e3
-        t.add_row(rack.scheme_label(s), f"{n}", f"— / {_pct(ms, 50)}", f"{p['p99_ms']:.0f} / {_pct(ms, 99)}",
-                  f"{p['total_s']:g} / {total * 100 / n:.1f} (per 100)",
-                  f"70-89 / {sum(r['ps_gbps'] for r in rs) / n:.1f}")
+        t.add_row(
+            rack.scheme_label(s),
+            f"{n}",
+            f"— / {_pct(ms, 50)}",
+            f"{p['p99_ms']:.0f} / {_pct(ms, 99)}",
+            f"{p['total_s']:g} / {total * 100 / n:.1f} (per 100)",
+            f"70-89 / {sum(r['ps_gbps'] for r in rs) / n:.1f}",
+        )
     console.print(t)
-    console.print("Percentiles are over the iterations (each its own run): the value [its bootstrap interval over "
-                  "iterations]; a p99 needs 100 iterations, else —. Layer sizes: VGG16 configuration D "
-                  "(138.4 M parameters, fp32); each layer in 1 MiB messages to the two servers in turn, released "
-                  "at the worker's rate; worker starts drawn in [0, 2 ms). docs/reproductions-pl2.md.", highlight=False, markup=False)
+    console.print(
+        "Percentiles are over the iterations (each its own run): the value [its bootstrap interval over "
+        "iterations]; a p99 needs 100 iterations, else —. Layer sizes: VGG16 configuration D "
+        "(138.4 M parameters, fp32); each layer in 1 MiB messages to the two servers in turn, released "
+        "at the worker's rate; worker starts drawn in [0, 2 ms). docs/reproductions-pl2.md.",
+        highlight=False,
+        markup=False,
+    )

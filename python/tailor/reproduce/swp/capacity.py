@@ -84,8 +84,9 @@ START_MS, WARMUP_MS = 1.0, 2.0
 SENDERS = 8
 
 
-def draw(rng: random.Random, index: int, n_classes: int, until: Optional[str] = "21ms", *,
-         cap_ms: float = math.inf) -> tuple[Dumbbell, list[dict]]:
+def draw(
+    rng: random.Random, index: int, n_classes: int, until: Optional[str] = "21ms", *, cap_ms: float = math.inf
+) -> tuple[Dumbbell, list[dict]]:
     """Scenario ``index`` of an experiment: Table 4's ranges drawn from ``rng``, then an
     independent traffic seed (the scenario's ``seed``), written as a dumbbell (PLAN25:
     senders left, one receiver right, 100 Gbps everywhere nominally, base RTT 10 us) so
@@ -99,15 +100,21 @@ def draw(rng: random.Random, index: int, n_classes: int, until: Optional[str] = 
     params (never silently: the reproduction counts them)."""
     lo, hi = (5.0, 10.0) if n_classes == 3 else (3.0, 6.0)
     params = [
-        {"sizes": rng.choice(SIZES), "sigma": round(rng.uniform(1.0, 2.0), 2),
-         "rate_gbps": round(rng.uniform(lo, hi), 2), "slo": round(rng.uniform(3.0, 8.0), 2)}
+        {
+            "sizes": rng.choice(SIZES),
+            "sigma": round(rng.uniform(1.0, 2.0), 2),
+            "rate_gbps": round(rng.uniform(lo, hi), 2),
+            "slo": round(rng.uniform(3.0, 8.0), 2),
+        }
         for _ in range(n_classes)
     ]
     seed = rng.randrange(1, 2**31)
     start, warmup = "1ms", None
     for p in params:
-        need = {r: horizon.range_horizon_s(p["sizes"], p["sigma"], p["rate_gbps"], r == "small") * 1e3
-                for r in ("small", "large")}
+        need = {
+            r: horizon.range_horizon_s(p["sizes"], p["sigma"], p["rate_gbps"], r == "small") * 1e3
+            for r in ("small", "large")
+        }
         p["needs_ms"] = {r: round(v, 3) for r, v in need.items()}
         p["judged"] = {r: until is not None or v <= cap_ms for r, v in need.items()}
     if until is None:
@@ -122,12 +129,25 @@ def draw(rng: random.Random, index: int, n_classes: int, until: Optional[str] = 
             slos.append(Slo(p["slo"], max_size="125KB"))
         if p["judged"]["large"]:
             slos.append(Slo(2 * p["slo"], min_size="125KB"))
-        classes.append(Class(name=f"c{k}", sizes=p["sizes"], sigma=p["sigma"],
-                             senders=f"{k * SENDERS}..{(k + 1) * SENDERS}",
-                             rate=f"{round(p['rate_gbps'] * 1000)}Mbps", slos=tuple(slos)))
+        classes.append(
+            Class(
+                name=f"c{k}",
+                sizes=p["sizes"],
+                sigma=p["sigma"],
+                senders=f"{k * SENDERS}..{(k + 1) * SENDERS}",
+                rate=f"{round(p['rate_gbps'] * 1000)}Mbps",
+                slos=tuple(slos),
+            )
+        )
     sc = Dumbbell(
-        name=f"swp-capacity-{n_classes}c-{index:03d}", classes=tuple(classes), left=SENDERS * n_classes,
-        scheduler="drr", seed=seed, until=until, start=start, warmup=warmup,
+        name=f"swp-capacity-{n_classes}c-{index:03d}",
+        classes=tuple(classes),
+        left=SENDERS * n_classes,
+        scheduler="drr",
+        seed=seed,
+        until=until,
+        start=start,
+        warmup=warmup,
         comment=f"SWP §5.2 random scenario {index} ({n_classes} classes, Table 4), traffic seed {seed}.",
     )
     return sc, params
@@ -179,9 +199,19 @@ def default_dir(classes: tuple[int, ...] | int = (3, 5)) -> Path:
     return Path("runs") / ("swp-capacity" if len(ks) != 1 else f"swp-capacity-{ks[0]}")
 
 
-def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: list[searches.Variant],
-         subsets: tuple[int, int],
-         packet_seeds: int, jobs: Optional[int], ray: Optional[str], work: Path, say: Callable[[str], None]) -> dict:
+def _run(
+    n: int,
+    classes: tuple[int, ...],
+    seed: int,
+    cap_ms: float,
+    variants: list[searches.Variant],
+    subsets: tuple[int, int],
+    packet_seeds: int,
+    jobs: Optional[int],
+    ray: Optional[str],
+    work: Path,
+    say: Callable[[str], None],
+) -> dict:
     (work / "scenarios").mkdir()
     scenarios, tasks = {}, []
     for k in classes:
@@ -191,8 +221,14 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
             sc, params = draw(rng, i, k, None, cap_ms=cap_ms)
             path = work / "scenarios" / f"{sc.name}.toml"
             path.write_text(sc.toml())
-            scenarios[sc.name] = {"scenario": sc.name, "classes": k, "seed": sc.seed, "until": sc.until,
-                                  "params": params, "refused": refused(params)}
+            scenarios[sc.name] = {
+                "scenario": sc.name,
+                "classes": k,
+                "seed": sc.seed,
+                "until": sc.until,
+                "params": params,
+                "refused": refused(params),
+            }
             if scenarios[sc.name]["refused"]:
                 continue
             for v in variants:
@@ -202,17 +238,25 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
                 t["cost"] = float(sc.until.removesuffix("ms")) * k * (20 if v.engine == "packet" else 1)
                 tasks.append(t)
     nref = sum(s["refused"] for s in scenarios.values())
-    say(f"{len(scenarios)} scenarios ({', '.join(f'{n} of {k} classes' for k in classes)}), "
+    say(
+        f"{len(scenarios)} scenarios ({', '.join(f'{n} of {k} classes' for k in classes)}), "
         f"{nref} not judged (a class with no SLO range reaching 100 messages within {cap_ms:g} ms); "
-        f"searched: {_coverage([v.__dict__ for v in variants], n, *subsets)}")
+        f"searched: {_coverage([v.__dict__ for v in variants], n, *subsets)}"
+    )
     rows, failures, cost, per_search = [], [], {}, []
     for r in searches.run_all(tasks, jobs, ray, say):
         if "error" in r:
             failures.append(r)
             continue
         rows.extend(r["rows"])
-        per_search.append({"id": r["id"], "cpu_s": round(r["cpu_s"], 3), "wall_s": round(r["wall_s"], 3),
-                           "until": scenarios[r["id"].split("|")[0]]["until"]})
+        per_search.append(
+            {
+                "id": r["id"],
+                "cpu_s": round(r["cpu_s"], 3),
+                "wall_s": round(r["wall_s"], 3),
+                "until": scenarios[r["id"].split("|")[0]]["until"],
+            }
+        )
         c = cost.setdefault(r["id"].split("|", 1)[1], {"searches": 0, "cpu_s": 0.0, "wall_s": 0.0, "unjudged": 0})
         c["searches"] += 1
         c["cpu_s"] += r["cpu_s"]
@@ -221,16 +265,28 @@ def _run(n: int, classes: tuple[int, ...], seed: int, cap_ms: float, variants: l
     params = {s["scenario"]: s["params"] for s in scenarios.values()}
     refused_names = {s["scenario"] for s in scenarios.values() if s["refused"]}
     slos = [p["judged"][r] for s in scenarios.values() for p in s["params"] for r in ("small", "large")]
-    return {"n": n, "classes": list(classes), "seed": seed, "cap_ms": cap_ms, "subset": subsets[0],
-            "packet": subsets[1], "per_search": per_search,
-            "packet_seeds": packet_seeds, "variants": [v.__dict__ for v in variants],
-            "scenarios": list(scenarios.values()), "rows": rows, "failures": failures, "cost": cost,
-            "slos": {"judged": sum(slos), "not_judged": len(slos) - sum(slos)},
-            "summary": savings.summarize(rows, params, refused_names)}
+    return {
+        "n": n,
+        "classes": list(classes),
+        "seed": seed,
+        "cap_ms": cap_ms,
+        "subset": subsets[0],
+        "packet": subsets[1],
+        "per_search": per_search,
+        "packet_seeds": packet_seeds,
+        "variants": [v.__dict__ for v in variants],
+        "scenarios": list(scenarios.values()),
+        "rows": rows,
+        "failures": failures,
+        "cost": cost,
+        "slos": {"judged": sum(slos), "not_judged": len(slos) - sum(slos)},
+        "summary": savings.summarize(rows, params, refused_names),
+    }
 
 
 def _coverage(variants: list[dict], n: int, subset: int, packet: int) -> str:
     """Which variant searched how many scenarios of each experiment, in words."""
+
     def label(v: dict) -> str:
         return searches.Variant(**v).label
 
@@ -238,37 +294,83 @@ def _coverage(variants: list[dict], n: int, subset: int, packet: int) -> str:
         return min(n, packet if v["engine"] == "packet" else n if searches.Variant(**v) == MAIN else subset)
 
     return "; ".join(f"{label(v)} on {'all ' if count(v) == n else 'the first '}{count(v)}" for v in variants) + (
-        " scenario(s) of each experiment")
+        " scenario(s) of each experiment"
+    )
 
 
 def options(
-    n: Annotated[Optional[int], typer.Option(help="Random scenarios per experiment (the paper: 150; "
-                                             "default: the form's).", min=1, show_default=False)] = None,
-    classes: Annotated[Optional[list[int]], typer.Option(help="Classes per scenario: 3 (Fig. 8) and/or 5 (Fig. 9); "
-                                                         "repeat for both (the default).", show_default=False)] = None,
+    n: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Random scenarios per experiment (the paper: 150; default: the form's).", min=1, show_default=False
+        ),
+    ] = None,
+    classes: Annotated[
+        Optional[list[int]],
+        typer.Option(
+            help="Classes per scenario: 3 (Fig. 8) and/or 5 (Fig. 9); repeat for both (the default).",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the scenario generator.", min=0, max=2**31 - 1)] = 1,
-    cap: Annotated[Optional[float], typer.Option(help="Longest horizon in ms (default: the form's); an SLO range "
-                                                 "needing more is not judged.", min=1.0, show_default=False)] = None,
-    engine: Annotated[Optional[list[str]], typer.Option(help="model and/or packet (repeat; default: every one this "
-                                                        "build has, packet on --packet scenarios).",
-                                                        show_default=False)] = None,
-    model_form: Annotated[Optional[list[str]], typer.Option(help="calibrated and/or paper (repeat; default: every one "
-                                                            "this build has).", show_default=False)] = None,
-    host_scaling: Annotated[Optional[list[str]], typer.Option(help="scaled and/or fixed (repeat; default: every one "
-                                                              "this build has).", show_default=False)] = None,
-    subset: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched by the model variants "
-                                                  "other than calibrated with host links fixed (default: the "
-                                                  "form's).", min=0, show_default=False)] = None,
-    packet: Annotated[Optional[int], typer.Option(help="Scenarios per experiment also searched on the packet engine "
-                                                  "(default: the form's).", min=0, show_default=False)] = None,
+    cap: Annotated[
+        Optional[float],
+        typer.Option(
+            help="Longest horizon in ms (default: the form's); an SLO range needing more is not judged.",
+            min=1.0,
+            show_default=False,
+        ),
+    ] = None,
+    engine: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            help="model and/or packet (repeat; default: every one this build has, packet on --packet scenarios).",
+            show_default=False,
+        ),
+    ] = None,
+    model_form: Annotated[
+        Optional[list[str]],
+        typer.Option(help="calibrated and/or paper (repeat; default: every one this build has).", show_default=False),
+    ] = None,
+    host_scaling: Annotated[
+        Optional[list[str]],
+        typer.Option(help="scaled and/or fixed (repeat; default: every one this build has).", show_default=False),
+    ] = None,
+    subset: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Scenarios per experiment also searched by the model variants "
+            "other than calibrated with host links fixed (default: the "
+            "form's).",
+            min=0,
+            show_default=False,
+        ),
+    ] = None,
+    packet: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Scenarios per experiment also searched on the packet engine (default: the form's).",
+            min=0,
+            show_default=False,
+        ),
+    ] = None,
     seeds: Annotated[int, typer.Option(help="Packet engine: seeds per capacity tried.", min=1)] = 3,
-    jobs: Annotated[Optional[int], typer.Option(help="Worker processes (default: one per core).", min=1,
-                                                show_default=False)] = None,
-    ray: Annotated[Optional[str], typer.Option(help="Run the searches on Ray: 'local', 'auto' or ray://HOST:PORT.",
-                                               show_default=False)] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="2 scenarios per experiment, horizons up to 30 ms, the "
-                                        "model calibrated with host links fixed unless asked for others (seconds; "
-                                        "not a result).")] = False,
+    jobs: Annotated[
+        Optional[int], typer.Option(help="Worker processes (default: one per core).", min=1, show_default=False)
+    ] = None,
+    ray: Annotated[
+        Optional[str],
+        typer.Option(help="Run the searches on Ray: 'local', 'auto' or ray://HOST:PORT.", show_default=False),
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="2 scenarios per experiment, horizons up to 30 ms, the "
+            "model calibrated with host links fixed unless asked for others (seconds; "
+            "not a result).",
+        ),
+    ] = False,
     out: Out = None,
 ) -> Plan:
     """SWP Fig. 8-9: least capacity per discipline over random scenarios (Table 4)."""
@@ -280,15 +382,28 @@ def options(
     have = searches.supported()
     if quick:  # the main variant only, unless asked for others
         have = {"engine": (MAIN.engine,), "model_form": (MAIN.form,), "host_scaling": (MAIN.scaling,)}
-    vs = searches.variants(engine or list(have["engine"]), model_form or list(have["model_form"]),
-                           host_scaling or list(have["host_scaling"]))
+    vs = searches.variants(
+        engine or list(have["engine"]),
+        model_form or list(have["model_form"]),
+        host_scaling or list(have["host_scaling"]),
+    )
     if ray is not None:
         from tailor import pool
 
         pool.ray_module(ray)
-    kw = dict(n=n or form.n, classes=ks, seed=seed, cap_ms=cap or form.cap_ms, variants=vs,
-              subset=form.subset if subset is None else subset, packet=form.packet if packet is None else packet,
-              packet_seeds=seeds, jobs=jobs, ray=ray, quick=quick)
+    kw = dict(
+        n=n or form.n,
+        classes=ks,
+        seed=seed,
+        cap_ms=cap or form.cap_ms,
+        variants=vs,
+        subset=form.subset if subset is None else subset,
+        packet=form.packet if packet is None else packet,
+        packet_seeds=seeds,
+        jobs=jobs,
+        ray=ray,
+        quick=quick,
+    )
     return Plan(out or default_dir(ks), lambda out, say: run(**kw, out=out, say=say))  # type: ignore[arg-type]
 
 
@@ -301,22 +416,30 @@ def render(report: dict, console: Console) -> None:
     by: dict[tuple, dict] = {}
     for s in report["summary"]:
         by[(s["experiment"], s["comparison"], s["engine"], s["model_form"], s["host_scaling"])] = s
-    cols = [("model", "calibrated", "model calibrated"), ("model", "paper", "model paper-literal"),
-            ("packet", "", "packet engine")]
+    cols = [
+        ("model", "calibrated", "model calibrated"),
+        ("model", "paper", "model paper-literal"),
+        ("packet", "", "packet engine"),
+    ]
     for scaling in sorted(searches.SCALINGS, key=lambda x: x != MAIN.scaling):  # the main variant's first
         present = [c for c in cols if any(k[2:] == (c[0], c[1], scaling) for k in by)]
         if not present:
             continue
-        t = Table(title=f"SWP §5.2: extra capacity, mean [95 % interval over scenarios], median; host links "
-                  f"{'scaled with the capacity' if scaling == 'scaled' else 'fixed at 100 Gbps'}",
-                  title_justify="left", box=box.SIMPLE_HEAD, show_lines=True)
+        t = Table(
+            title=f"SWP §5.2: extra capacity, mean [95 % interval over scenarios], median; host links "
+            f"{'scaled with the capacity' if scaling == 'scaled' else 'fixed at 100 Gbps'}",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_lines=True,
+        )
         for name in ("experiment", "comparison", "paper", *(c[2] for c in present)):
             t.add_column(name, justify="left" if name in ("experiment", "comparison") else "right")
         for e in savings.EXPERIMENTS:
             if e.classes not in report["classes"]:
                 continue
-            first = next((by[k] for c in present if (k := (e.name, "fifo_vs_weights", c[0], c[1], scaling)) in by),
-                         None)
+            first = next(
+                (by[k] for c in present if (k := (e.name, "fifo_vs_weights", c[0], c[1], scaling)) in by), None
+            )
             if first is None:
                 continue
             head = f"{e.name}: {e.what}\n{first['scenarios']} scenarios"
@@ -325,19 +448,27 @@ def render(report: dict, console: Console) -> None:
                 t.add_row(head, "(none in this sample)", "", *("" for _ in present))
                 continue
             for i, comp in enumerate(savings.COMPARISONS):
-                t.add_row(head if i == 0 else "", savings.LABELS[comp], savings.paper_cell(e.paper.get(comp)),
-                          *(savings.cell(by.get((e.name, comp, c[0], c[1], scaling))) for c in present))
+                t.add_row(
+                    head if i == 0 else "",
+                    savings.LABELS[comp],
+                    savings.paper_cell(e.paper.get(comp)),
+                    *(savings.cell(by.get((e.name, comp, c[0], c[1], scaling))) for c in present),
+                )
         console.print(t)
     missing = [c[2] for c in cols if not any(k[2:4] == c[:2] for k in by)]
     if missing:
-        console.print(f"not run: {', '.join(missing)} (not asked for, or not in this build's tailor.advise)",
-                      highlight=False)
-    console.print(f"searched: {_coverage(report['variants'], report['n'], report['subset'], report['packet'])}",
-                  highlight=False)
+        console.print(
+            f"not run: {', '.join(missing)} (not asked for, or not in this build's tailor.advise)", highlight=False
+        )
+    console.print(
+        f"searched: {_coverage(report['variants'], report['n'], report['subset'], report['packet'])}", highlight=False
+    )
     nref = sum(s["refused"] for s in report["scenarios"])
-    console.print(f"SLO ranges judged {report['slos']['judged']}, not judged {report['slos']['not_judged']} (fewer "
-                  f"than 100 messages expected within {report['cap_ms']:g} ms); scenarios not judged: {nref}",
-                  highlight=False)
+    console.print(
+        f"SLO ranges judged {report['slos']['judged']}, not judged {report['slos']['not_judged']} (fewer "
+        f"than 100 messages expected within {report['cap_ms']:g} ms); scenarios not judged: {nref}",
+        highlight=False,
+    )
     for f in report["failures"]:
         console.print(f"search failed: {f['id'].replace('|', ' ')}: {f['error']}", highlight=False)
     if report.get("plots"):
@@ -362,20 +493,32 @@ def figure(report: Mapping[str, Any]) -> Figure:
     first = main if main in keys else min(keys, default=None)
     for row, k in zip(axes, ks):
         for d in searches.DISCIPLINES.values():
-            vals = sorted(r["capacity_gbps"] for r in rows if r["classes"] == k and r["found"]
-                          and r["discipline"] == d and (r["engine"], r["model_form"], r["host_scaling"]) == first)
+            vals = sorted(
+                r["capacity_gbps"]
+                for r in rows
+                if r["classes"] == k
+                and r["found"]
+                and r["discipline"] == d
+                and (r["engine"], r["model_form"], r["host_scaling"]) == first
+            )
             if vals:
                 _cdf(row[0], vals, d)
-        row[0].set(xlabel="least capacity (Gbps)", ylabel="fraction of scenarios",
-                   title=f"Fig. {8 if k == 3 else 9}(a): {k} classes, {' '.join(x for x in first or () if x)}")
+        row[0].set(
+            xlabel="least capacity (Gbps)",
+            ylabel="fraction of scenarios",
+            title=f"Fig. {8 if k == 3 else 9}(a): {k} classes, {' '.join(x for x in first or () if x)}",
+        )
         for s in summary:
             if s["experiment"] == f"Fig. {8 if k == 3 else 9}" and s["comparison"] == "fifo_vs_weights" and s["n"]:
                 label = " ".join(x for x in (s["engine"], s["model_form"], s["host_scaling"]) if x)
                 _cdf(row[1], sorted(s["values"]), label)
         paper = 44.0 if k == 3 else 65.0
         row[1].axvline(paper, color="gray", linestyle="--", label=f"paper's mean +{paper:.0f} %")
-        row[1].set(xlabel="FIFO's extra capacity over SWP weights (%)", ylabel="fraction of scenarios",
-                   title=f"{k} classes: CDF of the saving")
+        row[1].set(
+            xlabel="FIFO's extra capacity over SWP weights (%)",
+            ylabel="fraction of scenarios",
+            title=f"{k} classes: CDF of the saving",
+        )
         for ax in row:
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=8)

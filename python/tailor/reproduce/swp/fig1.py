@@ -67,12 +67,22 @@ def scenario(cfg: str, bg_load: float, setup: Setup, weights: dict[str, float]) 
     fg_w = weights.get(cfg)
     classes = (
         Class(
-            "fg", "w3", 2.0, "0..16", load=0.1, slos=small,
+            "fg",
+            "w3",
+            2.0,
+            "0..16",
+            load=0.1,
+            slos=small,
             weight=fg_w if fg_w is not None else None,
             priority=0 if cfg == "priority" else None,
         ),
         Class(
-            "bg", "w3", 2.0, "16..32", load=bg_load, slos=small,
+            "bg",
+            "w3",
+            2.0,
+            "16..32",
+            load=bg_load,
+            slos=small,
             weight=(1.0 - fg_w) if fg_w is not None else None,
             priority=1 if cfg == "priority" else None,
         ),
@@ -136,25 +146,38 @@ def options(
 
 def _run(out: Path, setup: Setup, say: Callable[[str], None]) -> dict:
     weights = {cfg: foreground_weight(cfg, setup, out) for cfg in ("weight", "fq")}
-    say(f"foreground weight meeting p99 <= {SLO} at 80 % background: per-class FIFO {weights['weight']:.3f}, "
-        f"with fair queueing {weights['fq']:.3f}")
+    say(
+        f"foreground weight meeting p99 <= {SLO} at 80 % background: per-class FIFO {weights['weight']:.3f}, "
+        f"with fair queueing {weights['fq']:.3f}"
+    )
     runs, rows = [], []
     for cfg in CONFIGS:
         for load in BG_LOADS:
             sc = scenario(cfg, load, setup, weights)
             path = out / f"{sc.name}.toml"
             path.write_text(sc.toml())
-            per_seed = [_one(path, out / "runs" / f"{sc.name}-s{seed}", seed, setup) for seed in range(1, setup.seeds + 1)]
+            per_seed = [
+                _one(path, out / "runs" / f"{sc.name}-s{seed}", seed, setup) for seed in range(1, setup.seeds + 1)
+            ]
             runs += [{"config": cfg, "bg_load": load, **r} for r in per_seed]
             row = {"config": cfg, "bg_load": load}
             for k in ("fg", "bg"):
                 e = Estimate.of_values([(r[f"{k}_p99"], r[f"{k}_count"]) for r in per_seed], 99)
                 row.update(cells.columns(f"{k}_p99", e))
             rows.append(row)
-            say(f"{TITLES[cfg]:28s} bg {load:.0%}: fg p99 {row['fg_p99']:.2f}, bg p99 {row['bg_p99']:.2f} "
-                f"(mean of {setup.seeds} seed{'s' if setup.seeds > 1 else ''})")
-    return {"engine": setup.engine, "transport": setup.transport, "seeds": setup.seeds, "weights": weights,
-            "rows": rows, "runs": runs, "claims": claims(rows, weights)}
+            say(
+                f"{TITLES[cfg]:28s} bg {load:.0%}: fg p99 {row['fg_p99']:.2f}, bg p99 {row['bg_p99']:.2f} "
+                f"(mean of {setup.seeds} seed{'s' if setup.seeds > 1 else ''})"
+            )
+    return {
+        "engine": setup.engine,
+        "transport": setup.transport,
+        "seeds": setup.seeds,
+        "weights": weights,
+        "rows": rows,
+        "runs": runs,
+        "claims": claims(rows, weights),
+    }
 
 
 def _one(path: Path, out: Path, seed: int, setup: Setup) -> dict[str, Any]:
@@ -165,8 +188,10 @@ def _one(path: Path, out: Path, seed: int, setup: Setup) -> dict[str, Any]:
     for k in ("fg", "bg"):
         slo = cls[k]["slo"][0]
         if slo["value"] is None:
-            raise RunError(f"{path}: class {k} completed no message below 125 KB with seed {seed}; give the "
-                           "reproduction more time (--until)")
+            raise RunError(
+                f"{path}: class {k} completed no message below 125 KB with seed {seed}; give the "
+                "reproduction more time (--until)"
+            )
         got[f"{k}_p99"], got[f"{k}_count"] = slo["value"], slo["count"]
     return got
 
@@ -178,28 +203,51 @@ def claims(rows: list[dict], weights: dict[str, float]) -> list[dict]:
     at = {(r["config"], r["bg_load"]): r for r in rows}
     lo, hi = BG_LOADS[0], BG_LOADS[-1]
     fg = lambda c: [at[(c, x)]["fg_p99"] for x in BG_LOADS]  # noqa: E731
-    judged = lambda *pts: all(r.get(f"{k}_p99_judged", True) for c, x in pts for r in [at[(c, x)]]  # noqa: E731
-                              for k in ("fg", "bg"))
+
+    def judged(*pts):
+        return all(r.get(f"{k}_p99_judged", True) for c, x in pts for r in [at[(c, x)]] for k in ("fg", "bg"))
+
     every = lambda c: [(c, x) for x in BG_LOADS]  # noqa: E731
     found = [
-        {"claim": "(a) FIFO: at low load both classes meet the SLO",
-         "holds": at[("fifo", lo)]["fg_p99"] <= SLO and at[("fifo", lo)]["bg_p99"] <= SLO},
-        {"claim": "(a) FIFO: at high background load the foreground misses it",
-         "holds": at[("fifo", hi)]["fg_p99"] > SLO},
-        {"claim": "(b) priority: the foreground meets the SLO at every background load",
-         "holds": all(v <= SLO for v in fg("priority"))},
-        {"claim": "(b) priority: the background's small-message tail is far worse than under FIFO",
-         "holds": at[("priority", hi)]["bg_p99"] > at[("fifo", hi)]["bg_p99"]},
-        {"claim": "(c) one weight: the foreground meets the SLO up to 80 % background",
-         "holds": all(v <= SLO for v in fg("weight"))},
-        {"claim": "(d) fair queueing: the foreground needs less weight than with per-class FIFO",
-         "holds": weights["fq"] < weights["weight"]},
-        {"claim": "(d) fair queueing: the background even outperforms the foreground",
-         "holds": at[("fq", hi)]["bg_p99"] < at[("fq", hi)]["fg_p99"]},
+        {
+            "claim": "(a) FIFO: at low load both classes meet the SLO",
+            "holds": at[("fifo", lo)]["fg_p99"] <= SLO and at[("fifo", lo)]["bg_p99"] <= SLO,
+        },
+        {
+            "claim": "(a) FIFO: at high background load the foreground misses it",
+            "holds": at[("fifo", hi)]["fg_p99"] > SLO,
+        },
+        {
+            "claim": "(b) priority: the foreground meets the SLO at every background load",
+            "holds": all(v <= SLO for v in fg("priority")),
+        },
+        {
+            "claim": "(b) priority: the background's small-message tail is far worse than under FIFO",
+            "holds": at[("priority", hi)]["bg_p99"] > at[("fifo", hi)]["bg_p99"],
+        },
+        {
+            "claim": "(c) one weight: the foreground meets the SLO up to 80 % background",
+            "holds": all(v <= SLO for v in fg("weight")),
+        },
+        {
+            "claim": "(d) fair queueing: the foreground needs less weight than with per-class FIFO",
+            "holds": weights["fq"] < weights["weight"],
+        },
+        {
+            "claim": "(d) fair queueing: the background even outperforms the foreground",
+            "holds": at[("fq", hi)]["bg_p99"] < at[("fq", hi)]["fg_p99"],
+        },
     ]
     # The points each claim reads, in the same order.
-    reads = [[("fifo", lo)], [("fifo", hi)], every("priority"), [("priority", hi), ("fifo", hi)], every("weight"),
-             [("weight", hi), ("fq", hi)], [("fq", hi)]]
+    reads = [
+        [("fifo", lo)],
+        [("fifo", hi)],
+        every("priority"),
+        [("priority", hi), ("fifo", hi)],
+        every("weight"),
+        [("weight", hi), ("fq", hi)],
+        [("fq", hi)],
+    ]
     return [{**c, "holds": c["holds"] if judged(*pts) else None} for c, pts in zip(found, reads)]
 
 
@@ -235,7 +283,9 @@ def render(report: dict, console: Console) -> None:
         f"{cells.legend((99,))}",
         highlight=False,
     )
-    c = Table(title="the paper's claims (the figure itself is not in the text)", title_justify="left", box=box.SIMPLE_HEAD)
+    c = Table(
+        title="the paper's claims (the figure itself is not in the text)", title_justify="left", box=box.SIMPLE_HEAD
+    )
     c.add_column("claim")
     c.add_column("ours")
     for claim in report["claims"]:

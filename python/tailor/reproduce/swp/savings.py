@@ -30,8 +30,11 @@ COMPARISONS = {
     "fifo_vs_weights_fq": ("fifo", "weights_fq"),
     "static_vs_fifo": ("static", "fifo"),
 }
-LABELS = {"fifo_vs_weights": "FIFO vs SWP weights", "fifo_vs_weights_fq": "FIFO vs SWP weights + FQ",
-          "static_vs_fifo": "static vs FIFO"}
+LABELS = {
+    "fifo_vs_weights": "FIFO vs SWP weights",
+    "fifo_vs_weights_fq": "FIFO vs SWP weights + FQ",
+    "static_vs_fifo": "static vs FIFO",
+}
 
 
 def _tight_bursty(ps: list[dict]) -> bool:
@@ -58,16 +61,32 @@ class Experiment:
 
 
 EXPERIMENTS = (
-    Experiment("Fig. 8", 3, lambda ps: True, "all 3-class scenarios",
-               {"fifo_vs_weights": 44.0, "fifo_vs_weights_fq": 247.0, "static_vs_fifo": "about 0"}),
-    Experiment("Fig. 8(b)", 3, _tight_bursty, f"a class with sigma >= {BURSTY_SIGMA} and SLO <= {TIGHT_SLO:g}",
-               {"fifo_vs_weights": 62.0}),
+    Experiment(
+        "Fig. 8",
+        3,
+        lambda ps: True,
+        "all 3-class scenarios",
+        {"fifo_vs_weights": 44.0, "fifo_vs_weights_fq": 247.0, "static_vs_fifo": "about 0"},
+    ),
+    Experiment(
+        "Fig. 8(b)",
+        3,
+        _tight_bursty,
+        f"a class with sigma >= {BURSTY_SIGMA} and SLO <= {TIGHT_SLO:g}",
+        {"fifo_vs_weights": 62.0},
+    ),
     Experiment("Fig. 8(c)", 3, _tight, f"a class with SLO <= {TIGHT_SLO:g}", {}),
     Experiment("Fig. 8(d)", 3, _all_tight_bursty, f"every class SLO <= {TIGHT_SLO:g} and sigma >= {BURSTY_SIGMA}", {}),
-    Experiment("Fig. 9", 5, lambda ps: True, "all 5-class scenarios",
-               {"fifo_vs_weights": 65.0, "static_vs_fifo": "> 0"}),
-    Experiment("Fig. 9(b)", 5, _tight_bursty, f"a class with sigma >= {BURSTY_SIGMA} and SLO <= {TIGHT_SLO:g}",
-               {"fifo_vs_weights": 79.0}),
+    Experiment(
+        "Fig. 9", 5, lambda ps: True, "all 5-class scenarios", {"fifo_vs_weights": 65.0, "static_vs_fifo": "> 0"}
+    ),
+    Experiment(
+        "Fig. 9(b)",
+        5,
+        _tight_bursty,
+        f"a class with sigma >= {BURSTY_SIGMA} and SLO <= {TIGHT_SLO:g}",
+        {"fifo_vs_weights": 79.0},
+    ),
 )
 
 
@@ -81,12 +100,18 @@ def _key(row: dict) -> tuple[str, str, str]:
     return row["engine"], row["model_form"], row["host_scaling"]
 
 
-def savings(rows: list[dict], scenarios: set[str], variant: tuple[str, str, str], num: str, den: str,
-            ) -> tuple[list[float], int]:
+def savings(
+    rows: list[dict],
+    scenarios: set[str],
+    variant: tuple[str, str, str],
+    num: str,
+    den: str,
+) -> tuple[list[float], int]:
     """The extra capacity (%) of ``num`` over ``den`` per scenario of ``scenarios`` where
     both were found, and how many of the scenarios searched had either not found."""
-    cap: dict[tuple[str, str], dict] = {(r["scenario"], r["discipline"]): r for r in rows if _key(r) == variant
-                                        and r["scenario"] in scenarios}
+    cap: dict[tuple[str, str], dict] = {
+        (r["scenario"], r["discipline"]): r for r in rows if _key(r) == variant and r["scenario"] in scenarios
+    }
     vals, missing = [], 0
     for sc in sorted(scenarios):
         a, b = cap.get((sc, num)), cap.get((sc, den))
@@ -104,10 +129,14 @@ def describe(vals: list[float], missing: int) -> dict[str, Any]:
     how many savings are negative (the denominator needed more: for SWP weights, an
     optimizer failure, since weights can mimic FIFO)."""
     ci = stats.bootstrap_ci(vals) if vals else None
-    return {"mean": sum(vals) / len(vals) if vals else None,
-            "median": stats.percentile(vals, 50) if vals else None,
-            "ci": list(ci) if ci else None, "n": len(vals), "not_found": missing,
-            "negative": sum(v < 0 for v in vals)}
+    return {
+        "mean": sum(vals) / len(vals) if vals else None,
+        "median": stats.percentile(vals, 50) if vals else None,
+        "ci": list(ci) if ci else None,
+        "n": len(vals),
+        "not_found": missing,
+        "negative": sum(v < 0 for v in vals),
+    }
 
 
 def summarize(rows: list[dict], params: dict[str, list[dict]], refused: set[str]) -> list[dict]:
@@ -125,10 +154,22 @@ def summarize(rows: list[dict], params: dict[str, list[dict]], refused: set[str]
             for comp, (num, den) in COMPARISONS.items():
                 vals, missing = savings(rows, judged, v, num, den)
                 same = savings(rows, judged & searched[v], MAIN, num, den)[0] if v != MAIN else []
-                out.append({"experiment": e.name, "engine": v[0], "model_form": v[1], "host_scaling": v[2],
-                            "comparison": comp, "scenarios": len(chosen), "refused": len(chosen & refused),
-                            "paper": e.paper.get(comp), **describe(vals, missing), "values": vals,
-                            "main_same": sum(same) / len(same) if same else None, "main": list(MAIN)})
+                out.append(
+                    {
+                        "experiment": e.name,
+                        "engine": v[0],
+                        "model_form": v[1],
+                        "host_scaling": v[2],
+                        "comparison": comp,
+                        "scenarios": len(chosen),
+                        "refused": len(chosen & refused),
+                        "paper": e.paper.get(comp),
+                        **describe(vals, missing),
+                        "values": vals,
+                        "main_same": sum(same) / len(same) if same else None,
+                        "main": list(MAIN),
+                    }
+                )
     return out
 
 
@@ -137,10 +178,23 @@ def write_csv(rows: list[dict], path: Path, columns: tuple[str, ...]) -> None:
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(columns)
-        for r in sorted(rows, key=lambda r: (r["classes"], r["scenario"], r["engine"], r["model_form"],
-                                             r["host_scaling"], r["discipline"])):
-            cells = dict(r, capacity_gbps="" if r["capacity_gbps"] is None else f"{r['capacity_gbps']:.4f}",
-                         offered_gbps=f"{r['offered_gbps']:.4f}", found="true" if r["found"] else "false")
+        for r in sorted(
+            rows,
+            key=lambda r: (
+                r["classes"],
+                r["scenario"],
+                r["engine"],
+                r["model_form"],
+                r["host_scaling"],
+                r["discipline"],
+            ),
+        ):
+            cells = dict(
+                r,
+                capacity_gbps="" if r["capacity_gbps"] is None else f"{r['capacity_gbps']:.4f}",
+                offered_gbps=f"{r['offered_gbps']:.4f}",
+                found="true" if r["found"] else "false",
+            )
             w.writerow([cells[c] for c in columns])
 
 
@@ -154,12 +208,20 @@ def write_cdf(rows: list[dict], summary: list[dict], path: Path) -> None:
         for classes in (3, 5):
             for v in sorted({_key(r) for r in rows if r["classes"] == classes}):
                 for d in ("fifo", "weights", "weights_fq", "static"):
-                    vals = sorted(r["capacity_gbps"] for r in rows if r["classes"] == classes and _key(r) == v
-                                  and r["discipline"] == d and r["found"])
+                    vals = sorted(
+                        r["capacity_gbps"]
+                        for r in rows
+                        if r["classes"] == classes and _key(r) == v and r["discipline"] == d and r["found"]
+                    )
                     _cdf_rows(w, f"Fig. {8 if classes == 3 else 9}(a)", v, d, vals)
         for s in summary:
-            _cdf_rows(w, s["experiment"], (s["engine"], s["model_form"], s["host_scaling"]), s["comparison"],
-                      sorted(s["values"]))
+            _cdf_rows(
+                w,
+                s["experiment"],
+                (s["engine"], s["model_form"], s["host_scaling"]),
+                s["comparison"],
+                sorted(s["values"]),
+            )
 
 
 def _cdf_rows(w: Any, experiment: str, v: tuple[str, str, str], series: str, vals: list[float]) -> None:

@@ -30,8 +30,18 @@ from tailor.errors import DisciplineError, OptionError
 
 #: The disciplines searched, by the advisor's names, and as capacity.csv writes them.
 DISCIPLINES = {"fifo": "fifo", "drr": "weights", "hierarchical": "weights_fq", "static": "static"}
-COLUMNS = ("scenario", "classes", "seed", "discipline", "engine", "model_form", "host_scaling", "capacity_gbps",
-           "offered_gbps", "found")
+COLUMNS = (
+    "scenario",
+    "classes",
+    "seed",
+    "discipline",
+    "engine",
+    "model_form",
+    "host_scaling",
+    "capacity_gbps",
+    "offered_gbps",
+    "found",
+)
 ENGINES, FORMS, SCALINGS = ("model", "packet"), ("calibrated", "paper"), ("scaled", "fixed")
 #: Seconds between two progress lines.
 REPORT_S = 10.0
@@ -71,25 +81,38 @@ def variants(engines: list[str], forms: list[str], scalings: list[str]) -> list[
     """The variants asked for, each checked against this build (an OptionError naming the
     option otherwise)."""
     have = supported()
-    for option, key, asked, known in (("--engine", "engine", engines, ENGINES),
-                                      ("--model-form", "model_form", forms, FORMS),
-                                      ("--host-scaling", "host_scaling", scalings, SCALINGS)):
+    for option, key, asked, known in (
+        ("--engine", "engine", engines, ENGINES),
+        ("--model-form", "model_form", forms, FORMS),
+        ("--host-scaling", "host_scaling", scalings, SCALINGS),
+    ):
         for v in asked:
             if v not in known:
                 raise OptionError(f"{option}: '{v}' is not accepted; accepted: {', '.join(known)}")
             if v not in have[key]:
-                raise OptionError(f"{option}: '{v}' is not in this build's tailor.advise (it has: "
-                                  f"{', '.join(have[key])}); accepted here: {', '.join(have[key])}")
+                raise OptionError(
+                    f"{option}: '{v}' is not in this build's tailor.advise (it has: "
+                    f"{', '.join(have[key])}); accepted here: {', '.join(have[key])}"
+                )
     out = [Variant("model", f, s) for f in forms for s in scalings if "model" in engines]
     return out + [Variant("packet", "", s) for s in scalings if "packet" in engines]
 
 
 def task(path: Path, params: dict[str, Any], v: Variant, packet_seeds: int, work: Path) -> dict[str, Any]:
     """What a worker is sent to search one scenario for one variant (plain data)."""
-    return {"id": f"{params['scenario']}|{v.engine}|{v.form}|{v.scaling}", "path": os.fspath(path.resolve()),
-            "scenario": params["scenario"], "classes": params["classes"], "seed": params["seed"],
-            "engine": v.engine, "model_form": v.form, "host_scaling": v.scaling, "packet_seeds": packet_seeds,
-            "work": os.fspath(work.resolve()), "workloads": os.environ.get("TAILOR_WORKLOADS", "")}
+    return {
+        "id": f"{params['scenario']}|{v.engine}|{v.form}|{v.scaling}",
+        "path": os.fspath(path.resolve()),
+        "scenario": params["scenario"],
+        "classes": params["classes"],
+        "seed": params["seed"],
+        "engine": v.engine,
+        "model_form": v.form,
+        "host_scaling": v.scaling,
+        "packet_seeds": packet_seeds,
+        "work": os.fspath(work.resolve()),
+        "workloads": os.environ.get("TAILOR_WORKLOADS", ""),
+    }
 
 
 def search(t: dict[str, Any]) -> dict[str, Any]:
@@ -109,8 +132,15 @@ def search(t: dict[str, Any]) -> dict[str, Any]:
         # The least capacity on the searches' own seeds, no confirmation: the figures compare
         # disciplines at one confidence, and 19 seeds would cost five times the runs
         # (docs/advisor.md, "Reproductions").
-        kwargs.update(engine="packet", seeds=t["packet_seeds"], out=out, workers=t.get("jobs"), ray=t.get("ray"),
-                      keep="summary", confirm_seeds=0)
+        kwargs.update(
+            engine="packet",
+            seeds=t["packet_seeds"],
+            out=out,
+            workers=t.get("jobs"),
+            ray=t.get("ray"),
+            keep="summary",
+            confirm_seeds=0,
+        )
     else:
         kwargs["recheck"] = False  # the model's own answer: the packet engine is a variant of its own
         if t["model_form"] != FORMS[0]:
@@ -132,14 +162,29 @@ def search(t: dict[str, Any]) -> dict[str, Any]:
     rows, unjudged = [], 0
     for c in r["capacity"]:
         cap = c["capacity_bps"]
-        rows.append({"scenario": t["scenario"], "classes": t["classes"], "seed": t["seed"],
-                     "discipline": DISCIPLINES[c["strategy"]], "engine": t["engine"],
-                     "model_form": t["model_form"], "host_scaling": t["host_scaling"],
-                     "capacity_gbps": None if cap is None else cap / 1e9, "offered_gbps": r["offered_bps"] / 1e9,
-                     "found": cap is not None})
+        rows.append(
+            {
+                "scenario": t["scenario"],
+                "classes": t["classes"],
+                "seed": t["seed"],
+                "discipline": DISCIPLINES[c["strategy"]],
+                "engine": t["engine"],
+                "model_form": t["model_form"],
+                "host_scaling": t["host_scaling"],
+                "capacity_gbps": None if cap is None else cap / 1e9,
+                "offered_gbps": r["offered_bps"] / 1e9,
+                "found": cap is not None,
+            }
+        )
         unjudged += sum(s["met"] is None for v in (c.get("verdicts") or []) for s in v["slo"]) if cap else 0
-    return {"id": t["id"], "rows": rows, "unjudged": unjudged, "wall_s": time.perf_counter() - started,
-            "cpu_s": _cpu_s() - cpu, "messages": r["messages"]}
+    return {
+        "id": t["id"],
+        "rows": rows,
+        "unjudged": unjudged,
+        "wall_s": time.perf_counter() - started,
+        "cpu_s": _cpu_s() - cpu,
+        "messages": r["messages"],
+    }
 
 
 def _cpu_s() -> float:
@@ -167,8 +212,9 @@ class Tasks:
         pass
 
 
-def run_all(tasks: list[dict[str, Any]], jobs: Optional[int], ray: Optional[str],
-            say: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+def run_all(
+    tasks: list[dict[str, Any]], jobs: Optional[int], ray: Optional[str], say: Callable[[str], None]
+) -> Iterator[dict[str, Any]]:
     """Runs every search, yielding each outcome as it comes. The model's run in worker
     processes (or on Ray), the longest first, with a line every REPORT_S seconds; then the
     packet engine's, one at a time here, each spreading its own runs over the cores or
@@ -178,8 +224,10 @@ def run_all(tasks: list[dict[str, Any]], jobs: Optional[int], ray: Optional[str]
     model = sorted((t for t in tasks if t["engine"] == "model"), key=lambda t: -t.get("cost", 0.0))
     packet = [dict(t, jobs=jobs, ray=ray) for t in tasks if t["engine"] == "packet"]
     where = f"on Ray ({ray})" if ray else f"{min(jobs or os.cpu_count() or 1, max(len(model), 1))} at a time"
-    say(f"running {len(model)} model searches, {where}, then {len(packet)} on the packet engine; progress every "
-        f"{REPORT_S:.0f} s")
+    say(
+        f"running {len(model)} model searches, {where}, then {len(packet)} on the packet engine; progress every "
+        f"{REPORT_S:.0f} s"
+    )
     if not model:
         results: Iterator[dict[str, Any]] = iter(())
     elif ray:
@@ -192,8 +240,10 @@ def run_all(tasks: list[dict[str, Any]], jobs: Optional[int], ray: Optional[str]
 
     def report() -> None:  # a line every REPORT_S, however long one search takes
         while not stop.wait(REPORT_S):
-            say(f"{count['done']} of {len(model)} model searches done ({count['failed']} failed), "
-                f"{time.monotonic() - t0:.0f} s")
+            say(
+                f"{count['done']} of {len(model)} model searches done ({count['failed']} failed), "
+                f"{time.monotonic() - t0:.0f} s"
+            )
 
     ticker = threading.Thread(target=report, daemon=True)
     ticker.start()
