@@ -5,9 +5,12 @@ SHELL := bash
 
 VENV := .venv
 PY := $(VENV)/bin/python
-PIP_PACKAGES := maturin polars numpy matplotlib rich typer jinja2 pytest pytest-timeout hypothesis "ray>=2.9"
+# ruff pinned: its formatter's output may change between versions, and `make lint` must
+# not fail on a clean tree because a newer ruff formats differently.
+RUFF := ruff==0.17.6
+PIP_PACKAGES := maturin polars numpy matplotlib rich typer jinja2 pytest pytest-timeout hypothesis "ray>=2.9" $(RUFF)
 
-.PHONY: venv build demo test clean chromium
+.PHONY: venv build demo test lint clean chromium
 
 venv: $(VENV)/.stamp
 
@@ -37,6 +40,16 @@ chromium:
 test: build chromium
 	cargo test -p tailor
 	$(VENV)/bin/pytest -q tests/python
+
+# The house rules (docs/style.md): rustfmt and clippy as configured in rustfmt.toml and
+# the code's allows (each with its reason), ruff's checks and formatter as pyproject.toml
+# chooses them. .ci/run runs this before the tests.
+lint: venv
+	$(PY) -m pip install --quiet --disable-pip-version-check $(RUFF)
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(VENV)/bin/ruff check python tests scripts
+	$(VENV)/bin/ruff format --check python tests scripts
 
 clean:
 	rm -rf $(VENV) target runs sweeps
