@@ -381,7 +381,7 @@ def test_a_reproduction_says_how_far_its_points_are(tmp_path: Path, monkeypatch:
     wake-up) the points done and each running point's share of its traffic simulated. The
     runs are stand-ins that report half their traffic simulated, then wait until the
     reproduction has said so: no timing involved."""
-    from tailor.reproduce.homa import points
+    from tailor.reproduce import runner
 
     said: list[str] = []
     heard = threading.Event()
@@ -396,11 +396,11 @@ def test_a_reproduction_says_how_far_its_points_are(tmp_path: Path, monkeypatch:
         assert heard.wait(timeout=120), said
         return SimpleNamespace(summary={"messages": {"completed": 7}, "sim_ns": 1_000_000.0})
 
-    monkeypatch.setattr(points, "REPORT_S", 0.0)
-    monkeypatch.setattr(points.tailor, "run", run)
-    monkeypatch.setattr(points.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(runner, "REPORT_S", 0.0)
+    monkeypatch.setattr(runner.tailor, "run", run)
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: 2)
     pts = [Point(f"p{i}") for i in range(2)]
-    points.run_points(pts, tmp_path, "a test", say, write=lambda p, d, why: d / f"{p.name}.toml")
+    runner.run_points(pts, tmp_path, "a test", say, write=lambda p, d, why: d / f"{p.name}.toml")
     assert said[0] == "running 2 points, 2 at a time; progress every 0 s"
     assert any(
         s.startswith("0 of 2 points done, ") and s.endswith("running: p0 seed 1 50%, p1 seed 1 50%") for s in said
@@ -410,10 +410,10 @@ def test_a_reproduction_says_how_far_its_points_are(tmp_path: Path, monkeypatch:
 
 
 def test_a_long_single_run_says_its_share_simulated(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tailor.reproduce.homa import points
+    from tailor.reproduce import runner
 
-    monkeypatch.setattr(points, "REPORT_S", 0.0)
+    monkeypatch.setattr(runner, "REPORT_S", 0.0)
     said: list[str] = []
-    progress = points.reporting("w4-s1-90", 20e6, said.append)
+    progress = runner.reporting("w4-s1-90", 20e6, said.append)
     assert progress({"sim_ns": 5e6}) and progress({"sim_ns": 21e6})
     assert said == ["w4-s1-90: 25% simulated", "w4-s1-90: draining"]

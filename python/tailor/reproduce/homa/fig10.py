@@ -42,8 +42,8 @@ import typer
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
-from tailor.reproduce.homa.points import run_points, write_text
 from tailor.reproduce.registry import Out, Plan
+from tailor.reproduce.runner import run_points, write_text
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:

@@ -44,8 +44,9 @@ import tailor
 from tailor.errors import DataError
 from tailor.outdir import staged
 from tailor.reproduce import cells
-from tailor.reproduce.homa.points import reporting, scenario_file
+from tailor.reproduce.homa.points import scenario_file
 from tailor.reproduce.registry import Out, Plan
+from tailor.reproduce.runner import reporting
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:

@@ -38,8 +38,9 @@ import tailor
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
-from tailor.reproduce.homa.points import maximum_text, parse_workloads, reporting, scenario_file
+from tailor.reproduce.homa.points import maximum_text, parse_workloads, scenario_file
 from tailor.reproduce.registry import Out, Plan
+from tailor.reproduce.runner import reporting
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:

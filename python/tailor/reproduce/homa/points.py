@@ -7,17 +7,12 @@ paper's fabric, ``scenarios/homa/w<N>-<load %>.toml`` for Homa and for the SRPT 
 transport T (pfabric, pias, phost, ndp), with the generation end
 ``class[0].until`` set to the point's length. The file run is written into the
 reproduction's directory with that length, so every number can be rerun with
-``tailor run``. Points run in threads, one per core (``tailor.run`` releases the GIL);
-Ctrl-C cancels the runs in flight and leaves nothing half-written.
+``tailor run``. The points run through the shared runner (``tailor.reproduce.runner``).
 """
 
 from __future__ import annotations
 
-import os
-import threading
-import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +20,7 @@ from typing import Any
 import tailor
 from tailor import _core, fmt
 from tailor.errors import OptionError
+from tailor.reproduce import runner
 from tailor.reproduce.homa.buckets import WORKLOADS
 
 __all__ = [
@@ -35,17 +31,11 @@ __all__ = [
     "scenario_file",
     "transports_with_scenarios",
     "run_points",
-    "reporting",
     "maximum_text",
 ]
 
 Say = Callable[[str], None]
 
-#: How often, in seconds, the thread waiting for the points looks for Ctrl-C and SIGTERM.
-WAKE_S = 0.1
-#: How often, in seconds, a reproduction says how far its points are (the share of each
-#: running point's traffic simulated so far).
-REPORT_S = 10.0
 #: The loads of the paper's Fig. 12 (a) and (b).
 LOADS = (0.5, 0.8)
 #: The SRPT oracle's name in the reproductions' tables (the authors' data's "SRPT-Oracle"):
@@ -192,98 +182,16 @@ def write_scenario(point: Point, dir: Path, why: str) -> Path:
     return path
 
 
-def write_text(point: Any, dir: Path, why: str) -> Path:
-    """A point that carries its scenario as TOML text (``text``; HULL's and PL2's), with
-    the files it reads beside it (``files``: name and text pairs, if it has any)."""
-    for name, text in getattr(point, "files", ()):
-        (dir / name).write_text(text)
-    path = dir / f"{point.name}.toml"
-    path.write_text(f"# Written by {why}.\n" + point.text)
-    return path
-
-
-def reporting(label: str, until_ns: float, say: Say) -> Callable[[dict[str, Any]], bool]:
-    """A run's progress callback that says, every :data:`REPORT_S` of wall time, how much
-    of its traffic's generation time (``until_ns``) it has simulated."""
-    next_at = [time.monotonic() + REPORT_S]
-
-    def progress(d: dict[str, Any]) -> bool:
-        if time.monotonic() >= next_at[0]:
-            next_at[0] += REPORT_S
-            share = d["sim_ns"] / until_ns
-            say(f"{label}: {share:.0%} simulated" if share < 1 else f"{label}: draining")
-        return True
-
-    return progress
-
-
 def run_points(
-    points: Sequence[Point], work: Path, why: str, say: Say, write: Callable[[Any, Path, str], Path] = write_scenario
+    points: Sequence[Any], work: Path, why: str, say: Say, write: Callable[[Any, Path, str], Path] = write_scenario
 ) -> dict[Any, Path]:
-    """Runs every point into ``work/runs/<name>-s<seed>`` (scenarios in ``work/scenarios``,
-    each written by ``write``: ``write_scenario`` unless another reproduction's points,
-    with ``name``, ``seed``, ``workload`` and ``until_us``, need their own), in threads,
-    one per core; returns each point's result directory."""
-    (work / "scenarios").mkdir(exist_ok=True)
-    files = {p.name: write(p, work / "scenarios", why) for p in points}
-    stop = threading.Event()
-    # The longest first (W5, W4, ...), so that the threads finish together.
-    order = sorted(points, key=lambda p: (p.workload, p.until_us), reverse=True)
-    threads = min(os.cpu_count() or 1, len(order))
-    #: Per running point, the share of its traffic's generation time simulated so far.
-    share: dict[str, float] = {}
-
-    def one(p: Any) -> Path:
-        out = work / "runs" / f"{p.name}-s{p.seed}"
-        t = time.perf_counter()
-        label = f"{p.name} seed {p.seed}"
-
-        def going(d: dict[str, Any]) -> bool:
-            share[label] = d["sim_ns"] / (p.until_us * 1000)
-            return not stop.is_set()
-
-        # Other reproductions' points (cluster, fig14, sensitivity) carry no transport:
-        # theirs run on the packet engine.
-        engine = engine_of(getattr(p, "transport", "homa"))
-        try:
-            r = tailor.run(files[p.name], seed=p.seed, out=out, progress=going, engine=engine)
-        finally:
-            share.pop(label, None)
-        m = r.summary["messages"]["completed"]
-        say(f"{label}: {m:,} messages, {fmt.time(r.summary['sim_ns'])} simulated, {time.perf_counter() - t:.1f} s")
-        return out
-
-    say(
-        f"running {len(order)} point{'s' if len(order) > 1 else ''}, {threads} at a time; progress every "
-        f"{REPORT_S:.0f} s"
+    """The shared runner (:func:`tailor.reproduce.runner.run_points`) with the Homa
+    points' scenario writer by default and their engine: the SRPT oracle's points on the
+    oracle, every other (the cluster's, fig14's and sensitivity's carry no transport) on
+    the packet engine."""
+    return runner.run_points(
+        points, work, why, say, write=write, engine=lambda p: engine_of(getattr(p, "transport", "homa"))
     )
-    t0 = time.monotonic()
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        futures = {p: pool.submit(one, p) for p in order}
-        try:
-            # Waits in slices: polars installs its SIGINT handler with SA_RESTART, so Ctrl-C
-            # does not wake a wait without a timeout; Python runs its handler between slices.
-            pending = set(futures.values())
-            report = t0 + REPORT_S
-            while pending:
-                done, pending = wait(pending, timeout=WAKE_S, return_when=FIRST_EXCEPTION)
-                for f in done:
-                    f.result()  # a failed point stops the others (below)
-                if pending and time.monotonic() >= report:
-                    report += REPORT_S
-                    running = ", ".join(
-                        f"{k} {x:.0%}" if x < 1 else f"{k} draining" for k, x in sorted(dict(share).items())
-                    )
-                    say(
-                        f"{len(futures) - len(pending)} of {len(futures)} points done, "
-                        f"{time.monotonic() - t0:.0f} s; running: {running or 'starting'}"
-                    )
-            return {p: futures[p].result() for p in points}
-        except BaseException:
-            stop.set()
-            for f in futures.values():
-                f.cancel()
-            raise
 
 
 def maximum_text(m: dict[str, Any]) -> str:

@@ -1,6 +1,6 @@
 """The HULL reproductions' runs: a point is a scenario text (``testbed``) and a seed; its
 file is written into the reproduction's directory so every number can be rerun with
-``tailor run``, and the points run in threads, one per core (``homa.points.run_points``).
+``tailor run``, and the points run in threads, one per core (``tailor.reproduce.runner``).
 Also what is read back from a run: the probe's waits at the port towards S5 (the switch
 latency) and a class's completion times.
 """
@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from tailor.errors import DataError
-from tailor.reproduce.homa.points import run_points, write_text
+from tailor.reproduce.runner import run_points, write_text
 from tailor.stats import percentile
 
 __all__ = ["HullPoint", "run", "switch_latency", "fcts", "throughput_mbps", "spread"]

@@ -1,7 +1,7 @@
 """The PL2 reproductions' runs: a point is a scenario text (``rack``) and a seed, written
 into the reproduction's directory (with the size table it reads, if any) so that every
 number can be rerun with ``tailor run``; the points run in threads, one per core
-(``homa.points.run_points``). Also what is read back: message latencies, the ports'
+(``tailor.reproduce.runner``). Also what is read back: message latencies, the ports'
 bytes, the run's summary.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from tailor.errors import DataError
-from tailor.reproduce.homa.points import run_points, write_text
+from tailor.reproduce.runner import run_points, write_text
 from tailor.stats import percentile
 
 __all__ = ["Pl2Point", "run", "summary", "latencies_us", "ports", "spread"]
