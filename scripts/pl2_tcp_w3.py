@@ -18,7 +18,6 @@ messages that waited for a worker; p50 / p99 latency of the completed ones.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 import polars as pl
 from tailor.reproduce.pl2 import traces
 from tailor.reproduce.pl2.runs import rank
+from tailor.result import Result
 
 SLOT = 1538
 VARIANTS = (("off", "random"), ("nagle", "random"), ("off", "available"), ("nagle", "available"))
@@ -40,7 +40,7 @@ def text(load: float, coalesce: str, choice: str, ms: int, scheme: str = "pl2-tc
 
 
 def measure(run: Path, ms: int) -> dict:
-    s = json.loads((run / "summary.json").read_text())
+    s = Result(run).summary
     c = s["transport_counters"]
     m = pl.read_parquet(run / "messages.parquet")
     lat = ((m["finish_ns"] - m["start_ns"]) / 1e3).sort()

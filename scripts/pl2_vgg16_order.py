@@ -15,7 +15,6 @@ eq. 2's mean wait per burst.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 from itertools import zip_longest
@@ -62,9 +61,9 @@ def main() -> None:
             (d / f"gradients-{i}.csv").write_text(trace(i, a.gbps, a.chunk, a.order))
             cls = f'[[class]]\nname = "gradients"\ntrace = "gradients-{i}.csv"\n'
             (d / "s.toml").write_text(rack.scenario(a.scheme, cls, stop="2s", threads=a.threads))
-            tailor.run(d / "s.toml", out=d / "run")
+            r = tailor.run(d / "s.toml", out=d / "run")
             ms = float(pl.read_parquet(d / "run" / "messages.parquet")["finish_ns"].max()) / 1e6
-            tc = json.loads((d / "run" / "summary.json").read_text())["transport_counters"]
+            tc = r.transport_counters
             bursts = tc.get("pl2_bursts", 0) or 1
             print(
                 f"{a.scheme} {a.gbps:g} Gbps, chunk {a.chunk}, {a.order}, {a.threads} threads, iteration {i}: "

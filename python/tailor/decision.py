@@ -31,6 +31,7 @@ from typing import Any, Callable, ContextManager, Optional, Sequence
 
 from tailor import _core
 from tailor.errors import PointsFailed, ScenarioError
+from tailor.result import Result
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_ci, samples_needed
 from tailor.store import PointSpec, Store
@@ -300,7 +301,7 @@ def probe(
 def read_point(store: Store, slos: Sequence[Slo], id: str, r: SeedRun) -> None:
     """Fills ``r`` from point ``id``'s summary.json (checked against its manifest)."""
     meta = store.check(id, ("summary.json",))
-    summary = json.loads((store.dir / "points" / id / "summary.json").read_text())
+    summary = Result(store.dir / "points" / id).summary
     r.wall_s = float(meta.get("wall_s") or 0.0)
     r.events = int(summary.get("events") or 0)
     r.incomplete = int(summary["messages"]["incomplete"])

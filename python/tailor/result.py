@@ -89,6 +89,27 @@ class Result:
     def classes(self) -> list[str]:
         return list(self.summary["classes"])
 
+    @property
+    def sim_ns(self) -> float:
+        """Simulated time at the run's end, ns."""
+        return float(self.summary["sim_ns"])
+
+    @property
+    def network(self) -> dict[str, Any]:
+        """The network's counters (drops, marks, each mechanism's under its name;
+        docs/results.md)."""
+        return self.summary["network"]
+
+    @property
+    def transport_counters(self) -> dict[str, Any]:
+        """The transport's counters (resends, ACKs, ...; docs/results.md)."""
+        return self.summary["transport_counters"]
+
+    @property
+    def incomplete(self) -> int:
+        """Messages generated but not completed by the run's end."""
+        return int(self.summary["messages"]["incomplete"])
+
     @cached_property
     def messages(self) -> pl.DataFrame:
         """One row per completed message (warm-up included; see ``summarised``)."""

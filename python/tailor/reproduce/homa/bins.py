@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 
 from tailor.reproduce.homa.buckets import BUCKETS, bucket_index
+from tailor.result import Result
 from tailor.stats import bootstrap_ci, percentile, samples_needed
 
 __all__ = ["COLUMNS", "JUDGED", "STATS", "run_rows", "combine"]
@@ -105,7 +106,6 @@ def read_runs(
     """The seeds of one point, each run's result directory in ``dirs``: per seed its bucket
     rows (the workload's buckets, or ``bounds``), its message count; the messages above the
     last bound; each run's simulated ms."""
-    import json
 
     per_seed, totals, beyond = [], [], 0
     for p in runs:
@@ -114,7 +114,7 @@ def read_runs(
         per_seed.append(r)
         totals.append(msgs.height)
         beyond += b
-    sims = [json.loads((dirs[p] / "summary.json").read_text())["sim_ns"] / 1e6 for p in runs]
+    sims = [Result(dirs[p]).sim_ns / 1e6 for p in runs]
     return per_seed, totals, beyond, sims
 
 

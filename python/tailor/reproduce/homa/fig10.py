@@ -44,6 +44,7 @@ from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.registry import Out, Plan
 from tailor.reproduce.runner import run_points, write_text
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ def run(points: list[F10Point], form: str, out: Path, say: Say) -> dict:
         rows = []
         for p in points:
             gbps, n = throughput(dirs[p], p.warm_us, p.until_us)
-            s = json.loads((dirs[p] / "summary.json").read_text())
+            s = Result(dirs[p])
             rows.append(
                 {
                     "mode": p.mode,
@@ -194,8 +195,8 @@ def run(points: list[F10Point], form: str, out: Path, say: Say) -> dict:
                     "seed": p.seed,
                     "rpcs": n,
                     "throughput_gbps": gbps,
-                    "drops": s["network"]["drops"],
-                    "resends": s["transport_counters"].get("resends", 0),
+                    "drops": s.network["drops"],
+                    "resends": s.transport_counters.get("resends", 0),
                 }
             )
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "fig10.csv")

@@ -56,6 +56,7 @@ from tailor.reproduce.homa.points import (
     scenario_file,
 )
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -189,7 +190,7 @@ def write_scenario(p: Point, dir: Path, why: str) -> Path:
 def measure(run_dir: Path, until_us: int, capacity_bps: float) -> dict[str, Any]:
     """The delivered ratio and goodput of one run over the second half of its length,
     from its progress.csv."""
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = Result(run_dir).summary
     prog = pl.read_csv(run_dir / "progress.csv")
     half_ns = until_us * 1000 / 2
     mid = prog.filter(pl.col("time_ns") <= half_ns).row(-1, named=True)

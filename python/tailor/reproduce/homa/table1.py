@@ -40,6 +40,7 @@ from tailor.reproduce.homa.buckets import WORKLOADS
 from tailor.reproduce.homa.paper import RUN_SECONDS, TABLE1, TIERS
 from tailor.reproduce.homa.points import Point, length_us, parse_workloads, run_points
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def run(points: list[Point], form: str, out: Path, say: Say) -> dict:
             mine = [p for p in points if p.workload == w]
             ports = [pl.read_csv(dirs[p] / "ports.csv") for p in mine]
             per_seed = [(_tiers(x), _tiers(x, WIRE)) for x in ports]
-            sims[w] = max(json.loads((dirs[p] / "summary.json").read_text())["sim_ns"] / 1e6 for p in mine)
+            sims[w] = max(Result(dirs[p]).sim_ns / 1e6 for p in mine)
             rows += [_row(w, t, per_seed) for t, _ in TIERS]
         pl.DataFrame(rows).select(COLUMNS).write_csv(work / "table1.csv")
         report = {

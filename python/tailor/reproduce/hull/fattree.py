@@ -53,6 +53,7 @@ from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.hull import runs
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate, percentile
 
 if TYPE_CHECKING:
@@ -212,7 +213,7 @@ def run(points: list[runs.HullPoint], form: str, flows: int, out: Path, say: Any
         for p in points:
             scheme = p.name.removeprefix("fattree-")
             cls, seen = _classes(dirs[p])
-            summary = json.loads((dirs[p] / "summary.json").read_text())
+            summary = Result(dirs[p]).summary
             if p.seed == 1 or scheme not in info:  # the workload's realized numbers: seed 1's
                 info[scheme] = seen | {
                     "events": summary["events"],

@@ -47,6 +47,7 @@ from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.hull import runs
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ def _measure(run_dir: Path) -> dict[str, Any]:
     )
     t0, wire = bursts(q["time_ns"].to_numpy(), q["queue_bytes"].to_numpy())
     payload = wire / WIRE * MSS
-    c = json.loads((run_dir / "summary.json").read_text())["transport_counters"]
+    c = Result(run_dir).transport_counters
     ack_ratio = c["acked_bytes"] / c["acks"]
     span_ns = float(q["time_ns"][-1] - q["time_ns"][0]) if q.height > 1 else 0.0
     return {

@@ -32,6 +32,7 @@ from tailor.reproduce import cells
 from tailor.reproduce.hull import runs
 from tailor.reproduce.hull.testbed import pq_scenario
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ def _run6(points: list[runs.HullPoint], form: str, out: Path, say: Any) -> dict:
         dirs = runs.run(points, work, f"tailor reproduce hull-fig6, {form} form", say)
         rows = []
         for p in points:
-            pacer = json.loads((dirs[p] / "summary.json").read_text())["network"]["pacer"]
+            pacer = Result(dirs[p]).network["pacer"]
             rows.append(
                 {
                     "beta": int(p.name.removeprefix("beta-")),

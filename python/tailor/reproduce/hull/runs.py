@@ -7,16 +7,15 @@ latency) and a class's completion times.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 from tailor.errors import DataError
 from tailor.reproduce.runner import run_points, write_text
+from tailor.result import Result
 from tailor.stats import percentile
 
 __all__ = ["HullPoint", "run", "switch_latency", "fcts", "throughput_mbps", "spread"]
@@ -40,15 +39,13 @@ def run(points: Sequence[HullPoint], work: Path, why: str, say: Say) -> dict[Hul
     return run_points(points, work, why, say, write=write_text)
 
 
-def _summary(run_dir: Path) -> dict[str, Any]:
-    return json.loads((run_dir / "summary.json").read_text())
-
-
 def switch_latency(run_dir: Path, receiver_port_role: str = "to_host") -> dict[str, float]:
     """The probe's waits at the switch port towards S5 (the busiest port of
     ``receiver_port_role`` its packets crossed): count, mean, p90, p99 (µs)."""
     probes = [
-        p for p in _summary(run_dir).get("probes", []) if p["class"] == "probe" and p["role"] == receiver_port_role
+        p
+        for p in Result(run_dir).summary.get("probes", [])
+        if p["class"] == "probe" and p["role"] == receiver_port_role
     ]
     if not probes:
         raise DataError(f"{run_dir}/summary.json has no probe waits at a {receiver_port_role} port")
@@ -69,7 +66,7 @@ def fcts(run_dir: Path, cls: str) -> dict[str, float]:
 def throughput_mbps(run_dir: Path, node: str = "switch0", role: str = "to_host") -> float:
     """The busiest ``role`` port's rate over the run, Mbps (the receiver's link)."""
     ports = pl.read_csv(run_dir / "ports.csv").filter((pl.col("role") == role) & (pl.col("node") == node))
-    sim_s = _summary(run_dir)["sim_ns"] / 1e9
+    sim_s = Result(run_dir).sim_ns / 1e9
     return float(ports["sent_bytes"].max()) * 8 / sim_s / 1e6
 
 

@@ -27,6 +27,7 @@ from tailor.reproduce import cells
 from tailor.reproduce.pl2 import incast, rack, runs
 from tailor.reproduce.pl2.paper import FIG11B
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def _measure(run_dir: Path, length_us: int) -> dict[str, Any]:
         **{k: port[k] for k, _ in _STATS if k.startswith("sojourn")},
         "queue_mean_bytes": float(q.mean()),
         "queue_sd_bytes": float(q.std()),
-        "drops": runs.summary(run_dir)["network"]["drops"],
+        "drops": Result(run_dir).summary["network"]["drops"],
     }
 
 

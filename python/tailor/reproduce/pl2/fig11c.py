@@ -35,6 +35,7 @@ from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import FIG11C
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def options(
 
 
 def _measure(run_dir: Path) -> dict[str, Any]:
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     m = pl.read_parquet(run_dir / "messages.parquet")
     end = s["sim_ns"]
     wire = int(runs.ports(run_dir).filter(pl.col("port") == PORT)["sent_bytes"].sum())

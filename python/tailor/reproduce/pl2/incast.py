@@ -26,6 +26,7 @@ from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import INCAST, OUTCAST
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ def options(
 
 def _measure(run_dir: Path, pattern: str, n: int, length_us: int) -> dict[str, Any]:
     ports = runs.ports(run_dir)
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     senders = range(n) if pattern == "incast" else [0]
     receivers = [5] if pattern == "incast" else list(range(1, n + 1))
     rsv_bytes = 64 * s["network"].get("agents", {}).get("pl2_rsv", 0)

@@ -32,6 +32,7 @@ from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.pl2 import incast, rack, runs, sweep
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def options(
 
 
 def _control(run_dir: Path, delivered: float) -> float:
-    rsv = runs.summary(run_dir)["network"].get("agents", {}).get("pl2_rsv", 0)
+    rsv = Result(run_dir).summary["network"].get("agents", {}).get("pl2_rsv", 0)
     return 2 * 64 * rsv / delivered if delivered else 0.0
 
 
@@ -131,7 +132,7 @@ def _seed(workload: str, run_dir: Path, form: str) -> tuple[dict[str, Any], dict
         row["control_fraction"] = _control(run_dir, row["goodput_gbps"] * 1e9 / 8 * w4_ms / 1e3)
         return row, lat
     m = pl.read_parquet(run_dir / "messages.parquet")
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     lat = ((m["finish_ns"] - m["start_ns"]) / 1e3).to_numpy()
     if workload == "alone":
         # The message's own rate: its bytes over its completion time.

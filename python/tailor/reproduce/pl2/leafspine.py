@@ -27,6 +27,7 @@ from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def options(
 
 
 def _measure(run_dir: Path) -> dict[str, Any]:
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     m = pl.read_parquet(run_dir / "messages.parquet")
 
     def lat(cls: str) -> pl.Series:

@@ -42,6 +42,7 @@ from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import MEMCACHED
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate, samples_needed
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def options(
 
 
 def _measure(run_dir: Path, hosts: int, length_ms: int, background: str) -> tuple[dict[str, Any], pl.Series | None]:
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     try:
         lat = runs.latencies_us([run_dir], "memcached")
     except DataError:  # no RPC completed: the paper's "fails to complete"

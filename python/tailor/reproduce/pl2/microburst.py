@@ -35,6 +35,7 @@ from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import MICROBURST
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ def options(
 
 def _seed_row(variant: tuple[str, str, str, str, int], seed: int, run_dir: Path) -> tuple[dict[str, Any], pl.Series]:
     lat = runs.latencies_us([run_dir])
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     sent = int(runs.ports(run_dir).filter(pl.col("role") == "host_nic")["sent_packets"].sum())
     v, scheme, sizes, arrival, senders = variant
     row = {

@@ -2,16 +2,14 @@
 into the reproduction's directory (with the size table it reads, if any) so that every
 number can be rerun with ``tailor run``; the points run in threads, one per core
 (``tailor.reproduce.runner``). Also what is read back: message latencies, the ports'
-bytes, the run's summary.
+bytes (a run's summary is ``tailor.Result(dir).summary``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
@@ -19,7 +17,7 @@ from tailor.errors import DataError
 from tailor.reproduce.runner import run_points, write_text
 from tailor.stats import percentile
 
-__all__ = ["Pl2Point", "run", "summary", "latencies_us", "ports", "spread"]
+__all__ = ["Pl2Point", "run", "latencies_us", "ports", "spread"]
 
 Say = Callable[[str], None]
 
@@ -40,10 +38,6 @@ class Pl2Point:
 def run(points: Sequence[Pl2Point], work: Path, why: str, say: Say) -> dict[Pl2Point, Path]:
     """Runs the points into ``work/runs`` (scenarios in ``work/scenarios``)."""
     return run_points(points, work, why, say, write=write_text)
-
-
-def summary(run_dir: Path) -> dict[str, Any]:
-    return json.loads((run_dir / "summary.json").read_text())
 
 
 def latencies_us(run_dirs: Sequence[Path], cls: str | None = None) -> pl.Series:

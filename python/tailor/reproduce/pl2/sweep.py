@@ -20,7 +20,8 @@ import numpy as np
 import polars as pl
 
 from tailor.reproduce import cells
-from tailor.reproduce.pl2 import rack, runs
+from tailor.reproduce.pl2 import rack
+from tailor.result import Result
 from tailor.stats import Estimate
 
 __all__ = ["W4_LOAD", "SMALL", "THREADS", "w4_scenario", "measure_w4", "estimates", "LATENCY"]
@@ -54,7 +55,7 @@ until = "{length_ms:g}ms"
 def measure_w4(run_dir: Path, length_ms: float) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """One seed's row (goodput, drops, unfinished, largest queue, the ToR's and hosts'
     PL2 counters) and its latencies (µs) for the estimates: all messages and the small."""
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     m = pl.read_parquet(run_dir / "messages.parquet")
     lat = ((m["finish_ns"] - m["start_ns"]) / 1e3).to_numpy()
     small = lat[(m["size_bytes"] <= SMALL).to_numpy()]

@@ -41,6 +41,7 @@ from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import TRACES
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 from tailor.stats import Estimate
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ def options(
 
 
 def _measure(run_dir: Path, length_ms: int) -> dict[str, Any]:
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     m = pl.read_parquet(run_dir / "messages.parquet")
     lat = ((m["finish_ns"] - m["start_ns"]) / 1e3).to_numpy()
     n = len(lat)

@@ -38,6 +38,7 @@ from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.pl2 import incast, runs, sweep
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -139,7 +140,7 @@ def _seed(workload: str, run_dir: Path, form: str) -> tuple[dict[str, Any], dict
     _, w4_ms, incast_us, _ = FORMS[form]
     if workload == "w4":
         return sweep.measure_w4(run_dir, w4_ms)
-    s = runs.summary(run_dir)
+    s = Result(run_dir).summary
     io = incast._measure(run_dir, "incast", INCAST_SENDERS, incast_us)
     counters = s.get("transport_counters", {})
     bursts = counters.get("pl2_bursts", 0)

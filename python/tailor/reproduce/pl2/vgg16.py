@@ -41,6 +41,7 @@ from tailor.outdir import staged
 from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import VGG16
 from tailor.reproduce.registry import Out, Plan
+from tailor.result import Result
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -153,7 +154,7 @@ def run(points: list[runs.Pl2Point], form: str, out: Path, say: Any, worker_gbps
         rows = []
         for p in points:
             m = pl.read_parquet(dirs[p] / "messages.parquet")
-            s = runs.summary(dirs[p])
+            s = Result(dirs[p]).summary
             if s["messages"]["incomplete"]:
                 raise RuntimeError(f"{dirs[p]}: {s['messages']['incomplete']} gradients did not arrive in 2 s")
             ms = float(m["finish_ns"].max()) / 1e6
