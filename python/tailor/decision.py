@@ -31,6 +31,7 @@ from typing import Any, Callable, ContextManager, Optional, Sequence
 
 from tailor import _core
 from tailor.errors import PointsFailed, ScenarioError
+from tailor.parse import time_ns
 from tailor.result import Result
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_ci, samples_needed
@@ -47,7 +48,6 @@ __all__ = [
     "scenario_slos",
     "check_slos",
     "describe",
-    "parse_ns",
     "parse_rate",
     "run_round",
     "probe",
@@ -136,7 +136,7 @@ def scenario_slos(sc: Scenario, overrides: Sequence[Override]) -> list[Slo]:
     for c in doc.get("class", []):
         for i, s in enumerate(c.get("slo", [])):
             t = s.get("threshold")
-            threshold = float(t) if isinstance(t, (int, float)) else parse_ns(str(t))
+            threshold = float(t) if isinstance(t, (int, float)) else time_ns(str(t))
             out.append(
                 Slo(
                     c.get("name", ""),
@@ -149,16 +149,6 @@ def scenario_slos(sc: Scenario, overrides: Sequence[Override]) -> list[Slo]:
                 )
             )
     return out
-
-
-_TIME = re.compile(r"^([0-9_]+(?:\.[0-9_]+)?)\s*(ps|ns|us|ms|s)$")
-
-
-def parse_ns(text: str) -> float:
-    """``"50us"`` -> 50000.0 (the scenario reader has accepted it already)."""
-    m = _TIME.match(text.strip())
-    scale = {"ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-    return float(m.group(1).replace("_", "")) * scale[m.group(2)] if m else float("nan")
 
 
 _RATE = re.compile(r"^([0-9_]+(?:\.[0-9_]+)?)\s*(bps|Kbps|Mbps|Gbps|Tbps)$")

@@ -23,6 +23,8 @@ import math
 import re
 from typing import Any
 
+from tailor.parse import TIME_SCALE_NS
+
 __all__ = [
     "NONE",
     "size",
@@ -117,7 +119,7 @@ def verdict(slo: dict) -> tuple[str, str]:
 #: The scale of each unit a value written as in a scenario may carry, by family (docs/scenario.md, "Units").
 _UNITS = {
     "size": {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30},
-    "time": {"ps": 1e-3, "ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9},
+    "time": TIME_SCALE_NS,
     "rate": {"bps": 1, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12},
 }
 _QUANTITY = re.compile(r"([0-9][0-9_]*(?:\.[0-9_]+)?)\s*([A-Za-z]+)")

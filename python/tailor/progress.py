@@ -86,6 +86,7 @@ from rich.table import Column
 from rich.text import Text
 
 from tailor import fmt
+from tailor.parse import time_ns
 
 __all__ = [
     "reporter",
@@ -94,7 +95,6 @@ __all__ = [
     "run_total",
     "sweep_reporter",
     "SweepProgress",
-    "parse_time_ns",
 ]
 
 Clock = Callable[[], float]
@@ -104,21 +104,6 @@ JSON_EVERY_S = 1.0
 #: The horizon estimate never claims more than this: messages started before ``until``
 #: are still being delivered after it.
 HORIZON_CAP = 0.99
-
-
-_TIME_SCALE_NS = {"ps": 1e-3, "ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
-
-
-def parse_time_ns(text: str) -> float:
-    """``"10ms"`` -> 1e7: a scenario time (docs/scenario.md, "Units") in nanoseconds."""
-    s = text.strip()
-    i = 0
-    while i < len(s) and (s[i].isdigit() or s[i] in "._"):
-        i += 1
-    number, unit = s[:i].replace("_", ""), s[i:].strip()
-    if not number or unit not in _TIME_SCALE_NS:
-        raise ValueError(f"not a time: {text!r}")
-    return float(number) * _TIME_SCALE_NS[unit]
 
 
 # ---------------------------------------------------------------------------------------
@@ -162,7 +147,7 @@ def run_total(scenario: Any) -> RunTotal:
         doc = tomllib.loads(Path(scenario.path).read_text())
         classes = doc.get("class", [])
         counts = [_class_messages(c, Path(scenario.path).parent) for c in classes]
-        untils = [parse_time_ns(c["until"]) if "until" in c and "trace" not in c else None for c in classes]
+        untils = [time_ns(c["until"]) if "until" in c and "trace" not in c else None for c in classes]
     except (OSError, ValueError, TypeError, KeyError, AttributeError, tomllib.TOMLDecodeError):
         return RunTotal(stop_ns=stop_ns)
     known_counts = [n for n in counts if n is not None]

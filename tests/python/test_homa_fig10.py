@@ -44,5 +44,5 @@ def test_the_knee_is_where_throughput_leaves_the_peak_after_reaching_it() -> Non
 
 def test_bad_outstanding_is_refused() -> None:
     for bad in ("0,10", "ten", "30000"):
-        with pytest.raises(OptionError, match="--outstanding: .*accepted: comma-separated counts from 1 to 20000"):
+        with pytest.raises(OptionError, match="--outstanding: .*accepted: integers from 1 to 20000"):
             fig10.options(outstanding=bad)

@@ -65,7 +65,7 @@ def test_the_wasted_share_counts_idle_time_while_grants_were_withheld() -> None:
 
 def test_bad_levels_are_refused_with_the_option_named() -> None:
     with pytest.raises(
-        OptionError, match="--scheduled-levels: '8' is not a number of scheduled levels; accepted: 1 to 7"
+        OptionError, match="--scheduled-levels: '8' is not an integer from 1 to 7; accepted: integers from 1 to 7"
     ):
         maxload.parse_levels("1,8")
     p = subprocess.run(

@@ -70,7 +70,7 @@ def test_fig8_quick_writes_fig8_csv_and_the_phantom_queue_leaves_headroom(tmp_pa
 
 
 def test_bad_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
-    with pytest.raises(OptionError, match="--loads: '0.5'; accepted: 0.2, 0.4, 0.6"):
+    with pytest.raises(OptionError, match="--loads: '0.5' is not a load of the paper's; accepted: 0.2, 0.4, 0.6"):
         dynamic.table4_options(loads="0.5", out=tmp_path)
     with pytest.raises(OptionError, match="--seeds: 0; accepted: 1 to 20"):
         static.options(seeds=0, out=tmp_path)

@@ -89,9 +89,9 @@ def test_t_sweep_loses_at_35_and_not_at_15_only_with_a_small_drop_threshold(tmp_
 
 
 def test_bad_sweep_options_are_refused_before_anything_runs(tmp_path: Path) -> None:
-    with pytest.raises(OptionError, match="--ks: '0,4'; accepted: integers 1 to 64"):
+    with pytest.raises(OptionError, match="--ks: '0' is not an integer from 1 to 64; accepted: integers from 1 to 64"):
         ksweep.options(ks="0,4", out=tmp_path)
-    with pytest.raises(OptionError, match="--thresholds: 'x'; accepted"):
+    with pytest.raises(OptionError, match="--thresholds: 'x' is not an integer from 4 to 100000; accepted"):
         tsweep.options(thresholds="x", out=tmp_path)
     with pytest.raises(OptionError, match="no pair with T >= t \\+ 3"):
         tsweep.options(ts="100", thresholds="64", out=tmp_path)

@@ -530,7 +530,10 @@ def test_cli_plot_writes_the_formats_asked(result7: tailor.Result, tmp_path: Pat
     [
         (("--kind", "pie"), "--kind: unknown value 'pie'; accepted: slowdown-vs-size, latency-cdf, queue, p99-vs-load"),
         (("--kind", "queue"), 'the run did not record queues (no queues.parquet); add `[record] queues = "10us"`'),
-        (("--kind", "slowdown-vs-size", "--percentiles", "50,abc"), "--percentiles: '50,abc' is not a list of numbers"),
+        (
+            ("--kind", "slowdown-vs-size", "--percentiles", "50,abc"),
+            "--percentiles: 'abc' is not a number; accepted: numbers in (0, 100]",
+        ),
         (("--kind", "slowdown-vs-size", "--percentiles", "0"), "--percentiles: 0 is out of range"),
         (("--kind", "latency-cdf", "--class", "nope"), "--class: unknown class 'nope'; accepted: rpc, websearch, all"),
         (("--kind", "latency-cdf", "--format", "png,gif"), "--format: unknown format 'gif'; accepted: png, svg, pdf"),

@@ -14,7 +14,6 @@ import tailor
 from rich.console import Console
 from tailor.progress import (
     RunTotal,
-    parse_time_ns,
     reporter,
     run_total,
     sweep_reporter,
@@ -77,18 +76,6 @@ def building(built: int, ports: int) -> dict[str, Any]:
 
 
 # --- the length of a run -----------------------------------------------------------
-
-
-def test_parse_time_ns_every_unit() -> None:
-    assert parse_time_ns("10ms") == 1e7
-    assert parse_time_ns("2.5us") == 2500.0
-    assert parse_time_ns("1_000ns") == 1000.0
-    assert parse_time_ns("500ps") == 0.5
-    assert parse_time_ns("1s") == 1e9
-    with pytest.raises(ValueError):
-        parse_time_ns("10 fortnights")
-    with pytest.raises(ValueError):
-        parse_time_ns("ms")
 
 
 @needs_tomllib

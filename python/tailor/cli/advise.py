@@ -20,27 +20,22 @@ NOTHING_MEETS = 3
 def _names(text: Optional[str]) -> Optional[list[str]]:
     if text is None:
         return None
-    names = [t.strip() for t in text.split(",")]
-    if not all(names):
-        from tailor.errors import OptionError
+    from tailor import parse
 
-        raise OptionError(
-            f"--transports: an empty name in {text!r}; accepted: names separated by commas, such as homa,dctcp"
-        )
-    return names
+    return parse.comma_list("--transports", text, "names separated by commas, such as homa,dctcp", str)
 
 
 def _bounds(text: Optional[str]) -> Optional[tuple[float, float]]:
     if text is None:
         return None
+    from tailor import parse
     from tailor.errors import OptionError
 
-    parts = text.split(",")
-    try:
-        lo, hi = (float(p) for p in parts)
-    except ValueError:
-        raise OptionError(f"--loads: {text!r} is not accepted; accepted: LO,HI such as 0.1,0.9") from None
-    return lo, hi
+    accepted = "LO,HI such as 0.1,0.9"
+    bounds = parse.comma_list("--loads", text, accepted, float, "'{}' is not a number")
+    if len(bounds) != 2:
+        raise OptionError(f"--loads: {text!r} is not two loads; accepted: {accepted}")
+    return bounds[0], bounds[1]
 
 
 @app.command(

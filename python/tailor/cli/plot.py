@@ -7,6 +7,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from tailor import parse
 from tailor.cli import app, user_errors
 
 PLOT_KINDS = ("slowdown-vs-size", "latency-cdf", "queue", "p99-vs-load")
@@ -108,7 +109,7 @@ def plot_cmd(
             raise OptionError(
                 f"{opt}: not an option of --kind {kind}; its options: {', '.join(sorted(allowed)) or 'none'}"
             )
-    formats = [f.strip() for f in format.split(",") if f.strip()]
+    formats = parse.split(format)
     try:
         fig = _plot(path, kind, percentiles, classes, port, x, stat, by, where, ccdf)
         if out is None:
@@ -175,12 +176,8 @@ def _plot(
         return tp.p99_vs_load(summary, x=x, y=stat, by=by or None, where=conditions)
     run = tp.open_result(path)
     if kind == "slowdown-vs-size":
-        try:
-            ps = [float(p) for p in percentiles.split(",") if p.strip()]
-        except ValueError:
-            raise OptionError(
-                f"percentiles: '{percentiles}' is not a list of numbers; accepted: numbers in (0, 100] separated by commas, e.g. 50,99"
-            ) from None
+        accepted = "numbers in (0, 100] separated by commas, e.g. 50,99"
+        ps = parse.comma_list("percentiles", percentiles, accepted, float, "'{}' is not a number")
         return tp.slowdown_vs_size(run, ps, classes=classes)
     if kind == "latency-cdf":
         return tp.latency_cdf(run, classes=classes, ccdf=ccdf)

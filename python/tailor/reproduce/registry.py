@@ -10,14 +10,13 @@ and how its report is printed.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from tailor.errors import OptionError
+from tailor.parse import check_time
 
 __all__ = ["Reproduction", "Plan", "Out", "check_until"]
 
@@ -71,8 +70,4 @@ Out = Annotated[
 
 def check_until(until: str) -> None:
     """``--until``: a positive time with its unit (docs/scenario.md, "Units")."""
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ps|ns|us|ms|s)", until)
-    if m is None or float(m.group(1)) <= 0:
-        raise OptionError(
-            f"--until: '{until}' is not a positive time; accepted: a number and a unit (ps, ns, us, ms, s), e.g. 11ms"
-        )
+    check_time("--until", until)

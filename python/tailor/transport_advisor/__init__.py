@@ -21,9 +21,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from tailor.decision import Reporter, Tally, check_slos, parse_ns, scenario_slos
+from tailor.decision import Reporter, Tally, check_slos, scenario_slos
 from tailor.errors import OptionError, ScenarioError
 from tailor.outdir import check_file
+from tailor.parse import time_ns
 from tailor.pool import ray_module
 from tailor.run import SEED_MAX
 from tailor.scenario import Scenario
@@ -188,7 +189,7 @@ def _traffic(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Per class, how much traffic it generates as written (``until``, ``messages``) and
     the run's warm-up, for the "generate more" note of an undecided search."""
     warmup = doc.get("run", {}).get("warmup")
-    warmup_ns = parse_ns(str(warmup)) if warmup is not None else 0.0
+    warmup_ns = time_ns(str(warmup)) if warmup is not None else 0.0
     return {
         c.get("name", ""): {"until": c.get("until"), "messages": c.get("messages"), "warmup_ns": warmup_ns}
         for c in doc.get("class", [])

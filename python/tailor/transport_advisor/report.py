@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.table import Table
 
 from tailor import fmt
-from tailor.decision import RULE, Probe, Slo, describe, parse_ns
+from tailor.decision import RULE, Probe, Slo, describe
+from tailor.parse import time_ns
 from tailor.transport_advisor.candidates import Candidate
 from tailor.transport_advisor.search import Bisection, Plan
 
@@ -156,7 +157,7 @@ def _more(traffic: Optional[dict[str, Any]], factor: float) -> Optional[str]:
     if isinstance(traffic.get("messages"), int):
         return f"messages = {math.ceil(traffic['messages'] * factor)} (now {traffic['messages']})"
     if traffic.get("until") is not None:
-        until = parse_ns(str(traffic["until"]))
+        until = time_ns(str(traffic["until"]))
         if math.isfinite(until):
             w = traffic["warmup_ns"]
             return f'until = "{math.ceil((w + (until - w) * factor) / 1e3)}us" (now "{traffic["until"]}")'

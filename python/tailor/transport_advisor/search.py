@@ -50,7 +50,6 @@ from tailor.decision import (  # noqa: F401
     _verdict,
     check_slos,
     describe,
-    parse_ns,
     parse_rate,
     probe,
     run_round,

@@ -38,7 +38,7 @@ import polars as pl
 import typer
 
 import tailor
-from tailor import fmt
+from tailor import fmt, parse
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce.homa import judge, tables
@@ -118,16 +118,14 @@ def scenario_file(workload: str) -> Path:
 
 def parse_variants(text: str) -> list[str]:
     """``--variants``: a comma-separated list of homa, p4, p2, p1, p1-authors, basic (p8 = homa)."""
-    accepted = f"{', '.join(VARIANTS)} (p8 = homa; comma-separated)"
-    names = []
-    for v in (x.strip().lower() for x in text.split(",") if x.strip()):
-        v = ALIASES.get(v, v)
-        if v not in VARIANTS:
-            raise OptionError(f"--variants: unknown variant '{v}'; accepted: {accepted}")
-        names.append(v)
-    if not names:
-        raise OptionError(f"--variants: none given; accepted: {accepted}")
-    return [v for v in VARIANTS if v in names]
+    return parse.choices(
+        "--variants",
+        text,
+        VARIANTS,
+        "variant",
+        aliases=ALIASES,
+        accepted=f"{', '.join(VARIANTS)} (p8 = homa; comma-separated)",
+    )
 
 
 def _workloads(text: str) -> list[str]:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable
 import polars as pl
 import typer
 
-from tailor.errors import OptionError
+from tailor import parse
 from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.registry import Out, Plan
@@ -143,15 +143,7 @@ until = "{until_us}us"
 
 
 def _outstanding(text: str) -> tuple[int, ...]:
-    try:
-        ns = tuple(sorted({int(x) for x in text.split(",") if x.strip()}))
-    except ValueError:
-        ns = ()
-    if not ns or ns[0] < 1 or ns[-1] > 20_000:
-        raise OptionError(
-            f"--outstanding: '{text}'; accepted: comma-separated counts from 1 to 20000, e.g. 10,300,1000"
-        )
-    return ns
+    return tuple(sorted(parse.integers("--outstanding", text, 1, 20_000)))
 
 
 def options(

@@ -44,6 +44,7 @@ import polars as pl
 import typer
 
 import tailor
+from tailor import parse
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
@@ -125,16 +126,8 @@ class Point:
 
 def parse_loads(text: str) -> list[float]:
     """``--loads``: network loads in (0, 1), comma-separated."""
-    out = []
-    for item in (x.strip() for x in text.split(",") if x.strip()):
-        try:
-            x = float(item)
-        except ValueError:
-            x = -1.0
-        if not 0 < x < 1:
-            raise OptionError(f"--loads: '{item}' is not a network load; accepted: numbers in (0, 1), comma-separated")
-        out.append(x)
-    if len(set(out)) < 2:
+    out = parse.numbers("--loads", text, "numbers in (0, 1), comma-separated", lambda x: 0 < x < 1, "a network load")
+    if len(out) < 2:
         raise OptionError("--loads: give two loads or more (the maximum is interpolated between them)")
     return sorted(set(out))
 

@@ -35,7 +35,7 @@ import polars as pl
 import typer
 
 import tailor
-from tailor.errors import OptionError
+from tailor import parse
 from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.homa.points import maximum_text, parse_workloads, scenario_file
@@ -95,17 +95,7 @@ class Point:
 
 def parse_levels(text: str) -> list[int]:
     """``--scheduled-levels``: scheduled levels 1..7, comma-separated."""
-    out = []
-    for item in (x.strip() for x in text.split(",") if x.strip()):
-        if not item.isdigit() or not 1 <= int(item) <= 7:
-            raise OptionError(
-                f"--scheduled-levels: '{item}' is not a number of scheduled levels; accepted: 1 to 7 "
-                "(comma-separated; Homa has 8 levels and keeps one unscheduled)"
-            )
-        out.append(int(item))
-    if not out:
-        raise OptionError("--scheduled-levels: none given; accepted: 1 to 7 (comma-separated)")
-    return sorted(set(out))
+    return sorted(parse.integers("--scheduled-levels", text, 1, 7))
 
 
 def options(

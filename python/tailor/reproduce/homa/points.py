@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import tailor
-from tailor import _core, fmt
+from tailor import _core, fmt, parse
 from tailor.errors import OptionError
 from tailor.reproduce import runner
 from tailor.reproduce.homa.buckets import WORKLOADS
@@ -83,41 +83,21 @@ def lengths_text(lengths_at_80: dict[str, float], workloads: Sequence[str], load
 
 def parse_workloads(text: str) -> list[str]:
     """``--workloads``: a comma-separated list of W1..W5 (any case)."""
-    names = [w.strip().upper() for w in text.split(",") if w.strip()]
-    for w in names:
-        if w not in WORKLOADS:
-            raise OptionError(
-                f"--workloads: unknown workload '{w}'; accepted: {', '.join(WORKLOADS)} (comma-separated)"
-            )
-    if not names:
-        raise OptionError(f"--workloads: none given; accepted: {', '.join(WORKLOADS)} (comma-separated)")
-    return sorted(set(names), key=WORKLOADS.index)
+    return parse.choices("--workloads", text, WORKLOADS, "workload", case=str.upper)
 
 
 def parse_loads(text: str) -> list[float]:
     """``--loads``: a comma-separated list of the paper's loads, 0.5 and 0.8."""
-    accepted = ", ".join(f"{x:g}" for x in LOADS)
-    loads = []
-    for item in (x.strip() for x in text.split(",") if x.strip()):
-        try:
-            x = float(item)
-        except ValueError:
-            x = -1.0
-        if x not in LOADS:
-            raise OptionError(f"--loads: '{item}' is not a load with scenarios; accepted: {accepted} (comma-separated)")
-        loads.append(x)
-    if not loads:
-        raise OptionError(f"--loads: none given; accepted: {accepted} (comma-separated)")
-    return sorted(set(loads))
+    accepted = ", ".join(f"{x:g}" for x in LOADS) + " (comma-separated)"
+    return sorted(parse.numbers("--loads", text, accepted, lambda x: x in LOADS, "a load with scenarios"))
 
 
 def parse_transports(text: str) -> list[str]:
     """``--transports``: a comma-separated list of transport names (lowercase; the SRPT
     oracle as ``srpt-oracle``)."""
-    names = list(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
-    if not names:
+    if not parse.split(text):
         raise OptionError(f"--transports: none given; accepted: {', '.join(transports_with_scenarios())}")
-    return names
+    return list(dict.fromkeys(t.lower() for t in parse.split(text)))
 
 
 def scenario_dir() -> Path:

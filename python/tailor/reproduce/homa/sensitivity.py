@@ -32,7 +32,7 @@ import polars as pl
 import typer
 
 import tailor
-from tailor.errors import OptionError
+from tailor import parse
 from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.homa.bins import combine, read_runs
@@ -129,13 +129,7 @@ def write_scenario(p: SPoint, dir: Path, why: str) -> Path:
 
 
 def parse_figures(text: str) -> list[str]:
-    names = [f.strip().lower() for f in text.split(",") if f.strip()]
-    for f in names:
-        if f not in FIGURES:
-            raise OptionError(f"--figures: unknown figure '{f}'; accepted: {', '.join(FIGURES)} (comma-separated)")
-    if not names:
-        raise OptionError(f"--figures: none given; accepted: {', '.join(FIGURES)} (comma-separated)")
-    return [f for f in FIGURES if f in names]
+    return parse.choices("--figures", text, FIGURES, "figure")
 
 
 def options(

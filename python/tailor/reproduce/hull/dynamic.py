@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import polars as pl
 import typer
 
+from tailor import parse
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
@@ -70,18 +71,8 @@ def _check_seeds(seeds: int) -> None:
 
 
 def _parse_loads(text: str) -> list[float]:
-    out = []
-    for item in (x.strip() for x in text.split(",") if x.strip()):
-        try:
-            x = float(item)
-        except ValueError:
-            x = -1.0
-        if x not in LOADS:
-            raise OptionError(f"--loads: '{item}'; accepted: {', '.join(f'{v:g}' for v in LOADS)} (comma-separated)")
-        out.append(x)
-    if not out:
-        raise OptionError(f"--loads: none given; accepted: {', '.join(f'{v:g}' for v in LOADS)}")
-    return sorted(set(out))
+    accepted = ", ".join(f"{v:g}" for v in LOADS) + " (comma-separated)"
+    return sorted(parse.numbers("--loads", text, accepted, lambda x: x in LOADS, "a load of the paper's"))
 
 
 def table4_options(

@@ -13,14 +13,13 @@ unsolicited packets dropped above T included.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import polars as pl
 import typer
 
-from tailor.errors import OptionError
+from tailor import parse
 from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
@@ -95,8 +94,7 @@ def options(
 ) -> Plan:
     """PL2 Fig. 11a / 12: incast and outcast of 6,000 B messages from 1 to 5 hosts at line
     rate, raw Ethernet against raw Ethernet over PL2, beside the paper's."""
-    if host_delay not in ("prototype_hw", "prototype_sw") and not re.fullmatch(r"\d+(\.\d+)?(ps|ns|us|ms)", host_delay):
-        raise OptionError(f"--host-delay: '{host_delay}'; accepted: a time such as 500ns, prototype_hw or prototype_sw")
+    parse.check_time("--host-delay", host_delay, also=("prototype_hw", "prototype_sw"), positive=False)
     form = "quick" if quick else "full"
     length, ns, seeds = FORMS[form]
     pts = [

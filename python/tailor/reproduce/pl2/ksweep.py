@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import polars as pl
 import typer
 
+from tailor import parse
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
@@ -93,12 +94,7 @@ def options(
 ) -> Plan:
     """PL2 §D.3: K = 1 to 16 on one message alone, one server's stream (§F.4) and a 3-way
     incast of W4 (§F.3): throughput, loss and latency, beside the paper's K = 4."""
-    try:
-        values = tuple(dict.fromkeys(int(x) for x in ks.split(",")))
-    except ValueError:
-        raise OptionError(f"--ks: '{ks}'; accepted: integers 1 to 64, comma-separated") from None
-    if not values or any(not 1 <= k <= 64 for k in values):
-        raise OptionError(f"--ks: '{ks}'; accepted: integers 1 to 64, comma-separated")
+    values = parse.integers("--ks", ks, 1, 64)
     if seeds is not None:
         cells.check_seeds(seeds)
     if not 1 <= w4_threads <= 256:

@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import polars as pl
 import typer
 
-from tailor import stats
-from tailor.errors import OptionError
+from tailor import parse, stats
 from tailor.outdir import staged
 from tailor.reproduce import cells
 from tailor.reproduce.pl2 import rack, runs
@@ -95,10 +94,8 @@ def options(
     TCP Cubic, RDS and raw Ethernet alone between two servers, beside the paper's."""
     form = "quick" if quick else "full"
     length, default_w = FORMS[form]
-    chosen = tuple(w.strip().upper() for w in workloads.split(",")) if workloads != ",".join(WORKLOADS) else default_w
-    bad = [w for w in chosen if w not in WORKLOADS]
-    if bad:
-        raise OptionError(f"--workloads: '{bad[0]}'; accepted: W1, W2, W3, W4, W5")
+    given = parse.choices("--workloads", workloads, WORKLOADS, "workload", case=str.upper)
+    chosen = tuple(given) if workloads != ",".join(WORKLOADS) else default_w
     cells.check_seeds(seeds)
     # The scenario's text is the same for every seed: the run takes its seed from the point.
     pts = [

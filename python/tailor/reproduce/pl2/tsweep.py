@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import polars as pl
 import typer
 
+from tailor import parse
 from tailor.errors import OptionError
 from tailor.outdir import staged
 from tailor.reproduce import cells
@@ -71,16 +72,6 @@ COLUMNS = (
 FORMS = {"quick": ((0, 15, 35), 3, 500, 3), "full": (TS, 20, 2_000, 5)}
 
 
-def _ints(option: str, text: str, low: int, high: int) -> tuple[int, ...]:
-    try:
-        values = tuple(dict.fromkeys(int(x) for x in text.split(",")))
-    except ValueError:
-        values = ()
-    if not values or any(not low <= v <= high for v in values):
-        raise OptionError(f"{option}: '{text}'; accepted: integers {low} to {high}, comma-separated")
-    return values
-
-
 def options(
     quick: Annotated[
         bool, typer.Option("--quick", help="t = 0, 15, 35; W4 for 3 ms, the incast for 0.5 ms; 3 seeds.")
@@ -109,8 +100,8 @@ def options(
     the paper's "t = 10 to 25 no change, 35 leads to loss"."""
     form = "quick" if quick else "full"
     default_ts, w4_ms, incast_us, default_seeds = FORMS[form]
-    t_values = default_ts if ts is None else _ints("--ts", ts, 0, 1_000)
-    t_big = _ints("--thresholds", thresholds, 4, 100_000)
+    t_values = default_ts if ts is None else tuple(parse.integers("--ts", ts, 0, 1_000))
+    t_big = tuple(parse.integers("--thresholds", thresholds, 4, 100_000))
     if seeds is not None:
         cells.check_seeds(seeds)
     pts = []
