@@ -24,8 +24,8 @@ from pathlib import Path
 
 import polars as pl
 from tailor.reproduce.pl2 import traces
-from tailor.reproduce.pl2.runs import rank
 from tailor.result import Result
+from tailor.stats import percentile
 
 SLOT = 1538
 VARIANTS = (("off", "random"), ("nagle", "random"), ("off", "available"), ("nagle", "available"))
@@ -58,8 +58,8 @@ def measure(run: Path, ms: int) -> dict:
         "retransmits": c["retransmits"],
         "unfinished": s["messages"]["incomplete"],
         "messages": s["messages"]["generated"],
-        "p50_us": rank(lat, 0.5),
-        "p99_us": rank(lat, 0.99) if len(lat) >= 100 else None,
+        "p50_us": percentile(lat, 50),
+        "p99_us": percentile(lat, 99) if len(lat) >= 100 else None,
         "waits": c.get("connection_waits", 0),
     }
 

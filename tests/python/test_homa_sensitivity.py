@@ -48,6 +48,16 @@ def test_claims_weigh_judged_buckets_by_their_messages() -> None:
     assert "within 10 % for 60 % of messages" in c, c
 
 
+def test_the_median_ratio_is_the_packages_nearest_rank_median() -> None:
+    """The claims' median ratio is ``tailor.stats.percentile(..., 50)``, the smallest ratio
+    with half at or below it: of four, the second (it was the third, an upper median of
+    its own sort-and-index, before the reproductions shared one percentile)."""
+    pairs = [(4.0, 1.0), (1.0, 9.0), (3.0, 1.0), (2.0, 1.0)]
+    assert se._median(pairs) == 2.0
+    assert se._median(pairs[:3]) == 3.0
+    assert se._median([]) is None
+
+
 def test_bad_figures_are_refused_with_the_option_named() -> None:
     with pytest.raises(OptionError, match="--figures: unknown figure 'fig21'; accepted: fig17, fig18, fig19, fig20"):
         se.parse_figures("fig17,fig21")

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable
 
-import numpy as np
 import polars as pl
 import typer
 
@@ -109,7 +108,7 @@ def bar(messages: pl.DataFrame, waits: pl.DataFrame, workload: str) -> dict[str,
     if workload == "W5":
         short = m.filter(pl.col("size_bytes") <= ONE_PACKET)
     else:
-        cut = float(np.quantile(m["size_bytes"].to_numpy(), 0.2, method="inverted_cdf"))
+        cut = percentile(m["size_bytes"], 20)
         short = m.filter(pl.col("size_bytes") <= cut)
     s = short["slowdown"].to_numpy()
     lo, hi = percentile(s, BAND[0]), percentile(s, BAND[1])

@@ -39,6 +39,7 @@ from tailor.reproduce.homa.bins import combine, read_runs
 from tailor.reproduce.homa.fig12 import LENGTHS_MS
 from tailor.reproduce.homa.points import length_us, run_points, scenario_file
 from tailor.reproduce.registry import Out, Plan
+from tailor.stats import percentile
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -207,8 +208,8 @@ def _share(pairs: list[tuple[float, float]], test: Callable[[float], bool]) -> f
 
 
 def _median(pairs: list[tuple[float, float]]) -> float | None:
-    xs = sorted(r for r, _ in pairs)
-    return xs[len(xs) // 2] if xs else None
+    """The nearest-rank median of the pairs' ratios (``tailor.stats.percentile``)."""
+    return percentile([r for r, _ in pairs], 50) if pairs else None
 
 
 def claims(rows: list[dict], figs: set[str]) -> dict[str, str]:

@@ -43,7 +43,7 @@ from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import MEMCACHED
 from tailor.reproduce.registry import Out, Plan
 from tailor.result import Result
-from tailor.stats import Estimate, samples_needed
+from tailor.stats import Estimate, percentile, samples_needed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -152,8 +152,8 @@ def _measure(run_dir: Path, hosts: int, length_ms: int, background: str) -> tupl
     n = 0 if lat is None else len(lat)
     return {
         "rpcs_per_s": n / (length_ms / 1e3),
-        "p50_us": None if lat is None else runs.rank(lat, 0.5),
-        "p99_us": None if lat is None or n < samples_needed(99) else runs.rank(lat, 0.99),
+        "p50_us": None if lat is None else percentile(lat, 50),
+        "p99_us": None if lat is None or n < samples_needed(99) else percentile(lat, 99),
         "rpcs": n,
         # The client's link carries the values and the background: what is not memcached's,
         # over the whole run (the arrivals' window and 1 ms after it), in message bytes.

@@ -36,7 +36,7 @@ from tailor.reproduce.pl2 import rack, runs
 from tailor.reproduce.pl2.paper import MICROBURST
 from tailor.reproduce.registry import Out, Plan
 from tailor.result import Result
-from tailor.stats import Estimate
+from tailor.stats import Estimate, percentile
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -179,9 +179,9 @@ def _seed_row(variant: tuple[str, str, str, str, int], seed: int, run_dir: Path)
         "senders": senders,
         "seed": seed,
         "messages": len(lat),
-        "p50_us": runs.rank(lat, 0.5),
-        "p99_us": runs.rank(lat, 0.99),
-        "p999_us": runs.rank(lat, 0.999),
+        "p50_us": percentile(lat, 50),
+        "p99_us": percentile(lat, 99),
+        "p999_us": percentile(lat, 99.9),
         "drops": s["network"]["drops"],
         "drop_fraction": s["network"]["drops"] / max(1, sent),
         "max_queue_bytes": s["network"]["max_queue_bytes"],

@@ -15,7 +15,6 @@ import polars as pl
 
 from tailor.errors import DataError
 from tailor.reproduce.runner import run_points, write_text
-from tailor.stats import percentile
 
 __all__ = ["Pl2Point", "run", "latencies_us", "ports", "spread"]
 
@@ -49,11 +48,6 @@ def latencies_us(run_dirs: Sequence[Path], cls: str | None = None) -> pl.Series:
     if m.height == 0:
         raise DataError(f"{', '.join(map(str, run_dirs))}: no message completed")
     return ((m["finish_ns"] - m["start_ns"]) / 1e3).sort()
-
-
-def rank(values_us: pl.Series, q: float) -> float:
-    """The nearest-rank q-quantile (``tailor.stats.percentile`` at 100 q)."""
-    return percentile(values_us, 100 * q)
 
 
 def ports(run_dir: Path) -> pl.DataFrame:
