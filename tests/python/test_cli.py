@@ -75,6 +75,21 @@ def test_bad_scenario_exits_2_naming_file_and_key(command: str, bad_scenario: Pa
     assert not out.exists() and not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_typo_in_advise_exits_2_naming_the_key(command: str, quickstart: Path, tmp_path: Path) -> None:
+    """``[advise]`` is read by the engine's strict reader like every table: ``seed`` for
+    ``seeds`` is refused by ``run`` (which ran before, ignoring the table) and by ``check``."""
+    bad = tmp_path / "typo.toml"
+    bad.write_text(quickstart.read_text() + "\n[advise]\nseed = 3\n")
+    out = tmp_path / "never"
+    p = tailor_cli(command, bad, *(["--out", out] if command == "run" else []), cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr == (
+        f"error: {bad}: advise.seed: unknown key; accepted keys here: candidate, loads, seeds, tolerance, transports\n"
+    )
+    assert p.stdout == "" and not out.exists()
+
+
 def test_version() -> None:
     p = tailor_cli("--version")
     assert p.returncode == 0 and p.stdout.strip() == f"tailor {tailor.__version__}"

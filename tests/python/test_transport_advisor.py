@@ -197,7 +197,7 @@ REGISTRY = ", ".join(t["name"] for t in _core.transports())
             CANDIDATES.replace('kind = "raw"', 'kind = "nosuch"'),
             [],
             "advise.candidate.fast.transport.kind",
-            f"unknown transport 'nosuch'; accepted: the transports of this build: {REGISTRY}",
+            f'unknown transport "nosuch"; accepted: the transports of this build: {REGISTRY}',
         ),
         (
             CANDIDATES.replace("loads = [0.5, 0.9]", "seeds = 0"),

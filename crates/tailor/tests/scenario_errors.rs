@@ -424,9 +424,10 @@ fn the_advise_table_is_a_table_and_not_part_of_a_runs_identity() {
     let with = |advise: &str| format!("{BASE}\n{advise}\n");
     let plain = Scenario::resolve_text(BASE, "a.toml", dir, &[]).unwrap();
     let one =
-        Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"fifo\""), "a.toml", dir, &[]).unwrap();
-    let two =
-        Scenario::resolve_text(&with("[advise.candidate.x.switch]\nscheduler = \"drr\""), "a.toml", dir, &[]).unwrap();
+        Scenario::resolve_text(&with("[advise.candidate.dctcp.switch]\nscheduler = \"fifo\""), "a.toml", dir, &[])
+            .unwrap();
+    let two = Scenario::resolve_text(&with("[advise.candidate.dctcp.switch]\nscheduler = \"drr\""), "a.toml", dir, &[])
+        .unwrap();
     assert_eq!(one.identity, plain.identity);
     assert_eq!(two.identity, plain.identity);
     assert_eq!((one.document.as_str(), one.config.as_str()), (plain.document.as_str(), plain.config.as_str()));
@@ -434,4 +435,51 @@ fn the_advise_table_is_a_table_and_not_part_of_a_runs_identity() {
     let err = Scenario::parse(&BASE.replacen("seed = 1", "seed = 1\nadvise = 3", 1), "bad.toml", dir).unwrap_err();
     assert_eq!(err.path, "advise", "{err}");
     assert!(err.message.contains("accepted: a table"), "{err}");
+}
+
+/// `[advise]` is read by the strict reader like every table: a typo'd key or a bad value
+/// is refused by every command that reads the scenario (`tailor run` and `check` too),
+/// naming the key and what is accepted (before, a run accepted any table there).
+#[test]
+fn the_advise_table_is_checked_like_every_table() {
+    let dir = std::path::Path::new(".");
+    let err = |advise: &str| {
+        Scenario::parse(&format!("{BASE}\n[advise]\n{advise}\n"), "bad.toml", dir).map(|_| ()).unwrap_err()
+    };
+    let cases = [
+        ("seed = 3", "advise.seed", "unknown key; accepted keys here: candidate, loads, seeds, tolerance, transports"),
+        ("seeds = 0", "advise.seeds", "0 is out of range; accepted: an integer from 1 to 100"),
+        ("loads = [0.9, 0.3]", "advise.loads", "accepted: two loads [LO, HI] with 0 < LO < HI"),
+        ("tolerance = 0.7", "advise.tolerance", "0.7 is out of range; accepted: a load from 0.001 to 0.5"),
+        ("loads = [0.5, 0.6]\ntolerance = 0.2", "advise.tolerance", "not below the width of advise.loads"),
+        ("transports = []", "advise.transports", "accepted: a non-empty array of names"),
+        ("transports = [\"homa\", \"homa\"]", "advise.transports", "a name is given twice"),
+        (
+            "transports = [\"nosuch\"]",
+            "advise.transports",
+            "unknown transport \"nosuch\"; accepted: the transports of this build (dctcp",
+        ),
+        (
+            "candidate.x = { topology = {} }",
+            "advise.candidate.x.topology",
+            "accepted keys here: transport, switch, host, routing, defaults",
+        ),
+        (
+            "candidate.x = { transport = { kind = \"bbr\" } }",
+            "advise.candidate.x.transport.kind",
+            "unknown transport \"bbr\"",
+        ),
+        ("candidate.mine = {}", "advise.candidate.mine.transport.kind", "unknown transport \"mine\""),
+        ("candidate.homa = { defaults = \"no\" }", "advise.candidate.homa.defaults", "accepted: true or false"),
+        ("candidate.homa = { switch = 3 }", "advise.candidate.homa.switch", "accepted: a table of [switch] keys"),
+        ("candidate.\"a b\" = {}", "advise.candidate.a b", "is not a name"),
+    ];
+    for (advise, path, fragment) in cases {
+        let e = err(advise);
+        assert_eq!((e.path.as_str(), e.file.as_str()), (path, "bad.toml"), "{advise}: {e}");
+        assert!(e.message.contains(fragment), "{advise}: {e}");
+    }
+    let ok = "transports = [\"mine\", \"dctcp\"]\nseeds = 3\nloads = [0.1, 0.9]\ntolerance = 0.02\n\
+              [advise.candidate.mine]\ntransport = { kind = \"homa\" }\nswitch = { scheduler = \"fifo\" }\ndefaults = false";
+    Scenario::parse(&format!("{BASE}\n[advise]\n{ok}\n"), "ok.toml", dir).expect("a whole [advise] table is accepted");
 }

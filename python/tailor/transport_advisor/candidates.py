@@ -25,10 +25,12 @@ and ``defaults = false`` in its table sets none of them. A name given to ``--tra
 without a table of its own is "the scenario's network with ``[transport] kind = NAME``,
 that transport's defaults and what it needs".
 
-Every candidate is applied to the scenario and read by the engine's strict reader before
-anything runs; an error names the file and the candidate's key
-(``advise.candidate.pfabric.switch.scheduler``). The engine's reader accepts ``[advise]``
-as a table and leaves it to this module.
+The engine's strict reader checks ``[advise]`` like every table (its keys and values,
+each candidate's shape and transport kind: ``crates/tailor/src/scenario/advise.rs``), so
+``tailor run`` and ``tailor check`` refuse a typo in it as ``tailor advise`` does; this
+module reads the values it accepted. Every candidate is then applied to the scenario and
+read by the engine before anything runs; an error names the file and the candidate's key
+(``advise.candidate.pfabric.switch.scheduler``).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from typing import Any, Optional, Sequence
 
 from tailor import _core
 from tailor.errors import OptionError, ScenarioError
-from tailor.scenario import Override, Scenario
+from tailor.scenario import Override, Scenario, check
 
 __all__ = ["Candidate", "AdviseTable", "read_advise", "resolve_candidates", "registry_names", "SECTIONS"]
 
@@ -50,17 +52,15 @@ __all__ = ["Candidate", "AdviseTable", "read_advise", "resolve_candidates", "reg
 SECTIONS = ("transport", "switch", "host", "routing")
 #: The scenario tables a transport's registry entry (``needs``) may set.
 NEEDS = ("switch", "host", "routing")
-#: A candidate's keys: its sections, and whether its transport's needs are set (default true).
-CANDIDATE_KEYS = (*SECTIONS, "defaults")
-#: The keys of ``[advise]`` besides ``candidate``.
-ADVISE_KEYS = ("transports", "seeds", "loads", "tolerance", "candidate")
-#: A candidate's name names files and scenarios: letters, digits, ``_`` and ``-``.
+#: A name given to ``--transports`` names files and scenarios: letters, digits, ``_`` and
+#: ``-`` (as ``[advise] transports``, ``scenario::advise``).
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 #: Defaults of the search when neither ``[advise]`` nor an option gives them.
 DEFAULT_SEEDS = 3
 DEFAULT_LOADS = (0.1, 0.9)
 DEFAULT_TOLERANCE = 0.02
-#: The most seeds per load (each is a run at every load probed).
+#: The most seeds per load (each is a run at every load probed): ``--seeds`` as
+#: ``[advise] seeds`` (``scenario::advise::MAX_SEEDS``).
 MAX_SEEDS = 100
 
 
@@ -127,46 +127,21 @@ def _err(file: Path, key: str, message: str) -> ScenarioError:
 
 
 def read_advise(path: Path) -> AdviseTable:
-    """The ``[advise]`` table of the scenario file at ``path``, every key checked."""
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(str(path), "", f"cannot read: {e}; accepted: a readable scenario file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(str(path), "", f"not valid TOML: {e}") from None
+    """The ``[advise]`` table of the scenario file at ``path``, once the engine's reader
+    has checked the file (its ``[advise]`` included; raises ScenarioError as it does)."""
+    check(path)
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
     t = doc.get("advise")
     if t is None:
         return AdviseTable(None, None, None, None, {}, present=False)
-    if not isinstance(t, dict):
-        raise _err(path, "advise", f"is {_kind(t)}; accepted: a table")
-    for k in t:
-        if k not in ADVISE_KEYS:
-            raise _err(path, f"advise.{k}", f"unknown key; accepted keys here: {', '.join(sorted(ADVISE_KEYS))}")
-    table = AdviseTable(
-        transports=_names(path, t.get("transports")),
-        seeds=_seeds(path, "advise.seeds", t.get("seeds")),
-        loads=_loads(path, "advise.loads", t.get("loads")),
-        tolerance=_tolerance(path, "advise.tolerance", t.get("tolerance")),
-        candidates=_candidate_tables(path, t.get("candidate")),
+    loads = t.get("loads")
+    return AdviseTable(
+        transports=tuple(t["transports"]) if "transports" in t else None,
+        seeds=t.get("seeds"),
+        loads=(float(loads[0]), float(loads[1])) if loads is not None else None,
+        tolerance=float(t["tolerance"]) if "tolerance" in t else None,
+        candidates=dict(t.get("candidate", {})),
     )
-    if table.loads and table.tolerance and table.tolerance >= table.loads[1] - table.loads[0]:
-        raise _err(
-            path,
-            "advise.tolerance",
-            f"{table.tolerance:g} is not below the width of advise.loads "
-            f"{table.loads[0]:g}-{table.loads[1]:g}; accepted: a tolerance below HI - LO",
-        )
-    registry = registry_names()
-    for name in table.transports or ():
-        if name not in registry and name not in table.candidates:
-            raise _err(
-                path,
-                "advise.transports",
-                f'unknown transport "{name}"; accepted: the transports of this '
-                f"build ({', '.join(registry)}) or a candidate of [advise.candidate]"
-                + (f": {', '.join(table.candidates)}" if table.candidates else " (none defined)"),
-            )
-    return table
 
 
 def _kind(v: Any) -> str:
@@ -178,19 +153,6 @@ def _kind(v: Any) -> str:
         int: "an integer",
         float: "a number",
     }.get(type(v), type(v).__name__)
-
-
-def _names(path: Path, v: Any) -> Optional[tuple[str, ...]]:
-    if v is None:
-        return None
-    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
-        raise _err(path, "advise.transports", f'is {_kind(v)}; accepted: a non-empty array of names such as ["homa"]')
-    for x in v:
-        if not NAME.match(x):
-            raise _err(path, "advise.transports", f'"{x}" is not a name; accepted: letters, digits, _ and -')
-    if len(set(v)) != len(v):
-        raise _err(path, "advise.transports", "a name is given twice; accepted: distinct names")
-    return tuple(v)
 
 
 def _seeds(file: Optional[Path], key: str, v: Any) -> Optional[int]:
@@ -227,35 +189,6 @@ def _where(file: Optional[Path], key: str, message: str) -> Exception:
     return _err(file, key, message) if file is not None else OptionError(f"{key}: {message}")
 
 
-def _candidate_tables(path: Path, v: Any) -> dict[str, dict[str, dict[str, Any]]]:
-    if v is None:
-        return {}
-    if not isinstance(v, dict):
-        raise _err(path, "advise.candidate", f"is {_kind(v)}; accepted: tables [advise.candidate.NAME]")
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for name, body in v.items():
-        at = f"advise.candidate.{name}"
-        if not NAME.match(name):
-            raise _err(path, at, "is not a name; accepted: letters, digits, _ and - (at most 40)")
-        if not isinstance(body, dict):
-            raise _err(path, at, f"is {_kind(body)}; accepted: a table with {', '.join(SECTIONS)} tables")
-        for section, table in body.items():
-            if section not in CANDIDATE_KEYS:
-                raise _err(path, f"{at}.{section}", f"unknown key; accepted keys here: {', '.join(CANDIDATE_KEYS)}")
-            if section == "defaults":
-                if not isinstance(table, bool):
-                    raise _err(
-                        path,
-                        f"{at}.defaults",
-                        f"is {_kind(table)}; accepted: true or false (whether the transport's needs are set)",
-                    )
-                continue
-            if not isinstance(table, dict):
-                raise _err(path, f"{at}.{section}", f"is {_kind(table)}; accepted: a table of [{section}] keys")
-        out[name] = body
-    return out
-
-
 def check_option(key: str, v: Any, what: str) -> Any:
     """An option given on the command line or to the API, checked as its ``[advise]`` key."""
     return {"seeds": _seeds, "loads": _loads, "tolerance": _tolerance}[what](None, key, v)
@@ -278,13 +211,7 @@ def _candidate(
         )
     transport = dict(tables.get("transport", {"kind": name}))
     transport.setdefault("kind", name)
-    kind = transport["kind"]
-    if not isinstance(kind, str) or kind not in registry:
-        raise _err(
-            file,
-            f"advise.candidate.{name}.transport.kind",
-            f"unknown transport {kind!r}; accepted: the transports of this build: {', '.join(registry)}",
-        )
+    kind = transport["kind"]  # a transport of this build: the engine's reader checked it
     needs = registry_needs(kind) if tables.get("defaults", True) else {}
     overrides: list[Override] = [("transport", transport)]
     needed = []

@@ -5,6 +5,7 @@
 //! Parsing reads every referenced file (size tables) and checks every host index, so a
 //! scenario that parses is a scenario that runs; building then only draws on the seed.
 
+pub mod advise;
 pub mod classes;
 mod empty;
 pub mod memory;
@@ -190,10 +191,10 @@ impl Scenario {
         let paths = network::routing(root.table("routing")?)?;
         let model = model::parse(root.table("model")?, &shape)?;
         let record = record::parse(root.table("record")?, &shape)?;
-        // `[advise]`: the transport advisor's candidates and search (docs/advisor.md), read
-        // and checked by `tailor advise`, which builds each candidate's scenario from it. A
-        // run does not use it, and `Resolved` leaves it out of what a run is identified by.
-        root.table("advise")?;
+        // `[advise]`: the transport advisor's candidates and search (docs/advisor.md), checked
+        // here; `tailor advise` builds each candidate's scenario from it. A run does not use
+        // it, and `Resolved` leaves it out of what a run is identified by.
+        advise::check(root.table("advise")?)?;
         let net = network::assemble(shape, sw, host, paths, seed);
         if let Some(select) = &record.sojourn {
             check_sojourn(&net, &root, select)?;
