@@ -189,7 +189,7 @@ def _print_row(row: dict[str, Any]) -> None:
             + "; ".join(
                 f"{x['discipline']} model {_g(x['model_bps'])} -> {_g(x['after_bps'])} Gbps (holds {x['holds']}), "
                 f"fresh before {_f(bb)} after {_f(x.get('after'))}"
-                for x, bb in zip(lv["answers"], b)
+                for x, bb in zip(lv["answers"], b, strict=False)
             ),
             flush=True,
         )

@@ -59,11 +59,11 @@ def main() -> int:
             "points()": lambda s: s.points(),
         }
         for name, read in reads.items():
-            reference = best(lambda: read(unhashed(out)))
-            checked = best(lambda: read(Store(out)))
+            reference = best(lambda read=read: read(unhashed(out)))
+            checked = best(lambda read=read: read(Store(out)))
             warm = Store(out)
             read(warm)
-            again = best(lambda: read(warm))
+            again = best(lambda read=read, warm=warm: read(warm))
             print(
                 f"{name:22s} sizes only {reference * 1e3:7.1f} ms; checked {checked * 1e3:7.1f} ms "
                 f"(x{checked / reference:.2f}); same Store again {again * 1e3:7.1f} ms (x{again / reference:.2f})"

@@ -94,7 +94,7 @@ def check(path: Path, n: int, tolerance: float, rng: random.Random, ladder: bool
     for d in ("fifo", *WEIGHTED):
         events: dict = {}
 
-        def count(e: dict, n: int = n) -> bool:
+        def count(e: dict, n: int = n, events: dict = events) -> bool:
             # model runs seen: a baseline round runs every class, an iteration one run (the
             # shortcut checks and the grid are not shown to progress)
             events[e["kind"]] = events.get(e["kind"], 0) + 1
@@ -145,8 +145,10 @@ def check(path: Path, n: int, tolerance: float, rng: random.Random, ladder: bool
                 worst(json.loads(_core.swp_evaluate(str(path), x, [c["weights"]], d == "hierarchical"))[0]) for x in cs
             ]
             fresh = [json.loads(_core.advise_weights(str(path), x, d == "hierarchical")) for x in cs]
-            nm["fixed_weights_fail_at"] = [f for f, worst_load in zip(LADDER, fixed) if worst_load > 0]
-            nm["search_fails_at"] = [f for f, a in zip(LADDER, fresh) if not all(v["met"] for v in a["verdicts"])]
+            nm["fixed_weights_fail_at"] = [f for f, worst_load in zip(LADDER, fixed, strict=False) if worst_load > 0]
+            nm["search_fails_at"] = [
+                f for f, a in zip(LADDER, fresh, strict=False) if not all(v["met"] for v in a["verdicts"])
+            ]
         row["non_monotone"][d] = nm
     return row
 

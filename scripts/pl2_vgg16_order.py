@@ -35,7 +35,8 @@ def trace(iteration: int, gbps: float, chunk: int, order: str) -> str:
             size = params * 4
             halves = [size // 2 + (size % 2 if k == 0 else 0) for k in range(2)]
             parts = [
-                [(ps, min(chunk or h, h - o)) for o in range(0, h, chunk or h)] for ps, h in zip(vgg16.SERVERS, halves)
+                [(ps, min(chunk or h, h - o)) for o in range(0, h, chunk or h)]
+                for ps, h in zip(vgg16.SERVERS, halves, strict=True)
             ]
             seq = [c for turn in zip_longest(*parts) for c in turn if c] if order == "turns" else parts[0] + parts[1]
             for ps, c in seq:

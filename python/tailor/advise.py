@@ -97,7 +97,7 @@ class Advice:
         w = self.report.get("weights")
         if w is None:
             return None
-        return {v["class"]: x for v, x in zip(w["verdicts"], w["weights"])}
+        return {v["class"]: x for v, x in zip(w["verdicts"], w["weights"], strict=True)}
 
     @property
     def met(self) -> Optional[bool]:
@@ -184,7 +184,7 @@ class Advice:
             "passed": self.passed,
             "rechecked": self.rechecked,
             "rejected": [dataclasses.asdict(x) for x in self.rejected],
-            "unjudged": [dict(zip(("strategy", "engine", "class", "reason"), u)) for u in self.unjudged],
+            "unjudged": [dict(zip(("strategy", "engine", "class", "reason"), u, strict=False)) for u in self.unjudged],
         }
         return json.dumps({**self.report, **verdicts}, indent=2)
 

@@ -91,14 +91,14 @@ def _overlay(
             xs = [j + (i - 0.5) * width for j in range(len(keys))]
             heights = [None if _missing(vals.get(k)) else float(vals[k]) for k in keys]  # type: ignore[arg-type]
             bars = ax.bar(
-                [x for x, h in zip(xs, heights) if h is not None],
+                [x for x, h in zip(xs, heights, strict=True) if h is not None],
                 [h for h in heights if h is not None],
                 width=width,
                 color=_color(i),
                 label=side,
             )
             ax.bar_label(bars, fmt="%.3g", fontsize="x-small", padding=2)
-            for x, h in zip(xs, heights):
+            for x, h in zip(xs, heights, strict=True):
                 if h is None:
                     ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize="x-small", color=_color(i))
         ax.set_xticks(range(len(keys)), [str(k) for k in keys], fontsize="small")
@@ -116,7 +116,7 @@ def crosscheck_figure(report: Mapping[str, Any], table: str = "bins") -> Figure:
     if not rows:
         raise DataError("crosscheck_figure: no bin has flows")
     fig, axes = _figure(width=11, height=4.4, ncols=2)
-    for ax, stat in zip(axes, ("mean", "p99")):
+    for ax, stat in zip(axes, ("mean", "p99"), strict=True):
         # A p99 of fewer than 100 flows is the largest value seen: a hollow point off the
         # line, as the other plots draw it.
         need = samples_needed(99.0) if stat == "p99" else 1

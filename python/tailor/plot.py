@@ -192,7 +192,7 @@ def _runs(runs: Runs) -> list[tuple[str | None, pl.DataFrame, Result | None]]:
         labels = [_label(r, i) for i, (_, r) in enumerate(opened)]
         if len(set(labels)) < len(labels):
             labels = [f"{lab} #{i + 1}" for i, lab in enumerate(labels)]
-        return [(lab, df, r) for lab, (df, r) in zip(labels, opened)]
+        return [(lab, df, r) for lab, (df, r) in zip(labels, opened, strict=True)]
     return [(None, *_open(runs))]  # type: ignore[arg-type]
 
 
@@ -221,9 +221,9 @@ def _edges(df: pl.DataFrame, r: Result | None, cls: str, bins: Sequence[float] |
     """Size bins (lower, upper]: given, else the run's for this class, else ~10 of equal count."""
     if bins is not None:
         e = [float(b) for b in bins]
-        if len(e) < 2 or any(b <= a for a, b in zip(e, e[1:])):
+        if len(e) < 2 or any(b <= a for a, b in zip(e, e[1:], strict=False)):
             raise OptionError("bins: need at least two increasing edges in bytes, e.g. [0, 10000, 100000, 1e6]")
-        return list(zip(e, e[1:]))
+        return list(zip(e, e[1:], strict=False))
     if r is not None:
         report = r.summary["overall"] if cls == "all" else r.summary["classes"][cls]
         return [
@@ -234,7 +234,7 @@ def _edges(df: pl.DataFrame, r: Result | None, cls: str, bins: Sequence[float] |
     if not sizes:
         return []
     uppers = sorted({percentile(sizes, 10 * k) for k in range(1, 11)})
-    return list(zip([0.0] + uppers[:-1], uppers))
+    return list(zip([0.0] + uppers[:-1], uppers, strict=True))
 
 
 def _binned(df: pl.DataFrame, edges: list[tuple[float, float]], percentiles: tuple[float, ...], x: str) -> list[dict]:
@@ -567,7 +567,7 @@ def p99_vs_load(
     hollow = False
     for i, (key, part) in enumerate(sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0])))):
         part = part.sort(pl.col(x).replace_strict(pos, return_dtype=pl.Float64))
-        label = ", ".join(f"{c}={v}" for c, v in zip(by_cols, key)) if by_cols else y
+        label = ", ".join(f"{c}={v}" for c, v in zip(by_cols, key, strict=True)) if by_cols else y
         style = {"color": _color(i), "marker": _MARKERS[i % len(_MARKERS)], "markersize": 4}
         too_few = pl.col("messages").fill_null(need) < need  # a row without a count is not judged
         few = part.filter(too_few) if need else part.clear()
@@ -624,11 +624,11 @@ def _errorbars(ax: Axes, part: pl.DataFrame, x: str, pos: dict, label: str, styl
     mean = _means(part)
     lo = [
         m - v if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
-        for m, v in zip(mean, part["ci_low"].to_list())
+        for m, v in zip(mean, part["ci_low"].to_list(), strict=True)
     ]
     hi = [
         v - m if v is not None and not math.isnan(v) and not math.isnan(m) else 0.0
-        for m, v in zip(mean, part["ci_high"].to_list())
+        for m, v in zip(mean, part["ci_high"].to_list(), strict=True)
     ]
     ax.errorbar([pos[v] for v in part[x].to_list()], mean, yerr=[lo, hi], capsize=3, label=label, **style)
 

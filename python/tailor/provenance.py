@@ -125,7 +125,7 @@ def _diff(a: Any, b: Any, at: str) -> list[str]:
             k for key in sorted(set(a) | set(b)) for k in _diff(a.get(key), b.get(key), f"{at}.{key}" if at else key)
         ]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and any(isinstance(x, dict) for x in a):
-        return [k for i, (x, y) in enumerate(zip(a, b)) for k in _diff(x, y, f"{at}[{i}]")]
+        return [k for i, (x, y) in enumerate(zip(a, b, strict=True)) for k in _diff(x, y, f"{at}[{i}]")]
     return [] if a == b else [at]
 
 

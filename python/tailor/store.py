@@ -687,7 +687,9 @@ def _rows(id: str, summary: dict[str, Any]) -> pl.DataFrame:
             if block.get(stat) is None:
                 continue
             for k, v in zip(
-                out, (id, cls, _size_label(lower, upper), lower, upper, stat, float(block[stat]), block["count"])
+                out,
+                (id, cls, _size_label(lower, upper), lower, upper, stat, float(block[stat]), block["count"]),
+                strict=True,
             ):
                 out[k].append(v)
 

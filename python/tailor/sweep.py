@@ -162,7 +162,7 @@ def grid(axes: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
         if len(set(map(_hashable, values))) != len(values):
             raise SweepError(f"axis {key}: a value is given twice in {list(values)}")
     keys = list(axes)
-    return [dict(zip(keys, combo)) for combo in itertools.product(*(axes[k] for k in keys))]
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(axes[k] for k in keys))]
 
 
 def _hashable(v: Any) -> str:

@@ -58,7 +58,7 @@ def test_every_bin_of_the_summaries_is_reported_with_errors_from_the_two_summari
     pb, mb = _bins(Result(out / "packet")), _bins(Result(out / "model"))
     assert [(b["lower_bytes"], b["upper_bytes"]) for b in rows] == [(b["lower_bytes"], b["upper_bytes"]) for b in pb]
     assert sum(b["count"] for b in rows) == 1500
-    for row, p, m in zip(rows, pb, mb):
+    for row, p, m in zip(rows, pb, mb, strict=True):
         assert row["count"] == p["count"] == m["count"]
         assert row["packet"] == {"mean": p["mean"], "p99": p["p99"]}
         assert row["model"] == {"mean": m["mean"], "p99": m["p99"]}

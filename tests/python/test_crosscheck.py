@@ -61,7 +61,7 @@ def fake_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         t += int(rng.expovariate(1 / 20_000))
         rows.append(f"{i},{rng.randrange(4)},{rng.choice([500, 5_000, 50_000, 500_000])},{t}")
     _gz(d / "workload.csv.gz", "\n".join(rows) + "\n")
-    bins = [{"lower_bytes": lo, "upper_bytes": hi} for lo, hi in zip(EDGES, EDGES[1:])]
+    bins = [{"lower_bytes": lo, "upper_bytes": hi} for lo, hi in zip(EDGES, EDGES[1:], strict=False)]
     summary = {"params": PARAMS, "bins": bins, "network": {}}
     (d / "summary.json").write_text(json.dumps(summary))
     work = tmp_path_factory.mktemp("replay")

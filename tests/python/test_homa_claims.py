@@ -22,7 +22,7 @@ def rows(transport: str, workload: str, p99: tuple[float, ...], mean: float = 1.
             "median_slowdown": 1.2,
             "p99_slowdown": p,
         }
-        for s, p in zip(SIZES, p99)
+        for s, p in zip(SIZES, p99, strict=True)
     ]
 
 

@@ -62,7 +62,7 @@ def _rows(variant: str, p99: list[float], judged: bool = True) -> list[dict]:
             "median_slowdown": x / 2,
             "mean_slowdown": x / 2,
         }
-        for b, x in zip((100, 200, 300, 400), p99)
+        for b, x in zip((100, 200, 300, 400), p99, strict=True)
     ]
 
 

@@ -284,11 +284,11 @@ def test_quick_table1_on_one_workload_through_the_command(tmp_path: Path) -> Non
     assert tuple(df.columns) == table1.COLUMNS
     assert df["tier"].to_list() == [t for t, _ in paper.TIERS] == ["TOR->Aggr", "Aggr->TOR", "TOR->host"]
     assert df["paper_mean_kb"].to_list() == [0.7, 0.8, 1.7] and df["paper_max_kb"].to_list() == [21.1, 22.4, 58.7]
-    assert all(0 < m <= x for m, x in zip(df["mean_kb"], df["max_kb"]))
+    assert all(0 < m <= x for m, x in zip(df["mean_kb"], df["max_kb"], strict=True))
     # The authors' accounting adds the rest of the frame on the wire: never less, and at
     # most one full frame (1,538 B) more at the maximum.
-    assert all(m < a for m, a in zip(df["mean_kb"], df["authors_mean_kb"]))
-    assert all(x <= a <= x + 1538 / 1024 for x, a in zip(df["max_kb"], df["authors_max_kb"]))
+    assert all(m < a for m, a in zip(df["mean_kb"], df["authors_mean_kb"], strict=True))
+    assert all(x <= a <= x + 1538 / 1024 for x, a in zip(df["max_kb"], df["authors_max_kb"], strict=True))
     assert "authors' runs lasted 1.2-3.75 s" in p.stdout and "W1 1 ms" in p.stdout
 
 

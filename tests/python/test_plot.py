@@ -49,7 +49,7 @@ def drawn(ax, label: str) -> tuple[list[tuple[float, float]], list[tuple[float, 
     drawn hollow (bins with too few messages for the percentile)."""
 
     def xy(line) -> list[tuple[float, float]]:
-        return list(zip(map(float, line.get_xdata()), map(float, line.get_ydata())))
+        return list(zip(map(float, line.get_xdata()), map(float, line.get_ydata()), strict=True))
 
     lines = {ln.get_label(): ln for ln in ax.get_lines()}
     hollow = lines.get(f"_too few: {label}")
@@ -392,7 +392,7 @@ def test_overlay_and_reproduction_figures() -> None:
             "found": True,
         }
         for sc, caps in (("a", (30.0, 20.0, 15.0, 40.0)), ("b", (24.0, 20.0, 12.0, 30.0)))
-        for d, c in zip(("fifo", "weights", "weights_fq", "static"), caps)
+        for d, c in zip(("fifo", "weights", "weights_fq", "static"), caps, strict=True)
     ]
     params = {"a": [{"sigma": 1.2, "slo": 6.0}] * 5, "b": [{"sigma": 1.2, "slo": 6.0}] * 5}
     report = {"rows": rows, "classes": [5], "summary": savings.summarize(rows, params, set())}
@@ -578,7 +578,7 @@ def test_reproductions_write_their_plots(tmp_path: Path) -> None:
     assert (tmp_path / "fig1" / "fig1.svg").is_file() and len(fig1["plots"]) == 2
     axes = swp_fig1.figure(fig1).axes
     assert [a.get_title() for a in axes] == [swp_fig1.TITLES[c] for c in swp_fig1.CONFIGS]
-    for ax, cfg in zip(axes, swp_fig1.CONFIGS):
+    for ax, cfg in zip(axes, swp_fig1.CONFIGS, strict=True):
         fg = ax.get_lines()[0]
         rows = sorted((r for r in fig1["rows"] if r["config"] == cfg), key=lambda r: r["bg_load"])
         assert list(fg.get_xdata()) == pytest.approx([r["bg_load"] for r in rows])

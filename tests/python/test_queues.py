@@ -54,4 +54,4 @@ def test_the_model_rows_have_no_port(quickstart_model: Path, tmp_path: Path) -> 
 
 def test_a_run_without_the_key_says_how_to_record(result7: tailor.Result) -> None:
     with pytest.raises(tailor.errors.NotRecordedError, match=r"\[record\] queues"):
-        result7.queues
+        _ = result7.queues

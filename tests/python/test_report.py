@@ -275,8 +275,8 @@ def test_report_tables_mark_percentiles_of_too_few_messages(result7: tailor.Resu
         rows = t.tables[name]
         bins = [b for b in rep["bins"] if b["count"] > 0]
         assert len(rows) == len(bins) + 1
-        for row, b in zip(rows, [*bins, rep["slowdown"]]):
-            cells = dict(zip(("size", "count", "mean", "p50", "p99", "p99.9"), row))
+        for row, b in zip(rows, [*bins, rep["slowdown"]], strict=True):
+            cells = dict(zip(("size", "count", "mean", "p50", "p99", "p99.9"), row, strict=True))
             for col, p in (("p50", 50), ("p99", 99), ("p99.9", 99.9)):
                 value, css = cells[col]
                 few = b["count"] < tp.samples_needed(p)

@@ -175,7 +175,7 @@ def test_quick_writes_capacity_csv_with_exactly_the_issues_columns(tmp_path: Pat
     assert lines[0] == (
         "scenario,classes,seed,discipline,engine,model_form,host_scaling,capacity_gbps,offered_gbps,found"
     )
-    rows = [dict(zip(lines[0].split(","), x.split(","))) for x in lines[1:]]
+    rows = [dict(zip(lines[0].split(","), x.split(","), strict=True)) for x in lines[1:]]
     for form in ("calibrated", "paper"):
         mine = [r for r in rows if r["model_form"] == form]
         assert sorted(r["discipline"] for r in mine) == ["fifo", "static", "weights", "weights_fq"]

@@ -90,9 +90,11 @@ def _grid_threshold(path: Path, out: Path, loads: list[float], seeds: list[int])
     for x in loads:
         rows = df.filter(df["load"] == x)
         assert rows.height == len(seeds)
-        passing.append(all(v is not None and v <= 5.0 and n >= 100 for v, n in zip(rows["value"], rows["count"])))
+        passing.append(
+            all(v is not None and v <= 5.0 and n >= 100 for v, n in zip(rows["value"], rows["count"], strict=True))
+        )
     best = None
-    for x, ok in zip(loads, passing):
+    for x, ok in zip(loads, passing, strict=True):
         if not ok:
             break
         best = x
@@ -357,6 +359,6 @@ def test_ranking_puts_higher_loads_first_then_margin_and_leaves_undecided_unrank
     assert ">= 0.9" in text and "< 0.1" in text and "undecided: an SLO not judged" in text
     # Every panel names its SLO on the bound's line (the legend is on the first panel only).
     fig = a.figure()
-    for ax, s in zip(fig.axes, rep["slos"]):
+    for ax, s in zip(fig.axes, rep["slos"], strict=True):
         assert [t.get_text() for t in ax.texts] == [f"SLO: {s['slo']} at most {s['threshold']:g}"]
     fig.savefig(tmp_path / "advice.png")

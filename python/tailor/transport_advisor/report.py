@@ -67,7 +67,9 @@ def _worst_loss(probe: Optional[dict[str, Any]], slos: Sequence[dict[str, Any]])
     if probe is None:
         return math.inf
     losses = [
-        (s["worst"] - o["threshold"]) / o["threshold"] for s, o in zip(probe["slis"], slos) if s["worst"] is not None
+        (s["worst"] - o["threshold"]) / o["threshold"]
+        for s, o in zip(probe["slis"], slos, strict=True)
+        if s["worst"] is not None
     ]
     return max(losses) if losses else math.inf
 
@@ -283,7 +285,7 @@ class TransportAdvice:
     def _rows(self, t: Table, c: dict[str, Any], cap: bool) -> None:
         ans, fail = self._answer_text(c, cap)
         slis = c["at_answer"] or [None] * len(self.report["slos"])
-        for k, (slo, s) in enumerate(zip(self.report["slos"], slis)):
+        for k, (slo, s) in enumerate(zip(self.report["slos"], slis, strict=False)):
             first = k == 0
             if s is None:
                 sli = worst = count = fmt.NONE
@@ -350,7 +352,7 @@ class TransportAdvice:
         fig, _ = _figure(height=3.2 * n + 0.8, ncols=0)
         axes = [fig.add_subplot(n, 1, i + 1) for i in range(n)]
         cap = r["mode"] == "capacity"
-        for k, (ax, slo) in enumerate(zip(axes, r["slos"])):
+        for k, (ax, slo) in enumerate(zip(axes, r["slos"], strict=True)):
             for i, c in enumerate(r["candidates"]):
                 _curve(ax, c, k, slo["needed"], cap, _color(i), _MARKERS[i % len(_MARKERS)])
             ax.axhline(slo["threshold"], color="0.3", linestyle="--", linewidth=1, label=f"SLO: {slo['threshold']:g}")
@@ -428,11 +430,11 @@ def _curve(ax: Any, c: dict[str, Any], k: int, needed: int, cap: bool, color: An
         label=c["name"],
         markerfacecolor=color,
     )
-    for x, y, h in zip(xs, ys, hollow):
+    for x, y, h in zip(xs, ys, hollow, strict=True):
         if h:
             ax.plot([x], [y], marker=marker, markersize=7, color="white", markeredgecolor=color)
     ans = c.get("capacity") if cap else c["answer"]
     if ans is not None:
-        at = next((y for x, y in zip(xs, ys) if abs(x - ans) < 1e-9), None)
+        at = next((y for x, y in zip(xs, ys, strict=True) if abs(x - ans) < 1e-9), None)
         if at is not None:
             ax.plot([ans], [at], marker="o", markersize=12, markerfacecolor="none", markeredgecolor=color)

@@ -77,7 +77,7 @@ def check(rows: Sequence[dict]) -> list[dict]:
     have = {(r["transport"], r["workload"], r["load"]) for r in rows}
     for w in sorted({r["workload"] for r in rows}):
 
-        def pt(t: str, x: float = HIGH_LOAD) -> list[dict] | None:
+        def pt(t: str, x: float = HIGH_LOAD, w: str = w) -> list[dict] | None:
             return of(rows, (t, w, x)) if (t, w, x) in have else None
 
         homa = pt("homa")

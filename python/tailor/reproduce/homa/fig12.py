@@ -186,10 +186,10 @@ def analyse(points: list[Point], dirs: dict[Point, Path], form: str) -> dict:
     """Each point's buckets across its seeds (``bins.combine``), and what was run."""
     rows, info, seed_rows = [], [], []
     for key in dict.fromkeys((p.transport, p.workload, p.load) for p in points):
-        keys = dict(zip(judge.KEYS, key))
+        keys = dict(zip(judge.KEYS, key, strict=True))
         runs = [p for p in points if (p.transport, p.workload, p.load) == key]
         per_seed, totals, beyond, sims = read_runs(runs, dirs)
-        seed_rows += [{**keys, "seed": p.seed, **x} for p, r in zip(runs, per_seed) for x in r]
+        seed_rows += [{**keys, "seed": p.seed, **x} for p, r in zip(runs, per_seed, strict=True) for x in r]
         rows += [{**keys, **row} for row in combine(per_seed, totals)]
         info.append(
             {
@@ -229,7 +229,7 @@ def own_buckets(points: list[Point], dirs: dict[Point, Path]) -> list[dict]:
             continue
         runs = [p for p in points if (p.transport, p.workload, p.load) == key]
         per_seed, totals, _, _ = read_runs(runs, dirs, bounds)
-        out += [{**dict(zip(judge.KEYS, key)), **row} for row in combine(per_seed, totals)]
+        out += [{**dict(zip(judge.KEYS, key, strict=True)), **row} for row in combine(per_seed, totals)]
     return out
 
 

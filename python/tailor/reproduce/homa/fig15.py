@@ -211,7 +211,7 @@ def maximum(rows: list[dict[str, Any]], key: str = "delivered_ratio") -> tuple[f
     pts = [(x, mean(r[key] for r in rs), mean(r["goodput_percent"] for r in rs)) for x, rs in sorted(by_load.items())]
     if pts and pts[0][1] < SUSTAINED:
         return pts[0][0], pts[0][2]
-    for (x0, r0, g0), (x1, r1, g1) in zip(pts, pts[1:]):
+    for (x0, r0, g0), (x1, r1, g1) in zip(pts, pts[1:], strict=False):
         if r0 >= SUSTAINED > r1:
             f = (r0 - SUSTAINED) / (r0 - r1)
             return x0 + f * (x1 - x0), g0 + f * (g1 - g0)

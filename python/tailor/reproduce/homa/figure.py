@@ -36,7 +36,7 @@ def _xs(rows: Sequence[dict]) -> list[float]:
 def _series(ax: Axes, rows: Sequence[dict], stat: str, label: str, style: dict) -> bool:
     """One curve: judged buckets on the line, the others hollow beside it; returns
     whether any is hollow."""
-    pts = [(x, r) for x, r in zip(_xs(rows), rows) if r["messages"] != 0 and r[stat] is not None]
+    pts = [(x, r) for x, r in zip(_xs(rows), rows, strict=True) if r["messages"] != 0 and r[stat] is not None]
     ok = [(x, r[stat]) for x, r in pts if r.get("judged", True)]
     few = [(x, r[stat]) for x, r in pts if not r.get("judged", True)]
     ax.plot([x for x, _ in ok], [y for _, y in ok], label=label, markersize=3, **style)
@@ -91,7 +91,7 @@ def figure(workload: str, ours: Sequence[dict], ref: Sequence[dict], ref_label: 
     # One colour per transport and load, shared by our curve and the reference's.
     keys = list(dict.fromkeys((p[0], p[2]) for p in [*mine, *theirs]))
     color = {k: _color(i) for i, k in enumerate(keys)}
-    for ax, (stat, name) in zip(axes, PANELS):
+    for ax, (stat, name) in zip(axes, PANELS, strict=True):
         hollow = False
         for p in mine:
             hollow |= _series(ax, of(ours, p), stat, _label("tailor", p), {"color": color[(p[0], p[2])], "marker": "o"})

@@ -145,7 +145,7 @@ def crossing(rows: list[dict[str, Any]]) -> float | None:
     pts = sorted((r["load"], r["wasted_percent"] - r["surplus_percent"]) for r in rows)
     if pts and pts[0][1] >= 0:
         return pts[0][0]
-    for (x0, d0), (x1, d1) in zip(pts, pts[1:]):
+    for (x0, d0), (x1, d1) in zip(pts, pts[1:], strict=False):
         if d0 < 0 <= d1:
             return x0 + (x1 - x0) * (-d0) / (d1 - d0)
     return None

@@ -151,7 +151,10 @@ def _pair(rows: list[dict[str, Any]]) -> None:
             continue
         u = at[(scheme, False, load)]
         for key, unit in METRICS:
-            xs = [100 * (a[f"{key}_{unit}"] / b[f"{key}_{unit}"] - 1) for a, b in zip(p["per_seed"], u["per_seed"])]
+            xs = [
+                100 * (a[f"{key}_{unit}"] / b[f"{key}_{unit}"] - 1)
+                for a, b in zip(p["per_seed"], u["per_seed"], strict=True)
+            ]
             ci = bootstrap_ci(xs) or (None, None)
             change = {
                 f"pacing_change_{key}_pct": sum(xs) / len(xs),

@@ -124,7 +124,7 @@ def _points(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str,
     out = []
     for key in dict.fromkeys(tuple(r[k] for k in keys) for r in rows):
         rs = [r for r in rows if tuple(r[k] for k in keys) == key]
-        point: dict[str, Any] = dict(zip(keys, key))
+        point: dict[str, Any] = dict(zip(keys, key, strict=True))
         for stat, (p, probes) in _STATS.items():
             if stat in rs[0]:
                 point |= cells.columns(

@@ -215,7 +215,7 @@ def render(report: dict[str, Any], console: Console) -> None:
     ):
         t.add_column(c, justify="left" if c == "intra-rack" else "right")
     for r in report["points"]:
-        cell = lambda k: cells.text(cells.restore(k, r, _P[k]), ".0f")  # noqa: E731
+        cell = lambda k, r=r: cells.text(cells.restore(k, r, _P[k]), ".0f")  # noqa: E731
         t.add_row(
             rack.scheme_label(r["scheme"]),
             f"{r['inter_rack_load']:.0%}",

@@ -93,7 +93,9 @@ def gradient_trace(iteration: int, worker_gbps: float = WORKER_GBPS) -> str:
         for _, params in reversed(LAYERS):
             size = params * 4
             halves = [size // 2 + (size % 2 if k == 0 else 0) for k in range(len(SERVERS))]
-            chunks = [[(ps, min(CHUNK, h - o)) for o in range(0, h, CHUNK)] for ps, h in zip(SERVERS, halves)]
+            chunks = [
+                [(ps, min(CHUNK, h - o)) for o in range(0, h, CHUNK)] for ps, h in zip(SERVERS, halves, strict=True)
+            ]
             for ps, chunk in (c for turn in zip_longest(*chunks) for c in turn if c):
                 rows.append((len(rows), w, ps, chunk, start + int(released * 8 / worker_gbps)))
                 released += chunk

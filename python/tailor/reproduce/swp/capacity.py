@@ -491,7 +491,7 @@ def figure(report: Mapping[str, Any]) -> Figure:
     keys = {(r["engine"], r["model_form"], r["host_scaling"]) for r in rows}
     main = (MAIN.engine, MAIN.form, MAIN.scaling)
     first = main if main in keys else min(keys, default=None)
-    for row, k in zip(axes, ks):
+    for row, k in zip(axes, ks, strict=True):
         for d in searches.DISCIPLINES.values():
             vals = sorted(
                 r["capacity_gbps"]

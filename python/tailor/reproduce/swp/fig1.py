@@ -248,7 +248,7 @@ def claims(rows: list[dict], weights: dict[str, float]) -> list[dict]:
         [("weight", hi), ("fq", hi)],
         [("fq", hi)],
     ]
-    return [{**c, "holds": c["holds"] if judged(*pts) else None} for c, pts in zip(found, reads)]
+    return [{**c, "holds": c["holds"] if judged(*pts) else None} for c, pts in zip(found, reads, strict=True)]
 
 
 def render(report: dict, console: Console) -> None:
@@ -309,7 +309,7 @@ def figure(report: Mapping[str, Any]) -> Figure:
         raise DataError("not a swp-fig1 report (needs rows, engine)") from None
     fig, axes = _figure(width=13, height=3.8, ncols=len(CONFIGS))
     top = max([SLO, *(r[k] for r in rows for k in ("fg_p99", "bg_p99"))]) * 1.08
-    for ax, cfg in zip(axes, CONFIGS):
+    for ax, cfg in zip(axes, CONFIGS, strict=True):
         part = sorted((r for r in rows if r["config"] == cfg), key=lambda r: r["bg_load"])
         loads = [r["bg_load"] for r in part]
         ax.plot(loads, [r["fg_p99"] for r in part], marker="o", color=_color(0), label="foreground (10 %)")

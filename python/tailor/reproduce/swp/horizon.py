@@ -71,14 +71,14 @@ def sizes(name: str) -> Sizes:
         raise DataError(f"{path}: not a size table (the last probability must be 1 or 100)")
     scale = pts[-1][1]
     pts = [(s, f / scale) for s, f in pts]
-    mean = pts[0][0] * pts[0][1] + sum((a + b) / 2 * (g - f) for (a, f), (b, g) in zip(pts, pts[1:]))
+    mean = pts[0][0] * pts[0][1] + sum((a + b) / 2 * (g - f) for (a, f), (b, g) in zip(pts, pts[1:], strict=False))
     return Sizes(mean, _cdf(pts, BDP_BYTES))
 
 
 def _cdf(pts: list[tuple[float, float]], x: float) -> float:
     if x <= pts[0][0]:
         return pts[0][1]
-    for (a, f), (b, g) in zip(pts, pts[1:]):
+    for (a, f), (b, g) in zip(pts, pts[1:], strict=False):
         if x <= b:
             return f + (g - f) * (x - a) / (b - a)
     return 1.0
