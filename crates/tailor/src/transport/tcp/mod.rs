@@ -16,9 +16,7 @@
 //! An HPCC sender sets its window from the INT stack each ACK echoes and paces at W / T.
 
 pub mod cc;
-pub mod cubic;
 pub mod endpoint;
-pub mod hpcc;
 pub mod receiver;
 pub mod rtt;
 pub mod segment;
@@ -40,6 +38,7 @@ mod rwnd_tests;
 #[cfg(test)]
 mod tests;
 
+pub use cc::{cubic, hpcc};
 pub use endpoint::TcpEndpoint;
 pub use receiver::Receiver;
 pub use segment::Segment;
@@ -196,6 +195,9 @@ pub enum Flavor {
     /// No congestion control: the window stays at `max_cwnd` (unbounded without one);
     /// losses are still recovered (`kind = "tcp"`, `congestion_control = "off"`).
     Off,
+    /// A controller of the registry `cc::PLAIN` (`kind = "tcp"`, `congestion_control =
+    /// "<name>"`); packets are not ECN-capable unless `Config::rfc3168`.
+    Plain(&'static cc::Plain),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -287,7 +289,7 @@ impl Config {
 impl Transport for Config {
     fn name(&self) -> &'static str {
         match self.flavor {
-            Flavor::NewReno | Flavor::Off => NEWRENO.name,
+            Flavor::NewReno | Flavor::Off | Flavor::Plain(_) => NEWRENO.name,
             Flavor::Cubic(_) => CUBIC.name,
             Flavor::Dctcp { .. } => DCTCP.name,
             Flavor::Hpcc(_) => HPCC.name,
@@ -348,7 +350,7 @@ impl Transport for Config {
 
     fn model_family(&self) -> Option<ModelFamily> {
         match self.flavor {
-            Flavor::NewReno | Flavor::Cubic(_) | Flavor::Off => None,
+            Flavor::NewReno | Flavor::Cubic(_) | Flavor::Off | Flavor::Plain(_) => None,
             Flavor::Dctcp { .. } => Some(ModelFamily::Dctcp { mss: self.mss }),
             Flavor::Hpcc(h) => Some(ModelFamily::Hpcc { eta: h.eta }),
         }
