@@ -87,11 +87,9 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const TCP_KEYS: [&str; 21] = [
-    "kind",
-    "mss",
-    "header",
-    "ecn",
+/// The keys of the window family after its first ones (`prr` to `restart_after_idle`),
+/// and its last ones.
+const WINDOW_KEYS: [&str; 12] = [
     "prr",
     "init_cwnd",
     "max_cwnd",
@@ -104,61 +102,38 @@ const TCP_KEYS: [&str; 21] = [
     "dupack_threshold",
     "lso",
     "restart_after_idle",
-    "congestion_control",
-    "coalesce",
-    "rwnd",
-    "dsack",
-    "completion",
 ];
-const CUBIC_KEYS: [&str; 23] = [
-    "kind",
-    "mss",
-    "header",
-    "ecn",
-    "prr",
-    "init_cwnd",
-    "max_cwnd",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "min_rto",
-    "initial_rto",
-    "clock_granularity",
-    "handshake",
-    "dupack_threshold",
-    "lso",
-    "restart_after_idle",
-    "cubic_c",
-    "cubic_beta",
-    "fast_convergence",
-    "coalesce",
-    "rwnd",
-    "dsack",
-    "completion",
-];
+const LAST_KEYS: [&str; 4] = ["coalesce", "rwnd", "dsack", "completion"];
+const TCP_KEYS: [&str; 21] =
+    keys(&[&["kind", "mss", "header", "ecn"], &WINDOW_KEYS, &["congestion_control"], &LAST_KEYS]);
+const CUBIC_KEYS: [&str; 23] = keys(&[
+    &["kind", "mss", "header", "ecn"],
+    &WINDOW_KEYS,
+    &["cubic_c", "cubic_beta", "fast_convergence"],
+    &LAST_KEYS,
+]);
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
-pub const DCTCP_KEYS: [&str; 21] = [
-    "kind",
-    "mss",
-    "header",
-    "dctcp_g",
-    "dctcp_initial_alpha",
-    "prr",
-    "init_cwnd",
-    "max_cwnd",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "min_rto",
-    "initial_rto",
-    "clock_granularity",
-    "handshake",
-    "dupack_threshold",
-    "lso",
-    "restart_after_idle",
-    "coalesce",
-    "rwnd",
-    "dsack",
-    "completion",
-];
+pub const DCTCP_KEYS: [&str; 21] =
+    keys(&[&["kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha"], &WINDOW_KEYS, &LAST_KEYS]);
+
+/// The key lists `parts` one after the other, in order (N must be their total: a build
+/// error otherwise), so tables that share keys list them once.
+pub const fn keys<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut n, mut p) = (0, 0);
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            assert!(n < N, "more keys than the list holds");
+            out[n] = parts[p][i];
+            n += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    assert!(n == N, "fewer keys than the list holds");
+    out
+}
 const HPCC_KEYS: [&str; 18] = [
     "kind",
     "mss",

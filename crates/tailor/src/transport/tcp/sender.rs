@@ -70,6 +70,11 @@ pub struct Sender {
     ssthresh: u64,
     /// The congestion controller: the window and pacing policy.
     cc: Box<dyn Controller>,
+    /// What it is, read once (the send path asks on every poll): `Controller::ecn`,
+    /// `paces`, `telemetry`.
+    own_ecn: bool,
+    paced: bool,
+    telemetry: bool,
     /// Pacing (`Controller::paces`): no data packet leaves before this time.
     next_send_at: Time,
     dupacks: u32,
@@ -113,6 +118,9 @@ impl Sender {
             high_tx: 0,
             cwnd,
             ssthresh: u64::MAX,
+            own_ecn: cc.ecn(),
+            paced: cc.paces(),
+            telemetry: cc.telemetry(),
             cc,
             next_send_at: Time::ZERO,
             dupacks: 0,
@@ -232,7 +240,7 @@ impl Sender {
     /// The codepoint of a packet: a controller with ECN of its own (DCTCP) marks all
     /// ECT(0); RFC 3168 new data only.
     fn ecn(&self, new_data: bool) -> Ecn {
-        if self.cc.ecn() || (self.cfg.rfc3168 && new_data) {
+        if self.own_ecn || (self.cfg.rfc3168 && new_data) {
             Ecn::Ect
         } else {
             Ecn::NotEct
@@ -249,7 +257,7 @@ impl Sender {
         if matches!(self.state, State::Connecting { .. } | State::Done) {
             return None;
         }
-        if self.cc.paces() && now < self.next_send_at {
+        if self.paced && now < self.next_send_at {
             return None;
         }
         if self.retransmit_due {
@@ -321,7 +329,7 @@ impl Sender {
     /// (HPCC's W can fall below a segment when many flows share a link; the pacing rate
     /// still holds).
     fn window_allows(&self, len: u64) -> bool {
-        self.in_flight() + len <= self.send_window() || (self.cc.paces() && self.in_flight() == 0)
+        self.in_flight() + len <= self.send_window() || (self.paced && self.in_flight() == 0)
     }
 
     fn segment(&mut self, now: Time, seq: u64) -> Out {
@@ -332,10 +340,10 @@ impl Sender {
         let cwr = self.cwr_due && new_data;
         self.cwr_due &= !cwr;
         let mut t = self.packet(Segment::Data { seq, len, ts: now, tsecr: self.ts_recent, cwr }, len, new_data);
-        if self.cc.telemetry() {
+        if self.telemetry {
             t.int = Some(Stack::default());
         }
-        if self.cc.paces() {
+        if self.paced {
             self.next_send_at = now + self.cc.pacing_gap(t.wire_bytes as u64);
         }
         t
@@ -348,7 +356,7 @@ impl Sender {
     /// The time at which `handle_timeout` wants to be called: the RTO, or for a pacing
     /// controller the pacing deadline when a packet is waiting for it.
     pub fn poll_timeout(&self) -> Option<Time> {
-        let pacing = (self.cc.paces() && self.has_data_to_send()).then_some(self.next_send_at);
+        let pacing = (self.paced && self.has_data_to_send()).then_some(self.next_send_at);
         match (self.rto_at, pacing) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -459,7 +467,7 @@ impl Sender {
                 self.state = State::Open;
             }
         }
-        let enter_cwr = ece && self.state == State::Open && (self.cc.ecn() || self.cfg.rfc3168);
+        let enter_cwr = ece && self.state == State::Open && (self.own_ecn || self.cfg.rfc3168);
         if enter_cwr {
             self.enter_cwr();
         }
