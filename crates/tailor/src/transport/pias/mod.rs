@@ -53,32 +53,7 @@ host = { nic = "priority", priority_levels = 8 }"#,
 };
 
 /// DCTCP's keys and PIAS's own.
-const KEYS: [&str; 24] = [
-    "kind",
-    "mss",
-    "header",
-    "dctcp_g",
-    "dctcp_initial_alpha",
-    "prr",
-    "init_cwnd",
-    "max_cwnd",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "min_rto",
-    "initial_rto",
-    "clock_granularity",
-    "handshake",
-    "dupack_threshold",
-    "lso",
-    "restart_after_idle",
-    "coalesce",
-    "rwnd",
-    "dsack",
-    "completion",
-    "priority_levels",
-    "thresholds",
-    "packet_level",
-];
+const KEYS: [&str; 24] = tcp::keys(&[&tcp::DCTCP_KEYS, &["priority_levels", "thresholds", "packet_level"]]);
 
 /// The most levels PIAS tags (its ns-2 code's `MAX_QUEUE_NUM`; commodity switches' 8).
 pub const MAX_LEVELS: usize = 8;

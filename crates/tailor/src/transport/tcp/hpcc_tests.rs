@@ -59,7 +59,7 @@ fn send_until(s: &mut Sender, mut now: Time, until: Time) -> Vec<Time> {
 }
 
 fn window(s: &Sender) -> (u64, u64, u32) {
-    let h = s.hpcc().expect("an HPCC sender");
+    let h = s.controller::<super::hpcc::Control>().expect("an HPCC sender");
     assert_eq!(s.cwnd(), h.window(), "the open-state cwnd is HPCC's W");
     (h.window(), h.reference(), h.inc_stage())
 }
@@ -148,14 +148,14 @@ fn u_is_an_ewma_over_the_ack_interval_and_other_ports_are_skipped() {
     let quarter =
         Stack::of(&[Hop { ts: Time::from_ps(10 * T.ps() + T.ps() / 4), tx_bytes: TX / 2, ..int(10, 0, 0).hops()[0] }]);
     ack(&mut s, Time::from_us(5), 2_000, &quarter);
-    let u = s.hpcc().unwrap().utilization();
+    let u = s.controller::<super::hpcc::Control>().unwrap().utilization();
     assert!((u - 1.25).abs() < 1e-12, "U = {u}");
     // A record from another port (the path changed) gives no sample: nothing moves.
     let w = window(&s);
     let moved = Stack::of(&[Hop { port: PortId::new(9), ..int(11, 5 * TX, 5 * TX).hops()[0] }]);
     ack(&mut s, Time::from_us(6), 3_000, &moved);
     assert_eq!(window(&s), w);
-    assert_eq!(s.hpcc().unwrap().utilization(), u);
+    assert_eq!(s.controller::<super::hpcc::Control>().unwrap().utilization(), u);
 }
 
 #[test]

@@ -16,9 +16,7 @@
 //! An HPCC sender sets its window from the INT stack each ACK echoes and paces at W / T.
 
 pub mod cc;
-pub mod cubic;
 pub mod endpoint;
-pub mod hpcc;
 pub mod receiver;
 pub mod rtt;
 pub mod segment;
@@ -40,6 +38,7 @@ mod rwnd_tests;
 #[cfg(test)]
 mod tests;
 
+pub use cc::{cubic, hpcc};
 pub use endpoint::TcpEndpoint;
 pub use receiver::Receiver;
 pub use segment::Segment;
@@ -88,11 +87,9 @@ pub const HPCC: Entry = Entry {
     parse: table::hpcc,
 };
 
-const TCP_KEYS: [&str; 21] = [
-    "kind",
-    "mss",
-    "header",
-    "ecn",
+/// The keys of the window family after its first ones (`prr` to `restart_after_idle`),
+/// and its last ones.
+const WINDOW_KEYS: [&str; 12] = [
     "prr",
     "init_cwnd",
     "max_cwnd",
@@ -105,61 +102,38 @@ const TCP_KEYS: [&str; 21] = [
     "dupack_threshold",
     "lso",
     "restart_after_idle",
-    "congestion_control",
-    "coalesce",
-    "rwnd",
-    "dsack",
-    "completion",
 ];
-const CUBIC_KEYS: [&str; 23] = [
-    "kind",
-    "mss",
-    "header",
-    "ecn",
-    "prr",
-    "init_cwnd",
-    "max_cwnd",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "min_rto",
-    "initial_rto",
-    "clock_granularity",
-    "handshake",
-    "dupack_threshold",
-    "lso",
-    "restart_after_idle",
-    "cubic_c",
-    "cubic_beta",
-    "fast_convergence",
-    "coalesce",
-    "rwnd",
-    "dsack",
-    "completion",
-];
+const LAST_KEYS: [&str; 4] = ["coalesce", "rwnd", "dsack", "completion"];
+const TCP_KEYS: [&str; 21] =
+    keys(&[&["kind", "mss", "header", "ecn"], &WINDOW_KEYS, &["congestion_control"], &LAST_KEYS]);
+const CUBIC_KEYS: [&str; 23] = keys(&[
+    &["kind", "mss", "header", "ecn"],
+    &WINDOW_KEYS,
+    &["cubic_c", "cubic_beta", "fast_convergence"],
+    &LAST_KEYS,
+]);
 /// DCTCP's keys (PIAS's table accepts them too: `transport::pias`).
-pub const DCTCP_KEYS: [&str; 21] = [
-    "kind",
-    "mss",
-    "header",
-    "dctcp_g",
-    "dctcp_initial_alpha",
-    "prr",
-    "init_cwnd",
-    "max_cwnd",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "min_rto",
-    "initial_rto",
-    "clock_granularity",
-    "handshake",
-    "dupack_threshold",
-    "lso",
-    "restart_after_idle",
-    "coalesce",
-    "rwnd",
-    "dsack",
-    "completion",
-];
+pub const DCTCP_KEYS: [&str; 21] =
+    keys(&[&["kind", "mss", "header", "dctcp_g", "dctcp_initial_alpha"], &WINDOW_KEYS, &LAST_KEYS]);
+
+/// The key lists `parts` one after the other, in order (N must be their total: a build
+/// error otherwise), so tables that share keys list them once.
+pub const fn keys<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut n, mut p) = (0, 0);
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            assert!(n < N, "more keys than the list holds");
+            out[n] = parts[p][i];
+            n += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    assert!(n == N, "fewer keys than the list holds");
+    out
+}
 const HPCC_KEYS: [&str; 18] = [
     "kind",
     "mss",
@@ -196,6 +170,9 @@ pub enum Flavor {
     /// No congestion control: the window stays at `max_cwnd` (unbounded without one);
     /// losses are still recovered (`kind = "tcp"`, `congestion_control = "off"`).
     Off,
+    /// A controller of the registry `cc::PLAIN` (`kind = "tcp"`, `congestion_control =
+    /// "<name>"`); packets are not ECN-capable unless `Config::rfc3168`.
+    Plain(&'static cc::Plain),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -287,7 +264,7 @@ impl Config {
 impl Transport for Config {
     fn name(&self) -> &'static str {
         match self.flavor {
-            Flavor::NewReno | Flavor::Off => NEWRENO.name,
+            Flavor::NewReno | Flavor::Off | Flavor::Plain(_) => NEWRENO.name,
             Flavor::Cubic(_) => CUBIC.name,
             Flavor::Dctcp { .. } => DCTCP.name,
             Flavor::Hpcc(_) => HPCC.name,
@@ -348,7 +325,7 @@ impl Transport for Config {
 
     fn model_family(&self) -> Option<ModelFamily> {
         match self.flavor {
-            Flavor::NewReno | Flavor::Cubic(_) | Flavor::Off => None,
+            Flavor::NewReno | Flavor::Cubic(_) | Flavor::Off | Flavor::Plain(_) => None,
             Flavor::Dctcp { .. } => Some(ModelFamily::Dctcp { mss: self.mss }),
             Flavor::Hpcc(h) => Some(ModelFamily::Hpcc { eta: h.eta }),
         }

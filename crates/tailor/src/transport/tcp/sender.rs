@@ -2,24 +2,23 @@
 //!
 //! States: Open (growth), Cwr (an ECN reduction through PRR, RFC 3168 §6.1.2 + RFC 6937)
 //! and Recovery (NewReno fast recovery, RFC 6582, with cwnd inflation). Under RFC 3168's
-//! ECN (`Config::rfc3168`) the Cwr state takes NewReno's ssthresh (half the window) or
-//! CUBIC's (× β), and every reduction — a mark, a fast retransmit, a timeout — sets CWR
+//! ECN (`Config::rfc3168`) the Cwr state takes the controller's ssthresh (as for a loss),
+//! and every reduction — a mark, a fast retransmit, a timeout — sets CWR
 //! on the next new data segment (Linux's `tcp_ecn_queue_cwr` and `tcp_ecn_send`), which
 //! alone is ECT(0): retransmissions, SYNs and ACKs are not (RFC 3168 §6.1.4-6.1.5). Every byte range
 //! is `[seq, seq + len)` in message bytes; `high_tx` is one past the highest byte sent.
 //!
-//! Under HPCC the window is not grown here: in the open state it is HPCC's W, set from
-//! the INT stack of every ACK (`hpcc::Control`), and data packets — new and resent — are
-//! paced at R = W / T by a deadline of their own (`next_send_at`). A loss episode caps
-//! the window only until it ends: HPCC has no loss reaction of its own (its paper
-//! assumes a lossless fabric; its ns-3 model goes back N at an unchanged rate).
+//! The window and pacing policy is the congestion controller's (`cc::Controller`, one
+//! per `Config::flavor` from the registry `cc::controller`): the sender tells it of each
+//! event and keeps the window it leaves, and names no controller. A controller that sets
+//! its window outright (HPCC's W, from the INT stack of every ACK) has it in the open
+//! state; one that paces has data packets — new and resent — leave no earlier than a
+//! deadline of their own (`next_send_at`).
 
-use super::cc::{Dctcp, Growth, Prr};
-use super::cubic::Cubic;
-use super::hpcc::Control;
+use super::cc::{self, Ack, Controller, Prr, Window};
 use super::rtt::RttEstimator;
 use super::segment::{Out, Segment};
-use super::{Config, Flavor};
+use super::Config;
 use crate::net::int::Stack;
 use crate::net::packet::Ecn;
 use crate::sim::Time;
@@ -69,11 +68,14 @@ pub struct Sender {
     high_tx: u64,
     cwnd: u64,
     ssthresh: u64,
-    growth: Growth,
-    dctcp: Option<Dctcp>,
-    hpcc: Option<Control>,
-    cubic: Option<Cubic>,
-    /// HPCC pacing: no data packet leaves before this time.
+    /// The congestion controller: the window and pacing policy.
+    cc: Box<dyn Controller>,
+    /// What it is, read once (the send path asks on every poll): `Controller::ecn`,
+    /// `paces`, `telemetry`.
+    own_ecn: bool,
+    paced: bool,
+    telemetry: bool,
+    /// Pacing (`Controller::paces`): no data packet leaves before this time.
     next_send_at: Time,
     dupacks: u32,
     retransmit_due: bool,
@@ -105,24 +107,8 @@ impl Sender {
     /// A sender with `size` bytes to deliver, all available from the start.
     pub fn new(cfg: Config, size: u64) -> Sender {
         let mss = cfg.mss as u64;
-        let dctcp = match cfg.flavor {
-            Flavor::Dctcp { g, initial_alpha } => Some(Dctcp::new(g, initial_alpha)),
-            _ => None,
-        };
-        let hpcc = match cfg.flavor {
-            Flavor::Hpcc(p) => Some(Control::new(p)),
-            _ => None,
-        };
-        let cubic = match cfg.flavor {
-            Flavor::Cubic(p) => Some(Cubic::new(p)),
-            _ => None,
-        };
-        let cwnd = match (cfg.flavor, &hpcc) {
-            (_, Some(h)) => h.window(),
-            // No congestion control: the window is the ceiling, if there is one.
-            (Flavor::Off, _) => cfg.max_cwnd.map_or(u64::MAX / 4, |m| m as u64 * mss),
-            _ => cfg.init_cwnd as u64 * mss,
-        };
+        let cc = cc::controller(cfg.flavor, mss);
+        let cwnd = cc.initial_window(cfg.init_cwnd as u64 * mss, cfg.max_cwnd.map(|m| m as u64 * mss));
         let mut s = Sender {
             cfg,
             size,
@@ -132,10 +118,10 @@ impl Sender {
             high_tx: 0,
             cwnd,
             ssthresh: u64::MAX,
-            growth: Growth::new(mss),
-            dctcp,
-            hpcc,
-            cubic,
+            own_ecn: cc.ecn(),
+            paced: cc.paces(),
+            telemetry: cc.telemetry(),
+            cc,
             next_send_at: Time::ZERO,
             dupacks: 0,
             retransmit_due: false,
@@ -162,12 +148,9 @@ impl Sender {
     pub fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
-    pub fn alpha(&self) -> Option<f64> {
-        self.dctcp.map(|d| d.alpha)
-    }
-    /// HPCC's controller, for HPCC senders.
-    pub fn hpcc(&self) -> Option<&Control> {
-        self.hpcc.as_ref()
+    /// The congestion controller, if it is a `C`.
+    pub fn controller<C: Controller>(&self) -> Option<&C> {
+        (self.cc.as_ref() as &dyn std::any::Any).downcast_ref()
     }
     /// Bytes appended and not yet acknowledged.
     pub fn unacknowledged(&self) -> u64 {
@@ -190,12 +173,9 @@ impl Sender {
         if self.completed {
             self.completed = false;
             self.state = State::Open;
-            if self.cfg.restart_after_idle
-                && self.cfg.flavor != Flavor::Off
-                && now.saturating_sub(self.last_ack_at) > self.rtt.rto()
-            {
-                self.ssthresh = self.ssthresh.max(self.cwnd * 3 / 4);
-                self.cwnd = self.cwnd.min(self.cfg.init_cwnd as u64 * self.mss());
+            if self.cfg.restart_after_idle && now.saturating_sub(self.last_ack_at) > self.rtt.rto() {
+                let init = self.cfg.init_cwnd as u64 * self.mss();
+                self.with_window(|cc, w| cc.on_idle_restart(w, init));
             }
         }
         self.size
@@ -245,9 +225,22 @@ impl Sender {
             None => cwnd,
         }
     }
-    /// The codepoint of a packet: DCTCP marks all ECT(0); RFC 3168 new data only.
+    /// The window as the controller sees it now.
+    fn window(&self) -> Window {
+        let ceiling = self.cfg.max_cwnd.map_or(u64::MAX, |m| m as u64 * self.mss());
+        Window { cwnd: self.cwnd, ssthresh: self.ssthresh, mss: self.mss(), in_flight: self.in_flight(), ceiling }
+    }
+    /// Tells the controller of an event through `f` and keeps the window it leaves.
+    fn with_window(&mut self, f: impl FnOnce(&mut dyn Controller, &mut Window)) {
+        let mut w = self.window();
+        f(self.cc.as_mut(), &mut w);
+        self.cwnd = w.cwnd;
+        self.ssthresh = w.ssthresh;
+    }
+    /// The codepoint of a packet: a controller with ECN of its own (DCTCP) marks all
+    /// ECT(0); RFC 3168 new data only.
     fn ecn(&self, new_data: bool) -> Ecn {
-        if self.cfg.dctcp_ecn() || (self.cfg.rfc3168 && new_data) {
+        if self.own_ecn || (self.cfg.rfc3168 && new_data) {
             Ecn::Ect
         } else {
             Ecn::NotEct
@@ -264,7 +257,7 @@ impl Sender {
         if matches!(self.state, State::Connecting { .. } | State::Done) {
             return None;
         }
-        if self.hpcc.is_some() && now < self.next_send_at {
+        if self.paced && now < self.next_send_at {
             return None;
         }
         if self.retransmit_due {
@@ -332,10 +325,11 @@ impl Sender {
     }
 
     /// Whole segments only, unless this is the message's tail (ns-3 / Linux SWS rule).
-    /// HPCC may send one packet into an empty pipe whatever its window (its W can fall
-    /// below a segment when many flows share a link; the pacing rate still holds).
+    /// A pacing controller may send one packet into an empty pipe whatever its window
+    /// (HPCC's W can fall below a segment when many flows share a link; the pacing rate
+    /// still holds).
     fn window_allows(&self, len: u64) -> bool {
-        self.in_flight() + len <= self.send_window() || (self.hpcc.is_some() && self.in_flight() == 0)
+        self.in_flight() + len <= self.send_window() || (self.paced && self.in_flight() == 0)
     }
 
     fn segment(&mut self, now: Time, seq: u64) -> Out {
@@ -346,9 +340,11 @@ impl Sender {
         let cwr = self.cwr_due && new_data;
         self.cwr_due &= !cwr;
         let mut t = self.packet(Segment::Data { seq, len, ts: now, tsecr: self.ts_recent, cwr }, len, new_data);
-        if let Some(h) = &self.hpcc {
+        if self.telemetry {
             t.int = Some(Stack::default());
-            self.next_send_at = now + h.gap(t.wire_bytes as u64);
+        }
+        if self.paced {
+            self.next_send_at = now + self.cc.pacing_gap(t.wire_bytes as u64);
         }
         t
     }
@@ -357,10 +353,10 @@ impl Sender {
         Out { seg, wire_bytes: payload + self.cfg.header, ecn: self.ecn(new_data), int: None }
     }
 
-    /// The time at which `handle_timeout` wants to be called: the RTO, or for HPCC the
-    /// pacing deadline when a packet is waiting for it.
+    /// The time at which `handle_timeout` wants to be called: the RTO, or for a pacing
+    /// controller the pacing deadline when a packet is waiting for it.
     pub fn poll_timeout(&self) -> Option<Time> {
-        let pacing = (self.hpcc.is_some() && self.has_data_to_send()).then_some(self.next_send_at);
+        let pacing = (self.paced && self.has_data_to_send()).then_some(self.next_send_at);
         match (self.rto_at, pacing) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -403,20 +399,20 @@ impl Sender {
                     self.stats.dsack_acks += 1;
                     return;
                 }
-                if let (Some(h), Some(int), false) = (self.hpcc.as_mut(), int, self.completed) {
-                    h.on_ack(ack, self.snd_nxt, int);
+                if let (Some(int), false) = (int, self.completed) {
+                    self.cc.on_int(ack, self.snd_nxt, int);
                 }
                 self.on_ack(now, ack, ece, ts_echo);
-                self.follow_hpcc();
+                self.follow_owned_window();
             }
             _ => {}
         }
     }
 
-    /// In the open state an HPCC sender's window is HPCC's W.
-    fn follow_hpcc(&mut self) {
-        if let (Some(h), State::Open) = (&self.hpcc, self.state) {
-            self.cwnd = h.window();
+    /// In the open state a controller that sets its window outright (HPCC's W) has it.
+    fn follow_owned_window(&mut self) {
+        if let (Some(w), State::Open) = (self.cc.owned_window(), self.state) {
+            self.cwnd = w;
         }
     }
 
@@ -471,13 +467,13 @@ impl Sender {
                 self.state = State::Open;
             }
         }
-        let enter_cwr = ece && self.state == State::Open && (self.dctcp.is_some() || self.cfg.rfc3168);
+        let enter_cwr = ece && self.state == State::Open && (self.own_ecn || self.cfg.rfc3168);
         if enter_cwr {
             self.enter_cwr();
         }
-        if let Some(d) = self.dctcp.as_mut() {
-            d.on_ack(ack, newly, ece, snd_nxt);
-        }
+        let rtt = self.rtt.srtt().unwrap_or(self.cfg.min_rto);
+        let a = Ack { now, ack, newly, segs, ece, snd_nxt, rtt };
+        self.cc.on_ecn(&a);
         match self.state {
             State::Cwr { recover, mut prr } => {
                 if enter_cwr {
@@ -487,65 +483,31 @@ impl Sender {
                 }
                 self.state = State::Cwr { recover, prr };
             }
-            _ if self.hpcc.is_some() || self.cfg.flavor == Flavor::Off => {}
             _ if !self.cwnd_limited(snd_nxt - (ack - newly)) => {}
-            _ if self.cubic.is_some() && self.cwnd >= self.ssthresh => self.grow_cubic(now, newly),
-            _ => {
-                let grown = self.growth.grow(self.cwnd, self.ssthresh, segs);
-                self.cwnd = self.clamp(grown);
-            }
+            _ => self.with_window(|cc, w| cc.on_ack(w, &a)),
         }
     }
 
-    /// CUBIC's congestion avoidance (`cubic`): `newly` bytes acknowledged at `now`.
-    fn grow_cubic(&mut self, now: Time, newly: u64) {
-        let mss = self.mss() as f64;
-        let rtt = self.rtt.srtt().unwrap_or(self.cfg.min_rto);
-        let c = self.cubic.as_mut().expect("a CUBIC sender");
-        let w = c.on_ack(now, self.cwnd as f64 / mss, newly as f64 / mss, rtt);
-        self.cwnd = self.clamp(((w * mss) as u64).max(self.cwnd));
-    }
-
-    /// The window after a loss (`timeout`: an RTO): ssthresh from CUBIC's β or half the
-    /// flight (RFC 5681 eq. 4).
-    fn loss_ssthresh(&mut self, timeout: bool) -> u64 {
-        let mss = self.mss() as f64;
-        match self.cubic.as_mut() {
-            Some(c) if timeout => (c.on_timeout(self.cwnd as f64 / mss) * mss) as u64,
-            Some(c) => (c.on_loss(self.cwnd as f64 / mss) * mss) as u64,
-            None => (self.in_flight() / 2).max(2 * self.mss()),
-        }
-    }
-
-    /// RFC 8257 §3.3 / RFC 3168 §6.1.2: one reduction per window of data. DCTCP cuts by
-    /// α/2; RFC 3168 as for a loss (Linux's `ssthresh` callback: NewReno max(cwnd/2, 2 MSS),
-    /// CUBIC cwnd × β, which also starts CUBIC's next epoch), and queues CWR.
+    /// RFC 8257 §3.3 / RFC 3168 §6.1.2: one reduction per window of data, to the
+    /// controller's ssthresh (`Controller::ecn_ssthresh`: DCTCP cuts by α/2, RFC 3168 as
+    /// for a loss), through PRR; queues CWR.
     fn enter_cwr(&mut self) {
-        let mss = self.mss();
-        self.ssthresh = match (self.dctcp, self.cubic.as_mut()) {
-            (Some(d), _) => d.ssthresh(self.cwnd).max(mss),
-            (None, Some(c)) => (c.on_loss(self.cwnd as f64 / mss as f64) * mss as f64) as u64,
-            (None, None) => (self.cwnd / 2).max(2 * mss),
-        };
+        let w = self.window();
+        self.ssthresh = self.cc.ecn_ssthresh(&w);
         self.cwr_due = self.cfg.rfc3168;
         self.stats.ecn_cuts += 1;
         self.state = State::Cwr { recover: self.high_tx, prr: Prr::new(self.high_tx - self.snd_una, self.cfg.prr) };
     }
 
     fn on_recovery_ack(&mut self, ack: u64, recover: u64, newly: u64) {
-        let fixed = self.cfg.flavor == Flavor::Off;
         if ack >= recover {
             // Full acknowledgement (RFC 6582 §3.2 step 3).
-            if !fixed {
-                self.cwnd = self.ssthresh;
-            }
+            self.with_window(|cc, w| cc.on_recovery_exit(w));
             self.state = State::Open;
         } else {
             // Partial acknowledgement: retransmit the next hole, deflate the window.
             self.retransmit_due = true;
-            if !fixed {
-                self.cwnd = self.cwnd.saturating_sub(newly) + self.mss();
-            }
+            self.with_window(|cc, w| cc.on_partial_ack(w, newly));
         }
     }
 
@@ -555,20 +517,17 @@ impl Sender {
         }
         self.dupacks += 1;
         match self.state {
-            State::Recovery { .. } if self.cfg.flavor == Flavor::Off => {}
-            State::Recovery { .. } => self.cwnd += self.mss(),
+            State::Recovery { .. } => self.with_window(|cc, w| cc.on_recovery_dupack(w)),
             _ if Some(self.dupacks) == self.cfg.dupack_threshold => self.enter_recovery(),
             _ => {}
         }
     }
 
-    /// RFC 6582 §3.2 steps 2-3: halve (CUBIC: × β), retransmit, inflate by the three
-    /// dupacks. Without congestion control only the retransmission happens.
+    /// RFC 6582 §3.2 steps 2-3: the controller's reduction (`Controller::on_loss`:
+    /// halve and inflate by the three dupacks; CUBIC × β; none without congestion
+    /// control), and the retransmission.
     fn enter_recovery(&mut self) {
-        if self.cfg.flavor != Flavor::Off {
-            self.ssthresh = self.loss_ssthresh(false);
-            self.cwnd = self.ssthresh + 3 * self.mss();
-        }
+        self.with_window(|cc, w| cc.on_loss(w));
         self.retransmit_due = true;
         self.cwr_due = self.cfg.rfc3168;
         self.stats.fast_recoveries += 1;
@@ -588,12 +547,9 @@ impl Sender {
             self.rto_at = None;
             return;
         }
-        // RFC 5681 §3.1 eq. 4 (CUBIC: RFC 9438 §4.8), then go-back-N from the first
-        // unacknowledged byte. Without congestion control the window stays.
-        if self.cfg.flavor != Flavor::Off {
-            self.ssthresh = self.loss_ssthresh(true);
-            self.cwnd = self.mss();
-        }
+        // The controller's reduction (`Controller::on_rto`: RFC 5681 §3.1 eq. 4, CUBIC
+        // RFC 9438 §4.8), then go-back-N from the first unacknowledged byte.
+        self.with_window(|cc, w| cc.on_rto(w));
         self.snd_nxt = self.snd_una;
         self.dupacks = 0;
         self.cwr_due = self.cfg.rfc3168;

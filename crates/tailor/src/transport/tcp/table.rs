@@ -74,10 +74,15 @@ fn flavor(t: &mut Table, kind: Kind) -> Result<Flavor, ScenarioError> {
                 fast_convergence: t.boolean("fast_convergence")?.unwrap_or(d.fast_convergence),
             })
         }
-        Kind::Tcp => match t.choice("congestion_control", &["newreno", "off"])?.as_deref() {
-            Some("off") => Flavor::Off,
-            _ => Flavor::NewReno,
-        },
+        Kind::Tcp => {
+            // The built-in controllers, then the registry's (`cc::PLAIN`).
+            let names: Vec<&str> = ["newreno", "off"].into_iter().chain(cc::PLAIN.iter().map(|p| p.name)).collect();
+            match t.choice("congestion_control", &names)?.as_deref() {
+                Some("off") => Flavor::Off,
+                Some(name) => cc::PLAIN.iter().find(|p| p.name == name).map_or(Flavor::NewReno, Flavor::Plain),
+                None => Flavor::NewReno,
+            }
+        }
     })
 }
 

@@ -16,6 +16,8 @@
 //! (§4.6); a timeout also restarts the curve from the window it reaches (§4.8). Slow start
 //! below ssthresh is the sender's own (RFC 5681); HyStart++ (RFC 9406) is not modelled.
 
+use super::reno::Growth;
+use super::{Ack, Controller, Window};
 use crate::sim::Time;
 
 /// RFC 9438's constants (§5: C = 0.4, β_cubic = 0.7, fast convergence on).
@@ -127,6 +129,56 @@ impl Cubic {
         } else {
             cubic
         }
+    }
+}
+
+/// The CUBIC controller: Reno's slow start below ssthresh, the curve above it, β on a
+/// loss, an RFC 3168 ECN-Echo or a timeout (the sender keeps cwnd in bytes, the curve
+/// segments).
+#[derive(Copy, Clone, Debug)]
+pub struct CubicWindow {
+    cubic: Cubic,
+    growth: Growth,
+}
+
+impl CubicWindow {
+    pub fn new(mss: u64, p: Params) -> Self {
+        CubicWindow { cubic: Cubic::new(p), growth: Growth::new(mss) }
+    }
+
+    /// The curve's state.
+    pub fn cubic(&self) -> &Cubic {
+        &self.cubic
+    }
+}
+
+impl Controller for CubicWindow {
+    fn on_ack(&mut self, w: &mut Window, a: &Ack) {
+        if w.cwnd < w.ssthresh {
+            w.cwnd = w.clamp(self.growth.grow(w.cwnd, w.ssthresh, a.segs));
+            return;
+        }
+        let mss = w.mss as f64;
+        let next = self.cubic.on_ack(a.now, w.cwnd as f64 / mss, a.newly as f64 / mss, a.rtt);
+        w.cwnd = w.clamp(((next * mss) as u64).max(w.cwnd));
+    }
+
+    /// Linux's `ssthresh` callback: cwnd × β, which also starts the next epoch.
+    fn ecn_ssthresh(&mut self, w: &Window) -> u64 {
+        (self.cubic.on_loss(w.cwnd as f64 / w.mss as f64) * w.mss as f64) as u64
+    }
+
+    fn on_loss(&mut self, w: &mut Window) {
+        let mss = w.mss as f64;
+        w.ssthresh = (self.cubic.on_loss(w.cwnd as f64 / mss) * mss) as u64;
+        w.cwnd = w.ssthresh + 3 * w.mss;
+    }
+
+    /// RFC 9438 §4.8.
+    fn on_rto(&mut self, w: &mut Window) {
+        let mss = w.mss as f64;
+        w.ssthresh = (self.cubic.on_timeout(w.cwnd as f64 / mss) * mss) as u64;
+        w.cwnd = w.mss;
     }
 }
 

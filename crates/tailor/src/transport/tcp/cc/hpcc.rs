@@ -2,7 +2,7 @@
 //! SIGCOMM 2019, Algorithm 1 (§3.2–§3.3).
 //!
 //! HPCC is a congestion controller over the TCP sender's reliability machinery (sequence
-//! numbers, cumulative ACKs, fast retransmit, RTO), so it is a [`super::Flavor`] of that
+//! numbers, cumulative ACKs, fast retransmit, RTO), so it is a [`Controller`] of that
 //! sender rather than a transport of its own: only the window law and the pacing differ,
 //! and duplicating loss recovery would give two copies to keep in step. This module is
 //! the law alone, fed the INT stack each ACK echoes (`net::int`):
@@ -23,6 +23,7 @@
 //! A hop whose record comes from another port than last time (the path changed) or that
 //! has no newer sample than the previous ACK's is skipped.
 
+use super::{Ack, Controller, Window};
 use crate::net::int::{Hop, Stack};
 use crate::sim::{Rate, Time};
 
@@ -153,6 +154,33 @@ impl Control {
             self.inc_stage = if multiplicative { 0 } else { self.inc_stage + 1 };
             self.wc = self.w;
         }
+    }
+}
+
+/// HPCC's window is its own (W in the open state, set from every ACK's INT stack), and it
+/// paces; a loss episode caps the window only until it ends, by NewReno's arithmetic: HPCC
+/// has no loss reaction of its own (its paper assumes a lossless fabric; its ns-3 model
+/// goes back N at an unchanged rate).
+impl Controller for Control {
+    fn initial_window(&self, _init: u64, _ceiling: Option<u64>) -> u64 {
+        self.window()
+    }
+    /// No growth here: W comes from `on_int`.
+    fn on_ack(&mut self, _w: &mut Window, _a: &Ack) {}
+    fn on_int(&mut self, ack: u64, snd_nxt: u64, int: &Stack) {
+        Control::on_ack(self, ack, snd_nxt, int);
+    }
+    fn owned_window(&self) -> Option<u64> {
+        Some(self.window())
+    }
+    fn paces(&self) -> bool {
+        true
+    }
+    fn pacing_gap(&self, bytes: u64) -> Time {
+        self.gap(bytes)
+    }
+    fn telemetry(&self) -> bool {
+        true
     }
 }
 
