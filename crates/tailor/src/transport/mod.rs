@@ -26,6 +26,8 @@ pub mod rds;
 pub mod registry;
 mod slab;
 pub mod tcp;
+#[cfg(test)]
+mod test_support;
 pub mod workers;
 
 use crate::net::ids::{ClassId, ConnId, HostId};
