@@ -9,6 +9,7 @@
 
 pub mod advisor;
 pub mod engine;
+pub mod ids;
 pub mod input;
 pub mod measure;
 pub mod model;
@@ -18,4 +19,5 @@ pub mod output;
 pub mod scenario;
 pub mod sim;
 pub mod transport;
+pub mod version;
 pub mod workload;

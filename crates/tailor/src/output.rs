@@ -19,10 +19,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// How a file says tailor wrote it (as `tailor.outdir.SIGNATURE` in Python): Parquet's
-/// `created_by`, HTML's generator tag, the plots' metadata.
-pub const SIGNATURE: &str = "written by tailor";
+pub use crate::version::{SIGNATURE, VERSION};
 
 /// Which files hold the per-message records.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -12,32 +12,11 @@ use tailor::scenario::{ClassKind, Scenario};
 use tailor::sim::Time;
 
 /// The fabric of Figure 11 with the authors' host delays (scenarios/homa/w3-80.toml).
-const FABRIC: &str = r#"
-[topology]
-kind = "leaf_spine"
-racks = 9
-hosts_per_rack = 16
-spines = 4
-host_link = { rate = "10Gbps" }
-fabric_link = { rate = "40Gbps" }
-[switch]
-delay = "250ns"
-scheduler = "priority"
-priority_levels = 8
-[host]
-nic_depth = 0
-nic_delay = "1us"
-rx_delay = "0.5us"
-[routing]
-paths = "spray"
-"#;
+const FABRIC: &str =
+    common::homa_fabric!(9, 16, 4, "scheduler = \"priority\"\npriority_levels = 8\n", "nic_depth = 0\n");
 
 fn lone(dir: &std::path::Path, transport: &str, src: usize, dst: usize, sizes: &[u64]) -> Scenario {
-    let trace = common::lone_trace(dir, sizes, src, dst, 3_000_000);
-    common::scenario(
-        &format!("{FABRIC}\n[transport]\nkind = \"homa\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"),
-        dir,
-    )
+    common::lone(dir, &format!("{FABRIC}\n[transport]\nkind = \"homa\"\n{transport}"), src, dst, sizes)
 }
 
 const SIZES: [u64; 12] = [1, 100, 1_442, 1_443, 5_000, 9_328, 9_329, 10_784, 20_000, 100_000, 1_000_000, 2_500_000];

@@ -679,3 +679,27 @@ fn no_layer_imports_the_one_above_it() {
         assert_eq!(mentions(below, "crate::engine"), Vec::<String>::new(), "{below} must not import the packet engine");
     }
 }
+
+/// The types two layers share live in a leaf module both import downhill (issue 27): the
+/// ids, port roles and channels in `crate::ids`, the file signature in `crate::version`.
+/// Each pair below was an arrow both ways (net imports measure's counters, output
+/// measure's Parquet writer, transport workload's size distributions).
+#[test]
+fn shared_types_live_below_both_their_users() {
+    for (below, above) in [
+        ("measure", "crate::net"),
+        ("measure", "crate::output"),
+        ("workload", "crate::net"),
+        ("workload", "crate::transport"),
+    ] {
+        assert_eq!(mentions(below, above), Vec::<String>::new(), "{below} must not import {above}");
+    }
+    for leaf in ["ids.rs", "version.rs"] {
+        let text =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(leaf)).unwrap();
+        assert!(
+            !text.contains("crate::") && !text.contains("super::"),
+            "{leaf} is a leaf: it imports nothing of the crate"
+        );
+    }
+}

@@ -8,35 +8,16 @@ mod common;
 use tailor::scenario::Scenario;
 
 /// The fabric of the Homa paper's Figure 11 with NDP's switches (scenarios/homa/ndp-*.toml).
-const FABRIC: &str = r#"
-[topology]
-kind = "leaf_spine"
-racks = 9
-hosts_per_rack = 16
-spines = 4
-host_link = { rate = "10Gbps" }
-fabric_link = { rate = "40Gbps" }
-[switch]
-delay = "250ns"
-scheduler = "priority"
-priority_levels = 2
-buffer = "per_port"
-buffer_size = "12304B"
-overflow = "trim_random"
-[host]
-nic_depth = 0
-nic_delay = "1us"
-rx_delay = "0.5us"
-[routing]
-paths = "spray"
-"#;
+const FABRIC: &str = common::homa_fabric!(
+    9,
+    16,
+    4,
+    "scheduler = \"priority\"\npriority_levels = 2\nbuffer = \"per_port\"\nbuffer_size = \"12304B\"\noverflow = \"trim_random\"\n",
+    "nic_depth = 0\n"
+);
 
 fn lone(dir: &std::path::Path, transport: &str, src: usize, dst: usize, sizes: &[u64]) -> Scenario {
-    let trace = common::lone_trace(dir, sizes, src, dst, 3_000_000);
-    common::scenario(
-        &format!("{FABRIC}\n[transport]\nkind = \"ndp\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"),
-        dir,
-    )
+    common::lone(dir, &format!("{FABRIC}\n[transport]\nkind = \"ndp\"\n{transport}"), src, dst, sizes)
 }
 
 /// Around the first window (7 packets: 10,094 bytes), short last packets, and large ones.

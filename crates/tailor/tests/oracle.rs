@@ -15,25 +15,8 @@ use tailor::sim::{Rate, Time};
 
 /// A leaf-spine of 3 racks of 8 hosts under 2 spines, not oversubscribed, with the Homa
 /// paper's switch and host delays (scenarios/homa/w3-80.toml, smaller).
-const FABRIC: &str = r#"
-[topology]
-kind = "leaf_spine"
-racks = 3
-hosts_per_rack = 8
-spines = 2
-host_link = { rate = "10Gbps" }
-fabric_link = { rate = "40Gbps" }
-[switch]
-delay = "250ns"
-scheduler = "priority"
-priority_levels = 8
-[host]
-nic_depth = 0
-nic_delay = "1us"
-rx_delay = "0.5us"
-[routing]
-paths = "spray"
-"#;
+const FABRIC: &str =
+    common::homa_fabric!(3, 8, 2, "scheduler = \"priority\"\npriority_levels = 8\n", "nic_depth = 0\n");
 
 const HOMA: &str =
     "[transport]\nkind = \"homa\"\nrtt_bytes = \"10000B\"\nunscheduled_levels = 4\nresend_timeout = \"off\"\n";
@@ -89,11 +72,7 @@ fn a_lone_message_meets_its_ideal_exactly() {
     let homa = HOMA.replace("unscheduled_levels = 4", "unscheduled_levels = 1");
     for (transport, net) in [(homa.as_str(), FABRIC), ("[transport]\nkind = \"raw\"\n", FABRIC)] {
         for (src, dst) in [(0, 1), (0, 9), (23, 5)] {
-            let trace = common::lone_trace(dir.path(), &sizes, src, dst, 3_000_000);
-            let sc = common::scenario(
-                &format!("{net}{transport}[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"),
-                dir.path(),
-            );
+            let sc = common::lone(dir.path(), &format!("{net}{transport}"), src, dst, &sizes);
             let (_, recs) = oracle(&sc, 1).unwrap();
             assert_eq!(recs.len(), sizes.len());
             for r in &recs {

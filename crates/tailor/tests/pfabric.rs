@@ -15,29 +15,14 @@ use tailor::net::sched::rank::RankQueue;
 use tailor::sim::{Rate, Time};
 
 /// The Homa paper's fabric with pFabric's switches (scenarios/homa/pfabric-w3-80.toml).
-const FABRIC: &str = r#"
-[topology]
-kind = "leaf_spine"
-racks = 9
-hosts_per_rack = 16
-spines = 4
-host_link = { rate = "10Gbps" }
-fabric_link = { rate = "40Gbps" }
-[switch]
-delay = "250ns"
-scheduler = "rank"
-overflow = "evict"
-buffer = "per_port"
-buffer_size = "19993B"
-[host]
-nic_depth = 0
-nic_delay = "1us"
-rx_delay = "0.5us"
-[routing]
-paths = "spray"
-[transport]
-kind = "pfabric"
-"#;
+const FABRIC: &str = common::homa_fabric!(
+    9,
+    16,
+    4,
+    "scheduler = \"rank\"\noverflow = \"evict\"\nbuffer = \"per_port\"\nbuffer_size = \"19993B\"\n",
+    "nic_depth = 0\n",
+    "[transport]\nkind = \"pfabric\"\n"
+);
 
 fn traced(dir: &std::path::Path, rows: &[(usize, usize, u64, u64)]) -> tailor::scenario::Scenario {
     let mut s = String::from("flow_id,sender,receiver,size_bytes,start_ns\n");
@@ -59,8 +44,7 @@ fn a_lone_message_meets_its_ideal_exactly_on_every_path() {
     // first (a lone 1,461-byte message then beats its one-path ideal by 67 ns).
     let fabric = FABRIC.replace("paths = \"spray\"", "paths = \"ecmp\"");
     for (src, dst) in [(0, 1), (0, 17), (143, 5)] {
-        let trace = common::lone_trace(dir.path(), &sizes, src, dst, 3_000_000);
-        let sc = common::scenario(&format!("{fabric}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"), dir.path());
+        let sc = common::lone(dir.path(), &fabric, src, dst, &sizes);
         let (sim, recs) = common::run(&sc, 1);
         assert_eq!(recs.len(), sizes.len());
         for r in &recs {

@@ -11,30 +11,11 @@ use tailor::net::packet::Packet;
 use tailor::sim::Time;
 use tailor::transport::phost::Kind;
 
-/// The fabric of the Homa paper's Figure 11 (scenarios/homa/phost-w3-80.toml) with `racks`.
-fn fabric(racks: usize, hosts: usize, spines: usize) -> String {
-    format!(
-        r#"
-[topology]
-kind = "leaf_spine"
-racks = {racks}
-hosts_per_rack = {hosts}
-spines = {spines}
-host_link = {{ rate = "10Gbps" }}
-fabric_link = {{ rate = "40Gbps" }}
-[switch]
-delay = "250ns"
-scheduler = "priority"
-priority_levels = 2
-[host]
-nic_depth = 0
-nic_delay = "1us"
-rx_delay = "0.5us"
-[routing]
-paths = "spray"
-"#
-    )
-}
+/// The fabric of the Homa paper's Figure 11 (scenarios/homa/phost-w3-80.toml).
+const FABRIC: &str =
+    common::homa_fabric!(9, 16, 4, "scheduler = \"priority\"\npriority_levels = 2\n", "nic_depth = 0\n");
+/// The same with 2 racks of 8 hosts under 2 spines.
+const SMALL: &str = common::homa_fabric!(2, 8, 2, "scheduler = \"priority\"\npriority_levels = 2\n", "nic_depth = 0\n");
 
 const SIZES: [u64; 10] = [1, 100, 1_460, 1_461, 5_000, 10_220, 10_221, 20_000, 100_000, 1_000_000];
 
@@ -47,12 +28,8 @@ fn a_lone_message_meets_its_ideal_exactly_on_every_path() {
     let simulator = "free_tokens_to = \"short_messages\"\nidle_wakeup = \"timeouts\"";
     for transport in ["", "free_tokens = 7\ntoken_window = 7", simulator] {
         for (src, dst) in [(0, 1), (0, 17), (143, 5)] {
-            let trace = common::lone_trace(dir.path(), &SIZES, src, dst, 3_000_000);
-            let text = format!(
-                "{}\n[transport]\nkind = \"phost\"\n{transport}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n",
-                fabric(9, 16, 4)
-            );
-            let (sim, recs) = common::run(&common::scenario(&text, dir.path()), 1);
+            let net = format!("{FABRIC}\n[transport]\nkind = \"phost\"\n{transport}");
+            let (sim, recs) = common::run(&common::lone(dir.path(), &net, src, dst, &SIZES), 1);
             assert_eq!(recs.len(), SIZES.len());
             for r in &recs {
                 assert_eq!(r.finish - r.start, r.ideal, "{transport:?}: {src}->{dst}, {} bytes", r.size);
@@ -66,10 +43,8 @@ fn a_lone_message_meets_its_ideal_exactly_on_every_path() {
 #[test]
 fn the_ideal_of_a_small_message_is_its_rts_then_its_packet() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = common::lone_trace(dir.path(), &[1], 0, 17, 3_000_000);
-    let text =
-        format!("{}\n[transport]\nkind = \"phost\"\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n", fabric(9, 16, 4));
-    let (_, recs) = common::run(&common::scenario(&text, dir.path()), 1);
+    let net = format!("{FABRIC}\n[transport]\nkind = \"phost\"\n");
+    let (_, recs) = common::run(&common::lone(dir.path(), &net, 0, 17, &[1]), 1);
     // 84 bytes each (40 of headers, padded to the minimum frame): the RTS's 67.2 ns first,
     // then the packet's 67.2 ns per 10 Gbps hop and 16.8 ns per 40 Gbps hop, 1 us after the
     // NIC, 250 ns per switch, 0.5 us at the receiver.
@@ -109,7 +84,7 @@ fn loaded(extra_switch: &str, until: &str, transport: &str) -> String {
     format!(
         "{}\n[transport]\nkind = \"phost\"\n{transport}\n[[class]]\nname = \"w3\"\nsizes = \"w3\"\narrival = \"poisson\"\nload = 0.6\n\
          load_basis = \"wire\"\npattern = \"all_to_all\"\nuntil = \"{until}\"\n",
-        fabric(2, 8, 2).replace("priority_levels = 2\n", &format!("priority_levels = 2\n{extra_switch}"))
+        SMALL.replace("priority_levels = 2\n", &format!("priority_levels = 2\n{extra_switch}"))
     )
 }
 

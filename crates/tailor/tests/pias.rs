@@ -8,30 +8,13 @@ mod common;
 use tailor::scenario::Scenario;
 
 /// The Homa paper's fabric as scenarios/homa/pias-w3-80.toml has it.
-const FABRIC: &str = r#"
-[topology]
-kind = "leaf_spine"
-racks = 9
-hosts_per_rack = 16
-spines = 4
-host_link = { rate = "10Gbps" }
-fabric_link = { rate = "40Gbps" }
-[switch]
-delay = "250ns"
-scheduler = "priority"
-priority_levels = 8
-buffer = "per_port"
-buffer_size = "375000B"
-ecn_threshold = "22500B"
-[host]
-nic = "priority"
-priority_levels = 8
-ecn_threshold = "22500B"
-nic_delay = "1us"
-rx_delay = "0.5us"
-[routing]
-paths = "spray"
-"#;
+const FABRIC: &str = common::homa_fabric!(
+    9,
+    16,
+    4,
+    "scheduler = \"priority\"\npriority_levels = 8\nbuffer = \"per_port\"\nbuffer_size = \"375000B\"\necn_threshold = \"22500B\"\n",
+    "nic = \"priority\"\npriority_levels = 8\necn_threshold = \"22500B\"\n"
+);
 
 const PIAS: &str = r#"
 kind = "pias"
@@ -54,13 +37,11 @@ fn a_lone_message_meets_its_one_way_ideal_exactly() {
     let sizes = [1, 1_460, 1_461, 10_000, 14_600, 100_000, 1_000_000];
     for (paths, packet_level) in [("ecmp", "first_byte"), ("ecmp", "last_byte"), ("spray", "last_byte")] {
         for (src, dst) in [(0, 1), (0, 17), (143, 5)] {
-            let trace = common::lone_trace(dir.path(), &sizes, src, dst, 3_000_000);
-            let text = format!(
-                "{FABRIC}\n[transport]\n{PIAS}\nthresholds = [\"1000B\", \"5000B\"]\npacket_level = \"{packet_level}\"\n\
-                 [[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"
+            let net = format!(
+                "{FABRIC}\n[transport]\n{PIAS}\nthresholds = [\"1000B\", \"5000B\"]\npacket_level = \"{packet_level}\"\n"
             )
             .replace("paths = \"spray\"", &format!("paths = \"{paths}\""));
-            let (_, recs) = common::run(&common::scenario(&text, dir.path()), 1);
+            let (_, recs) = common::run(&common::lone(dir.path(), &net, src, dst, &sizes), 1);
             assert_eq!(recs.len(), sizes.len());
             for r in &recs {
                 let what = format!("{paths}, {packet_level}: {src}->{dst}, {} bytes", r.size);

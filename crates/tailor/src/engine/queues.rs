@@ -12,10 +12,19 @@
 //! ticks inside an idle stretch are written when the next event or the end comes.
 
 use super::{RunError, Simulation};
+use crate::ids::{Node, PortRole};
 use crate::measure::progress::{ProgressLog, Tally};
-use crate::measure::queues::{QueueLog, QueueSpec};
+use crate::measure::queues::{PortTable, QueueLog, QueueSpec};
 use crate::net::ids::PortId;
+use crate::net::Network;
 use crate::sim::Time;
+
+/// The ports a `PortSelect` picks from (`measure::queues` reads no network).
+impl PortTable for Network {
+    fn port_kinds(&self) -> impl Iterator<Item = (Node, PortRole)> + '_ {
+        self.ports.iter().map(|p| (p.owner, p.role))
+    }
+}
 
 pub(super) struct Sampler {
     log: QueueLog,

@@ -117,7 +117,7 @@ impl<W: Write + Send> ParquetSink<W> {
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             .set_max_row_group_size(ROW_GROUP)
-            .set_created_by(format!("{} {}", crate::output::SIGNATURE, crate::output::VERSION))
+            .set_created_by(format!("{} {}", crate::version::SIGNATURE, crate::version::VERSION))
             .build();
         let writer = SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(to_io)?;
         Ok(ParquetSink { writer: Some(writer), rows: Columns::default(), names: Vec::new() })
@@ -193,7 +193,7 @@ impl<A: RecordSink, B: RecordSink> RecordSink for Tee<A, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::ids::{ClassId, HostId};
+    use crate::ids::{ClassId, HostId};
     use crate::sim::Time;
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::RowAccessor;
@@ -232,7 +232,7 @@ mod tests {
         let meta = reader.metadata();
         assert_eq!(meta.num_row_groups(), 3);
         assert_eq!(meta.file_metadata().num_rows() as u64, n);
-        assert!(meta.file_metadata().created_by().unwrap().starts_with(crate::output::SIGNATURE));
+        assert!(meta.file_metadata().created_by().unwrap().starts_with(crate::version::SIGNATURE));
         for (i, row) in reader.get_row_iter(None).unwrap().enumerate() {
             let (row, want) = (row.unwrap(), record(i as u64));
             assert_eq!(row.get_long(0).unwrap(), want.id as i64);

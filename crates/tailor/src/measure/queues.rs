@@ -13,9 +13,7 @@
 //! class, `queue_bytes.<class>` per class: the bytes of that class's packets (data and
 //! ACKs) among them, empty where the engine cannot tell (the model's shared queues).
 
-use crate::net::ids::{Node, PortId};
-use crate::net::port::PortRole;
-use crate::net::Network;
+use crate::ids::{Node, PortId, PortRole};
 use crate::sim::Time;
 use std::io::{self, Write};
 
@@ -40,16 +38,28 @@ pub enum PortSelect {
     Ids(Vec<PortId>),
 }
 
+/// What [`PortSelect::resolve`] needs of a network: each port's owner and role. The
+/// network provides it (`engine::queues`), so that `measure` does not import `net`, which
+/// imports `measure` (its counters).
+pub trait PortTable {
+    /// The owner and role of every port, in port-id order.
+    fn port_kinds(&self) -> impl Iterator<Item = (Node, PortRole)> + '_;
+}
+
 impl PortSelect {
     /// The selected ports of `net`, ascending.
-    pub fn resolve(&self, net: &Network) -> Vec<PortId> {
-        let pick = |f: &dyn Fn(&crate::net::port::Port) -> bool| {
-            net.ports.iter().enumerate().filter(|(_, p)| f(p)).map(|(i, _)| PortId::new(i)).collect()
+    pub fn resolve(&self, net: &impl PortTable) -> Vec<PortId> {
+        let pick = |f: &dyn Fn(Node, PortRole) -> bool| {
+            net.port_kinds()
+                .enumerate()
+                .filter(|&(_, (owner, role))| f(owner, role))
+                .map(|(i, _)| PortId::new(i))
+                .collect()
         };
         match self {
-            PortSelect::Switches => pick(&|p| matches!(p.owner, Node::Switch(_))),
-            PortSelect::All => pick(&|_| true),
-            PortSelect::Role(r) => pick(&|p| p.role == *r),
+            PortSelect::Switches => pick(&|owner, _| matches!(owner, Node::Switch(_))),
+            PortSelect::All => pick(&|_, _| true),
+            PortSelect::Role(r) => pick(&|_, role| role == *r),
             PortSelect::Ids(ids) => ids.clone(),
         }
     }

@@ -1,6 +1,6 @@
 //! Per-message records and where they go.
 
-use crate::net::ids::{ClassId, HostId};
+use crate::ids::{ClassId, HostId};
 use crate::sim::Time;
 use std::io::{self, Write};
 

@@ -285,7 +285,7 @@ mod tests {
     fn one_class_stands_for_the_overall_summary() {
         use super::super::record::NullSink;
         use super::super::slo::{Metric, Stat};
-        use crate::net::ids::{ClassId, HostId};
+        use crate::ids::{ClassId, HostId};
         let slo = Slo {
             stat: Stat::Percentile(99.0),
             metric: Metric::Slowdown,

@@ -25,33 +25,8 @@ use super::int;
 use super::marker::{Backlog, Departure, Marker};
 use super::packet::{Flags, Packet};
 use super::sched::Scheduler;
+pub use crate::ids::PortRole;
 use crate::sim::{Rate, Time};
-
-/// What a port is in the topology, for reports (`ports.csv`) and per-role settings.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PortRole {
-    HostNic,
-    /// Switch port towards a host (the last hop).
-    ToHost,
-    /// Switch port towards a switch one tier up (ToR -> spine, edge -> agg, agg -> core).
-    Up,
-    /// Switch port towards a switch one tier down.
-    Down,
-    /// The bottleneck between the two switches of a dumbbell.
-    Trunk,
-}
-
-impl PortRole {
-    pub fn name(self) -> &'static str {
-        match self {
-            PortRole::HostNic => "host_nic",
-            PortRole::ToHost => "to_host",
-            PortRole::Up => "up",
-            PortRole::Down => "down",
-            PortRole::Trunk => "trunk",
-        }
-    }
-}
 
 /// The buffer policy of one port.
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -26,6 +26,8 @@ pub mod rds;
 pub mod registry;
 mod slab;
 pub mod tcp;
+#[cfg(test)]
+mod test_support;
 pub mod workers;
 
 use crate::net::ids::{ClassId, ConnId, HostId};
@@ -179,23 +181,6 @@ pub struct Message {
     pub channel: Option<Channel>,
 }
 
-/// Which of a (sender, receiver, class)'s persistent connections a message goes on.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Channel {
-    /// This one (drawn at random by the workload: HULL's testbed client, §6.2); a
-    /// response goes back on its request's.
-    Fixed(u32),
-    /// An idle one of these many if there is one, else the least loaded: a pool of
-    /// permanent connections (HULL §6.3). The sender's transport chooses.
-    Pool(u32),
-    /// An available one of these many, taken in turn (`workers::Workers`), the message
-    /// waiting at its sender until one is: a generator's master thread handing each
-    /// message to an available worker thread, one connection per worker (PL2 §F.3). A connection is available when its worker's
-    /// send call would have returned: nothing of it waits to be sent (under PL2, nothing
-    /// of it is held by PL2's sending threads either, §E). The sender's transport chooses.
-    Available(u32),
-}
-
 /// A message's part in a remote procedure call (Homa §3.1, §3.6).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Rpc {
@@ -207,6 +192,7 @@ pub enum Rpc {
     Response { request: ConnId },
 }
 
+pub use crate::ids::Channel;
 pub use crate::sim::TimerKey;
 
 /// A packet an endpoint wants sent (from its host) to `dst`.

@@ -19,10 +19,10 @@ use super::generated::{Choice, Response};
 use super::pattern::{Endpoints, Pattern};
 use super::sizes::SizeDist;
 use super::{MessageSpec, Source, WorkloadError};
-use crate::net::ids::{ClassId, HostId};
+use crate::ids::Channel;
+use crate::ids::{ClassId, HostId};
 use crate::sim::rng::{stream, Stream};
 use crate::sim::Time;
-use crate::transport::Channel;
 
 /// The parameters of a closed-loop class.
 #[derive(Clone, Debug)]

@@ -26,10 +26,10 @@ use super::arrivals::{Arrival, Gaps};
 use super::pattern::{Endpoints, Pattern};
 use super::sizes::SizeDist;
 use super::{MessageSpec, Source, WorkloadError};
-use crate::net::ids::ClassId;
+use crate::ids::Channel;
+use crate::ids::ClassId;
 use crate::sim::rng::{stream, Stream};
 use crate::sim::Time;
-use crate::transport::Channel;
 
 /// The parameters of a generated class.
 #[derive(Clone, Debug)]
@@ -265,7 +265,7 @@ impl KahanSum {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::ids::HostId;
+    use crate::ids::HostId;
     use crate::workload::sizes::{Cdf, Interpolation};
     use crate::workload::workloads_dir;
 

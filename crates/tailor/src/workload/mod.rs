@@ -27,7 +27,7 @@ pub use pattern::{Endpoints, Pattern};
 pub use sizes::{Cdf, Interpolation, SizeDist};
 pub use trace::{Scan, Trace};
 
-use crate::net::ids::{ClassId, HostId};
+use crate::ids::{ClassId, HostId};
 use crate::sim::Time;
 
 /// One message to send: `size` bytes from `src` to `dst`, handed to the sender's
@@ -44,7 +44,7 @@ pub struct MessageSpec {
     /// For a request of an RPC class: the size of the response its arrival triggers.
     pub response: Option<u64>,
     /// The persistent connection it goes on (`transport::Message::channel`).
-    pub channel: Option<crate::transport::Channel>,
+    pub channel: Option<crate::ids::Channel>,
 }
 
 /// Why a workload could not be read or built. Every variant names the file and line, or

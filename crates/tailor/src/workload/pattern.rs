@@ -17,7 +17,7 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::WorkloadError;
-use crate::net::ids::HostId;
+use crate::ids::HostId;
 use crate::sim::rng::Stream;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -30,7 +30,7 @@ use std::path::Path;
 use crate::input::files::{self, Bounded, Stop, MAX_LINE, MAX_TRACE};
 
 use super::{MessageSpec, Source, WorkloadError};
-use crate::net::ids::{ClassId, HostId};
+use crate::ids::{ClassId, HostId};
 use crate::sim::Time;
 
 const REQUIRED: [&str; 4] = ["flow_id", "sender", "size_bytes", "start_ns"];

@@ -63,3 +63,39 @@ pattern = "n_to_1"
 receiver = 3
 messages = 10
 "#;
+
+/// The leaf-spine of the Homa paper's Figure 11 (Homa §5.2) as a scenario's first tables:
+/// `racks` racks of `hosts_per_rack` hosts under `spines` spines, 10 Gbps host links and
+/// 40 Gbps fabric links, the authors' 250 ns switches and host delays, packets sprayed.
+/// `switch` and `host` are the lines (each ending in a newline) that each transport's
+/// switches and NICs add to those tables, and `after` any tables that follow. A macro so
+/// that the text stays a `&'static str` that tests format and edit with `replace`.
+#[allow(unused_macros)] // not every test file uses it (the file's dead_code allowance)
+macro_rules! homa_fabric {
+    ($racks:literal, $hosts_per_rack:literal, $spines:literal, $switch:literal, $host:literal $(, $after:literal)?) => {
+        concat!(
+            "\n[topology]\nkind = \"leaf_spine\"\nracks = ",
+            $racks,
+            "\nhosts_per_rack = ",
+            $hosts_per_rack,
+            "\nspines = ",
+            $spines,
+            "\nhost_link = { rate = \"10Gbps\" }\nfabric_link = { rate = \"40Gbps\" }\n",
+            "[switch]\ndelay = \"250ns\"\n",
+            $switch,
+            "[host]\n",
+            $host,
+            "nic_delay = \"1us\"\nrx_delay = \"0.5us\"\n[routing]\npaths = \"spray\"\n",
+            $($after)?
+        )
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use homa_fabric;
+
+/// A scenario of `net` (its tables up to the classes) and one class `m` of lone messages of
+/// `sizes` from `src` to `dst`, 3 ms apart (`lone_trace`).
+pub fn lone(dir: &Path, net: &str, src: usize, dst: usize, sizes: &[u64]) -> Scenario {
+    let trace = lone_trace(dir, sizes, src, dst, 3_000_000);
+    scenario(&format!("{net}\n[[class]]\nname = \"m\"\ntrace = \"{trace}\"\n"), dir)
+}

@@ -6,8 +6,8 @@ use super::wire::{Kind, Wire};
 use super::{Config, HomaEndpoint};
 use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::Pool;
-use crate::net::packet::Packet;
 use crate::sim::{Rate, Time};
+use crate::transport::test_support::{drain, packet};
 use crate::transport::{Endpoint, EndpointEvent, Message, Transmit};
 
 fn cfg(degree: Option<usize>) -> Config {
@@ -54,28 +54,6 @@ fn msg(slot: u32, src: usize, dst: usize, size: u64) -> Message {
     }
 }
 
-/// The packet a transmit from `src` becomes on the wire.
-fn packet(src: usize, t: &Transmit) -> Packet {
-    Packet {
-        conn: t.conn,
-        src: HostId::new(src),
-        dst: t.dst,
-        class: t.class,
-        wire_bytes: t.wire_bytes,
-        header_bytes: (t.wire_bytes - t.payload) as u16,
-        prio: t.prio.unwrap_or(0),
-        rank: t.rank,
-        flags: t.flags,
-        hdr: t.hdr,
-        int: None,
-    }
-}
-
-fn drain(ep: &mut HomaEndpoint) -> Vec<Transmit> {
-    let mut pool = Pool::default();
-    std::iter::from_fn(|| ep.poll_transmit(Time::ZERO, &mut pool)).collect()
-}
-
 fn kinds(ts: &[Transmit]) -> Vec<Kind> {
     ts.iter().map(|t| Kind::decode(&t.hdr).expect("a Homa header")).collect()
 }
@@ -91,7 +69,7 @@ fn a_sender_sends_its_unscheduled_bytes_at_once_and_then_waits() {
     let mut s = HomaEndpoint::new(cfg(None));
     let m = msg(0, 0, 1, 20_000);
     s.on_message(Time::ZERO, &m);
-    let out = drain(&mut s);
+    let out = drain(&mut s, Time::ZERO);
     let ks = kinds(&out);
     assert_eq!(ks.len(), 7, "9,328 bytes: six packets of 1,442 and one of 676");
     let bytes: u64 = out.iter().map(|t| t.payload as u64).sum();
@@ -103,7 +81,7 @@ fn a_sender_sends_its_unscheduled_bytes_at_once_and_then_waits() {
     assert!(out.windows(2).all(|w| w[1].prio <= w[0].prio));
     // A grant lets one more packet go, at the level it names.
     s.on_packet(Time::ZERO, &m, &packet(1, &grant(&m, 9_328 + 1_456, 6)), None);
-    let next = drain(&mut s);
+    let next = drain(&mut s, Time::ZERO);
     assert_eq!(
         kinds(&next),
         vec![Kind::Data { offset: 9_328, len: 1_456, unscheduled: 9_328, retransmit: false, incast: false }]
@@ -132,18 +110,18 @@ fn grant(m: &Message, offset: u64, prio: u8) -> Transmit {
 fn exchange(s: &mut HomaEndpoint, r: &mut HomaEndpoint, m: &Message) -> Vec<Kind> {
     s.on_message(Time::ZERO, m);
     let mut grants = Vec::new();
-    let mut in_flight: Vec<Transmit> = drain(s);
+    let mut in_flight: Vec<Transmit> = drain(s, Time::ZERO);
     let mut now = Time::ZERO;
     while !in_flight.is_empty() {
         for t in std::mem::take(&mut in_flight) {
             // Packets arrive one full packet's time apart, as at line rate.
             now += PACKET_TIME;
             r.on_packet(now, m, &packet(0, &t), None);
-            for g in drain(r) {
+            for g in drain(r, Time::ZERO) {
                 grants.push(Kind::decode(&g.hdr).unwrap());
                 s.on_packet(now, m, &packet(1, &g), None);
             }
-            in_flight.extend(drain(s));
+            in_flight.extend(drain(s, Time::ZERO));
         }
     }
     grants
@@ -174,14 +152,14 @@ fn the_window_is_rtt_bytes_on_the_wire() {
     let m = msg(0, 0, 1, 100_000);
     let mut s = HomaEndpoint::new(c.clone());
     s.on_message(Time::ZERO, &m);
-    let unscheduled = drain(&mut s);
+    let unscheduled = drain(&mut s, Time::ZERO);
     // The first packet arrives: 1,538 of the 10,000 unscheduled wire bytes are in, so
     // 8,462 are outstanding, below RTTbytes: one grant of one packet (9,998 after it).
     r.on_packet(Time::ZERO, &m, &packet(0, &unscheduled[0]), None);
-    assert_eq!(kinds(&drain(&mut r)), vec![Kind::Grant { offset: 9_328 + 1_456, prio: 7 }]);
+    assert_eq!(kinds(&drain(&mut r, Time::ZERO)), vec![Kind::Grant { offset: 9_328 + 1_456, prio: 7 }]);
     // The second, a packet's time later: 8,460 outstanding again, one more.
     r.on_packet(PACKET_TIME, &m, &packet(0, &unscheduled[1]), None);
-    assert_eq!(kinds(&drain(&mut r)), vec![Kind::Grant { offset: 9_328 + 2 * 1_456, prio: 7 }]);
+    assert_eq!(kinds(&drain(&mut r, Time::ZERO)), vec![Kind::Grant { offset: 9_328 + 2 * 1_456, prio: 7 }]);
 }
 
 #[test]
@@ -193,17 +171,17 @@ fn fewer_ungranted_bytes_get_the_higher_scheduled_level() {
     let short = msg(1, 1, 2, 30_000);
     a.on_message(Time::ZERO, &long);
     b.on_message(Time::ZERO, &short);
-    let (pa, pb) = (drain(&mut a), drain(&mut b));
+    let (pa, pb) = (drain(&mut a, Time::ZERO), drain(&mut b, Time::ZERO));
     r.on_packet(Time::ZERO, &long, &packet(0, &pa[0]), None);
-    assert_eq!(kinds(&drain(&mut r)), vec![Kind::Grant { offset: 9_328 + 1_456, prio: 7 }]);
+    assert_eq!(kinds(&drain(&mut r, Time::ZERO)), vec![Kind::Grant { offset: 9_328 + 1_456, prio: 7 }]);
     r.on_packet(PACKET_TIME, &short, &packet(1, &pb[0]), None);
     // Two messages: the shorter takes level 6, the longer keeps 7 (it gets no new bytes
     // yet: its window is full).
-    let g = drain(&mut r);
+    let g = drain(&mut r, Time::ZERO);
     assert_eq!(kinds(&g), vec![Kind::Grant { offset: 9_328 + 1_456, prio: 6 }]);
     assert_eq!(g[0].conn, short.conn);
     r.on_packet(PACKET_TIME + PACKET_TIME, &long, &packet(0, &pa[1]), None);
-    let g = drain(&mut r);
+    let g = drain(&mut r, Time::ZERO);
     assert_eq!(kinds(&g), vec![Kind::Grant { offset: 9_328 + 2 * 1_456, prio: 7 }]);
     assert_eq!(g[0].conn, long.conn);
 }
@@ -217,16 +195,16 @@ fn a_receiver_grants_to_at_most_degree_senders() {
     for m in &msgs {
         let mut s = HomaEndpoint::new(c.clone());
         s.on_message(Time::ZERO, m);
-        let first = drain(&mut s);
+        let first = drain(&mut s, Time::ZERO);
         r.on_packet(Time::ZERO, m, &packet(m.src.index(), &first[0]), None);
-        granted.extend(drain(&mut r).into_iter().map(|t| t.conn));
+        granted.extend(drain(&mut r, Time::ZERO).into_iter().map(|t| t.conn));
     }
     // The third (most ungranted bytes) is not granted while two others are active.
     assert!(granted.contains(&msgs[0].conn) && granted.contains(&msgs[1].conn));
     assert!(!granted.contains(&msgs[2].conn));
     // Once the first is finished, the third becomes active.
     r.on_finished(msgs[0].conn);
-    assert!(drain(&mut r).iter().any(|t| t.conn == msgs[2].conn));
+    assert!(drain(&mut r, Time::ZERO).iter().any(|t| t.conn == msgs[2].conn));
 }
 
 #[test]
@@ -237,7 +215,7 @@ fn a_sender_sends_the_shortest_message_first_control_before_data() {
     let short = msg(1, 0, 2, 1_000);
     s.on_message(Time::ZERO, &long);
     s.on_message(Time::ZERO, &short);
-    let out = drain(&mut s);
+    let out = drain(&mut s, Time::ZERO);
     let conns: Vec<ConnId> = out.iter().map(|t| t.conn).collect();
     assert_eq!(conns, vec![short.conn, long.conn, long.conn, long.conn, long.conn]);
 }
@@ -249,20 +227,20 @@ fn a_lost_packet_is_asked_for_again_after_the_timeout() {
     let (mut s, mut r) = (HomaEndpoint::new(c.clone()), HomaEndpoint::new(c));
     let m = msg(0, 0, 1, 5_000);
     s.on_message(Time::ZERO, &m);
-    let out = drain(&mut s);
+    let out = drain(&mut s, Time::ZERO);
     assert_eq!(out.len(), 4);
     for (i, t) in out.iter().enumerate() {
         if i != 2 {
             r.on_packet(Time::ZERO, &m, &packet(0, t), None);
         }
     }
-    assert!(drain(&mut r).is_empty() && completed(&mut r).is_empty());
+    assert!(drain(&mut r, Time::ZERO).is_empty() && completed(&mut r).is_empty());
     // Ticks every quarter timeout: nothing before the timeout, a RESEND after it.
     let mut resend = None;
     for k in 1..=5u64 {
         let now = Time::from_ps(timeout.ps() / 4 * k);
         r.on_timer(now, super::endpoint_tick());
-        let got = drain(&mut r);
+        let got = drain(&mut r, Time::ZERO);
         if k < 4 {
             assert!(got.is_empty(), "no RESEND before the timeout");
         } else if resend.is_none() {
@@ -272,7 +250,7 @@ fn a_lost_packet_is_asked_for_again_after_the_timeout() {
     let resend = resend.expect("a RESEND after the timeout");
     assert_eq!(Kind::decode(&resend.hdr), Some(Kind::Resend { offset: 2 * 1_442, len: 1_442, prio: 0 }));
     s.on_packet(timeout, &m, &packet(1, &resend), None);
-    let again = drain(&mut s);
+    let again = drain(&mut s, Time::ZERO);
     assert_eq!(
         kinds(&again),
         vec![Kind::Data { offset: 2 * 1_442, len: 1_442, unscheduled: 5_000, retransmit: true, incast: false }]
@@ -287,12 +265,12 @@ fn a_sender_busy_with_shorter_messages_answers_busy() {
     let mut s = HomaEndpoint::new(c);
     let long = msg(0, 0, 1, 50_000);
     s.on_message(Time::ZERO, &long);
-    drain(&mut s);
+    drain(&mut s, Time::ZERO);
     let short = msg(1, 0, 2, 40_000);
     s.on_message(Time::ZERO, &short);
     let resend = Transmit { hdr: Kind::Resend { offset: 0, len: 1_442, prio: 0 }.encode(), ..grant(&long, 0, 0) };
     s.on_packet(Time::ZERO, &long, &packet(1, &resend), None);
-    let out = drain(&mut s);
+    let out = drain(&mut s, Time::ZERO);
     assert_eq!(Kind::decode(&out[0].hdr), Some(Kind::Busy));
     assert_eq!(out[0].dst, long.dst);
     // The retransmission still goes, after the shorter message's packets.
@@ -310,10 +288,10 @@ fn a_response_with_a_small_unscheduled_limit_is_granted_the_rest() {
     let (k, _, _, _) = o.next_packet(&c, Time::ZERO).unwrap();
     assert!(matches!(k, Kind::Data { offset: 0, len: 300, unscheduled: 300, .. }));
     s.on_message(Time::ZERO, &m);
-    let _ = drain(&mut s);
+    let _ = drain(&mut s, Time::ZERO);
     let first = Transmit { hdr: k.encode(), wire_bytes: 300 + 96, payload: 300, ..grant(&m, 0, 0) };
     r.on_packet(Time::ZERO, &m, &packet(0, &first), None);
-    let g = kinds(&drain(&mut r));
+    let g = kinds(&drain(&mut r, Time::ZERO));
     assert_eq!(g.len(), 1, "{g:?}");
 }
 
@@ -462,21 +440,21 @@ fn with_resend_on_gap_a_hole_is_asked_for_as_soon_as_a_later_packet_arrives() {
     let (mut s, mut r) = (HomaEndpoint::new(c.clone()), HomaEndpoint::new(c));
     let m = msg(0, 0, 1, 5_000);
     s.on_message(Time::ZERO, &m);
-    let out = drain(&mut s);
+    let out = drain(&mut s, Time::ZERO);
     assert_eq!(out.len(), 4);
     r.on_packet(Time::ZERO, &m, &packet(0, &out[0]), None);
-    assert!(drain(&mut r).is_empty(), "in order: nothing to ask");
+    assert!(drain(&mut r, Time::ZERO).is_empty(), "in order: nothing to ask");
     // Packets 1 and 2 are lost; 3 arrives.
     r.on_packet(Time::ZERO, &m, &packet(0, &out[3]), None);
-    let asked = drain(&mut r);
+    let asked = drain(&mut r, Time::ZERO);
     assert_eq!(kinds(&asked), vec![Kind::Resend { offset: 1_442, len: 2 * 1_442, prio: 0 }]);
     s.on_packet(Time::ZERO, &m, &packet(1, &asked[0]), None);
-    let again = drain(&mut s);
+    let again = drain(&mut s, Time::ZERO);
     assert_eq!(again.len(), 2);
     for t in &again {
         r.on_packet(Time::ZERO, &m, &packet(0, t), None);
     }
-    assert!(drain(&mut r).is_empty(), "the hole filled: no more RESENDs");
+    assert!(drain(&mut r, Time::ZERO).is_empty(), "the hole filled: no more RESENDs");
     assert_eq!(completed(&mut r), vec![m.conn]);
 }
 
@@ -524,8 +502,8 @@ fn collapsed_levels_collapse_the_overcommitment_unless_it_is_given() {
         for m in [msg(0, 0, 9, 50_000), msg(1, 1, 9, 60_000)] {
             let mut s = HomaEndpoint::new(c.clone());
             s.on_message(Time::ZERO, &m);
-            r.on_packet(Time::ZERO, &m, &packet(m.src.index(), &drain(&mut s)[0]), None);
-            who.extend(drain(&mut r).into_iter().map(|t| t.conn.slot));
+            r.on_packet(Time::ZERO, &m, &packet(m.src.index(), &drain(&mut s, Time::ZERO)[0]), None);
+            who.extend(drain(&mut r, Time::ZERO).into_iter().map(|t| t.conn.slot));
         }
         who.len()
     };
@@ -548,16 +526,18 @@ fn sticky_slots_give_a_new_best_sender_the_level_above_the_one_it_displaces() {
         let (mut a, mut b) = (HomaEndpoint::new(c.clone()), HomaEndpoint::new(c));
         a.on_message(Time::ZERO, &long);
         b.on_message(Time::ZERO, &short);
-        let (pa, pb) = (drain(&mut a), drain(&mut b));
+        let (pa, pb) = (drain(&mut a, Time::ZERO), drain(&mut b, Time::ZERO));
         let mut seen = Vec::new();
         let mut now = Time::ZERO;
         let mut arrive = |r: &mut HomaEndpoint, m: &Message, t: &Transmit, seen: &mut Vec<(u32, u8)>| {
             now += PACKET_TIME;
             r.on_packet(now, m, &packet(m.src.index(), t), None);
-            seen.extend(kinds(&drain(r)).into_iter().zip([m.conn.slot].iter().cycle()).filter_map(|(k, _)| match k {
-                Kind::Grant { prio, .. } => Some((u32::MAX, prio)),
-                _ => None,
-            }));
+            seen.extend(kinds(&drain(r, Time::ZERO)).into_iter().zip([m.conn.slot].iter().cycle()).filter_map(
+                |(k, _)| match k {
+                    Kind::Grant { prio, .. } => Some((u32::MAX, prio)),
+                    _ => None,
+                },
+            ));
         };
         arrive(&mut r, &long, &pa[0], &mut seen);
         // The short message (12,000 B: 2,672 B ungranted) displaces the long one.
@@ -591,17 +571,17 @@ fn a_message_held_back_longer_than_the_timeout_is_not_probed() {
     s1.on_message(Time::ZERO, &long);
     // The short message's first packet makes it the one message granted (nothing more of
     // it arrives: its grants stay out); then the long message's blind bytes all arrive.
-    let first = drain(s0).remove(0);
+    let first = drain(s0, Time::ZERO).remove(0);
     r.on_packet(Time::ZERO, &short, &packet(0, &first), None);
-    for t in drain(s1) {
+    for t in drain(s1, Time::ZERO) {
         r.on_packet(Time::ZERO, &long, &packet(1, &t), None);
     }
-    assert!(drain(r).iter().all(|g| g.dst == short.src), "only the short message is granted");
+    assert!(drain(r, Time::ZERO).iter().all(|g| g.dst == short.src), "only the short message is granted");
     let (mut busy, mut probes) = (0, 0);
     for k in 1..=16u64 {
         let now = Time::from_ps(timeout.ps() / 4 * k);
         r.on_timer(now, super::endpoint_tick());
-        for t in drain(r) {
+        for t in drain(r, Time::ZERO) {
             if t.dst == long.src {
                 assert_eq!(Kind::decode(&t.hdr), Some(Kind::Busy), "only BUSY for the held message");
                 busy += 1;
@@ -609,7 +589,7 @@ fn a_message_held_back_longer_than_the_timeout_is_not_probed() {
             }
         }
         s1.on_timer(now, super::endpoint_tick());
-        probes += drain(s1).len();
+        probes += drain(s1, Time::ZERO).len();
     }
     assert!(busy >= 4, "a BUSY at least every half timeout over four timeouts: {busy}");
     assert_eq!(probes, 0, "the held message was probed");

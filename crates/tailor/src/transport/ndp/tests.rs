@@ -12,7 +12,8 @@ use crate::net::packet::Packet;
 use crate::net::port::{Admission, Overflow, Port, PortRole};
 use crate::net::sched::priority::PriorityQueues;
 use crate::sim::{Rate, Time, TimerKey};
-use crate::transport::{Endpoint, EndpointEvent, Message, Transmit};
+use crate::transport::test_support::{drain, packet};
+use crate::transport::{Endpoint, EndpointEvent, Message};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -236,28 +237,6 @@ impl Net {
     }
 }
 
-/// The packet a transmit from `src` becomes on the wire.
-fn packet(src: usize, t: &Transmit) -> Packet {
-    Packet {
-        conn: t.conn,
-        src: HostId::new(src),
-        dst: t.dst,
-        class: t.class,
-        wire_bytes: t.wire_bytes,
-        header_bytes: (t.wire_bytes - t.payload) as u16,
-        prio: t.prio.unwrap_or(0),
-        rank: t.rank,
-        flags: t.flags,
-        hdr: t.hdr,
-        int: None,
-    }
-}
-
-fn drain(ep: &mut NdpEndpoint) -> Vec<Transmit> {
-    let mut pool = Pool::default();
-    std::iter::from_fn(|| ep.poll_transmit(Time::ZERO, &mut pool)).collect()
-}
-
 /// Every byte of every message delivered, whole packets only; returns the packets
 /// delivered more than once.
 fn assert_delivered(log: &Log, msgs: &[Message]) -> usize {
@@ -284,7 +263,7 @@ fn a_sender_sends_its_first_window_at_once_and_then_one_packet_per_pull() {
     let mut s = NdpEndpoint::new(c.clone());
     let m = Message { dst: HostId::new(1), ..msg(0, 0, 20 * 1_442) };
     s.on_message(Time::ZERO, &m);
-    let out = drain(&mut s);
+    let out = drain(&mut s, Time::ZERO);
     // 10,000 bytes on the wire: 7 full packets (the seventh crosses 10,000 B), data level.
     assert_eq!(out.len(), 7);
     assert!(out.iter().all(|t| t.wire_bytes == 1_538 && t.payload == 1_442 && t.prio == Some(DATA_LEVEL)));
@@ -302,13 +281,13 @@ fn a_sender_sends_its_first_window_at_once_and_then_one_packet_per_pull() {
         ..Packet::scripted(m.conn, m.class, 84, Default::default())
     };
     s.on_packet(Time::ZERO, &m, &pull(2), None);
-    assert_eq!(drain(&mut s).len(), 2);
+    assert_eq!(drain(&mut s, Time::ZERO).len(), 2);
     s.on_packet(Time::ZERO, &m, &pull(2), None);
-    assert_eq!(drain(&mut s).len(), 0);
+    assert_eq!(drain(&mut s, Time::ZERO).len(), 0);
     // A NACK queues the packet again; the next pull sends it before new data.
     let nack = Packet { hdr: Kind::Nack { offset: 1_442, len: 1_442, pull: 3 }.encode(), ..pull(0) };
     s.on_packet(Time::ZERO, &m, &nack, None);
-    let next = drain(&mut s);
+    let next = drain(&mut s, Time::ZERO);
     assert_eq!(
         next.iter().map(|t| Kind::decode(&t.hdr).unwrap()).collect::<Vec<_>>(),
         vec![Kind::Data { offset: 1_442, len: 1_442, retransmit: true }]

@@ -5,8 +5,8 @@ use super::endpoint::PfabricEndpoint;
 use super::{Config, Control, Segment, Wire};
 use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::Pool;
-use crate::net::packet::Packet;
 use crate::sim::Time;
+use crate::transport::test_support::{drain, packet};
 use crate::transport::{Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 
 const RTO: Time = Time::from_us(24);
@@ -29,28 +29,6 @@ fn msg(slot: u32, src: usize, dst: usize, size: u64) -> Message {
         rpc: Default::default(),
         channel: None,
     }
-}
-
-/// The packet a transmit from `src` becomes on the wire.
-fn packet(src: usize, t: &Transmit) -> Packet {
-    Packet {
-        conn: t.conn,
-        src: HostId::new(src),
-        dst: t.dst,
-        class: t.class,
-        wire_bytes: t.wire_bytes,
-        header_bytes: (t.wire_bytes - t.payload) as u16,
-        prio: t.prio.unwrap_or(0),
-        rank: t.rank,
-        flags: t.flags,
-        hdr: t.hdr,
-        int: None,
-    }
-}
-
-fn drain(ep: &mut PfabricEndpoint, now: Time) -> Vec<Transmit> {
-    let mut pool = Pool::default();
-    std::iter::from_fn(|| ep.poll_transmit(now, &mut pool)).collect()
 }
 
 fn seg(t: &Transmit) -> Segment {

@@ -6,8 +6,8 @@ use super::wire::{Kind, Wire};
 use super::{Config, PhostEndpoint, Span, CONTROL, SCHEDULED};
 use crate::net::ids::{ClassId, ConnId, HostId};
 use crate::net::int::Pool;
-use crate::net::packet::Packet;
 use crate::sim::{Rate, Time};
+use crate::transport::test_support::packet;
 use crate::transport::{Endpoint, EndpointEvent, Message, TimerKey, Transmit};
 use rand::Rng;
 use std::cmp::Reverse;
@@ -171,7 +171,12 @@ impl Net {
                 Ev::Arrive(h, tx) => {
                     let m = self.msgs[tx.conn.slot as usize];
                     if !self.done.iter().any(|d| d.0 == tx.conn) {
-                        self.eps[h].on_packet(t, &m, &packet(&m, &tx), None);
+                        self.eps[h].on_packet(
+                            t,
+                            &m,
+                            &packet(if tx.dst == m.dst { m.src } else { m.dst }.index(), &tx),
+                            None,
+                        );
                     }
                     h
                 }
@@ -194,24 +199,6 @@ impl Net {
 
     fn tokens_to(&self, conn: ConnId) -> Vec<&Sent> {
         self.sent.iter().filter(|s| s.t.conn == conn && matches!(s.kind, Kind::Token { .. })).collect()
-    }
-}
-
-/// The packet a transmit becomes (its source is the other end of its message).
-fn packet(m: &Message, t: &Transmit) -> Packet {
-    let src = if t.dst == m.dst { m.src } else { m.dst };
-    Packet {
-        conn: t.conn,
-        src,
-        dst: t.dst,
-        class: t.class,
-        wire_bytes: t.wire_bytes,
-        header_bytes: (t.wire_bytes - t.payload) as u16,
-        prio: t.prio.unwrap_or(0),
-        rank: t.rank,
-        flags: t.flags,
-        hdr: t.hdr,
-        int: None,
     }
 }
 

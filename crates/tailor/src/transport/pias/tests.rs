@@ -4,10 +4,10 @@
 
 use super::{Config, PacketLevel, PiasEndpoint, Source, Tagger};
 use crate::net::ids::{ClassId, ConnId, HostId};
-use crate::net::int::Pool;
-use crate::net::packet::{Ecn, Packet};
+use crate::net::packet::Ecn;
 use crate::sim::Time;
 use crate::transport::tcp::{self, Segment};
+use crate::transport::test_support::{drain, packet};
 use crate::transport::{Endpoint, EndpointEvent, Message, TimerKey, Transmit, Transport};
 
 const MSS: u32 = 1_000;
@@ -49,30 +49,6 @@ fn msg(size: u64) -> Message {
         rpc: Default::default(),
         channel: None,
     }
-}
-
-/// The packet a transmit from `src` becomes on the wire.
-fn packet(src: usize, t: &Transmit) -> Packet {
-    let mut p = Packet {
-        conn: t.conn,
-        src: HostId::new(src),
-        dst: t.dst,
-        class: t.class,
-        wire_bytes: t.wire_bytes,
-        header_bytes: (t.wire_bytes - t.payload) as u16,
-        prio: t.prio.expect("PIAS tags every packet"),
-        rank: t.rank,
-        flags: t.flags,
-        hdr: t.hdr,
-        int: None,
-    };
-    p.set_ecn(t.ecn);
-    p
-}
-
-fn drain(ep: &mut dyn Endpoint, now: Time) -> Vec<Transmit> {
-    let mut pool = Pool::default();
-    std::iter::from_fn(|| ep.poll_transmit(now, &mut pool)).collect()
 }
 
 /// (offset, level) of each data packet.

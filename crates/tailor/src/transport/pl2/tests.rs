@@ -3,10 +3,10 @@
 
 use super::{Config, HostDelay, Pl2Endpoint};
 use crate::net::ids::{ClassId, ConnId, HostId};
-use crate::net::int::Pool;
 use crate::net::packet::{Flags, Packet};
 use crate::net::pl2::Control;
 use crate::sim::{Rate, Time};
+use crate::transport::test_support::drain;
 use crate::transport::{Endpoint, EndpointEvent, Message, Rpc, Transmit};
 use std::sync::Arc;
 
@@ -42,12 +42,6 @@ fn message(slot: u32, dst: usize, packets: u64) -> Message {
         rpc: Rpc::OneWay,
         channel: None,
     }
-}
-
-/// Everything the endpoint sends at `now`.
-fn drain(ep: &mut Pl2Endpoint, now: Time) -> Vec<Transmit> {
-    let mut pool = Pool::default();
-    std::iter::from_fn(|| ep.poll_transmit(now, &mut pool)).collect()
 }
 
 /// Its timers (and completions are none on a sender).

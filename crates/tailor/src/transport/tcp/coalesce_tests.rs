@@ -3,7 +3,7 @@
 //! data waits under Nagle's rule with Minshall's variant (Linux's `tcp_nagle_check`).
 
 use super::segment::Segment;
-use super::tests::cfg;
+use super::tests::{cfg, data_sent as drain};
 use super::{Config, Flavor, Sender};
 use crate::sim::Time;
 
@@ -11,16 +11,6 @@ const MSS: u64 = 1000;
 
 fn ack(ack: u64) -> Segment {
     Segment::Ack { ack, ece: false, ts_echo: Time::ZERO, wnd: 0, tsval: 0, dsack: false }
-}
-
-/// Every data segment the sender lets out now, as (seq, len).
-fn drain(s: &mut Sender, now: Time) -> Vec<(u64, u32)> {
-    std::iter::from_fn(|| s.poll_transmit(now))
-        .map(|o| match o.seg {
-            Segment::Data { seq, len, .. } => (seq, len),
-            other => panic!("unexpected {other:?}"),
-        })
-        .collect()
 }
 
 fn with(coalesce: bool) -> Config {

@@ -3,7 +3,7 @@
 //! CWR, no retransmission on a mark, and nothing ECN-capable with the option off.
 
 use super::segment::{Out, Segment};
-use super::tests::cfg;
+use super::tests::{cfg, sent as drain};
 use super::{Config, Flavor, Receiver, Sender};
 use crate::net::packet::Ecn;
 use crate::sim::Time;
@@ -20,10 +20,6 @@ fn ack(ack: u64, ece: bool) -> Segment {
 
 fn data(seq: u64, cwr: bool) -> Segment {
     Segment::Data { seq, len: MSS as u32, ts: Time::ZERO, tsecr: 0, cwr }
-}
-
-fn drain(s: &mut Sender, now: Time) -> Vec<Out> {
-    std::iter::from_fn(|| s.poll_transmit(now)).collect()
 }
 
 /// (seq, cwr) of data packets.

@@ -49,13 +49,25 @@ fn data(seq: u64) -> Segment {
     Segment::Data { seq, len: MSS as u32, ts: Time::ZERO, tsecr: 0, cwr: false }
 }
 
-fn drain(s: &mut Sender, now: Time) -> Vec<u64> {
-    std::iter::from_fn(|| s.poll_transmit(now))
-        .map(|t| match t.seg {
-            Segment::Data { seq, .. } => seq,
+/// Every segment the sender lets out at `now` (the other TCP test files share it).
+pub(super) fn sent(s: &mut Sender, now: Time) -> Vec<Out> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+/// Every data segment the sender lets out at `now`, as (seq, len); anything else panics.
+pub(super) fn data_sent(s: &mut Sender, now: Time) -> Vec<(u64, u32)> {
+    sent(s, now)
+        .into_iter()
+        .map(|o| match o.seg {
+            Segment::Data { seq, len, .. } => (seq, len),
             other => panic!("unexpected {other:?}"),
         })
         .collect()
+}
+
+/// The sequence numbers of the data segments the sender lets out at `now`.
+fn drain(s: &mut Sender, now: Time) -> Vec<u64> {
+    data_sent(s, now).into_iter().map(|(seq, _)| seq).collect()
 }
 
 #[test]

@@ -24,66 +24,15 @@ use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, VecDeque};
 
 use crate::transport::slab::Slab;
+use stats::Stats;
+
+mod grants;
+mod stats;
 
 /// The sender's order: bytes left, then start time, then the message.
 type ReadyKey = (u64, Time, u32, u32);
 /// The receiver's order: ungranted bytes, then size, then arrival order.
 type SchedKey = (u64, u64, u64, u32);
-
-#[derive(Default)]
-struct Stats {
-    data_packets: u64,
-    data_bytes: u64,
-    grants: u64,
-    resends: u64,
-    busy: u64,
-    retransmitted_packets: u64,
-    probes: u64,
-    duplicate_packets: u64,
-    oversubscribed_ps: u64,
-    oversubscribed_bytes: u64,
-    incast_responses: u64,
-    gap_resends: u64,
-    /// BUSYs a receiver sent for messages it held back (`Config::receiver_busy`).
-    held_busy: u64,
-    /// Time with k senders waiting for grants (k = 0..WAITING_BINS-1, the last bin
-    /// k or more), in ps: the waiting-sender histogram.
-    waiting_ps: [u64; WAITING_BINS],
-    /// Wire bytes of DATA packets that arrived here, per switch level (Figure 21).
-    level_bytes: [u64; 8],
-}
-
-/// Bins of the waiting-sender histogram: 0 to 15 senders, and 16 or more.
-const WAITING_BINS: usize = 17;
-const WAITING_NAMES: [&str; WAITING_BINS] = [
-    "waiting_senders_ns_0",
-    "waiting_senders_ns_1",
-    "waiting_senders_ns_2",
-    "waiting_senders_ns_3",
-    "waiting_senders_ns_4",
-    "waiting_senders_ns_5",
-    "waiting_senders_ns_6",
-    "waiting_senders_ns_7",
-    "waiting_senders_ns_8",
-    "waiting_senders_ns_9",
-    "waiting_senders_ns_10",
-    "waiting_senders_ns_11",
-    "waiting_senders_ns_12",
-    "waiting_senders_ns_13",
-    "waiting_senders_ns_14",
-    "waiting_senders_ns_15",
-    "waiting_senders_ns_16_or_more",
-];
-const LEVEL_NAMES: [&str; 8] = [
-    "level_0_data_wire_bytes",
-    "level_1_data_wire_bytes",
-    "level_2_data_wire_bytes",
-    "level_3_data_wire_bytes",
-    "level_4_data_wire_bytes",
-    "level_5_data_wire_bytes",
-    "level_6_data_wire_bytes",
-    "level_7_data_wire_bytes",
-];
 
 pub struct HomaEndpoint {
     cfg: Config,
@@ -179,10 +128,6 @@ impl HomaEndpoint {
         (o.remaining(), o.msg.start, o.msg.conn.slot, slot)
     }
 
-    fn sched_key(m: &Incoming, slot: u32) -> SchedKey {
-        (m.ungranted(), m.size(), m.seq, slot)
-    }
-
     fn arm_tick(&mut self, now: Time) {
         let Some(timeout) = self.cfg.resend_timeout else { return };
         if !self.tick_armed {
@@ -208,206 +153,6 @@ impl HomaEndpoint {
         });
     }
 
-    /// Counts a sender in or out of the waiting senders.
-    fn sender_waits(&mut self, src: HostId, delta: i32) {
-        let n = self.per_sender.entry(src).or_insert(0);
-        let before = *n;
-        *n = (*n as i32 + delta) as u32;
-        let bin = self.waiting.min(WAITING_BINS - 1);
-        self.stats.waiting_ps[bin] += (self.now - self.waiting_since).ps();
-        self.waiting_since = self.now;
-        match (before, *n) {
-            (0, 1..) => self.waiting += 1,
-            (1.., 0) => {
-                self.waiting -= 1;
-                self.per_sender.remove(&src);
-            }
-            _ => {}
-        }
-    }
-
-    fn unschedule(&mut self, slot: u32) {
-        let m = self.inc.get(slot);
-        let key = Self::sched_key(m, slot);
-        let src = m.src;
-        if self.sched.remove(&key) {
-            self.sender_waits(src, -1);
-        }
-    }
-
-    /// Grants to the best message of each of the first `degree` senders (§3.3–§3.5): one
-    /// packet each, if its window has room and its last grant is one packet's time old
-    /// (the authors' simulator paces grants so; a message is granted whole only over the
-    /// time its packets take, so it holds its place among the `degree` that long). A
-    /// message left with room is granted again by the grant timer.
-    ///
-    /// With `grant_on_arrival` (RAMCloud's clock) it grants one packet per DATA packet
-    /// that arrived (`grant_credit`), to the first of those messages with room, unpaced,
-    /// and only from `on_data`.
-    /// Grants `m` up to `grant_packets` more packets; the wire time they take (zero when
-    /// nothing more could be granted) paces its next grant.
-    fn grant_burst(cfg: &Config, m: &mut Incoming) -> Time {
-        let mut pace = Time::ZERO;
-        for _ in 0..cfg.grant_packets {
-            let before = m.granted;
-            if !m.grant_one(cfg) {
-                break;
-            }
-            let (off, len) = m.layout.chunk(m.layout.index_of(before));
-            debug_assert_eq!(off + len as u64, m.granted);
-            pace += cfg.line_rate.ser(cfg.wire.bytes(cfg.wire.scheduled_header, len) as u64);
-        }
-        pace
-    }
-
-    fn regrant(&mut self) {
-        let now = self.now;
-        let clocked = self.cfg.grant_on_arrival;
-        if clocked && self.grant_credit == 0 {
-            return;
-        }
-        let degree = self.cfg.degree();
-        // The receiver's budget (a key, off by default): `degree` messages of RTTbytes
-        // each, the messages already granted whole and the unscheduled bytes in flight
-        // included. The paper bounds each message's window only (§3.3).
-        let budget =
-            if self.cfg.receiver_budget { (degree as u64).saturating_mul(self.cfg.rtt_bytes) } else { u64::MAX };
-        let (chosen, senders) = self.granted_set(degree);
-        let active = chosen.len();
-        let head = if self.cfg.sticky_slots { Some(self.sticky_head(&senders)) } else { None };
-        for (rank, slot) in chosen.into_iter().enumerate() {
-            let levels = self.cfg.levels();
-            let m = self.inc.items[slot as usize].as_mut().expect("live");
-            let mut prio: Priority = match head {
-                Some(h) => levels.unscheduled + (h + rank).min(levels.scheduled as usize - 1) as Priority,
-                None => levels.scheduled_level(rank, active),
-            };
-            if self.cfg.tail_boost > 0 && m.ungranted_wire(&self.cfg) < self.cfg.tail_boost {
-                prio = prio.min(levels.unscheduled_level(m.ungranted()));
-            }
-            if self.outstanding >= budget {
-                // Arrivals free the budget and bring the next regrant.
-                break;
-            }
-            if clocked && !m.has_room(&self.cfg) {
-                continue;
-            }
-            if !clocked && m.next_grant_at > now {
-                self.grant_timer = Some(self.grant_timer.map_or(m.next_grant_at, |t| t.min(m.next_grant_at)));
-                continue;
-            }
-            // One grant schedules `grant_packets` packets (RDS: 4) once the window has room
-            // for them all (or the message has fewer left), paced by their time.
-            if self.cfg.grant_packets > 1 && !m.has_room_for(&self.cfg, self.cfg.grant_packets) {
-                continue;
-            }
-            let old = Self::sched_key(m, slot);
-            let was = m.outstanding();
-            let pace = Self::grant_burst(&self.cfg, m);
-            if pace == Time::ZERO {
-                continue;
-            }
-            self.outstanding = self.outstanding + m.outstanding() - was;
-            m.next_grant_at = now + pace;
-            if !clocked && m.has_room(&self.cfg) {
-                self.grant_timer = Some(self.grant_timer.map_or(m.next_grant_at, |t| t.min(m.next_grant_at)));
-            }
-            m.prio = prio;
-            let (conn, src, class, offset) = (m.conn, m.src, m.class, m.granted);
-            let done = m.granted >= m.size();
-            let new = Self::sched_key(m, slot);
-            self.sched.remove(&old);
-            if done {
-                self.sender_waits(src, -1);
-            } else {
-                self.sched.insert(new);
-            }
-            self.stats.grants += 1;
-            self.control(conn, src, class, Kind::Grant { offset, prio });
-            if clocked {
-                self.grant_credit -= 1;
-                if self.grant_credit == 0 {
-                    break;
-                }
-            }
-        }
-        self.grant_credit = 0;
-        self.arm_grant_timer(now);
-    }
-
-    /// The best message of each of the first `degree` senders, best first, and those
-    /// senders (§3.5: one message per sender, as RAMCloud's active list).
-    fn granted_set(&self, degree: usize) -> (Vec<u32>, Vec<HostId>) {
-        let mut chosen: Vec<u32> = Vec::with_capacity(degree.min(8));
-        let mut senders: Vec<HostId> = Vec::with_capacity(degree.min(8));
-        for &(_, _, _, slot) in &self.sched {
-            let src = self.inc.items[slot as usize].as_ref().expect("scheduled messages are live").src;
-            if senders.contains(&src) {
-                continue;
-            }
-            chosen.push(slot);
-            senders.push(src);
-            if chosen.len() == degree {
-                break;
-            }
-        }
-        (chosen, senders)
-    }
-
-    /// Arms the grant timer for the earliest paced grant `regrant` found, unless an
-    /// earlier one is pending.
-    fn arm_grant_timer(&mut self, now: Time) {
-        if let Some(at) = self.grant_timer.take() {
-            if self.grant_timer_armed.is_none_or(|a| at < a || a <= now) {
-                self.grant_timer_armed = Some(at);
-                self.events.push_back(EndpointEvent::Timer(GRANT, at));
-            }
-        }
-    }
-
-    /// The slot of the first of `senders` (the senders granted to, best first) under the
-    /// authors' sticky slots (HomaSimulation `SchedSenders`): the first sender to wait
-    /// takes the lowest level; when the next sender becomes the best (the best left or
-    /// fell behind it), it keeps its level (the slot moves down by one); a new best
-    /// sender above one still waiting takes the level above it (the slot moves up, if
-    /// there is room); otherwise senders keep their slots, and the slot moves up only as
-    /// far as needed to give every granted sender a level of its own. With as many
-    /// senders granted as levels this is §3.4's "lowest levels"; the two part when fewer
-    /// senders are granted than there are levels (an `overcommitment` below them).
-    fn sticky_head(&mut self, senders: &[HostId]) -> usize {
-        let s = self.cfg.levels().scheduled as usize;
-        let Some(&top) = senders.first() else {
-            self.sticky = None;
-            return s;
-        };
-        // The sender after the best among all that wait, granted to or not.
-        let second = senders.get(1).copied().or_else(|| {
-            self.sched
-                .iter()
-                .map(|&(_, _, _, slot)| self.inc.items[slot as usize].as_ref().expect("live").src)
-                .find(|&h| h != top)
-        });
-        let head = match self.sticky {
-            None => s,
-            Some((h, prev, _)) if prev == top => h,
-            Some((h, prev, next)) => {
-                let prev_waits = self.per_sender.contains_key(&prev);
-                match (next == Some(top), prev_waits) {
-                    // The next moved up (the best left, or fell behind it): it keeps its
-                    // level, and the slot above it stays free.
-                    (true, _) => h + 1,
-                    // A new best above one still waiting: the level above, if any.
-                    (false, true) => h.saturating_sub(1),
-                    // The best left and another took its place at once.
-                    (false, false) => h,
-                }
-            }
-        };
-        let head = head.min(s - senders.len().min(s));
-        self.sticky = Some((head, top, second));
-        head
-    }
-
     /// Drops the record of an incoming message, and what it had outstanding; false if
     /// there was none.
     fn forget_incoming(&mut self, conn: ConnId) -> bool {
@@ -417,22 +162,6 @@ impl HomaEndpoint {
             self.outstanding -= m.outstanding();
         }
         true
-    }
-
-    /// Opens or closes an oversubscription period (Figure 16), counting `bytes` that
-    /// arrived in an open one.
-    fn track_oversubscription(&mut self, now: Time, bytes: u64) {
-        let over = self.waiting > self.cfg.degree();
-        match (self.oversubscribed_since, over) {
-            (Some(_), true) => self.stats.oversubscribed_bytes += bytes,
-            (Some(since), false) => {
-                self.stats.oversubscribed_ps += (now - since).ps();
-                self.stats.oversubscribed_bytes += bytes;
-                self.oversubscribed_since = None;
-            }
-            (None, true) => self.oversubscribed_since = Some(now),
-            (None, false) => {}
-        }
     }
 
     fn on_data(&mut self, now: Time, msg: &Message, pkt: &Packet, offset: u64, unscheduled: u64, flags: (bool, bool)) {
@@ -687,34 +416,6 @@ impl Endpoint for HomaEndpoint {
     }
 
     fn counters(&self, out: &mut Counters) {
-        let s = &self.stats;
-        out.add("data_packets", s.data_packets);
-        out.add("data_bytes", s.data_bytes);
-        out.add("grants", s.grants);
-        out.add("resends", s.resends);
-        out.add("busy", s.busy);
-        out.add("retransmitted_packets", s.retransmitted_packets);
-        out.add("probes", s.probes);
-        out.add("duplicate_packets", s.duplicate_packets);
-        // A period still open counts up to the endpoint's latest input.
-        let open = self.oversubscribed_since.map_or(0, |since| (self.now - since).ps());
-        out.add("oversubscribed_ns", (s.oversubscribed_ps + open) / 1000);
-        out.add("oversubscribed_wire_bytes", s.oversubscribed_bytes);
-        out.add("incast_responses", s.incast_responses);
-        if self.cfg.receiver_busy {
-            out.add("held_busy", s.held_busy);
-        }
-        // The bin open now counts up to the endpoint's latest input.
-        let open = (self.now - self.waiting_since).ps();
-        for (k, name) in WAITING_NAMES.iter().enumerate() {
-            let extra = if k == self.waiting.min(WAITING_BINS - 1) { open } else { 0 };
-            out.add(name, (s.waiting_ps[k] + extra) / 1000);
-        }
-        for (p, name) in LEVEL_NAMES.iter().enumerate() {
-            out.add(name, s.level_bytes[p]);
-        }
-        if self.cfg.resend_on_gap {
-            out.add("gap_resends", s.gap_resends);
-        }
+        self.report(out)
     }
 }
