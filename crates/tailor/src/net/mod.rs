@@ -11,6 +11,7 @@ pub mod agent;
 pub mod ids;
 pub mod int;
 pub mod marker;
+pub mod mechanism;
 pub mod nic;
 pub mod pacer;
 pub mod packet;

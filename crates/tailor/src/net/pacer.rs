@@ -393,6 +393,18 @@ impl Scheduler for Pacer {
     }
 }
 
+/// The registry's entry (`net::mechanism`): `topology::build` puts the pacer in front of
+/// every NIC queue from `[host] pacer`.
+pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
+    name: "pacer",
+    about: "HULL's hardware pacer at every host NIC",
+    used: |net| net.pacer.map(|_| "host.pacer".into()),
+    model_refuses: Some(
+        "the model has no packets to pace (its senders are fluid rates); accepted: --engine packet, or no pacer",
+    ),
+    install: None,
+};
+
 #[cfg(test)]
 #[path = "pacer_tests.rs"]
 mod tests;
