@@ -156,6 +156,7 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
             }
         }
     }),
+    switch_key: None,
 };
 
 #[cfg(test)]

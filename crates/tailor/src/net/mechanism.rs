@@ -8,8 +8,10 @@
 
 use super::agent::SwitchAgent;
 use super::ids::SwitchId;
-use super::topology::NetSpec;
+use super::topology::{NetSpec, Shape};
 use super::Network;
+use crate::input::{ScenarioError, Table};
+use std::sync::Arc;
 
 /// What the packet engine hands a mechanism to install itself in (before the run).
 pub trait Installer {
@@ -18,6 +20,38 @@ pub trait Installer {
     fn set_agent(&mut self, s: SwitchId, agent: Box<dyn SwitchAgent>);
     /// Whether a transport of the run reads in-band telemetry (`Transport::collects_telemetry`).
     fn collects_telemetry(&self) -> bool;
+}
+
+/// A mechanism's settings as its own table gave them, ready to install.
+pub trait Configured: Send + Sync + std::fmt::Debug {
+    /// Adds it to the built network (before the run); `net.seed` seeds its random streams.
+    fn install(&self, net: &NetSpec, into: &mut dyn Installer);
+}
+
+/// A mechanism the scenario turned on through its own table: its name and settings.
+#[derive(Clone, Debug)]
+pub struct Setting {
+    pub name: &'static str,
+    pub spec: Arc<dyn Configured>,
+}
+
+/// Two settings are equal when they are of one mechanism and print alike (their specs
+/// are plain numbers: `NetSpec` compares whole scenarios in tests).
+impl PartialEq for Setting {
+    fn eq(&self, other: &Setting) -> bool {
+        self.name == other.name && format!("{:?}", self.spec) == format!("{:?}", other.spec)
+    }
+}
+
+/// What a mechanism's reader returns: its settings, or the error naming the key.
+pub type Parsed = Result<Arc<dyn Configured>, ScenarioError>;
+
+/// A key of `[switch]` a mechanism owns, and how its table there is read and checked
+/// (errors name `switch.<key>.<subkey>`; the reader refuses keys it did not ask).
+#[derive(Copy, Clone)]
+pub struct SwitchKey {
+    pub key: &'static str,
+    pub parse: fn(&mut Table, &Shape) -> Parsed,
 }
 
 /// A network mechanism as the registry lists it.
@@ -32,8 +66,11 @@ pub struct Mechanism {
     /// Why the fast model cannot stand for it, ending with what it accepts instead (None:
     /// the model accounts for it): `--engine model` refuses a scenario that uses it.
     pub model_refuses: Option<&'static str>,
-    /// What it adds to the built network (None: `topology::build` places it from `net`).
+    /// What it adds to the built network (None: `topology::build` places it from `net`,
+    /// or its `Setting` installs itself).
     pub install: Option<fn(&NetSpec, &mut dyn Installer)>,
+    /// Its own key in `[switch]` (None: its keys are still read by `scenario::network`).
+    pub switch_key: Option<SwitchKey>,
 }
 
 /// Every mechanism, in the order they are installed and refused.
@@ -52,12 +89,35 @@ pub fn install(net: &NetSpec, into: &mut dyn Installer) {
             install(net, into);
         }
     }
+    for s in &net.mechanisms {
+        s.spec.install(net, into);
+    }
+}
+
+/// Reads the `[switch]` keys the mechanisms own: a setting for each that is present.
+pub fn parse_switch(t: &mut Table, shape: &Shape) -> Result<Vec<Setting>, ScenarioError> {
+    let mut settings = Vec::new();
+    for m in MECHANISMS {
+        let Some(own) = m.switch_key else { continue };
+        if let Some(mut p) = t.table(own.key)? {
+            let spec = (own.parse)(&mut p, shape)?;
+            p.finish()?;
+            settings.push(Setting { name: m.name, spec });
+        }
+    }
+    Ok(settings)
 }
 
 /// The first mechanism `net` uses that the fast model cannot stand for: the key that
 /// turns it on and why.
 pub fn model_refusal(net: &NetSpec) -> Option<(String, &'static str)> {
-    MECHANISMS.iter().find_map(|m| Some(((m.used)(net)?, m.model_refuses?)))
+    let fixed = MECHANISMS.iter().find_map(|m| Some(((m.used)(net)?, m.model_refuses?)));
+    fixed.or_else(|| {
+        net.mechanisms.iter().find_map(|s| {
+            let m = find(s.name)?;
+            Some((format!("switch.{}", m.switch_key?.key), m.model_refuses?))
+        })
+    })
 }
 
 pub fn find(name: &str) -> Option<&'static Mechanism> {

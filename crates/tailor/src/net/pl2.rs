@@ -268,6 +268,7 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
         "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2",
     ),
     install: Some(install),
+    switch_key: None,
 };
 
 fn install(net: &super::topology::NetSpec, into: &mut dyn super::mechanism::Installer) {
