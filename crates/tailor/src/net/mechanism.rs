@@ -80,6 +80,7 @@ pub const MECHANISMS: &[Mechanism] = &[
     super::nic::COALESCING,
     super::pl2::MECHANISM,
     super::int::MECHANISM,
+    super::red::MECHANISM,
 ];
 
 /// Installs every mechanism `net` uses (the packet engine, before the run).

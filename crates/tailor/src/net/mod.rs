@@ -18,6 +18,7 @@ pub mod packet;
 pub mod phantom;
 pub mod pl2;
 pub mod port;
+pub mod red;
 pub mod routing;
 pub mod sched;
 pub mod topology;
