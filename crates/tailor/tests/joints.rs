@@ -692,6 +692,15 @@ fn the_engine_and_the_model_scope_name_no_migrated_mechanism() {
     for needle in ["pl2::", "Pl2", "install_pl2", "IntStamp", "net::int"] {
         assert_eq!(mentions("engine", needle), Vec::<String>::new(), "the engine names {needle}");
     }
+    // A mechanism that owns its key is named nowhere above `net`: not its module, not its key.
+    for m in tailor::net::mechanism::MECHANISMS {
+        let Some(own) = m.switch_key else { continue };
+        for dir in ["engine", "scenario", "model", "oracle"] {
+            for needle in [format!("net::{}", m.name), format!("\"{}\"", own.key)] {
+                assert_eq!(mentions(dir, &needle), Vec::<String>::new(), "{dir}/ names {needle}");
+            }
+        }
+    }
     let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/scenario/model.rs");
     let text = std::fs::read_to_string(model).unwrap();
     for needle in ["net.phantom", "net.pacer", "net.coalescing", "net.pl2", "LinkPhantom"] {
