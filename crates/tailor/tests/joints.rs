@@ -689,8 +689,9 @@ fn the_engine_and_the_model_scope_name_no_migrated_mechanism() {
     for m in tailor::net::mechanism::MECHANISMS {
         assert!(!m.about.is_empty(), "{} says what it is", m.name);
     }
-    for needle in ["pl2::", "Pl2", "install_pl2", "IntStamp", "net::int"] {
+    for needle in ["pl2::", "Pl2", "install_pl2", "IntStamp", "net::int", "PacerStats", "pacer_stats", "net::pacer"] {
         assert_eq!(mentions("engine", needle), Vec::<String>::new(), "the engine names {needle}");
+        assert_eq!(mentions("net/sched", needle), Vec::<String>::new(), "the generic scheduler names {needle}");
     }
     // A mechanism that owns its key is named nowhere above `net`: not its module, not its key.
     for m in tailor::net::mechanism::MECHANISMS {

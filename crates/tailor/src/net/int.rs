@@ -157,6 +157,7 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
         }
     }),
     switch_key: None,
+    report: None,
 };
 
 #[cfg(test)]

@@ -71,6 +71,48 @@ pub struct Mechanism {
     pub install: Option<fn(&NetSpec, &mut dyn Installer)>,
     /// Its own key in `[switch]` (None: its keys are still read by `scenario::network`).
     pub switch_key: Option<SwitchKey>,
+    /// Its counters after the run, summed over the network, in the order summary.json
+    /// lists them under `network.<name>` (None: it reports nothing, or it is off).
+    pub report: Option<fn(&Network) -> Option<Fields>>,
+}
+
+/// A mechanism's counters as named values, in their order.
+pub type Fields = Vec<(&'static str, serde_json::Value)>;
+
+/// Every mechanism's counters, by name in registry order: summary.json's `network.<name>`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reports(pub Vec<(&'static str, Fields)>);
+
+impl Reports {
+    pub fn of(net: &Network) -> Reports {
+        Reports(MECHANISMS.iter().filter_map(|m| Some((m.name, (m.report?)(net)?))).collect())
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Fields> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, f)| f)
+    }
+}
+
+/// As a map of maps, each in its own order (a serde_json::Map would sort the keys).
+impl serde::Serialize for Reports {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Ordered<'a>(&'a Fields);
+        impl serde::Serialize for Ordered<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (k, v) in self.0 {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (name, fields) in &self.0 {
+            m.serialize_entry(name, &Ordered(fields))?;
+        }
+        m.end()
+    }
 }
 
 /// Every mechanism, in the order they are installed and refused.

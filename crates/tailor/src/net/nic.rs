@@ -135,6 +135,7 @@ pub const COALESCING: super::mechanism::Mechanism = super::mechanism::Mechanism 
     model_refuses: Some("the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"),
     install: None,
     switch_key: None,
+    report: None,
 };
 
 #[cfg(test)]

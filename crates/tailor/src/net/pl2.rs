@@ -269,6 +269,7 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
     ),
     install: Some(install),
     switch_key: None,
+    report: None,
 };
 
 fn install(net: &super::topology::NetSpec, into: &mut dyn super::mechanism::Installer) {

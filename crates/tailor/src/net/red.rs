@@ -150,6 +150,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     model_refuses: Some("the model marks the queue against q0 (a step), not RED's averaged probability; accepted: --engine packet, or no red"),
     install: None,
     switch_key: Some(SwitchKey { key: "red", parse }),
+    report: None,
 };
 
 #[cfg(test)]
