@@ -96,8 +96,10 @@ fn conservation_with_phantom_queues_pacers_and_coalescing() {
     let dir = tempfile::tempdir().unwrap();
     let stopped = common::scenario(&format!("[run]\nstop = \"20ms\"\n{hull}"), dir.path());
     let (sim, _) = common::run(&stopped, 3);
-    let pacer = sim.report().network.pacer.expect("pacers");
-    assert!(pacer.paced_packets > 0, "the pacers paced: {pacer:?}");
+    let report = sim.report();
+    let pacer = report.network.mechanisms.get("pacer").expect("pacers");
+    let paced = pacer.iter().find(|(k, _)| *k == "paced_packets").and_then(|(_, v)| v.as_u64());
+    assert!(paced > Some(0), "the pacers paced: {pacer:?}");
     check_ledgers(&sim);
     let sc = common::scenario(&hull, dir.path());
     let (sim, recs) = common::run(&sc, 3);

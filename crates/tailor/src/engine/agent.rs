@@ -1,9 +1,24 @@
 //! Switch agents in the engine (net::agent): installing one, and what follows each of
-//! its inputs.
+//! its inputs; the engine as the installer network mechanisms use (`net::mechanism`).
 
 use super::{Event, Simulation};
 use crate::net::agent::SwitchAgent;
 use crate::net::ids::SwitchId;
+
+/// The engine as mechanisms see it when they install themselves (`net::mechanism`).
+impl crate::net::mechanism::Installer for Simulation {
+    fn network(&mut self) -> &mut crate::net::Network {
+        &mut self.net
+    }
+
+    fn set_agent(&mut self, s: SwitchId, agent: Box<dyn SwitchAgent>) {
+        Simulation::set_agent(self, s, agent);
+    }
+
+    fn collects_telemetry(&self) -> bool {
+        self.transports.iter().any(|t| t.collects_telemetry())
+    }
+}
 
 impl Simulation {
     /// Installs the ingress agent of switch `s` (before `run`).
@@ -12,16 +27,6 @@ impl Simulation {
             self.agents.resize_with(self.net.switches.len(), || None);
         }
         self.agents[s.index()] = Some(agent);
-    }
-
-    /// PL2's agent in every ToR (`[switch] pl2`: `net::pl2`).
-    pub(super) fn install_pl2(&mut self, spec: crate::net::pl2::Pl2Switch) {
-        let hosts = self.net.hosts.len();
-        for s in 0..self.net.switches.len() {
-            if self.net.switches[s].tier == 0 {
-                self.set_agent(SwitchId::new(s), Box::new(crate::net::pl2::TorAgent::new(spec, hosts)));
-            }
-        }
     }
 
     /// The agents' counters, summed (`summary.json`'s `network.agents`).

@@ -27,7 +27,6 @@ use crate::input::ScenarioError;
 use crate::measure::{ClassSummary, MessageRecord, RecordSink, Recorder};
 use crate::net::agent::{Ingress, SwitchAgent};
 use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId, SwitchId};
-use crate::net::int;
 use crate::net::packet::{Packet, Priority};
 use crate::net::topology::{self, NetSpec};
 use crate::net::Network;
@@ -278,14 +277,7 @@ impl Simulation {
         );
         sim.endpoints.resize_with(sim.net.hosts.len() * sim.transports.len(), || None);
         sim.record_sojourn(&sojourn_ports, probes);
-        if let Some(spec) = cfg.net.pl2 {
-            sim.install_pl2(spec);
-        }
-        if sim.transports.iter().any(|t| t.collects_telemetry()) {
-            for port in &mut sim.net.ports {
-                port.push_marker(Box::new(int::IntStamp));
-            }
-        }
+        crate::net::mechanism::install(&cfg.net, &mut sim);
         for (i, c) in cfg.classes.into_iter().enumerate() {
             assert!(
                 c.transport < sim.transports.len(),

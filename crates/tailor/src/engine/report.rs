@@ -34,25 +34,14 @@ pub struct NetworkReport {
     /// The busiest switch port's utilization over the run.
     pub utilization: f64,
     pub max_host_nic_queue_bytes: u64,
-    /// HULL's pacers, summed over the hosts (absent without `[host] pacer`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pacer: Option<PacerReport>,
+    /// Each mechanism's counters under its name (`net::mechanism`'s `report`: HULL's
+    /// pacers as `pacer`, summed over the hosts, absent without `[host] pacer`).
+    #[serde(flatten)]
+    pub mechanisms: crate::net::mechanism::Reports,
     /// The switch agents' counters (`SwitchAgent::counters`: PL2's ToR agents), summed;
     /// omitted without agents.
     #[serde(skip_serializing_if = "Counters::is_empty")]
     pub agents: Counters,
-}
-
-/// What the hosts' pacers did (`net::pacer`).
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct PacerReport {
-    /// Flows associated with a pacer (an ECN-Echo ACK sampled with probability p_a).
-    pub associations: u64,
-    pub paced_packets: u64,
-    pub paced_bytes: u64,
-    pub bypass_packets: u64,
-    /// The mean time a paced packet waited in its token bucket, µs.
-    pub mean_paced_wait_us: f64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -205,7 +194,7 @@ impl Simulation {
                 .map(|r| r.max_queue_bytes)
                 .max()
                 .unwrap_or(0),
-            pacer: self.pacer_report(),
+            mechanisms: crate::net::mechanism::Reports::of(&self.net),
             agents: self.agent_counters(),
         };
         let rec = &self.recorder;
@@ -261,26 +250,6 @@ impl Simulation {
                 }
             })
             .collect()
-    }
-
-    fn pacer_report(&self) -> Option<PacerReport> {
-        let mut all: Option<crate::net::pacer::PacerStats> = None;
-        for h in &self.net.hosts {
-            let Some(s) = self.net.ports[h.nic.index()].scheduler().pacer_stats() else { continue };
-            let a = all.get_or_insert_with(Default::default);
-            a.associations += s.associations;
-            a.paced_packets += s.paced_packets;
-            a.paced_bytes += s.paced_bytes;
-            a.bypass_packets += s.bypass_packets;
-            a.paced_wait_ps += s.paced_wait_ps;
-        }
-        all.map(|a| PacerReport {
-            associations: a.associations,
-            paced_packets: a.paced_packets,
-            paced_bytes: a.paced_bytes,
-            bypass_packets: a.bypass_packets,
-            mean_paced_wait_us: a.paced_wait_ps as f64 / a.paced_packets.max(1) as f64 / 1e6,
-        })
     }
 
     pub fn ledger(&self) -> Ledger {

@@ -142,6 +142,24 @@ impl Marker for IntStamp {
     }
 }
 
+/// The registry's entry (`net::mechanism`): every egress port stamps [`IntStamp`] when a
+/// transport of the run reads telemetry (no scenario key of its own: HPCC asks for it).
+pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
+    name: "int",
+    about: "in-band network telemetry stamped at every egress port (HPCC)",
+    used: |_| None,
+    model_refuses: None,
+    install: Some(|_, into| {
+        if into.collects_telemetry() {
+            for port in &mut into.network().ports {
+                port.push_marker(Box::new(IntStamp));
+            }
+        }
+    }),
+    switch_key: None,
+    report: None,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,6 +126,18 @@ impl NicStage for Coalescing {
     }
 }
 
+/// The registry's entry (`net::mechanism`) for receive coalescing: `topology::build` adds
+/// the stage from `[host] rx_frames` / `rx_usecs`.
+pub const COALESCING: super::mechanism::Mechanism = super::mechanism::Mechanism {
+    name: "coalescing",
+    about: "receive interrupt coalescing at every host",
+    used: |net| net.coalescing.map(|_| "host.rx_frames".into()),
+    model_refuses: Some("the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"),
+    install: None,
+    switch_key: None,
+    report: None,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

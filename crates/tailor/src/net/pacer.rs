@@ -388,9 +388,48 @@ impl Scheduler for Pacer {
         self.observe(now, pkt);
     }
 
-    fn pacer_stats(&self) -> Option<PacerStats> {
-        Some(self.stats)
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
+}
+
+/// The registry's entry (`net::mechanism`): `topology::build` puts the pacer in front of
+/// every NIC queue from `[host] pacer`.
+pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
+    name: "pacer",
+    about: "HULL's hardware pacer at every host NIC",
+    used: |net| net.pacer.map(|_| "host.pacer".into()),
+    model_refuses: Some(
+        "the model has no packets to pace (its senders are fluid rates); accepted: --engine packet, or no pacer",
+    ),
+    install: None,
+    switch_key: None,
+    report: Some(report),
+};
+
+/// The hosts' pacers' counters, summed (summary.json's `network.pacer`; None without one).
+fn report(net: &super::Network) -> Option<super::mechanism::Fields> {
+    let mut all: Option<PacerStats> = None;
+    for h in &net.hosts {
+        let any = net.ports[h.nic.index()].scheduler().as_any();
+        let Some(p) = any.and_then(|a| a.downcast_ref::<Pacer>()) else { continue };
+        let (a, s) = (all.get_or_insert_with(Default::default), p.stats);
+        a.associations += s.associations;
+        a.paced_packets += s.paced_packets;
+        a.paced_bytes += s.paced_bytes;
+        a.bypass_packets += s.bypass_packets;
+        a.paced_wait_ps += s.paced_wait_ps;
+    }
+    let a = all?;
+    Some(vec![
+        // Flows associated with a pacer (an ECN-Echo ACK sampled with probability p_a).
+        ("associations", a.associations.into()),
+        ("paced_packets", a.paced_packets.into()),
+        ("paced_bytes", a.paced_bytes.into()),
+        ("bypass_packets", a.bypass_packets.into()),
+        // The mean time a paced packet waited in its token bucket, µs.
+        ("mean_paced_wait_us", (a.paced_wait_ps as f64 / a.paced_packets.max(1) as f64 / 1e6).into()),
+    ])
 }
 
 #[cfg(test)]

@@ -109,6 +109,24 @@ impl Marker for PhantomQueue {
     }
 }
 
+/// The registry's entry (`net::mechanism`): `topology::build` places the queues from
+/// `[switch] phantom` and the links' `phantom`.
+pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
+    name: "phantom",
+    about: "HULL's phantom queues: ECN marks from a virtual link draining below line rate",
+    used: |net| {
+        if net.phantom.is_some() {
+            return Some("switch.phantom".into());
+        }
+        let mut links = net.shape.links().into_iter();
+        links.find(|(_, l)| matches!(l.phantom, super::topology::LinkPhantom::Set(_))).map(|(key, _)| format!("topology.{key}.phantom"))
+    },
+    model_refuses: Some("the model has no phantom queues (its marking is the real queue's against q0); accepted: --engine packet, or no phantom queue"),
+    install: None,
+    switch_key: None,
+    report: None,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -259,6 +259,29 @@ impl SwitchAgent for TorAgent {
     }
 }
 
+/// The registry's entry (`net::mechanism`): `[switch] pl2` puts a [`TorAgent`] in every ToR.
+pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
+    name: "pl2",
+    about: "PL2's timeslot reservations in the ToR switches",
+    used: |net| net.pl2.map(|_| "switch.pl2".into()),
+    model_refuses: Some(
+        "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2",
+    ),
+    install: Some(install),
+    switch_key: None,
+    report: None,
+};
+
+fn install(net: &super::topology::NetSpec, into: &mut dyn super::mechanism::Installer) {
+    let Some(spec) = net.pl2 else { return };
+    let hosts = into.network().hosts.len();
+    for s in 0..into.network().switches.len() {
+        if into.network().switches[s].tier == 0 {
+            into.set_agent(SwitchId::new(s), Box::new(TorAgent::new(spec, hosts)));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -178,6 +178,8 @@ pub struct NetSpec {
     pub phantom: Option<(PhantomSpec, Vec<PortRole>)>,
     /// PL2's agent in every ToR (`net::pl2`; the engine installs it).
     pub pl2: Option<super::pl2::Pl2Switch>,
+    /// The mechanisms turned on by keys they own (`net::mechanism`), in registry order.
+    pub mechanisms: Vec<super::mechanism::Setting>,
     pub paths: PathChoice,
     /// Class scheduling at switch ports.
     pub classes: ClassPolicy,
@@ -550,6 +552,7 @@ pub(crate) mod tests {
             overflow: Overflow::Drop,
             phantom: None,
             pl2: None,
+            mechanisms: Vec::new(),
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),
             seed: 1,

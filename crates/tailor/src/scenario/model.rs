@@ -221,35 +221,13 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
     ))
 }
 
-/// HULL's mechanisms (phantom queues, NIC pacing, segmentation offload, interrupt
-/// coalescing) act on single packets and their timing, which the fluid model does not
-/// have: a scenario using one is refused rather than answered as if they were off.
+/// What acts on single packets and their timing, which the fluid model does not have: a
+/// scenario using it is refused rather than answered as if it were off. The network
+/// mechanisms say so themselves (`net::mechanism`); segmentation offload and the
+/// workload's shapes are checked here.
 fn packet_only(sc: &Scenario) -> Result<(), ScenarioError> {
-    let why = "the model has no phantom queues (its marking is the real queue's against q0); accepted: --engine packet, or no phantom queue";
-    if sc.net.phantom.is_some() {
-        return Err(error(sc, "switch.phantom", why));
-    }
-    if sc.net.pacer.is_some() {
-        return Err(error(
-            sc,
-            "host.pacer",
-            "the model has no packets to pace (its senders are fluid rates); accepted: --engine packet, or no pacer",
-        ));
-    }
-    if sc.net.coalescing.is_some() {
-        return Err(error(sc, "host.rx_frames", "the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"));
-    }
-    for (key, spec) in sc.net.shape.links() {
-        if matches!(spec.phantom, crate::net::topology::LinkPhantom::Set(_)) {
-            return Err(error(sc, format!("topology.{key}.phantom"), why));
-        }
-    }
-    if sc.net.pl2.is_some() {
-        return Err(error(
-            sc,
-            "switch.pl2",
-            "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2",
-        ));
+    if let Some((key, why)) = crate::net::mechanism::model_refusal(&sc.net) {
+        return Err(error(sc, key, why));
     }
     if let Some(i) = (0..sc.classes.len()).find(|&i| sc.transport_of(i).segmentation_offload().is_some()) {
         let at =

@@ -207,6 +207,8 @@ pub struct SwitchPart {
     pub phantom: Option<(PhantomSpec, Vec<PortRole>)>,
     /// PL2's agent in every ToR (`net::pl2`).
     pub pl2: Option<Pl2Switch>,
+    /// The mechanisms that own a key here (`net::mechanism::parse_switch`).
+    pub mechanisms: Vec<crate::net::mechanism::Setting>,
 }
 
 /// `[switch] pl2`: PL2's ToR agent, `{}` for the defaults (`net::pl2::Pl2Switch`).
@@ -257,6 +259,7 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
         overflow: Overflow::Drop,
         phantom: None,
         pl2: None,
+        mechanisms: Vec::new(),
     };
     let Some(mut t) = t else { return Ok(part) };
     part.pl2 = switch_pl2(&mut t)?;
@@ -314,6 +317,7 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
         }
         Some(_) => Overflow::Evict,
     };
+    part.mechanisms = crate::net::mechanism::parse_switch(&mut t, shape)?;
     t.finish()?;
     Ok(part)
 }
@@ -437,6 +441,7 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         overflow: sw.overflow,
         phantom: sw.phantom,
         pl2: sw.pl2,
+        mechanisms: sw.mechanisms,
         paths,
         classes,
         seed,

@@ -71,8 +71,9 @@ pub trait Scheduler: Send {
     fn observe_arrival(&mut self, now: Time, pkt: &Packet) {
         let _ = (now, pkt);
     }
-    /// The counters of a pacing scheduler (HULL's pacer), if it is one.
-    fn pacer_stats(&self) -> Option<super::pacer::PacerStats> {
+    /// The scheduler itself, for a mechanism that reads its own counters from it
+    /// (`net::mechanism`'s `report`: HULL's pacer); None: nothing to read.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
     /// Takes out a queued packet that matters less than `arriving`, to make room for it
