@@ -321,6 +321,35 @@ fn offered(t: &mut Table) -> Result<Offered, ScenarioError> {
         }
     }
 }
+/// A class's `name` (`class<index>` when absent): not empty, no comma, not "all".
+fn class_name(t: &mut Table, index: usize) -> Result<String, ScenarioError> {
+    let name = t.string("name")?.unwrap_or_else(|| format!("class{index}"));
+    if name.is_empty() || name.contains(',') {
+        return Err(t.error("name", "is empty or holds a comma; accepted: a non-empty name without a comma"));
+    }
+    // Summaries, tables and plots call the aggregate of every class "all".
+    if name == "all" {
+        return Err(t.error("name", "\"all\" is reserved for the aggregate of every class; accepted: any other name"));
+    }
+    Ok(name)
+}
+
+/// `load_basis`: whether `load` counts wire bytes (headers included) instead of payload.
+fn load_basis(t: &mut Table, offered: &Offered, exact_load: bool) -> Result<bool, ScenarioError> {
+    Ok(match t.choice("load_basis", &["payload", "wire"])?.as_deref() {
+        Some("wire") if !matches!(offered, Offered::Load(_)) => {
+            return Err(t.error(
+                "load_basis",
+                "is only used with load (a rate is message bytes); accepted: no load_basis with rate",
+            ));
+        }
+        Some("wire") if exact_load => {
+            return Err(t.error("load_basis", "\"wire\" cannot be made exact (exact_load scales message bytes); accepted: \"payload\" with exact_load"));
+        }
+        Some("wire") => true,
+        _ => false,
+    })
+}
 
 /// `nic_priority`: host NICs queue by packet priority (a class's `priority` is then used
 /// even if switch ports queue by class).
@@ -332,14 +361,7 @@ pub fn parse(
     discipline: Discipline,
     nic_priority: bool,
 ) -> Result<ClassSpec, ScenarioError> {
-    let name = t.string("name")?.unwrap_or_else(|| format!("class{index}"));
-    if name.is_empty() || name.contains(',') {
-        return Err(t.error("name", "is empty or holds a comma; accepted: a non-empty name without a comma"));
-    }
-    // Summaries, tables and plots call the aggregate of every class "all".
-    if name == "all" {
-        return Err(t.error("name", "\"all\" is reserved for the aggregate of every class; accepted: any other name"));
-    }
+    let name = class_name(t, index)?;
     let bins = bins(t)?;
     let queue = queue(t, discipline, nic_priority)?;
     let slos = t.tables("slo")?.into_iter().map(slo).collect::<Result<Vec<_>, _>>()?;
@@ -373,19 +395,7 @@ pub fn parse(
             "needs messages = N (the sample whose load is made exact); accepted: exact_load with messages",
         ));
     }
-    let wire_load = match t.choice("load_basis", &["payload", "wire"])?.as_deref() {
-        Some("wire") if !matches!(offered, Offered::Load(_)) => {
-            return Err(t.error(
-                "load_basis",
-                "is only used with load (a rate is message bytes); accepted: no load_basis with rate",
-            ));
-        }
-        Some("wire") if exact_load => {
-            return Err(t.error("load_basis", "\"wire\" cannot be made exact (exact_load scales message bytes); accepted: \"payload\" with exact_load"));
-        }
-        Some("wire") => true,
-        _ => false,
-    };
+    let wire_load = load_basis(t, &offered, exact_load)?;
     let response = response(t)?;
     if closed.is_some() && response.is_none() {
         return Err(t.error("outstanding", "a closed loop waits for responses; accepted: outstanding with response = \"echo\", response_sizes or response_sizes_fixed"));

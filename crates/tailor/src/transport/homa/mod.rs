@@ -204,6 +204,47 @@ fn boundaries(l: &Layout) -> Vec<(u32, u32)> {
     }
     runs
 }
+/// `resend_timeout`: how long a receiver waits for missing bytes before asking again
+/// (§3.7; 5 ms when absent), or "off".
+fn resend_timeout(t: &mut Table) -> Result<Option<Time>, ScenarioError> {
+    Ok(
+        match t.get("resend_timeout", |v| match v.as_str() {
+            Some("off") => Ok(None),
+            Some(s) => crate::input::units::parse_time(s).map(Some).map_err(|e| format!("{e}; or \"off\"")),
+            None => {
+                Err(format!("is {}; accepted: a time such as \"5ms\", or \"off\"", crate::input::reader::type_name(v)))
+            }
+        })? {
+            None => Some(Time::from_ms(5)),
+            Some(None) => None,
+            Some(Some(d)) if d < Time::from_us(1) => {
+                return Err(t.error(
+                    "resend_timeout",
+                    "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7), or \"off\"",
+                ));
+            }
+            Some(Some(d)) => Some(d),
+        },
+    )
+}
+
+/// `incast_threshold` and `incast_unscheduled` (bytes a sender sends blind past the
+/// threshold, 300 when absent): §3.6's incast optimization.
+fn incast(t: &mut Table) -> Result<(Option<u64>, u64), ScenarioError> {
+    let incast_threshold = t.int("incast_threshold", 1, 1 << 30)?.map(|v| v as u64);
+    let incast_unscheduled = t.size("incast_unscheduled")?;
+    if incast_unscheduled.is_some() && incast_threshold.is_none() {
+        return Err(t.error(
+            "incast_unscheduled",
+            "is only used with incast_threshold; accepted: incast_threshold = N with it",
+        ));
+    }
+    if incast_unscheduled == Some(0) {
+        return Err(t.error("incast_unscheduled", NO_ANNOUNCEMENT));
+    }
+    let incast_unscheduled = incast_unscheduled.unwrap_or(300);
+    Ok((incast_threshold, incast_unscheduled))
+}
 
 /// `[transport] kind = "homa"` (docs/scenario.md, "Homa").
 pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
@@ -242,33 +283,8 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
     let sticky_slots = t.boolean("sticky_slots")?.unwrap_or(false);
     let grant_on_arrival = t.boolean("grant_on_arrival")?.unwrap_or(false);
     let tail_boost = t.size("tail_boost")?.unwrap_or(0);
-    let resend_timeout = match t.get("resend_timeout", |v| match v.as_str() {
-        Some("off") => Ok(None),
-        Some(s) => crate::input::units::parse_time(s).map(Some).map_err(|e| format!("{e}; or \"off\"")),
-        None => Err(format!("is {}; accepted: a time such as \"5ms\", or \"off\"", crate::input::reader::type_name(v))),
-    })? {
-        None => Some(Time::from_ms(5)),
-        Some(None) => None,
-        Some(Some(d)) if d < Time::from_us(1) => {
-            return Err(t.error(
-                "resend_timeout",
-                "is below 1us; accepted: at least \"1us\" (Homa waits a few milliseconds, §3.7), or \"off\"",
-            ));
-        }
-        Some(Some(d)) => Some(d),
-    };
-    let incast_threshold = t.int("incast_threshold", 1, 1 << 30)?.map(|v| v as u64);
-    let incast_unscheduled = t.size("incast_unscheduled")?;
-    if incast_unscheduled.is_some() && incast_threshold.is_none() {
-        return Err(t.error(
-            "incast_unscheduled",
-            "is only used with incast_threshold; accepted: incast_threshold = N with it",
-        ));
-    }
-    if incast_unscheduled == Some(0) {
-        return Err(t.error("incast_unscheduled", NO_ANNOUNCEMENT));
-    }
-    let incast_unscheduled = incast_unscheduled.unwrap_or(300);
+    let resend_timeout = resend_timeout(t)?;
+    let (incast_threshold, incast_unscheduled) = incast(t)?;
     check_switch_levels(t, net, physical)?;
     let request = Request { unscheduled, scheduled, cutoffs, physical };
     let cfg = Config {
