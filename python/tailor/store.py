@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import functools
-import hashlib
 import json
 import os
 import shutil
@@ -48,11 +46,15 @@ from typing import Any
 
 import polars as pl
 
-from tailor import _core, fmt
+from tailor import _core
 from tailor.errors import PointError, StoreError
 from tailor.outdir import MARKER, alive, mark, read_marker
 from tailor.scenario import Override, Scenario
 from tailor.stats import bootstrap_ci
+from tailor.store_ids import FORMAT, build_id, config_id, file_digest, manifest_digest, point_id
+from tailor.store_tables import STATS
+from tailor.store_tables import rows as _rows
+from tailor.store_tables import slos as _slos
 
 __all__ = [
     "Store",
@@ -67,15 +69,10 @@ __all__ = [
     "SUMMARY_RUN_FILES",
 ]
 
-#: Format of the point directory and of the id's hash input; bumped on any change.
-#: 2: point.json lists every file's size and SHA-256 and holds its own checksum.
-FORMAT = 2
 #: The files of every point of format 1 (written before checksums).
 FORMAT1_FILES = ("summary.json", "scenario.toml", "messages.parquet", "rows.parquet", "slo.parquet")
 #: What a store holds at its top level (reports and their plots aside).
 STORE_ENTRIES = {"points", "sweeps", "tmp", MARKER}
-#: The slowdown statistics summary.json gives per class and size bin.
-STATS = ("mean", "p50", "p90", "p99", "p999", "max")
 #: What a point keeps: every file of its run, or its summary only (the module's doc).
 KEEPS = ("all", "summary")
 #: The run's files a summary-only point keeps (the store adds scenario.toml, rows.parquet
@@ -117,47 +114,6 @@ class PointSpec:
         seed = r["info"]["seed"]
         sc = Scenario(Path(path), r["info"], tuple(overrides))
         return cls(sc, seed, engine, params, point_id(r, seed, engine), r["document"], config_id(r, engine), keep)
-
-
-@functools.cache
-def build_id() -> str:
-    """The digest of the compiled engine: results of another build are other points."""
-    with open(_core.__file__, "rb") as f:
-        return f"{_core.__version__}+{hashlib.sha256(f.read()).hexdigest()[:16]}"
-
-
-def _digest(resolved: dict[str, Any], engine: str, text: str, seed: int | None) -> str:
-    h = hashlib.sha256()
-    head = {"format": FORMAT, "tailor": build_id(), "engine": engine, "seed": seed}
-    h.update(json.dumps(head, sort_keys=True).encode())
-    h.update(b"\0" + text.encode())
-    for f in resolved["inputs"]:
-        h.update(b"\0" + _file_digest(Path(f)).encode())
-    return h.hexdigest()[:24]
-
-
-def point_id(resolved: dict[str, Any], seed: int, engine: str) -> str:
-    """The store key of a resolved scenario (``_core.resolve``) run with ``seed`` on ``engine``."""
-    return _digest(resolved, engine, resolved["identity"], seed)
-
-
-def config_id(resolved: dict[str, Any], engine: str) -> str:
-    """What a point computes but for its seed (summaries across seeds group by it)."""
-    return _digest(resolved, engine, resolved["config"], None)[:16]
-
-
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _manifest_digest(meta: dict[str, Any]) -> str:
-    """The SHA-256 of a point manifest's content but its own checksum (keys sorted)."""
-    body = {k: v for k, v in meta.items() if k != "sha256"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _round(v: Any) -> Any:
@@ -283,12 +239,10 @@ class Store:
             "tailor_build": build_id(),
             **meta,
         }
-        point["files"] = {
-            f.name: {"bytes": f.stat().st_size, "sha256": _file_digest(f)} for f in sorted(work.iterdir())
-        }
+        point["files"] = {f.name: {"bytes": f.stat().st_size, "sha256": file_digest(f)} for f in sorted(work.iterdir())}
         # Through JSON once, so the checksum covers exactly what a reader will load.
         point = json.loads(json.dumps(point, default=str))
-        point["sha256"] = _manifest_digest(point)
+        point["sha256"] = manifest_digest(point)
         (work / "point.json").write_text(json.dumps(point, indent=2))
         # Durable before visible: a crash of the machine must not leave a renamed point
         # whose files were never written out.
@@ -438,7 +392,7 @@ class Store:
                 f"of store format {meta['format']}, newer than this tailor reads (formats 1 to {FORMAT})",
                 remedy="read the store with the tailor that wrote it",
             )
-        if meta["format"] >= 2 and meta.get("sha256") != _manifest_digest(meta):
+        if meta["format"] >= 2 and meta.get("sha256") != manifest_digest(meta):
             raise self._error(
                 id, "point.json", "its content differs from its own SHA-256 (changed since it was written)"
             )
@@ -461,7 +415,7 @@ class Store:
         st = path.stat()
         if self._hashed.get(path) == (st.st_size, st.st_mtime_ns):
             return
-        if _file_digest(path) != digest:
+        if file_digest(path) != digest:
             raise self._error(
                 id, name, "its content differs from its SHA-256 in point.json (changed since it was written)"
             )
@@ -668,76 +622,6 @@ def open_store(dir: str | os.PathLike[str]) -> Store:
             f"{d}: not a tailor result store (no points/ directory); make one with `tailor sweep ... --out {d}`"
         )
     return Store(d)
-
-
-def _size_label(lower: int | None, upper: int | None) -> str:
-    if lower is None:
-        return "all"
-    return fmt.size_bin(lower, upper)
-
-
-def _rows(id: str, summary: dict[str, Any]) -> pl.DataFrame:
-    """summary.json's slowdown statistics in long form, one row per (class, bin, stat)."""
-    out: dict[str, list[Any]] = {
-        k: [] for k in ("point", "class", "size", "lower_bytes", "upper_bytes", "stat", "value", "count")
-    }
-
-    def add(cls: str, lower: int | None, upper: int | None, block: dict[str, Any]) -> None:
-        for stat in STATS:
-            if block.get(stat) is None:
-                continue
-            for k, v in zip(
-                out,
-                (id, cls, _size_label(lower, upper), lower, upper, stat, float(block[stat]), block["count"]),
-                strict=True,
-            ):
-                out[k].append(v)
-
-    reports = [*summary["classes"].items(), ("all", summary["overall"])]
-    for name, report in reports:
-        add(name, None, None, report["slowdown"])
-        for b in report["bins"]:
-            if b["count"] > 0:
-                add(name, b["lower_bytes"], b["upper_bytes"], b)
-    schema = {
-        "point": pl.Utf8,
-        "class": pl.Utf8,
-        "size": pl.Utf8,
-        "lower_bytes": pl.UInt64,
-        "upper_bytes": pl.UInt64,
-        "stat": pl.Utf8,
-        "value": pl.Float64,
-        "count": pl.UInt64,
-    }
-    return pl.DataFrame(out, schema=schema)
-
-
-def _slos(id: str, summary: dict[str, Any]) -> pl.DataFrame:
-    rows = [
-        {
-            "point": id,
-            "class": name,
-            "sli": s["sli"],
-            "threshold": float(s["threshold"]),
-            "value": None if s["value"] is None else float(s["value"]),
-            "count": s.get("count"),
-            "met": s.get("met"),
-            "loss": s.get("loss"),
-        }
-        for name, c in summary["classes"].items()
-        for s in c.get("slo", [])
-    ]
-    schema = {
-        "point": pl.Utf8,
-        "class": pl.Utf8,
-        "sli": pl.Utf8,
-        "threshold": pl.Float64,
-        "value": pl.Float64,
-        "count": pl.UInt64,
-        "met": pl.Boolean,
-        "loss": pl.Float64,
-    }
-    return pl.DataFrame(rows, schema=schema)
 
 
 def _is_store(dir: Path) -> bool:
