@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tailor.errors import DataError, OptionError
-from tailor.plot import _BYTES, _LINESTYLES, _MARKERS, SIZE_LABEL, _color, _figure, needs_text
+from tailor.plot_style import _BYTES, _LINESTYLES, _MARKERS, SIZE_LABEL, _color, _figure, needs_text
 from tailor.stats import samples_needed
 
 __all__ = ["overlay", "crosscheck_figure"]

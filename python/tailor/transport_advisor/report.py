@@ -345,7 +345,7 @@ class TransportAdvice:
         bars from the best to the worst seed, the bound dashed, each answer ringed."""
         from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-        from tailor.plot import _MARKERS, _color, _figure
+        from tailor.plot_style import _MARKERS, _color, _figure
 
         r = self.report
         n = len(r["slos"])

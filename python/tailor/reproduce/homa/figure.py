@@ -84,7 +84,7 @@ def _label(side: str, point: tuple[str, str, float]) -> str:
 def figure(workload: str, ours: Sequence[dict], ref: Sequence[dict], ref_label: str, title: str) -> Figure:
     """Fig. 12 and 13 of ``workload``: our rows (any transports and loads) as solid lines,
     the reference's (``ref_label``) dashed."""
-    from tailor.plot import _color, _figure
+    from tailor.plot_style import _color, _figure
 
     fig, axes = _figure(width=12, height=4.6, ncols=2)
     mine, theirs = points(ours), points(ref)

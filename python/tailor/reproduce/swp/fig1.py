@@ -301,7 +301,7 @@ def figure(report: Mapping[str, Any]) -> Figure:
     background load, with the SLO. The paper's figure is not in its text (only its claims
     are), so there is no paper curve to overlay."""
     from tailor.errors import DataError
-    from tailor.plot import _color, _figure
+    from tailor.plot_style import _color, _figure
 
     try:
         rows, engine = report["rows"], report["engine"]
