@@ -1,7 +1,7 @@
 //! The engine's joints (docs/architecture.md): packet priorities served at every hop,
 //! port verdicts (trim, evict), a scheduler's wake-up, a switch agent, per-host endpoints
 //! of two transports, per-class transports, the NIC's bounded pull, the transport
-//! registry, and the layering (no module imports the one above it).
+//! registry. The layering rules are tests/layering.rs.
 
 mod common;
 
@@ -649,86 +649,5 @@ fn every_registered_transport_reads_exactly_the_keys_it_declares() {
     assert_eq!(err.path, "kind");
     for e in TRANSPORTS {
         assert!(err.message.contains(&format!("\"{}\"", e.name)), "{err}");
-    }
-}
-
-/// Rust files under `src/<dir>` that mention `needle`.
-fn mentions(dir: &str, needle: &str) -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
-    let mut hits = Vec::new();
-    let mut stack = vec![root];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if std::fs::read_to_string(&p).unwrap().contains(needle) {
-                hits.push(p.display().to_string());
-            }
-        }
-    }
-    hits
-}
-
-#[test]
-fn no_layer_imports_the_one_above_it() {
-    for below in ["sim", "input", "net", "transport", "workload", "measure", "engine"] {
-        assert_eq!(mentions(below, "crate::scenario"), Vec::<String>::new(), "{below} must not read scenarios");
-    }
-    for below in ["sim", "input", "net", "transport", "workload", "measure", "model"] {
-        assert_eq!(mentions(below, "crate::engine"), Vec::<String>::new(), "{below} must not import the packet engine");
-    }
-}
-
-/// The types two layers share live in a leaf module both import downhill (issue 27): the
-/// ids, port roles and channels in `crate::ids`, the file signature in `crate::version`.
-/// Each pair below was an arrow both ways (net imports measure's counters, output
-/// measure's Parquet writer, transport workload's size distributions).
-#[test]
-fn shared_types_live_below_both_their_users() {
-    for (below, above) in [
-        ("measure", "crate::net"),
-        ("measure", "crate::output"),
-        ("workload", "crate::net"),
-        ("workload", "crate::transport"),
-    ] {
-        assert_eq!(mentions(below, above), Vec::<String>::new(), "{below} must not import {above}");
-    }
-    for leaf in ["ids.rs", "version.rs"] {
-        let text =
-            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(leaf)).unwrap();
-        assert!(
-            !text.contains("crate::") && !text.contains("super::"),
-            "{leaf} is a leaf: it imports nothing of the crate"
-        );
-    }
-}
-
-/// The network mechanisms live in `net/` and are reached through `net::mechanism`'s
-/// registry: the engine installs them and the model's scope refuses them by walking the
-/// list, naming none. The names below are those migrated so far (docs/architecture.md,
-/// "Network mechanisms").
-#[test]
-fn the_engine_and_the_model_scope_name_no_migrated_mechanism() {
-    for m in tailor::net::mechanism::MECHANISMS {
-        assert!(!m.about.is_empty(), "{} says what it is", m.name);
-    }
-    for needle in ["pl2::", "Pl2", "install_pl2", "IntStamp", "net::int", "PacerStats", "pacer_stats", "net::pacer"] {
-        assert_eq!(mentions("engine", needle), Vec::<String>::new(), "the engine names {needle}");
-        assert_eq!(mentions("net/sched", needle), Vec::<String>::new(), "the generic scheduler names {needle}");
-    }
-    // A mechanism that owns its key is named nowhere above `net`: not its module, not its key.
-    for m in tailor::net::mechanism::MECHANISMS {
-        let Some(own) = m.switch_key else { continue };
-        for dir in ["engine", "scenario", "model", "oracle"] {
-            for needle in [format!("net::{}", m.name), format!("\"{}\"", own.key)] {
-                assert_eq!(mentions(dir, &needle), Vec::<String>::new(), "{dir}/ names {needle}");
-            }
-        }
-    }
-    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/scenario/model.rs");
-    let text = std::fs::read_to_string(model).unwrap();
-    for needle in ["net.phantom", "net.pacer", "net.coalescing", "net.pl2", "LinkPhantom"] {
-        assert!(!text.contains(needle), "scenario/model.rs names {needle}");
     }
 }

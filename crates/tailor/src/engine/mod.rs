@@ -15,6 +15,7 @@
 mod agent;
 mod flows;
 mod host;
+mod ports;
 mod queues;
 pub mod report;
 pub mod sojourn;
@@ -25,8 +26,8 @@ pub use crate::transport::TransportConfig;
 
 use crate::input::ScenarioError;
 use crate::measure::{ClassSummary, MessageRecord, RecordSink, Recorder};
-use crate::net::agent::{Ingress, SwitchAgent};
-use crate::net::ids::{ClassId, ConnId, HostId, LinkId, Node, PortId, SwitchId};
+use crate::net::agent::SwitchAgent;
+use crate::net::ids::{ClassId, ConnId, HostId, LinkId, PortId, SwitchId};
 use crate::net::packet::{Packet, Priority};
 use crate::net::topology::{self, NetSpec};
 use crate::net::Network;
@@ -36,7 +37,6 @@ use crate::transport::path::Path;
 use crate::transport::{Counters, Endpoint, TimerKey};
 use crate::workload::{MessageSpec, Source, WorkloadError};
 use flows::{Flow, FlowRpc, FlowTable};
-use rand::Rng;
 
 /// One endpoint: a host and the index of a transport, in one u32 (host << 5 | transport)
 /// so that a timer event stays 16 bytes and no division splits it.
@@ -552,144 +552,6 @@ impl Simulation {
             ep.counters(&mut c);
         }
         c
-    }
-
-    /// Admission, marking and queueing at a port; starts transmission if it is idle.
-    fn offer(&mut self, p: PortId, pkt: Packet) {
-        let now = self.now;
-        let port = &mut self.net.ports[p.index()];
-        let shared = match port.owner {
-            Node::Switch(s) => self.net.switches[s.index()].shared.as_mut(),
-            Node::Host(_) => None,
-        };
-        let q = self.waits.as_ref().map(|_| port.scheduler().queue_of(&pkt));
-        let sq = self.sojourn.as_ref().filter(|s| s.records(p)).map(|_| port.scheduler().queue_of(&pkt));
-        let queued = port.offer(now, pkt, shared, &mut self.dropped);
-        if let (Some(s), true) = (self.sojourn.as_mut(), queued) {
-            s.enqueued(p, sq, now, &pkt);
-        }
-        if let (Some(w), Some(q)) = (self.waits.as_mut(), q) {
-            if queued {
-                w.enqueued(p, q, now, &pkt);
-            }
-            self.dropped.iter().for_each(|d| w.lost(d));
-        }
-        if !self.dropped.is_empty() {
-            for d in self.dropped.drain(..) {
-                if let Some(slot) = d.int {
-                    self.net.int.take(slot);
-                }
-            }
-        }
-        if queued && !self.net.ports[p.index()].busy {
-            self.start_tx(p);
-        }
-    }
-
-    fn start_tx(&mut self, p: PortId) {
-        let now = self.now;
-        let port = &mut self.net.ports[p.index()];
-        let shared = match port.owner {
-            Node::Switch(s) => self.net.switches[s.index()].shared.as_mut(),
-            Node::Host(_) => None,
-        };
-        let Some((pkt, ser)) = port.start_next(now, p, shared, &mut self.net.int) else {
-            if let Some(t) = port.wake_at(now) {
-                if port.wake.is_none_or(|w| t < w) {
-                    port.wake = Some(t);
-                    self.events.push(t.max(now), Event::PortWake(p));
-                }
-            }
-            if let Node::Host(h) = port.owner {
-                if self.net.hosts[h.index()].nic_depth == Some(0) {
-                    // A NIC that asks only when idle asks now.
-                    if let Err(err) = self.pull(h) {
-                        self.deferred.get_or_insert(err);
-                    }
-                }
-            }
-            return;
-        };
-        let done = now + ser;
-        if let Some(w) = self.waits.as_mut() {
-            w.started(p, port.scheduler().queue_of(&pkt), now, done, &pkt);
-        }
-        if let Some(s) = self.sojourn.as_mut() {
-            let q = s.records(p).then(|| port.scheduler().queue_of(&pkt));
-            s.started(p, q, now, &pkt);
-        }
-        let (l, owner) = (port.link, port.owner);
-        if let Node::Switch(s) = owner {
-            if let Some(Some(agent)) = self.agents.get_mut(s.index()) {
-                agent.on_departure(now, s, &pkt);
-            }
-        }
-        let link = &mut self.net.links[l.index()];
-        link.pipe.push_back((done + link.delay, pkt));
-        if link.pipe.len() == 1 {
-            self.events.push(done + link.delay, Event::LinkArrival(l));
-        }
-        self.events.push(done, Event::PortIdle(p));
-        if let Node::Host(h) = owner {
-            if self.net.hosts[h.index()].nic_depth.is_some_and(|d| d > 0) {
-                // A bounded NIC has room again: it pulls the next packet. (Only a write of
-                // a record can fail in a pull; it is reported by the next one.)
-                if let Err(err) = self.pull(h) {
-                    self.deferred.get_or_insert(err);
-                }
-            }
-        }
-    }
-
-    /// Routes a packet at switch `s` to its egress port.
-    fn forward(&mut self, s: SwitchId, pkt: Packet) {
-        let spray = &mut self.spray;
-        // Messages on persistent connections hash as their connection (a lookup in the
-        // flow table, only in runs that have such connections).
-        let key = match self.channels {
-            false => pkt.conn.key(),
-            true => self.flows.get(pkt.conn).map_or(pkt.conn.key(), |f| f.ecmp_key(pkt.conn)),
-        };
-        let out = self.net.next_port(s, &pkt, key, |n| spray.random_range(0..n));
-        self.offer(out, pkt);
-    }
-
-    fn link_arrival(&mut self, l: LinkId) -> Result<(), RunError> {
-        let link = &mut self.net.links[l.index()];
-        let (_, pkt) = link.pipe.pop_front().expect("a link event has a packet");
-        link.delivered.0 += 1;
-        link.delivered.1 += pkt.wire_bytes as u64;
-        if let Some(&(next, _)) = link.pipe.front() {
-            self.events.push(next, Event::LinkArrival(l));
-        }
-        match link.to {
-            Node::Switch(s) => {
-                let sw = &mut self.net.switches[s.index()];
-                sw.received.0 += 1;
-                sw.received.1 += pkt.wire_bytes as u64;
-                if let Some(Some(agent)) = self.agents.get_mut(s.index()) {
-                    let mut pkt = pkt;
-                    let now = self.now;
-                    match agent.on_arrival(now, s, &mut pkt) {
-                        Ingress::Forward => self.forward(s, pkt),
-                        verdict @ (Ingress::Consume | Ingress::Drop) => {
-                            let sw = &mut self.net.switches[s.index()];
-                            let count = if verdict == Ingress::Consume { &mut sw.consumed } else { &mut sw.dropped };
-                            count.0 += 1;
-                            count.1 += pkt.wire_bytes as u64;
-                            if let Some(slot) = pkt.int {
-                                self.net.int.take(slot);
-                            }
-                        }
-                    }
-                    self.after_agent(s);
-                    return Ok(());
-                }
-                self.forward(s, pkt);
-                Ok(())
-            }
-            Node::Host(h) => self.receive(h, pkt),
-        }
     }
 }
 
