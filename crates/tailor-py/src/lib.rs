@@ -134,7 +134,7 @@ fn oracle_scope<'py>(
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     py.detach(|| {
         interruptible(|| {
-            Ok(Scenario::resolve(&path, &overrides).and_then(|r| tailor::oracle::scope::check(&r.scenario))?)
+            Ok(Scenario::resolve(&path, &overrides).and_then(|r| tailor::scenario::oracle::check(&r.scenario))?)
         })
     })
     .map_err(|e| e.into_py_err(py))

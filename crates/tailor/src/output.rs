@@ -447,7 +447,7 @@ pub fn simulate_oracle(
 ) -> Result<Summary, RunError> {
     use crate::engine::report::{Messages, NetworkReport};
     let started = Instant::now();
-    crate::oracle::scope::check(sc).map_err(RunError::Scenario)?;
+    crate::scenario::oracle::check(sc).map_err(RunError::Scenario)?;
     let built = sc.build(seed)?;
     let (out, rec) = crate::oracle::run(built, sink, progress)?;
     let (overall, classes) = rec.reports(&out.unfinished);

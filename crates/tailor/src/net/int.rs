@@ -156,7 +156,8 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
             }
         }
     }),
-    switch_key: None,
+    oracle_refuses: None,
+    keys: None,
     report: None,
 };
 

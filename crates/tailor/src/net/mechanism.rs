@@ -11,6 +11,8 @@ use super::ids::SwitchId;
 use super::topology::{NetSpec, Shape};
 use super::Network;
 use crate::input::{ScenarioError, Table};
+use crate::sim::Time;
+use std::any::Any;
 use std::sync::Arc;
 
 /// What the packet engine hands a mechanism to install itself in (before the run).
@@ -22,16 +24,59 @@ pub trait Installer {
     fn collects_telemetry(&self) -> bool;
 }
 
-/// A mechanism's settings as its own table gave them, ready to install.
-pub trait Configured: Send + Sync + std::fmt::Debug {
+/// A mechanism's settings as its own keys gave them, ready to install.
+pub trait Configured: Any + Send + Sync + std::fmt::Debug {
     /// Adds it to the built network (before the run); `net.seed` seeds its random streams.
     fn install(&self, net: &NetSpec, into: &mut dyn Installer);
+
+    /// The switches' processing delay it brings when `[switch] delay` is not given (PL2's
+    /// prototype switch took 347 ns); None: it brings none. The largest one wins.
+    fn switch_delay(&self) -> Option<Time> {
+        None
+    }
+
+    /// Checks its settings against the rest of the scenario, once all of it is read: the
+    /// key (its whole path, e.g. `host.pacer.bucket`) and the message of the error.
+    fn check(&self, _with: &Context) -> Result<(), (String, String)> {
+        Ok(())
+    }
+
+    /// Whether it takes packets out of a queue's arrival order at switch ports or host
+    /// NICs, and why, as an error says it: `[record] waits` and `sojourn` match each
+    /// queue's arrivals to its departures in order and refuse it there.
+    fn reorders(&self) -> Option<Reorders> {
+        None
+    }
 }
 
-/// A mechanism the scenario turned on through its own table: its name and settings.
+/// What a mechanism's `check` sees of the scenario besides the network.
+pub struct Context<'a> {
+    pub net: &'a NetSpec,
+    /// The largest packet any transport of the scenario sends (bytes on the wire), and
+    /// the words that say so in an error (`a full "dctcp" packet is 1538B on the wire, …`).
+    pub full_packet: (u64, String),
+    /// The priority levels every port that queues by packet priority keeps (the fewest of
+    /// the switches' and the NICs'; None: no port does).
+    pub levels: Option<usize>,
+}
+
+/// Where a mechanism reorders packets, and the error's reason and what it accepts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Reorders {
+    pub at_switches: bool,
+    pub at_nics: bool,
+    /// Why (`a pacer lets bypassing packets pass paced ones`).
+    pub why: &'static str,
+    /// What is accepted instead (`no [host] pacer`).
+    pub accepted: &'static str,
+}
+
+/// A mechanism the scenario turned on through its own keys: its name, the key that
+/// turned it on (its whole path, as errors name it) and its settings.
 #[derive(Clone, Debug)]
 pub struct Setting {
     pub name: &'static str,
+    pub key: String,
     pub spec: Arc<dyn Configured>,
 }
 
@@ -39,19 +84,52 @@ pub struct Setting {
 /// are plain numbers: `NetSpec` compares whole scenarios in tests).
 impl PartialEq for Setting {
     fn eq(&self, other: &Setting) -> bool {
-        self.name == other.name && format!("{:?}", self.spec) == format!("{:?}", other.spec)
+        self.name == other.name && self.key == other.key && format!("{:?}", self.spec) == format!("{:?}", other.spec)
     }
 }
 
 /// What a mechanism's reader returns: its settings, or the error naming the key.
 pub type Parsed = Result<Arc<dyn Configured>, ScenarioError>;
 
-/// A key of `[switch]` a mechanism owns, and how its table there is read and checked
-/// (errors name `switch.<key>.<subkey>`; the reader refuses keys it did not ask).
+/// The scenario table a mechanism's keys are in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Section {
+    Switch,
+    Host,
+}
+
+impl Section {
+    pub fn name(self) -> &'static str {
+        match self {
+            Section::Switch => "switch",
+            Section::Host => "host",
+        }
+    }
+}
+
+/// The keys a mechanism owns in one section, and its reader of them. The reader gets the
+/// section's table when one of `keys` is in it and reads its keys from there itself (a
+/// table of its own, as `[switch] red`, or plain keys, as `[host] rx_frames`); errors name
+/// the whole path (`switch.red.max`). No other reader touches these keys.
 #[derive(Copy, Clone)]
-pub struct SwitchKey {
-    pub key: &'static str,
+pub struct Keys {
+    pub section: Section,
+    pub keys: &'static [&'static str],
     pub parse: fn(&mut Table, &Shape) -> Parsed,
+}
+
+/// The table under `key` of `t`, for a reader the registry called because `key` is there.
+pub fn own_table<'a>(t: &mut Table<'a>, key: &'static str) -> Result<Table<'a>, ScenarioError> {
+    t.table(key)?.ok_or_else(|| t.error(key, "missing; accepted: a table"))
+}
+
+/// The engines that can run a scenario besides the packet engine, each with a scope.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The SWP fast model (`--engine model`).
+    Model,
+    /// The SRPT oracle (`--engine oracle`).
+    Oracle,
 }
 
 /// A network mechanism as the registry lists it.
@@ -66,11 +144,15 @@ pub struct Mechanism {
     /// Why the fast model cannot stand for it, ending with what it accepts instead (None:
     /// the model accounts for it): `--engine model` refuses a scenario that uses it.
     pub model_refuses: Option<&'static str>,
+    /// Why the oracle cannot stand for it, likewise (None: the oracle's schedule is still
+    /// what it claims with it on; docs/oracle.md, "Scope").
+    pub oracle_refuses: Option<&'static str>,
     /// What it adds to the built network (None: `topology::build` places it from `net`,
     /// or its `Setting` installs itself).
     pub install: Option<fn(&NetSpec, &mut dyn Installer)>,
-    /// Its own key in `[switch]` (None: its keys are still read by `scenario::network`).
-    pub switch_key: Option<SwitchKey>,
+    /// The keys it owns and reads itself (None: its keys are still read by
+    /// `scenario::network` into `NetSpec` fields).
+    pub keys: Option<Keys>,
     /// Its counters after the run, summed over the network, in the order summary.json
     /// lists them under `network.<name>` (None: it reports nothing, or it is off).
     pub report: Option<fn(&Network) -> Option<Fields>>,
@@ -137,30 +219,42 @@ pub fn install(net: &NetSpec, into: &mut dyn Installer) {
     }
 }
 
-/// Reads the `[switch]` keys the mechanisms own: a setting for each that is present.
-pub fn parse_switch(t: &mut Table, shape: &Shape) -> Result<Vec<Setting>, ScenarioError> {
+/// Reads the keys the mechanisms own in `section` (its table `t`): a setting for each
+/// mechanism one of whose keys is there, in registry order.
+pub fn parse_section(section: Section, t: &mut Table, shape: &Shape) -> Result<Vec<Setting>, ScenarioError> {
     let mut settings = Vec::new();
     for m in MECHANISMS {
-        let Some(own) = m.switch_key else { continue };
-        if let Some(mut p) = t.table(own.key)? {
-            let spec = (own.parse)(&mut p, shape)?;
-            p.finish()?;
-            settings.push(Setting { name: m.name, spec });
-        }
+        let Some(own) = m.keys.filter(|k| k.section == section) else { continue };
+        let Some(key) = own.keys.iter().find(|k| t.peek(k).is_some()) else { continue };
+        let spec = (own.parse)(t, shape)?;
+        settings.push(Setting { name: m.name, key: format!("{}.{key}", section.name()), spec });
     }
     Ok(settings)
 }
 
-/// The first mechanism `net` uses that the fast model cannot stand for: the key that
-/// turns it on and why.
-pub fn model_refusal(net: &NetSpec) -> Option<(String, &'static str)> {
-    let fixed = MECHANISMS.iter().find_map(|m| Some(((m.used)(net)?, m.model_refuses?)));
+/// The first mechanism `net` uses that `engine` cannot stand for: the key that turns it
+/// on and why.
+pub fn refusal(net: &NetSpec, engine: Engine) -> Option<(String, &'static str)> {
+    refusal_in(MECHANISMS, net, engine)
+}
+
+fn refusal_in(list: &[Mechanism], net: &NetSpec, engine: Engine) -> Option<(String, &'static str)> {
+    let why = |m: &Mechanism| match engine {
+        Engine::Model => m.model_refuses,
+        Engine::Oracle => m.oracle_refuses,
+    };
+    let fixed = list.iter().find_map(|m| Some(((m.used)(net)?, why(m)?)));
     fixed.or_else(|| {
         net.mechanisms.iter().find_map(|s| {
-            let m = find(s.name)?;
-            Some((format!("switch.{}", m.switch_key?.key), m.model_refuses?))
+            let m = list.iter().find(|m| m.name == s.name)?;
+            Some((s.key.clone(), why(m)?))
         })
     })
+}
+
+/// The largest switch delay the mechanisms `settings` bring (`Configured::switch_delay`).
+pub fn switch_delay(settings: &[Setting]) -> Option<Time> {
+    settings.iter().filter_map(|s| s.spec.switch_delay()).max()
 }
 
 pub fn find(name: &str) -> Option<&'static Mechanism> {
@@ -177,5 +271,46 @@ mod tests {
             assert!(MECHANISMS[..i].iter().all(|o| o.name != m.name), "{} twice", m.name);
             assert_eq!(find(m.name).map(|f| f.name), Some(m.name));
         }
+    }
+
+    #[derive(Debug)]
+    struct Fake;
+    impl Configured for Fake {
+        fn install(&self, _net: &NetSpec, _into: &mut dyn Installer) {}
+    }
+
+    fn fake(
+        name: &'static str,
+        used: fn(&NetSpec) -> Option<String>,
+        model: Option<&'static str>,
+        oracle: Option<&'static str>,
+    ) -> Mechanism {
+        Mechanism {
+            name,
+            about: "a test's",
+            used,
+            model_refuses: model,
+            oracle_refuses: oracle,
+            install: None,
+            keys: None,
+            report: None,
+        }
+    }
+
+    /// Each engine's refusal comes from its own field of the entry, and names the key
+    /// that turned the mechanism on: a fixed one's `used`, a setting's own key.
+    #[test]
+    fn refusals_are_each_engines_own_and_name_the_key() {
+        let shape = super::super::topology::Shape::Star { hosts: 2, link: super::super::topology::tests::link(10) };
+        let mut net = super::super::topology::tests::spec(shape);
+        let list = [
+            fake("marks", |_| Some("switch.marks".into()), Some("the model: no"), None),
+            fake("own", |_| None, None, Some("the oracle: no")),
+        ];
+        assert_eq!(refusal_in(&list, &net, Engine::Model), Some(("switch.marks".into(), "the model: no")));
+        assert_eq!(refusal_in(&list, &net, Engine::Oracle), None, "not turned on");
+        net.mechanisms.push(Setting { name: "own", key: "host.own_key".into(), spec: Arc::new(Fake) });
+        assert_eq!(refusal_in(&list, &net, Engine::Oracle), Some(("host.own_key".into(), "the oracle: no")));
+        assert!(net.setting::<Fake>().is_some(), "its settings, by type");
     }
 }

@@ -134,7 +134,8 @@ pub const COALESCING: super::mechanism::Mechanism = super::mechanism::Mechanism 
     used: |net| net.coalescing.map(|_| "host.rx_frames".into()),
     model_refuses: Some("the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"),
     install: None,
-    switch_key: None,
+    oracle_refuses: None,
+    keys: None,
     report: None,
 };
 

@@ -403,7 +403,8 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
         "the model has no packets to pace (its senders are fluid rates); accepted: --engine packet, or no pacer",
     ),
     install: None,
-    switch_key: None,
+    oracle_refuses: None,
+    keys: None,
     report: Some(report),
 };
 

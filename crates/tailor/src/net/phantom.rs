@@ -123,7 +123,8 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
     },
     model_refuses: Some("the model has no phantom queues (its marking is the real queue's against q0); accepted: --engine packet, or no phantom queue"),
     install: None,
-    switch_key: None,
+    oracle_refuses: None,
+    keys: None,
     report: None,
 };
 

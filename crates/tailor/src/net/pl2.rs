@@ -268,7 +268,8 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
         "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2",
     ),
     install: Some(install),
-    switch_key: None,
+    oracle_refuses: None,
+    keys: None,
     report: None,
 };
 

@@ -13,7 +13,7 @@
 //! port draws from its own stream of the scenario seed, so runs repeat exactly.
 
 use super::marker::{Backlog, Departure, Marker};
-use super::mechanism::{Configured, Installer, Mechanism, Parsed, SwitchKey};
+use super::mechanism::{own_table, Configured, Installer, Keys, Mechanism, Parsed, Section};
 use super::packet::{Ecn, Packet};
 use super::port::PortRole;
 use super::topology::{NetSpec, Shape};
@@ -130,7 +130,9 @@ impl Configured for RedSpec {
     }
 }
 
-fn parse(t: &mut Table, _shape: &Shape) -> Parsed {
+fn parse(section: &mut Table, _shape: &Shape) -> Parsed {
+    let mut own = own_table(section, "red")?;
+    let t = &mut own;
     let need = |t: &Table, key: &str, what: &str| t.error(key, format!("missing; accepted: {what}"));
     let min = t.size("min")?.ok_or_else(|| need(t, "min", "a size such as \"20KB\""))?;
     let max = t.size("max")?.ok_or_else(|| need(t, "max", "a size above min such as \"60KB\""))?;
@@ -139,6 +141,7 @@ fn parse(t: &mut Table, _shape: &Shape) -> Parsed {
     }
     let max_p = t.float("max_p", 1e-6, 1.0)?.unwrap_or(0.1);
     let weight = t.float("weight", 1e-6, 1.0)?.unwrap_or(0.002);
+    own.finish()?;
     Ok(Arc::new(RedSpec { min, max, max_p, weight }))
 }
 
@@ -149,7 +152,8 @@ pub const MECHANISM: Mechanism = Mechanism {
     used: |_| None,
     model_refuses: Some("the model marks the queue against q0 (a step), not RED's averaged probability; accepted: --engine packet, or no red"),
     install: None,
-    switch_key: Some(SwitchKey { key: "red", parse }),
+    oracle_refuses: None,
+    keys: Some(Keys { section: Section::Switch, keys: &["red"], parse }),
     report: None,
 };
 

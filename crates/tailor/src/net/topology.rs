@@ -186,6 +186,15 @@ pub struct NetSpec {
     pub seed: u64,
 }
 
+impl NetSpec {
+    /// The settings of the mechanism whose settings are a `T` (`net::mechanism`), if the
+    /// scenario turned it on: how the rest of the tree reads a mechanism's keys without
+    /// a field of its own here.
+    pub fn setting<T: super::mechanism::Configured>(&self) -> Option<&T> {
+        self.mechanisms.iter().find_map(|s| (s.spec.as_ref() as &dyn std::any::Any).downcast_ref())
+    }
+}
+
 impl Shape {
     /// The edge switch (ToR) `host` hangs from, numbered from 0 in the order racks are
     /// (hosts are numbered rack by rack: the module doc).
@@ -524,7 +533,7 @@ fn wire(b: &mut Builder, shape: &Shape) {
 pub(crate) mod tests {
     use super::*;
 
-    fn link(gbps: u64) -> LinkSpec {
+    pub(crate) fn link(gbps: u64) -> LinkSpec {
         LinkSpec {
             rate: Rate::from_gbps(gbps),
             delay: Time::from_us(1),

@@ -31,7 +31,6 @@
 mod arrivals;
 mod message;
 mod schedule;
-pub mod scope;
 
 #[cfg(test)]
 mod tests;
@@ -67,7 +66,7 @@ pub struct Outcome {
 /// Calls `progress` every this many events.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
-/// Runs `cfg` (a scenario built for a seed; `scope::check` passed) through the oracle,
+/// Runs `cfg` (a scenario built for a seed; `scenario::oracle::check` passed) through the oracle,
 /// writing each delivered message to `sink`; returns the outcome and the summaries.
 pub fn run(
     cfg: Config,
@@ -114,7 +113,8 @@ pub fn run(
                 finish: Time::ZERO,
                 ideal: t.ideal(&path, m.size),
             };
-            let frames = t.frames(m.size).expect("scope::check: every class's transport frames its messages");
+            let frames =
+                t.frames(m.size).expect("scenario::oracle::check: every class's transport frames its messages");
             sched.arrive(a, Msg::new(r, arrivals.started, frames, Pipe::new(&path.fwd)));
         } else {
             break;

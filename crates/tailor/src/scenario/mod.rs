@@ -8,9 +8,11 @@
 pub mod advise;
 pub mod classes;
 mod empty;
+mod mechanisms;
 pub mod memory;
 pub mod model;
 mod network;
+pub mod oracle;
 pub mod overrides;
 pub mod record;
 mod room;
@@ -229,6 +231,7 @@ impl Scenario {
         apply_queues(&mut net, &classes);
         bind_transports(&mut transports, &classes, &net, file, default_transport.is_some())?;
         room::check(&net, &transports, &classes, file)?;
+        mechanisms::check(&net, &transports, &classes, file)?;
         let host_rate = host_rate(&net);
         let traces = Vec::new();
         let mut sc = Scenario {
@@ -412,7 +415,7 @@ fn class_of(t: &mut Table, i: usize, net: &NetSpec, dir: &Path) -> Result<ClassS
     let nic_priority =
         matches!(net.nic, crate::net::topology::NicQueue::Priority(_) | crate::net::topology::NicQueue::Rank);
     let c = classes::parse(t, i, net.shape.host_count(), dir, net.classes.discipline, nic_priority)?;
-    if let Some(levels) = packet_levels(net) {
+    if let Some(levels) = mechanisms::packet_levels(net) {
         if c.queue.priority >= levels {
             return Err(t.error(
                 "priority",
@@ -520,7 +523,7 @@ fn name_of(root: &mut Table, file: &str) -> Result<String, ScenarioError> {
 /// RSVs leave the NIC and GRTs the switch at PL2's level; a priority queue files a level
 /// it does not keep at its lowest, silently, so a level past the ports' is refused.
 fn check_pl2_priority(net: &NetSpec, root: &Table) -> Result<(), ScenarioError> {
-    if let (Some(p), Some(levels)) = (&net.pl2, packet_levels(net)) {
+    if let (Some(p), Some(levels)) = (&net.pl2, mechanisms::packet_levels(net)) {
         if p.priority as usize >= levels {
             let msg = format!(
                 "{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)",
@@ -614,6 +617,12 @@ fn fifo_queues(net: &NetSpec, root: &Table, key: &str, switches: bool, nics: boo
     if switches && matches!(net.classes.discipline, Discipline::Hierarchical | Discipline::Rank) {
         return Err(root.error(key, format!("needs switch ports that serve each queue in order, and [switch] scheduler = \"hierarchical\" or \"rank\" does not; accepted: fifo, strict_priority, round_robin, drr, wfq or priority with {what} (probe classes work with any scheduler)")));
     }
+    if let Some(r) = mechanisms::reordering(net, switches, nics) {
+        return Err(root.error(
+            key,
+            format!("needs ports that serve each queue in order, and {}; accepted: {} with {what}", r.why, r.accepted),
+        ));
+    }
     if switches && net.overflow != Overflow::Drop {
         return Err(root.error(key, format!("needs buffers that drop what they cannot take; trim and evict change packets in their queues; accepted: [switch] overflow = \"drop\" with {what}")));
     }
@@ -635,17 +644,6 @@ fn check_sojourn(
         PortSelect::Role(_) => (true, false),
     };
     fifo_queues(net, root, "record.sojourn", switches, nics)
-}
-
-/// The fewest priority levels of the ports that queue by packet priority, if any do.
-fn packet_levels(net: &NetSpec) -> Option<usize> {
-    use crate::net::topology::{Discipline, NicQueue};
-    let switch = (net.classes.discipline == Discipline::Priority).then_some(net.classes.levels);
-    let nic = match net.nic {
-        NicQueue::Priority(l) => Some(l),
-        _ => None,
-    };
-    switch.into_iter().chain(nic).min()
 }
 
 /// Copies each class's queue settings into the switch ports' class policy.

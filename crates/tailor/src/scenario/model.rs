@@ -226,7 +226,7 @@ pub fn configure(sc: &Scenario) -> Result<(ModelConfig, Bottleneck), ScenarioErr
 /// mechanisms say so themselves (`net::mechanism`); segmentation offload and the
 /// workload's shapes are checked here.
 fn packet_only(sc: &Scenario) -> Result<(), ScenarioError> {
-    if let Some((key, why)) = crate::net::mechanism::model_refusal(&sc.net) {
+    if let Some((key, why)) = crate::net::mechanism::refusal(&sc.net, crate::net::mechanism::Engine::Model) {
         return Err(error(sc, key, why));
     }
     if let Some(i) = (0..sc.classes.len()).find(|&i| sc.transport_of(i).segmentation_offload().is_some()) {

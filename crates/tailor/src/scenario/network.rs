@@ -4,6 +4,7 @@ use super::memory::Memory;
 use super::reader::{ScenarioError, Table};
 use crate::input::units::show_rate;
 use crate::net::ids::PortId;
+use crate::net::mechanism::Section;
 use crate::net::pacer::PacerSpec;
 use crate::net::phantom::{Drain, PhantomSpec};
 use crate::net::pl2::{Pl2Switch, PROTOTYPE_SWITCH_DELAY};
@@ -263,8 +264,10 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
     };
     let Some(mut t) = t else { return Ok(part) };
     part.pl2 = switch_pl2(&mut t)?;
+    part.mechanisms = crate::net::mechanism::parse_section(Section::Switch, &mut t, shape)?;
     // With PL2 on, the prototype's switch took 347 ns (median, §E).
-    let delay_default = if part.pl2.is_some() { PROTOTYPE_SWITCH_DELAY } else { Time::ZERO };
+    let pl2_delay = part.pl2.is_some().then_some(PROTOTYPE_SWITCH_DELAY);
+    let delay_default = crate::net::mechanism::switch_delay(&part.mechanisms).max(pl2_delay).unwrap_or(Time::ZERO);
     part.delay = t.time("delay")?.unwrap_or(delay_default);
     part.phantom = switch_phantom(&mut t, shape)?;
     part.discipline = match t.choice("scheduler", SCHEDULERS)?.as_deref() {
@@ -317,7 +320,6 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
         }
         Some(_) => Overflow::Evict,
     };
-    part.mechanisms = crate::net::mechanism::parse_switch(&mut t, shape)?;
     t.finish()?;
     Ok(part)
 }

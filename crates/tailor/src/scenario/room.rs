@@ -10,7 +10,7 @@ use crate::transport::TransportConfig;
 
 /// The largest packet among `transports` (those the classes use): its bytes on the wire
 /// and its transport's name.
-fn largest(transports: &[TransportConfig], classes: &[ClassSpec]) -> Option<(u64, &'static str)> {
+pub(super) fn largest(transports: &[TransportConfig], classes: &[ClassSpec]) -> Option<(u64, &'static str)> {
     classes
         .iter()
         .map(|c| &transports[c.transport])
@@ -19,7 +19,7 @@ fn largest(transports: &[TransportConfig], classes: &[ClassSpec]) -> Option<(u64
 }
 
 /// "a full \"dctcp\" packet is 1514B on the wire (payload and headers)".
-fn packet(bytes: u64, name: &str) -> String {
+pub(super) fn packet(bytes: u64, name: &str) -> String {
     format!("a full \"{name}\" packet is {bytes}B on the wire, payload and headers")
 }
 

@@ -11,10 +11,16 @@
 //!   one-way delivery of those packets (`Transport::frames`), so that the oracle sends
 //!   the packets the transport would and a message alone meets its ideal.
 //! - Nothing is recorded that the oracle does not have: queues and waits.
+//! - No network mechanism is on that the registry says the oracle cannot stand for
+//!   (`net::mechanism`'s `oracle_refuses`).
+//!
+//! The check reads a whole scenario, so it lives with the scenario reader (as the fast
+//! model's scope does, `scenario::scope`); the oracle itself takes the built run only.
 
-use crate::input::ScenarioError;
+use super::reader::ScenarioError;
+use super::{ClassKind, Scenario};
+use crate::net::mechanism::{refusal, Engine};
 use crate::net::topology::{LinkSpec, Shape};
-use crate::scenario::{ClassKind, Scenario};
 
 /// The registry's transports that, configured with their defaults on `net`, tell the
 /// oracle their packets (`Transport::frames`): computed, so that the list in the error
@@ -32,6 +38,9 @@ pub fn framed(net: &crate::net::topology::NetSpec) -> String {
 pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { file: sc.file.clone(), path: path.into(), message };
     fabric(&sc.net.shape).map_err(|(key, m)| err(&format!("topology.{key}"), m))?;
+    if let Some((key, why)) = refusal(&sc.net, Engine::Oracle) {
+        return Err(err(&key, why.to_string()));
+    }
     for (i, c) in sc.classes.iter().enumerate() {
         if let ClassKind::Generated { response: Some(_), .. } = &c.kind {
             return Err(err(
