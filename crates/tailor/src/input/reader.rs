@@ -61,6 +61,12 @@ impl<'a> Table<'a> {
         self.map.contains_key(key)
     }
 
+    /// Counts `key` among the keys this table accepts (an error's "accepted keys here")
+    /// without reading it: a key whose reader runs only when the key is present.
+    pub fn accepts(&mut self, key: &'static str) {
+        self.asked.push(key);
+    }
+
     /// The raw value of a key, without reading it (for keys of more than one form).
     pub fn peek(&self, key: &str) -> Option<&'a Value> {
         self.map.get(key)

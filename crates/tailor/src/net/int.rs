@@ -158,6 +158,7 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
     }),
     oracle_refuses: None,
     keys: None,
+    link_keys: None,
     report: None,
 };
 

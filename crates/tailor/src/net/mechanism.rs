@@ -11,7 +11,7 @@ use super::ids::SwitchId;
 use super::topology::{NetSpec, Shape};
 use super::Network;
 use crate::input::{ScenarioError, Table};
-use crate::sim::Time;
+use crate::sim::{Rate, Time};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -118,6 +118,15 @@ pub struct Keys {
     pub parse: fn(&mut Table, &Shape) -> Parsed,
 }
 
+/// The keys a mechanism owns in each link table of `[topology]` (`link`, `host_link`,
+/// `trunk`, `fabric_link`): its setting for the switch ports that feed links of that kind,
+/// read knowing the link's rate. The settings live in `LinkSpec::mechanisms`.
+#[derive(Copy, Clone)]
+pub struct LinkKeys {
+    pub keys: &'static [&'static str],
+    pub parse: fn(&mut Table, Rate) -> Parsed,
+}
+
 /// The table under `key` of `t`, for a reader the registry called because `key` is there.
 pub fn own_table<'a>(t: &mut Table<'a>, key: &'static str) -> Result<Table<'a>, ScenarioError> {
     t.table(key)?.ok_or_else(|| t.error(key, "missing; accepted: a table"))
@@ -153,6 +162,8 @@ pub struct Mechanism {
     /// The keys it owns and reads itself (None: its keys are still read by
     /// `scenario::network` into `NetSpec` fields).
     pub keys: Option<Keys>,
+    /// The keys it owns in link tables, if any.
+    pub link_keys: Option<LinkKeys>,
     /// Its counters after the run, summed over the network, in the order summary.json
     /// lists them under `network.<name>` (None: it reports nothing, or it is off).
     pub report: Option<fn(&Network) -> Option<Fields>>,
@@ -225,9 +236,24 @@ pub fn parse_section(section: Section, t: &mut Table, shape: &Shape) -> Result<V
     let mut settings = Vec::new();
     for m in MECHANISMS {
         let Some(own) = m.keys.filter(|k| k.section == section) else { continue };
+        own.keys.iter().for_each(|k| t.accepts(k));
         let Some(key) = own.keys.iter().find(|k| t.peek(k).is_some()) else { continue };
         let spec = (own.parse)(t, shape)?;
         settings.push(Setting { name: m.name, key: format!("{}.{key}", section.name()), spec });
+    }
+    Ok(settings)
+}
+
+/// Reads the keys the mechanisms own in the link table `t` of `[topology]` (`key`, e.g.
+/// `host_link`), a link of `rate`: a setting for each mechanism one of whose keys is there.
+pub fn parse_link(t: &mut Table, key: &str, rate: Rate) -> Result<Vec<Setting>, ScenarioError> {
+    let mut settings = Vec::new();
+    for m in MECHANISMS {
+        let Some(own) = m.link_keys else { continue };
+        own.keys.iter().for_each(|k| t.accepts(k));
+        let Some(k) = own.keys.iter().find(|k| t.peek(k).is_some()) else { continue };
+        let spec = (own.parse)(t, rate)?;
+        settings.push(Setting { name: m.name, key: format!("topology.{key}.{k}"), spec });
     }
     Ok(settings)
 }
@@ -293,6 +319,7 @@ mod tests {
             oracle_refuses: oracle,
             install: None,
             keys: None,
+            link_keys: None,
             report: None,
         }
     }

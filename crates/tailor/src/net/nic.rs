@@ -136,6 +136,7 @@ pub const COALESCING: super::mechanism::Mechanism = super::mechanism::Mechanism 
     install: None,
     oracle_refuses: None,
     keys: None,
+    link_keys: None,
     report: None,
 };
 

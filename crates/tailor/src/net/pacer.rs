@@ -405,6 +405,7 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
     install: None,
     oracle_refuses: None,
     keys: None,
+    link_keys: None,
     report: Some(report),
 };
 

@@ -22,12 +22,19 @@
 //!
 //! Arithmetic is exact: the counter is held in bit-picoseconds (bytes × 8 × 10^12), so
 //! draining `γC·dt` is an integer product (`drain_bps × dt_ps`) and no rounding drifts
-//! over a long run. A port with a phantom queue does no physical-queue marking (the
-//! scenario reader and the topology builder install one or the other).
+//! over a long run. A port with a phantom queue does no physical-queue marking: its queue
+//! replaces the port's markers when it is installed.
 
 use super::marker::{Backlog, Departure, Marker};
+use super::mechanism::{own_table, Configured, Installer, Keys, LinkKeys, Mechanism, Parsed, Section};
 use super::packet::{Ecn, Packet};
+use super::port::PortRole;
+use super::topology::{LinkSpec, NetSpec, Shape};
+use crate::input::units::show_rate;
+use crate::input::{ScenarioError, Table};
 use crate::sim::{Rate, Time};
+use std::sync::Arc;
+use toml::Value;
 
 /// Bit-picoseconds per byte: the unit of the counter.
 const BYTE: u128 = 8 * 1_000_000_000_000;
@@ -109,28 +116,226 @@ impl Marker for PhantomQueue {
     }
 }
 
-/// The registry's entry (`net::mechanism`): `topology::build` places the queues from
-/// `[switch] phantom` and the links' `phantom`.
-pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
+/// The registry's entry (`net::mechanism`): `[switch] phantom` gives switch ports of the
+/// roles it names a phantom queue, a link table's `phantom` sets or turns off the one of
+/// the ports that feed links of its kind; [`install`] places them.
+pub const MECHANISM: Mechanism = Mechanism {
     name: "phantom",
     about: "HULL's phantom queues: ECN marks from a virtual link draining below line rate",
     used: |net| {
-        if net.phantom.is_some() {
-            return Some("switch.phantom".into());
-        }
         let mut links = net.shape.links().into_iter();
-        links.find(|(_, l)| matches!(l.phantom, super::topology::LinkPhantom::Set(_))).map(|(key, _)| format!("topology.{key}.phantom"))
+        let set = |l: &LinkSpec| matches!(link_setting(l), Some(LinkPhantom::Set(_)));
+        links.find(|(_, l)| set(l)).map(|(key, _)| format!("topology.{key}.phantom"))
     },
     model_refuses: Some("the model has no phantom queues (its marking is the real queue's against q0); accepted: --engine packet, or no phantom queue"),
-    install: None,
     oracle_refuses: None,
-    keys: None,
+    install: Some(install),
+    keys: Some(Keys { section: Section::Switch, keys: &["phantom"], parse: parse_switch }),
+    link_keys: Some(LinkKeys { keys: &["phantom"], parse: parse_link }),
     report: None,
 };
+
+/// Table 3's phantom-queue marking threshold.
+pub const PHANTOM_THRESHOLD: u64 = 1_000;
+
+/// `[switch] phantom`: the phantom queue of every switch port, or of the roles named in
+/// `roles` (links may override it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchPhantom {
+    pub spec: PhantomSpec,
+    pub roles: Vec<PortRole>,
+}
+
+/// A link table's `phantom`: the ports feeding links of its kind get this queue, or none.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum LinkPhantom {
+    Off,
+    Set(PhantomSpec),
+}
+
+/// [`install`] places both kinds of setting at once (a link's overrides the switch's).
+impl Configured for SwitchPhantom {
+    fn install(&self, _net: &NetSpec, _into: &mut dyn Installer) {}
+}
+
+impl Configured for LinkPhantom {
+    fn install(&self, _net: &NetSpec, _into: &mut dyn Installer) {}
+}
+
+/// A link's own phantom setting, if its table has one.
+fn link_setting(l: &LinkSpec) -> Option<&LinkPhantom> {
+    l.mechanisms.iter().find_map(|s| (s.spec.as_ref() as &dyn std::any::Any).downcast_ref())
+}
+
+/// The phantom queue of a switch port of `role`: its link kind's own setting, else the
+/// switch's if it names the role. A port with one does no physical-queue marking, so the
+/// queue replaces the port's markers (`topology::build` placed the ECN step first).
+fn install(net: &NetSpec, into: &mut dyn Installer) {
+    let switch = net.setting::<SwitchPhantom>();
+    let links = net.shape.links();
+    for port in into.network().ports.iter_mut().filter(|p| p.role != PortRole::HostNic) {
+        let Some((_, link)) = links.iter().find(|(key, _)| feeding_roles(key).contains(&port.role)) else { continue };
+        let spec = match link_setting(link) {
+            Some(LinkPhantom::Off) => None,
+            Some(LinkPhantom::Set(p)) => Some(*p),
+            None => switch.filter(|s| s.roles.contains(&port.role)).map(|s| s.spec),
+        };
+        if let Some(pq) = spec {
+            port.replace_markers(Box::new(PhantomQueue::new(pq.drain.on(port.rate), pq.threshold)));
+        }
+    }
+}
+
+/// The roles of the switch ports that feed links of kind `key` (`Shape::links`).
+fn feeding_roles(key: &str) -> &'static [PortRole] {
+    match key {
+        "trunk" => &[PortRole::Trunk],
+        "fabric_link" => &[PortRole::Up, PortRole::Down],
+        _ => &[PortRole::ToHost],
+    }
+}
+
+/// `drain` (a fraction γ of the port's rate, or a rate) and `threshold` of a phantom
+/// queue (HULL §2.1, Table 3).
+fn spec(t: &mut Table) -> Result<PhantomSpec, ScenarioError> {
+    const ACCEPTED: &str = "a fraction of the port's rate above 0 and at most 1 (0.95), or a rate such as \"950Mbps\"";
+    let drain = t.req("drain", ACCEPTED, |v| match v {
+        Value::Float(_) | Value::Integer(_) => {
+            let g = v.as_float().or(v.as_integer().map(|i| i as f64)).unwrap_or(f64::NAN);
+            if g > 0.0 && g <= 1.0 {
+                Ok(Drain::Fraction(g))
+            } else {
+                Err(format!("{} is out of range; accepted: {ACCEPTED}", crate::input::reader::num(g)))
+            }
+        }
+        Value::String(s) => crate::input::units::parse_rate(s).map(Drain::Rate),
+        other => Err(format!("is {}; accepted: {ACCEPTED}", crate::input::reader::type_name(other))),
+    })?;
+    let threshold = t.size("threshold")?.unwrap_or(PHANTOM_THRESHOLD);
+    Ok(PhantomSpec { drain, threshold })
+}
+
+/// A drain faster than its port's rate never lets the virtual backlog build: the
+/// phantom queue would mark nothing, silently.
+fn check_drain(t: &Table, spec: &PhantomSpec, port: &str, rate: Rate) -> Result<(), ScenarioError> {
+    match spec.drain {
+        Drain::Rate(r) if r > rate => {
+            let (r, rate) = (show_rate(r), show_rate(rate));
+            Err(t.error("drain", format!(
+                "{r} is above the rate of {port} ({rate}), so its virtual backlog never builds (HULL drains it below the line rate); accepted: a rate up to {rate}, or a fraction such as 0.95"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A link's `phantom`: a table of its own, or "off".
+fn parse_link(l: &mut Table, rate: Rate) -> Parsed {
+    if let Some(Value::String(_)) = l.peek("phantom") {
+        l.choice("phantom", &["off"])?;
+        return Ok(Arc::new(LinkPhantom::Off));
+    }
+    let mut t = own_table(l, "phantom")?;
+    let spec = spec(&mut t)?;
+    check_drain(&t, &spec, "this link", rate)?;
+    t.finish()?;
+    Ok(Arc::new(LinkPhantom::Set(spec)))
+}
+
+/// `[switch] phantom`, checked against the roles and links `shape` has.
+fn parse_switch(t: &mut Table, shape: &Shape) -> Parsed {
+    let mut p = own_table(t, "phantom")?;
+    let spec = spec(&mut p)?;
+    const ROLES: [PortRole; 4] = [PortRole::ToHost, PortRole::Up, PortRole::Down, PortRole::Trunk];
+    let accepted = "a list of switch port roles: \"to_host\", \"up\", \"down\", \"trunk\"";
+    let roles = p.get("roles", |v| {
+        let items = v.as_array().ok_or_else(|| format!("is {}; accepted: {accepted}", crate::input::reader::type_name(v)))?;
+        if items.is_empty() {
+            return Err(format!("is empty; accepted: {accepted} (leave roles out for every switch port)"));
+        }
+        items
+            .iter()
+            .map(|it| {
+                let s = it.as_str().unwrap_or("");
+                let role = ROLES.iter().copied().find(|r| r.name() == s).ok_or_else(|| format!("{it} is not a switch port role; accepted: {accepted}"))?;
+                if !shape.has_role(role) {
+                    let has = ROLES.iter().filter(|r| shape.has_role(**r)).map(|r| format!("\"{}\"", r.name())).collect::<Vec<_>>().join(", ");
+                    return Err(format!("a {} topology has no \"{s}\" ports, so no port would get a phantom queue; accepted: roles it has ({has})", shape.kind()));
+                }
+                Ok(role)
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    let roles = roles.unwrap_or_else(|| ROLES.to_vec());
+    // Each link kind the switch's phantom queue applies to (not one with its own).
+    for (key, link) in shape.links() {
+        if link_setting(link).is_none() && feeding_roles(key).iter().any(|r| roles.contains(r)) {
+            check_drain(&p, &spec, &format!("topology.{key}"), link.rate)?;
+        }
+    }
+    p.finish()?;
+    Ok(Arc::new(SwitchPhantom { spec, roles }))
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Built(super::super::Network);
+    impl Installer for Built {
+        fn network(&mut self) -> &mut super::super::Network {
+            &mut self.0
+        }
+        fn set_agent(&mut self, _s: super::super::ids::SwitchId, _a: Box<dyn super::super::agent::SwitchAgent>) {}
+        fn collects_telemetry(&self) -> bool {
+            false
+        }
+    }
+
+    /// The roles with a phantom queue in a leaf-spine whose switch names `roles` and
+    /// whose host and fabric links set `host` and `fabric` of their own.
+    fn placed(roles: &[PortRole], host: Option<LinkPhantom>, fabric: Option<LinkPhantom>) -> Vec<PortRole> {
+        use super::super::mechanism::Setting;
+        use super::super::topology::tests::{link, spec};
+        let own = |p: Option<LinkPhantom>| {
+            p.map(|p| Setting { name: "phantom", key: "topology.x.phantom".into(), spec: Arc::new(p) })
+                .into_iter()
+                .collect()
+        };
+        let (mut host_link, mut fabric_link) = (link(10), link(10));
+        host_link.mechanisms = own(host);
+        fabric_link.mechanisms = own(fabric);
+        let mut net = spec(Shape::LeafSpine { racks: 2, hosts_per_rack: 2, spines: 2, host_link, fabric_link });
+        let q = PhantomSpec { drain: Drain::Fraction(0.9), threshold: 1_000 };
+        let switch = SwitchPhantom { spec: q, roles: roles.to_vec() };
+        net.mechanisms.push(super::super::mechanism::Setting {
+            name: "phantom",
+            key: "switch.phantom".into(),
+            spec: Arc::new(switch),
+        });
+        let mut built = Built(super::super::topology::build(&net));
+        install(&net, &mut built);
+        let mut with: Vec<PortRole> = built.0.ports.iter().filter(|p| p.marks_departures()).map(|p| p.role).collect();
+        with.dedup();
+        with
+    }
+
+    /// `[switch] phantom` reaches the roles it names; a link's own setting overrides it
+    /// for the ports that feed links of its kind, "off" or a queue of its own.
+    #[test]
+    fn roles_and_a_links_own_setting_decide_which_ports_get_a_queue() {
+        use PortRole::{Down, ToHost, Up};
+        let q = LinkPhantom::Set(PhantomSpec { drain: Drain::Fraction(0.5), threshold: 1_000 });
+        let sorted = |mut v: Vec<PortRole>| {
+            v.sort_by_key(|r| r.name());
+            v.dedup();
+            v
+        };
+        assert_eq!(sorted(placed(&[ToHost, Up, Down], None, None)), sorted(vec![ToHost, Up, Down]));
+        assert_eq!(sorted(placed(&[ToHost, Up, Down], None, Some(LinkPhantom::Off))), vec![ToHost]);
+        assert_eq!(sorted(placed(&[Up], Some(q), None)), sorted(vec![ToHost, Up]));
+        assert_eq!(sorted(placed(&[ToHost], Some(LinkPhantom::Off), Some(q))), sorted(vec![Up, Down]));
+    }
 
     /// A train of 1,500-byte packets at line rate (1 Gbps: one every 12 µs) into a phantom
     /// queue draining at 950 Mbps with a 1 KB threshold (HULL's Table 3). Each packet adds

@@ -270,6 +270,7 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
     install: Some(install),
     oracle_refuses: None,
     keys: None,
+    link_keys: None,
     report: None,
 };
 

@@ -229,6 +229,18 @@ impl Port {
         self.markers.push(m);
     }
 
+    /// Whether a marker stage of the port looks at departures (a phantom queue does).
+    pub fn marks_departures(&self) -> bool {
+        self.departures
+    }
+
+    /// Replaces every marker stage with `m` (a phantom queue takes over a port's marking:
+    /// HULL §2.1).
+    pub fn replace_markers(&mut self, m: Box<dyn Marker>) {
+        self.departures = m.sees_departures();
+        self.markers = vec![m];
+    }
+
     /// Replaces the scheduler of an empty port.
     pub fn set_scheduler(&mut self, sched: Box<dyn Scheduler>) {
         assert!(self.sched.is_empty() && !self.busy, "a scheduler is replaced only on an idle, empty port");

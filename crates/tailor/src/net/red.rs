@@ -154,6 +154,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     install: None,
     oracle_refuses: None,
     keys: Some(Keys { section: Section::Switch, keys: &["red"], parse }),
+    link_keys: None,
     report: None,
 };
 

@@ -232,7 +232,7 @@ mod tests {
             rate: Rate::from_gbps(10),
             delay: Time::from_us(1),
             ecn_threshold: None,
-            phantom: Default::default(),
+            mechanisms: Vec::new(),
         };
         let shapes = [
             Shape::Star { hosts: 7, link: l() },

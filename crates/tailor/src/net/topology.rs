@@ -11,7 +11,6 @@
 use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
 use super::marker::{EcnStep, Marker};
 use super::pacer::{Pacer, PacerSpec};
-use super::phantom::{PhantomQueue, PhantomSpec};
 use super::port::{Admission, Overflow, Port, PortRole, SharedBuffer};
 use super::routing::{PathChoice, Routes};
 use super::sched::classes::{Classifier, Drr, RoundRobin, StrictPriority, Wfq};
@@ -30,17 +29,9 @@ pub struct LinkSpec {
     /// ECN marking threshold of the switch ports that feed links of this kind (overrides
     /// the switch default).
     pub ecn_threshold: Option<u64>,
-    /// The phantom queue of the switch ports that feed links of this kind.
-    pub phantom: LinkPhantom,
-}
-
-/// A link kind's phantom queue (HULL §2.1): as `[switch] phantom` says, none, or its own.
-#[derive(Copy, Clone, Debug, PartialEq, Default)]
-pub enum LinkPhantom {
-    #[default]
-    Switch,
-    Off,
-    Set(PhantomSpec),
+    /// The mechanisms its table sets for the switch ports that feed links of this kind
+    /// (`net::mechanism::LinkKeys`: a phantom queue of its own, or none).
+    pub mechanisms: Vec<super::mechanism::Setting>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -173,9 +164,6 @@ pub struct NetSpec {
     pub coalescing: Option<(u32, Time)>,
     /// What switch ports do with a packet their buffer cannot take.
     pub overflow: Overflow,
-    /// The phantom queue of switch ports of the listed roles (links may override); a
-    /// port with one does no physical-queue ECN marking.
-    pub phantom: Option<(PhantomSpec, Vec<PortRole>)>,
     /// PL2's agent in every ToR (`net::pl2`; the engine installs it).
     pub pl2: Option<super::pl2::Pl2Switch>,
     /// The mechanisms turned on by keys they own (`net::mechanism`), in registry order.
@@ -370,9 +358,7 @@ impl Builder<'_> {
                 let mut markers: Vec<Box<dyn Marker>> = Vec::new();
                 let port_k = spec.ecn_threshold.or(self.spec.ecn_threshold);
                 let classes = &self.spec.classes;
-                if let Some(pq) = self.phantom_of(spec, role) {
-                    markers.push(Box::new(PhantomQueue::new(pq.drain.on(spec.rate), pq.threshold)));
-                } else if port_k.is_some() || classes.ecn.iter().any(Option::is_some) {
+                if port_k.is_some() || classes.ecn.iter().any(Option::is_some) {
                     markers.push(Box::new(EcnStep { port: port_k, per_class: classes.ecn.clone() }));
                 }
                 self.net.switches[s.index()].ports.push(port_id);
@@ -387,17 +373,6 @@ impl Builder<'_> {
             self.stopped = !(self.progress)(self.net.ports.len() as u64, self.total);
         }
         port_id
-    }
-
-    /// The phantom queue of a switch port of `role` feeding a link of kind `spec`.
-    fn phantom_of(&self, spec: &LinkSpec, role: PortRole) -> Option<PhantomSpec> {
-        match spec.phantom {
-            LinkPhantom::Off => None,
-            LinkPhantom::Set(p) => Some(p),
-            LinkPhantom::Switch => {
-                self.spec.phantom.as_ref().filter(|(_, roles)| roles.contains(&role)).map(|(p, _)| *p)
-            }
-        }
     }
 
     fn cable(&mut self, a: Node, b: Node, spec: &LinkSpec, a_role: PortRole, b_role: PortRole) {
@@ -534,12 +509,7 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn link(gbps: u64) -> LinkSpec {
-        LinkSpec {
-            rate: Rate::from_gbps(gbps),
-            delay: Time::from_us(1),
-            ecn_threshold: None,
-            phantom: LinkPhantom::Switch,
-        }
+        LinkSpec { rate: Rate::from_gbps(gbps), delay: Time::from_us(1), ecn_threshold: None, mechanisms: Vec::new() }
     }
 
     /// A network of `shape` with no delays, buffers or marking: for tests of its structure.
@@ -559,7 +529,6 @@ pub(crate) mod tests {
             pacer: None,
             coalescing: None,
             overflow: Overflow::Drop,
-            phantom: None,
             pl2: None,
             mechanisms: Vec::new(),
             paths: PathChoice::Ecmp,

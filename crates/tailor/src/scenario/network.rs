@@ -2,18 +2,15 @@
 
 use super::memory::Memory;
 use super::reader::{ScenarioError, Table};
-use crate::input::units::show_rate;
 use crate::net::ids::PortId;
 use crate::net::mechanism::Section;
 use crate::net::pacer::PacerSpec;
-use crate::net::phantom::{Drain, PhantomSpec};
 use crate::net::pl2::{Pl2Switch, PROTOTYPE_SWITCH_DELAY};
 use crate::net::port::Overflow;
-use crate::net::port::PortRole;
 use crate::net::routing::PathChoice;
 use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
-use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkPhantom, LinkSpec, NetSpec, NicQueue, Shape};
-use crate::sim::{Rate, Time};
+use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
+use crate::sim::Time;
 use toml::Value;
 
 pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
@@ -25,108 +22,9 @@ fn link(t: &mut Table, key: &'static str) -> Result<LinkSpec, ScenarioError> {
     let rate = l.rate("rate")?.ok_or_else(|| l.error("rate", "missing; accepted: a rate such as \"100Gbps\""))?;
     let delay = l.time("delay")?.unwrap_or(Time::ZERO);
     let ecn_threshold = l.size("ecn_threshold")?;
-    let phantom = link_phantom(&mut l, rate)?;
+    let mechanisms = crate::net::mechanism::parse_link(&mut l, key, rate)?;
     l.finish()?;
-    Ok(LinkSpec { rate, delay, ecn_threshold, phantom })
-}
-
-/// A link's `phantom`: a table of its own, or "off" (the switch's setting otherwise).
-fn link_phantom(l: &mut Table, rate: Rate) -> Result<LinkPhantom, ScenarioError> {
-    if let Some(Value::String(_)) = l.peek("phantom") {
-        l.choice("phantom", &["off"])?;
-        return Ok(LinkPhantom::Off);
-    }
-    match l.table("phantom")? {
-        Some(mut t) => {
-            let spec = phantom(&mut t)?;
-            check_drain(&t, &spec, "this link", rate)?;
-            t.finish()?;
-            Ok(LinkPhantom::Set(spec))
-        }
-        None => Ok(LinkPhantom::Switch),
-    }
-}
-
-/// Table 3's phantom-queue marking threshold.
-pub const PHANTOM_THRESHOLD: u64 = 1_000;
-
-/// `drain` (a fraction γ of the port's rate, or a rate) and `threshold` of a phantom
-/// queue (HULL §2.1, Table 3).
-fn phantom(t: &mut Table) -> Result<PhantomSpec, ScenarioError> {
-    const ACCEPTED: &str = "a fraction of the port's rate above 0 and at most 1 (0.95), or a rate such as \"950Mbps\"";
-    let drain = t.req("drain", ACCEPTED, |v| match v {
-        Value::Float(_) | Value::Integer(_) => {
-            let g = v.as_float().or(v.as_integer().map(|i| i as f64)).unwrap_or(f64::NAN);
-            if g > 0.0 && g <= 1.0 {
-                Ok(Drain::Fraction(g))
-            } else {
-                Err(format!("{} is out of range; accepted: {ACCEPTED}", crate::input::reader::num(g)))
-            }
-        }
-        Value::String(s) => crate::input::units::parse_rate(s).map(Drain::Rate),
-        other => Err(format!("is {}; accepted: {ACCEPTED}", crate::input::reader::type_name(other))),
-    })?;
-    let threshold = t.size("threshold")?.unwrap_or(PHANTOM_THRESHOLD);
-    Ok(PhantomSpec { drain, threshold })
-}
-
-/// `[switch] phantom`: the phantom queue of every switch port, or of the roles named in
-/// `roles`.
-/// A drain faster than its port's rate never lets the virtual backlog build: the
-/// phantom queue would mark nothing, silently.
-fn check_drain(t: &Table, spec: &PhantomSpec, port: &str, rate: Rate) -> Result<(), ScenarioError> {
-    match spec.drain {
-        Drain::Rate(r) if r > rate => {
-            let (r, rate) = (show_rate(r), show_rate(rate));
-            Err(t.error("drain", format!(
-                "{r} is above the rate of {port} ({rate}), so its virtual backlog never builds (HULL drains it below the line rate); accepted: a rate up to {rate}, or a fraction such as 0.95"
-            )))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// The roles of the switch ports that feed links of kind `key` (`Shape::links`).
-fn feeding_roles(key: &str) -> &'static [PortRole] {
-    match key {
-        "trunk" => &[PortRole::Trunk],
-        "fabric_link" => &[PortRole::Up, PortRole::Down],
-        _ => &[PortRole::ToHost],
-    }
-}
-
-fn switch_phantom(t: &mut Table, shape: &Shape) -> Result<Option<(PhantomSpec, Vec<PortRole>)>, ScenarioError> {
-    let Some(mut p) = t.table("phantom")? else { return Ok(None) };
-    let spec = phantom(&mut p)?;
-    const ROLES: [PortRole; 4] = [PortRole::ToHost, PortRole::Up, PortRole::Down, PortRole::Trunk];
-    let accepted = "a list of switch port roles: \"to_host\", \"up\", \"down\", \"trunk\"";
-    let roles = p.get("roles", |v| {
-        let items = v.as_array().ok_or_else(|| format!("is {}; accepted: {accepted}", crate::input::reader::type_name(v)))?;
-        if items.is_empty() {
-            return Err(format!("is empty; accepted: {accepted} (leave roles out for every switch port)"));
-        }
-        items
-            .iter()
-            .map(|it| {
-                let s = it.as_str().unwrap_or("");
-                let role = ROLES.iter().copied().find(|r| r.name() == s).ok_or_else(|| format!("{it} is not a switch port role; accepted: {accepted}"))?;
-                if !shape.has_role(role) {
-                    let has = ROLES.iter().filter(|r| shape.has_role(**r)).map(|r| format!("\"{}\"", r.name())).collect::<Vec<_>>().join(", ");
-                    return Err(format!("a {} topology has no \"{s}\" ports, so no port would get a phantom queue; accepted: roles it has ({has})", shape.kind()));
-                }
-                Ok(role)
-            })
-            .collect::<Result<Vec<_>, _>>()
-    })?;
-    let roles = roles.unwrap_or_else(|| ROLES.to_vec());
-    // Each link kind the switch's phantom queue applies to (not one with its own).
-    for (key, link) in shape.links() {
-        if matches!(link.phantom, LinkPhantom::Switch) && feeding_roles(key).iter().any(|r| roles.contains(r)) {
-            check_drain(&p, &spec, &format!("topology.{key}"), link.rate)?;
-        }
-    }
-    p.finish()?;
-    Ok(Some((spec, roles)))
+    Ok(LinkSpec { rate, delay, ecn_threshold, mechanisms })
 }
 
 fn count(t: &mut Table, key: &'static str, min: i64, max: i64) -> Result<usize, ScenarioError> {
@@ -204,8 +102,6 @@ pub struct SwitchPart {
     pub quantum: u64,
     pub levels: usize,
     pub overflow: Overflow,
-    /// The phantom queue and the port roles that get it.
-    pub phantom: Option<(PhantomSpec, Vec<PortRole>)>,
     /// PL2's agent in every ToR (`net::pl2`).
     pub pl2: Option<Pl2Switch>,
     /// The mechanisms that own a key here (`net::mechanism::parse_switch`).
@@ -258,7 +154,6 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
         quantum: 1502,
         levels: DEFAULT_LEVELS,
         overflow: Overflow::Drop,
-        phantom: None,
         pl2: None,
         mechanisms: Vec::new(),
     };
@@ -269,7 +164,6 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
     let pl2_delay = part.pl2.is_some().then_some(PROTOTYPE_SWITCH_DELAY);
     let delay_default = crate::net::mechanism::switch_delay(&part.mechanisms).max(pl2_delay).unwrap_or(Time::ZERO);
     part.delay = t.time("delay")?.unwrap_or(delay_default);
-    part.phantom = switch_phantom(&mut t, shape)?;
     part.discipline = match t.choice("scheduler", SCHEDULERS)?.as_deref() {
         None | Some("fifo") => Discipline::Fifo,
         Some("strict_priority") => Discipline::StrictPriority,
@@ -441,7 +335,6 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         pacer: h.pacer,
         coalescing: h.coalescing,
         overflow: sw.overflow,
-        phantom: sw.phantom,
         pl2: sw.pl2,
         mechanisms: sw.mechanisms,
         paths,
