@@ -1,6 +1,6 @@
 //! `NetSpec::memory_bytes`, the estimate a scenario is refused by when it cannot fit,
-//! against the heap bytes `topology::build` really allocates (counted by this test
-//! binary's allocator): never below them, and not more than twice them (the rest is the
+//! against the heap bytes `topology::build` and the mechanisms' installation after it
+//! really allocate (counted by this test binary's allocator): never below them, and not more than twice them (the rest is the
 //! allocator's own overhead, which the estimate covers).
 //!
 //! One test in this binary, so no other test's allocations are counted.
@@ -8,7 +8,21 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use tailor::net::mechanism::Installer;
 use tailor::scenario::Scenario;
+
+/// The engine's part in installing the mechanisms: the network; no agent or telemetry
+/// here (the scenarios below have neither).
+struct Built(tailor::net::Network);
+impl Installer for Built {
+    fn network(&mut self) -> &mut tailor::net::Network {
+        &mut self.0
+    }
+    fn set_agent(&mut self, _s: tailor::net::ids::SwitchId, _a: Box<dyn tailor::net::agent::SwitchAgent>) {}
+    fn collects_telemetry(&self) -> bool {
+        false
+    }
+}
 
 struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -62,7 +76,9 @@ fn the_estimate_covers_what_a_build_allocates_and_at_most_twice_that() {
                 let sc = scenario(topology, switch, classes);
                 let base = LIVE.load(Relaxed);
                 PEAK.store(base, Relaxed);
-                let net = tailor::net::topology::build(&sc.net);
+                let mut net = Built(tailor::net::topology::build(&sc.net));
+                tailor::net::mechanism::install(&sc.net, &mut net);
+                let net = net.0;
                 let used = (PEAK.load(Relaxed) - base) as u64;
                 let estimate = sc.net.memory_bytes(sc.classes.len());
                 let what = format!("{} ports, {switch:?}, {classes} classes", net.ports.len());

@@ -157,8 +157,9 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
         }
     }),
     oracle_refuses: None,
-    keys: None,
+    keys: &[],
     link_keys: None,
+    marks_at: None,
     report: None,
 };
 

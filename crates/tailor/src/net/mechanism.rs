@@ -8,7 +8,7 @@
 
 use super::agent::SwitchAgent;
 use super::ids::SwitchId;
-use super::topology::{NetSpec, Shape};
+use super::topology::{LinkSpec, NetSpec, Shape};
 use super::Network;
 use crate::input::{ScenarioError, Table};
 use crate::sim::{Rate, Time};
@@ -159,11 +159,15 @@ pub struct Mechanism {
     /// What it adds to the built network (None: `topology::build` places it from `net`,
     /// or its `Setting` installs itself).
     pub install: Option<fn(&NetSpec, &mut dyn Installer)>,
-    /// The keys it owns and reads itself (None: its keys are still read by
-    /// `scenario::network` into `NetSpec` fields).
-    pub keys: Option<Keys>,
+    /// The keys it owns and reads itself, in each section it has keys in (none: its keys
+    /// are still read by `scenario::network` into `NetSpec` fields).
+    pub keys: &'static [Keys],
     /// The keys it owns in link tables, if any.
     pub link_keys: Option<LinkKeys>,
+    /// The backlog (bytes) at which the switch ports feeding links like `link` mark
+    /// packets as a step, which the fast model takes for its q0 (None: it does not mark
+    /// so there).
+    pub marks_at: Option<fn(&NetSpec, &LinkSpec) -> Option<u64>>,
     /// Its counters after the run, summed over the network, in the order summary.json
     /// lists them under `network.<name>` (None: it reports nothing, or it is off).
     pub report: Option<fn(&Network) -> Option<Fields>>,
@@ -210,6 +214,7 @@ impl serde::Serialize for Reports {
 
 /// Every mechanism, in the order they are installed and refused.
 pub const MECHANISMS: &[Mechanism] = &[
+    super::ecn::MECHANISM,
     super::phantom::MECHANISM,
     super::pacer::MECHANISM,
     super::nic::COALESCING,
@@ -235,11 +240,12 @@ pub fn install(net: &NetSpec, into: &mut dyn Installer) {
 pub fn parse_section(section: Section, t: &mut Table, shape: &Shape) -> Result<Vec<Setting>, ScenarioError> {
     let mut settings = Vec::new();
     for m in MECHANISMS {
-        let Some(own) = m.keys.filter(|k| k.section == section) else { continue };
-        own.keys.iter().for_each(|k| t.accepts(k));
-        let Some(key) = own.keys.iter().find(|k| t.peek(k).is_some()) else { continue };
-        let spec = (own.parse)(t, shape)?;
-        settings.push(Setting { name: m.name, key: format!("{}.{key}", section.name()), spec });
+        for own in m.keys.iter().filter(|k| k.section == section) {
+            own.keys.iter().for_each(|k| t.accepts(k));
+            let Some(key) = own.keys.iter().find(|k| t.peek(k).is_some()) else { continue };
+            let spec = (own.parse)(t, shape)?;
+            settings.push(Setting { name: m.name, key: format!("{}.{key}", section.name()), spec });
+        }
     }
     Ok(settings)
 }
@@ -256,6 +262,15 @@ pub fn parse_link(t: &mut Table, key: &str, rate: Rate) -> Result<Vec<Setting>, 
         settings.push(Setting { name: m.name, key: format!("topology.{key}.{k}"), spec });
     }
     Ok(settings)
+}
+
+/// The settings of every section together, in registry order (then section order): the
+/// order they are installed in.
+pub fn in_order(mut a: Vec<Setting>, b: Vec<Setting>) -> Vec<Setting> {
+    a.extend(b);
+    let rank = |s: &Setting| MECHANISMS.iter().position(|m| m.name == s.name).unwrap_or(usize::MAX);
+    a.sort_by_key(rank);
+    a
 }
 
 /// The first mechanism `net` uses that `engine` cannot stand for: the key that turns it
@@ -276,6 +291,12 @@ fn refusal_in(list: &[Mechanism], net: &NetSpec, engine: Engine) -> Option<(Stri
             Some((s.key.clone(), why(m)?))
         })
     })
+}
+
+/// The backlog at which the switch ports feeding links like `link` mark as a step
+/// (`Mechanism::marks_at`), for the fast model's q0.
+pub fn step_threshold(net: &NetSpec, link: &LinkSpec) -> Option<u64> {
+    MECHANISMS.iter().find_map(|m| (m.marks_at?)(net, link))
 }
 
 /// The largest switch delay the mechanisms `settings` bring (`Configured::switch_delay`).
@@ -318,8 +339,9 @@ mod tests {
             model_refuses: model,
             oracle_refuses: oracle,
             install: None,
-            keys: None,
+            keys: &[],
             link_keys: None,
+            marks_at: None,
             report: None,
         }
     }

@@ -8,6 +8,7 @@
 //! pure delays in series and commute with the FIFO.
 
 pub mod agent;
+pub mod ecn;
 /// The network's ids live in the leaf module `crate::ids` (so that `measure` and `workload`
 /// use them without importing the network); `net::ids` names the same module.
 pub use crate::ids;

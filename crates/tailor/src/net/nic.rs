@@ -135,8 +135,9 @@ pub const COALESCING: super::mechanism::Mechanism = super::mechanism::Mechanism 
     model_refuses: Some("the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"),
     install: None,
     oracle_refuses: None,
-    keys: None,
+    keys: &[],
     link_keys: None,
+    marks_at: None,
     report: None,
 };
 

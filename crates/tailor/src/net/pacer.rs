@@ -404,8 +404,9 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
     ),
     install: None,
     oracle_refuses: None,
-    keys: None,
+    keys: &[],
     link_keys: None,
+    marks_at: None,
     report: Some(report),
 };
 

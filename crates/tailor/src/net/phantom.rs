@@ -130,8 +130,9 @@ pub const MECHANISM: Mechanism = Mechanism {
     model_refuses: Some("the model has no phantom queues (its marking is the real queue's against q0); accepted: --engine packet, or no phantom queue"),
     oracle_refuses: None,
     install: Some(install),
-    keys: Some(Keys { section: Section::Switch, keys: &["phantom"], parse: parse_switch }),
+    keys: &[Keys { section: Section::Switch, keys: &["phantom"], parse: parse_switch }],
     link_keys: Some(LinkKeys { keys: &["phantom"], parse: parse_link }),
+    marks_at: None,
     report: None,
 };
 
@@ -172,9 +173,8 @@ fn link_setting(l: &LinkSpec) -> Option<&LinkPhantom> {
 /// queue replaces the port's markers (`topology::build` placed the ECN step first).
 fn install(net: &NetSpec, into: &mut dyn Installer) {
     let switch = net.setting::<SwitchPhantom>();
-    let links = net.shape.links();
     for port in into.network().ports.iter_mut().filter(|p| p.role != PortRole::HostNic) {
-        let Some((_, link)) = links.iter().find(|(key, _)| feeding_roles(key).contains(&port.role)) else { continue };
+        let Some((_, link)) = net.shape.link_fed_by(port.role) else { continue };
         let spec = match link_setting(link) {
             Some(LinkPhantom::Off) => None,
             Some(LinkPhantom::Set(p)) => Some(*p),
@@ -183,15 +183,6 @@ fn install(net: &NetSpec, into: &mut dyn Installer) {
         if let Some(pq) = spec {
             port.replace_markers(Box::new(PhantomQueue::new(pq.drain.on(port.rate), pq.threshold)));
         }
-    }
-}
-
-/// The roles of the switch ports that feed links of kind `key` (`Shape::links`).
-fn feeding_roles(key: &str) -> &'static [PortRole] {
-    match key {
-        "trunk" => &[PortRole::Trunk],
-        "fabric_link" => &[PortRole::Up, PortRole::Down],
-        _ => &[PortRole::ToHost],
     }
 }
 
@@ -269,7 +260,8 @@ fn parse_switch(t: &mut Table, shape: &Shape) -> Parsed {
     let roles = roles.unwrap_or_else(|| ROLES.to_vec());
     // Each link kind the switch's phantom queue applies to (not one with its own).
     for (key, link) in shape.links() {
-        if link_setting(link).is_none() && feeding_roles(key).iter().any(|r| roles.contains(r)) {
+        let fed = |r: &PortRole| shape.link_fed_by(*r).is_some_and(|(k, _)| k == key);
+        if link_setting(link).is_none() && roles.iter().any(fed) {
             check_drain(&p, &spec, &format!("topology.{key}"), link.rate)?;
         }
     }

@@ -269,8 +269,9 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
     ),
     install: Some(install),
     oracle_refuses: None,
-    keys: None,
+    keys: &[],
     link_keys: None,
+    marks_at: None,
     report: None,
 };
 

@@ -153,8 +153,9 @@ pub const MECHANISM: Mechanism = Mechanism {
     model_refuses: Some("the model marks the queue against q0 (a step), not RED's averaged probability; accepted: --engine packet, or no red"),
     install: None,
     oracle_refuses: None,
-    keys: Some(Keys { section: Section::Switch, keys: &["red"], parse }),
+    keys: &[Keys { section: Section::Switch, keys: &["red"], parse }],
     link_keys: None,
+    marks_at: None,
     report: None,
 };
 

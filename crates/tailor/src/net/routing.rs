@@ -228,12 +228,7 @@ mod tests {
 
     #[test]
     fn rules_give_the_shortest_path_ports_of_a_breadth_first_search() {
-        let l = || LinkSpec {
-            rate: Rate::from_gbps(10),
-            delay: Time::from_us(1),
-            ecn_threshold: None,
-            mechanisms: Vec::new(),
-        };
+        let l = || LinkSpec { rate: Rate::from_gbps(10), delay: Time::from_us(1), mechanisms: Vec::new() };
         let shapes = [
             Shape::Star { hosts: 7, link: l() },
             Shape::Dumbbell { left: 3, right: 5, host_link: l(), trunk: l() },

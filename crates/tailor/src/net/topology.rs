@@ -9,7 +9,6 @@
 //! giving each ToR more host ports than up-links.
 
 use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
-use super::marker::{EcnStep, Marker};
 use super::pacer::{Pacer, PacerSpec};
 use super::port::{Admission, Overflow, Port, PortRole, SharedBuffer};
 use super::routing::{PathChoice, Routes};
@@ -26,9 +25,6 @@ use std::collections::VecDeque;
 pub struct LinkSpec {
     pub rate: Rate,
     pub delay: Time,
-    /// ECN marking threshold of the switch ports that feed links of this kind (overrides
-    /// the switch default).
-    pub ecn_threshold: Option<u64>,
     /// The mechanisms its table sets for the switch ports that feed links of this kind
     /// (`net::mechanism::LinkKeys`: a phantom queue of its own, or none).
     pub mechanisms: Vec<super::mechanism::Setting>,
@@ -138,8 +134,6 @@ pub struct NetSpec {
     pub shape: Shape,
     pub switch_delay: Time,
     pub buffer: BufferSpec,
-    /// Default ECN threshold of switch ports (None: no marking unless a link sets one).
-    pub ecn_threshold: Option<u64>,
     pub host_tx_delay: Time,
     pub host_rx_delay: Time,
     /// A fixed delay after a host's NIC serializes a packet, before it reaches the first
@@ -150,10 +144,6 @@ pub struct NetSpec {
     /// pulling from the transports; 0: it asks for a packet only when its link is idle
     /// (nothing queued, nothing on the wire); None: it takes everything at once.
     pub nic_depth: Option<u32>,
-    /// DCTCP step marking at hosts' NICs over the NIC's whole queue (None: NICs do not
-    /// mark): the host link's queue marks in ns-2 scripts where every link is one queue
-    /// type (PIAS's, pFabric's).
-    pub nic_ecn_threshold: Option<u64>,
     /// Drop-tail bytes at hosts' NICs (None: unbounded, a transport's packets always fit):
     /// ns-2's host link is a queue like a switch port's, 250 packets in HULL §6.3's runs.
     pub nic_buffer: Option<u64>,
@@ -227,6 +217,17 @@ impl Shape {
                 vec![("host_link", host_link), ("fabric_link", fabric_link)]
             }
         }
+    }
+
+    /// The link kind a switch port of `role` feeds: its key in `links` and its spec (None
+    /// for a host's NIC, or a role this shape has no ports of).
+    pub fn link_fed_by(&self, role: PortRole) -> Option<(&'static str, &LinkSpec)> {
+        let feeds = |key: &str| match key {
+            "trunk" => role == PortRole::Trunk,
+            "fabric_link" => matches!(role, PortRole::Up | PortRole::Down),
+            _ => role == PortRole::ToHost,
+        };
+        self.links().into_iter().find(|(key, _)| feeds(key))
     }
 
     /// Whether `build` makes ports of this role.
@@ -342,12 +343,8 @@ impl Builder<'_> {
                     sched = Box::new(Pacer::new(pacer, spec.rate, sched, coin));
                     self.net.hosts[h.index()].watches_arrivals = true;
                 }
-                let markers: Vec<Box<dyn Marker>> = match self.spec.nic_ecn_threshold {
-                    Some(k) => vec![Box::new(EcnStep::port(k))],
-                    None => Vec::new(),
-                };
                 let admission = self.spec.nic_buffer.map_or(Admission::Unlimited, Admission::PortLimit);
-                Port::new(from, link_id, spec.rate, role, admission, markers, sched)
+                Port::new(from, link_id, spec.rate, role, admission, Vec::new(), sched)
             }
             Node::Switch(s) => {
                 let admission = match self.spec.buffer {
@@ -355,14 +352,9 @@ impl Builder<'_> {
                     BufferSpec::PerPort { bytes } => Admission::PortLimit(bytes),
                     BufferSpec::Shared { alpha, .. } => Admission::Shared { alpha },
                 };
-                let mut markers: Vec<Box<dyn Marker>> = Vec::new();
-                let port_k = spec.ecn_threshold.or(self.spec.ecn_threshold);
                 let classes = &self.spec.classes;
-                if port_k.is_some() || classes.ecn.iter().any(Option::is_some) {
-                    markers.push(Box::new(EcnStep { port: port_k, per_class: classes.ecn.clone() }));
-                }
                 self.net.switches[s.index()].ports.push(port_id);
-                Port::new(from, link_id, spec.rate, role, admission, markers, classes.scheduler())
+                Port::new(from, link_id, spec.rate, role, admission, Vec::new(), classes.scheduler())
                     .with_queue_limits(classes.limits.clone())
                     .with_overflow(self.spec.overflow)
                     .with_trim_stream(self.spec.seed)
@@ -509,7 +501,7 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn link(gbps: u64) -> LinkSpec {
-        LinkSpec { rate: Rate::from_gbps(gbps), delay: Time::from_us(1), ecn_threshold: None, mechanisms: Vec::new() }
+        LinkSpec { rate: Rate::from_gbps(gbps), delay: Time::from_us(1), mechanisms: Vec::new() }
     }
 
     /// A network of `shape` with no delays, buffers or marking: for tests of its structure.
@@ -518,13 +510,11 @@ pub(crate) mod tests {
             shape,
             switch_delay: Time::ZERO,
             buffer: BufferSpec::Unlimited,
-            ecn_threshold: None,
             host_tx_delay: Time::ZERO,
             host_rx_delay: Time::ZERO,
             host_nic_delay: Time::ZERO,
             nic: NicQueue::Fifo,
             nic_depth: None,
-            nic_ecn_threshold: None,
             nic_buffer: None,
             pacer: None,
             coalescing: None,

@@ -189,7 +189,7 @@ impl Scenario {
         let shape = network::topology(&mut topo)?;
         topo.finish()?;
         let sw = network::switch(root.table("switch")?, &shape)?;
-        let host = network::host(root.table("host")?)?;
+        let host = network::host(root.table("host")?, &shape)?;
         let paths = network::routing(root.table("routing")?)?;
         let model = model::parse(root.table("model")?, &shape)?;
         let record = record::parse(root.table("record")?, &shape)?;

@@ -21,10 +21,9 @@ fn link(t: &mut Table, key: &'static str) -> Result<LinkSpec, ScenarioError> {
         .ok_or_else(|| t.error(key, "missing; accepted: a table such as { rate = \"100Gbps\", delay = \"1us\" }"))?;
     let rate = l.rate("rate")?.ok_or_else(|| l.error("rate", "missing; accepted: a rate such as \"100Gbps\""))?;
     let delay = l.time("delay")?.unwrap_or(Time::ZERO);
-    let ecn_threshold = l.size("ecn_threshold")?;
     let mechanisms = crate::net::mechanism::parse_link(&mut l, key, rate)?;
     l.finish()?;
-    Ok(LinkSpec { rate, delay, ecn_threshold, mechanisms })
+    Ok(LinkSpec { rate, delay, mechanisms })
 }
 
 fn count(t: &mut Table, key: &'static str, min: i64, max: i64) -> Result<usize, ScenarioError> {
@@ -97,7 +96,6 @@ fn fat_tree(t: &mut Table) -> Result<Shape, ScenarioError> {
 pub struct SwitchPart {
     pub delay: Time,
     pub buffer: BufferSpec,
-    pub ecn_threshold: Option<u64>,
     pub discipline: Discipline,
     pub quantum: u64,
     pub levels: usize,
@@ -149,7 +147,6 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
     let mut part = SwitchPart {
         delay: Time::ZERO,
         buffer: BufferSpec::Unlimited,
-        ecn_threshold: None,
         discipline: Discipline::Fifo,
         quantum: 1502,
         levels: DEFAULT_LEVELS,
@@ -187,7 +184,6 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
         }
         part.quantum = q;
     }
-    part.ecn_threshold = t.size("ecn_threshold")?;
     part.buffer = match t.choice("buffer", &["unlimited", "per_port", "shared"])?.as_deref() {
         None | Some("unlimited") => BufferSpec::Unlimited,
         Some("per_port") => BufferSpec::PerPort {
@@ -224,7 +220,8 @@ pub struct HostPart {
     pub nic_delay: Time,
     pub nic: NicQueue,
     pub nic_depth: Option<u32>,
-    pub ecn_threshold: Option<u64>,
+    /// The mechanisms that own a key here (`net::mechanism::parse_section`).
+    pub mechanisms: Vec<crate::net::mechanism::Setting>,
     /// Drop-tail bytes at the NIC (`buffer`; None: unbounded).
     pub buffer: Option<u64>,
     pub pacer: Option<PacerSpec>,
@@ -232,14 +229,14 @@ pub struct HostPart {
     pub coalescing: Option<(u32, Time)>,
 }
 
-pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
+pub fn host(t: Option<Table>, shape: &Shape) -> Result<HostPart, ScenarioError> {
     let mut part = HostPart {
         tx_delay: Time::ZERO,
         rx_delay: Time::ZERO,
         nic_delay: Time::ZERO,
         nic: NicQueue::Fifo,
         nic_depth: None,
-        ecn_threshold: None,
+        mechanisms: Vec::new(),
         buffer: None,
         pacer: None,
         coalescing: None,
@@ -257,7 +254,7 @@ pub fn host(t: Option<Table>) -> Result<HostPart, ScenarioError> {
         _ => NicQueue::Fifo,
     };
     part.nic_depth = t.int("nic_depth", 0, 1 << 20)?.map(|n| n as u32);
-    part.ecn_threshold = t.size("ecn_threshold")?;
+    part.mechanisms = crate::net::mechanism::parse_section(Section::Host, &mut t, shape)?;
     part.buffer = t.size("buffer")?;
     part.pacer = pacer(&mut t)?;
     let frames = t.int("rx_frames", 1, 1 << 16)?;
@@ -324,19 +321,17 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         shape,
         switch_delay: sw.delay,
         buffer: sw.buffer,
-        ecn_threshold: sw.ecn_threshold,
         host_tx_delay: h.tx_delay,
         host_rx_delay: h.rx_delay,
         host_nic_delay: h.nic_delay,
         nic: h.nic,
         nic_depth: h.nic_depth,
-        nic_ecn_threshold: h.ecn_threshold,
         nic_buffer: h.buffer,
         pacer: h.pacer,
         coalescing: h.coalescing,
         overflow: sw.overflow,
         pl2: sw.pl2,
-        mechanisms: sw.mechanisms,
+        mechanisms: crate::net::mechanism::in_order(sw.mechanisms, h.mechanisms),
         paths,
         classes,
         seed,

@@ -78,7 +78,7 @@ pub fn bottleneck(sc: &Scenario) -> Result<Bottleneck, ScenarioError> {
     let of = |spec: &LinkSpec, link: Link| Bottleneck {
         link,
         rate: spec.rate,
-        ecn_threshold: spec.ecn_threshold.or(sc.net.ecn_threshold),
+        ecn_threshold: crate::net::mechanism::step_threshold(&sc.net, spec),
     };
     if let Some(kind) = sc.model.bottleneck {
         return Ok(of(kind.spec(shape), Link::Stated(kind)));
