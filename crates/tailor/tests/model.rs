@@ -182,6 +182,24 @@ fn the_model_refuses_pl2_agents_and_closed_loops() {
     assert_eq!(err.path, "class[0].outstanding", "{err}");
 }
 
+/// Trimming and eviction act on single packets in a full buffer; the model's queues are
+/// fluid and unbounded, so it refuses them at the key rather than run as if they were off
+/// (it ran them as drop-tail before they were a registered mechanism). "drop", the
+/// default spelled out, is no mechanism and runs.
+#[test]
+fn the_model_refuses_trimming_and_eviction() {
+    let dir = tempfile::tempdir().unwrap();
+    let base =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/swp/websearch-30.toml")).unwrap();
+    let with = |keys: &str| common::scenario(&base.replacen("[switch]", &format!("[switch]\n{keys}"), 1), dir.path());
+    for keys in ["overflow = \"trim\"", "scheduler = \"priority\"\noverflow = \"evict\""] {
+        let err = tailor::scenario::model::config(&with(keys)).unwrap_err();
+        assert_eq!(err.path, "switch.overflow", "{keys}: {err}");
+        assert!(err.message.ends_with("accepted: --engine packet, or overflow = \"drop\""), "{err}");
+    }
+    tailor::scenario::model::config(&with("overflow = \"drop\"")).unwrap();
+}
+
 #[test]
 fn the_model_engine_and_the_advisor_refuse_traffic_without_one_bottleneck() {
     // websearch-30 with its incast turned into all-to-all traffic: no one link to model.

@@ -281,6 +281,6 @@ fn the_shipped_scenarios_run_the_homa_authors_pfabric() {
         assert_eq!((cfg.wire.mss, cfg.wire.header, c.init_cwnd, c.max_cwnd), (1_460, 78, 12, 12), "{name}");
         assert_eq!((c.rto, c.probe_after), (Time::from_us(24), Some(5)), "{name}");
         assert_eq!(sc.net.buffer, tailor::net::topology::BufferSpec::PerPort { bytes: 13 * 1_538 - 1 }, "{name}");
-        assert_eq!((sc.net.overflow, sc.net.nic_depth), (Overflow::Evict, Some(0)), "{name}");
+        assert_eq!((sc.net.setting::<Overflow>(), sc.net.nic_depth), (Some(&Overflow::Evict), Some(0)), "{name}");
     }
 }

@@ -75,6 +75,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("[switch]", "[switch]\noverflow = \"evict\"", "switch.overflow", "\"evict\" is only used with scheduler = \"priority\""),
     ("[switch]", "[switch]\noverflow = \"shed\"", "switch.overflow", "accepted: \"drop\", \"trim\", \"trim_random\", \"evict\""),
     ("[switch]", "[switch]\noverflow = \"trim_random\"", "switch.overflow", "accepted: buffer = \"per_port\" with it, or \"trim\""),
+    ("ecn_threshold = \"100KB\"", "overflow = \"trim\"\n[record]\nwaits = true", "record.waits", "trim and evict change packets in their queues; accepted: [switch] overflow = \"drop\" with waits"),
     ("init_cwnd = 10\n[[class]]\nname = \"a\"", "init_cwnd = 10\n[host]\nnic = \"priority\"\npriority_levels = 2\n[[class]]\nname = \"a\"\npriority = 3", "class[0].priority", "3 is not a level of 2; accepted: 0 to 1"),
     ("seed = 1", "seed = 1\n[host]\nnic_depth = -1", "host.nic_depth", "-1 is out of range; accepted: 0 to"),
     ("kind = \"dctcp\"", "kind = \"homa\"", "transport.priority_levels", "accepted: [switch] scheduler = \"priority\", or priority_levels = 1"),

@@ -35,6 +35,12 @@ pub trait Configured: Any + Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// Whether its keys, as given, leave it off (`[switch] overflow = "drop"`, the default
+    /// spelled out): the scenario then holds no setting of it.
+    fn off(&self) -> bool {
+        false
+    }
+
     /// Checks its settings against the rest of the scenario, once all of it is read: the
     /// key (its whole path, e.g. `host.pacer.bucket`) and the message of the error.
     fn check(&self, _with: &Context) -> Result<(), (String, String)> {
@@ -221,6 +227,7 @@ pub const MECHANISMS: &[Mechanism] = &[
     super::pl2::MECHANISM,
     super::int::MECHANISM,
     super::red::MECHANISM,
+    super::overflow::MECHANISM,
 ];
 
 /// Installs every mechanism `net` uses (the packet engine, before the run).
@@ -244,6 +251,9 @@ pub fn parse_section(section: Section, t: &mut Table, shape: &Shape) -> Result<V
             own.keys.iter().for_each(|k| t.accepts(k));
             let Some(key) = own.keys.iter().find(|k| t.peek(k).is_some()) else { continue };
             let spec = (own.parse)(t, shape)?;
+            if spec.off() {
+                continue;
+            }
             settings.push(Setting { name: m.name, key: format!("{}.{key}", section.name()), spec });
         }
     }

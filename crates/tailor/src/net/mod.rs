@@ -16,6 +16,7 @@ pub mod int;
 pub mod marker;
 pub mod mechanism;
 pub mod nic;
+pub mod overflow;
 pub mod pacer;
 pub mod packet;
 pub mod phantom;

@@ -207,10 +207,23 @@ impl Port {
     /// The coin of a port whose overflow is `TrimRandom`: the run's stream named by the
     /// port's link (nothing otherwise).
     pub fn with_trim_stream(mut self, seed: u64) -> Self {
-        if self.overflow == Overflow::TrimRandom {
+        self.set_overflow(self.overflow, seed);
+        self
+    }
+
+    /// Gives a built port `overflow`, with its coin from `seed` if it needs one (the
+    /// `overflow` mechanism installs itself so: `net::overflow`).
+    pub fn set_overflow(&mut self, overflow: Overflow, seed: u64) {
+        self.overflow = overflow;
+        self.trim_coin = None;
+        if overflow == Overflow::TrimRandom {
             self.trim_coin = Some(Box::new(crate::sim::rng::stream(seed, &format!("trim/link{}", self.link.index()))));
         }
-        self
+    }
+
+    /// What it does with a packet its buffer policy cannot take.
+    pub fn overflow(&self) -> Overflow {
+        self.overflow
     }
 
     /// Whether it trims (NDP's switch, §3.1).

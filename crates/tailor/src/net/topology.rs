@@ -10,7 +10,7 @@
 
 use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
 use super::pacer::{Pacer, PacerSpec};
-use super::port::{Admission, Overflow, Port, PortRole, SharedBuffer};
+use super::port::{Admission, Port, PortRole, SharedBuffer};
 use super::routing::{PathChoice, Routes};
 use super::sched::classes::{Classifier, Drr, RoundRobin, StrictPriority, Wfq};
 use super::sched::hier::Hierarchical;
@@ -152,8 +152,6 @@ pub struct NetSpec {
     /// Receive interrupt coalescing at every host (`net::nic::Coalescing`): frames per
     /// interrupt and the timeout after a batch's first frame.
     pub coalescing: Option<(u32, Time)>,
-    /// What switch ports do with a packet their buffer cannot take.
-    pub overflow: Overflow,
     /// PL2's agent in every ToR (`net::pl2`; the engine installs it).
     pub pl2: Option<super::pl2::Pl2Switch>,
     /// The mechanisms turned on by keys they own (`net::mechanism`), in registry order.
@@ -356,8 +354,6 @@ impl Builder<'_> {
                 self.net.switches[s.index()].ports.push(port_id);
                 Port::new(from, link_id, spec.rate, role, admission, Vec::new(), classes.scheduler())
                     .with_queue_limits(classes.limits.clone())
-                    .with_overflow(self.spec.overflow)
-                    .with_trim_stream(self.spec.seed)
             }
         };
         self.net.ports.push(port);
@@ -518,7 +514,6 @@ pub(crate) mod tests {
             nic_buffer: None,
             pacer: None,
             coalescing: None,
-            overflow: Overflow::Drop,
             pl2: None,
             mechanisms: Vec::new(),
             paths: PathChoice::Ecmp,

@@ -602,7 +602,6 @@ fn check_waits(net: &NetSpec, root: &Table) -> Result<(), ScenarioError> {
 /// queues in arrival order and take no packet out of one (what `[record] waits` and
 /// `[record] sojourn` need to match arrivals to departures without a per-packet key).
 fn fifo_queues(net: &NetSpec, root: &Table, key: &str, switches: bool, nics: bool) -> Result<(), ScenarioError> {
-    use crate::net::port::Overflow;
     use crate::net::topology::{Discipline, NicQueue};
     let what = key.trim_start_matches("record.");
     if nics && net.nic == NicQueue::FlowRoundRobin {
@@ -622,9 +621,6 @@ fn fifo_queues(net: &NetSpec, root: &Table, key: &str, switches: bool, nics: boo
             key,
             format!("needs ports that serve each queue in order, and {}; accepted: {} with {what}", r.why, r.accepted),
         ));
-    }
-    if switches && net.overflow != Overflow::Drop {
-        return Err(root.error(key, format!("needs buffers that drop what they cannot take; trim and evict change packets in their queues; accepted: [switch] overflow = \"drop\" with {what}")));
     }
     Ok(())
 }

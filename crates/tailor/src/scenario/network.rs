@@ -6,7 +6,6 @@ use crate::net::ids::PortId;
 use crate::net::mechanism::Section;
 use crate::net::pacer::PacerSpec;
 use crate::net::pl2::{Pl2Switch, PROTOTYPE_SWITCH_DELAY};
-use crate::net::port::Overflow;
 use crate::net::routing::PathChoice;
 use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
@@ -99,7 +98,6 @@ pub struct SwitchPart {
     pub discipline: Discipline,
     pub quantum: u64,
     pub levels: usize,
-    pub overflow: Overflow,
     /// PL2's agent in every ToR (`net::pl2`).
     pub pl2: Option<Pl2Switch>,
     /// The mechanisms that own a key here (`net::mechanism::parse_switch`).
@@ -150,7 +148,6 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
         discipline: Discipline::Fifo,
         quantum: 1502,
         levels: DEFAULT_LEVELS,
-        overflow: Overflow::Drop,
         pl2: None,
         mechanisms: Vec::new(),
     };
@@ -197,18 +194,6 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
             })?,
             alpha: t.float("alpha", 1.0 / 64.0, 64.0)?.unwrap_or(1.0),
         },
-    };
-    part.overflow = match t.choice("overflow", &["drop", "trim", "trim_random", "evict"])?.as_deref() {
-        None | Some("drop") => Overflow::Drop,
-        Some("trim") => Overflow::Trim,
-        Some("trim_random") if !matches!(part.buffer, BufferSpec::PerPort { .. }) => {
-            return Err(t.error("overflow", "\"trim_random\" weighs a port's data queue against its own limit; accepted: buffer = \"per_port\" with it, or \"trim\""));
-        }
-        Some("trim_random") => Overflow::TrimRandom,
-        Some(_) if !matches!(part.discipline, Discipline::Priority | Discipline::Rank) => {
-            return Err(t.error("overflow", "\"evict\" is only used with scheduler = \"priority\" or \"rank\" (it evicts a less important packet); accepted: \"drop\", \"trim\", or scheduler = \"priority\" or \"rank\""));
-        }
-        Some(_) => Overflow::Evict,
     };
     t.finish()?;
     Ok(part)
@@ -329,7 +314,6 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         nic_buffer: h.buffer,
         pacer: h.pacer,
         coalescing: h.coalescing,
-        overflow: sw.overflow,
         pl2: sw.pl2,
         mechanisms: crate::net::mechanism::in_order(sw.mechanisms, h.mechanisms),
         paths,
