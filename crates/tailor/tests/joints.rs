@@ -632,7 +632,8 @@ fn every_registered_transport_reads_exactly_the_keys_it_declares() {
         }
         // PL2 needs its ToR agent and priority queues for its RSVs and GRTs.
         if e.name == "pl2" {
-            net.pl2 = Some(Default::default());
+            let spec = std::sync::Arc::new(tailor::net::pl2::Pl2Switch::default());
+            net.mechanisms.push(tailor::net::mechanism::Setting { name: "pl2", key: "switch.pl2".into(), spec });
             net.classes.discipline = tailor::net::topology::Discipline::Priority;
             net.nic = tailor::net::topology::NicQueue::Priority(8);
         }

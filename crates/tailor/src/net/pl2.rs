@@ -40,10 +40,15 @@
 
 use super::agent::{Ingress, SwitchAgent};
 use super::ids::{HostId, SwitchId};
+use super::mechanism::{own_table, Configured, Context, Installer, Keys, Mechanism, Parsed, Section};
 use super::packet::{Flags, Header, Packet, Priority};
+use super::sched::priority::MAX_LEVELS;
+use super::topology::{NetSpec, Shape};
+use crate::input::Table;
 use crate::measure::counters::Counters;
 use crate::sim::{Time, TimerKey};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// `[switch] pl2`: the ToR agent's settings.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -259,28 +264,73 @@ impl SwitchAgent for TorAgent {
     }
 }
 
-/// The registry's entry (`net::mechanism`): `[switch] pl2` puts a [`TorAgent`] in every ToR.
-pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
+/// The registry's entry (`net::mechanism`): `[switch] pl2` puts a [`TorAgent`] in every
+/// ToR.
+pub const MECHANISM: Mechanism = Mechanism {
     name: "pl2",
     about: "PL2's timeslot reservations in the ToR switches",
-    used: |net| net.pl2.map(|_| "switch.pl2".into()),
+    used: |_| None,
     model_refuses: Some(
         "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2",
     ),
-    install: Some(install),
     oracle_refuses: None,
-    keys: &[],
+    install: None,
+    keys: &[Keys { section: Section::Switch, keys: &["pl2"], parse }],
     link_keys: None,
     marks_at: None,
     report: None,
 };
 
-fn install(net: &super::topology::NetSpec, into: &mut dyn super::mechanism::Installer) {
-    let Some(spec) = net.pl2 else { return };
-    let hosts = into.network().hosts.len();
-    for s in 0..into.network().switches.len() {
-        if into.network().switches[s].tier == 0 {
-            into.set_agent(SwitchId::new(s), Box::new(TorAgent::new(spec, hosts)));
+/// `[switch] pl2`: PL2's ToR agent, `{}` for the defaults.
+fn parse(t: &mut Table, _shape: &Shape) -> Parsed {
+    let mut p = own_table(t, "pl2")?;
+    let d = Pl2Switch::default();
+    let spec = Pl2Switch {
+        threshold: p.int("threshold", 1, 1 << 30)?.map_or(d.threshold, |n| n as u32),
+        control_bytes: match p.size("control_bytes")? {
+            None => d.control_bytes,
+            Some(b) if (64..=1_500).contains(&b) => b as u32,
+            Some(_) => {
+                return Err(p.error(
+                    "control_bytes",
+                    "is out of range; accepted: \"64B\" (an Ethernet control frame, the prototype's) to \"1500B\"",
+                ))
+            }
+        },
+        priority: p.int("priority", 0, MAX_LEVELS as i64 - 1)?.map_or(d.priority, |n| n as u8),
+    };
+    p.finish()?;
+    Ok(Arc::new(spec))
+}
+
+impl Configured for Pl2Switch {
+    fn install(&self, _net: &NetSpec, into: &mut dyn Installer) {
+        let hosts = into.network().hosts.len();
+        for s in 0..into.network().switches.len() {
+            if into.network().switches[s].tier == 0 {
+                into.set_agent(SwitchId::new(s), Box::new(TorAgent::new(*self, hosts)));
+            }
+        }
+    }
+
+    /// With PL2 on, the prototype's switch took 347 ns (median, §E).
+    fn switch_delay(&self) -> Option<Time> {
+        Some(PROTOTYPE_SWITCH_DELAY)
+    }
+
+    /// RSVs leave the NIC and GRTs the switch at PL2's level; a priority queue files a
+    /// level it does not keep at its lowest, silently, so a level past the ports' is refused.
+    fn check(&self, with: &Context) -> Result<(), (String, String)> {
+        match with.levels {
+            Some(levels) if self.priority as usize >= levels => Err((
+                "switch.pl2.priority".into(),
+                format!(
+                    "{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)",
+                    self.priority,
+                    levels - 1
+                ),
+            )),
+            _ => Ok(()),
         }
     }
 }

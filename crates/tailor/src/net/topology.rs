@@ -152,8 +152,6 @@ pub struct NetSpec {
     /// Receive interrupt coalescing at every host (`net::nic::Coalescing`): frames per
     /// interrupt and the timeout after a batch's first frame.
     pub coalescing: Option<(u32, Time)>,
-    /// PL2's agent in every ToR (`net::pl2`; the engine installs it).
-    pub pl2: Option<super::pl2::Pl2Switch>,
     /// The mechanisms turned on by keys they own (`net::mechanism`), in registry order.
     pub mechanisms: Vec<super::mechanism::Setting>,
     pub paths: PathChoice,
@@ -514,7 +512,6 @@ pub(crate) mod tests {
             nic_buffer: None,
             pacer: None,
             coalescing: None,
-            pl2: None,
             mechanisms: Vec::new(),
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),

@@ -204,7 +204,6 @@ impl Scenario {
         if record.waits {
             check_waits(&net, &root)?;
         }
-        check_pl2_priority(&net, &root)?;
         // Before the classes, whose host lists are as long as the topology is wide.
         let n_classes = doc.get("class").and_then(toml::Value::as_array).map_or(1, Vec::len);
         network::check_fits(&net, n_classes, file)?;
@@ -518,22 +517,6 @@ fn name_of(root: &mut Table, file: &str) -> Result<String, ScenarioError> {
     }
     Ok(name
         .unwrap_or_else(|| Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()))
-}
-
-/// RSVs leave the NIC and GRTs the switch at PL2's level; a priority queue files a level
-/// it does not keep at its lowest, silently, so a level past the ports' is refused.
-fn check_pl2_priority(net: &NetSpec, root: &Table) -> Result<(), ScenarioError> {
-    if let (Some(p), Some(levels)) = (&net.pl2, mechanisms::packet_levels(net)) {
-        if p.priority as usize >= levels {
-            let msg = format!(
-                "{} is not a level of {levels}; accepted: 0 to {} (priority_levels sets how many)",
-                p.priority,
-                levels - 1
-            );
-            return Err(root.error("switch.pl2.priority", msg));
-        }
-    }
-    Ok(())
 }
 
 /// The `[[class]]` tables, each with its transport (added to `transports` when it has its

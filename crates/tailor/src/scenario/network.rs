@@ -5,7 +5,6 @@ use super::reader::{ScenarioError, Table};
 use crate::net::ids::PortId;
 use crate::net::mechanism::Section;
 use crate::net::pacer::PacerSpec;
-use crate::net::pl2::{Pl2Switch, PROTOTYPE_SWITCH_DELAY};
 use crate::net::routing::PathChoice;
 use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
@@ -98,32 +97,8 @@ pub struct SwitchPart {
     pub discipline: Discipline,
     pub quantum: u64,
     pub levels: usize,
-    /// PL2's agent in every ToR (`net::pl2`).
-    pub pl2: Option<Pl2Switch>,
     /// The mechanisms that own a key here (`net::mechanism::parse_switch`).
     pub mechanisms: Vec<crate::net::mechanism::Setting>,
-}
-
-/// `[switch] pl2`: PL2's ToR agent, `{}` for the defaults (`net::pl2::Pl2Switch`).
-fn switch_pl2(t: &mut Table) -> Result<Option<Pl2Switch>, ScenarioError> {
-    let Some(mut p) = t.table("pl2")? else { return Ok(None) };
-    let d = Pl2Switch::default();
-    let spec = Pl2Switch {
-        threshold: p.int("threshold", 1, 1 << 30)?.map_or(d.threshold, |n| n as u32),
-        control_bytes: match p.size("control_bytes")? {
-            None => d.control_bytes,
-            Some(b) if (64..=1_500).contains(&b) => b as u32,
-            Some(_) => {
-                return Err(p.error(
-                    "control_bytes",
-                    "is out of range; accepted: \"64B\" (an Ethernet control frame, the prototype's) to \"1500B\"",
-                ))
-            }
-        },
-        priority: p.int("priority", 0, MAX_LEVELS as i64 - 1)?.map_or(d.priority, |n| n as u8),
-    };
-    p.finish()?;
-    Ok(Some(spec))
 }
 
 pub const SCHEDULERS: &[&str] =
@@ -148,15 +123,11 @@ pub fn switch(t: Option<Table>, shape: &Shape) -> Result<SwitchPart, ScenarioErr
         discipline: Discipline::Fifo,
         quantum: 1502,
         levels: DEFAULT_LEVELS,
-        pl2: None,
         mechanisms: Vec::new(),
     };
     let Some(mut t) = t else { return Ok(part) };
-    part.pl2 = switch_pl2(&mut t)?;
     part.mechanisms = crate::net::mechanism::parse_section(Section::Switch, &mut t, shape)?;
-    // With PL2 on, the prototype's switch took 347 ns (median, §E).
-    let pl2_delay = part.pl2.is_some().then_some(PROTOTYPE_SWITCH_DELAY);
-    let delay_default = crate::net::mechanism::switch_delay(&part.mechanisms).max(pl2_delay).unwrap_or(Time::ZERO);
+    let delay_default = crate::net::mechanism::switch_delay(&part.mechanisms).unwrap_or(Time::ZERO);
     part.delay = t.time("delay")?.unwrap_or(delay_default);
     part.discipline = match t.choice("scheduler", SCHEDULERS)?.as_deref() {
         None | Some("fifo") => Discipline::Fifo,
@@ -314,7 +285,6 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         nic_buffer: h.buffer,
         pacer: h.pacer,
         coalescing: h.coalescing,
-        pl2: sw.pl2,
         mechanisms: crate::net::mechanism::in_order(sw.mechanisms, h.mechanisms),
         paths,
         classes,

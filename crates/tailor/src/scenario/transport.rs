@@ -60,8 +60,8 @@ mod needs_tests {
             }
             let mut transport = toml::Table::new();
             transport.insert("kind".into(), e.name.into());
-            if e.name == "pl2" {
-                // PL2 schedules another transport: which one is the scenario's choice.
+            if e.keys.contains(&"over") {
+                // A transport over another (PL2's): which one is the scenario's choice.
                 transport.insert("over".into(), toml::Value::Table(toml::from_str(r#"kind = "raw""#).unwrap()));
             }
             doc.insert("transport".into(), toml::Value::Table(transport));

@@ -110,7 +110,7 @@ fn check_threshold(t: &Table, spec: &crate::net::pl2::Pl2Switch, burst: u32, bel
 
 /// `kind = "pl2"`: the inner transport's table under `over`, then PL2's keys.
 pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioError> {
-    let Some(spec) = net.pl2 else {
+    let Some(&spec) = net.setting::<crate::net::pl2::Pl2Switch>() else {
         return Err(t.error(
             "kind",
             "\"pl2\" needs PL2's agent in the ToRs; accepted: [switch] pl2 = {} (or a table of its keys) with it",
