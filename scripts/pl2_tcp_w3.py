@@ -44,9 +44,9 @@ def measure(run: Path, ms: int) -> dict:
     c = s["transport_counters"]
     m = pl.read_parquet(run / "messages.parquet")
     lat = ((m["finish_ns"] - m["start_ns"]) / 1e3).sort()
-    agents = s["network"].get("agents") or {}
+    tors = s["network"].get("pl2") or {}
     # Packets that passed the ToR with a timeslot: scheduled and unsolicited (0 without PL2).
-    booked = agents.get("pl2_scheduled_packets", 0) + agents.get("pl2_unsolicited_packets", 0)
+    booked = tors.get("scheduled_packets", 0) + tors.get("unsolicited_packets", 0)
     return {
         "offered_gbps": (float(m["size_bytes"].sum()) + s["messages"]["incomplete_bytes"]) * 8 / (ms / 1e3) / 1e9,
         "goodput_gbps": float(m["size_bytes"].sum()) * 8 / (ms / 1e3) / 1e9,

@@ -85,7 +85,11 @@ over = { kind = "raw", mss = "1500B", header = "18B" }
 threads = 12"#;
 
 fn agent(r: &RunReport, name: &str) -> u64 {
-    r.network.agents.get(name).unwrap_or_else(|| panic!("no agent counter {name}"))
+    let pl2 = r.network.mechanisms.get("pl2").expect("network.pl2");
+    pl2.iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, v)| v.as_u64())
+        .unwrap_or_else(|| panic!("no counter pl2.{name}"))
 }
 
 /// §F.4: raw Ethernet from n senders at line rate into one receiver overflows the buffer
@@ -103,7 +107,7 @@ fn an_incast_of_raw_ethernet_over_pl2_drops_nothing_up_to_the_port_count() {
             pl2.network.max_queue_bytes,
             delivered,
             pl2.network.utilization,
-            agent(&pl2, "pl2_max_reservation")
+            agent(&pl2, "max_reservation")
         );
         assert_eq!(pl2.network.drops, 0, "n = {n}: no buffer overflow and no unsolicited copy dropped at T");
         assert!(pl2.network.utilization > 0.7, "n = {n}: the receiver's link stays busy: {}", pl2.network.utilization);
@@ -128,7 +132,7 @@ fn scheduled_bursts_meet_at_most_one_burst_of_queue() {
             "n = {n}, {gbps} Gbps each: max queue {} B, utilization {:.2}",
             r.network.max_queue_bytes, r.network.utilization
         );
-        assert_eq!(agent(&r, "pl2_unsolicited_packets"), 0);
+        assert_eq!(agent(&r, "unsolicited_packets"), 0);
         assert!(r.network.max_queue_bytes <= 5 * 1_518, "n = {n}: {} B queued", r.network.max_queue_bytes);
     }
 }
@@ -155,7 +159,7 @@ fn unsolicited_bursts_below_t_and_resends_above_it() {
         "7-way, t = 40: {} unsolicited, {} resent; switch dropped {} unsolicited packets",
         c.get("pl2_unsolicited_bursts").unwrap(),
         c.get("pl2_resent_bursts").unwrap(),
-        agent(&small_t, "pl2_unsolicited_drops")
+        agent(&small_t, "unsolicited_drops")
     );
     assert!(c.get("pl2_resent_bursts").unwrap() > 0, "GRTs above t have bursts resent");
 }

@@ -29,15 +29,6 @@ impl Simulation {
         self.agents[s.index()] = Some(agent);
     }
 
-    /// The agents' counters, summed (`summary.json`'s `network.agents`).
-    pub fn agent_counters(&self) -> crate::measure::counters::Counters {
-        let mut c = crate::measure::counters::Counters::default();
-        for a in self.agents.iter().flatten() {
-            a.counters(&mut c);
-        }
-        c
-    }
-
     /// What follows every input to the agent of `s`: its packets go out, its timers are armed.
     pub(super) fn after_agent(&mut self, s: SwitchId) {
         let now = self.now;

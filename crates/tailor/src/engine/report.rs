@@ -38,10 +38,6 @@ pub struct NetworkReport {
     /// pacers as `pacer`, summed over the hosts, absent without `[host] pacer`).
     #[serde(flatten)]
     pub mechanisms: crate::net::mechanism::Reports,
-    /// The switch agents' counters (`SwitchAgent::counters`: PL2's ToR agents), summed;
-    /// omitted without agents.
-    #[serde(skip_serializing_if = "Counters::is_empty")]
-    pub agents: Counters,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -194,8 +190,10 @@ impl Simulation {
                 .map(|r| r.max_queue_bytes)
                 .max()
                 .unwrap_or(0),
-            mechanisms: crate::net::mechanism::Reports::of(&self.net),
-            agents: self.agent_counters(),
+            mechanisms: crate::net::mechanism::Reports::of(&crate::net::mechanism::Ran {
+                network: &self.net,
+                agents: &self.agents,
+            }),
         };
         let rec = &self.recorder;
         let generated = self.generated();

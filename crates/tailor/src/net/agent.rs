@@ -9,7 +9,6 @@
 
 use super::ids::SwitchId;
 use super::packet::Packet;
-use crate::measure::counters::Counters;
 use crate::sim::{Time, TimerKey};
 
 /// What happens to an arriving packet.
@@ -24,7 +23,9 @@ pub enum Ingress {
     Drop,
 }
 
-pub trait SwitchAgent: Send {
+/// `Any`: a mechanism's report reads its own agents' counters by downcasting
+/// (`net::mechanism::Ran`).
+pub trait SwitchAgent: std::any::Any + Send {
     /// A packet arrived at `switch`.
     fn on_arrival(&mut self, now: Time, switch: SwitchId, pkt: &mut Packet) -> Ingress;
     /// A packet starts its transmission from one of `switch`'s ports (it has left the
@@ -38,8 +39,4 @@ pub trait SwitchAgent: Send {
     fn poll_emit(&mut self) -> Option<Packet>;
     /// A timer to arm.
     fn poll_timer(&mut self) -> Option<(TimerKey, Time)>;
-    /// Adds its counters (summed over agents into `summary.json`'s `network.agents`).
-    fn counters(&self, out: &mut Counters) {
-        let _ = out;
-    }
 }

@@ -176,7 +176,14 @@ pub struct Mechanism {
     pub marks_at: Option<fn(&NetSpec, &LinkSpec) -> Option<u64>>,
     /// Its counters after the run, summed over the network, in the order summary.json
     /// lists them under `network.<name>` (None: it reports nothing, or it is off).
-    pub report: Option<fn(&Network) -> Option<Fields>>,
+    pub report: Option<fn(&Ran) -> Option<Fields>>,
+}
+
+/// What a mechanism's `report` reads after the run: the network, and the switch agents
+/// (by switch) the mechanisms installed.
+pub struct Ran<'a> {
+    pub network: &'a Network,
+    pub agents: &'a [Option<Box<dyn SwitchAgent>>],
 }
 
 /// A mechanism's counters as named values, in their order.
@@ -187,8 +194,8 @@ pub type Fields = Vec<(&'static str, serde_json::Value)>;
 pub struct Reports(pub Vec<(&'static str, Fields)>);
 
 impl Reports {
-    pub fn of(net: &Network) -> Reports {
-        Reports(MECHANISMS.iter().filter_map(|m| Some((m.name, (m.report?)(net)?))).collect())
+    pub fn of(ran: &Ran) -> Reports {
+        Reports(MECHANISMS.iter().filter_map(|m| Some((m.name, (m.report?)(ran)?))).collect())
     }
 
     pub fn get(&self, name: &str) -> Option<&Fields> {

@@ -411,7 +411,8 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
 };
 
 /// The hosts' pacers' counters, summed (summary.json's `network.pacer`; None without one).
-fn report(net: &super::Network) -> Option<super::mechanism::Fields> {
+fn report(ran: &super::mechanism::Ran) -> Option<super::mechanism::Fields> {
+    let net = ran.network;
     let mut all: Option<PacerStats> = None;
     for h in &net.hosts {
         let any = net.ports[h.nic.index()].scheduler().as_any();

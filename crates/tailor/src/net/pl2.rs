@@ -45,7 +45,6 @@ use super::packet::{Flags, Header, Packet, Priority};
 use super::sched::priority::MAX_LEVELS;
 use super::topology::{NetSpec, Shape};
 use crate::input::Table;
-use crate::measure::counters::Counters;
 use crate::sim::{Time, TimerKey};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -112,7 +111,7 @@ impl Control {
     }
 }
 
-/// What a ToR agent saw (summed over agents into `summary.json`'s `network.agents`).
+/// What a ToR agent saw (summed over agents into `summary.json`'s `network.pl2`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct AgentStats {
     pub rsv: u64,
@@ -252,16 +251,6 @@ impl SwitchAgent for TorAgent {
     fn poll_timer(&mut self) -> Option<(TimerKey, Time)> {
         None
     }
-
-    fn counters(&self, out: &mut Counters) {
-        let s = &self.stats;
-        out.add("pl2_rsv", s.rsv);
-        out.add("pl2_scheduled_packets", s.scheduled_packets);
-        out.add("pl2_unsolicited_packets", s.unsolicited_packets);
-        out.add("pl2_unsolicited_drops", s.unsolicited_drops);
-        out.add("pl2_unscheduled_packets", s.unscheduled_packets);
-        out.max("pl2_max_reservation", s.max_reservation as u64);
-    }
 }
 
 /// The registry's entry (`net::mechanism`): `[switch] pl2` puts a [`TorAgent`] in every
@@ -278,8 +267,34 @@ pub const MECHANISM: Mechanism = Mechanism {
     keys: &[Keys { section: Section::Switch, keys: &["pl2"], parse }],
     link_keys: None,
     marks_at: None,
-    report: None,
+    report: Some(report),
 };
+
+/// What the ToR agents saw, summed (the largest reservation: the largest any saw):
+/// summary.json's `network.pl2`, absent without PL2.
+fn report(ran: &super::mechanism::Ran) -> Option<super::mechanism::Fields> {
+    let tors =
+        ran.agents.iter().flatten().filter_map(|a| (a.as_ref() as &dyn std::any::Any).downcast_ref::<TorAgent>());
+    let mut all: Option<AgentStats> = None;
+    for s in tors.map(|t| t.stats) {
+        let a = all.get_or_insert_with(Default::default);
+        a.rsv += s.rsv;
+        a.scheduled_packets += s.scheduled_packets;
+        a.unsolicited_packets += s.unsolicited_packets;
+        a.unsolicited_drops += s.unsolicited_drops;
+        a.unscheduled_packets += s.unscheduled_packets;
+        a.max_reservation = a.max_reservation.max(s.max_reservation);
+    }
+    let a = all?;
+    Some(vec![
+        ("rsv", a.rsv.into()),
+        ("scheduled_packets", a.scheduled_packets.into()),
+        ("unsolicited_packets", a.unsolicited_packets.into()),
+        ("unsolicited_drops", a.unsolicited_drops.into()),
+        ("unscheduled_packets", a.unscheduled_packets.into()),
+        ("max_reservation", a.max_reservation.into()),
+    ])
+}
 
 /// `[switch] pl2`: PL2's ToR agent, `{}` for the defaults.
 fn parse(t: &mut Table, _shape: &Shape) -> Parsed {

@@ -113,7 +113,7 @@ def _measure(run_dir: Path, pattern: str, n: int, length_us: int) -> dict[str, A
     s = Result(run_dir).summary
     senders = range(n) if pattern == "incast" else [0]
     receivers = [5] if pattern == "incast" else list(range(1, n + 1))
-    rsv_bytes = 64 * s["network"].get("agents", {}).get("pl2_rsv", 0)
+    rsv_bytes = 64 * s["network"].get("pl2", {}).get("rsv", 0)
     nic = ports.filter(pl.col("port").is_in([2 * h for h in senders]))
     to = ports.filter(pl.col("port").is_in([2 * h + 1 for h in receivers]))
     sent = int(nic["sent_bytes"].sum()) - rsv_bytes
@@ -126,7 +126,7 @@ def _measure(run_dir: Path, pattern: str, n: int, length_us: int) -> dict[str, A
         "throughput_gbps": got * GOODPUT * 8 / seconds / 1e9,
         "drops": s["network"]["drops"],
         "messages": s["messages"]["completed"],
-        "unsolicited_drops": s["network"].get("agents", {}).get("pl2_unsolicited_drops", 0),
+        "unsolicited_drops": s["network"].get("pl2", {}).get("unsolicited_drops", 0),
     }
 
 

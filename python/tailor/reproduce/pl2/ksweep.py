@@ -116,7 +116,7 @@ def options(
 
 
 def _control(run_dir: Path, delivered: float) -> float:
-    rsv = Result(run_dir).summary["network"].get("agents", {}).get("pl2_rsv", 0)
+    rsv = Result(run_dir).summary["network"].get("pl2", {}).get("rsv", 0)
     return 2 * 64 * rsv / delivered if delivered else 0.0
 
 

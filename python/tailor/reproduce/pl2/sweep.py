@@ -59,7 +59,7 @@ def measure_w4(run_dir: Path, length_ms: float) -> tuple[dict[str, Any], dict[st
     m = pl.read_parquet(run_dir / "messages.parquet")
     lat = ((m["finish_ns"] - m["start_ns"]) / 1e3).to_numpy()
     small = lat[(m["size_bytes"] <= SMALL).to_numpy()]
-    agents = s["network"].get("agents", {})
+    tors = s["network"].get("pl2", {})
     counters = s.get("transport_counters", {})
     bursts = counters.get("pl2_bursts", 0)
     row = {
@@ -68,13 +68,13 @@ def measure_w4(run_dir: Path, length_ms: float) -> tuple[dict[str, Any], dict[st
         "small_messages": len(small),
         "incomplete": s["messages"]["incomplete"],
         "drops": s["network"]["drops"],
-        "unsolicited_drops": agents.get("pl2_unsolicited_drops", 0),
+        "unsolicited_drops": tors.get("unsolicited_drops", 0),
         "unsolicited_fraction": counters.get("pl2_unsolicited_bursts", 0) / bursts if bursts else 0.0,
         "resent_bursts": counters.get("pl2_resent_bursts", 0),
         # Eq. 2's wait for the chosen timeslot, per burst: what the bursts booked ahead cost.
         "wait_per_burst_us": counters.get("pl2_wait_ns", 0) / bursts / 1e3 if bursts else 0.0,
         "max_queue_bytes": s["network"]["max_queue_bytes"],
-        "max_reservation": agents.get("pl2_max_reservation", 0),
+        "max_reservation": tors.get("max_reservation", 0),
     }
     return row, {"all": lat, "small": small}
 
