@@ -91,7 +91,7 @@ fn the_engine_and_the_model_scope_name_no_migrated_mechanism() {
     }
     let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/scenario/model.rs");
     let text = std::fs::read_to_string(model).unwrap();
-    for needle in ["net.phantom", "net.pacer", "net.coalescing", "net.pl2", "LinkPhantom", "net.ecn_threshold"] {
+    for needle in ["net.phantom", "net.pl2", "LinkPhantom", "net.ecn_threshold"] {
         assert!(!text.contains(needle), "scenario/model.rs names {needle}");
     }
 }

@@ -18,8 +18,12 @@
 //! a host stays folded into its links' delay (`net` module doc): it is a pure delay in
 //! series and commutes with every FIFO.
 
+use super::mechanism::{Configured, Installer, Keys, Mechanism, Parsed, Section};
 use super::packet::Packet;
+use super::topology::{NetSpec, Shape};
+use crate::input::Table;
 use crate::sim::Time;
+use std::sync::Arc;
 
 /// A transmit or receive stage of a host's NIC.
 pub trait NicStage: Send {
@@ -126,16 +130,44 @@ impl NicStage for Coalescing {
     }
 }
 
-/// The registry's entry (`net::mechanism`) for receive coalescing: `topology::build` adds
-/// the stage from `[host] rx_frames` / `rx_usecs`.
-pub const COALESCING: super::mechanism::Mechanism = super::mechanism::Mechanism {
+/// Receive coalescing's settings (`[host] rx_frames` and `rx_usecs`): frames per interrupt
+/// and the timeout after a batch's first frame. Installed after the build as every host's
+/// receive stage.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct CoalescingSpec {
+    pub frames: u32,
+    pub timeout: Time,
+}
+
+impl Configured for CoalescingSpec {
+    fn install(&self, _net: &NetSpec, into: &mut dyn Installer) {
+        for host in &mut into.network().hosts {
+            host.rx_stages.push(Box::new(Coalescing::new(self.frames, self.timeout)));
+        }
+    }
+}
+
+/// `[host] rx_frames` and `rx_usecs`, both or neither (ethtool's names).
+fn parse(host: &mut Table, _shape: &Shape) -> Parsed {
+    let frames = host.int("rx_frames", 1, 1 << 16)?;
+    let usecs = host.time("rx_usecs")?;
+    match (frames, usecs) {
+        (Some(f), Some(u)) => Ok(Arc::new(CoalescingSpec { frames: f as u32, timeout: u })),
+        (_, None) => Err(host.error("rx_usecs", "missing; rx_frames needs the interrupt's timeout; accepted: a time such as \"100us\" (ethtool's rx-usecs)")),
+        (None, Some(_)) => Err(host.error("rx_frames", "missing; rx_usecs needs the frames per interrupt; accepted: an integer from 1 to 65536 (ethtool's rx-frames; 1: an interrupt per frame)")),
+    }
+}
+
+/// The registry's entry (`net::mechanism`) for receive coalescing: `[host] rx_frames` and
+/// `rx_usecs` turn it on; its setting adds the stage.
+pub const COALESCING: Mechanism = Mechanism {
     name: "coalescing",
     about: "receive interrupt coalescing at every host",
-    used: |net| net.coalescing.map(|_| "host.rx_frames".into()),
+    used: |_| None,
     model_refuses: Some("the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"),
     install: None,
     oracle_refuses: None,
-    keys: &[],
+    keys: &[Keys { section: Section::Host, keys: &["rx_frames", "rx_usecs"], parse }],
     link_keys: None,
     marks_at: None,
     report: None,

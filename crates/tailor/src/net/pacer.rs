@@ -36,13 +36,17 @@
 //! comes first, so a run with no associated flow costs no event at all.
 
 use super::ids::ConnId;
+use super::mechanism::{own_table, Configured, Context, Installer, Keys, Mechanism, Parsed, Reorders, Section};
 use super::packet::{Flags, Packet};
 use super::sched::Scheduler;
-use crate::sim::rng::Stream;
+use super::topology::{NetSpec, Shape};
+use crate::input::Table;
+use crate::sim::rng::{self, Stream};
 use crate::sim::{Rate, Time};
 use rand::Rng;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// The pacer's settings (`[host] pacer`).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -393,18 +397,95 @@ impl Scheduler for Pacer {
     }
 }
 
-/// The registry's entry (`net::mechanism`): `topology::build` puts the pacer in front of
-/// every NIC queue from `[host] pacer`.
-pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
+/// Installed after the build: every host's NIC queue becomes the pacer's bypass, the host
+/// link's rate its line rate, and its association coin the run's stream `pacer/host<i>`.
+impl Configured for PacerSpec {
+    fn install(&self, net: &NetSpec, into: &mut dyn Installer) {
+        let network = into.network();
+        for (i, host) in network.hosts.iter_mut().enumerate() {
+            let port = &mut network.ports[host.nic.index()];
+            let coin = rng::stream(net.seed, &format!("pacer/host{i}"));
+            let line = port.rate;
+            port.wrap_scheduler(|bypass| Box::new(Pacer::new(*self, line, bypass, coin)));
+            host.watches_arrivals = true;
+        }
+    }
+
+    /// Its bucket must hold the largest packet, or that packet never leaves.
+    fn check(&self, with: &Context) -> Result<(), (String, String)> {
+        let (full, words) = &with.full_packet;
+        if self.bucket >= *full {
+            return Ok(());
+        }
+        let msg = format!("\"{}B\" is below one full packet ({words}), which the bucket could never release; accepted: at least \"{full}B\"", self.bucket);
+        Err(("host.pacer.bucket".into(), msg))
+    }
+
+    fn reorders(&self) -> Option<Reorders> {
+        Some(Reorders {
+            at_switches: false,
+            at_nics: true,
+            why: "a pacer lets bypassing packets pass paced ones (it reports its own waits in summary.json's network.pacer)",
+            accepted: "no [host] pacer",
+        })
+    }
+}
+
+pub const PRESETS: &[&str] = &["testbed", "ns2"];
+
+fn preset(name: &str) -> PacerSpec {
+    if name == "ns2" {
+        PacerSpec::NS2
+    } else {
+        PacerSpec::TESTBED
+    }
+}
+
+/// `[host] pacer`: a preset's name, or a table of `preset` and keys overriding it
+/// (HULL §4.2, Table 3, §6.3).
+fn parse(host: &mut Table, _shape: &Shape) -> Parsed {
+    if let Some(toml::Value::String(_)) = host.peek("pacer") {
+        let name = host.choice("pacer", PRESETS)?;
+        return Ok(Arc::new(preset(name.as_deref().unwrap_or("testbed"))));
+    }
+    let mut p = own_table(host, "pacer")?;
+    let mut s = preset(p.choice("preset", PRESETS)?.as_deref().unwrap_or("testbed"));
+    s.interval = p.time("interval")?.unwrap_or(s.interval);
+    // A rate update is an event on every paced host: the floor every re-arming timer
+    // has (Homa's, NDP's, RDS's resend timers) keeps a typo from costing hours.
+    if s.interval < Time::from_us(1) {
+        return Err(p.error(
+            "interval",
+            "is below 1us; accepted: at least \"1us\" (T_r: the testbed's is \"64us\", ns-2's \"7200ns\")",
+        ));
+    }
+    s.eta = p.float("eta", 0.0, 1.0)?.unwrap_or(s.eta);
+    s.beta = p.float("beta", 0.0, 1e9)?.unwrap_or(s.beta);
+    s.p_assoc = p.float("p_assoc", 0.0, 1.0)?.unwrap_or(s.p_assoc);
+    s.idle = p.time("idle")?.unwrap_or(s.idle);
+    s.bucket = p.size("bucket")?.unwrap_or(s.bucket);
+    if s.bucket < 64 {
+        return Err(
+            p.error("bucket", "is below 64B; accepted: at least one packet (\"1500B\"; the NetFPGA's is \"3KB\")")
+        );
+    }
+    s.table = p.int("table", 1, 1 << 20)?.map_or(s.table, |n| n as usize);
+    p.finish()?;
+    Ok(Arc::new(s))
+}
+
+/// The registry's entry (`net::mechanism`): `[host] pacer` turns it on; its setting puts
+/// the pacer in front of every NIC queue.
+pub const MECHANISM: Mechanism = Mechanism {
     name: "pacer",
     about: "HULL's hardware pacer at every host NIC",
-    used: |net| net.pacer.map(|_| "host.pacer".into()),
+    used: |_| None,
     model_refuses: Some(
         "the model has no packets to pace (its senders are fluid rates); accepted: --engine packet, or no pacer",
     ),
     install: None,
     oracle_refuses: None,
-    keys: &[],
+    keys: &[Keys { section: Section::Host, keys: &["pacer"], parse }],
     link_keys: None,
     marks_at: None,
     report: Some(report),

@@ -251,3 +251,42 @@ fn the_rate_counts_every_byte_from_the_host_so_a_newly_paced_flow_meets_its_own_
     let mbps = p.rate_bps() / 1e6;
     assert!((mbps - 600.0).abs() < 60.0, "the rate at association is the host's 600 Mbps: {mbps:.1}");
 }
+
+/// `[host] pacer` and `rx_frames` / `rx_usecs` are read by their own mechanisms, in the
+/// registry's order with the keys that turned them on, and installed after the build: a
+/// pacer at every NIC at the host link's rate in front of the NIC's own queue (whose
+/// arrivals it then watches), and a coalescing stage on every host's receive side.
+#[test]
+fn host_keys_are_read_by_their_mechanisms_and_installed_at_every_host() {
+    use crate::net::mechanism::{parse_section, Section};
+    use crate::net::topology::{self, tests::link, Shape};
+    let doc: toml::Table = "pacer = \"ns2\"\nrx_usecs = \"20us\"\nrx_frames = 8\n".parse().unwrap();
+    let mut host = Table::root("s.toml", &doc);
+    let shape = Shape::Star { hosts: 3, link: link(10) };
+    let settings = parse_section(Section::Host, &mut host, &shape).unwrap();
+    host.finish().unwrap();
+    let keys: Vec<(&str, &str)> = settings.iter().map(|s| (s.name, s.key.as_str())).collect();
+    assert_eq!(keys, [("pacer", "host.pacer"), ("coalescing", "host.rx_frames")]);
+    let mut spec = topology::tests::spec(shape);
+    spec.mechanisms = settings;
+    assert_eq!(spec.setting::<PacerSpec>(), Some(&PacerSpec::NS2));
+    struct Into(super::super::Network);
+    impl Installer for Into {
+        fn network(&mut self) -> &mut super::super::Network {
+            &mut self.0
+        }
+        fn set_agent(&mut self, _: crate::net::ids::SwitchId, _: Box<dyn crate::net::agent::SwitchAgent>) {}
+        fn collects_telemetry(&self) -> bool {
+            false
+        }
+    }
+    let mut net = Into(topology::build(&spec));
+    assert!(net.0.hosts.iter().all(|h| !h.watches_arrivals && h.rx_stages.is_empty()), "build places neither");
+    crate::net::mechanism::install(&spec, &mut net);
+    for h in &net.0.hosts {
+        let pacer = net.0.ports[h.nic.index()].scheduler().as_any().and_then(|a| a.downcast_ref::<Pacer>());
+        assert_eq!(pacer.map(|p| p.rate_bps()), Some(10e9), "a pacer at the line rate");
+        assert!(h.watches_arrivals);
+        assert_eq!(h.rx_stages.len(), 1);
+    }
+}

@@ -260,6 +260,14 @@ impl Port {
         self.sched = sched;
     }
 
+    /// Puts a scheduler in front of an empty port's own (`wrap` gets the old one: HULL's
+    /// pacer keeps it as its bypass queue).
+    pub fn wrap_scheduler(&mut self, wrap: impl FnOnce(Box<dyn Scheduler>) -> Box<dyn Scheduler>) {
+        assert!(self.sched.is_empty() && !self.busy, "a scheduler is replaced only on an idle, empty port");
+        let own = std::mem::replace(&mut self.sched, Box::new(super::sched::Fifo::default()));
+        self.sched = wrap(own);
+    }
+
     /// A packet reached the host this NIC port belongs to (`Scheduler::observe_arrival`).
     pub fn observe_arrival(&mut self, now: Time, pkt: &Packet) {
         self.sched.observe_arrival(now, pkt);

@@ -9,7 +9,6 @@
 //! giving each ToR more host ports than up-links.
 
 use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
-use super::pacer::{Pacer, PacerSpec};
 use super::port::{Admission, Port, PortRole, SharedBuffer};
 use super::routing::{PathChoice, Routes};
 use super::sched::classes::{Classifier, Drr, RoundRobin, StrictPriority, Wfq};
@@ -147,11 +146,6 @@ pub struct NetSpec {
     /// Drop-tail bytes at hosts' NICs (None: unbounded, a transport's packets always fit):
     /// ns-2's host link is a queue like a switch port's, 250 packets in HULL §6.3's runs.
     pub nic_buffer: Option<u64>,
-    /// HULL's pacer at every host's NIC, in front of its queue (`net::pacer`).
-    pub pacer: Option<PacerSpec>,
-    /// Receive interrupt coalescing at every host (`net::nic::Coalescing`): frames per
-    /// interrupt and the timeout after a batch's first frame.
-    pub coalescing: Option<(u32, Time)>,
     /// The mechanisms turned on by keys they own (`net::mechanism`), in registry order.
     pub mechanisms: Vec<super::mechanism::Setting>,
     pub paths: PathChoice,
@@ -327,18 +321,13 @@ impl Builder<'_> {
             delivered: (0, 0),
         });
         let port = match from {
-            Node::Host(h) => {
-                let mut sched: Box<dyn Scheduler> = match self.spec.nic {
+            Node::Host(_) => {
+                let sched: Box<dyn Scheduler> = match self.spec.nic {
                     NicQueue::Fifo => Box::new(Fifo::default()),
                     NicQueue::FlowRoundRobin => Box::new(FlowRoundRobin::default()),
                     NicQueue::Priority(levels) => Box::new(PriorityQueues::new(levels)),
                     NicQueue::Rank => Box::new(RankQueue::default()),
                 };
-                if let Some(pacer) = self.spec.pacer {
-                    let coin = crate::sim::rng::stream(self.spec.seed, &format!("pacer/host{}", h.index()));
-                    sched = Box::new(Pacer::new(pacer, spec.rate, sched, coin));
-                    self.net.hosts[h.index()].watches_arrivals = true;
-                }
                 let admission = self.spec.nic_buffer.map_or(Admission::Unlimited, Admission::PortLimit);
                 Port::new(from, link_id, spec.rate, role, admission, Vec::new(), sched)
             }
@@ -390,31 +379,23 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
     let mut b = Builder {
         spec,
         net: Network {
-            hosts:
-                (0..n_hosts)
-                    .map(|_| Host {
-                        nic: PortId::new(0),
-                        tx_delay: spec.host_tx_delay,
-                        nic_depth: spec.nic_depth,
-                        tx_stages: if spec.host_tx_delay > Time::ZERO {
-                            vec![Box::new(super::nic::SoftwareDelay(spec.host_tx_delay))
-                                as Box<dyn super::nic::NicStage>]
-                        } else {
-                            Vec::new()
-                        },
-                        tx_pipe: VecDeque::new(),
-                        rx_stages: match spec.coalescing {
-                            Some((frames, timeout)) => {
-                                vec![Box::new(super::nic::Coalescing::new(frames, timeout))
-                                    as Box<dyn super::nic::NicStage>]
-                            }
-                            None => Vec::new(),
-                        },
-                        rx_pipe: VecDeque::new(),
-                        watches_arrivals: false,
-                        stats: HostStats::default(),
-                    })
-                    .collect(),
+            hosts: (0..n_hosts)
+                .map(|_| Host {
+                    nic: PortId::new(0),
+                    tx_delay: spec.host_tx_delay,
+                    nic_depth: spec.nic_depth,
+                    tx_stages: if spec.host_tx_delay > Time::ZERO {
+                        vec![Box::new(super::nic::SoftwareDelay(spec.host_tx_delay)) as Box<dyn super::nic::NicStage>]
+                    } else {
+                        Vec::new()
+                    },
+                    tx_pipe: VecDeque::new(),
+                    rx_stages: Vec::new(),
+                    rx_pipe: VecDeque::new(),
+                    watches_arrivals: false,
+                    stats: HostStats::default(),
+                })
+                .collect(),
             switches: Vec::new(),
             ports: Vec::with_capacity(total as usize),
             links: Vec::with_capacity(total as usize),
@@ -510,8 +491,6 @@ pub(crate) mod tests {
             nic: NicQueue::Fifo,
             nic_depth: None,
             nic_buffer: None,
-            pacer: None,
-            coalescing: None,
             mechanisms: Vec::new(),
             paths: PathChoice::Ecmp,
             classes: ClassPolicy::default(),

@@ -593,9 +593,6 @@ fn fifo_queues(net: &NetSpec, root: &Table, key: &str, switches: bool, nics: boo
     if nics && net.nic == NicQueue::Rank {
         return Err(root.error(key, format!("needs NICs that serve each queue in order, and [host] nic = \"rank\" serves by rank; accepted: nic = \"fifo\" or \"priority\" with {what}")));
     }
-    if nics && net.pacer.is_some() {
-        return Err(root.error(key, format!("needs NICs that serve each queue in order, and a pacer lets bypassing packets pass paced ones; accepted: no [host] pacer with {what} at host NICs (the pacer reports its own waits in summary.json's network.pacer)")));
-    }
     if switches && matches!(net.classes.discipline, Discipline::Hierarchical | Discipline::Rank) {
         return Err(root.error(key, format!("needs switch ports that serve each queue in order, and [switch] scheduler = \"hierarchical\" or \"rank\" does not; accepted: fifo, strict_priority, round_robin, drr, wfq or priority with {what} (probe classes work with any scheduler)")));
     }

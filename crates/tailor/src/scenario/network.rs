@@ -4,12 +4,10 @@ use super::memory::Memory;
 use super::reader::{ScenarioError, Table};
 use crate::net::ids::PortId;
 use crate::net::mechanism::Section;
-use crate::net::pacer::PacerSpec;
 use crate::net::routing::PathChoice;
 use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
 use crate::sim::Time;
-use toml::Value;
 
 pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
 
@@ -180,9 +178,6 @@ pub struct HostPart {
     pub mechanisms: Vec<crate::net::mechanism::Setting>,
     /// Drop-tail bytes at the NIC (`buffer`; None: unbounded).
     pub buffer: Option<u64>,
-    pub pacer: Option<PacerSpec>,
-    /// Receive interrupt coalescing: frames per interrupt and the timeout.
-    pub coalescing: Option<(u32, Time)>,
 }
 
 pub fn host(t: Option<Table>, shape: &Shape) -> Result<HostPart, ScenarioError> {
@@ -194,8 +189,6 @@ pub fn host(t: Option<Table>, shape: &Shape) -> Result<HostPart, ScenarioError> 
         nic_depth: None,
         mechanisms: Vec::new(),
         buffer: None,
-        pacer: None,
-        coalescing: None,
     };
     let Some(mut t) = t else { return Ok(part) };
     part.tx_delay = t.time("tx_delay")?.unwrap_or(Time::ZERO);
@@ -212,52 +205,8 @@ pub fn host(t: Option<Table>, shape: &Shape) -> Result<HostPart, ScenarioError> 
     part.nic_depth = t.int("nic_depth", 0, 1 << 20)?.map(|n| n as u32);
     part.mechanisms = crate::net::mechanism::parse_section(Section::Host, &mut t, shape)?;
     part.buffer = t.size("buffer")?;
-    part.pacer = pacer(&mut t)?;
-    let frames = t.int("rx_frames", 1, 1 << 16)?;
-    let usecs = t.time("rx_usecs")?;
-    part.coalescing = match (frames, usecs) {
-        (None, None) => None,
-        (Some(f), Some(u)) => Some((f as u32, u)),
-        (Some(_), None) => return Err(t.error("rx_usecs", "missing; rx_frames needs the interrupt's timeout; accepted: a time such as \"100us\" (ethtool's rx-usecs)")),
-        (None, Some(_)) => return Err(t.error("rx_frames", "missing; rx_usecs needs the frames per interrupt; accepted: an integer from 1 to 65536 (ethtool's rx-frames; 1: an interrupt per frame)")),
-    };
     t.finish()?;
     Ok(part)
-}
-
-pub const PACER_PRESETS: &[&str] = &["testbed", "ns2"];
-
-/// `[host] pacer`: a preset's name, or a table of `preset` and keys overriding it
-/// (HULL §4.2, Table 3, §6.3).
-fn pacer(t: &mut Table) -> Result<Option<PacerSpec>, ScenarioError> {
-    let preset = |name: &str| if name == "ns2" { PacerSpec::NS2 } else { PacerSpec::TESTBED };
-    if let Some(Value::String(_)) = t.peek("pacer") {
-        return Ok(t.choice("pacer", PACER_PRESETS)?.map(|n| preset(&n)));
-    }
-    let Some(mut p) = t.table("pacer")? else { return Ok(None) };
-    let mut s = preset(p.choice("preset", PACER_PRESETS)?.as_deref().unwrap_or("testbed"));
-    s.interval = p.time("interval")?.unwrap_or(s.interval);
-    // A rate update is an event on every paced host: the floor every re-arming timer
-    // has (Homa's, NDP's, RDS's resend timers) keeps a typo from costing hours.
-    if s.interval < Time::from_us(1) {
-        return Err(p.error(
-            "interval",
-            "is below 1us; accepted: at least \"1us\" (T_r: the testbed's is \"64us\", ns-2's \"7200ns\")",
-        ));
-    }
-    s.eta = p.float("eta", 0.0, 1.0)?.unwrap_or(s.eta);
-    s.beta = p.float("beta", 0.0, 1e9)?.unwrap_or(s.beta);
-    s.p_assoc = p.float("p_assoc", 0.0, 1.0)?.unwrap_or(s.p_assoc);
-    s.idle = p.time("idle")?.unwrap_or(s.idle);
-    s.bucket = p.size("bucket")?.unwrap_or(s.bucket);
-    if s.bucket < 64 {
-        return Err(
-            p.error("bucket", "is below 64B; accepted: at least one packet (\"1500B\"; the NetFPGA's is \"3KB\")")
-        );
-    }
-    s.table = p.int("table", 1, 1 << 20)?.map_or(s.table, |n| n as usize);
-    p.finish()?;
-    Ok(Some(s))
 }
 
 pub fn routing(t: Option<Table>) -> Result<PathChoice, ScenarioError> {
@@ -283,8 +232,6 @@ pub fn assemble(shape: Shape, sw: SwitchPart, h: HostPart, paths: PathChoice, se
         nic: h.nic,
         nic_depth: h.nic_depth,
         nic_buffer: h.buffer,
-        pacer: h.pacer,
-        coalescing: h.coalescing,
         mechanisms: crate::net::mechanism::in_order(sw.mechanisms, h.mechanisms),
         paths,
         classes,

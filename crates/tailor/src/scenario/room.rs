@@ -1,7 +1,9 @@
-//! Room for one full packet: a switch buffer, a NIC's buffer, a class's queue limit or a pacer's token
-//! bucket smaller than the largest packet of the transports that use it passes none of
-//! those packets, ever. The senders retransmit into it forever (pFabric, NDP and DCTCP
-//! spin with nothing completing), so the scenario is refused instead, naming the packet.
+//! Room for one full packet: a switch buffer, a NIC's buffer or a class's queue limit
+//! smaller than the largest packet of the transports that use it passes none of those
+//! packets, ever. The senders retransmit into it forever (pFabric, NDP and DCTCP spin with
+//! nothing completing), so the scenario is refused instead, naming the packet. A
+//! mechanism's own room (a pacer's token bucket) is its own check (`net::mechanism`'s
+//! `Configured::check`), against the same largest packet.
 
 use super::reader::ScenarioError;
 use super::ClassSpec;
@@ -56,10 +58,6 @@ pub(super) fn check(
         let msg =
             format!("\"{bytes}B\" is below one full packet ({}); accepted: at least \"{full}B\"", packet(full, name));
         return Err(error("host.buffer".into(), msg));
-    }
-    if let Some(pacer) = net.pacer.filter(|p| p.bucket < full) {
-        let msg = format!("\"{}B\" is below one full packet ({}), which the bucket could never release; accepted: at least \"{full}B\"", pacer.bucket, packet(full, name));
-        return Err(error("host.pacer.bucket".into(), msg));
     }
     for (i, c) in classes.iter().enumerate() {
         let t = &transports[c.transport];
