@@ -5,6 +5,20 @@
 
 /// Rust files under `src/<dir>` that mention `needle`.
 fn mentions(dir: &str, needle: &str) -> Vec<String> {
+    files_where(dir, |text| text.contains(needle))
+}
+
+/// Whether `text` uses the module `name` by its bare name (`pl2::TorAgent` after `use
+/// crate::net::{pl2}`): `name::` not inside a longer word nor after another path
+/// (`transport::pl2::` is the transport's module, not the mechanism's).
+fn uses_module(text: &str, name: &str) -> bool {
+    let needle = format!("{name}::");
+    text.match_indices(&needle)
+        .any(|(at, _)| text[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == ':')))
+}
+
+/// Rust files under `src/<dir>` whose text satisfies `hit`.
+fn files_where(dir: &str, hit: impl Fn(&str) -> bool) -> Vec<String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
     let mut hits = Vec::new();
     let mut stack = vec![root];
@@ -13,7 +27,7 @@ fn mentions(dir: &str, needle: &str) -> Vec<String> {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
-            } else if std::fs::read_to_string(&p).unwrap().contains(needle) {
+            } else if hit(&std::fs::read_to_string(&p).unwrap()) {
                 hits.push(p.display().to_string());
             }
         }
@@ -66,11 +80,12 @@ fn the_engine_and_the_model_scope_name_no_migrated_mechanism() {
     for m in tailor::net::mechanism::MECHANISMS {
         assert!(!m.about.is_empty(), "{} says what it is", m.name);
     }
-    for needle in ["pl2::", "Pl2", "install_pl2", "IntStamp", "net::int", "PacerStats", "pacer_stats", "net::pacer"] {
+    for needle in ["IntStamp", "net::int", "PacerStats", "pacer_stats", "net::pacer"] {
         assert_eq!(mentions("engine", needle), Vec::<String>::new(), "the engine names {needle}");
         assert_eq!(mentions("net/sched", needle), Vec::<String>::new(), "the generic scheduler names {needle}");
     }
-    // A mechanism that owns its key is named nowhere above `net`: not its module, not its key.
+    // A mechanism that owns its key is named nowhere above `net`: not its module (by its
+    // path or, imported, by its bare name), not its key.
     for m in tailor::net::mechanism::MECHANISMS {
         let owned = m.keys.iter().flat_map(|k| k.keys).chain(m.link_keys.iter().flat_map(|k| k.keys));
         let owned: Vec<&str> = owned.copied().collect();
@@ -87,11 +102,23 @@ fn the_engine_and_the_model_scope_name_no_migrated_mechanism() {
                 hits.retain(|f| !(needle == "\"ecn_threshold\"" && f.ends_with("scenario/classes.rs")));
                 assert_eq!(hits, Vec::<String>::new(), "{dir}/ names {needle}");
             }
+            let hits = files_where(dir, |text| uses_module(text, m.name));
+            assert_eq!(hits, Vec::<String>::new(), "{dir}/ uses the module {}", m.name);
         }
     }
     let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/scenario/model.rs");
     let text = std::fs::read_to_string(model).unwrap();
-    for needle in ["net.phantom", "net.pl2", "LinkPhantom", "net.ecn_threshold"] {
+    for needle in ["net.phantom", "LinkPhantom", "net.ecn_threshold"] {
         assert!(!text.contains(needle), "scenario/model.rs names {needle}");
     }
+}
+
+/// The bare-name rule catches a mechanism's module imported and used as `pl2::…`, and
+/// leaves a transport of the same name and longer words alone.
+#[test]
+fn a_module_is_caught_by_its_bare_name_only() {
+    assert!(uses_module("use crate::net::{pl2, topology};\nlet a = pl2::TorAgent::new();", "pl2"));
+    assert!(uses_module("pl2::MECHANISM", "pl2"));
+    assert!(!uses_module("use crate::transport::pl2::Pl2;", "pl2"));
+    assert!(!uses_module("let x = apl2::y; let z = pl2_ids::w;", "pl2"));
 }
