@@ -8,21 +8,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use tailor::net::mechanism::Installer;
+use tailor::net::mechanism::Standalone;
 use tailor::scenario::Scenario;
-
-/// The engine's part in installing the mechanisms: the network; no agent or telemetry
-/// here (the scenarios below have neither).
-struct Built(tailor::net::Network);
-impl Installer for Built {
-    fn network(&mut self) -> &mut tailor::net::Network {
-        &mut self.0
-    }
-    fn set_agent(&mut self, _s: tailor::net::ids::SwitchId, _a: Box<dyn tailor::net::agent::SwitchAgent>) {}
-    fn collects_telemetry(&self) -> bool {
-        false
-    }
-}
 
 struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -76,9 +63,9 @@ fn the_estimate_covers_what_a_build_allocates_and_at_most_twice_that() {
                 let sc = scenario(topology, switch, classes);
                 let base = LIVE.load(Relaxed);
                 PEAK.store(base, Relaxed);
-                let mut net = Built(tailor::net::topology::build(&sc.net));
+                let mut net = Standalone::new(tailor::net::topology::build(&sc.net));
                 tailor::net::mechanism::install(&sc.net, &mut net);
-                let net = net.0;
+                let net = net.network;
                 let used = (PEAK.load(Relaxed) - base) as u64;
                 let estimate = sc.net.memory_bytes(sc.classes.len());
                 let what = format!("{} ports, {switch:?}, {classes} classes", net.ports.len());

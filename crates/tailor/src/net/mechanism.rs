@@ -24,6 +24,33 @@ pub trait Installer {
     fn collects_telemetry(&self) -> bool;
 }
 
+/// An installer outside the engine (tests, tools): the network, and the agents and the
+/// telemetry choice it is given, kept for the caller to read.
+pub struct Standalone {
+    pub network: Network,
+    pub agents: Vec<(SwitchId, Box<dyn SwitchAgent>)>,
+    pub telemetry: bool,
+}
+
+impl Standalone {
+    /// `network` as built, before any mechanism is installed; no transport reads telemetry.
+    pub fn new(network: Network) -> Standalone {
+        Standalone { network, agents: Vec::new(), telemetry: false }
+    }
+}
+
+impl Installer for Standalone {
+    fn network(&mut self) -> &mut Network {
+        &mut self.network
+    }
+    fn set_agent(&mut self, s: SwitchId, agent: Box<dyn SwitchAgent>) {
+        self.agents.push((s, agent));
+    }
+    fn collects_telemetry(&self) -> bool {
+        self.telemetry
+    }
+}
+
 /// A mechanism's settings as its own keys gave them, ready to install.
 pub trait Configured: Any + Send + Sync + std::fmt::Debug {
     /// Adds it to the built network (before the run); `net.seed` seeds its random streams.

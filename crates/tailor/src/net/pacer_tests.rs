@@ -270,21 +270,11 @@ fn host_keys_are_read_by_their_mechanisms_and_installed_at_every_host() {
     let mut spec = topology::tests::spec(shape);
     spec.mechanisms = settings;
     assert_eq!(spec.setting::<PacerSpec>(), Some(&PacerSpec::NS2));
-    struct Into(super::super::Network);
-    impl Installer for Into {
-        fn network(&mut self) -> &mut super::super::Network {
-            &mut self.0
-        }
-        fn set_agent(&mut self, _: crate::net::ids::SwitchId, _: Box<dyn crate::net::agent::SwitchAgent>) {}
-        fn collects_telemetry(&self) -> bool {
-            false
-        }
-    }
-    let mut net = Into(topology::build(&spec));
-    assert!(net.0.hosts.iter().all(|h| !h.watches_arrivals && h.rx_stages.is_empty()), "build places neither");
+    let mut net = crate::net::mechanism::Standalone::new(topology::build(&spec));
+    assert!(net.network.hosts.iter().all(|h| !h.watches_arrivals && h.rx_stages.is_empty()), "build places neither");
     crate::net::mechanism::install(&spec, &mut net);
-    for h in &net.0.hosts {
-        let pacer = net.0.ports[h.nic.index()].scheduler().as_any().and_then(|a| a.downcast_ref::<Pacer>());
+    for h in &net.network.hosts {
+        let pacer = net.network.ports[h.nic.index()].scheduler().as_any().and_then(|a| a.downcast_ref::<Pacer>());
         assert_eq!(pacer.map(|p| p.rate_bps()), Some(10e9), "a pacer at the line rate");
         assert!(h.watches_arrivals);
         assert_eq!(h.rx_stages.len(), 1);

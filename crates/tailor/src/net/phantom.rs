@@ -273,17 +273,6 @@ fn parse_switch(t: &mut Table, shape: &Shape) -> Parsed {
 mod tests {
     use super::*;
 
-    struct Built(super::super::Network);
-    impl Installer for Built {
-        fn network(&mut self) -> &mut super::super::Network {
-            &mut self.0
-        }
-        fn set_agent(&mut self, _s: super::super::ids::SwitchId, _a: Box<dyn super::super::agent::SwitchAgent>) {}
-        fn collects_telemetry(&self) -> bool {
-            false
-        }
-    }
-
     /// The roles with a phantom queue in a leaf-spine whose switch names `roles` and
     /// whose host and fabric links set `host` and `fabric` of their own.
     fn placed(roles: &[PortRole], host: Option<LinkPhantom>, fabric: Option<LinkPhantom>) -> Vec<PortRole> {
@@ -305,9 +294,10 @@ mod tests {
             key: "switch.phantom".into(),
             spec: Arc::new(switch),
         });
-        let mut built = Built(super::super::topology::build(&net));
+        let mut built = super::super::mechanism::Standalone::new(super::super::topology::build(&net));
         install(&net, &mut built);
-        let mut with: Vec<PortRole> = built.0.ports.iter().filter(|p| p.marks_departures()).map(|p| p.role).collect();
+        let mut with: Vec<PortRole> =
+            built.network.ports.iter().filter(|p| p.marks_departures()).map(|p| p.role).collect();
         with.dedup();
         with
     }
