@@ -32,7 +32,7 @@ use crate::net::packet::{Packet, Priority};
 use crate::net::topology::{self, NetSpec};
 use crate::net::Network;
 use crate::sim::rng::{self, Stream};
-use crate::sim::{EventQueue, Time};
+use crate::sim::{EventQueue, Slot, Time};
 use crate::transport::path::Path;
 use crate::transport::{Counters, Endpoint, TimerKey};
 use crate::workload::{MessageSpec, Source, WorkloadError};
@@ -224,6 +224,9 @@ pub struct Simulation {
     channels: bool,
     /// Stops a run that makes no progress (`stall`).
     stall: stall::Watch,
+    /// Per port, the place in the event order of the end of its transmission when that
+    /// event was not scheduled because nothing waited behind the packet (`ports`).
+    idle_slots: Vec<Option<Slot>>,
 }
 
 impl Simulation {
@@ -270,7 +273,9 @@ impl Simulation {
             sojourn: None,
             channels: cfg.persistent,
             stall: stall::Watch::default(),
+            idle_slots: Vec::new(),
         };
+        sim.idle_slots = vec![None; sim.net.ports.len()];
         assert!(
             sim.transports.len() <= MAX_TRANSPORTS && sim.net.hosts.len() <= MAX_HOSTS,
             "at most {MAX_TRANSPORTS} transports and {MAX_HOSTS} hosts (the scenario reader refuses more)"

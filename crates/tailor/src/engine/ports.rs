@@ -36,8 +36,26 @@ impl Simulation {
                 }
             }
         }
-        if queued && !self.net.ports[p.index()].busy {
+        if queued {
+            self.wake_for_queued(p);
+        }
+    }
+
+    /// A packet now waits at port `p`: an idle port starts it; a busy port whose end of
+    /// transmission was left unscheduled (`start_tx`) schedules it now, in the place in the
+    /// event order it would have had, or, when that place has passed (the port went idle
+    /// with nothing to send), starts the packet at once, as that event would have left it.
+    fn wake_for_queued(&mut self, p: PortId) {
+        let port = &mut self.net.ports[p.index()];
+        if !port.busy {
+            return self.start_tx(p);
+        }
+        let Some(slot) = self.idle_slots[p.index()].take() else { return };
+        if self.events.passed(slot) {
+            port.busy = false;
             self.start_tx(p);
+        } else {
+            self.events.push_reserved(slot, Event::PortIdle(p));
         }
     }
 
@@ -84,7 +102,16 @@ impl Simulation {
         if link.pipe.len() == 1 {
             self.events.push(done + link.delay, Event::LinkArrival(l));
         }
-        self.events.push(done, Event::PortIdle(p));
+        // The end of this transmission matters only if a packet waits behind this one, or
+        // to a NIC that asks its endpoints for a packet when idle: otherwise its place in
+        // the event order is taken (so that every later event orders exactly as if it had
+        // been pushed) and the event is pushed only if a packet arrives before it.
+        let asks_when_idle = matches!(owner, Node::Host(h) if self.net.hosts[h.index()].nic_depth == Some(0));
+        if self.net.ports[p.index()].queued_packets() == 0 && !asks_when_idle {
+            self.idle_slots[p.index()] = Some(self.events.reserve(done));
+        } else {
+            self.events.push(done, Event::PortIdle(p));
+        }
         if let Node::Host(h) = owner {
             if self.net.hosts[h.index()].nic_depth.is_some_and(|d| d > 0) {
                 // A bounded NIC has room again: it pulls the next packet. (Only a write of

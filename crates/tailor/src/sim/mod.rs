@@ -4,7 +4,7 @@ pub mod queue;
 pub mod rng;
 pub mod time;
 
-pub use queue::EventQueue;
+pub use queue::{EventQueue, Slot};
 pub use time::{Rate, Time};
 
 /// A timer of a component that arms its own (a transport endpoint, a switch agent),

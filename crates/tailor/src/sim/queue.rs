@@ -40,28 +40,59 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// An event's place in the order: its time and its insertion sequence. A slot can be
+/// taken without an event ([`EventQueue::reserve`]) and filled later, or never: an event
+/// that may turn out to be unneeded keeps its place in the order without costing a push.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Slot(u128);
+
+impl Slot {
+    pub fn time(self) -> Time {
+        Time::from_ps((self.0 >> 64) as u64)
+    }
+}
+
 /// Pending events, popped in (time, insertion sequence) order.
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
     popped: u64,
+    /// The slot of the event popped last: what "has already happened" means.
+    current: Slot,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), next_seq: 0, popped: 0 }
+        EventQueue { heap: BinaryHeap::new(), next_seq: 0, popped: 0, current: Slot(0) }
     }
 }
 
 impl<E> EventQueue<E> {
     pub fn push(&mut self, time: Time, event: E) {
+        let slot = self.reserve(time);
+        self.heap.push(Entry { key: slot.0, event });
+    }
+    /// Takes the next place in the order at `time` without scheduling anything: the
+    /// sequence number is used up whether or not the slot is ever filled, so what is
+    /// pushed later orders exactly as if an event had been pushed now.
+    pub fn reserve(&mut self, time: Time) -> Slot {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { key: (time.ps() as u128) << 64 | seq as u128, event });
+        Slot((time.ps() as u128) << 64 | seq as u128)
+    }
+    /// Schedules `event` in a slot taken by `reserve` that has not passed yet.
+    pub fn push_reserved(&mut self, slot: Slot, event: E) {
+        debug_assert!(slot > self.current, "a slot is filled before its turn");
+        self.heap.push(Entry { key: slot.0, event });
+    }
+    /// Whether an event in `slot` would already have been popped.
+    pub fn passed(&self, slot: Slot) -> bool {
+        slot <= self.current
     }
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.heap.pop()?;
         self.popped += 1;
+        self.current = Slot(e.key);
         Some((e.time(), e.event))
     }
     pub fn peek_time(&self) -> Option<Time> {
@@ -110,6 +141,25 @@ mod tests {
         }
         assert_eq!(out, want);
         assert!(q.is_empty() && q.peek_time().is_none());
+    }
+
+    /// A reserved slot filled later pops where an event pushed at reservation would have,
+    /// and `passed` says whether that place is behind the last pop.
+    #[test]
+    fn a_reserved_slot_orders_as_if_pushed_when_reserved() {
+        let mut q = EventQueue::default();
+        q.push(Time::from_ns(5), 'a');
+        let slot = q.reserve(Time::from_ns(5));
+        q.push(Time::from_ns(5), 'c');
+        let unused = q.reserve(Time::from_ns(1));
+        q.push(Time::from_ns(1), 'x');
+        assert_eq!(q.pop(), Some((Time::from_ns(1), 'x')));
+        assert!(q.passed(unused) && !q.passed(slot));
+        q.push_reserved(slot, 'b');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['a', 'b', 'c']);
+        assert!(q.passed(slot));
+        assert_eq!(q.popped(), 4);
     }
 
     #[test]
