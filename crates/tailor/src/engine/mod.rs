@@ -340,6 +340,7 @@ impl Simulation {
             }
             let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
+            self.prefetch_next();
             self.dispatch(ev)?;
             if let Some(err) = self.deferred.take() {
                 return Err(err);
@@ -374,6 +375,22 @@ impl Simulation {
             started: self.next_id,
             completed: self.recorder.completed,
             active: self.flows.active(),
+        }
+    }
+
+    /// Asks for what the next event reads first (the packet a link delivers, the port
+    /// that finished sending), so the memory is on its way while this event runs
+    /// (`sim::prefetch`).
+    fn prefetch_next(&self) {
+        use crate::sim::prefetch::prefetch;
+        match self.events.peek() {
+            Some(Event::LinkArrival(l)) => {
+                if let Some(head) = self.net.links[l.index()].pipe.front() {
+                    prefetch(head);
+                }
+            }
+            Some(Event::PortIdle(p)) => prefetch(&self.net.ports[p.index()]),
+            _ => {}
         }
     }
 

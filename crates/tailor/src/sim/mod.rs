@@ -1,5 +1,6 @@
 //! The discrete-event core: integer time, the event queue, random streams.
 
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;

@@ -95,6 +95,10 @@ impl<E> EventQueue<E> {
         self.current = Slot(e.key);
         Some((e.time(), e.event))
     }
+    /// The next event, if any.
+    pub fn peek(&self) -> Option<&E> {
+        self.heap.peek().map(|e| &e.event)
+    }
     pub fn peek_time(&self) -> Option<Time> {
         self.heap.peek().map(|e| e.time())
     }

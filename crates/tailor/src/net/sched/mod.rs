@@ -105,6 +105,11 @@ impl Scheduler for Fifo {
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {
         let p = self.q.pop_front()?;
         self.bytes -= p.wire_bytes as u64;
+        // The next packet leaves when this one has been serialized; a NIC queue holding a
+        // sender's window wrote it long ago, so it is no longer in the cache.
+        if let Some(next) = self.q.front() {
+            crate::sim::prefetch::prefetch(next);
+        }
         Some(p)
     }
     fn bytes(&self) -> u64 {
