@@ -151,7 +151,7 @@ impl Simulation {
                 arrival_max_queue_bytes: p.stats.seen_queue_max,
                 arrival_mean_queue_wire_bytes: p.stats.seen_wire_sum as f64 / p.stats.enq_packets.max(1) as f64,
                 arrival_max_queue_wire_bytes: p.stats.seen_wire_max,
-                class_sent_bytes: p.stats.class_sent_bytes.clone(),
+                class_sent_bytes: p.stats.class_sent_bytes.to_vec(),
                 sojourn: self.sojourn.as_ref().and_then(|s| s.port(i)),
             })
             .collect()

@@ -19,6 +19,7 @@ pub mod nic;
 pub mod overflow;
 pub mod pacer;
 pub mod packet;
+pub mod per_class;
 pub mod phantom;
 pub mod pl2;
 pub mod port;
@@ -34,17 +35,20 @@ use port::{Port, SharedBuffer};
 use routing::Routes;
 use std::collections::VecDeque;
 
+/// `repr(C)`: what a packet's arrival reads and counts (the pipe, the counters, where the
+/// link goes, its delay) in one cache line (docs/performance.md, "A thousand hosts").
+#[repr(C)]
 pub struct Link {
-    pub from: PortId,
-    pub to: Node,
-    /// Propagation plus the fixed delay of the node it enters.
-    pub delay: Time,
-    /// The propagation delay alone (for reports).
-    pub propagation: Time,
     /// Packets on the wire with the time each reaches `to`, in order.
     pub pipe: VecDeque<(Time, Packet)>,
     /// Packets and bytes that reached `to`.
     pub delivered: (u64, u64),
+    pub to: Node,
+    /// Propagation plus the fixed delay of the node it enters.
+    pub delay: Time,
+    pub from: PortId,
+    /// The propagation delay alone (for reports).
+    pub propagation: Time,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

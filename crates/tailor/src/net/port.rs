@@ -24,6 +24,7 @@ use super::ids::{LinkId, Node, PortId};
 use super::int;
 use super::marker::{Backlog, Departure, Marker};
 use super::packet::{Flags, Packet};
+use super::per_class::PerClass;
 use super::sched::Scheduler;
 pub use crate::ids::PortRole;
 use crate::sim::{Rate, Time};
@@ -80,10 +81,29 @@ pub struct SharedBuffer {
     pub used: u64,
 }
 
+/// What a port counted. `repr(C)`, the fields every packet updates first (see `Port`).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct PortStats {
+    /// Integral of the queue (bytes x ps), for the time-weighted mean.
+    pub queue_area: u128,
+    /// What admitted packets found queued ahead of them (not counting the packet on the
+    /// wire): the sum, for the mean an arrival sees, and the largest (Homa Table 1).
+    pub seen_queue_sum: u128,
+    /// The same with the untransmitted rest of the packet on the wire added (the Homa
+    /// authors' simulator's accounting, `DropTailQueue::enqueue`).
+    pub seen_wire_sum: u128,
+    pub seen_queue_max: u64,
+    pub seen_wire_max: u64,
     pub enq_packets: u64,
     pub enq_bytes: u64,
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub busy_ps: u64,
+    pub max_queue_bytes: u64,
+    pub marks: u64,
+    /// Bytes sent per traffic class (index = class).
+    pub class_sent_bytes: PerClass,
     pub drop_packets: u64,
     pub drop_bytes: u64,
     /// Queued packets dropped to make room (a subset of the drops).
@@ -92,58 +112,73 @@ pub struct PortStats {
     /// Packets whose payload this port cut, and the payload bytes cut.
     pub trim_packets: u64,
     pub trim_bytes: u64,
-    pub marks: u64,
-    pub sent_packets: u64,
-    pub sent_bytes: u64,
-    pub max_queue_bytes: u64,
-    /// What admitted packets found queued ahead of them (not counting the packet on the
-    /// wire): the sum, for the mean an arrival sees, and the largest (Homa Table 1).
-    pub seen_queue_sum: u128,
-    pub seen_queue_max: u64,
-    /// The same with the untransmitted rest of the packet on the wire added (the Homa
-    /// authors' simulator's accounting, `DropTailQueue::enqueue`).
-    pub seen_wire_sum: u128,
-    pub seen_wire_max: u64,
-    /// Integral of the queue (bytes x ps), for the time-weighted mean.
-    pub queue_area: u128,
-    pub busy_ps: u64,
-    /// Bytes sent per traffic class (index = class).
-    pub class_sent_bytes: Vec<u64>,
 }
 
+/// Laid out by hand, the fields every packet reads or writes first (`repr(C)` keeps the
+/// order): on a fabric of a thousand hosts a port's lines are fetched from memory on
+/// each packet, and spread over the struct in the compiler's order they were six lines a
+/// packet (docs/performance.md, "A thousand hosts").
+#[repr(C)]
 pub struct Port {
+    // Line 0: what every packet reads.
+    sched: Box<dyn Scheduler>,
+    markers: Markers,
     pub owner: Node,
+    /// When the packet on the wire ends.
+    tx_end: Time,
     pub link: LinkId,
-    pub rate: Rate,
+    /// The packet on the wire, if any (it is no longer in the queue).
+    pub busy: bool,
+    /// Whether any marker looks at departures.
+    departures: bool,
+    overflow: Overflow,
+    last_change: Time,
+    // Line 1: admission and serialization.
     /// Picoseconds per byte when that is a whole number (100, 40, 10 Gbps ...): the
     /// serialization time is then a multiplication, not a 128-bit division.
     ps_per_byte: Option<u64>,
-    pub role: PortRole,
     admission: Admission,
-    /// Per-class limits on the bytes in the class's queue (drop-tail), if any.
-    queue_limits: Vec<Option<u64>>,
-    overflow: Overflow,
     admit: Option<Box<dyn Admit>>,
-    markers: Vec<Box<dyn Marker>>,
-    /// Whether any marker looks at departures.
-    departures: bool,
-    sched: Box<dyn Scheduler>,
-    /// The packet on the wire, if any (it is no longer in the queue).
-    pub busy: bool,
-    /// When the packet on the wire ends.
-    tx_end: Time,
-    /// When the port has asked to be woken (its scheduler said "nothing until then").
-    pub wake: Option<Time>,
-    pub stats: PortStats,
-    last_change: Time,
-    /// Bytes waiting per traffic class (index = class; a class never seen is absent):
-    /// the class make-up of the queue, whatever queues the scheduler keeps.
-    class_queued: Vec<u64>,
     /// Bytes waiting in packets without payload (headers, control packets): a trimming
     /// port's buffer limit does not count them.
     bare_queued: u64,
+    pub rate: Rate,
+    // Line 2: the class make-up.
+    /// Bytes waiting per traffic class (index = class; a class never seen is absent):
+    /// the class make-up of the queue, whatever queues the scheduler keeps.
+    class_queued: PerClass,
+    /// Per-class limits on the bytes in the class's queue (drop-tail), if any.
+    queue_limits: Vec<Option<u64>>,
+    pub stats: PortStats,
+    pub role: PortRole,
+    /// When the port has asked to be woken (its scheduler said "nothing until then").
+    pub wake: Option<Time>,
     /// The coin of `Overflow::TrimRandom` (boxed: other ports pay one word for it).
     trim_coin: Option<Box<crate::sim::rng::Stream>>,
+}
+
+/// A port's marker stages in order. Most ports have one (ECN) or none: the first is held
+/// in the port, so reaching it costs no line of a vector's own.
+#[derive(Default)]
+struct Markers {
+    first: Option<Box<dyn Marker>>,
+    rest: Vec<Box<dyn Marker>>,
+}
+
+impl Markers {
+    fn new(all: Vec<Box<dyn Marker>>) -> Markers {
+        let mut all = all.into_iter();
+        Markers { first: all.next(), rest: all.collect() }
+    }
+    fn push(&mut self, m: Box<dyn Marker>) {
+        match self.first {
+            None => self.first = Some(m),
+            Some(_) => self.rest.push(m),
+        }
+    }
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Box<dyn Marker>> {
+        self.first.iter_mut().chain(self.rest.iter_mut())
+    }
 }
 
 impl Port {
@@ -168,14 +203,14 @@ impl Port {
             overflow: Overflow::Drop,
             admit: None,
             departures: markers.iter().any(|m| m.sees_departures()),
-            markers,
+            markers: Markers::new(markers),
             sched,
             busy: false,
             tx_end: Time::ZERO,
             wake: None,
             stats: PortStats::default(),
             last_change: Time::ZERO,
-            class_queued: Vec::new(),
+            class_queued: PerClass::default(),
             bare_queued: 0,
             trim_coin: None,
         }
@@ -195,7 +230,7 @@ impl Port {
     }
     /// Bytes of class `class` waiting (they sum to `queued_bytes`).
     pub fn queued_class_bytes(&self, class: usize) -> u64 {
-        self.class_queued.get(class).copied().unwrap_or(0)
+        self.class_queued.get(class)
     }
 
     /// What the buffer policy cannot take gets this verdict (default: drop).
@@ -251,7 +286,7 @@ impl Port {
     /// HULL §2.1).
     pub fn replace_markers(&mut self, m: Box<dyn Marker>) {
         self.departures = m.sees_departures();
-        self.markers = vec![m];
+        self.markers = Markers::new(vec![m]);
     }
 
     /// Replaces the scheduler of an empty port.
@@ -419,7 +454,7 @@ impl Port {
             return false;
         }
         self.account_queue(now);
-        self.class_queued[tail.class.index()] -= tail.wire_bytes as u64;
+        self.class_queued.sub(tail.class.index(), tail.wire_bytes as u64);
         self.stats.trim_packets += 1;
         self.stats.trim_bytes += tail.payload() as u64;
         let header = Self::header_of(&tail);
@@ -446,7 +481,7 @@ impl Port {
             if let (Admission::Shared { .. }, Some(buf)) = (self.admission, shared.as_deref_mut()) {
                 buf.used -= size;
             }
-            self.class_queued[victim.class.index()] -= size;
+            self.class_queued.sub(victim.class.index(), size);
             if victim.payload() == 0 {
                 self.bare_queued -= size;
             }
@@ -465,7 +500,7 @@ impl Port {
     /// Marks and queues an admitted packet.
     fn enqueue(&mut self, now: Time, mut pkt: Packet, backlog: Backlog) {
         let size = pkt.wire_bytes as u64;
-        for m in &mut self.markers {
+        for m in self.markers.iter_mut() {
             if m.on_enqueue(now, backlog, &mut pkt) {
                 self.stats.marks += 1;
             }
@@ -482,10 +517,7 @@ impl Port {
         self.stats.seen_wire_sum += (found + on_wire) as u128;
         self.stats.seen_wire_max = self.stats.seen_wire_max.max(found + on_wire);
         let c = pkt.class.index();
-        if self.class_queued.len() <= c {
-            self.class_queued.resize(c + 1, 0);
-        }
-        self.class_queued[c] += size;
+        self.class_queued.add(c, size);
         if pkt.payload() == 0 {
             self.bare_queued += size;
         }
@@ -545,14 +577,11 @@ impl Port {
         self.stats.busy_ps += ser.ps();
         self.tx_end = now + ser;
         let c = pkt.class.index();
-        self.class_queued[c] -= pkt.wire_bytes as u64;
+        self.class_queued.sub(c, pkt.wire_bytes as u64);
         if pkt.payload() == 0 {
             self.bare_queued -= pkt.wire_bytes as u64;
         }
-        if self.stats.class_sent_bytes.len() <= c {
-            self.stats.class_sent_bytes.resize(c + 1, 0);
-        }
-        self.stats.class_sent_bytes[c] += pkt.wire_bytes as u64;
+        self.stats.class_sent_bytes.add(c, pkt.wire_bytes as u64);
         if self.departures {
             let mut dep = Departure {
                 port: id,
