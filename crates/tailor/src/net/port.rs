@@ -25,7 +25,7 @@ use super::int;
 use super::marker::{Backlog, Departure, Marker};
 use super::packet::{Flags, Packet};
 use super::per_class::PerClass;
-use super::sched::Scheduler;
+use super::sched::{Queues, Scheduler};
 pub use crate::ids::PortRole;
 use crate::sim::{Rate, Time};
 
@@ -120,8 +120,8 @@ pub struct PortStats {
 /// packet (docs/performance.md, "A thousand hosts").
 #[repr(C)]
 pub struct Port {
-    // Line 0: what every packet reads.
-    sched: Box<dyn Scheduler>,
+    // Lines 0 to 2: what every packet reads and writes.
+    sched: Queues,
     markers: Markers,
     pub owner: Node,
     /// When the packet on the wire ends.
@@ -133,7 +133,6 @@ pub struct Port {
     departures: bool,
     overflow: Overflow,
     last_change: Time,
-    // Line 1: admission and serialization.
     /// Picoseconds per byte when that is a whole number (100, 40, 10 Gbps ...): the
     /// serialization time is then a multiplication, not a 128-bit division.
     ps_per_byte: Option<u64>,
@@ -143,7 +142,7 @@ pub struct Port {
     /// port's buffer limit does not count them.
     bare_queued: u64,
     pub rate: Rate,
-    // Line 2: the class make-up.
+    // Then the class make-up (its first two classes are read by every packet).
     /// Bytes waiting per traffic class (index = class; a class never seen is absent):
     /// the class make-up of the queue, whatever queues the scheduler keeps.
     class_queued: PerClass,
@@ -204,7 +203,7 @@ impl Port {
             admit: None,
             departures: markers.iter().any(|m| m.sees_departures()),
             markers: Markers::new(markers),
-            sched,
+            sched: Queues::new(sched),
             busy: false,
             tx_end: Time::ZERO,
             wake: None,
@@ -292,15 +291,15 @@ impl Port {
     /// Replaces the scheduler of an empty port.
     pub fn set_scheduler(&mut self, sched: Box<dyn Scheduler>) {
         assert!(self.sched.is_empty() && !self.busy, "a scheduler is replaced only on an idle, empty port");
-        self.sched = sched;
+        self.sched = Queues::new(sched);
     }
 
     /// Puts a scheduler in front of an empty port's own (`wrap` gets the old one: HULL's
     /// pacer keeps it as its bypass queue).
     pub fn wrap_scheduler(&mut self, wrap: impl FnOnce(Box<dyn Scheduler>) -> Box<dyn Scheduler>) {
         assert!(self.sched.is_empty() && !self.busy, "a scheduler is replaced only on an idle, empty port");
-        let own = std::mem::replace(&mut self.sched, Box::new(super::sched::Fifo::default()));
-        self.sched = wrap(own);
+        let own = std::mem::replace(&mut self.sched, Queues::Fifo(Default::default()));
+        self.sched = Queues::new(wrap(own.into_box()));
     }
 
     /// A packet reached the host this NIC port belongs to (`Scheduler::observe_arrival`).
@@ -310,7 +309,7 @@ impl Port {
 
     /// The port's queues, read-only.
     pub fn scheduler(&self) -> &dyn Scheduler {
-        self.sched.as_ref()
+        &*self.sched
     }
 
     /// Runs admission and the markers; queues the packet if admitted (whole or trimmed).
@@ -343,7 +342,7 @@ impl Port {
             return true;
         }
         let verdict = match self.admit.as_mut() {
-            Some(a) => a.admit(now, &pkt, self.sched.as_ref(), fits),
+            Some(a) => a.admit(now, &pkt, &*self.sched, fits),
             None if fits => Verdict::Pass,
             None => match self.overflow {
                 Overflow::Drop => Verdict::Drop,
@@ -587,7 +586,7 @@ impl Port {
                 port: id,
                 rate: self.rate,
                 tx_bytes: self.stats.sent_bytes - pkt.wire_bytes as u64,
-                queues: self.sched.as_ref(),
+                queues: &*self.sched,
                 int,
             };
             for m in self.markers.iter_mut().filter(|m| m.sees_departures()) {

@@ -123,6 +123,56 @@ impl Scheduler for Fifo {
         self.bytes -= p.wire_bytes as u64;
         Some(p)
     }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+/// A port's scheduler as the port holds it: a plain FIFO (most ports of most runs) in the
+/// port itself, any other boxed. On a fabric of a thousand hosts the box is a cache line
+/// fetched from memory on every packet (docs/performance.md, "A thousand hosts").
+/// Dereferences to the scheduler, so the port calls it as it would a box.
+pub enum Queues {
+    Fifo(Fifo),
+    Boxed(Box<dyn Scheduler>),
+}
+
+impl Queues {
+    /// An empty FIFO is taken in by value; anything else stays boxed.
+    pub fn new(sched: Box<dyn Scheduler>) -> Queues {
+        let fifo = sched.as_any().is_some_and(|a| a.is::<Fifo>());
+        if fifo && sched.is_empty() {
+            Queues::Fifo(Fifo::default())
+        } else {
+            Queues::Boxed(sched)
+        }
+    }
+    /// The scheduler boxed again (to wrap it in another: a mechanism's pacer).
+    pub fn into_box(self) -> Box<dyn Scheduler> {
+        match self {
+            Queues::Fifo(f) => Box::new(f),
+            Queues::Boxed(b) => b,
+        }
+    }
+}
+
+impl std::ops::Deref for Queues {
+    type Target = dyn Scheduler;
+    fn deref(&self) -> &(dyn Scheduler + 'static) {
+        match self {
+            Queues::Fifo(f) => f,
+            Queues::Boxed(b) => b.as_ref(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Queues {
+    fn deref_mut(&mut self) -> &mut (dyn Scheduler + 'static) {
+        match self {
+            Queues::Fifo(f) => f,
+            Queues::Boxed(b) => b.as_mut(),
+        }
+    }
 }
 
 /// Per-connection FIFO queues with a DRR deficit each; emptied queues are recycled, so
