@@ -45,11 +45,54 @@ pub trait Marker: Send {
     fn sees_departures(&self) -> bool {
         false
     }
+    /// The marker itself, for a port that holds a common marker by value (`Stage`);
+    /// None: it stays boxed.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+}
+
+/// A marker stage as a port holds it: DCTCP's step (the marker of most ports that mark)
+/// in the port itself, any other boxed. The box was a cache line fetched from memory on
+/// every packet at a thousand hosts (docs/performance.md, "A thousand hosts").
+/// Dereferences to the marker.
+pub enum Stage {
+    Step(EcnStep),
+    Boxed(Box<dyn Marker>),
+}
+
+impl Stage {
+    pub fn new(m: Box<dyn Marker>) -> Stage {
+        match m.as_any().and_then(|a| a.downcast_ref::<EcnStep>()) {
+            Some(step) => Stage::Step(step.clone()),
+            None => Stage::Boxed(m),
+        }
+    }
+}
+
+impl std::ops::Deref for Stage {
+    type Target = dyn Marker;
+    fn deref(&self) -> &(dyn Marker + 'static) {
+        match self {
+            Stage::Step(s) => s,
+            Stage::Boxed(b) => b.as_ref(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Stage {
+    fn deref_mut(&mut self) -> &mut (dyn Marker + 'static) {
+        match self {
+            Stage::Step(s) => s,
+            Stage::Boxed(b) => b.as_mut(),
+        }
+    }
 }
 
 /// Sets CE when the backlog found on arrival is at least the threshold: the port's
 /// backlog against `port`, or — for a class with its own threshold in `per_class` — the
 /// backlog of that class's queue (per-queue ECN, SWP's per-class signals).
+#[derive(Clone, Debug)]
 pub struct EcnStep {
     pub port: Option<u64>,
     pub per_class: Vec<Option<u64>>,
@@ -72,5 +115,8 @@ impl Marker for EcnStep {
             return true;
         }
         false
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 }

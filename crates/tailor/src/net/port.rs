@@ -22,7 +22,7 @@
 
 use super::ids::{LinkId, Node, PortId};
 use super::int;
-use super::marker::{Backlog, Departure, Marker};
+use super::marker::{Backlog, Departure, Marker, Stage};
 use super::packet::{Flags, Packet};
 use super::per_class::PerClass;
 use super::sched::{Queues, Scheduler};
@@ -160,23 +160,23 @@ pub struct Port {
 /// in the port, so reaching it costs no line of a vector's own.
 #[derive(Default)]
 struct Markers {
-    first: Option<Box<dyn Marker>>,
+    first: Option<Stage>,
     rest: Vec<Box<dyn Marker>>,
 }
 
 impl Markers {
     fn new(all: Vec<Box<dyn Marker>>) -> Markers {
         let mut all = all.into_iter();
-        Markers { first: all.next(), rest: all.collect() }
+        Markers { first: all.next().map(Stage::new), rest: all.collect() }
     }
     fn push(&mut self, m: Box<dyn Marker>) {
         match self.first {
-            None => self.first = Some(m),
+            None => self.first = Some(Stage::new(m)),
             Some(_) => self.rest.push(m),
         }
     }
-    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Box<dyn Marker>> {
-        self.first.iter_mut().chain(self.rest.iter_mut())
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut (dyn Marker + 'static)> {
+        self.first.iter_mut().map(|s| &mut **s).chain(self.rest.iter_mut().map(|b| &mut **b))
     }
 }
 

@@ -249,7 +249,9 @@ impl NetSpec {
     /// estimate lies between them and twice them) with the allocator's overhead on top: a
     /// 1,048,576-host star with one class measured 1.36 GB peak RSS against 1.50 GB
     /// estimated (docs/scenario.md, "Topology size"), before issue 26 added 16 bytes a port
-    /// (the queue counted with the frame on the wire, as the Homa authors count it).
+    /// (the queue counted with the frame on the wire, as the Homa authors count it) and
+    /// issue 28 36 more (a port's FIFO, first marker and first two classes held in the port
+    /// rather than in allocations of their own: docs/performance.md, "A thousand hosts").
     pub fn memory_bytes(&self, classes: usize) -> u64 {
         let classes = classes.max(1) as u64;
         let per_class = match self.classes.discipline {
@@ -267,7 +269,7 @@ impl NetSpec {
 }
 
 /// Bytes of one port, its link and its routing entries, without per-class queues.
-const PORT_BYTES: u64 = 772;
+const PORT_BYTES: u64 = 808;
 
 struct Builder<'a> {
     spec: &'a NetSpec,
