@@ -72,11 +72,12 @@ validate: build
 	exit $$st
 
 # Speed and memory against ns-3 timed in the same script (and against the engine built at
-# git revision BENCH_BASELINE, if given); set-up time by hosts; the CLI's peak memory
-# against the simulation's by run length.
+# git revision BENCH_BASELINE, if given); the engine's speed by fabric size (16 to 4,096
+# hosts); set-up time by hosts; the CLI's peak memory against the simulation's by run length.
 bench: build
 	cargo build --release -p tailor --bin tailor-sim
 	$(PY) scripts/bench.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
+	$(PY) scripts/bench_scale.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) scripts/bench_sweep.py
 	$(PY) scripts/bench_store.py
 	$(PY) scripts/bench_setup.py
