@@ -24,7 +24,7 @@ __all__ = ["run", "default_out", "ENGINES", "SEED_MAX"]
 Progress = Callable[[dict[str, Any]], bool]
 
 #: The engines a scenario runs on.
-ENGINES = ("packet", "model", "oracle")
+ENGINES = ("packet", "model", "oracle", "decomposed")
 #: The largest seed: 2^63 - 1, what a scenario file (a TOML integer) holds (docs/scenario.md, "Seeds").
 SEED_MAX = 2**63 - 1
 
@@ -69,8 +69,9 @@ def run(
     ``messages.csv`` too with ``csv=True``); the queue samples of a scenario with
     ``[record] queues`` are converted to ``queues.parquet`` (the CSV kept with
     ``csv=True``). ``engine`` is "packet" (the packet simulator, default), "model"
-    (the SWP fast model, docs/model.md) or "oracle" (the SRPT oracle, the lower bound of
-    the Homa paper's Fig. 12, docs/oracle.md). ``progress(dict) -> bool`` is called about five times a second with
+    (the SWP fast model, docs/model.md), "oracle" (the SRPT oracle, the lower bound of
+    the Homa paper's Fig. 12, docs/oracle.md) or "decomposed" (estimates by per-link
+    simulations, docs/decomposed.md). ``progress(dict) -> bool`` is called about five times a second with
     {phase, built, ports, sim_ns, events, started, completed, active} (``phase`` is
     "building" while the topology is built, ``built`` of ``ports`` ports, then
     "running"); returning False cancels the run.

@@ -246,9 +246,10 @@ fn run<'py>(
         "packet" => tailor::output::Engine::Packet,
         "model" => tailor::output::Engine::Model,
         "oracle" => tailor::output::Engine::Oracle,
+        "decomposed" => tailor::output::Engine::Decomposed,
         other => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "engine must be 'packet', 'model' or 'oracle', got '{other}'"
+                "engine must be 'packet', 'model', 'oracle' or 'decomposed', got '{other}'"
             )))
         }
     };

@@ -51,6 +51,9 @@ pub struct Summary {
     /// What the SRPT oracle did (oracle runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oracle: Option<OracleInfo>,
+    /// That the latencies are estimates, and how they were made (decomposed runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decomposed: Option<DecomposedInfo>,
     /// What `queues.csv` holds (runs with `[record] queues` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queues: Option<QueueInfo>,
@@ -81,6 +84,20 @@ pub struct ModelInfo {
 pub struct OracleInfo {
     pub packets: u64,
     pub preemptions: u64,
+}
+
+/// A decomposed run's method and work (docs/decomposed.md): its latencies are estimates.
+#[derive(Clone, Debug, Serialize)]
+pub struct DecomposedInfo {
+    /// Always true: every latency of the run is an estimate, not a simulated delivery.
+    pub estimate: bool,
+    /// The method: "parsimon" (per-link simulations by the packet engine, combined along
+    /// each path; Zhao et al., NSDI'23).
+    pub method: &'static str,
+    /// Links simulated, messages summed over them, size buckets summed over them.
+    pub links: u64,
+    pub link_messages: u64,
+    pub buckets: u64,
 }
 
 /// The queue samples of a run: the interval, the sampled ports (ids of `ports.csv`;
@@ -128,6 +145,8 @@ pub enum Engine {
     Model,
     /// The SRPT oracle, the lower bound of the Homa paper's Fig. 12 (docs/oracle.md).
     Oracle,
+    /// Estimates by per-link decomposition (docs/decomposed.md).
+    Decomposed,
 }
 
 impl Engine {
@@ -137,6 +156,7 @@ impl Engine {
             Engine::Packet => "packet",
             Engine::Model => "model",
             Engine::Oracle => "oracle",
+            Engine::Decomposed => "decomposed",
         }
     }
 }
@@ -201,6 +221,9 @@ pub fn write_into(
         Engine::Model => write_model_run(sc, seed, dir, records),
         Engine::Oracle => {
             write_result(dir, records, |sink| simulate_oracle(sc, seed, sink, progress).map(|s| (s, Vec::new())))
+        }
+        Engine::Decomposed => {
+            write_result(dir, records, |sink| simulate_decomposed(sc, seed, sink, progress).map(|s| (s, Vec::new())))
         }
     }?;
     let path = dir.join("scenario.toml");
@@ -372,6 +395,7 @@ impl Summary {
             events_per_second: report.events as f64 / wall.max(1e-9),
             model: None,
             oracle: None,
+            decomposed: None,
             queues: None,
             report,
         }
@@ -522,4 +546,54 @@ fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
     }
     w.flush()?;
     Ok(())
+}
+
+/// Runs `sc` with `seed` decomposed (docs/decomposed.md): the same files as a packet run,
+/// every latency an estimate; `events` counts the link simulations' events, `ports.csv`
+/// has its header only and `network` has no queues (the whole fabric never ran).
+pub fn simulate_decomposed(
+    sc: &Scenario,
+    seed: u64,
+    sink: Box<dyn crate::measure::RecordSink>,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Summary, RunError> {
+    use crate::engine::report::{Messages, NetworkReport};
+    let started = Instant::now();
+    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
+    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress)?;
+    let (overall, classes) = rec.reports(&[]);
+    let report = RunReport {
+        events: out.events,
+        sim_ns: out.sim_end.as_ns_f64(),
+        messages: Messages {
+            generated: out.generated,
+            completed: rec.completed,
+            incomplete: out.generated - rec.completed,
+            incomplete_bytes: Some(0),
+            warmup_excluded: rec.in_warmup,
+        },
+        overall,
+        classes,
+        network: NetworkReport {
+            drops: 0,
+            ecn_marks: 0,
+            max_queue_bytes: 0,
+            mean_queue_bytes: 0.0,
+            utilization: 0.0,
+            max_host_nic_queue_bytes: 0,
+            mechanisms: Default::default(),
+        },
+        transport_counters: crate::transport::Counters::default(),
+        transport_settings: Default::default(),
+        probes: Vec::new(),
+    };
+    crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
+    let info = DecomposedInfo {
+        estimate: true,
+        method: "parsimon",
+        links: out.links,
+        link_messages: out.link_messages,
+        buckets: out.buckets,
+    };
+    Ok(Summary { decomposed: Some(info), ..Summary::new(sc, seed, "decomposed", started, report) })
 }

@@ -40,7 +40,7 @@ def run(
     engine: Annotated[
         str,
         typer.Option(
-            help="'packet' (the packet simulator), 'model' (the SWP fast model) or 'oracle' (the SRPT oracle)."
+            help="'packet' (the packet simulator), 'model' (the SWP fast model), 'oracle' (the SRPT oracle) or 'decomposed' (estimates by per-link simulations, docs/decomposed.md)."
         ),
     ] = "packet",
 ) -> None:
