@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SCENARIO = """name = "incast"
@@ -61,3 +63,27 @@ def test_what_it_cannot_stand_for_exits_2_naming_the_key(tmp_path: Path) -> None
     assert p.returncode == 2, p.stderr
     assert "run.stop" in p.stderr and "--engine decomposed" in p.stderr
     assert not (tmp_path / "d").exists()
+
+
+def test_on_ray_the_link_simulations_give_the_same_bytes(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    sc = tmp_path / "incast.toml"
+    sc.write_text(SCENARIO)
+    local = tailor_cli("run", sc, "--engine", "decomposed", "--out", tmp_path / "l", "--quiet", "--csv")
+    assert local.returncode == 0, local.stderr
+    on_ray = tailor_cli(
+        "run", sc, "--engine", "decomposed", "--ray", "local", "--out", tmp_path / "r", "--quiet", "--csv"
+    )
+    assert on_ray.returncode == 0, on_ray.stderr
+    messages = lambda d: (tmp_path / d / "messages.csv").read_bytes()  # noqa: E731
+    assert len(messages("l").splitlines()) > 20
+    assert messages("l") == messages("r")
+
+
+def test_ray_is_refused_with_another_engine(tmp_path: Path) -> None:
+    sc = tmp_path / "incast.toml"
+    sc.write_text(SCENARIO)
+    p = tailor_cli("run", sc, "--ray", "local", "--out", tmp_path / "p", "--quiet")
+    assert p.returncode == 2, p.stderr
+    assert "ray" in p.stderr and "decomposed" in p.stderr
+    assert not (tmp_path / "p").exists()

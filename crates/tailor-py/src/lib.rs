@@ -7,6 +7,7 @@
 //! and the files it names (a trace can take minutes) lets them run too ([`interruptible`]).
 //! Errors go through the one mapping in [`errors`].
 
+mod decomposed;
 mod errors;
 
 use errors::Error;
@@ -632,5 +633,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(advise_weights, m)?)?;
     m.add_function(wrap_pyfunction!(transfer, m)?)?;
     m.add_function(wrap_pyfunction!(swp_evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(decomposed::decomposed_links, m)?)?;
+    m.add_function(wrap_pyfunction!(decomposed::decomposed_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(decomposed::decomposed_write, m)?)?;
     Ok(())
 }

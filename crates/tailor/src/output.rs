@@ -222,9 +222,9 @@ pub fn write_into(
         Engine::Oracle => {
             write_result(dir, records, |sink| simulate_oracle(sc, seed, sink, progress).map(|s| (s, Vec::new())))
         }
-        Engine::Decomposed => {
-            write_result(dir, records, |sink| simulate_decomposed(sc, seed, sink, progress).map(|s| (s, Vec::new())))
-        }
+        Engine::Decomposed => write_result(dir, records, |sink| {
+            simulate_decomposed(sc, seed, sink, progress, None).map(|s| (s, Vec::new()))
+        }),
     }?;
     let path = dir.join("scenario.toml");
     fs::write(&path, run_document(sc, seed)).map_err(|e| io_err(&path, e))?;
@@ -551,16 +551,18 @@ fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
 /// Runs `sc` with `seed` decomposed (docs/decomposed.md): the same files as a packet run,
 /// every latency an estimate; `events` counts the link simulations' events, `ports.csv`
 /// has its header only and `network` has no queues (the whole fabric never ran).
+/// `given`: the link simulations' results if they ran elsewhere (`decomposed::run`).
 pub fn simulate_decomposed(
     sc: &Scenario,
     seed: u64,
     sink: Box<dyn crate::measure::RecordSink>,
     progress: &mut dyn FnMut(&Progress) -> bool,
+    given: Option<Vec<crate::decomposed::LinkResult>>,
 ) -> Result<Summary, RunError> {
     use crate::engine::report::{Messages, NetworkReport};
     let started = Instant::now();
     crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
-    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress)?;
+    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress, given)?;
     let (overall, classes) = rec.reports(&[]);
     let report = RunReport {
         events: out.events,
@@ -596,4 +598,47 @@ pub fn simulate_decomposed(
         buckets: out.buckets,
     };
     Ok(Summary { decomposed: Some(info), ..Summary::new(sc, seed, "decomposed", started, report) })
+}
+
+/// The decomposition of `sc` with `seed` (its scope checked): its messages, and the
+/// messages of each loaded link, one entry per link simulation, in the order
+/// `decomposed_simulate` numbers them.
+pub fn decomposed_links(sc: &Scenario, seed: u64) -> Result<(u64, Vec<u64>), RunError> {
+    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
+    let (plan, _, _) = crate::decomposed::plan(sc.build(seed)?)?;
+    Ok((plan.msgs.len() as u64, plan.links.iter().map(|l| l.msgs.len() as u64).collect()))
+}
+
+/// The link simulations `which` (indices of `decomposed_links`) of `sc` with `seed`.
+pub fn decomposed_simulate(
+    sc: &Scenario,
+    seed: u64,
+    which: &[usize],
+) -> Result<Vec<crate::decomposed::LinkResult>, RunError> {
+    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
+    let (plan, tpl, _) = crate::decomposed::plan(sc.build(seed)?)?;
+    if let Some(&k) = which.iter().find(|&&k| k >= plan.links.len()) {
+        return Err(RunError::Io(std::io::Error::other(format!(
+            "link {k}: the decomposition has {} links",
+            plan.links.len()
+        ))));
+    }
+    crate::decomposed::simulate_links(&plan, &tpl, which)
+}
+
+/// Writes the decomposed result of `sc` with `seed` into `dir` from the link results
+/// `given` (every link, in order), as `write_into` does for a run.
+pub fn write_decomposed_into(
+    sc: &Scenario,
+    seed: u64,
+    dir: &Path,
+    records: Records,
+    given: Vec<crate::decomposed::LinkResult>,
+) -> Result<Summary, RunError> {
+    let summary = write_result(dir, records, |sink| {
+        simulate_decomposed(sc, seed, sink, &mut |_| true, Some(given)).map(|s| (s, Vec::new()))
+    })?;
+    let path = dir.join("scenario.toml");
+    fs::write(&path, run_document(sc, seed)).map_err(|e| io_err(&path, e))?;
+    Ok(summary)
 }

@@ -21,7 +21,8 @@ const INCAST: &str = "name = \"incast\"\nseed = 1\n\
 
 fn decomposed(sc: &Scenario, seed: u64) -> Result<(Summary, Vec<MessageRecord>), RunError> {
     let sink = Arc::new(Mutex::new(MemorySink::default()));
-    let s = tailor::output::simulate_decomposed(sc, seed, Box::new(common::SharedSink(sink.clone())), &mut |_| true)?;
+    let s =
+        tailor::output::simulate_decomposed(sc, seed, Box::new(common::SharedSink(sink.clone())), &mut |_| true, None)?;
     let mut recs = std::mem::take(&mut sink.lock().unwrap().0);
     recs.sort_by_key(|r| r.id);
     Ok((s, recs))

@@ -57,7 +57,7 @@ fn main() -> ExitCode {
         (None, tailor::output::Engine::Model) => tailor::output::simulate_model(&sc, seed, null(), None),
         (None, tailor::output::Engine::Oracle) => tailor::output::simulate_oracle(&sc, seed, null(), &mut quiet),
         (None, tailor::output::Engine::Decomposed) => {
-            tailor::output::simulate_decomposed(&sc, seed, null(), &mut quiet)
+            tailor::output::simulate_decomposed(&sc, seed, null(), &mut quiet, None)
         }
     };
     match result {

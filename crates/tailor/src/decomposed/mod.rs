@@ -72,16 +72,31 @@ pub fn simulate_links(plan: &Plan, tpl: &Template, which: &[usize]) -> Result<Ve
 /// after each link: `started` is every message, `completed` the messages in proportion
 /// to the link-messages simulated so far (so a progress bar's fraction is the share of
 /// the link simulations' work done), `active` the links left.
+/// `given`: the links' results already simulated elsewhere (Ray tasks running
+/// `simulate_links`), one per link of the plan in its order; None simulates them here.
 pub fn run(
     cfg: Config,
     sink: Box<dyn RecordSink>,
     progress: &mut dyn FnMut(&Progress) -> bool,
+    given: Option<Vec<LinkResult>>,
 ) -> Result<(Outcome, Recorder), RunError> {
     let (seed, warmup, bins) = (cfg.seed, cfg.warmup, cfg.overall_bins.clone());
     let (plan, tpl, classes) = plan(cfg)?;
     let summaries = classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", bins), warmup, sink);
-    let results = simulate_all(&plan, &tpl, progress)?;
+    let results = match given {
+        None => simulate_all(&plan, &tpl, progress)?,
+        Some(r) => {
+            let fits = r.len() == plan.links.len()
+                && r.iter().zip(&plan.links).all(|(r, l)| r.port == l.port && r.delays.len() == l.msgs.len());
+            if !fits {
+                return Err(RunError::Io(std::io::Error::other(
+                    "the link results given are not those of this scenario and seed (another build or scenario)",
+                )));
+            }
+            r
+        }
+    };
     let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Own);
     records.sort_by_key(|r| (r.finish, r.id));
     for r in &records {
