@@ -90,8 +90,8 @@ pub struct LinkResult {
     pub events: u64,
 }
 
-/// Simulates `link` of `plan`; `go` is asked now and then whether to continue.
-pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> bool) -> Result<LinkResult, RunError> {
+/// The packet engine's run of `link`'s dumbbell (the module doc).
+fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
     let (mut senders, mut receivers) = (BTreeMap::new(), BTreeMap::new());
     for &i in &link.msgs {
         let m = &plan.msgs[i as usize];
@@ -152,7 +152,7 @@ pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> b
             probe: false,
         })
         .collect();
-    let cfg = Config {
+    Config {
         net,
         transports: tpl.transports.clone(),
         classes,
@@ -162,7 +162,12 @@ pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> b
         warmup: Time::ZERO,
         sojourn: None,
         persistent: false,
-    };
+    }
+}
+
+/// Simulates `link` of `plan`; `go` is asked now and then whether to continue.
+pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> bool) -> Result<LinkResult, RunError> {
+    let cfg = config(plan, tpl, link);
     let got = Arc::new(Mutex::new(vec![None; link.msgs.len()]));
     let mut sim = Simulation::new(cfg, Box::new(Collect(got.clone())))?;
     sim.run(&mut |_: &Progress| go())?;
