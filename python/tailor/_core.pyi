@@ -132,3 +132,25 @@ def transfer(weights: list[float], losses: list[float]) -> list[float]:
     """One round of Algorithm 1's pairwise transfers from ``weights`` given each class's
     loss (SWP eq. 1, negative when met), the model search's damping and margin; the new
     weights, normalized. Raises ValueError for weights not positive or lengths that differ."""
+
+def decomposed_links(
+    path: str | PathLike[str], seed: int | None = None, overrides: Overrides | None = None
+) -> tuple[int, list[int]]:
+    """The scenario's messages and the messages of each of its link simulations (the
+    decomposed engine's scope checked: ScenarioError names the key it refuses)."""
+
+def decomposed_simulate(
+    path: str | PathLike[str], which: list[int], seed: int | None = None, overrides: Overrides | None = None
+) -> str:
+    """Runs the link simulations ``which`` (indices of ``decomposed_links``); their results as JSON text."""
+
+def decomposed_write(
+    path: str | PathLike[str],
+    out: str | PathLike[str],
+    results: list[str],
+    seed: int | None = None,
+    overrides: Overrides | None = None,
+    csv: bool = False,
+) -> str:
+    """Writes the decomposed result into the existing directory ``out`` from the results of
+    ``decomposed_simulate`` covering every link; returns summary.json's text."""

@@ -178,6 +178,12 @@ class Result:
     def network_line(self) -> str:
         """The run's network counters in one line (the oracle's: what it scheduled)."""
         n = self.summary["network"]
+        if "decomposed" in self.summary:
+            d = self.summary["decomposed"]
+            return (
+                f"decomposed ({d['method']}): latencies are estimates from {d['links']:,} link simulations "
+                f"({d['link_messages']:,} link-messages)"
+            )
         if "oracle" in self.summary:
             o = self.summary["oracle"]
             return (

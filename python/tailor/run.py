@@ -24,7 +24,7 @@ __all__ = ["run", "default_out", "ENGINES", "SEED_MAX"]
 Progress = Callable[[dict[str, Any]], bool]
 
 #: The engines a scenario runs on.
-ENGINES = ("packet", "model", "oracle")
+ENGINES = ("packet", "model", "oracle", "decomposed")
 #: The largest seed: 2^63 - 1, what a scenario file (a TOML integer) holds (docs/scenario.md, "Seeds").
 SEED_MAX = 2**63 - 1
 
@@ -56,6 +56,7 @@ def run(
     csv: bool = False,
     progress: Progress | None = None,
     engine: str = "packet",
+    ray: str | bool | None = None,
 ) -> Result:
     """Runs ``scenario`` with ``seed`` (default: the scenario's) into the directory ``out``
     (default: ``runs/<scenario name>-<engine>-s<seed>``, see :func:`default_out`).
@@ -69,11 +70,14 @@ def run(
     ``messages.csv`` too with ``csv=True``); the queue samples of a scenario with
     ``[record] queues`` are converted to ``queues.parquet`` (the CSV kept with
     ``csv=True``). ``engine`` is "packet" (the packet simulator, default), "model"
-    (the SWP fast model, docs/model.md) or "oracle" (the SRPT oracle, the lower bound of
-    the Homa paper's Fig. 12, docs/oracle.md). ``progress(dict) -> bool`` is called about five times a second with
+    (the SWP fast model, docs/model.md), "oracle" (the SRPT oracle, the lower bound of
+    the Homa paper's Fig. 12, docs/oracle.md) or "decomposed" (estimates by per-link
+    simulations, docs/decomposed.md). ``progress(dict) -> bool`` is called about five times a second with
     {phase, built, ports, sim_ns, events, started, completed, active} (``phase`` is
     "building" while the topology is built, ``built`` of ``ports`` ports, then
-    "running"); returning False cancels the run.
+    "running"); returning False cancels the run. ``ray`` (decomposed engine only): run
+    the link simulations as Ray tasks, ``"local"`` (start Ray here), ``"auto"`` (the
+    running cluster) or ``"ray://host:10001"``, as ``tailor sweep --ray`` (docs/decomposed.md).
 
     Raises the exceptions of :mod:`tailor.errors` (a bad seed or engine:
     :class:`~tailor.errors.OptionError`); a failed or cancelled run leaves ``out`` as it
@@ -82,13 +86,22 @@ def run(
     from tailor.result import Result, queue_schema
 
     check_options(seed, engine)
+    if ray and engine != "decomposed":
+        raise OptionError(
+            f"ray: runs the decomposed engine's link simulations; accepted: no ray with engine {engine!r}"
+        )
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     seed = sc.seed if seed is None else seed
     out = Path(out) if out is not None else default_out(sc, seed, engine)
     with outdir.staged(out, "run") as stage:
         # The engine writes messages.parquet itself, as messages complete: converting a
         # CSV afterwards cost memory that grew with the run (docs/performance.md).
-        _core.run(os.fspath(sc.path), os.fspath(stage), seed, progress, engine, list(sc.overrides), csv)
+        if ray:
+            from tailor.decomposed import run_on_ray
+
+            run_on_ray(sc.path, stage, seed, list(sc.overrides), csv, ray, progress)
+        else:
+            _core.run(os.fspath(sc.path), os.fspath(stage), seed, progress, engine, list(sc.overrides), csv)
         queues = stage / "queues.csv"
         if queues.exists():
             _to_parquet(queues, keep_csv=csv, schema=queue_schema(queues))

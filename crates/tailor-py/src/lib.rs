@@ -7,6 +7,7 @@
 //! and the files it names (a trace can take minutes) lets them run too ([`interruptible`]).
 //! Errors go through the one mapping in [`errors`].
 
+mod decomposed;
 mod errors;
 
 use errors::Error;
@@ -246,9 +247,10 @@ fn run<'py>(
         "packet" => tailor::output::Engine::Packet,
         "model" => tailor::output::Engine::Model,
         "oracle" => tailor::output::Engine::Oracle,
+        "decomposed" => tailor::output::Engine::Decomposed,
         other => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "engine must be 'packet', 'model' or 'oracle', got '{other}'"
+                "engine must be 'packet', 'model', 'oracle' or 'decomposed', got '{other}'"
             )))
         }
     };
@@ -631,5 +633,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(advise_weights, m)?)?;
     m.add_function(wrap_pyfunction!(transfer, m)?)?;
     m.add_function(wrap_pyfunction!(swp_evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(decomposed::decomposed_links, m)?)?;
+    m.add_function(wrap_pyfunction!(decomposed::decomposed_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(decomposed::decomposed_write, m)?)?;
     Ok(())
 }

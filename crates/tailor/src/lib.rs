@@ -8,6 +8,7 @@
 //! owns one simulation and applies the actions of every component.
 
 pub mod advisor;
+pub mod decomposed;
 pub mod engine;
 pub mod ids;
 pub mod input;

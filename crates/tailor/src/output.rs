@@ -51,6 +51,9 @@ pub struct Summary {
     /// What the SRPT oracle did (oracle runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oracle: Option<OracleInfo>,
+    /// That the latencies are estimates, and how they were made (decomposed runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decomposed: Option<DecomposedInfo>,
     /// What `queues.csv` holds (runs with `[record] queues` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queues: Option<QueueInfo>,
@@ -81,6 +84,20 @@ pub struct ModelInfo {
 pub struct OracleInfo {
     pub packets: u64,
     pub preemptions: u64,
+}
+
+/// A decomposed run's method and work (docs/decomposed.md): its latencies are estimates.
+#[derive(Clone, Debug, Serialize)]
+pub struct DecomposedInfo {
+    /// Always true: every latency of the run is an estimate, not a simulated delivery.
+    pub estimate: bool,
+    /// The method: "parsimon" (per-link simulations by the packet engine, combined along
+    /// each path; Zhao et al., NSDI'23).
+    pub method: &'static str,
+    /// Links simulated, messages summed over them, size buckets summed over them.
+    pub links: u64,
+    pub link_messages: u64,
+    pub buckets: u64,
 }
 
 /// The queue samples of a run: the interval, the sampled ports (ids of `ports.csv`;
@@ -128,6 +145,8 @@ pub enum Engine {
     Model,
     /// The SRPT oracle, the lower bound of the Homa paper's Fig. 12 (docs/oracle.md).
     Oracle,
+    /// Estimates by per-link decomposition (docs/decomposed.md).
+    Decomposed,
 }
 
 impl Engine {
@@ -137,6 +156,7 @@ impl Engine {
             Engine::Packet => "packet",
             Engine::Model => "model",
             Engine::Oracle => "oracle",
+            Engine::Decomposed => "decomposed",
         }
     }
 }
@@ -202,6 +222,9 @@ pub fn write_into(
         Engine::Oracle => {
             write_result(dir, records, |sink| simulate_oracle(sc, seed, sink, progress).map(|s| (s, Vec::new())))
         }
+        Engine::Decomposed => write_result(dir, records, |sink| {
+            simulate_decomposed(sc, seed, sink, progress, None).map(|s| (s, Vec::new()))
+        }),
     }?;
     let path = dir.join("scenario.toml");
     fs::write(&path, run_document(sc, seed)).map_err(|e| io_err(&path, e))?;
@@ -372,6 +395,7 @@ impl Summary {
             events_per_second: report.events as f64 / wall.max(1e-9),
             model: None,
             oracle: None,
+            decomposed: None,
             queues: None,
             report,
         }
@@ -522,4 +546,99 @@ fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
     }
     w.flush()?;
     Ok(())
+}
+
+/// Runs `sc` with `seed` decomposed (docs/decomposed.md): the same files as a packet run,
+/// every latency an estimate; `events` counts the link simulations' events, `ports.csv`
+/// has its header only and `network` has no queues (the whole fabric never ran).
+/// `given`: the link simulations' results if they ran elsewhere (`decomposed::run`).
+pub fn simulate_decomposed(
+    sc: &Scenario,
+    seed: u64,
+    sink: Box<dyn crate::measure::RecordSink>,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+    given: Option<Vec<crate::decomposed::LinkResult>>,
+) -> Result<Summary, RunError> {
+    use crate::engine::report::{Messages, NetworkReport};
+    let started = Instant::now();
+    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
+    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress, given)?;
+    let (overall, classes) = rec.reports(&[]);
+    let report = RunReport {
+        events: out.events,
+        sim_ns: out.sim_end.as_ns_f64(),
+        messages: Messages {
+            generated: out.generated,
+            completed: rec.completed,
+            incomplete: out.generated - rec.completed,
+            incomplete_bytes: Some(0),
+            warmup_excluded: rec.in_warmup,
+        },
+        overall,
+        classes,
+        network: NetworkReport {
+            drops: 0,
+            ecn_marks: 0,
+            max_queue_bytes: 0,
+            mean_queue_bytes: 0.0,
+            utilization: 0.0,
+            max_host_nic_queue_bytes: 0,
+            mechanisms: Default::default(),
+        },
+        transport_counters: crate::transport::Counters::default(),
+        transport_settings: Default::default(),
+        probes: Vec::new(),
+    };
+    crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
+    let info = DecomposedInfo {
+        estimate: true,
+        method: "parsimon",
+        links: out.links,
+        link_messages: out.link_messages,
+        buckets: out.buckets,
+    };
+    Ok(Summary { decomposed: Some(info), ..Summary::new(sc, seed, "decomposed", started, report) })
+}
+
+/// The decomposition of `sc` with `seed` (its scope checked): its messages, and the
+/// messages of each loaded link, one entry per link simulation, in the order
+/// `decomposed_simulate` numbers them.
+pub fn decomposed_links(sc: &Scenario, seed: u64) -> Result<(u64, Vec<u64>), RunError> {
+    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
+    let (plan, _, _) = crate::decomposed::plan(sc.build(seed)?)?;
+    Ok((plan.msgs.len() as u64, plan.links.iter().map(|l| l.msgs.len() as u64).collect()))
+}
+
+/// The link simulations `which` (indices of `decomposed_links`) of `sc` with `seed`.
+pub fn decomposed_simulate(
+    sc: &Scenario,
+    seed: u64,
+    which: &[usize],
+) -> Result<Vec<crate::decomposed::LinkResult>, RunError> {
+    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
+    let (plan, tpl, _) = crate::decomposed::plan(sc.build(seed)?)?;
+    if let Some(&k) = which.iter().find(|&&k| k >= plan.links.len()) {
+        return Err(RunError::Io(std::io::Error::other(format!(
+            "link {k}: the decomposition has {} links",
+            plan.links.len()
+        ))));
+    }
+    crate::decomposed::simulate_links(&plan, &tpl, which)
+}
+
+/// Writes the decomposed result of `sc` with `seed` into `dir` from the link results
+/// `given` (every link, in order), as `write_into` does for a run.
+pub fn write_decomposed_into(
+    sc: &Scenario,
+    seed: u64,
+    dir: &Path,
+    records: Records,
+    given: Vec<crate::decomposed::LinkResult>,
+) -> Result<Summary, RunError> {
+    let summary = write_result(dir, records, |sink| {
+        simulate_decomposed(sc, seed, sink, &mut |_| true, Some(given)).map(|s| (s, Vec::new()))
+    })?;
+    let path = dir.join("scenario.toml");
+    fs::write(&path, run_document(sc, seed)).map_err(|e| io_err(&path, e))?;
+    Ok(summary)
 }

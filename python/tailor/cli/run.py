@@ -40,9 +40,17 @@ def run(
     engine: Annotated[
         str,
         typer.Option(
-            help="'packet' (the packet simulator), 'model' (the SWP fast model) or 'oracle' (the SRPT oracle)."
+            help="'packet' (the packet simulator), 'model' (the SWP fast model), 'oracle' (the SRPT oracle) or 'decomposed' (estimates by per-link simulations, docs/decomposed.md)."
         ),
     ] = "packet",
+    ray: Annotated[
+        Optional[str],
+        typer.Option(
+            help="With --engine decomposed: run the link simulations on Ray: 'local' (start one here), "
+            "'auto' (the running cluster) or ray://HOST:PORT.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario and print slowdown by message size.
 
@@ -58,7 +66,7 @@ def run(
     sc = tailor.Scenario.load(scenario)
     json_lines = True if progress_json else None
     with reporter(sc.name, quiet=quiet, json_lines=json_lines, console=stderr, total=run_total(sc)) as progress:
-        result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine)
+        result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine, ray=ray)
         progress.finish(result.summary)
     stdout.print(result.table())
     for line in result.unfinished_lines():

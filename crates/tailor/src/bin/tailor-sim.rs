@@ -17,7 +17,8 @@ struct Args {
     /// Result directory; without it only the summary is printed.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// The packet simulator, the SWP fast model or the SRPT oracle.
+    /// The packet simulator, the SWP fast model, the SRPT oracle or the decomposed
+    /// estimator (docs/decomposed.md).
     #[arg(long, value_enum, default_value_t = EngineArg::Packet)]
     engine: EngineArg,
 }
@@ -27,6 +28,7 @@ enum EngineArg {
     Packet,
     Model,
     Oracle,
+    Decomposed,
 }
 
 fn main() -> ExitCode {
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         EngineArg::Packet => tailor::output::Engine::Packet,
         EngineArg::Model => tailor::output::Engine::Model,
         EngineArg::Oracle => tailor::output::Engine::Oracle,
+        EngineArg::Decomposed => tailor::output::Engine::Decomposed,
     };
     let null = || Box::new(tailor::measure::record::NullSink);
     let result = match (&args.out, engine) {
@@ -53,6 +56,9 @@ fn main() -> ExitCode {
         }
         (None, tailor::output::Engine::Model) => tailor::output::simulate_model(&sc, seed, null(), None),
         (None, tailor::output::Engine::Oracle) => tailor::output::simulate_oracle(&sc, seed, null(), &mut quiet),
+        (None, tailor::output::Engine::Decomposed) => {
+            tailor::output::simulate_decomposed(&sc, seed, null(), &mut quiet, None)
+        }
     };
     match result {
         Ok(summary) => {

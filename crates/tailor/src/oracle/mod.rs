@@ -28,7 +28,7 @@
 //! messages with more bytes left; every byte of every message is sent once; the same
 //! scenario and seed give the same records.
 
-mod arrivals;
+pub(crate) mod arrivals;
 mod message;
 mod schedule;
 

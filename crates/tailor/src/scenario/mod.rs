@@ -7,6 +7,7 @@
 
 pub mod advise;
 pub mod classes;
+pub mod decomposed;
 mod empty;
 mod mechanisms;
 pub mod memory;

@@ -1,0 +1,111 @@
+//! The decomposed estimator's pieces for the Python front's Ray path (docs/decomposed.md,
+//! "Running it on Ray"): the link simulations of a scenario, a slice of them run in a
+//! Ray task, and the result written from all of them. Each piece resolves the scenario
+//! and plans the decomposition itself (a few percent of the work), so a task carries
+//! only the scenario's path, overrides, seed and link numbers.
+
+use crate::errors::Error;
+use crate::{interruptible, to_overrides};
+use pyo3::prelude::*;
+use std::path::{Path, PathBuf};
+use tailor::decomposed::LinkResult;
+use tailor::scenario::{Override, Scenario};
+use tailor::sim::Time;
+
+type Overrides<'py> = Option<Vec<(String, Bound<'py, PyAny>)>>;
+
+fn resolved(path: &Path, overrides: &[Override], seed: Option<u64>) -> Result<(Scenario, u64), Error> {
+    let sc = interruptible(|| Ok(Scenario::resolve(path, overrides)?))?.scenario;
+    let seed = tailor::scenario::check_seed(&sc.file, seed.unwrap_or(sc.seed))?;
+    Ok((sc, seed))
+}
+
+/// The scenario's messages and the messages of each of its link simulations (its scope
+/// checked: a ScenarioError names the key the decomposition refuses).
+#[pyfunction]
+#[pyo3(signature = (path, seed=None, overrides=None))]
+pub fn decomposed_links<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    seed: Option<u64>,
+    overrides: Overrides<'py>,
+) -> PyResult<(u64, Vec<u64>)> {
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    py.detach(|| -> Result<(u64, Vec<u64>), Error> {
+        let (sc, seed) = resolved(&path, &overrides, seed)?;
+        Ok(tailor::output::decomposed_links(&sc, seed)?)
+    })
+    .map_err(|e| e.into_py_err(py))
+}
+
+/// Runs the link simulations `which` and returns their results as JSON text.
+#[pyfunction]
+#[pyo3(signature = (path, which, seed=None, overrides=None))]
+pub fn decomposed_simulate<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    which: Vec<usize>,
+    seed: Option<u64>,
+    overrides: Overrides<'py>,
+) -> PyResult<String> {
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    py.detach(|| -> Result<String, Error> {
+        let (sc, seed) = resolved(&path, &overrides, seed)?;
+        let results = tailor::output::decomposed_simulate(&sc, seed, &which)?;
+        let rows: Vec<serde_json::Value> = results
+            .iter()
+            .zip(&which)
+            .map(|(r, k)| {
+                let delays: Vec<u64> = r.delays.iter().map(|d| d.ps()).collect();
+                serde_json::json!({"link": k, "port": r.port.index(), "events": r.events, "delays_ps": delays})
+            })
+            .collect();
+        Ok(serde_json::to_string(&rows).expect("link results serialize"))
+    })
+    .map_err(|e| e.into_py_err(py))
+}
+
+/// Writes the decomposed result into the existing directory `out` from the JSON texts of
+/// `decomposed_simulate` covering every link; returns the summary as JSON text.
+#[pyfunction]
+#[pyo3(signature = (path, out, results, seed=None, overrides=None, csv=false))]
+pub fn decomposed_write<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    out: PathBuf,
+    results: Vec<String>,
+    seed: Option<u64>,
+    overrides: Overrides<'py>,
+    csv: bool,
+) -> PyResult<String> {
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    py.detach(|| -> Result<String, Error> {
+        let (sc, seed) = resolved(&path, &overrides, seed)?;
+        let mut by_link: Vec<(usize, LinkResult)> = Vec::new();
+        for text in &results {
+            let rows: Vec<serde_json::Value> = serde_json::from_str(text).map_err(bad)?;
+            for row in rows {
+                by_link.push(parse(&row).ok_or_else(|| bad("a link result without link, port, events or delays_ps"))?);
+            }
+        }
+        by_link.sort_by_key(|(k, _)| *k);
+        let given = by_link.into_iter().map(|(_, r)| r).collect();
+        let records = if csv { tailor::output::Records::Both } else { tailor::output::Records::Parquet };
+        let summary = tailor::output::write_decomposed_into(&sc, seed, &out, records, given)?;
+        Ok(serde_json::to_string(&summary).expect("a summary serializes"))
+    })
+    .map_err(|e| e.into_py_err(py))
+}
+
+fn parse(row: &serde_json::Value) -> Option<(usize, LinkResult)> {
+    let k = row.get("link")?.as_u64()? as usize;
+    let port = tailor::net::ids::PortId::new(row.get("port")?.as_u64()? as usize);
+    let events = row.get("events")?.as_u64()?;
+    let delays =
+        row.get("delays_ps")?.as_array()?.iter().map(|d| d.as_u64().map(Time::from_ps)).collect::<Option<_>>()?;
+    Some((k, LinkResult { port, delays, events }))
+}
+
+fn bad(e: impl std::fmt::Display) -> Error {
+    Error::from(tailor::engine::RunError::Io(std::io::Error::other(format!("decomposed link results: {e}"))))
+}

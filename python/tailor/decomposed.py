@@ -1,0 +1,97 @@
+"""The decomposed estimator's link simulations as Ray tasks (docs/decomposed.md, "Running it
+on Ray"): ``tailor run --engine decomposed --ray ADDRESS``.
+
+The driver asks the engine for the decomposition's links (and so checks the scope before
+anything runs), cuts them into chunks of about equal work (messages crossing them), runs
+each chunk as a Ray task (``_core.decomposed_simulate``: the task resolves the scenario and
+plans the decomposition itself, so it carries only the path, overrides, seed and link
+numbers), and writes the result from every chunk's results (``_core.decomposed_write``).
+The estimates are the same bytes as a local run's: each link's simulation depends on the
+scenario, the seed and the link only. Ray is joined or started as ``tailor sweep --ray``
+does (``tailor.pool``); the scenario and the files it names must be at the same paths on
+every node.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from tailor import _core
+from tailor.pool import ray_module
+
+#: Chunks per CPU of the cluster: enough that a slow chunk does not hold the run back.
+CHUNKS_PER_CPU = 4
+
+
+def chunks(work: list[int], n: int) -> list[list[int]]:
+    """The indices of ``work`` in ``n`` chunks of about equal total: the largest first,
+    each to the lightest chunk so far (longest-processing-time order)."""
+    bins: list[tuple[int, list[int]]] = [(0, []) for _ in range(max(1, min(n, len(work))))]
+    for k in sorted(range(len(work)), key=lambda k: -work[k]):
+        i = min(range(len(bins)), key=lambda i: bins[i][0])
+        bins[i] = (bins[i][0] + work[k], [*bins[i][1], k])
+    return [sorted(b) for _, b in bins if b]
+
+
+def _simulate(path: str, which: list[int], seed: int, overrides: list[Any], workloads: str) -> str:
+    if workloads and not os.environ.get("TAILOR_WORKLOADS"):
+        os.environ["TAILOR_WORKLOADS"] = workloads
+    from tailor import _core as core
+
+    return core.decomposed_simulate(path, which, seed, overrides)
+
+
+def run_on_ray(
+    path: Path,
+    stage: Path,
+    seed: int,
+    overrides: list[Any],
+    csv: bool,
+    address: str | bool,
+    progress: Callable[[dict[str, Any]], bool] | None,
+) -> str:
+    """Runs the decomposition of the scenario at ``path`` with its link simulations as Ray
+    tasks, writing the result into ``stage``; returns summary.json's text."""
+    ray_mod = ray_module(address)
+    messages, work = _core.decomposed_links(os.fspath(path), seed, overrides)
+    if not ray_mod.is_initialized():
+        env = {"env_vars": {"TAILOR_WORKLOADS": os.environ.get("TAILOR_WORKLOADS", "")}}
+        if address in (True, "local"):
+            ray_mod.init(runtime_env=env, log_to_driver=False, include_dashboard=False)
+        else:
+            ray_mod.init(address=address, runtime_env=env, log_to_driver=False)
+    cpus = max(1, int(ray_mod.cluster_resources().get("CPU", 1)))
+    remote = ray_mod.remote(num_cpus=1, max_retries=1)(_simulate)
+    parts = chunks(work, cpus * CHUNKS_PER_CPU)
+    workloads = os.environ.get("TAILOR_WORKLOADS", "")
+    pending = {
+        remote.remote(os.fspath(path), part, seed, overrides, workloads): sum(work[k] for k in part) for part in parts
+    }
+    total, done, results = max(1, sum(work)), 0, []
+    try:
+        while pending:
+            ready, _ = ray_mod.wait(list(pending), num_returns=1)
+            for ref in ready:
+                done += pending.pop(ref)
+                text = ray_mod.get(ref)
+                results.append(text)
+                if progress is not None:
+                    p = {
+                        "phase": "running",
+                        "built": 0,
+                        "ports": 0,
+                        "sim_ns": 0.0,
+                        "events": 0,
+                        # Messages in proportion to the link simulations' work done.
+                        "started": messages,
+                        "completed": messages * done // total,
+                        "active": len(pending),
+                    }
+                    if progress(p) is False:
+                        raise KeyboardInterrupt
+    finally:
+        for ref in pending:
+            ray_mod.cancel(ref, force=True)
+    return _core.decomposed_write(os.fspath(path), os.fspath(stage), results, seed, overrides, csv)
