@@ -14,6 +14,7 @@ __all__ = [
     "RunError",
     "Cancelled",
     "Stalled",
+    "MemoryExceeded",
     "OptionError",
     "DisciplineError",
     "StoreError",
@@ -95,6 +96,27 @@ class Stalled(TailorError):
         self.at_s = at_s
         self.events = events
         self.active = active
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class MemoryExceeded(TailorError):
+    """A run the engine stopped because its process held more memory than its limit
+    (``[run] memory_limit``, ``--memory-limit``, or a share of the memory available when
+    it started; ``crates/tailor/src/engine/memory.rs``; docs/scenario.md, "Memory").
+
+    ``used`` and ``limit`` are in bytes; ``active`` counts the messages in flight and
+    ``queued`` the packets the network held. Nothing is written for such a run.
+    """
+
+    def __init__(self, message: str, used: int = 0, limit: int = 0, active: int = 0, queued: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.used = used
+        self.limit = limit
+        self.active = active
+        self.queued = queued
 
     def __str__(self) -> str:
         return self.message

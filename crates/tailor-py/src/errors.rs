@@ -18,6 +18,8 @@ pub enum Error {
     Cancelled,
     /// A run stopped for making no progress (`tailor::engine::stall`).
     Stalled(tailor::engine::stall::Stall),
+    /// A run stopped for holding more memory than its limit (`tailor::engine::memory`).
+    Memory(tailor::engine::memory::Exceeded),
     /// An exception raised by Python code the engine called back (the progress
     /// callback, or a signal handler such as Ctrl-C's): re-raised unchanged.
     Python(PyErr),
@@ -37,6 +39,7 @@ impl From<RunError> for Error {
             RunError::Cancelled => Error::Cancelled,
             RunError::Scenario(s) => Error::Scenario(s),
             RunError::Stalled(s) => Error::Stalled(s),
+            RunError::Memory(m) => Error::Memory(m),
         }
     }
 }
@@ -54,6 +57,7 @@ impl Error {
                 let (from, to) = (s.from.as_secs_f64(), s.to.as_secs_f64());
                 raise(py, "Stalled", (s.to_string(), from, to, s.events, s.active))
             }
+            Error::Memory(m) => raise(py, "MemoryExceeded", (m.to_string(), m.used, m.limit.bytes, m.active, m.queued)),
         };
         made.unwrap_or_else(|import_failed| import_failed)
     }

@@ -211,6 +211,17 @@ fn describe<'py>(py: Python<'py>, sc: &Scenario) -> PyResult<Bound<'py, PyDict>>
     d.set_item("classes", sc.classes.iter().map(|c| c.name.as_str()).collect::<Vec<_>>())?;
     d.set_item("stop_ns", sc.stop.map(|t| t.as_ns_f64()))?;
     d.set_item("warmup_ns", sc.warmup.as_ns_f64())?;
+    // What the packet engine would need (`scenario::capacity`), for `tailor check`.
+    let e = tailor::scenario::capacity::estimate(sc);
+    let m = PyDict::new(py);
+    m.set_item("total_bytes", e.total())?;
+    m.set_item("fabric_bytes", e.fabric)?;
+    m.set_item("in_flight_bytes", e.in_flight)?;
+    m.set_item("active_messages", e.messages)?;
+    m.set_item("queued_packets", e.packets)?;
+    m.set_item("limit_bytes", sc.memory_limit)?;
+    m.set_item("text", e.describe())?;
+    d.set_item("memory", m)?;
     Ok(d)
 }
 

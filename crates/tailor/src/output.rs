@@ -358,7 +358,15 @@ pub fn simulate_with(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<(Simulation, Summary), RunError> {
     let started = Instant::now();
+    // Refused before anything is built when the estimate does not fit, then held to the
+    // same limit while it runs (`scenario::capacity`, `engine::memory`).
+    let used = crate::engine::memory::resident().unwrap_or(0);
+    let limit = crate::scenario::capacity::limit(sc, used);
+    if let Some(l) = &limit {
+        crate::scenario::capacity::check(sc, used, l).map_err(RunError::Scenario)?;
+    }
     let mut sim = Simulation::new_reporting(sc.build(seed)?, sink, progress)?;
+    sim.set_memory_guard(crate::engine::memory::Guard::new(limit));
     if let (Some(spec), Some(log)) = (&sc.record.queues, rec.queues) {
         sim.record_queues(spec, log);
     }

@@ -51,6 +51,15 @@ def run(
             show_default=False,
         ),
     ] = None,
+    memory_limit: Annotated[
+        Optional[str],
+        typer.Option(
+            help="The most the run may hold in memory ('4GB'; default: the scenario's [run] memory_limit, else "
+            "80 % of the memory available when it starts). A run estimated over it is refused, one over it "
+            "while running is stopped (exit 2).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario and print slowdown by message size.
 
@@ -64,6 +73,8 @@ def run(
         stderr.print(f"error: --engine: unknown value '{engine}'; accepted: {', '.join(ENGINES)}")
         raise typer.Exit(2)
     sc = tailor.Scenario.load(scenario)
+    if memory_limit is not None:
+        sc = sc.with_({"run.memory_limit": memory_limit})
     json_lines = True if progress_json else None
     with reporter(sc.name, quiet=quiet, json_lines=json_lines, console=stderr, total=run_total(sc)) as progress:
         result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine, ray=ray)
@@ -80,6 +91,16 @@ def run(
         f"{s['events']:,} events in {s['wall_seconds']:.2f} s"
     )
     stdout.print(f"results: {result.dir}/ ({', '.join(result.files())})", highlight=False)
+
+
+def memory_line(m: dict) -> str:
+    """What the packet engine would need (docs/scenario.md, "Memory")."""
+    limit = f"[run] memory_limit {fmt_bytes(m['limit_bytes'])}" if m["limit_bytes"] else "no [run] memory_limit"
+    return f"packet engine memory: about {fmt_bytes(m['total_bytes'])} beyond the process: {m['text']}; {limit}"
+
+
+def fmt_bytes(b: float) -> str:
+    return f"{b / 1e9:.2f} GB" if b >= 1e9 else f"{b / 1e6:.1f} MB"
 
 
 @app.command(
@@ -99,6 +120,7 @@ def check(scenario: Scenario_) -> None:
 
         candidates = check_advise(sc)
     print(sc.describe())
+    print(memory_line(sc.info["memory"]))
     if candidates:
         print(f"[advise] candidates: {', '.join(candidates)} (each read with the scenario at both load bounds)")
     print(f"{scenario}: ok")

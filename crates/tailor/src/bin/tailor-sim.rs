@@ -76,7 +76,12 @@ fn main() -> ExitCode {
         // A scenario the engine cannot run (outside the model's or the oracle's scope, or
         // summarising nothing) is a user error, as a scenario that does not parse.
         // So is one that makes no progress (engine::stall).
-        Err(e @ (tailor::engine::RunError::Scenario(_) | tailor::engine::RunError::Stalled(_))) => {
+        // And so is one that needs more memory than it may take (engine::memory).
+        Err(
+            e @ (tailor::engine::RunError::Scenario(_)
+            | tailor::engine::RunError::Stalled(_)
+            | tailor::engine::RunError::Memory(_)),
+        ) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }

@@ -15,6 +15,7 @@
 mod agent;
 mod flows;
 mod host;
+pub mod memory;
 mod ports;
 mod queues;
 pub mod report;
@@ -126,6 +127,8 @@ pub enum RunError {
     Scenario(ScenarioError),
     #[error("{0}")]
     Stalled(stall::Stall),
+    #[error("{0}")]
+    Memory(memory::Exceeded),
 }
 
 /// What the engine is doing when it reports progress.
@@ -224,6 +227,8 @@ pub struct Simulation {
     channels: bool,
     /// Stops a run that makes no progress (`stall`).
     stall: stall::Watch,
+    /// Stops a run that takes more memory than it may (`memory`).
+    memory: memory::Guard,
     /// Per port, the place in the event order of the end of its transmission when that
     /// event was not scheduled because nothing waited behind the packet (`ports`).
     idle_slots: Vec<Option<Slot>>,
@@ -273,6 +278,7 @@ impl Simulation {
             sojourn: None,
             channels: cfg.persistent,
             stall: stall::Watch::default(),
+            memory: memory::Guard::default(),
             idle_slots: Vec::new(),
         };
         sim.idle_slots = vec![None; sim.net.ports.len()];
@@ -326,6 +332,10 @@ impl Simulation {
     pub fn set_stall_watch(&mut self, watch: stall::Watch) {
         self.stall = watch;
     }
+    /// Holds the run to a memory limit (`memory`; none by default).
+    pub fn set_memory_guard(&mut self, guard: memory::Guard) {
+        self.memory = guard;
+    }
 
     /// Runs to the end (every message complete) or to the stop time. `progress` is
     /// called every 2^16 events; returning false cancels the run.
@@ -347,6 +357,7 @@ impl Simulation {
             }
             if self.events.popped() & 0xffff == 0 {
                 self.stall.check(t, self.events.popped(), &self.tally, &self.net).map_err(RunError::Stalled)?;
+                self.memory.check(t, self.events.popped(), self.flows.active(), &self.net).map_err(RunError::Memory)?;
                 if !progress(&self.progress()) {
                     return Err(RunError::Cancelled);
                 }

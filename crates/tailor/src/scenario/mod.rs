@@ -6,6 +6,7 @@
 //! scenario that parses is a scenario that runs; building then only draws on the seed.
 
 pub mod advise;
+pub mod capacity;
 pub mod classes;
 pub mod decomposed;
 mod empty;
@@ -85,6 +86,13 @@ impl Resolved {
         // so editing one candidate of the advisor leaves the others' stored points valid.
         let mut doc = doc.clone();
         doc.remove("advise");
+        // Nor does `[run] memory_limit`: a run under it computes what it computes without.
+        if let Some(toml::Value::Table(run)) = doc.get_mut("run") {
+            run.remove("memory_limit");
+            if run.is_empty() {
+                doc.remove("run");
+            }
+        }
         let doc = &doc;
         // toml::Table is ordered by key (no `preserve_order`), so this text is canonical.
         let document = toml::to_string(doc).expect("a parsed TOML document serializes");
@@ -119,6 +127,9 @@ pub struct Scenario {
     pub seed: u64,
     pub stop: Option<Time>,
     pub warmup: Time,
+    /// `[run] memory_limit`: the most the packet engine's process may hold, bytes
+    /// (`capacity`; None: a share of the memory available when the run starts).
+    pub memory_limit: Option<u64>,
     pub bins: Option<Vec<u64>>,
     pub net: NetSpec,
     /// The transports the classes use: the scenario's `[transport]` first, if it has
@@ -176,13 +187,14 @@ impl Scenario {
         let mut root = Table::root(file, doc);
         let name = name_of(&mut root, file)?;
         let seed = root.int("seed", 0, MAX_SEED as i64)?.unwrap_or(1) as u64;
-        let (stop, warmup, bins) = match root.table("run")? {
+        let (stop, warmup, bins, memory_limit) = match root.table("run")? {
             Some(mut r) => {
                 let v = (r.time("stop")?, r.time("warmup")?.unwrap_or(Time::ZERO), classes::bins(&mut r)?);
+                let limit = memory_limit(&mut r)?;
                 r.finish()?;
-                v
+                (v.0, v.1, v.2, limit)
             }
-            None => (None, Time::ZERO, None),
+            None => (None, Time::ZERO, None, None),
         };
         let mut topo = root.table("topology")?.ok_or_else(|| {
             root.error("topology", "missing; accepted: a [topology] table (every scenario needs one)")
@@ -241,6 +253,7 @@ impl Scenario {
             seed,
             stop,
             warmup,
+            memory_limit,
             bins,
             net,
             transports,
@@ -407,6 +420,16 @@ impl Scenario {
             Pattern::Permutation { hosts } => hosts.len(),
         };
         Rate::from_bps(self.host_rate.bps() * n as u64)
+    }
+}
+
+/// `[run] memory_limit`: a size of at least 1 MB.
+fn memory_limit(r: &mut Table) -> Result<Option<u64>, ScenarioError> {
+    match r.size("memory_limit")? {
+        Some(b) if b < 1_000_000 => {
+            Err(r.error("memory_limit", format!("\"{b}B\" is too small; accepted: a size of at least \"1MB\"")))
+        }
+        v => Ok(v),
     }
 }
 
