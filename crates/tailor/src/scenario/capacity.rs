@@ -21,12 +21,24 @@ use crate::engine::memory::{gb, Limit};
 use crate::workload::generated::mean_gap_ns;
 use crate::workload::Pattern;
 
-/// Per host: its NIC's stages, its endpoints (built on first use) and their tables.
-pub const HOST_BYTES: u64 = 4_096;
+/// Per host: its NIC's stages, its endpoints (built on first use; a TCP endpoint is 516 B)
+/// and their tables.
+pub const HOST_BYTES: u64 = 1_024;
 /// Per active message: the engine's flow record and both endpoints' connection state.
 pub const MESSAGE_BYTES: u64 = 2_048;
-/// Per queued packet: 64 bytes in a queue whose capacity doubles (and is kept).
-pub const PACKET_BYTES: u64 = 128;
+/// Per queued packet of a transport that queues every packet of a message at once (raw,
+/// udp): 64 bytes in a queue whose capacity doubles (111 B measured per packet of the
+/// estimate on a k = 8 fat-tree).
+pub const PACKET_BYTES: u64 = 136;
+/// Per queued packet of a windowed transport: a queue keeps the largest capacity it
+/// reached, and a window's packets pass through several queues (a NIC, switch ports, the
+/// links' pipes) whose peaks come at different times, so the memory is the sum of each
+/// queue's peak, not the peak of their sum. Measured per packet of the estimate: 284 B
+/// (DCTCP, k = 16, 1 ms) to 330 B (DCTCP, k = 8), 188 B (Homa, k = 8).
+pub const WINDOWED_PACKET_BYTES: u64 = 336;
+/// Per summary (each class's, and the overall one): its slowdown histograms (1.4 MB for
+/// the two of a one-class run in DHAT's profile).
+pub const SUMMARY_BYTES: u64 = 750_000;
 /// The packets a windowed transport (every transport but raw and udp) keeps queued per
 /// active message at most, in the estimate: its window.
 pub const WINDOW_PACKETS: f64 = 256.0;
@@ -41,7 +53,7 @@ const MIN_STAY_S: f64 = 10e-6;
 /// What a run needs, by part (bytes, and the expected counts behind them).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Estimate {
-    /// Ports, links, routing and hosts.
+    /// Ports, links, routing, hosts and the summaries.
     pub fabric: u64,
     pub ports: u64,
     pub hosts: u64,
@@ -75,15 +87,18 @@ impl Estimate {
 pub fn estimate(sc: &Scenario) -> Estimate {
     let hosts = sc.net.shape.host_count() as u64;
     let ports = sc.net.shape.port_count() as u64;
-    let fabric = sc.net.memory_bytes(sc.classes.len()) + hosts * HOST_BYTES;
+    let classes = sc.classes.len() as u64;
+    let fabric = sc.net.memory_bytes(sc.classes.len()) + hosts * HOST_BYTES + (classes + 1) * SUMMARY_BYTES;
     let load = total_load(sc).min(1.0);
-    let (mut messages, mut packets) = (0.0, 0.0);
+    let (mut messages, mut packets, mut bytes) = (0.0, 0.0, 0.0);
     for i in 0..sc.classes.len() {
         let (m, p) = in_flight(sc, i, load);
+        let per_packet = if windowed(sc, i) { WINDOWED_PACKET_BYTES } else { PACKET_BYTES };
         messages += m;
         packets += p;
+        bytes += m * MESSAGE_BYTES as f64 + p * per_packet as f64;
     }
-    let in_flight = (messages * MESSAGE_BYTES as f64 + packets * PACKET_BYTES as f64) as u64;
+    let in_flight = bytes as u64;
     Estimate { fabric, ports, hosts, messages, packets, in_flight }
 }
 
@@ -109,7 +124,7 @@ fn in_flight(sc: &Scenario, i: usize, load: f64) -> (f64, f64) {
     };
     let t = sc.transport_of(i);
     let packet = t.full_packet().max(1) as f64;
-    let window = if matches!(t.name(), "raw" | "udp") { f64::INFINITY } else { WINDOW_PACKETS };
+    let window = if windowed(sc, i) { WINDOW_PACKETS } else { f64::INFINITY };
     let queued = |s: u64| (s as f64 / packet).ceil().min(window);
     let rate = match offered {
         Offered::Closed { outstanding, .. } => {
@@ -133,6 +148,12 @@ fn in_flight(sc: &Scenario, i: usize, load: f64) -> (f64, f64) {
     let messages = sizes.expect(stay) / gap_s;
     let packets = sizes.expect(|s| stay(s) * queued(s)) / gap_s;
     (messages, packets)
+}
+
+/// Whether class `i`'s transport sends a window at a time (all but raw and udp, which
+/// hand the NIC every packet of a message at once).
+fn windowed(sc: &Scenario, i: usize) -> bool {
+    !matches!(sc.transport_of(i).name(), "raw" | "udp")
 }
 
 fn senders(p: &Pattern) -> usize {
