@@ -73,7 +73,8 @@ validate: build
 
 # Speed and memory against ns-3 timed in the same script (and against the engine built at
 # git revision BENCH_BASELINE, if given); the engine's speed by fabric size (16 to 4,096
-# hosts); set-up time by hosts; the CLI's peak memory against the simulation's by run length.
+# hosts); set-up time by hosts; the CLI's peak memory against the simulation's by run length;
+# the packet engine's memory per port, packet and message in flight, and where it runs out.
 bench: build
 	cargo build --release -p tailor --bin tailor-sim
 	$(PY) scripts/bench.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
@@ -82,3 +83,4 @@ bench: build
 	$(PY) scripts/bench_store.py
 	$(PY) scripts/bench_setup.py
 	$(PY) scripts/bench_memory.py
+	$(PY) scripts/bench_capacity.py
