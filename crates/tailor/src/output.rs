@@ -366,7 +366,7 @@ pub fn simulate_with(
         crate::scenario::capacity::check(sc, used, l).map_err(RunError::Scenario)?;
     }
     let mut sim = Simulation::new_reporting(sc.build(seed)?, sink, progress)?;
-    sim.set_memory_guard(crate::engine::memory::Guard::new(limit));
+    sim.set_memory_guard(memory_guard(limit));
     if let (Some(spec), Some(log)) = (&sc.record.queues, rec.queues) {
         sim.record_queues(spec, log);
     }
@@ -386,6 +386,21 @@ pub fn simulate_with(
         rows: log.rows(),
     });
     Ok((sim, summary))
+}
+
+/// The run's guard: `limit` on its process, and a floor of `FLOOR` of the memory the
+/// machine had available when the run started (`engine::memory::Floor`).
+fn memory_guard(limit: Option<crate::engine::memory::Limit>) -> crate::engine::memory::Guard {
+    use crate::engine::memory::{Floor, Guard};
+    const FLOOR: f64 = 0.05;
+    let guard = Guard::new(limit);
+    match crate::scenario::memory::here() {
+        Some(m) => guard.with_floor(Floor {
+            bytes: (m.available as f64 * FLOOR) as u64,
+            available: || crate::scenario::memory::here().map(|m| m.available),
+        }),
+        None => guard,
+    }
 }
 
 impl Summary {

@@ -140,3 +140,24 @@ fn peaks_at_scale() {
         );
     }
 }
+
+/// Several runs at once (a sweep's points, another user) can take the machine's memory
+/// together while each stays under its own limit: the guard also stops a run when the
+/// machine's available memory falls under its floor, saying so.
+#[test]
+fn the_guard_stops_a_run_when_the_machine_runs_short() {
+    let text = "[topology]\nkind = \"star\"\nhosts = 4\nlink = { rate = \"100Gbps\", delay = \"1us\" }\n\
+                [transport]\nkind = \"dctcp\"\n[[class]]\nname = \"a\"\nsizes_fixed = \"1MB\"\n\
+                arrival = \"poisson\"\nload = 0.5\npattern = \"all_to_all\"\nmessages = 200\n";
+    let dir = tempfile::tempdir().unwrap();
+    let sc = common::scenario(text, dir.path());
+    let mut sim = Simulation::new(sc.build(1).expect("builds"), Box::new(NullSink)).expect("starts");
+    let roomy = Limit { bytes: u64::MAX / 2, source: "a test's".into() };
+    let floor = memory::Floor { bytes: 2_000_000, available: || Some(1_000_000) };
+    sim.set_memory_guard(Guard::new(Some(roomy)).with_floor(floor));
+    let Err(err) = sim.run(&mut |_| true) else { panic!("not stopped") };
+    let RunError::Memory(x) = &err else { panic!("not the guard: {err}") };
+    assert_eq!(x.machine, Some((1_000_000, 2_000_000)), "{x:?}");
+    let m = err.to_string();
+    assert!(m.contains("the machine had 1.0 MB available, under the 2.0 MB a run keeps free"), "{m}");
+}

@@ -14,10 +14,23 @@
 use crate::net::Network;
 use crate::sim::Time;
 
-/// The memory limit a run is held to, and how the limit was chosen (for the message).
+/// The memory limit a run is held to, and how the limit was chosen (for the message); and
+/// the least memory the machine must keep available ([`Floor`]).
 #[derive(Clone, Debug, Default)]
 pub struct Guard {
     limit: Option<Limit>,
+    floor: Option<Floor>,
+}
+
+/// The machine's side: a limit on one process does not keep several runs at once (a
+/// sweep's points, other users) from taking the machine's memory together, so the run
+/// also stops when the memory the machine has available falls under `bytes`.
+#[derive(Clone, Debug)]
+pub struct Floor {
+    pub bytes: u64,
+    /// Reads the memory available now (`scenario::memory::here`, from the caller: the
+    /// engine reads no scenario).
+    pub available: fn() -> Option<u64>,
 }
 
 /// A limit on the process's resident memory.
@@ -40,22 +53,33 @@ pub struct Exceeded {
     pub active: u64,
     /// Packets held in port queues, on links and in hosts' stages.
     pub queued: u64,
+    /// Set when it was the machine that ran short: what it had available, and the floor.
+    pub machine: Option<(u64, u64)>,
 }
 
 impl Guard {
     /// A guard holding the run to `limit` (None: no check).
     pub fn new(limit: Option<Limit>) -> Guard {
-        Guard { limit }
+        Guard { limit, floor: None }
     }
 
-    /// Called every 2^16 events: Err when the process holds more than the limit.
+    /// This guard, also stopping the run when the machine's available memory falls under
+    /// `floor`.
+    pub fn with_floor(self, floor: Floor) -> Guard {
+        Guard { floor: Some(floor), ..self }
+    }
+
+    /// Called every 2^16 events: Err when the process holds more than the limit, or the
+    /// machine has less available than the floor.
     pub fn check(&self, now: Time, events: u64, active: usize, net: &Network) -> Result<(), Exceeded> {
         let Some(limit) = &self.limit else { return Ok(()) };
         let Some(used) = resident() else { return Ok(()) };
-        if used <= limit.bytes {
+        let short = self.floor.as_ref().and_then(|f| (f.available)().filter(|a| *a < f.bytes).map(|a| (a, f.bytes)));
+        if used <= limit.bytes && short.is_none() {
             return Ok(());
         }
-        Err(Exceeded { at: now, events, used, limit: limit.clone(), active: active as u64, queued: queued(net) })
+        let (active, queued) = (active as u64, queued(net));
+        Err(Exceeded { at: now, events, used, limit: limit.clone(), active, queued, machine: short })
     }
 }
 
@@ -90,17 +114,31 @@ fn page_size() -> u64 {
 
 impl std::fmt::Display for Exceeded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why = match self.machine {
+            Some((available, floor)) => format!(
+                "the machine had {} available, under the {} a run keeps free (other processes took it), while the run \
+                 held {} of its limit of {} ({})",
+                gb(available),
+                gb(floor),
+                gb(self.used),
+                gb(self.limit.bytes),
+                self.limit.source
+            ),
+            None => format!(
+                "it held {} of memory, over its limit of {} ({})",
+                gb(self.used),
+                gb(self.limit.bytes),
+                self.limit.source
+            ),
+        };
         write!(
             f,
-            "the run was stopped at {:.3} ms of simulated time ({} events): it held {} of memory, over its limit of {} \
-             ({}), with {} messages active and {} packets queued in the network; nothing was written. \
+            "the run was stopped at {:.3} ms of simulated time ({} events): {why}, with {} messages active and {} \
+             packets queued in the network; nothing was written. \
              accepted: a higher limit ([run] memory_limit or --memory-limit) where the machine has it, \
              or less in flight (a lower load, fewer hosts, a bounded NIC queue: [host] buffer)",
             self.at.as_secs_f64() * 1e3,
             self.events,
-            gb(self.used),
-            gb(self.limit.bytes),
-            self.limit.source,
             self.active,
             self.queued,
         )
