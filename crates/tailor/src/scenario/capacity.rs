@@ -190,10 +190,10 @@ pub fn check(sc: &Scenario, used: u64, limit: &Limit) -> Result<(), ScenarioErro
     let change = if used >= limit.bytes {
         "the process alone holds more than that: a higher limit"
     } else if e.fabric >= e.in_flight {
-        "the fabric dominates: fewer hosts"
+        "the fabric dominates: fewer hosts, or --engine decomposed (estimates by per-link simulations)"
     } else {
         "the messages in flight dominate: a lower load, a shorter run (until, messages, [run] stop), fewer hosts, \
-         or a window-limited transport"
+         a window-limited transport, or --engine decomposed (estimates by per-link simulations)"
     };
     Err(ScenarioError {
         file: sc.file.clone(),
