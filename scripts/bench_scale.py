@@ -43,7 +43,7 @@ def scenario_for(hosts: int, topology: str, until: str, work: Path) -> Path:
     text, n = re.subn(r"^k = 16$", topology, text, flags=re.M)
     text, m = re.subn(r'^until = "1ms"$', f'until = "{until}"', text, flags=re.M)
     if (n, m) != (1, 1):
-        raise SystemExit(f"{SCENARIO}: expected one `k = 16` and one `until = \"1ms\"` line to replace")
+        raise SystemExit(f'{SCENARIO}: expected one `k = 16` and one `until = "1ms"` line to replace')
     text = text.replace('name = "fattree-1024"', f'name = "fattree-{hosts}"')
     path = work / f"fattree-{hosts}.toml"
     path.write_text(text)
@@ -111,7 +111,7 @@ def main() -> int:
             if baseline:
                 o = median_run(old)
                 print(row(f"at {args.baseline}", o))
-                ratios = [a["wall"] / b["wall"] for a, b in zip(new, old)]
+                ratios = [a["wall"] / b["wall"] for a, b in zip(new, old, strict=True)]
                 print(
                     f"  this build / {args.baseline}: engine time {t['wall'] / o['wall']:.3f}x "
                     f"(pairs {', '.join(f'{r:.3f}' for r in ratios)}; median {statistics.median(ratios):.3f}), "

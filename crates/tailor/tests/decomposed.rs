@@ -78,6 +78,14 @@ fn what_it_cannot_stand_for_is_refused_with_the_key() {
         (INCAST.replace("seed = 1\n", "seed = 1\n[run]\nstop = \"1ms\"\n"), "run.stop"),
         (INCAST.replace("kind = \"dctcp\"", "kind = \"homa\"\npriority_levels = 1"), "class[0]"),
         (INCAST.replace("ecn_threshold = \"30KB\"", "scheduler = \"priority\""), "switch.scheduler"),
+        // A mechanism whose registry entry says the decomposition cannot stand for it.
+        (
+            INCAST.replace(
+                "ecn_threshold = \"30KB\"",
+                "ecn_threshold = \"30KB\"\nbuffer = \"per_port\"\nbuffer_size = \"100KB\"\noverflow = \"trim\"",
+            ),
+            "switch.overflow",
+        ),
     ];
     for (text, key) in cases {
         let sc = common::scenario(&text, dir.path());

@@ -23,6 +23,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     used: |_| None,
     model_refuses: None,
     oracle_refuses: None,
+    decomposed_refuses: None,
     install: Some(install),
     keys: &[
         Keys { section: Section::Switch, keys: &["ecn_threshold"], parse: parse_switch },

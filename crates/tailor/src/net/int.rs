@@ -157,6 +157,7 @@ pub const MECHANISM: super::mechanism::Mechanism = super::mechanism::Mechanism {
         }
     }),
     oracle_refuses: None,
+    decomposed_refuses: Some("INT stamps every hop of a path and the sender acts on the whole stack (HPCC), and the decomposition simulates each link alone; accepted: --engine packet, or no INT"),
     keys: &[],
     link_keys: None,
     marks_at: None,

@@ -172,6 +172,8 @@ pub enum Engine {
     Model,
     /// The SRPT oracle (`--engine oracle`).
     Oracle,
+    /// The per-link decomposition (`--engine decomposed`, docs/decomposed.md).
+    Decomposed,
 }
 
 /// A network mechanism as the registry lists it.
@@ -189,6 +191,9 @@ pub struct Mechanism {
     /// Why the oracle cannot stand for it, likewise (None: the oracle's schedule is still
     /// what it claims with it on; docs/oracle.md, "Scope").
     pub oracle_refuses: Option<&'static str>,
+    /// Why the decomposition cannot stand for it, likewise (None: its effect stays at the
+    /// port it acts at, which a link simulation has; docs/decomposed.md, "Scope").
+    pub decomposed_refuses: Option<&'static str>,
     /// What it adds to the built network (None: `topology::build` places it from `net`,
     /// or its `Setting` installs itself).
     pub install: Option<fn(&NetSpec, &mut dyn Installer)>,
@@ -327,6 +332,7 @@ fn refusal_in(list: &[Mechanism], net: &NetSpec, engine: Engine) -> Option<(Stri
     let why = |m: &Mechanism| match engine {
         Engine::Model => m.model_refuses,
         Engine::Oracle => m.oracle_refuses,
+        Engine::Decomposed => m.decomposed_refuses,
     };
     let fixed = list.iter().find_map(|m| Some(((m.used)(net)?, why(m)?)));
     fixed.or_else(|| {
@@ -382,6 +388,7 @@ mod tests {
             used,
             model_refuses: model,
             oracle_refuses: oracle,
+            decomposed_refuses: None,
             install: None,
             keys: &[],
             link_keys: None,

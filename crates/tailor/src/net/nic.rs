@@ -167,6 +167,7 @@ pub const COALESCING: Mechanism = Mechanism {
     model_refuses: Some("the model has no packets to batch (interrupt coalescing); accepted: --engine packet, or no rx_frames / rx_usecs"),
     install: None,
     oracle_refuses: None,
+    decomposed_refuses: Some("interrupt coalescing batches a host's receive path across every flow it receives, and the decomposition's host links carry only one link's flows; accepted: --engine packet, or no rx_frames / rx_usecs"),
     keys: &[Keys { section: Section::Host, keys: &["rx_frames", "rx_usecs"], parse }],
     link_keys: None,
     marks_at: None,

@@ -71,6 +71,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     used: |_| None,
     model_refuses: Some("trimming and eviction act on single packets in a full buffer, and the model's queues are fluid and unbounded (it would run as if they were off); accepted: --engine packet, or overflow = \"drop\""),
     oracle_refuses: None,
+    decomposed_refuses: Some("trimming and eviction change what the links after a full buffer carry (headers, retransmissions), and the decomposition gives each link the messages whole; accepted: --engine packet, or overflow = \"drop\""),
     install: None,
     keys: &[Keys { section: Section::Switch, keys: &["overflow"], parse }],
     link_keys: None,

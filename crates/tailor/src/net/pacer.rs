@@ -485,6 +485,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ),
     install: None,
     oracle_refuses: None,
+    decomposed_refuses: Some("a host's pacer holds state across every flow the host sends, and the decomposition's host links carry only one link's flows; accepted: --engine packet, or no pacer"),
     keys: &[Keys { section: Section::Host, keys: &["pacer"], parse }],
     link_keys: None,
     marks_at: None,

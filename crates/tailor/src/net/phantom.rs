@@ -129,6 +129,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     },
     model_refuses: Some("the model has no phantom queues (its marking is the real queue's against q0); accepted: --engine packet, or no phantom queue"),
     oracle_refuses: None,
+    decomposed_refuses: None,
     install: Some(install),
     keys: &[Keys { section: Section::Switch, keys: &["phantom"], parse: parse_switch }],
     link_keys: Some(LinkKeys { keys: &["phantom"], parse: parse_link }),

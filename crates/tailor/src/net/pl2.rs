@@ -263,6 +263,7 @@ pub const MECHANISM: Mechanism = Mechanism {
         "the model has no switch agents to hand out timeslots (PL2); accepted: --engine packet, or no pl2",
     ),
     oracle_refuses: None,
+    decomposed_refuses: Some("a ToR's reservations span every link of its rack, and the decomposition simulates each link alone; accepted: --engine packet, or no pl2"),
     install: None,
     keys: &[Keys { section: Section::Switch, keys: &["pl2"], parse }],
     link_keys: None,

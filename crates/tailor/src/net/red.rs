@@ -153,6 +153,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     model_refuses: Some("the model marks the queue against q0 (a step), not RED's averaged probability; accepted: --engine packet, or no red"),
     install: None,
     oracle_refuses: None,
+    decomposed_refuses: None,
     keys: &[Keys { section: Section::Switch, keys: &["red"], parse }],
     link_keys: None,
     marks_at: None,

@@ -9,7 +9,8 @@
 //!   request arrives), no `[run] stop` (every message is estimated to its delivery);
 //! - a link's delay depends on that link's traffic only: no mechanism with state across
 //!   ports or hosts (switch agents such as PL2's, in-band telemetry, host pacers), only
-//!   per-port marking (`ecn`, `red`, `phantom`);
+//!   per-port marking (`ecn`, `red`, `phantom`): each mechanism says so in the registry
+//!   (`Mechanism::decomposed_refuses`);
 //! - one path per message (per-flow ECMP, not per-packet spraying) and FIFO ports with
 //!   one priority level (under priorities a link's delay for one class depends on the
 //!   other classes' traffic at every hop, which the sum of independent draws does not
@@ -22,15 +23,13 @@
 
 use super::reader::ScenarioError;
 use super::{ClassKind, Scenario};
+use crate::net::mechanism;
 use crate::net::routing::PathChoice;
 use crate::net::topology::{Discipline, NicQueue, Shape};
 
 /// The transports whose decomposed estimates have been measured against the packet
 /// engine (docs/decomposed.md, "Accuracy").
 pub const VALIDATED: &[&str] = &["dctcp"];
-
-/// The network mechanisms whose effect is local to the port they act at.
-const PER_PORT: &[&str] = &["ecn", "red", "phantom"];
 
 pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { file: sc.file.clone(), path: path.into(), message };
@@ -44,23 +43,8 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
             ),
         ));
     }
-    for m in crate::net::mechanism::MECHANISMS {
-        if PER_PORT.contains(&m.name) {
-            continue;
-        }
-        let key =
-            (m.used)(&sc.net).or_else(|| sc.net.mechanisms.iter().find(|s| s.name == m.name).map(|s| s.key.clone()));
-        if let Some(key) = key {
-            return Err(err(
-                &key,
-                format!(
-                    "turns on {}, whose state spans more than one link, and the decomposition simulates each link alone; \
-                     accepted: per-port marking only ({}) {with}",
-                    m.name,
-                    PER_PORT.join(", ")
-                ),
-            ));
-        }
+    if let Some((key, why)) = mechanism::refusal(&sc.net, mechanism::Engine::Decomposed) {
+        return Err(err(&key, format!("{why} {with}")));
     }
     if sc.net.paths == PathChoice::Spray {
         return Err(err(
