@@ -68,6 +68,26 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
         ));
     }
     fabric(&sc.net.shape).map_err(|(key, m)| err(&format!("topology.{key}"), format!("{m} {with}")))?;
+    classes(sc, &err, with)?;
+    let rec = &sc.record;
+    let recorded = [
+        ("record.queues", rec.queues.is_some()),
+        ("record.waits", rec.waits),
+        ("record.sojourn", rec.sojourn.is_some()),
+        ("record.progress", rec.progress.is_some()),
+    ];
+    if let Some((key, _)) = recorded.iter().find(|(_, on)| *on) {
+        return Err(err(
+            key,
+            format!("asks for a record of the whole fabric's run, which the decomposition does not have; accepted: no such key {with}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Ok unless a class is one the decomposition cannot estimate: RPCs, persistent
+/// connections, a transport not measured against the packet engine, probes.
+fn classes(sc: &Scenario, err: &impl Fn(&str, String) -> ScenarioError, with: &str) -> Result<(), ScenarioError> {
     for (i, c) in sc.classes.iter().enumerate() {
         if let ClassKind::Generated { response: Some(_), .. } = &c.kind {
             return Err(err(
@@ -98,19 +118,6 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
         if c.probe {
             return Err(err(&format!("class[{i}].probe"), format!("probes measure waits at ports, which the decomposition does not report; accepted: no probe class {with}")));
         }
-    }
-    let rec = &sc.record;
-    let recorded = [
-        ("record.queues", rec.queues.is_some()),
-        ("record.waits", rec.waits),
-        ("record.sojourn", rec.sojourn.is_some()),
-        ("record.progress", rec.progress.is_some()),
-    ];
-    if let Some((key, _)) = recorded.iter().find(|(_, on)| *on) {
-        return Err(err(
-            key,
-            format!("asks for a record of the whole fabric's run, which the decomposition does not have; accepted: no such key {with}"),
-        ));
     }
     Ok(())
 }
