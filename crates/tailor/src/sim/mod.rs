@@ -1,5 +1,6 @@
 //! The discrete-event core: integer time, the event queue, random streams.
 
+mod calendar;
 pub mod prefetch;
 pub mod queue;
 pub mod rng;

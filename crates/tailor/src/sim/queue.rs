@@ -1,42 +1,25 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence).
+//! The event queue: events ordered by (time, insertion sequence), the next one held
+//! apart (so that looking at it costs nothing) and the rest in a calendar (`calendar`).
 //!
 //! Two events at the same picosecond fire in the order they were scheduled, which makes
 //! every run deterministic without relying on the heap's tie-breaking (cf. nexosim's
 //! priority queue). Cancelled timers are not removed: their owners keep a generation
 //! number and ignore stale firings (timers are data, DESIGN.md).
 
+use super::calendar::Calendar;
 use super::time::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// A pending event; `key` is (time << 64 | sequence), so one integer comparison orders
 /// entries by time and then by insertion.
-struct Entry<E> {
-    key: u128,
-    event: E,
+#[derive(Copy, Clone)]
+pub(super) struct Entry<E> {
+    pub(super) key: u128,
+    pub(super) event: E,
 }
 
 impl<E> Entry<E> {
     fn time(&self) -> Time {
         Time::from_ps((self.key >> 64) as u64)
-    }
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap, we pop the earliest (time, seq).
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
     }
 }
 
@@ -54,23 +37,26 @@ impl Slot {
 
 /// Pending events, popped in (time, insertion sequence) order.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    /// The least pending entry; every entry of `rest` is later.
+    next: Option<Entry<E>>,
+    rest: Calendar<E>,
     next_seq: u64,
     popped: u64,
     /// The slot of the event popped last: what "has already happened" means.
     current: Slot,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), next_seq: 0, popped: 0, current: Slot(0) }
+        EventQueue { next: None, rest: Calendar::new(), next_seq: 0, popped: 0, current: Slot(0) }
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
+    #[inline(always)]
     pub fn push(&mut self, time: Time, event: E) {
         let slot = self.reserve(time);
-        self.heap.push(Entry { key: slot.0, event });
+        self.insert(Entry { key: slot.0, event });
     }
     /// Takes the next place in the order at `time` without scheduling anything: the
     /// sequence number is used up whether or not the slot is ever filled, so what is
@@ -81,36 +67,47 @@ impl<E> EventQueue<E> {
         Slot((time.ps() as u128) << 64 | seq as u128)
     }
     /// Schedules `event` in a slot taken by `reserve` that has not passed yet.
+    #[inline(always)]
     pub fn push_reserved(&mut self, slot: Slot, event: E) {
         debug_assert!(slot > self.current, "a slot is filled before its turn");
-        self.heap.push(Entry { key: slot.0, event });
+        self.insert(Entry { key: slot.0, event });
+    }
+    #[inline(always)]
+    fn insert(&mut self, e: Entry<E>) {
+        match &mut self.next {
+            Some(n) if n.key < e.key => self.rest.push(e),
+            Some(n) => self.rest.push(std::mem::replace(n, e)),
+            None => self.next = Some(e),
+        }
     }
     /// Whether an event in `slot` would already have been popped.
     pub fn passed(&self, slot: Slot) -> bool {
         slot <= self.current
     }
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.heap.pop()?;
+        let e = self.next.take()?;
         self.popped += 1;
         self.current = Slot(e.key);
+        self.rest.advance(e.key);
+        self.next = self.rest.pop();
         Some((e.time(), e.event))
     }
     /// The next event, if any.
     pub fn peek(&self) -> Option<&E> {
-        self.heap.peek().map(|e| &e.event)
+        self.next.as_ref().map(|e| &e.event)
     }
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time())
+        self.next.as_ref().map(|e| e.time())
     }
     /// Events processed so far.
     pub fn popped(&self) -> u64 {
         self.popped
     }
     pub fn len(&self) -> usize {
-        self.heap.len()
+        usize::from(self.next.is_some()) + self.rest.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.next.is_none()
     }
 }
 
@@ -118,33 +115,49 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
 
-    /// Against a sort of the same (time, sequence) keys, with pushes between pops.
+    /// Against a sort of the same (time, sequence) keys, with pushes between pops, each
+    /// no earlier than the last pop (the queue's contract): at the same picosecond, within
+    /// a wheel bucket, across the wheel, beyond its span (the overflow heap), and after
+    /// jumps of time that leave the wheel empty.
     #[test]
     fn pops_in_key_order_under_any_interleaving() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
         let mut q = EventQueue::default();
-        let mut model: Vec<(u64, u32)> = Vec::new();
+        let mut model = std::collections::BTreeSet::new();
         let mut out = Vec::new();
         let mut want = Vec::new();
-        for n in 0..20_000u32 {
-            let t = rng.random_range(0..500u64);
-            q.push(Time::from_ps(t), n);
-            model.push((t, n));
-            if rng.random_bool(0.45) {
-                model.sort_unstable();
-                want.push(model.remove(0));
+        let mut now = 0u64;
+        let (mut len_max, mut far) = (0, 0);
+        for n in 0..200_000u32 {
+            let ahead = match rng.random_range(0..10u32) {
+                0 => 0,
+                1..=3 => rng.random_range(0..2_000u64),
+                4..=7 => rng.random_range(0..5_000_000u64),
+                8 => rng.random_range(0..50_000_000u64),
+                _ => rng.random_range(0..2_000_000_000u64),
+            };
+            far += u32::from(ahead > 4_200_000);
+            q.push(Time::from_ps(now + ahead), n);
+            model.insert((now + ahead, n));
+            len_max = len_max.max(q.len());
+            // Pops a little more often than pushes in long runs, so the queue empties.
+            let pops = if n % 50_000 < 40_000 { 0.45 } else { 0.7 };
+            while rng.random_bool(pops) && !model.is_empty() {
+                want.push(model.pop_first().expect("not empty"));
                 let (t, e) = q.pop().unwrap();
-                out.push((t.ps(), e));
+                now = t.ps();
+                out.push((now, e));
+                assert_eq!(q.len(), model.len());
             }
         }
-        model.sort_unstable();
         want.extend(model);
         while let Some((t, e)) = q.pop() {
             out.push((t.ps(), e));
         }
         assert_eq!(out, want);
         assert!(q.is_empty() && q.peek_time().is_none());
+        assert!(len_max > 1_000 && far > 10_000, "the wheel and the overflow are both exercised");
     }
 
     /// A reserved slot filled later pops where an event pushed at reservation would have,
