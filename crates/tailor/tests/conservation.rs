@@ -44,8 +44,8 @@ fn check_ledgers(sim: &tailor::engine::Simulation) {
         assert_eq!(p.stats.enq_packets, p.stats.sent_packets + p.queued_packets() as u64, "port {i} packets");
         assert_eq!(p.stats.enq_bytes, p.stats.sent_bytes + p.queued_bytes(), "port {i} bytes");
         let link = &net.links[p.link.index()];
-        let on_wire: u64 = link.pipe.iter().map(|(_, q)| q.wire_bytes as u64).sum();
-        assert_eq!(p.stats.sent_packets, link.delivered.0 + link.pipe.len() as u64, "link of port {i}");
+        let on_wire: u64 = net.wire_of(p.link).map(|q| q.wire_bytes as u64).sum();
+        assert_eq!(p.stats.sent_packets, link.delivered.0 + link.on_wire() as u64, "link of port {i}");
         assert_eq!(p.stats.sent_bytes, link.delivered.1 + on_wire, "link of port {i} bytes");
     }
     for (s, sw) in net.switches.iter().enumerate() {

@@ -87,7 +87,7 @@ impl Guard {
 /// receive stages.
 pub fn queued(net: &Network) -> u64 {
     let ports: usize = net.ports.iter().map(|p| p.queued_packets()).sum();
-    let links: usize = net.links.iter().map(|l| l.pipe.len()).sum();
+    let links: usize = net.links.iter().map(|l| l.on_wire()).sum();
     let hosts: usize = net.hosts.iter().map(|h| h.tx_pipe.len() + h.rx_pipe.len()).sum();
     (ports + links + hosts) as u64
 }

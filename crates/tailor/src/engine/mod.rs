@@ -396,7 +396,7 @@ impl Simulation {
         use crate::sim::prefetch::prefetch;
         match self.events.peek() {
             Some(Event::LinkArrival(l)) => {
-                if let Some(head) = self.net.links[l.index()].pipe.front() {
+                if let Some(head) = self.net.wire_head(*l) {
                     prefetch(head);
                 }
             }

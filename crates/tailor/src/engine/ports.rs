@@ -97,10 +97,9 @@ impl Simulation {
                 agent.on_departure(now, s, &pkt);
             }
         }
-        let link = &mut self.net.links[l.index()];
-        link.pipe.push_back((done + link.delay, pkt));
-        if link.pipe.len() == 1 {
-            self.events.push(done + link.delay, Event::LinkArrival(l));
+        let at = done + self.net.links[l.index()].delay;
+        if self.net.launch(l, at, pkt) {
+            self.events.push(at, Event::LinkArrival(l));
         }
         // The end of this transmission matters only if a packet waits behind this one, or
         // to a NIC that asks its endpoints for a packet when idle: otherwise its place in
@@ -137,11 +136,11 @@ impl Simulation {
     }
 
     pub(super) fn link_arrival(&mut self, l: LinkId) -> Result<(), RunError> {
+        let (pkt, next) = self.net.land(l).expect("a link event has a packet");
         let link = &mut self.net.links[l.index()];
-        let (_, pkt) = link.pipe.pop_front().expect("a link event has a packet");
         link.delivered.0 += 1;
         link.delivered.1 += pkt.wire_bytes as u64;
-        if let Some(&(next, _)) = link.pipe.front() {
+        if let Some(next) = next {
             self.events.push(next, Event::LinkArrival(l));
         }
         match link.to {

@@ -27,9 +27,10 @@ pub mod red;
 pub mod routing;
 pub mod sched;
 pub mod topology;
+pub mod wire;
 
 use crate::sim::Time;
-use ids::{HostId, Node, PortId, SwitchId};
+use ids::{HostId, LinkId, Node, PortId, SwitchId};
 use packet::Packet;
 use port::{Port, SharedBuffer};
 use routing::Routes;
@@ -39,8 +40,9 @@ use std::collections::VecDeque;
 /// link goes, its delay) in one cache line (docs/performance.md, "A thousand hosts").
 #[repr(C)]
 pub struct Link {
-    /// Packets on the wire with the time each reaches `to`, in order.
-    pub pipe: VecDeque<(Time, Packet)>,
+    /// Packets on the wire (their slots in `Network::wire`) with the time each reaches
+    /// `to`, in order.
+    pipe: VecDeque<(Time, u32)>,
     /// Packets and bytes that reached `to`.
     pub delivered: (u64, u64),
     pub to: Node,
@@ -103,9 +105,51 @@ pub struct Network {
     pub routes: Routes,
     /// The INT stacks of HPCC packets in flight.
     pub int: int::Pool,
+    /// The packets on the links' wires.
+    pub wire: wire::Wire,
+}
+
+impl Link {
+    pub fn new(from: PortId, to: Node, delay: Time, propagation: Time) -> Link {
+        Link { pipe: VecDeque::new(), delivered: (0, 0), to, delay, from, propagation }
+    }
+    /// Packets on its wire.
+    pub fn on_wire(&self) -> usize {
+        self.pipe.len()
+    }
 }
 
 impl Network {
+    /// Puts `pkt` on link `l` to reach its far end at `at`; true when it is the only
+    /// packet on that wire (the caller then schedules its arrival).
+    #[inline]
+    pub fn launch(&mut self, l: LinkId, at: Time, pkt: Packet) -> bool {
+        let slot = self.wire.put(pkt);
+        let pipe = &mut self.links[l.index()].pipe;
+        pipe.push_back((at, slot));
+        pipe.len() == 1
+    }
+
+    /// Takes the head packet off link `l`'s wire, with the arrival time of the one after
+    /// it, if any; None when nothing is on the wire.
+    #[inline]
+    pub fn land(&mut self, l: LinkId) -> Option<(Packet, Option<Time>)> {
+        let pipe = &mut self.links[l.index()].pipe;
+        let (_, slot) = pipe.pop_front()?;
+        let next = pipe.front().map(|&(t, _)| t);
+        Some((self.wire.take(slot), next))
+    }
+
+    /// The packets on link `l`'s wire, the first to arrive first.
+    pub fn wire_of(&self, l: LinkId) -> impl Iterator<Item = &Packet> {
+        self.links[l.index()].pipe.iter().map(|&(_, s)| self.wire.get(s))
+    }
+
+    /// The packet that reaches the end of link `l` next.
+    pub fn wire_head(&self, l: LinkId) -> Option<&Packet> {
+        self.links[l.index()].pipe.front().map(|&(_, s)| self.wire.get(s))
+    }
+
     pub fn port(&self, p: PortId) -> &Port {
         &self.ports[p.index()]
     }
@@ -154,7 +198,7 @@ impl Network {
         }
         for l in &self.links {
             pkts += l.pipe.len() as u64;
-            bytes += l.pipe.iter().map(|(_, p)| p.wire_bytes as u64).sum::<u64>();
+            bytes += l.pipe.iter().map(|&(_, s)| self.wire.get(s).wire_bytes as u64).sum::<u64>();
         }
         for h in &self.hosts {
             pkts += (h.tx_pipe.len() + h.rx_pipe.len()) as u64;

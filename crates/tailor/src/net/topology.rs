@@ -314,14 +314,7 @@ impl Builder<'_> {
             Node::Host(_) => self.spec.host_nic_delay,
             Node::Switch(_) => Time::ZERO,
         };
-        self.net.links.push(Link {
-            from: port_id,
-            to,
-            delay: spec.delay + extra,
-            propagation: spec.delay,
-            pipe: VecDeque::new(),
-            delivered: (0, 0),
-        });
+        self.net.links.push(Link::new(port_id, to, spec.delay + extra, spec.delay));
         let port = match from {
             Node::Host(_) => {
                 let sched: Box<dyn Scheduler> = match self.spec.nic {
@@ -403,6 +396,7 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
             links: Vec::with_capacity(total as usize),
             routes: Routes::empty(spec.paths, spec.seed),
             int: Default::default(),
+            wire: Default::default(),
         },
         progress,
         total,
