@@ -207,7 +207,7 @@ impl TcpEndpoint {
             prio: None,
             rank: 0,
             flags,
-            int: o.int.map(|stack| pool.insert(stack)),
+            int: o.int.map(|stack| pool.insert(*stack)),
         }
     }
 }

@@ -47,7 +47,7 @@ fn send_until(s: &mut Sender, mut now: Time, until: Time) -> Vec<Time> {
     loop {
         while let Some(t) = s.poll_transmit(now) {
             assert!(matches!(t.seg, Segment::Data { .. }));
-            assert_eq!(t.int, Some(Stack::default()), "data starts with an empty INT stack");
+            assert_eq!(t.int.as_deref(), Some(&Stack::default()), "data starts with an empty INT stack");
             assert_eq!(t.ecn, Ecn::NotEct);
             times.push(now);
         }
@@ -183,6 +183,6 @@ fn the_receiver_echoes_the_stack_of_the_latest_segment() {
     );
     let a = r.poll_transmit().expect("an ACK");
     assert!(matches!(a.seg, Segment::Ack { ack: MSS, .. }));
-    assert_eq!(a.int, Some(stack));
+    assert_eq!(a.int.as_deref(), Some(&stack));
     assert_eq!(a.wire_bytes, 50);
 }

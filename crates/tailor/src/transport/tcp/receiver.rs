@@ -304,7 +304,7 @@ impl Receiver {
         let tsval = self.tuning.as_ref().map_or(0, |t| t.tsval(self.now));
         let dsack = std::mem::take(&mut self.dsack);
         let seg = Segment::Ack { ack: self.rcv_nxt, ece, ts_echo: self.ts_echo, wnd: self.window(), tsval, dsack };
-        let out = Out { seg, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo };
+        let out = Out { seg, wire_bytes: self.cfg.header, ecn: self.ack_ecn(), int: self.int_echo.map(Box::new) };
         self.unacked = 0;
         self.delack_at = None;
         if self.merges_into_tail(ece) {

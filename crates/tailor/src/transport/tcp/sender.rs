@@ -341,7 +341,7 @@ impl Sender {
         self.cwr_due &= !cwr;
         let mut t = self.packet(Segment::Data { seq, len, ts: now, tsecr: self.ts_recent, cwr }, len, new_data);
         if self.telemetry {
-            t.int = Some(Stack::default());
+            t.int = Some(Box::default());
         }
         if self.paced {
             self.next_send_at = now + self.cc.pacing_gap(t.wire_bytes as u64);

@@ -238,13 +238,13 @@ fn pair(c: Config, size: u64, delay: Time, drop: impl Fn(usize) -> bool) -> (Tim
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b).expect("something pending"),
         };
-        let due: Vec<_> = wire.iter().filter(|w| w.0 <= now).copied().collect();
+        let due: Vec<_> = wire.iter().filter(|w| w.0 <= now).cloned().collect();
         wire.retain(|w| w.0 > now);
         for (_, fwd, t) in due {
             if fwd {
-                r.handle_packet(now, &t.seg, t.ecn, t.int.as_ref());
+                r.handle_packet(now, &t.seg, t.ecn, t.int.as_deref());
             } else {
-                s.handle_packet(now, &t.seg, t.int.as_ref());
+                s.handle_packet(now, &t.seg, t.int.as_deref());
             }
         }
         s.handle_timeout(now);
