@@ -107,8 +107,12 @@ impl Scheduler for Fifo {
         self.bytes -= p.wire_bytes as u64;
         // The next packet leaves when this one has been serialized; a NIC queue holding a
         // sender's window wrote it long ago, so it is no longer in the cache.
-        if let Some(next) = self.q.front() {
-            crate::sim::prefetch::prefetch(next);
+        match self.q.front() {
+            Some(next) => crate::sim::prefetch::prefetch(next),
+            // Emptied: the next packet goes to the ring's first slot, which the last
+            // busy spell wrote, rather than to the slot after this one, a turn of the
+            // ring old (a write that missed the cache on most ports of a large fabric).
+            None => self.q.clear(),
         }
         Some(p)
     }
