@@ -6,7 +6,10 @@ that file as shipped). The smaller fabrics get longer arrivals and the 4,096-hos
 shorter, so that each run carries a few thousand messages: 16 hosts 20 ms, 128 hosts 3 ms,
 1,024 hosts 1 ms, 4,096 hosts 0.25 ms. Each runs through `tailor-sim` to the end
 (drained). Reported per run: engine time (summary.json's `wall_seconds`), events,
-events/s, simulated time, wall time per simulated ms and peak RSS (`/usr/bin/time -v`).
+events/s, simulated time, wall time per simulated ms, CPU time (user + system) and peak
+RSS (`/usr/bin/time -v`). The machine is shared and virtual: when it is loaded the wall
+time also counts the time the run waited for a processor, and the CPU time is the steadier
+of the two; both ratios are printed.
 
 With `--baseline REV`, `tailor-sim` is also built at git revision REV (bench.py's
 `build_baseline`) and both builds run each size, alternately: the ratios new / old.
@@ -51,7 +54,7 @@ def scenario_for(hosts: int, topology: str, until: str, work: Path) -> Path:
 
 
 def run(binary: Path, scenario: Path) -> dict:
-    _, rss, out = bench.timed([str(binary), str(scenario)])
+    _, cpu, rss, out = bench.timed_cpu([str(binary), str(scenario)])
     s = json.loads(out)
     wall, sim_ms = s["wall_seconds"], s["sim_ns"] / 1e6
     return {
@@ -62,6 +65,7 @@ def run(binary: Path, scenario: Path) -> dict:
         "wall_per_sim_ms": wall / sim_ms,
         "messages": s["messages"]["completed"],
         "rss_kb": rss,
+        "cpu": cpu,
     }
 
 
@@ -73,7 +77,8 @@ def median_run(runs: list[dict]) -> dict:
 def row(label: str, r: dict) -> str:
     return (
         f"  {label:<20} {r['wall']:>8.2f} s {r['events']:>13,} {r['events_per_s'] / 1e6:>7.2f} M/s "
-        f"{r['sim_ms']:>8.2f} ms {r['wall_per_sim_ms']:>8.2f} s/ms {r['messages']:>7,} {r['rss_kb'] / 1024:>8.1f} MB"
+        f"{r['sim_ms']:>8.2f} ms {r['wall_per_sim_ms']:>8.2f} s/ms {r['messages']:>7,} {r['rss_kb'] / 1024:>8.1f} MB "
+        f"{r['cpu']:>8.2f} s"
     )
 
 
@@ -94,7 +99,7 @@ def main() -> int:
         print(
             f"fat-trees, 100 Gbps, DCTCP, web search 50 % all-to-all, drained; median of {args.repeat}\n"
             f"  {'':<20} {'engine':>10} {'events':>13} {'events/s':>11} {'simulated':>11} "
-            f"{'wall/sim':>13} {'msgs':>7} {'peak RSS':>11}",
+            f"{'wall/sim':>13} {'msgs':>7} {'peak RSS':>11} {'cpu':>10}",
             flush=True,
         )
         for hosts, topology, until in sizes:
@@ -112,9 +117,11 @@ def main() -> int:
                 o = median_run(old)
                 print(row(f"at {args.baseline}", o))
                 ratios = [a["wall"] / b["wall"] for a, b in zip(new, old, strict=True)]
+                cpus = [a["cpu"] / b["cpu"] for a, b in zip(new, old, strict=True)]
                 print(
                     f"  this build / {args.baseline}: engine time {t['wall'] / o['wall']:.3f}x "
                     f"(pairs {', '.join(f'{r:.3f}' for r in ratios)}; median {statistics.median(ratios):.3f}), "
+                    f"cpu (pairs {', '.join(f'{r:.3f}' for r in cpus)}; median {statistics.median(cpus):.3f}), "
                     f"events {t['events'] / o['events']:.3f}x, peak RSS {t['rss_kb'] / o['rss_kb']:.3f}x",
                     flush=True,
                 )
