@@ -137,7 +137,7 @@ mod tests {
                 8 => rng.random_range(0..50_000_000u64),
                 _ => rng.random_range(0..2_000_000_000u64),
             };
-            far += u32::from(ahead > 4_200_000);
+            far += u32::from(ahead > 2_100_000);
             q.push(Time::from_ps(now + ahead), n);
             model.insert((now + ahead, n));
             len_max = len_max.max(q.len());
