@@ -8,7 +8,7 @@ use crate::errors::Error;
 use crate::{interruptible, to_overrides};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
-use tailor::decomposed::LinkResult;
+use tailor::decomposed::{Delay, LinkResult};
 use tailor::scenario::{Override, Scenario};
 use tailor::sim::Time;
 
@@ -56,8 +56,10 @@ pub fn decomposed_simulate<'py>(
             .iter()
             .zip(&which)
             .map(|(r, k)| {
-                let delays: Vec<u64> = r.delays.iter().map(|d| d.ps()).collect();
-                serde_json::json!({"link": k, "port": r.port.index(), "events": r.events, "delays_ps": delays})
+                let delays: Vec<u64> = r.delays.iter().map(|d| d.total.ps()).collect();
+                let latencies: Vec<u64> = r.delays.iter().map(|d| d.latency.ps()).collect();
+                serde_json::json!({"link": k, "port": r.port.index(), "events": r.events, "delays_ps": delays,
+                    "latencies_ps": latencies})
             })
             .collect();
         Ok(serde_json::to_string(&rows).expect("link results serialize"))
@@ -85,7 +87,9 @@ pub fn decomposed_write<'py>(
         for text in &results {
             let rows: Vec<serde_json::Value> = serde_json::from_str(text).map_err(bad)?;
             for row in rows {
-                by_link.push(parse(&row).ok_or_else(|| bad("a link result without link, port, events or delays_ps"))?);
+                by_link.push(parse(&row).ok_or_else(|| {
+                    bad("a link result without link, port, events, delays_ps or latencies_ps of equal length")
+                })?);
             }
         }
         by_link.sort_by_key(|(k, _)| *k);
@@ -101,8 +105,14 @@ fn parse(row: &serde_json::Value) -> Option<(usize, LinkResult)> {
     let k = row.get("link")?.as_u64()? as usize;
     let port = tailor::net::ids::PortId::new(row.get("port")?.as_u64()? as usize);
     let events = row.get("events")?.as_u64()?;
-    let delays =
-        row.get("delays_ps")?.as_array()?.iter().map(|d| d.as_u64().map(Time::from_ps)).collect::<Option<_>>()?;
+    let ps = |key: &str| -> Option<Vec<Time>> {
+        row.get(key)?.as_array()?.iter().map(|d| d.as_u64().map(Time::from_ps)).collect()
+    };
+    let (totals, latencies) = (ps("delays_ps")?, ps("latencies_ps")?);
+    if totals.len() != latencies.len() {
+        return None;
+    }
+    let delays = totals.into_iter().zip(latencies).map(|(total, latency)| Delay { total, latency }).collect();
     Some((k, LinkResult { port, delays, events }))
 }
 

@@ -49,10 +49,12 @@ fn a_single_bottleneck_is_estimated_close_to_the_packet_engine() {
     assert_eq!(info.links, 9, "8 uplinks and the link into host 8");
     let mean = |r: &[MessageRecord]| r.iter().map(|r| r.slowdown()).sum::<f64>() / r.len() as f64;
     let (dm, pm) = (mean(&d), mean(&p));
-    // Measured: mean 4 % apart; the p99 is not asserted: it is 61 % low here (11.8 against
-    // 30.6), the senders' NIC queues that the fast edge links leave out
-    // (docs/decomposed.md, "Where it misses").
-    assert!((dm / pm - 1.0).abs() < 0.15, "mean slowdown: decomposed {dm:.3}, packet {pm:.3}");
+    // Measured: mean 17 % low (3.53 against 4.26; 4 % when the link delays were summed: a
+    // sender's other messages delay it on its uplink and again into host 8, and are now
+    // counted once, while the senders' NIC queues, which the fast edge links leave out,
+    // are missing either way). The p99 is not asserted: it is far low here (11.8 against
+    // 30.6 summed), the same NIC queues (docs/decomposed.md, "Accuracy").
+    assert!((dm / pm - 1.0).abs() < 0.2, "mean slowdown: decomposed {dm:.3}, packet {pm:.3}");
     assert!(p99(&d) >= 1.0);
 }
 
@@ -93,6 +95,10 @@ fn what_it_cannot_stand_for_is_refused_with_the_key() {
             Err(RunError::Scenario(e)) => {
                 assert_eq!(e.path, key, "{e}");
                 assert!(e.message.contains("--engine decomposed"), "{e}");
+                if key == "class[0]" {
+                    // Homa was measured and missed: the refusal says by how much.
+                    assert!(e.message.contains("+220 %"), "{e}");
+                }
             }
             other => panic!("{key}: expected a refusal, got {:?}", other.map(|(s, _)| s.engine)),
         }

@@ -22,7 +22,7 @@
 //! receiver (its downlink); the queue forms at the near switch's trunk port either way.
 //!
 //! Result: each message's delay on the link, its latency in the link's simulation minus
-//! its ideal there (what it would take alone on the dumbbell).
+//! its ideal there (what it would take alone on the dumbbell), and that latency.
 
 use super::plan::{LinkLoad, Plan};
 use crate::engine::{ClassSetup, Config, Progress, RunError, Simulation};
@@ -81,13 +81,23 @@ impl Template {
     }
 }
 
-/// One link simulated: the delay each crossing message met there, in the order of
+/// One link simulated: what each crossing message met there, in the order of
 /// `LinkLoad::msgs`, and the engine's event count.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkResult {
     pub port: PortId,
-    pub delays: Vec<Time>,
+    pub delays: Vec<Delay>,
     pub events: u64,
+}
+
+/// One message on one link's simulation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Delay {
+    /// Its delay there: its latency minus its ideal there.
+    pub total: Time,
+    /// Its latency there (its start to its delivery): with its start, the time it shared
+    /// the link with the others, which `combine` splits its delay over.
+    pub latency: Time,
 }
 
 /// The packet engine's run of `link`'s dumbbell (the module doc).
@@ -168,7 +178,7 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
 /// Simulates `link` of `plan`; `go` is asked now and then whether to continue.
 pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> bool) -> Result<LinkResult, RunError> {
     let cfg = config(plan, tpl, link);
-    let got = Arc::new(Mutex::new(vec![None; link.msgs.len()]));
+    let got = Arc::new(Mutex::new(vec![None::<Delay>; link.msgs.len()]));
     let mut sim = Simulation::new(cfg, Box::new(Collect(got.clone())))?;
     sim.run(&mut |_: &Progress| go())?;
     let events = sim.events();
@@ -223,12 +233,14 @@ impl Source for Listed {
     }
 }
 
-/// Keeps each message's delay on the link (latency beyond its ideal there), by its index.
-struct Collect(Arc<Mutex<Vec<Option<Time>>>>);
+/// Keeps each message's delay on the link (latency beyond its ideal there) and latency, by
+/// its index.
+struct Collect(Arc<Mutex<Vec<Option<Delay>>>>);
 
 impl RecordSink for Collect {
     fn record(&mut self, rec: &MessageRecord, _: &str) -> std::io::Result<()> {
-        let delay = rec.latency().saturating_sub(rec.ideal);
+        let latency = rec.latency();
+        let delay = Delay { total: latency.saturating_sub(rec.ideal), latency };
         self.0.lock().expect("no link simulation panicked")[rec.id as usize] = Some(delay);
         Ok(())
     }

@@ -10,9 +10,10 @@
 //! - `linksim` (§3.2): each loaded link simulated alone by the packet engine, on a
 //!   dumbbell whose trunk is the link, with the crossing messages' senders and receivers
 //!   on edge links; each message's delay there beyond its ideal.
-//! - `combine` (§3.3): each message's delays on the links of its path summed, plus its
-//!   ideal in the whole fabric. Every loaded link is simulated, so each message has its
-//!   own delay on each link; Parsimon's draws from per-size buckets (`Combine::Draw`),
+//! - `combine` (§3.3, §3.4): each message's delays on the links of its path combined,
+//!   each other message that delayed it counted once, plus its ideal in the whole
+//!   fabric. Every loaded link is simulated, so each message has its own delay on each
+//!   link; Parsimon's draws from per-size buckets (`Combine::Draw`),
 //!   which its clustering needs, are kept for when clustering comes: on runs of a few
 //!   thousand messages a link's buckets are too coarse (docs/decomposed.md).
 //!
@@ -29,7 +30,7 @@ mod linksim;
 mod plan;
 
 pub use combine::{estimate, units, Buckets, Combine, MIN_SAMPLES};
-pub use linksim::{LinkResult, Template, EDGE_SPEEDUP};
+pub use linksim::{Delay, LinkResult, Template, EDGE_SPEEDUP};
 pub use plan::{LinkLoad, Msg, Plan};
 
 use crate::engine::{ClassSetup, Config, Phase, Progress, RunError};
@@ -97,7 +98,7 @@ pub fn run(
             r
         }
     };
-    let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Own);
+    let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Once);
     records.sort_by_key(|r| (r.finish, r.id));
     for r in &records {
         rec.record(r)?;
