@@ -20,8 +20,9 @@ fn resolved(path: &Path, overrides: &[Override], seed: Option<u64>) -> Result<(S
     Ok((sc, seed))
 }
 
-/// The scenario's messages and the messages of each of its link simulations (its scope
-/// checked: a ScenarioError names the key the decomposition refuses).
+/// The scenario's messages, the links to simulate (every loaded link, or the clusters'
+/// representatives) and the messages of each (its scope checked: a ScenarioError names
+/// the key the decomposition refuses).
 #[pyfunction]
 #[pyo3(signature = (path, seed=None, overrides=None))]
 pub fn decomposed_links<'py>(
@@ -29,9 +30,9 @@ pub fn decomposed_links<'py>(
     path: PathBuf,
     seed: Option<u64>,
     overrides: Overrides<'py>,
-) -> PyResult<(u64, Vec<u64>)> {
+) -> PyResult<(u64, Vec<usize>, Vec<u64>)> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
-    py.detach(|| -> Result<(u64, Vec<u64>), Error> {
+    py.detach(|| -> Result<(u64, Vec<usize>, Vec<u64>), Error> {
         let (sc, seed) = resolved(&path, &overrides, seed)?;
         Ok(tailor::output::decomposed_links(&sc, seed)?)
     })
@@ -66,7 +67,8 @@ pub fn decomposed_simulate<'py>(
 }
 
 /// Writes the decomposed result into the existing directory `out` from the JSON texts of
-/// `decomposed_simulate` covering every link; returns the summary as JSON text.
+/// `decomposed_simulate` covering every link `decomposed_links` names; returns the
+/// summary as JSON text.
 #[pyfunction]
 #[pyo3(signature = (path, out, results, seed=None, overrides=None, csv=false))]
 pub fn decomposed_write<'py>(
