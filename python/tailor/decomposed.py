@@ -96,7 +96,10 @@ def run_on_ray(
             for ref in ready:
                 done += pending.pop(ref)
                 results.append(ray_mod.get(ref))
-                if progress is not None and progress(_progress(messages, done, total, len(pending) + len(queued))) is False:
+                if (
+                    progress is not None
+                    and progress(_progress(messages, done, total, len(pending) + len(queued))) is False
+                ):
                     raise KeyboardInterrupt
     finally:
         for ref in pending:

@@ -169,8 +169,8 @@ impl BySize {
         let mut v: Vec<(u64, usize)> =
             link.msgs.iter().enumerate().map(|(p, &i)| (plan.msgs[i as usize].size, p)).collect();
         v.sort_unstable();
-        let one_way = link.msgs.iter().map(|&i| plan.msgs[i as usize].delay.ps() as f64).sum::<f64>()
-            / link.msgs.len() as f64;
+        let one_way =
+            link.msgs.iter().map(|&i| plan.msgs[i as usize].delay.ps() as f64).sum::<f64>() / link.msgs.len() as f64;
         let bdp = link.rate.bps() as f64 / 8.0 * 2.0 * one_way * 1e-12;
         BySize { sizes: v.iter().map(|x| x.0).collect(), pos: v.iter().map(|x| x.1).collect(), bdp }
     }
@@ -217,4 +217,44 @@ fn synthesize(plan: &Plan, link: &LinkLoad, rep: &LinkResult, by: &BySize, seed:
 /// A per-message entry of a link's result scaled by `f` (today the entry is its delay).
 fn scaled(d: Time, f: f64) -> Time {
     Time::from_ps((d.ps() as f64 * f).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn by(sizes: &[u64], bdp: f64) -> BySize {
+        BySize { sizes: sizes.to_vec(), pos: (0..sizes.len()).collect(), bdp }
+    }
+
+    #[test]
+    fn a_draw_is_within_a_factor_of_two_or_the_nearest() {
+        let b = by(&[100, 900, 1_000, 1_900, 5_000, 100_000], 0.0);
+        let mut rng = crate::sim::rng::Stream::seed_from_u64(1);
+        for _ in 0..200 {
+            let s = b.sizes[b.draw(1_000, &mut rng)];
+            assert!((500..=2_000).contains(&s), "{s}");
+        }
+        // None within 2x of 20 KB: 5 KB is nearer in ratio (4x) than 100 KB (5x).
+        assert_eq!(b.sizes[b.draw(20_000, &mut rng)], 5_000);
+        assert_eq!(b.sizes[b.draw(10, &mut rng)], 100);
+        assert_eq!(b.sizes[b.draw(10_000_000, &mut rng)], 100_000);
+    }
+
+    #[test]
+    fn delays_scale_with_size_above_a_bdp_only() {
+        let b = by(&[1], 15_000.0);
+        assert_eq!(b.scale(1_000, 10_000), 1.0, "both below a BDP: the queue they meet");
+        assert_eq!(b.scale(60_000, 30_000), 2.0);
+        assert_eq!(b.scale(30_000, 1_000), 2.0, "the drawn one counted as a BDP");
+    }
+
+    #[test]
+    fn wmape_weighs_differences_by_the_representative() {
+        assert_eq!(wmape(&[1.0, 3.0], &[1.0, 3.0]), 0.0);
+        assert!((wmape(&[1.0, 3.0], &[2.0, 3.0]) - 0.25).abs() < 1e-12);
+        assert_eq!(wmape(&[0.0], &[0.0]), 0.0);
+        assert_eq!(wmape(&[0.0], &[1.0]), f64::INFINITY);
+    }
 }

@@ -97,7 +97,9 @@ pub fn run(
         None => simulate_all(&plan, &tpl, &reps, progress)?,
         Some(r) => {
             let fits = r.len() == reps.len()
-                && r.iter().zip(&reps).all(|(r, &k)| r.port == plan.links[k].port && r.delays.len() == plan.links[k].msgs.len());
+                && r.iter()
+                    .zip(&reps)
+                    .all(|(r, &k)| r.port == plan.links[k].port && r.delays.len() == plan.links[k].msgs.len());
             if !fits {
                 return Err(RunError::Io(std::io::Error::other(
                     "the link results given are not those of this scenario and seed (another build or scenario)",
