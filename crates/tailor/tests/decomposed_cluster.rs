@@ -72,8 +72,7 @@ fn clustering_repeats_byte_for_byte() {
 fn a_symmetric_fabric_clustered_stays_close_to_unclustered() {
     // Every host sends alike traffic, so a representative's delays stand for its members':
     // each size bin of at least 100 messages keeps its p99 within 15 % (measured, seed 1: 0-1 KB
-    // -11.2 %, 1-10 KB -1.4 %, 10-100 KB +0.1 %, 100 KB-1 MB +8.9 %). Drawing by started kilobytes
-    // instead of above a BDP fails it (the 6,144-host fabric's 1-2 KB bin: +59 %).
+    // -4.2 %, 1-10 KB 0.0 %, 10-100 KB -0.2 %, 100 KB-1 MB +0.4 %).
     let dir = tempfile::tempdir().unwrap();
     let (_, all) = decomposed(&fabric(dir.path(), "20ms", "\"off\""));
     let (s, some) = decomposed(&fabric(dir.path(), "20ms", "0.3"));
