@@ -637,21 +637,30 @@ pub fn decomposed_links(sc: &Scenario, seed: u64) -> Result<(u64, Vec<usize>, Ve
     Ok((plan.msgs.len() as u64, which, work))
 }
 
-/// The link simulations `which` (indices of `decomposed_links`) of `sc` with `seed`.
-pub fn decomposed_simulate(
+/// The decomposition of `sc` with `seed` (its scope checked), planned: what
+/// `decomposed_simulate` runs links of (a Ray worker keeps it for its next tasks).
+pub fn decomposed_plan(
     sc: &Scenario,
     seed: u64,
-    which: &[usize],
-) -> Result<Vec<crate::decomposed::LinkResult>, RunError> {
+) -> Result<(crate::decomposed::Plan, crate::decomposed::Template), RunError> {
     crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
     let (plan, tpl, _) = crate::decomposed::plan(sc.build(seed)?)?;
+    Ok((plan, tpl))
+}
+
+/// The link simulations `which` (numbers from `decomposed_links`) of a planned decomposition.
+pub fn decomposed_simulate(
+    plan: &crate::decomposed::Plan,
+    tpl: &crate::decomposed::Template,
+    which: &[usize],
+) -> Result<Vec<crate::decomposed::LinkResult>, RunError> {
     if let Some(&k) = which.iter().find(|&&k| k >= plan.links.len()) {
         return Err(RunError::Io(std::io::Error::other(format!(
             "link {k}: the decomposition has {} links",
             plan.links.len()
         ))));
     }
-    crate::decomposed::simulate_links(&plan, &tpl, which)
+    crate::decomposed::simulate_links(plan, tpl, which)
 }
 
 /// Writes the decomposed result of `sc` with `seed` into `dir` from the link results
