@@ -28,11 +28,11 @@
 //!   factor-of-2 window bounds the scaling below to 2x whatever the link's message count.
 //! - Scaling: the drawn delay times max(s, B) / max(drawn size, B), B the link's
 //!   bandwidth-delay product (its rate times the mean round trip of its messages' paths).
-//!   Parsimon scales per packet; but a message of less than a BDP is sent in about one
-//!   round trip and its delay is the queue it meets, not its size (measured: scaling by
-//!   started kilobytes put the clustered p99 of 1–2 KB messages 59 % above the
-//!   unclustered one on the 6,144-host fabric, every message under 1 KB there being one
-//!   unit; docs/decomposed.md, "Clustering"). Above a BDP its delay grows with its size.
+//!   Parsimon scales per packet; scaling by started kilobytes put the clustered p99 of
+//!   1–2 KB messages 59 % above the unclustered one on the 6,144-host fabric (every
+//!   message under 1 KB there is one unit), with B −0.3 % (docs/decomposed.md,
+//!   "Clustering"): below about a BDP a message is sent in about a round trip, and its
+//!   delay is taken to be the queue it meets rather than its size.
 //! - Streams: a member's draws come from a stream named by its port, so they do not depend
 //!   on which other links were clustered or in what order they are synthesized.
 
