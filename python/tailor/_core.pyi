@@ -135,14 +135,16 @@ def transfer(weights: list[float], losses: list[float]) -> list[float]:
 
 def decomposed_links(
     path: str | PathLike[str], seed: int | None = None, overrides: Overrides | None = None
-) -> tuple[int, list[int]]:
-    """The scenario's messages and the messages of each of its link simulations (the
-    decomposed engine's scope checked: ScenarioError names the key it refuses)."""
+) -> tuple[int, list[int], list[int]]:
+    """The scenario's messages, the links to simulate (numbers for ``decomposed_simulate``:
+    every loaded link, or the clusters' representatives with ``[decomposed] cluster``) and
+    each one's messages (the decomposed engine's scope checked: ScenarioError names the key
+    it refuses)."""
 
 def decomposed_simulate(
     path: str | PathLike[str], which: list[int], seed: int | None = None, overrides: Overrides | None = None
 ) -> str:
-    """Runs the link simulations ``which`` (indices of ``decomposed_links``); their results as JSON text."""
+    """Runs the link simulations ``which`` (numbers from ``decomposed_links``); their results as JSON text."""
 
 def decomposed_write(
     path: str | PathLike[str],
@@ -153,4 +155,4 @@ def decomposed_write(
     csv: bool = False,
 ) -> str:
     """Writes the decomposed result into the existing directory ``out`` from the results of
-    ``decomposed_simulate`` covering every link; returns summary.json's text."""
+    ``decomposed_simulate`` covering every link ``decomposed_links`` names; returns summary.json's text."""

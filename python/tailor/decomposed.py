@@ -1,7 +1,8 @@
 """The decomposed estimator's link simulations as Ray tasks (docs/decomposed.md, "Running it
 on Ray"): ``tailor run --engine decomposed --ray ADDRESS``.
 
-The driver asks the engine for the decomposition's links (and so checks the scope before
+The driver asks the engine for the decomposition's links to simulate (every loaded link, or
+with ``[decomposed] cluster`` the clusters' representatives; this checks the scope before
 anything runs), cuts them into chunks of about equal work (messages crossing them), runs
 each chunk as a Ray task (``_core.decomposed_simulate``: the task resolves the scenario and
 plans the decomposition itself, so it carries only the path, overrides, seed and link
@@ -9,7 +10,8 @@ numbers), and writes the result from every chunk's results (``_core.decomposed_w
 The estimates are the same bytes as a local run's: each link's simulation depends on the
 scenario, the seed and the link only. Ray is joined or started as ``tailor sweep --ray``
 does (``tailor.pool``); the scenario and the files it names must be at the same paths on
-every node.
+every node. ``workers`` caps the tasks running at once: a local Ray is started with that many
+CPUs, and on a running cluster no more tasks than that are in flight.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tailor import _core
+from tailor.errors import OptionError
 from tailor.pool import ray_module
 
 #: Chunks per CPU of the cluster: enough that a slow chunk does not hold the run back.
@@ -33,6 +36,16 @@ def chunks(work: list[int], n: int) -> list[list[int]]:
         i = min(range(len(bins)), key=lambda i: bins[i][0])
         bins[i] = (bins[i][0] + work[k], [*bins[i][1], k])
     return [sorted(b) for _, b in bins if b]
+
+
+def check_workers(workers: int | None, address: str | bool | None) -> None:
+    """``workers`` is a positive count, given only with Ray (OptionError otherwise)."""
+    if workers is None:
+        return
+    if not address:
+        raise OptionError("ray_workers: sets how many Ray tasks run at once; accepted: only with ray")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise OptionError(f"ray_workers: {workers!r} is not accepted; accepted: an integer of at least 1")
 
 
 def _simulate(path: str, which: list[int], seed: int, overrides: list[Any], workloads: str) -> str:
@@ -51,47 +64,58 @@ def run_on_ray(
     csv: bool,
     address: str | bool,
     progress: Callable[[dict[str, Any]], bool] | None,
+    workers: int | None = None,
 ) -> str:
     """Runs the decomposition of the scenario at ``path`` with its link simulations as Ray
-    tasks, writing the result into ``stage``; returns summary.json's text."""
+    tasks (at most ``workers`` at once; None: as many as the cluster has CPUs), writing the
+    result into ``stage``; returns summary.json's text."""
+    check_workers(workers, address)
     ray_mod = ray_module(address)
-    messages, work = _core.decomposed_links(os.fspath(path), seed, overrides)
+    messages, links, work = _core.decomposed_links(os.fspath(path), seed, overrides)
     if not ray_mod.is_initialized():
         env = {"env_vars": {"TAILOR_WORKLOADS": os.environ.get("TAILOR_WORKLOADS", "")}}
         if address in (True, "local"):
-            ray_mod.init(runtime_env=env, log_to_driver=False, include_dashboard=False)
+            ray_mod.init(num_cpus=workers, runtime_env=env, log_to_driver=False, include_dashboard=False)
         else:
             ray_mod.init(address=address, runtime_env=env, log_to_driver=False)
     cpus = max(1, int(ray_mod.cluster_resources().get("CPU", 1)))
+    slots = min(cpus, workers) if workers is not None else cpus
     remote = ray_mod.remote(num_cpus=1, max_retries=1)(_simulate)
-    parts = chunks(work, cpus * CHUNKS_PER_CPU)
+    # Each chunk: the link numbers it simulates and its work, heaviest chunks first.
+    queued = [([links[i] for i in part], sum(work[i] for i in part)) for part in chunks(work, slots * CHUNKS_PER_CPU)]
+    queued.sort(key=lambda q: -q[1])
     workloads = os.environ.get("TAILOR_WORKLOADS", "")
-    pending = {
-        remote.remote(os.fspath(path), part, seed, overrides, workloads): sum(work[k] for k in part) for part in parts
-    }
     total, done, results = max(1, sum(work)), 0, []
+    pending: dict[Any, int] = {}
     try:
-        while pending:
+        while queued or pending:
+            while queued and len(pending) < slots:
+                part, w = queued.pop(0)
+                pending[remote.remote(os.fspath(path), part, seed, overrides, workloads)] = w
             ready, _ = ray_mod.wait(list(pending), num_returns=1)
             for ref in ready:
                 done += pending.pop(ref)
-                text = ray_mod.get(ref)
-                results.append(text)
-                if progress is not None:
-                    p = {
-                        "phase": "running",
-                        "built": 0,
-                        "ports": 0,
-                        "sim_ns": 0.0,
-                        "events": 0,
-                        # Messages in proportion to the link simulations' work done.
-                        "started": messages,
-                        "completed": messages * done // total,
-                        "active": len(pending),
-                    }
-                    if progress(p) is False:
-                        raise KeyboardInterrupt
+                results.append(ray_mod.get(ref))
+                if (
+                    progress is not None
+                    and progress(_progress(messages, done, total, len(pending) + len(queued))) is False
+                ):
+                    raise KeyboardInterrupt
     finally:
         for ref in pending:
             ray_mod.cancel(ref, force=True)
     return _core.decomposed_write(os.fspath(path), os.fspath(stage), results, seed, overrides, csv)
+
+
+def _progress(messages: int, done: int, total: int, active: int) -> dict[str, Any]:
+    return {
+        "phase": "running",
+        "built": 0,
+        "ports": 0,
+        "sim_ns": 0.0,
+        "events": 0,
+        # Messages in proportion to the link simulations' work done.
+        "started": messages,
+        "completed": messages * done // total,
+        "active": active,
+    }

@@ -57,6 +57,7 @@ def run(
     progress: Progress | None = None,
     engine: str = "packet",
     ray: str | bool | None = None,
+    ray_workers: int | None = None,
 ) -> Result:
     """Runs ``scenario`` with ``seed`` (default: the scenario's) into the directory ``out``
     (default: ``runs/<scenario name>-<engine>-s<seed>``, see :func:`default_out`).
@@ -77,7 +78,8 @@ def run(
     "building" while the topology is built, ``built`` of ``ports`` ports, then
     "running"); returning False cancels the run. ``ray`` (decomposed engine only): run
     the link simulations as Ray tasks, ``"local"`` (start Ray here), ``"auto"`` (the
-    running cluster) or ``"ray://host:10001"``, as ``tailor sweep --ray`` (docs/decomposed.md).
+    running cluster) or ``"ray://host:10001"``, as ``tailor sweep --ray`` (docs/decomposed.md);
+    ``ray_workers``: at most that many tasks at once (a local Ray starts with that many CPUs).
 
     Raises the exceptions of :mod:`tailor.errors` (a bad seed or engine:
     :class:`~tailor.errors.OptionError`); a failed or cancelled run leaves ``out`` as it
@@ -90,6 +92,9 @@ def run(
         raise OptionError(
             f"ray: runs the decomposed engine's link simulations; accepted: no ray with engine {engine!r}"
         )
+    from tailor.decomposed import check_workers
+
+    check_workers(ray_workers, ray)
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     seed = sc.seed if seed is None else seed
     out = Path(out) if out is not None else default_out(sc, seed, engine)
@@ -99,7 +104,7 @@ def run(
         if ray:
             from tailor.decomposed import run_on_ray
 
-            run_on_ray(sc.path, stage, seed, list(sc.overrides), csv, ray, progress)
+            run_on_ray(sc.path, stage, seed, list(sc.overrides), csv, ray, progress, ray_workers)
         else:
             _core.run(os.fspath(sc.path), os.fspath(stage), seed, progress, engine, list(sc.overrides), csv)
         queues = stage / "queues.csv"

@@ -94,8 +94,10 @@ pub struct DecomposedInfo {
     /// The method: "parsimon" (per-link simulations by the packet engine, combined along
     /// each path; Zhao et al., NSDI'23).
     pub method: &'static str,
-    /// Links simulated, messages summed over them, size buckets summed over them.
+    /// Links simulated, links clustered (not simulated: given their representative's
+    /// delays), messages summed over the simulated links, size buckets summed over them.
     pub links: u64,
+    pub clustered: u64,
     pub link_messages: u64,
     pub buckets: u64,
 }
@@ -585,7 +587,7 @@ pub fn simulate_decomposed(
     use crate::engine::report::{Messages, NetworkReport};
     let started = Instant::now();
     crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
-    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress, given)?;
+    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress, given, sc.cluster)?;
     let (overall, classes) = rec.reports(&[]);
     let report = RunReport {
         events: out.events,
@@ -617,40 +619,52 @@ pub fn simulate_decomposed(
         estimate: true,
         method: "parsimon",
         links: out.links,
+        clustered: out.clustered,
         link_messages: out.link_messages,
         buckets: out.buckets,
     };
     Ok(Summary { decomposed: Some(info), ..Summary::new(sc, seed, "decomposed", started, report) })
 }
 
-/// The decomposition of `sc` with `seed` (its scope checked): its messages, and the
-/// messages of each loaded link, one entry per link simulation, in the order
-/// `decomposed_simulate` numbers them.
-pub fn decomposed_links(sc: &Scenario, seed: u64) -> Result<(u64, Vec<u64>), RunError> {
+/// The decomposition of `sc` with `seed` (its scope checked): its messages, the links
+/// to simulate (numbers for `decomposed_simulate`: every loaded link, or the clusters'
+/// representatives with `[decomposed] cluster`), and each one's messages.
+pub fn decomposed_links(sc: &Scenario, seed: u64) -> Result<(u64, Vec<usize>, Vec<u64>), RunError> {
     crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
     let (plan, _, _) = crate::decomposed::plan(sc.build(seed)?)?;
-    Ok((plan.msgs.len() as u64, plan.links.iter().map(|l| l.msgs.len() as u64).collect()))
+    let which = crate::decomposed::to_simulate(&plan, sc.cluster);
+    let work = which.iter().map(|&k| plan.links[k].msgs.len() as u64).collect();
+    Ok((plan.msgs.len() as u64, which, work))
 }
 
-/// The link simulations `which` (indices of `decomposed_links`) of `sc` with `seed`.
-pub fn decomposed_simulate(
+/// The decomposition of `sc` with `seed` (its scope checked), planned: what
+/// `decomposed_simulate` runs links of (a Ray worker keeps it for its next tasks).
+pub fn decomposed_plan(
     sc: &Scenario,
     seed: u64,
-    which: &[usize],
-) -> Result<Vec<crate::decomposed::LinkResult>, RunError> {
+) -> Result<(crate::decomposed::Plan, crate::decomposed::Template), RunError> {
     crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
     let (plan, tpl, _) = crate::decomposed::plan(sc.build(seed)?)?;
+    Ok((plan, tpl))
+}
+
+/// The link simulations `which` (numbers from `decomposed_links`) of a planned decomposition.
+pub fn decomposed_simulate(
+    plan: &crate::decomposed::Plan,
+    tpl: &crate::decomposed::Template,
+    which: &[usize],
+) -> Result<Vec<crate::decomposed::LinkResult>, RunError> {
     if let Some(&k) = which.iter().find(|&&k| k >= plan.links.len()) {
         return Err(RunError::Io(std::io::Error::other(format!(
             "link {k}: the decomposition has {} links",
             plan.links.len()
         ))));
     }
-    crate::decomposed::simulate_links(&plan, &tpl, which)
+    crate::decomposed::simulate_links(plan, tpl, which)
 }
 
 /// Writes the decomposed result of `sc` with `seed` into `dir` from the link results
-/// `given` (every link, in order), as `write_into` does for a run.
+/// `given` (every link `decomposed_links` names, in its order), as `write_into` does for a run.
 pub fn write_decomposed_into(
     sc: &Scenario,
     seed: u64,

@@ -7,7 +7,7 @@ use common::BAD_INPUT_BASE as BASE;
 
 /// (what replaces what, expected key path, a fragment the message must contain)
 const CASES: &[(&str, &str, &str, &str)] = &[
-    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: advise, class, host, model, name, record, routing, run, seed, switch, topology, transport"),
+    ("seed = 1", "sed = 1", "sed", "unknown key; accepted keys here: advise, class, decomposed, host, model, name, record, routing, run, seed, switch, topology, transport"),
     ("seed = 1", "seed = -1", "seed", "-1 is out of range; accepted: 0 to 9223372036854775807"),
     ("kind = \"star\"", "kind = \"ring\"", "topology.kind", "accepted: \"star\", \"dumbbell\", \"leaf_spine\", \"fat_tree\""),
     ("hosts = 4", "hosts = 1", "topology.hosts", "out of range; accepted: 2 to"),

@@ -51,6 +51,14 @@ def run(
             show_default=False,
         ),
     ] = None,
+    ray_workers: Annotated[
+        Optional[int],
+        typer.Option(
+            help="With --ray: at most this many link-simulation tasks at once ('local' starts Ray with "
+            "this many CPUs). Default: the cluster's CPUs.",
+            show_default=False,
+        ),
+    ] = None,
     memory_limit: Annotated[
         Optional[str],
         typer.Option(
@@ -77,7 +85,9 @@ def run(
         sc = sc.with_({"run.memory_limit": memory_limit})
     json_lines = True if progress_json else None
     with reporter(sc.name, quiet=quiet, json_lines=json_lines, console=stderr, total=run_total(sc)) as progress:
-        result = tailor.run(sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine, ray=ray)
+        result = tailor.run(
+            sc, seed=seed, out=out, csv=csv, progress=progress, engine=engine, ray=ray, ray_workers=ray_workers
+        )
         progress.finish(result.summary)
     stdout.print(result.table())
     for line in result.unfinished_lines():

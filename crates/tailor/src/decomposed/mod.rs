@@ -10,25 +10,27 @@
 //! - `linksim` (§3.2): each loaded link simulated alone by the packet engine, on a
 //!   dumbbell whose trunk is the link, with the crossing messages' senders and receivers
 //!   on edge links; each message's delay there beyond its ideal.
-//! - `combine` (§3.3, §3.4): each message's delays on the links of its path combined,
-//!   each other message that delayed it counted once, plus its ideal in the whole
-//!   fabric. Every loaded link is simulated, so each message has its own delay on each
-//!   link; Parsimon's draws from per-size buckets (`Combine::Draw`),
-//!   which its clustering needs, are kept for when clustering comes: on runs of a few
-//!   thousand messages a link's buckets are too coarse (docs/decomposed.md).
+//! - `cluster` (§3.5, `[decomposed] cluster`): links with alike workloads grouped, one
+//!   representative of each simulated, every other member given delays drawn from its
+//!   representative's messages of similar size. Without it every loaded link is
+//!   simulated.
+//! - `combine` (§3.3, §3.4): each message's delays on the links of its path (its own, or
+//!   drawn for it on a clustered link) combined, each other message that delayed it
+//!   counted once, plus its ideal in the whole fabric.
 //!
 //! The link simulations are independent of one another: `run` spreads them over the
 //! machine's cores (rayon); the Python front can run them as Ray tasks instead
 //! (`simulate_links` on a slice of the links, `combine` on all the results). The
 //! estimates are the same bytes whichever way they ran: each link's simulation depends
-//! on the scenario, the seed and the link only, and the combination draws from one
-//! stream in message order. Parsimon's clustering of similar links is not done: every
-//! loaded link is simulated.
+//! on the scenario, the seed and the link only, the clusters on the plan only (port
+//! order), and every draw comes from a stream named by the seed and the link.
 
+mod cluster;
 mod combine;
 mod linksim;
 mod plan;
 
+pub use cluster::Clusters;
 pub use combine::{estimate, units, Buckets, Combine, MIN_SAMPLES};
 pub use linksim::{Delay, LinkResult, Template, EDGE_SPEEDUP};
 pub use plan::{LinkLoad, Msg, Plan};
@@ -44,9 +46,12 @@ use std::sync::mpsc;
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub generated: u64,
-    /// Links simulated (every link some message crosses).
+    /// Links simulated (every link some message crosses, but those clustered).
     pub links: u64,
-    /// Messages summed over the link simulations (each message once per link it crosses).
+    /// Links not simulated: given their cluster representative's delays.
+    pub clustered: u64,
+    /// Messages summed over the link simulations (each message once per simulated link
+    /// it crosses).
     pub link_messages: u64,
     /// Events of the packet engine summed over the link simulations.
     pub events: u64,
@@ -72,24 +77,30 @@ pub fn simulate_links(plan: &Plan, tpl: &Template, which: &[usize]) -> Result<Ve
 /// each message's estimate to `sink` (in order of estimated delivery); `progress` hears
 /// after each link: `started` is every message, `completed` the messages in proportion
 /// to the link-messages simulated so far (so a progress bar's fraction is the share of
-/// the link simulations' work done), `active` the links left.
-/// `given`: the links' results already simulated elsewhere (Ray tasks running
-/// `simulate_links`), one per link of the plan in its order; None simulates them here.
+/// the link simulations' work done), `active` the links left. `cluster`: the clustering
+/// tolerance (`[decomposed] cluster`), None to simulate every loaded link.
+/// `given`: the representatives' results already simulated elsewhere (Ray tasks running
+/// `simulate_links` on `to_simulate`'s links), in that order; None simulates them here.
 pub fn run(
     cfg: Config,
     sink: Box<dyn RecordSink>,
     progress: &mut dyn FnMut(&Progress) -> bool,
     given: Option<Vec<LinkResult>>,
+    cluster: Option<f64>,
 ) -> Result<(Outcome, Recorder), RunError> {
     let (seed, warmup, bins) = (cfg.seed, cfg.warmup, cfg.overall_bins.clone());
     let (plan, tpl, classes) = plan(cfg)?;
     let summaries = classes.iter().map(|c| ClassSummary::new(&c.name, c.bins.clone()).with_slos(&c.slos)).collect();
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", bins), warmup, sink);
-    let results = match given {
-        None => simulate_all(&plan, &tpl, progress)?,
+    let clusters = clusters(&plan, cluster);
+    let reps = clusters.representatives();
+    let simulated = match given {
+        None => simulate_all(&plan, &tpl, &reps, progress)?,
         Some(r) => {
-            let fits = r.len() == plan.links.len()
-                && r.iter().zip(&plan.links).all(|(r, l)| r.port == l.port && r.delays.len() == l.msgs.len());
+            let fits = r.len() == reps.len()
+                && r.iter()
+                    .zip(&reps)
+                    .all(|(r, &k)| r.port == plan.links[k].port && r.delays.len() == plan.links[k].msgs.len());
             if !fits {
                 return Err(RunError::Io(std::io::Error::other(
                     "the link results given are not those of this scenario and seed (another build or scenario)",
@@ -98,6 +109,8 @@ pub fn run(
             r
         }
     };
+    let events = simulated.iter().map(|r| r.events).sum();
+    let results = cluster::expand(&plan, &clusters, simulated, seed);
     let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Once);
     records.sort_by_key(|r| (r.finish, r.id));
     for r in &records {
@@ -106,36 +119,53 @@ pub fn run(
     rec.flush()?;
     let outcome = Outcome {
         generated: plan.msgs.len() as u64,
-        links: plan.links.len() as u64,
-        link_messages: plan.links.iter().map(|l| l.msgs.len() as u64).sum(),
-        events: results.iter().map(|r| r.events).sum(),
+        links: reps.len() as u64,
+        clustered: (plan.links.len() - reps.len()) as u64,
+        link_messages: reps.iter().map(|&k| plan.links[k].msgs.len() as u64).sum(),
+        events,
         buckets: buckets as u64,
         sim_end: records.last().map_or(Time::ZERO, |r| r.finish),
     };
     Ok((outcome, rec))
 }
 
-/// Every link of `plan` simulated on rayon's pool, in the order of `plan.links`.
+/// The clusters of `plan`'s links with tolerance `eps`; every link its own without.
+pub fn clusters(plan: &Plan, eps: Option<f64>) -> Clusters {
+    match eps {
+        Some(eps) => Clusters::of(plan, eps),
+        None => Clusters::none(plan.links.len()),
+    }
+}
+
+/// The links (indices into `plan.links`) whose simulations a run needs: the clusters'
+/// representatives, in link order.
+pub fn to_simulate(plan: &Plan, eps: Option<f64>) -> Vec<usize> {
+    clusters(plan, eps).representatives()
+}
+
+/// The links `which` of `plan` simulated on rayon's pool, results in the order of `which`.
 fn simulate_all(
     plan: &Plan,
     tpl: &Template,
+    which: &[usize],
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Vec<LinkResult>, RunError> {
-    let total: u64 = plan.links.iter().map(|l| l.msgs.len() as u64).sum();
+    let total: u64 = which.iter().map(|&k| plan.links[k].msgs.len() as u64).sum();
     let stop = AtomicBool::new(false);
     let go = || !stop.load(Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<(u64, u64)>();
     std::thread::scope(|s| {
         let work = s.spawn(|| {
             // Longest first, so that the last link to finish is a short one.
-            let mut order: Vec<usize> = (0..plan.links.len()).collect();
-            order.sort_by_key(|&k| std::cmp::Reverse(plan.links[k].msgs.len()));
+            let mut order: Vec<usize> = (0..which.len()).collect();
+            order.sort_by_key(|&i| std::cmp::Reverse(plan.links[which[i]].msgs.len()));
             let mut done: Vec<(usize, LinkResult)> = order
                 .into_par_iter()
-                .map_with(tx, |tx, k| {
-                    let r = linksim::simulate(plan, tpl, &plan.links[k], &go)?;
-                    let _ = tx.send((plan.links[k].msgs.len() as u64, r.events));
-                    Ok((k, r))
+                .map_with(tx, |tx, i| {
+                    let link = &plan.links[which[i]];
+                    let r = linksim::simulate(plan, tpl, link, &go)?;
+                    let _ = tx.send((link.msgs.len() as u64, r.events));
+                    Ok((i, r))
                 })
                 .collect::<Result<_, RunError>>()?;
             done.sort_by_key(|(k, _)| *k);
@@ -154,7 +184,7 @@ fn simulate_all(
                 events,
                 started: plan.msgs.len() as u64,
                 completed: (completed as u128 * plan.msgs.len() as u128 / total.max(1) as u128) as u64,
-                active: plan.links.len() - links,
+                active: which.len() - links,
             };
             if !progress(&p) {
                 stop.store(true, Ordering::Relaxed);

@@ -8,6 +8,7 @@
 pub mod advise;
 pub mod capacity;
 pub mod classes;
+pub mod clustering;
 pub mod decomposed;
 mod empty;
 mod mechanisms;
@@ -142,6 +143,8 @@ pub struct Scenario {
     pub model: model::ModelSpec,
     /// `[record]`: what the run records besides messages, ports and the summary.
     pub record: record::RecordSpec,
+    /// `[decomposed] cluster`: the decomposed estimator's link-clustering tolerance.
+    pub cluster: Option<f64>,
     /// Per class, what reading a trace class whole found (None for a generated class):
     /// read once when the scenario is, for the checks and the fast model's scope.
     pub traces: Vec<Option<crate::workload::trace::Scan>>,
@@ -198,6 +201,7 @@ impl Scenario {
         let paths = network::routing(root.table("routing")?)?;
         let model = model::parse(root.table("model")?, &shape)?;
         let record = record::parse(root.table("record")?, &shape)?;
+        let cluster = clustering::parse(root.table("decomposed")?)?;
         // `[advise]`: the transport advisor's candidates and search (docs/advisor.md), checked
         // here; `tailor advise` builds each candidate's scenario from it. A run does not use
         // it, and `Resolved` leaves it out of what a run is identified by.
@@ -253,6 +257,7 @@ impl Scenario {
             host_rate,
             model,
             record,
+            cluster,
             traces,
         };
         sc.check_offered()?;
