@@ -121,28 +121,17 @@ impl<E: Copy> Calendar<E> {
 struct Heap<E>(Vec<Entry<E>>);
 
 impl<E: Copy> Heap<E> {
-    // Inlined so that the caller's entry is built in registers: built in memory with
-    // narrow stores and read back wide, it waits for every earlier store to drain.
-    #[inline(always)]
+    /// The heap's overflow holds what lies beyond the wheel (timers), a few percent of
+    /// the events: plain code, no tuning.
     fn push(&mut self, e: Entry<E>) {
-        let h = &mut self.0;
-        let mut hole = h.len();
-        h.push(e);
-        while hole > 0 {
-            let parent = (hole - 1) / 2;
-            if h[parent].key <= e.key {
-                break;
-            }
-            h[hole] = h[parent];
-            hole = parent;
-        }
-        h[hole] = e;
+        let hole = self.0.len();
+        self.0.push(e);
+        self.rise(hole, e);
     }
 
     /// The least entry. The last entry fills its place: the hole goes down to a leaf by
     /// the lesser child (one comparison per level, as std's `sift_down_to_bottom`; the
     /// last entry is usually among the latest), then the last entry rises to its place.
-    #[inline(always)]
     fn pop(&mut self) -> Option<Entry<E>> {
         let last = self.0.pop()?;
         let h = &mut self.0;
@@ -159,15 +148,21 @@ impl<E: Copy> Heap<E> {
             h[hole] = h[child];
             hole = child;
         }
+        self.rise(hole, last);
+        Some(top)
+    }
+
+    /// Puts `e` in the hole at `hole` or above it, moving larger parents down.
+    fn rise(&mut self, mut hole: usize, e: Entry<E>) {
+        let h = &mut self.0;
         while hole > 0 {
             let parent = (hole - 1) / 2;
-            if h[parent].key <= last.key {
+            if h[parent].key <= e.key {
                 break;
             }
             h[hole] = h[parent];
             hole = parent;
         }
-        h[hole] = last;
-        Some(top)
+        h[hole] = e;
     }
 }
