@@ -19,6 +19,7 @@ pub mod oracle;
 pub mod overrides;
 pub mod record;
 mod room;
+mod run;
 pub mod scope;
 pub mod transport;
 
@@ -190,7 +191,7 @@ impl Scenario {
         let mut root = Table::root(file, doc);
         let name = name_of(&mut root, file)?;
         let seed = root.int("seed", 0, MAX_SEED as i64)?.unwrap_or(1) as u64;
-        let RunKeys { stop, warmup, bins, memory_limit } = run_keys(&mut root)?;
+        let run::RunKeys { stop, warmup, bins, memory_limit } = run::run_keys(&mut root)?;
         let mut topo = root.table("topology")?.ok_or_else(|| {
             root.error("topology", "missing; accepted: a [topology] table (every scenario needs one)")
         })?;
@@ -417,38 +418,6 @@ impl Scenario {
             Pattern::Permutation { hosts } => hosts.len(),
         };
         Rate::from_bps(self.host_rate.bps() * n as u64)
-    }
-}
-
-/// `[run] memory_limit`: a size of at least 1 MB.
-/// The keys of `[run]`.
-struct RunKeys {
-    stop: Option<Time>,
-    warmup: Time,
-    bins: Option<Vec<u64>>,
-    memory_limit: Option<u64>,
-}
-
-fn run_keys(root: &mut Table) -> Result<RunKeys, ScenarioError> {
-    let Some(mut r) = root.table("run")? else {
-        return Ok(RunKeys { stop: None, warmup: Time::ZERO, bins: None, memory_limit: None });
-    };
-    let keys = RunKeys {
-        stop: r.time("stop")?,
-        warmup: r.time("warmup")?.unwrap_or(Time::ZERO),
-        bins: classes::bins(&mut r)?,
-        memory_limit: memory_limit(&mut r)?,
-    };
-    r.finish()?;
-    Ok(keys)
-}
-
-fn memory_limit(r: &mut Table) -> Result<Option<u64>, ScenarioError> {
-    match r.size("memory_limit")? {
-        Some(b) if b < 1_000_000 => {
-            Err(r.error("memory_limit", format!("\"{b}B\" is too small; accepted: a size of at least \"1MB\"")))
-        }
-        v => Ok(v),
     }
 }
 
