@@ -69,6 +69,8 @@ validate: build
 	$(PY) scripts/reproduce_homa.py || st=1; \
 	$(PY) scripts/reproduce_hull.py || st=1; \
 	$(PY) scripts/reproduce_pl2.py || st=1; \
+	cargo build --release --quiet -p tailor --bin tailor-sim && mkdir -p runs && \
+	$(PY) scripts/decomposed_accuracy.py --until 10ms --csv runs/decomposed_accuracy.csv || st=1; \
 	exit $$st
 
 # Speed and memory against ns-3 timed in the same script (and against the engine built at
