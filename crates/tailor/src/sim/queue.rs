@@ -117,8 +117,9 @@ mod tests {
 
     /// Against a sort of the same (time, sequence) keys, with pushes between pops, each
     /// no earlier than the last pop (the queue's contract): at the same picosecond, within
-    /// a wheel bucket, across the wheel, beyond its span (the overflow heap), and after
-    /// jumps of time that leave the wheel empty.
+    /// a wheel bucket (the first one sorted, pushes into it put in their place), across the
+    /// wheel, beyond its span (the overflow heap), after jumps of time that leave the wheel
+    /// empty, and reserved slots filled after later pushes.
     #[test]
     fn pops_in_key_order_under_any_interleaving() {
         use rand::{Rng, SeedableRng};
@@ -128,7 +129,8 @@ mod tests {
         let mut out = Vec::new();
         let mut want = Vec::new();
         let mut now = 0u64;
-        let (mut len_max, mut far) = (0, 0);
+        let (mut len_max, mut far, mut filled) = (0, 0, 0);
+        let mut reserved = Vec::new();
         for n in 0..200_000u32 {
             let ahead = match rng.random_range(0..10u32) {
                 0 => 0,
@@ -138,8 +140,23 @@ mod tests {
                 _ => rng.random_range(0..2_000_000_000u64),
             };
             far += u32::from(ahead > 2_100_000);
-            q.push(Time::from_ps(now + ahead), n);
-            model.insert((now + ahead, n));
+            if rng.random_bool(0.1) {
+                // A slot taken now and filled later, if its place has not passed: it
+                // lands among entries pushed after it (in a sorted bucket, in the middle).
+                reserved.push((q.reserve(Time::from_ps(now + ahead)), now + ahead, n));
+            } else {
+                q.push(Time::from_ps(now + ahead), n);
+                model.insert((now + ahead, n));
+            }
+            if reserved.len() > 8 || rng.random_bool(0.05) {
+                for (slot, t, m) in reserved.drain(..) {
+                    if !q.passed(slot) {
+                        q.push_reserved(slot, m);
+                        model.insert((t, m));
+                        filled += 1;
+                    }
+                }
+            }
             len_max = len_max.max(q.len());
             // Pops a little more often than pushes in long runs, so the queue empties.
             let pops = if n % 50_000 < 40_000 { 0.45 } else { 0.7 };
@@ -158,6 +175,7 @@ mod tests {
         assert_eq!(out, want);
         assert!(q.is_empty() && q.peek_time().is_none());
         assert!(len_max > 1_000 && far > 10_000, "the wheel and the overflow are both exercised");
+        assert!(filled > 5_000, "reserved slots are filled among later entries");
     }
 
     /// A reserved slot filled later pops where an event pushed at reservation would have,
