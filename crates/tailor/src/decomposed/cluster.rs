@@ -230,7 +230,7 @@ fn synthesize(plan: &Plan, link: &LinkLoad, rep: &LinkResult, by: &BySize, seed:
             scaled(rep.delays[by.pos[j]], by.scale(size, by.sizes[j]))
         })
         .collect();
-    LinkResult { port: link.port, delays, events: 0 }
+    LinkResult { port: link.port, delays, events: 0, seen: Default::default() }
 }
 
 /// A per-message entry of a link's result scaled by `f`: its delay and its latency there
@@ -239,7 +239,7 @@ fn synthesize(plan: &Plan, link: &LinkLoad, rep: &LinkResult, by: &BySize, seed:
 /// it overlapped).
 fn scaled(d: Delay, f: f64) -> Delay {
     let by = |t: Time| Time::from_ps((t.ps() as f64 * f).round() as u64);
-    Delay { total: by(d.total), latency: by(d.latency) }
+    Delay { total: by(d.total), latency: by(d.latency), marks: d.marks }
 }
 
 #[cfg(test)]

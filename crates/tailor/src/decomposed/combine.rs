@@ -276,12 +276,12 @@ mod tests {
             })
             .collect();
         let mut results: Vec<LinkResult> =
-            (0..ports).map(|p| LinkResult { port: PortId::new(p), delays: Vec::new(), events: 0 }).collect();
+            (0..ports).map(|p| LinkResult { port: PortId::new(p), delays: Vec::new(), events: 0, seen: Default::default() }).collect();
         let mut plan_msgs = Vec::new();
         for (i, (&(start, hops), delays)) in msgs.iter().zip(on).enumerate() {
             for (&p, &(d, l)) in hops.iter().zip(delays.iter()) {
                 links[p].msgs.push(i as u32);
-                results[p].delays.push(Delay { total: ns(d), latency: ns(l) });
+                results[p].delays.push(Delay { total: ns(d), latency: ns(l), marks: Default::default() });
             }
             plan_msgs.push(super::super::plan::Msg {
                 id: i as u64,

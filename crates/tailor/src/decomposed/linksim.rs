@@ -24,6 +24,7 @@
 //! Result: each message's delay on the link, its latency in the link's simulation minus
 //! its ideal there (what it would take alone on the dumbbell), and that latency.
 
+use super::feedback::{far_switch, Downstream, Emulate, Marks, Tally};
 use super::plan::{LinkLoad, Plan};
 use crate::engine::{ClassSetup, Config, Progress, RunError, Simulation};
 use crate::measure::{MessageRecord, RecordSink};
@@ -88,6 +89,38 @@ pub struct LinkResult {
     pub port: PortId,
     pub delays: Vec<Delay>,
     pub events: u64,
+    /// The queues its data met on the way onto the link (a measurement: not carried by
+    /// the Ray path's results, where it is zero).
+    pub seen: Seen,
+}
+
+/// The queue the link's data packets found on arrival at the ports feeding it — the
+/// senders' NICs and the near switch's trunk port — summed, as `ports.csv`'s
+/// `arrival_mean_queue_bytes` times the packets sent; and the trunk port's CE marks.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Seen {
+    pub packets: u64,
+    pub queue_sum: f64,
+    pub trunk_marks: u64,
+}
+
+impl Seen {
+    fn of(rows: &[crate::engine::report::PortRow], left: usize) -> Seen {
+        let mut seen = Seen::default();
+        for r in rows {
+            let sender = r.role == "host_nic"
+                && r.node.strip_prefix("host").and_then(|h| h.parse::<usize>().ok()).is_some_and(|h| h < left);
+            let trunk = r.role == "trunk" && r.node == "switch0";
+            if sender || trunk {
+                seen.packets += r.sent_packets;
+                seen.queue_sum += r.arrival_mean_queue_bytes * r.sent_packets as f64;
+            }
+            if trunk {
+                seen.trunk_marks += r.ecn_marks;
+            }
+        }
+        seen
+    }
 }
 
 /// One message on one link's simulation.
@@ -98,10 +131,14 @@ pub struct Delay {
     /// Its latency there (its start to its delivery): with its start, the time it shared
     /// the link with the others, which `combine` splits its delay over.
     pub latency: Time,
+    /// Its data packets there and those the link marked (`feedback`).
+    pub marks: Marks,
 }
 
-/// The packet engine's run of `link`'s dumbbell (the module doc).
-fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
+/// The packet engine's run of `link`'s dumbbell (the module doc), its edge links `speedup`
+/// times a host link's rate; each message's (sender, receiver) there, the senders, and
+/// the crossing messages' mean round trip in the fabric (propagation and node delays).
+fn config(plan: &Plan, tpl: &Template, link: &LinkLoad, speedup: u64) -> (Config, Vec<(usize, usize)>, usize, Time) {
     let (mut senders, mut receivers) = (BTreeMap::new(), BTreeMap::new());
     for &i in &link.msgs {
         let m = &plan.msgs[i as usize];
@@ -127,7 +164,7 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
     let fixed = 2 * n.switch_delay.ps() + n.host_nic_delay.ps() + n.host_rx_delay.ps() + trunk.delay.ps();
     let edge = ((mean_delay - fixed as f64) / 2.0).max(0.0).round() as u64;
     let host_link = LinkSpec {
-        rate: Rate::from_bps(host.rate.bps() * EDGE_SPEEDUP),
+        rate: Rate::from_bps(host.rate.bps() * speedup),
         delay: Time::from_ps(edge),
         mechanisms: host.mechanisms.clone(),
     };
@@ -135,8 +172,10 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
     net.shape = Shape::Dumbbell { left, right: receivers.len(), host_link, trunk };
     net.seed = net_seed(tpl.seed, link.port);
     let mut per_class: Vec<Vec<MessageSpec>> = vec![Vec::new(); tpl.classes.len()];
+    let mut pairs = Vec::with_capacity(link.msgs.len());
     for (k, &i) in link.msgs.iter().enumerate() {
         let m = &plan.msgs[i as usize];
+        pairs.push((senders[&m.src], receivers[&m.dst]));
         per_class[m.class.index()].push(MessageSpec {
             id: Some(k as u64),
             start: m.start,
@@ -162,7 +201,7 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
             probe: false,
         })
         .collect();
-    Config {
+    let cfg = Config {
         net,
         transports: tpl.transports.clone(),
         classes,
@@ -172,24 +211,54 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
         warmup: Time::ZERO,
         sojourn: None,
         persistent: false,
-    }
+    };
+    (cfg, pairs, left, Time::from_ps(2 * mean_delay.round() as u64))
 }
 
 /// Simulates `link` of `plan`; `go` is asked now and then whether to continue.
 pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> bool) -> Result<LinkResult, RunError> {
-    let cfg = config(plan, tpl, link);
+    simulate_with(plan, tpl, link, None, go)
+}
+
+/// Simulates `link` of `plan`; with `downstream` (each message's downstream mark
+/// probability, in `link.msgs` order: the second pass, `feedback`), at host-rate edge
+/// links with the far switch marking, else at [`EDGE_SPEEDUP`].
+pub fn simulate_with(
+    plan: &Plan,
+    tpl: &Template,
+    link: &LinkLoad,
+    downstream: Option<Downstream>,
+    go: &dyn Fn() -> bool,
+) -> Result<LinkResult, RunError> {
+    let keep = option_env!("NICFB_KEEP").is_some();
+    let speedup = if downstream.is_some() && !keep { 1 } else { EDGE_SPEEDUP };
+    let (cfg, pairs, left, rtt) = config(plan, tpl, link, speedup);
+    let k = tpl.net.setting::<crate::net::ecn::SwitchThreshold>().map_or(f64::INFINITY, |k| k.0 as f64);
+    let marking = downstream.map(|d| match d {
+        Downstream::Probability(p) => Emulate::Random {
+            p,
+            rng: crate::sim::rng::stream(tpl.seed, &format!("decomposed/feedback/{}", link.port.index())),
+            keep,
+        },
+        Downstream::Rate(rate) => Emulate::Virtual { queue: vec![(0.0, Time::ZERO); rate.len()], rate, k },
+    });
     let got = Arc::new(Mutex::new(vec![None::<Delay>; link.msgs.len()]));
+    let marks = Arc::new(Mutex::new(Vec::new()));
     let mut sim = Simulation::new(cfg, Box::new(Collect(got.clone())))?;
+    sim.set_agent(far_switch(), Box::new(Tally::new(left, rtt, &pairs, marking, marks.clone())));
     sim.run(&mut |_: &Progress| go())?;
     let events = sim.events();
+    let seen = Seen::of(&sim.ports(), left);
     drop(sim);
     let got = std::mem::take(&mut *got.lock().expect("no link simulation panicked"));
+    let marks = std::mem::take(&mut *marks.lock().expect("no link simulation panicked"));
     let delays = got
         .into_iter()
+        .zip(marks)
         .enumerate()
-        .map(|(k, d)| d.ok_or_else(|| RunError::Io(unfinished(link.port, k))))
+        .map(|(k, (d, m))| d.map(|d| Delay { marks: m, ..d }).ok_or_else(|| RunError::Io(unfinished(link.port, k))))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(LinkResult { port: link.port, delays, events })
+    Ok(LinkResult { port: link.port, delays, events, seen })
 }
 
 fn net_seed(seed: u64, port: PortId) -> u64 {
@@ -240,7 +309,7 @@ struct Collect(Arc<Mutex<Vec<Option<Delay>>>>);
 impl RecordSink for Collect {
     fn record(&mut self, rec: &MessageRecord, _: &str) -> std::io::Result<()> {
         let latency = rec.latency();
-        let delay = Delay { total: latency.saturating_sub(rec.ideal), latency };
+        let delay = Delay { total: latency.saturating_sub(rec.ideal), latency, marks: Marks::default() };
         self.0.lock().expect("no link simulation panicked")[rec.id as usize] = Some(delay);
         Ok(())
     }

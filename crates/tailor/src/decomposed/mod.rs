@@ -27,12 +27,14 @@
 
 mod cluster;
 mod combine;
+mod feedback;
 mod linksim;
 mod plan;
 
 pub use cluster::Clusters;
 pub use combine::{estimate, units, Buckets, Combine, MIN_SAMPLES};
-pub use linksim::{Delay, LinkResult, Template, EDGE_SPEEDUP};
+pub use feedback::{downstream, downstream_rate, worst_downstream, Downstream, Marks};
+pub use linksim::{Delay, LinkResult, Seen, Template, EDGE_SPEEDUP};
 pub use plan::{LinkLoad, Msg, Plan};
 
 use crate::engine::{ClassSetup, Config, Phase, Progress, RunError};
@@ -109,6 +111,21 @@ pub fn run(
             r
         }
     };
+    let mut simulated = simulated;
+    let results = cluster::expand(&plan, &clusters, simulated.clone(), seed);
+    let downstream =
+        if VQ { feedback::downstream_rate(&plan, &results) } else { feedback::downstream(&plan, &results) };
+    let nics: Vec<usize> =
+        (0..reps.len()).filter(|&j| plan.links[reps[j]].role == crate::net::port::PortRole::HostNic).collect();
+    let again = second_pass(&plan, &tpl, &nics.iter().map(|&j| reps[j]).collect::<Vec<_>>(), &downstream)?;
+    let worst = feedback::worst_downstream(&plan, &results);
+    for (j, mut r) in nics.into_iter().zip(again) {
+        if VQ && EXCESS {
+            discount(&plan, &plan.links[reps[j]], &mut r, &worst);
+        }
+        simulated[j].events += r.events;
+        simulated[j].delays = r.delays;
+    }
     let events = simulated.iter().map(|r| r.events).sum();
     let results = cluster::expand(&plan, &clusters, simulated, seed);
     let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Once);
@@ -127,6 +144,43 @@ pub fn run(
         sim_end: records.last().map_or(Time::ZERO, |r| r.finish),
     };
     Ok((outcome, rec))
+}
+
+pub const EXCESS: bool = option_env!("NICFB_EXCESS").is_some();
+
+/// Takes off a host uplink's second-pass delays what the virtual queue's rate cap made:
+/// the part of a message beyond the link's bandwidth-delay product B, sent at its
+/// downstream rate, is slower by its largest downstream delay in proportion, which the
+/// combination counts on that link already.
+pub fn discount(plan: &Plan, link: &LinkLoad, r: &mut LinkResult, worst: &[(Time, f64)]) {
+    let one_way = link.msgs.iter().map(|&i| plan.msgs[i as usize].delay.ps() as f64).sum::<f64>() / link.msgs.len() as f64;
+    let b = link.rate.bps() as f64 / 8.0 * 2.0 * one_way * 1e-12;
+    for (&i, d) in link.msgs.iter().zip(r.delays.iter_mut()) {
+        let m = &plan.msgs[i as usize];
+        let share = ((m.size as f64 - b) / m.size as f64).max(0.0);
+        let excess = Time::from_ps((worst[i as usize].0.ps() as f64 * share).round() as u64);
+        d.total = d.total.saturating_sub(excess);
+    }
+}
+
+pub const VQ: bool = option_env!("NICFB_VQ").is_some();
+
+/// The second pass (`feedback`): the links `which` (host uplinks) simulated again with
+/// host-rate edges and each message's `downstream` mark probability, on rayon's pool.
+pub fn second_pass(plan: &Plan, tpl: &Template, which: &[usize], downstream: &[f64]) -> Result<Vec<LinkResult>, RunError> {
+    let mut order: Vec<usize> = (0..which.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(plan.links[which[i]].msgs.len()));
+    let mut done: Vec<(usize, LinkResult)> = order
+        .into_par_iter()
+        .map(|i| {
+            let link = &plan.links[which[i]];
+            let p = link.msgs.iter().map(|&m| downstream[m as usize]).collect();
+            let d = if VQ { feedback::Downstream::Rate(p) } else { feedback::Downstream::Probability(p) };
+            Ok((i, linksim::simulate_with(plan, tpl, link, Some(d), &|| true)?))
+        })
+        .collect::<Result<_, RunError>>()?;
+    done.sort_by_key(|(k, _)| *k);
+    Ok(done.into_iter().map(|(_, r)| r).collect())
 }
 
 /// The clusters of `plan`'s links with tolerance `eps`; every link its own without.
