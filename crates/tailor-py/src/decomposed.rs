@@ -10,7 +10,7 @@ use crate::{interruptible, to_overrides};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tailor::decomposed::{Delay, LinkResult, Marks, Plan, Template};
+use tailor::decomposed::{Delay, LinkResult, Plan, Template};
 use tailor::scenario::{Override, Scenario};
 use tailor::sim::Time;
 
@@ -81,12 +81,8 @@ pub fn decomposed_simulate<'py>(
             .map(|(r, k)| {
                 let delays: Vec<u64> = r.delays.iter().map(|d| d.total.ps()).collect();
                 let latencies: Vec<u64> = r.delays.iter().map(|d| d.latency.ps()).collect();
-                let data: Vec<u32> = r.delays.iter().map(|d| d.marks.data).collect();
-                let ce: Vec<u32> = r.delays.iter().map(|d| d.marks.ce).collect();
-                let shared: Vec<u32> = r.delays.iter().map(|d| d.marks.shared).collect();
                 serde_json::json!({"link": k, "port": r.port.index(), "events": r.events, "delays_ps": delays,
-                    "latencies_ps": latencies, "data_packets": data, "ce_packets": ce,
-                    "shared_ce_packets": shared})
+                    "latencies_ps": latencies})
             })
             .collect();
         Ok(serde_json::to_string(&rows).expect("link results serialize"))
@@ -116,7 +112,7 @@ pub fn decomposed_write<'py>(
             let rows: Vec<serde_json::Value> = serde_json::from_str(text).map_err(bad)?;
             for row in rows {
                 by_link.push(parse(&row).ok_or_else(|| {
-                    bad("a link result without link, port, events, delays_ps, latencies_ps, data_packets, ce_packets or shared_ce_packets of equal length")
+                    bad("a link result without link, port, events, delays_ps or latencies_ps of equal length")
                 })?);
             }
         }
@@ -136,20 +132,11 @@ fn parse(row: &serde_json::Value) -> Option<(usize, LinkResult)> {
     let ps = |key: &str| -> Option<Vec<Time>> {
         row.get(key)?.as_array()?.iter().map(|d| d.as_u64().map(Time::from_ps)).collect()
     };
-    let count = |key: &str| -> Option<Vec<u32>> {
-        row.get(key)?.as_array()?.iter().map(|d| d.as_u64().and_then(|x| u32::try_from(x).ok())).collect()
-    };
     let (totals, latencies) = (ps("delays_ps")?, ps("latencies_ps")?);
-    let (data, ce, shared) = (count("data_packets")?, count("ce_packets")?, count("shared_ce_packets")?);
-    if [latencies.len(), data.len(), ce.len(), shared.len()].iter().any(|&n| n != totals.len()) {
+    if totals.len() != latencies.len() {
         return None;
     }
-    let delays = totals
-        .into_iter()
-        .zip(latencies)
-        .zip(data.into_iter().zip(ce).zip(shared))
-        .map(|((total, latency), ((data, ce), shared))| Delay { total, latency, marks: Marks { data, ce, shared } })
-        .collect();
+    let delays = totals.into_iter().zip(latencies).map(|(total, latency)| Delay { total, latency }).collect();
     Some((k, LinkResult { port, delays, events, seen: Default::default() }))
 }
 

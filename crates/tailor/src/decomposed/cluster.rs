@@ -239,7 +239,7 @@ fn synthesize(plan: &Plan, link: &LinkLoad, rep: &LinkResult, by: &BySize, seed:
 /// it overlapped).
 fn scaled(d: Delay, f: f64) -> Delay {
     let by = |t: Time| Time::from_ps((t.ps() as f64 * f).round() as u64);
-    Delay { total: by(d.total), latency: by(d.latency), marks: d.marks }
+    Delay { total: by(d.total), latency: by(d.latency) }
 }
 
 #[cfg(test)]

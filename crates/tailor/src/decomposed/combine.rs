@@ -281,7 +281,7 @@ mod tests {
         for (i, (&(start, hops), delays)) in msgs.iter().zip(on).enumerate() {
             for (&p, &(d, l)) in hops.iter().zip(delays.iter()) {
                 links[p].msgs.push(i as u32);
-                results[p].delays.push(Delay { total: ns(d), latency: ns(l), marks: Default::default() });
+                results[p].delays.push(Delay { total: ns(d), latency: ns(l) });
             }
             plan_msgs.push(super::super::plan::Msg {
                 id: i as u64,

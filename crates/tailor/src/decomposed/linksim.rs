@@ -24,7 +24,7 @@
 //! Result: each message's delay on the link, its latency in the link's simulation minus
 //! its ideal there (what it would take alone on the dumbbell), and that latency.
 
-use super::feedback::{far_switch, Downstream, Emulate, Marks, Tally};
+use super::feedback::{far_switch, Tally};
 use super::plan::{LinkLoad, Plan};
 use crate::engine::{ClassSetup, Config, Progress, RunError, Simulation};
 use crate::measure::{MessageRecord, RecordSink};
@@ -96,12 +96,18 @@ pub struct LinkResult {
 
 /// The queue the link's data packets found on arrival at the ports feeding it — the
 /// senders' NICs and the near switch's trunk port — summed, as `ports.csv`'s
-/// `arrival_mean_queue_bytes` times the packets sent; and the trunk port's CE marks.
+/// `arrival_mean_queue_bytes` times the packets sent.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct Seen {
     pub packets: u64,
     pub queue_sum: f64,
-    pub trunk_marks: u64,
+}
+
+impl Seen {
+    /// The mean queue a packet found, in time at `rate` (bits per second).
+    pub fn mean_us(self, rate_bps: u64) -> f64 {
+        self.queue_sum / self.packets.max(1) as f64 * 8.0 / rate_bps as f64 * 1e6
+    }
 }
 
 impl Seen {
@@ -114,9 +120,6 @@ impl Seen {
             if sender || trunk {
                 seen.packets += r.sent_packets;
                 seen.queue_sum += r.arrival_mean_queue_bytes * r.sent_packets as f64;
-            }
-            if trunk {
-                seen.trunk_marks += r.ecn_marks;
             }
         }
         seen
@@ -131,14 +134,11 @@ pub struct Delay {
     /// Its latency there (its start to its delivery): with its start, the time it shared
     /// the link with the others, which `combine` splits its delay over.
     pub latency: Time,
-    /// Its data packets there and those the link marked (`feedback`).
-    pub marks: Marks,
 }
 
 /// The packet engine's run of `link`'s dumbbell (the module doc), its edge links `speedup`
-/// times a host link's rate; each message's (sender, receiver) there, the senders, and
-/// the crossing messages' mean round trip in the fabric (propagation and node delays).
-fn config(plan: &Plan, tpl: &Template, link: &LinkLoad, speedup: u64) -> (Config, Vec<(usize, usize)>, usize, Time) {
+/// times a host link's rate; each message's (sender, receiver) there, and the senders.
+fn config(plan: &Plan, tpl: &Template, link: &LinkLoad, speedup: u64) -> (Config, Vec<(usize, usize)>, usize) {
     let (mut senders, mut receivers) = (BTreeMap::new(), BTreeMap::new());
     for &i in &link.msgs {
         let m = &plan.msgs[i as usize];
@@ -212,7 +212,7 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad, speedup: u64) -> (Config
         sojourn: None,
         persistent: false,
     };
-    (cfg, pairs, left, Time::from_ps(2 * mean_delay.round() as u64))
+    (cfg, pairs, left)
 }
 
 /// Simulates `link` of `plan`; `go` is asked now and then whether to continue.
@@ -220,43 +220,35 @@ pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> b
     simulate_with(plan, tpl, link, None, go)
 }
 
-/// Simulates `link` of `plan`; with `downstream` (each message's downstream mark
-/// probability, in `link.msgs` order: the second pass, `feedback`), at host-rate edge
-/// links with the far switch marking, else at [`EDGE_SPEEDUP`].
+/// Simulates `link` of `plan`; with `downstream` (each message's rate after its sender's
+/// NIC, bytes per ps, in `link.msgs` order: the second pass, `feedback`), at host-rate
+/// edge links with the far switch marking for the links downstream, else at
+/// [`EDGE_SPEEDUP`].
 pub fn simulate_with(
     plan: &Plan,
     tpl: &Template,
     link: &LinkLoad,
-    downstream: Option<Downstream>,
+    downstream: Option<Vec<f64>>,
     go: &dyn Fn() -> bool,
 ) -> Result<LinkResult, RunError> {
-    let keep = option_env!("NICFB_KEEP").is_some();
-    let speedup = if downstream.is_some() && !keep { 1 } else { EDGE_SPEEDUP };
-    let (cfg, pairs, left, rtt) = config(plan, tpl, link, speedup);
-    let k = tpl.net.setting::<crate::net::ecn::SwitchThreshold>().map_or(f64::INFINITY, |k| k.0 as f64);
-    let marking = downstream.map(|d| match d {
-        Downstream::Probability(p) => Emulate::Random {
-            p,
-            rng: crate::sim::rng::stream(tpl.seed, &format!("decomposed/feedback/{}", link.port.index())),
-            keep,
-        },
-        Downstream::Rate(rate) => Emulate::Virtual { queue: vec![(0.0, Time::ZERO); rate.len()], rate, k },
-    });
+    let speedup = if downstream.is_some() { 1 } else { EDGE_SPEEDUP };
+    let (cfg, pairs, left) = config(plan, tpl, link, speedup);
     let got = Arc::new(Mutex::new(vec![None::<Delay>; link.msgs.len()]));
-    let marks = Arc::new(Mutex::new(Vec::new()));
     let mut sim = Simulation::new(cfg, Box::new(Collect(got.clone())))?;
-    sim.set_agent(far_switch(), Box::new(Tally::new(left, rtt, &pairs, marking, marks.clone())));
+    if let Some(rate) = downstream {
+        // Without a switch threshold nothing downstream marks.
+        let k = tpl.net.setting::<crate::net::ecn::SwitchThreshold>().map_or(f64::INFINITY, |k| k.0 as f64);
+        sim.set_agent(far_switch(), Box::new(Tally::new(left, &pairs, rate, k)));
+    }
     sim.run(&mut |_: &Progress| go())?;
     let events = sim.events();
     let seen = Seen::of(&sim.ports(), left);
     drop(sim);
     let got = std::mem::take(&mut *got.lock().expect("no link simulation panicked"));
-    let marks = std::mem::take(&mut *marks.lock().expect("no link simulation panicked"));
     let delays = got
         .into_iter()
-        .zip(marks)
         .enumerate()
-        .map(|(k, (d, m))| d.map(|d| Delay { marks: m, ..d }).ok_or_else(|| RunError::Io(unfinished(link.port, k))))
+        .map(|(k, d)| d.ok_or_else(|| RunError::Io(unfinished(link.port, k))))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(LinkResult { port: link.port, delays, events, seen })
 }
@@ -309,7 +301,7 @@ struct Collect(Arc<Mutex<Vec<Option<Delay>>>>);
 impl RecordSink for Collect {
     fn record(&mut self, rec: &MessageRecord, _: &str) -> std::io::Result<()> {
         let latency = rec.latency();
-        let delay = Delay { total: latency.saturating_sub(rec.ideal), latency, marks: Marks::default() };
+        let delay = Delay { total: latency.saturating_sub(rec.ideal), latency };
         self.0.lock().expect("no link simulation panicked")[rec.id as usize] = Some(delay);
         Ok(())
     }

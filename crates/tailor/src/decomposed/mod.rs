@@ -14,6 +14,9 @@
 //!   representative of each simulated, every other member given delays drawn from its
 //!   representative's messages of similar size. Without it every loaded link is
 //!   simulated.
+//! - `feedback`: a second pass over the host uplinks, the links after a sender's NIC
+//!   emulated at the far switch from every link's first-pass delays, so that the NIC
+//!   queue forms, unmarked, of windows the fabric bounds (not in Parsimon).
 //! - `combine` (§3.3, §3.4): each message's delays on the links of its path (its own, or
 //!   drawn for it on a clustered link) combined, each other message that delayed it
 //!   counted once, plus its ideal in the whole fabric.
@@ -33,8 +36,7 @@ mod plan;
 
 pub use cluster::Clusters;
 pub use combine::{estimate, units, Buckets, Combine, MIN_SAMPLES};
-pub use feedback::{downstream, downstream_rate, worst_downstream, Downstream, Marks};
-pub use linksim::{Delay, LinkResult, Seen, Template, EDGE_SPEEDUP};
+pub use linksim::{simulate_with, Delay, LinkResult, Seen, Template, EDGE_SPEEDUP};
 pub use plan::{LinkLoad, Msg, Plan};
 
 use crate::engine::{ClassSetup, Config, Phase, Progress, RunError};
@@ -83,12 +85,16 @@ pub fn simulate_links(plan: &Plan, tpl: &Template, which: &[usize]) -> Result<Ve
 /// tolerance (`[decomposed] cluster`), None to simulate every loaded link.
 /// `given`: the representatives' results already simulated elsewhere (Ray tasks running
 /// `simulate_links` on `to_simulate`'s links), in that order; None simulates them here.
+/// `feedback` (`[decomposed] feedback`): the host uplinks simulated again with the links
+/// after them emulated ([`second_pass`]), here on rayon's pool whichever way the first
+/// pass ran.
 pub fn run(
     cfg: Config,
     sink: Box<dyn RecordSink>,
     progress: &mut dyn FnMut(&Progress) -> bool,
     given: Option<Vec<LinkResult>>,
     cluster: Option<f64>,
+    feedback: bool,
 ) -> Result<(Outcome, Recorder), RunError> {
     let (seed, warmup, bins) = (cfg.seed, cfg.warmup, cfg.overall_bins.clone());
     let (plan, tpl, classes) = plan(cfg)?;
@@ -111,21 +117,7 @@ pub fn run(
             r
         }
     };
-    let mut simulated = simulated;
-    let results = cluster::expand(&plan, &clusters, simulated.clone(), seed);
-    let downstream =
-        if VQ { feedback::downstream_rate(&plan, &results) } else { feedback::downstream(&plan, &results) };
-    let nics: Vec<usize> =
-        (0..reps.len()).filter(|&j| plan.links[reps[j]].role == crate::net::port::PortRole::HostNic).collect();
-    let again = second_pass(&plan, &tpl, &nics.iter().map(|&j| reps[j]).collect::<Vec<_>>(), &downstream)?;
-    let worst = feedback::worst_downstream(&plan, &results);
-    for (j, mut r) in nics.into_iter().zip(again) {
-        if VQ && EXCESS {
-            discount(&plan, &plan.links[reps[j]], &mut r, &worst);
-        }
-        simulated[j].events += r.events;
-        simulated[j].delays = r.delays;
-    }
+    let simulated = if feedback { second_pass(&plan, &tpl, &clusters, simulated, seed)? } else { simulated };
     let events = simulated.iter().map(|r| r.events).sum();
     let results = cluster::expand(&plan, &clusters, simulated, seed);
     let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Once);
@@ -146,41 +138,42 @@ pub fn run(
     Ok((outcome, rec))
 }
 
-pub const EXCESS: bool = option_env!("NICFB_EXCESS").is_some();
-
-/// Takes off a host uplink's second-pass delays what the virtual queue's rate cap made:
-/// the part of a message beyond the link's bandwidth-delay product B, sent at its
-/// downstream rate, is slower by its largest downstream delay in proportion, which the
-/// combination counts on that link already.
-pub fn discount(plan: &Plan, link: &LinkLoad, r: &mut LinkResult, worst: &[(Time, f64)]) {
-    let one_way = link.msgs.iter().map(|&i| plan.msgs[i as usize].delay.ps() as f64).sum::<f64>() / link.msgs.len() as f64;
-    let b = link.rate.bps() as f64 / 8.0 * 2.0 * one_way * 1e-12;
-    for (&i, d) in link.msgs.iter().zip(r.delays.iter_mut()) {
-        let m = &plan.msgs[i as usize];
-        let share = ((m.size as f64 - b) / m.size as f64).max(0.0);
-        let excess = Time::from_ps((worst[i as usize].0.ps() as f64 * share).round() as u64);
-        d.total = d.total.saturating_sub(excess);
-    }
-}
-
-pub const VQ: bool = option_env!("NICFB_VQ").is_some();
-
-/// The second pass (`feedback`): the links `which` (host uplinks) simulated again with
-/// host-rate edges and each message's `downstream` mark probability, on rayon's pool.
-pub fn second_pass(plan: &Plan, tpl: &Template, which: &[usize], downstream: &[f64]) -> Result<Vec<LinkResult>, RunError> {
-    let mut order: Vec<usize> = (0..which.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(plan.links[which[i]].msgs.len()));
-    let mut done: Vec<(usize, LinkResult)> = order
+/// The second pass (`feedback`, docs/decomposed.md "Method", point 5): the simulated
+/// host uplinks (`simulated`: the representatives' first-pass results, in link order)
+/// simulated again, on rayon's pool, with host-rate edges and each message's rate after
+/// its NIC (from every link's first-pass delays) emulated at the far switch; their
+/// delays, less what that emulation counts twice, replace the first pass's. Clustered
+/// host uplinks take their representative's, as in the first pass.
+pub fn second_pass(
+    plan: &Plan,
+    tpl: &Template,
+    clusters: &Clusters,
+    mut simulated: Vec<LinkResult>,
+    seed: u64,
+) -> Result<Vec<LinkResult>, RunError> {
+    let reps = clusters.representatives();
+    let worst = feedback::worst_downstream(plan, &cluster::expand(plan, clusters, simulated.clone(), seed));
+    let rate = feedback::downstream_rate(plan, &worst);
+    let mut nics: Vec<usize> =
+        (0..reps.len()).filter(|&j| plan.links[reps[j]].role == crate::net::port::PortRole::HostNic).collect();
+    // Longest first, so that the last link to finish is a short one.
+    nics.sort_by_key(|&j| std::cmp::Reverse(plan.links[reps[j]].msgs.len()));
+    let again: Vec<(usize, LinkResult)> = nics
         .into_par_iter()
-        .map(|i| {
-            let link = &plan.links[which[i]];
-            let p = link.msgs.iter().map(|&m| downstream[m as usize]).collect();
-            let d = if VQ { feedback::Downstream::Rate(p) } else { feedback::Downstream::Probability(p) };
-            Ok((i, linksim::simulate_with(plan, tpl, link, Some(d), &|| true)?))
+        .map(|j| {
+            let link = &plan.links[reps[j]];
+            let own = link.msgs.iter().map(|&m| rate[m as usize]).collect();
+            let mut r = linksim::simulate_with(plan, tpl, link, Some(own), &|| true)?;
+            feedback::discount(plan, link, &mut r, &worst);
+            Ok((j, r))
         })
         .collect::<Result<_, RunError>>()?;
-    done.sort_by_key(|(k, _)| *k);
-    Ok(done.into_iter().map(|(_, r)| r).collect())
+    for (j, r) in again {
+        simulated[j].events += r.events;
+        simulated[j].delays = r.delays;
+        simulated[j].seen = r.seen;
+    }
+    Ok(simulated)
 }
 
 /// The clusters of `plan`'s links with tolerance `eps`; every link its own without.
