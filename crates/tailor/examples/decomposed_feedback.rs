@@ -36,9 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
         s.mean_us(rate)
     };
-    let per_link = |r: &[decomposed::LinkResult]| {
-        nics.iter().map(|&k| r[k].seen.mean_us(rate)).sum::<f64>() / nics.len() as f64
-    };
+    let per_link =
+        |r: &[decomposed::LinkResult]| nics.iter().map(|&k| r[k].seen.mean_us(rate)).sum::<f64>() / nics.len() as f64;
     println!(
         "host uplinks ({} links), mean queue found: packet-weighted pass 1 {:.3} us, pass 2 {:.3} us; \
          mean of links pass 1 {:.3} us, pass 2 {:.3} us",

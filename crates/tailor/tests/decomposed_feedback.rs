@@ -22,8 +22,11 @@ const SIZE: u64 = 2_000_000;
 /// the host link's.
 fn uplink(fraction: f64) -> LinkResult {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("two.csv"), "flow_id,sender,size_bytes,start_ns,receiver\n1,0,2000000,0,1\n2,0,2000000,0,2\n")
-        .unwrap();
+    std::fs::write(
+        dir.path().join("two.csv"),
+        "flow_id,sender,size_bytes,start_ns,receiver\n1,0,2000000,0,1\n2,0,2000000,0,2\n",
+    )
+    .unwrap();
     let sc = common::scenario(TWO_LONG, dir.path());
     let (plan, tpl, _) = decomposed::plan(sc.build(1).unwrap()).unwrap();
     let link = plan.links.iter().find(|l| l.role == PortRole::HostNic && l.msgs.len() == 2).expect("host 0's uplink");
