@@ -137,7 +137,7 @@ fn parse(row: &serde_json::Value) -> Option<(usize, LinkResult)> {
         return None;
     }
     let delays = totals.into_iter().zip(latencies).map(|(total, latency)| Delay { total, latency }).collect();
-    Some((k, LinkResult { port, delays, events }))
+    Some((k, LinkResult { port, delays, events, seen: Default::default() }))
 }
 
 fn bad(e: impl std::fmt::Display) -> Error {

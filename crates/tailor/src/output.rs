@@ -587,7 +587,7 @@ pub fn simulate_decomposed(
     use crate::engine::report::{Messages, NetworkReport};
     let started = Instant::now();
     crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
-    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress, given, sc.cluster)?;
+    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress, given, sc.cluster, sc.feedback)?;
     let (overall, classes) = rec.reports(&[]);
     let report = RunReport {
         events: out.events,

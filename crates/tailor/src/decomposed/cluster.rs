@@ -230,7 +230,7 @@ fn synthesize(plan: &Plan, link: &LinkLoad, rep: &LinkResult, by: &BySize, seed:
             scaled(rep.delays[by.pos[j]], by.scale(size, by.sizes[j]))
         })
         .collect();
-    LinkResult { port: link.port, delays, events: 0 }
+    LinkResult { port: link.port, delays, events: 0, seen: Default::default() }
 }
 
 /// A per-message entry of a link's result scaled by `f`: its delay and its latency there

@@ -275,8 +275,9 @@ mod tests {
                 msgs: Vec::new(),
             })
             .collect();
-        let mut results: Vec<LinkResult> =
-            (0..ports).map(|p| LinkResult { port: PortId::new(p), delays: Vec::new(), events: 0 }).collect();
+        let mut results: Vec<LinkResult> = (0..ports)
+            .map(|p| LinkResult { port: PortId::new(p), delays: Vec::new(), events: 0, seen: Default::default() })
+            .collect();
         let mut plan_msgs = Vec::new();
         for (i, (&(start, hops), delays)) in msgs.iter().zip(on).enumerate() {
             for (&p, &(d, l)) in hops.iter().zip(delays.iter()) {

@@ -24,6 +24,7 @@
 //! Result: each message's delay on the link, its latency in the link's simulation minus
 //! its ideal there (what it would take alone on the dumbbell), and that latency.
 
+use super::feedback::{far_switch, Tally};
 use super::plan::{LinkLoad, Plan};
 use crate::engine::{ClassSetup, Config, Progress, RunError, Simulation};
 use crate::measure::{MessageRecord, RecordSink};
@@ -88,6 +89,41 @@ pub struct LinkResult {
     pub port: PortId,
     pub delays: Vec<Delay>,
     pub events: u64,
+    /// The queues its data met on the way onto the link (a measurement: not carried by
+    /// the Ray path's results, where it is zero).
+    pub seen: Seen,
+}
+
+/// The queue the link's data packets found on arrival at the ports feeding it — the
+/// senders' NICs and the near switch's trunk port — summed, as `ports.csv`'s
+/// `arrival_mean_queue_bytes` times the packets sent.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Seen {
+    pub packets: u64,
+    pub queue_sum: f64,
+}
+
+impl Seen {
+    /// The mean queue a packet found, in time at `rate` (bits per second).
+    pub fn mean_us(self, rate_bps: u64) -> f64 {
+        self.queue_sum / self.packets.max(1) as f64 * 8.0 / rate_bps as f64 * 1e6
+    }
+}
+
+impl Seen {
+    fn of(rows: &[crate::engine::report::PortRow], left: usize) -> Seen {
+        let mut seen = Seen::default();
+        for r in rows {
+            let sender = r.role == "host_nic"
+                && r.node.strip_prefix("host").and_then(|h| h.parse::<usize>().ok()).is_some_and(|h| h < left);
+            let trunk = r.role == "trunk" && r.node == "switch0";
+            if sender || trunk {
+                seen.packets += r.sent_packets;
+                seen.queue_sum += r.arrival_mean_queue_bytes * r.sent_packets as f64;
+            }
+        }
+        seen
+    }
 }
 
 /// One message on one link's simulation.
@@ -100,8 +136,9 @@ pub struct Delay {
     pub latency: Time,
 }
 
-/// The packet engine's run of `link`'s dumbbell (the module doc).
-fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
+/// The packet engine's run of `link`'s dumbbell (the module doc), its edge links `speedup`
+/// times a host link's rate; each message's (sender, receiver) there, and the senders.
+fn config(plan: &Plan, tpl: &Template, link: &LinkLoad, speedup: u64) -> (Config, Vec<(usize, usize)>, usize) {
     let (mut senders, mut receivers) = (BTreeMap::new(), BTreeMap::new());
     for &i in &link.msgs {
         let m = &plan.msgs[i as usize];
@@ -127,7 +164,7 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
     let fixed = 2 * n.switch_delay.ps() + n.host_nic_delay.ps() + n.host_rx_delay.ps() + trunk.delay.ps();
     let edge = ((mean_delay - fixed as f64) / 2.0).max(0.0).round() as u64;
     let host_link = LinkSpec {
-        rate: Rate::from_bps(host.rate.bps() * EDGE_SPEEDUP),
+        rate: Rate::from_bps(host.rate.bps() * speedup),
         delay: Time::from_ps(edge),
         mechanisms: host.mechanisms.clone(),
     };
@@ -135,8 +172,10 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
     net.shape = Shape::Dumbbell { left, right: receivers.len(), host_link, trunk };
     net.seed = net_seed(tpl.seed, link.port);
     let mut per_class: Vec<Vec<MessageSpec>> = vec![Vec::new(); tpl.classes.len()];
+    let mut pairs = Vec::with_capacity(link.msgs.len());
     for (k, &i) in link.msgs.iter().enumerate() {
         let m = &plan.msgs[i as usize];
+        pairs.push((senders[&m.src], receivers[&m.dst]));
         per_class[m.class.index()].push(MessageSpec {
             id: Some(k as u64),
             start: m.start,
@@ -162,7 +201,7 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
             probe: false,
         })
         .collect();
-    Config {
+    let cfg = Config {
         net,
         transports: tpl.transports.clone(),
         classes,
@@ -172,16 +211,38 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad) -> Config {
         warmup: Time::ZERO,
         sojourn: None,
         persistent: false,
-    }
+    };
+    (cfg, pairs, left)
 }
 
 /// Simulates `link` of `plan`; `go` is asked now and then whether to continue.
 pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> bool) -> Result<LinkResult, RunError> {
-    let cfg = config(plan, tpl, link);
+    simulate_with(plan, tpl, link, None, go)
+}
+
+/// Simulates `link` of `plan`; with `downstream` (each message's rate after its sender's
+/// NIC, bytes per ps, in `link.msgs` order: the second pass, `feedback`), at host-rate
+/// edge links with the far switch marking for the links downstream, else at
+/// [`EDGE_SPEEDUP`].
+pub fn simulate_with(
+    plan: &Plan,
+    tpl: &Template,
+    link: &LinkLoad,
+    downstream: Option<Vec<f64>>,
+    go: &dyn Fn() -> bool,
+) -> Result<LinkResult, RunError> {
+    let speedup = if downstream.is_some() { 1 } else { EDGE_SPEEDUP };
+    let (cfg, pairs, left) = config(plan, tpl, link, speedup);
     let got = Arc::new(Mutex::new(vec![None::<Delay>; link.msgs.len()]));
     let mut sim = Simulation::new(cfg, Box::new(Collect(got.clone())))?;
+    if let Some(rate) = downstream {
+        // Without a switch threshold nothing downstream marks.
+        let k = tpl.net.setting::<crate::net::ecn::SwitchThreshold>().map_or(f64::INFINITY, |k| k.0 as f64);
+        sim.set_agent(far_switch(), Box::new(Tally::new(left, &pairs, rate, k)));
+    }
     sim.run(&mut |_: &Progress| go())?;
     let events = sim.events();
+    let seen = Seen::of(&sim.ports(), left);
     drop(sim);
     let got = std::mem::take(&mut *got.lock().expect("no link simulation panicked"));
     let delays = got
@@ -189,7 +250,7 @@ pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> b
         .enumerate()
         .map(|(k, d)| d.ok_or_else(|| RunError::Io(unfinished(link.port, k))))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(LinkResult { port: link.port, delays, events })
+    Ok(LinkResult { port: link.port, delays, events, seen })
 }
 
 fn net_seed(seed: u64, port: PortId) -> u64 {

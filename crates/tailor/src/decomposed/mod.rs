@@ -14,6 +14,9 @@
 //!   representative of each simulated, every other member given delays drawn from its
 //!   representative's messages of similar size. Without it every loaded link is
 //!   simulated.
+//! - `feedback`: a second pass over the host uplinks, the links after a sender's NIC
+//!   emulated at the far switch from every link's first-pass delays, so that the NIC
+//!   queue forms, unmarked, of windows the fabric bounds (not in Parsimon).
 //! - `combine` (§3.3, §3.4): each message's delays on the links of its path (its own, or
 //!   drawn for it on a clustered link) combined, each other message that delayed it
 //!   counted once, plus its ideal in the whole fabric.
@@ -27,12 +30,13 @@
 
 mod cluster;
 mod combine;
+mod feedback;
 mod linksim;
 mod plan;
 
 pub use cluster::Clusters;
 pub use combine::{estimate, units, Buckets, Combine, MIN_SAMPLES};
-pub use linksim::{Delay, LinkResult, Template, EDGE_SPEEDUP};
+pub use linksim::{simulate_with, Delay, LinkResult, Seen, Template, EDGE_SPEEDUP};
 pub use plan::{LinkLoad, Msg, Plan};
 
 use crate::engine::{ClassSetup, Config, Phase, Progress, RunError};
@@ -81,12 +85,16 @@ pub fn simulate_links(plan: &Plan, tpl: &Template, which: &[usize]) -> Result<Ve
 /// tolerance (`[decomposed] cluster`), None to simulate every loaded link.
 /// `given`: the representatives' results already simulated elsewhere (Ray tasks running
 /// `simulate_links` on `to_simulate`'s links), in that order; None simulates them here.
+/// `feedback` (`[decomposed] feedback`): the host uplinks simulated again with the links
+/// after them emulated ([`second_pass`]), here on rayon's pool whichever way the first
+/// pass ran.
 pub fn run(
     cfg: Config,
     sink: Box<dyn RecordSink>,
     progress: &mut dyn FnMut(&Progress) -> bool,
     given: Option<Vec<LinkResult>>,
     cluster: Option<f64>,
+    feedback: bool,
 ) -> Result<(Outcome, Recorder), RunError> {
     let (seed, warmup, bins) = (cfg.seed, cfg.warmup, cfg.overall_bins.clone());
     let (plan, tpl, classes) = plan(cfg)?;
@@ -109,6 +117,7 @@ pub fn run(
             r
         }
     };
+    let simulated = if feedback { second_pass(&plan, &tpl, &clusters, simulated, seed)? } else { simulated };
     let events = simulated.iter().map(|r| r.events).sum();
     let results = cluster::expand(&plan, &clusters, simulated, seed);
     let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Once);
@@ -127,6 +136,44 @@ pub fn run(
         sim_end: records.last().map_or(Time::ZERO, |r| r.finish),
     };
     Ok((outcome, rec))
+}
+
+/// The second pass (`feedback`, docs/decomposed.md "Method", point 5): the simulated
+/// host uplinks (`simulated`: the representatives' first-pass results, in link order)
+/// simulated again, on rayon's pool, with host-rate edges and each message's rate after
+/// its NIC (from every link's first-pass delays) emulated at the far switch; their
+/// delays, less what that emulation counts twice, replace the first pass's. Clustered
+/// host uplinks take their representative's, as in the first pass.
+pub fn second_pass(
+    plan: &Plan,
+    tpl: &Template,
+    clusters: &Clusters,
+    mut simulated: Vec<LinkResult>,
+    seed: u64,
+) -> Result<Vec<LinkResult>, RunError> {
+    let reps = clusters.representatives();
+    let worst = feedback::worst_downstream(plan, &cluster::expand(plan, clusters, simulated.clone(), seed));
+    let rate = feedback::downstream_rate(plan, &worst);
+    let mut nics: Vec<usize> =
+        (0..reps.len()).filter(|&j| plan.links[reps[j]].role == crate::net::port::PortRole::HostNic).collect();
+    // Longest first, so that the last link to finish is a short one.
+    nics.sort_by_key(|&j| std::cmp::Reverse(plan.links[reps[j]].msgs.len()));
+    let again: Vec<(usize, LinkResult)> = nics
+        .into_par_iter()
+        .map(|j| {
+            let link = &plan.links[reps[j]];
+            let own = link.msgs.iter().map(|&m| rate[m as usize]).collect();
+            let mut r = linksim::simulate_with(plan, tpl, link, Some(own), &|| true)?;
+            feedback::discount(plan, link, &mut r, &worst);
+            Ok((j, r))
+        })
+        .collect::<Result<_, RunError>>()?;
+    for (j, r) in again {
+        simulated[j].events += r.events;
+        simulated[j].delays = r.delays;
+        simulated[j].seen = r.seen;
+    }
+    Ok(simulated)
 }
 
 /// The clusters of `plan`'s links with tolerance `eps`; every link its own without.

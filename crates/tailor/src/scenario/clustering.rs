@@ -2,7 +2,9 @@
 //! "Clustering"). `cluster` is the tolerance of Parsimon's link clustering (§3.5): links
 //! whose loads and message-size and arrival-gap distributions are all within that
 //! fraction of a representative's are not simulated but take its delays. Without it (or
-//! with "off") every loaded link is simulated. A packet run ignores the table.
+//! with "off") every loaded link is simulated. `feedback` (default true) runs the second
+//! pass over the host uplinks ("Method", point 5); false leaves the first pass's delays.
+//! A packet run ignores the table.
 
 use super::reader::{ScenarioError, Table};
 use toml::Value;
@@ -11,9 +13,10 @@ use toml::Value;
 /// representative's, which is no longer "alike".
 pub const MAX_TOLERANCE: f64 = 0.5;
 
-/// `[decomposed] cluster`: the clustering tolerance, None for no clustering.
-pub fn parse(table: Option<Table>) -> Result<Option<f64>, ScenarioError> {
-    let Some(mut t) = table else { return Ok(None) };
+/// `[decomposed]`: the clustering tolerance (`cluster`), None for no clustering; and
+/// whether the second pass runs (`feedback`).
+pub fn parse(table: Option<Table>) -> Result<(Option<f64>, bool), ScenarioError> {
+    let Some(mut t) = table else { return Ok((None, true)) };
     let eps = match t.peek("cluster") {
         Some(Value::String(_)) => {
             t.choice("cluster", &["off"])?;
@@ -27,6 +30,7 @@ pub fn parse(table: Option<Table>) -> Result<Option<f64>, ScenarioError> {
             e => e,
         },
     };
+    let feedback = t.boolean("feedback")?.unwrap_or(true);
     t.finish()?;
-    Ok(eps)
+    Ok((eps, feedback))
 }

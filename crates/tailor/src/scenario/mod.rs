@@ -146,6 +146,8 @@ pub struct Scenario {
     pub record: record::RecordSpec,
     /// `[decomposed] cluster`: the decomposed estimator's link-clustering tolerance.
     pub cluster: Option<f64>,
+    /// `[decomposed] feedback`: the decomposed estimator's second pass over host uplinks.
+    pub feedback: bool,
     /// Per class, what reading a trace class whole found (None for a generated class):
     /// read once when the scenario is, for the checks and the fast model's scope.
     pub traces: Vec<Option<crate::workload::trace::Scan>>,
@@ -202,7 +204,7 @@ impl Scenario {
         let paths = network::routing(root.table("routing")?)?;
         let model = model::parse(root.table("model")?, &shape)?;
         let record = record::parse(root.table("record")?, &shape)?;
-        let cluster = clustering::parse(root.table("decomposed")?)?;
+        let (cluster, feedback) = clustering::parse(root.table("decomposed")?)?;
         // `[advise]`: the transport advisor's candidates and search (docs/advisor.md), checked
         // here; `tailor advise` builds each candidate's scenario from it. A run does not use
         // it, and `Resolved` leaves it out of what a run is identified by.
@@ -259,6 +261,7 @@ impl Scenario {
             model,
             record,
             cluster,
+            feedback,
             traces,
         };
         sc.check_offered()?;
