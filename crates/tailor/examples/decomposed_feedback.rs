@@ -26,7 +26,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (plan, tpl, _) = decomposed::plan(sc.build(seed)?)?;
     let all: Vec<usize> = (0..plan.links.len()).collect();
     let first = decomposed::simulate_links(&plan, &tpl, &all)?;
-    let second = decomposed::second_pass(&plan, &tpl, &Clusters::none(all.len()), first.clone(), seed)?;
+    let work = decomposed::Work { done: 0, events: 0, total: 0 };
+    let second =
+        decomposed::second_pass(&plan, &tpl, &Clusters::none(all.len()), first.clone(), seed, &mut |_| true, work)?;
     let nics: Vec<usize> = all.iter().copied().filter(|&k| plan.links[k].role == PortRole::HostNic).collect();
     let rate = plan.links[nics[0]].rate.bps();
     let weighted = |r: &[decomposed::LinkResult]| {

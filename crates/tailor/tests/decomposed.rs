@@ -103,3 +103,46 @@ fn what_it_cannot_stand_for_is_refused_with_the_key() {
         }
     }
 }
+
+/// One progress bar for both passes: the completed count never goes back, ends at every
+/// message, and stopping during the second pass (the host uplinks simulated again, after
+/// every link's first simulation) cancels the run.
+#[test]
+fn progress_covers_both_passes_and_a_stop_in_the_second_cancels() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = common::scenario(&INCAST.replace("until = \"60ms\"", "until = \"5ms\""), dir.path());
+    let links = |sc: &Scenario| {
+        let (plan, _, _) = tailor::decomposed::plan(sc.build(1).unwrap()).unwrap();
+        let n =
+            |nic: bool| plan.links.iter().filter(|l| (l.role == tailor::net::port::PortRole::HostNic) == nic).count();
+        (n(false), n(true))
+    };
+    let (others, nics) = links(&sc);
+    assert!(others >= 1 && nics >= 2, "{others} other links, {nics} host uplinks");
+    let seen = Mutex::new(Vec::new());
+    let run = |stop_after: usize| {
+        seen.lock().unwrap().clear();
+        let sink = Box::new(MemorySink::default());
+        tailor::output::simulate_decomposed(
+            &sc,
+            1,
+            sink,
+            &mut |p| {
+                let mut s = seen.lock().unwrap();
+                s.push((p.completed, p.started));
+                s.len() < stop_after
+            },
+            None,
+        )
+    };
+    run(usize::MAX).unwrap();
+    let all = seen.lock().unwrap().clone();
+    // Every link once in the first pass, every host uplink again in the second.
+    assert_eq!(all.len(), others + 2 * nics, "{all:?}");
+    assert!(all.windows(2).all(|w| w[0].0 <= w[1].0), "completed goes back: {all:?}");
+    let (done, started) = *all.last().unwrap();
+    assert_eq!(done, started, "the bar ends full");
+    // Stopped at the first report of the second pass: cancelled, not a silent answer.
+    let first_pass = others + nics;
+    assert!(matches!(run(first_pass + 1), Err(RunError::Cancelled)));
+}

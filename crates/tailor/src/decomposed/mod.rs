@@ -102,8 +102,14 @@ pub fn run(
     let mut rec = Recorder::new(summaries, ClassSummary::new("all", bins), warmup, sink);
     let clusters = clusters(&plan, cluster);
     let reps = clusters.representatives();
+    let msgs_of = |which: &[usize]| which.iter().map(|&k| plan.links[k].msgs.len() as u64).sum::<u64>();
+    let again = if feedback { host_uplinks(&plan, &reps) } else { Vec::new() };
+    // One bar for both passes: its fraction is the share of all link-messages simulated.
+    let work = Work { done: 0, events: 0, total: msgs_of(&reps) + msgs_of(&again) };
     let simulated = match given {
-        None => simulate_all(&plan, &tpl, &reps, progress)?,
+        None => {
+            simulate_all(&plan, &reps, progress, work, &|k, go| linksim::simulate(&plan, &tpl, &plan.links[k], go))?
+        }
         Some(r) => {
             let fits = r.len() == reps.len()
                 && r.iter()
@@ -117,7 +123,11 @@ pub fn run(
             r
         }
     };
-    let simulated = if feedback { second_pass(&plan, &tpl, &clusters, simulated, seed)? } else { simulated };
+    let work = Work { done: msgs_of(&reps), events: simulated.iter().map(|r| r.events).sum(), ..work };
+    let simulated = match feedback {
+        true => second_pass(&plan, &tpl, &clusters, simulated, seed, progress, work)?,
+        false => simulated,
+    };
     let events = simulated.iter().map(|r| r.events).sum();
     let results = cluster::expand(&plan, &clusters, simulated, seed);
     let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Once);
@@ -143,37 +153,49 @@ pub fn run(
 /// simulated again, on rayon's pool, with host-rate edges and each message's rate after
 /// its NIC (from every link's first-pass delays) emulated at the far switch; their
 /// delays, less what that emulation counts twice, replace the first pass's. Clustered
-/// host uplinks take their representative's, as in the first pass.
+/// host uplinks take their representative's, as in the first pass. `progress` hears after
+/// each link as in the first pass, `work` saying what was done before.
 pub fn second_pass(
     plan: &Plan,
     tpl: &Template,
     clusters: &Clusters,
     mut simulated: Vec<LinkResult>,
     seed: u64,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+    work: Work,
 ) -> Result<Vec<LinkResult>, RunError> {
     let reps = clusters.representatives();
     let worst = feedback::worst_downstream(plan, &cluster::expand(plan, clusters, simulated.clone(), seed));
     let rate = feedback::downstream_rate(plan, &worst);
-    let mut nics: Vec<usize> =
-        (0..reps.len()).filter(|&j| plan.links[reps[j]].role == crate::net::port::PortRole::HostNic).collect();
-    // Longest first, so that the last link to finish is a short one.
-    nics.sort_by_key(|&j| std::cmp::Reverse(plan.links[reps[j]].msgs.len()));
-    let again: Vec<(usize, LinkResult)> = nics
-        .into_par_iter()
-        .map(|j| {
-            let link = &plan.links[reps[j]];
-            let own = link.msgs.iter().map(|&m| rate[m as usize]).collect();
-            let mut r = linksim::simulate_with(plan, tpl, link, Some(own), &|| true)?;
-            feedback::discount(plan, link, &mut r, &worst);
-            Ok((j, r))
-        })
-        .collect::<Result<_, RunError>>()?;
-    for (j, r) in again {
+    let nics = host_uplinks(plan, &reps);
+    let again = simulate_all(plan, &nics, progress, work, &|k, go| {
+        let link = &plan.links[k];
+        let own = link.msgs.iter().map(|&m| rate[m as usize]).collect();
+        let mut r = linksim::simulate_with(plan, tpl, link, Some(own), go)?;
+        feedback::discount(plan, link, &mut r, &worst);
+        Ok(r)
+    })?;
+    for (k, r) in nics.iter().zip(again) {
+        let j = reps.binary_search(k).expect("a host uplink simulated again is a representative");
         simulated[j].events += r.events;
         simulated[j].delays = r.delays;
         simulated[j].seen = r.seen;
     }
     Ok(simulated)
+}
+
+/// The host uplinks among the links `reps` (indices into `plan.links`, in link order).
+fn host_uplinks(plan: &Plan, reps: &[usize]) -> Vec<usize> {
+    reps.iter().copied().filter(|&k| plan.links[k].role == crate::net::port::PortRole::HostNic).collect()
+}
+
+/// The link simulations' work for progress: link-messages simulated before this call,
+/// their events, and the run's link-messages in all (both passes).
+#[derive(Copy, Clone, Debug)]
+pub struct Work {
+    pub done: u64,
+    pub events: u64,
+    pub total: u64,
 }
 
 /// The clusters of `plan`'s links with tolerance `eps`; every link its own without.
@@ -190,14 +212,18 @@ pub fn to_simulate(plan: &Plan, eps: Option<f64>) -> Vec<usize> {
     clusters(plan, eps).representatives()
 }
 
-/// The links `which` of `plan` simulated on rayon's pool, results in the order of `which`.
+/// One link's simulation (the link's index in `plan.links`; whether to go on).
+type LinkSim<'a> = dyn Fn(usize, &dyn Fn() -> bool) -> Result<LinkResult, RunError> + Sync + 'a;
+
+/// The links `which` (indices into `plan.links`) simulated on rayon's pool by `sim`
+/// (given a link and whether to go on), results in the order of `which`.
 fn simulate_all(
     plan: &Plan,
-    tpl: &Template,
     which: &[usize],
     progress: &mut dyn FnMut(&Progress) -> bool,
+    before: Work,
+    sim: &LinkSim,
 ) -> Result<Vec<LinkResult>, RunError> {
-    let total: u64 = which.iter().map(|&k| plan.links[k].msgs.len() as u64).sum();
     let stop = AtomicBool::new(false);
     let go = || !stop.load(Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<(u64, u64)>();
@@ -209,16 +235,15 @@ fn simulate_all(
             let mut done: Vec<(usize, LinkResult)> = order
                 .into_par_iter()
                 .map_with(tx, |tx, i| {
-                    let link = &plan.links[which[i]];
-                    let r = linksim::simulate(plan, tpl, link, &go)?;
-                    let _ = tx.send((link.msgs.len() as u64, r.events));
+                    let r = sim(which[i], &go)?;
+                    let _ = tx.send((plan.links[which[i]].msgs.len() as u64, r.events));
                     Ok((i, r))
                 })
                 .collect::<Result<_, RunError>>()?;
             done.sort_by_key(|(k, _)| *k);
             Ok(done.into_iter().map(|(_, r)| r).collect())
         });
-        let (mut completed, mut events, mut links) = (0u64, 0u64, 0usize);
+        let (mut completed, mut events, mut links) = (before.done, before.events, 0usize);
         for (msgs, ev) in rx {
             completed += msgs;
             events += ev;
@@ -230,7 +255,7 @@ fn simulate_all(
                 now: Time::ZERO,
                 events,
                 started: plan.msgs.len() as u64,
-                completed: (completed as u128 * plan.msgs.len() as u128 / total.max(1) as u128) as u64,
+                completed: (completed as u128 * plan.msgs.len() as u128 / before.total.max(1) as u128) as u64,
                 active: which.len() - links,
             };
             if !progress(&p) {
