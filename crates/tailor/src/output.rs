@@ -187,7 +187,10 @@ pub fn run_engine_to_dir(
     if out.exists() && fs::read_dir(out).map(|mut d| d.next().is_some()).unwrap_or(true) {
         return Err(RunError::Io(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
-            format!("{}: exists and is not an empty directory; refusing to write into it", out.display()),
+            format!(
+                "{}: exists and is not an empty directory; refusing to write into it (name a new or empty directory)",
+                out.display()
+            ),
         )));
     }
     let tmp = staging(out);

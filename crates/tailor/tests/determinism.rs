@@ -72,6 +72,28 @@ fn the_engine_never_writes_into_a_directory_that_is_not_empty() {
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no partial directory left");
 }
 
+/// `tailor-sim --out` at a directory holding files is a user error: exit status 2, the
+/// path named, the files untouched.
+#[test]
+fn tailor_sim_refuses_an_occupied_out_directory_with_status_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("theirs");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/quickstart.toml");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_tailor-sim"))
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(err.contains("theirs") && err.contains("not an empty directory"), "{err}");
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+}
+
 /// A run keeps the scenario it ran beside its results — the document after overrides with
 /// the seed it used written in — and `summary.json` holds that file's SHA-256; the kept
 /// file alone runs again to the same bytes.

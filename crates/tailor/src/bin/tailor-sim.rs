@@ -85,6 +85,11 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+        // So is an `--out` that names a directory already holding files (never written into).
+        Err(tailor::engine::RunError::Io(e)) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)
