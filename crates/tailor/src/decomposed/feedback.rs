@@ -51,6 +51,10 @@ pub struct Tally {
     queue: Vec<(f64, Time)>,
     /// The fabric's switch marking threshold (bytes).
     k: f64,
+    /// Each message's data bytes that reached the far switch, and the data packets no
+    /// message was left for (`check`).
+    bytes: Vec<u64>,
+    stray: u64,
 }
 
 impl Tally {
@@ -62,7 +66,22 @@ impl Tally {
             pending.entry(pair).or_default().push_back(m);
         }
         let queue = vec![(0.0, Time::ZERO); rate.len()];
-        Tally { left, pending, conns: HashMap::new(), rate, queue, k }
+        let bytes = vec![0; rate.len()];
+        Tally { left, pending, conns: HashMap::new(), rate, queue, k, bytes, stray: 0 }
+    }
+
+    /// Whether packets were matched to messages as `new` assumed (the n-th connection of a
+    /// sender-receiver pair its n-th message): every data packet to a message, and each
+    /// message's data bytes at least its size (`sizes`, in the link's order; more if some
+    /// were sent again). A wrong match would charge one message's marks to another.
+    pub fn check(&self, sizes: impl Iterator<Item = u64>) -> Result<(), String> {
+        if self.stray > 0 {
+            return Err(format!("{} data packets matched no message", self.stray));
+        }
+        match sizes.zip(&self.bytes).position(|(size, &got)| got < size) {
+            Some(m) => Err(format!("message {m} delivered {} data bytes through the link", self.bytes[m])),
+            None => Ok(()),
+        }
     }
 
     fn message(&mut self, pkt: &Packet) -> Option<usize> {
@@ -81,7 +100,11 @@ impl SwitchAgent for Tally {
         if pkt.src.index() >= self.left || pkt.payload() == 0 {
             return Ingress::Forward;
         }
-        let Some(m) = self.message(pkt) else { return Ingress::Forward };
+        let Some(m) = self.message(pkt) else {
+            self.stray += 1;
+            return Ingress::Forward;
+        };
+        self.bytes[m] += u64::from(pkt.payload());
         let (q, last) = &mut self.queue[m];
         *q = (*q - self.rate[m] * (now - *last).ps() as f64).max(0.0) + pkt.wire_bytes as f64;
         *last = now;
@@ -144,5 +167,48 @@ pub fn discount(plan: &Plan, link: &LinkLoad, r: &mut LinkResult, worst: &[(Time
         let share = ((size - b) / size).max(0.0);
         let excess = Time::from_ps((worst[i as usize].0.ps() as f64 * share).round() as u64);
         d.total = d.total.saturating_sub(excess);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::ids::{ClassId, ConnId};
+    use crate::net::packet::Header;
+
+    /// A data packet of connection `slot` from host 0 to host 1 with `data` bytes.
+    fn data(slot: u32, data: u32) -> Packet {
+        let mut p = Packet::scripted(ConnId { slot, gen: 0 }, ClassId::new(0), data + 40, Header::default());
+        p.header_bytes = 40;
+        p
+    }
+
+    /// Two messages from host 0 to host 1 (dumbbell: one sender), 3,000 then 1,000 bytes.
+    fn tally() -> Tally {
+        Tally::new(1, &[(0, 1), (0, 1)], vec![1.0, 1.0], f64::INFINITY)
+    }
+
+    fn feed(t: &mut Tally, pkts: &[Packet]) {
+        for p in pkts {
+            let mut p = *p;
+            assert_eq!(t.on_arrival(Time::ZERO, far_switch(), &mut p), Ingress::Forward);
+        }
+    }
+
+    #[test]
+    fn the_check_passes_matches_in_start_order_and_catches_a_swap_or_a_stray() {
+        let sizes = || [3000u64, 1000].into_iter();
+        let mut t = tally();
+        feed(&mut t, &[data(7, 1500), data(9, 1000), data(7, 1500)]);
+        assert_eq!(t.check(sizes()), Ok(()));
+        // The second message's connection seen first: matched to the first message, which
+        // then has a third of its bytes.
+        let mut t = tally();
+        feed(&mut t, &[data(9, 1000), data(7, 1500), data(7, 1500)]);
+        assert_eq!(t.check(sizes()), Err("message 0 delivered 1000 data bytes through the link".into()));
+        // A third connection: no message left for it.
+        let mut t = tally();
+        feed(&mut t, &[data(7, 3000), data(9, 1000), data(4, 10)]);
+        assert_eq!(t.check(sizes()), Err("1 data packets matched no message".into()));
     }
 }

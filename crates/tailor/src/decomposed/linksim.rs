@@ -235,12 +235,24 @@ pub fn simulate_with(
     let (cfg, pairs, left) = config(plan, tpl, link, speedup);
     let got = Arc::new(Mutex::new(vec![None::<Delay>; link.msgs.len()]));
     let mut sim = Simulation::new(cfg, Box::new(Collect(got.clone())))?;
+    let tally = downstream.is_some();
     if let Some(rate) = downstream {
         // Without a switch threshold nothing downstream marks.
         let k = tpl.net.setting::<crate::net::ecn::SwitchThreshold>().map_or(f64::INFINITY, |k| k.0 as f64);
         sim.set_agent(far_switch(), Box::new(Tally::new(left, &pairs, rate, k)));
     }
     sim.run(&mut |_: &Progress| go())?;
+    if tally {
+        let agent: Box<dyn std::any::Any> = sim.take_agent(far_switch()).expect("the tally was installed");
+        let tally = agent.downcast::<Tally>().expect("the far switch's agent is the tally");
+        let sizes = link.msgs.iter().map(|&i| plan.msgs[i as usize].size);
+        tally.check(sizes).map_err(|e| {
+            RunError::Io(std::io::Error::other(format!(
+                "the second pass over the link fed by port {}: {e}",
+                link.port.index()
+            )))
+        })?;
+    }
     let events = sim.events();
     let seen = Seen::of(&sim.ports(), left);
     drop(sim);

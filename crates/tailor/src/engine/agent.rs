@@ -29,6 +29,11 @@ impl Simulation {
         self.agents[s.index()] = Some(agent);
     }
 
+    /// The agent of switch `s`, taken out (after `run`, to read what it kept).
+    pub fn take_agent(&mut self, s: SwitchId) -> Option<Box<dyn SwitchAgent>> {
+        self.agents.get_mut(s.index()).and_then(Option::take)
+    }
+
     /// What follows every input to the agent of `s`: its packets go out, its timers are armed.
     pub(super) fn after_agent(&mut self, s: SwitchId) {
         let now = self.now;
