@@ -57,8 +57,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             five[i as usize] += u32::from(d.total.ps() as f64 >= 0.05 * m.ideal.ps() as f64);
         }
     }
-    let (before, _) = decomposed::estimate(&plan, &first, seed, Combine::Once);
-    let (after, _) = decomposed::estimate(&plan, &second, seed, Combine::Once);
+    let alone = decomposed::alone_on_paths(&plan, &tpl)?;
+    let (before, _) = decomposed::estimate(&plan, &first, &alone, seed, Combine::Once);
+    let (after, _) = decomposed::estimate(&plan, &second, &alone, seed, Combine::Once);
     let mut w = String::from("id,size,delayed_links,delayed_5pct_links,slowdown_pass1,slowdown_pass2\n");
     for (k, m) in plan.msgs.iter().enumerate() {
         let (a, b) = (before[k].slowdown(), after[k].slowdown());

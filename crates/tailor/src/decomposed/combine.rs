@@ -106,12 +106,19 @@ pub enum Combine {
 }
 
 /// Every message's estimated record, in the order of `plan.msgs`, from the links'
-/// results (`results[k]` is `plan.links[k]`'s).
-pub fn estimate(plan: &Plan, results: &[LinkResult], seed: u64, how: Combine) -> (Vec<MessageRecord>, usize) {
+/// results (`results[k]` is `plan.links[k]`'s) and what each message takes alone on its
+/// path beyond its ideal (`alone`, `solo`), counted once.
+pub fn estimate(
+    plan: &Plan,
+    results: &[LinkResult],
+    alone: &[Time],
+    seed: u64,
+    how: Combine,
+) -> (Vec<MessageRecord>, usize) {
     match how {
         Combine::Sum | Combine::Once => {
             let extra = if how == Combine::Sum { summed(plan, results) } else { once(plan, results) };
-            let records = plan.msgs.iter().zip(extra).map(|(m, extra)| record(m, extra)).collect();
+            let records = plan.msgs.iter().zip(extra).zip(alone).map(|((m, extra), &a)| record(m, a + extra)).collect();
             return (records, 0);
         }
         Combine::Draw => {}
@@ -128,7 +135,8 @@ pub fn estimate(plan: &Plan, results: &[LinkResult], seed: u64, how: Combine) ->
     let records = plan
         .msgs
         .iter()
-        .map(|m| {
+        .zip(alone)
+        .map(|(m, &a)| {
             let per_unit: f64 = m
                 .hops
                 .iter()
@@ -136,7 +144,7 @@ pub fn estimate(plan: &Plan, results: &[LinkResult], seed: u64, how: Combine) ->
                     by_port[p.index()].as_ref().expect("every hop of a message is a loaded link").draw(m.size, &mut rng)
                 })
                 .sum();
-            record(m, Time::from_ps((per_unit * units(m.size)).round() as u64))
+            record(m, a + Time::from_ps((per_unit * units(m.size)).round() as u64))
         })
         .collect();
     (records, buckets)

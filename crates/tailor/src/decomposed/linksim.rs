@@ -22,10 +22,12 @@
 //! receiver (its downlink); the queue forms at the near switch's trunk port either way.
 //!
 //! Result: each message's delay on the link, its latency in the link's simulation minus
-//! its ideal there (what it would take alone on the dumbbell), and that latency.
+//! what it takes alone on the dumbbell (its ideal there and the part `solo` simulates),
+//! and that latency.
 
 use super::feedback::{far_switch, Tally};
 use super::plan::{LinkLoad, Plan};
+use super::solo::{Bench, Solo};
 use crate::engine::{ClassSetup, Config, Progress, RunError, Simulation};
 use crate::measure::{MessageRecord, RecordSink};
 use crate::net::ids::{HostId, PortId};
@@ -51,6 +53,8 @@ pub struct Template {
     pub classes: Vec<ClassTemplate>,
     pub overall_bins: Vec<u64>,
     pub seed: u64,
+    /// What messages take alone on the dumbbells, as far as asked (`solo`).
+    pub solo: Solo,
 }
 
 #[derive(Clone)]
@@ -78,6 +82,7 @@ impl Template {
                 .collect(),
             overall_bins: cfg.overall_bins.clone(),
             seed: cfg.seed,
+            solo: Solo::default(),
         }
     }
 }
@@ -129,7 +134,8 @@ impl Seen {
 /// One message on one link's simulation.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Delay {
-    /// Its delay there: its latency minus its ideal there.
+    /// Its delay there: its latency minus what it takes alone there (its ideal and the
+    /// rounds its window needs, `solo`).
     pub total: Time,
     /// Its latency there (its start to its delivery): with its start, the time it shared
     /// the link with the others, which `combine` splits its delay over.
@@ -138,7 +144,12 @@ pub struct Delay {
 
 /// The packet engine's run of `link`'s dumbbell (the module doc), its edge links `speedup`
 /// times a host link's rate; each message's (sender, receiver) there, and the senders.
-fn config(plan: &Plan, tpl: &Template, link: &LinkLoad, speedup: u64) -> (Config, Vec<(usize, usize)>, usize) {
+pub(super) fn config(
+    plan: &Plan,
+    tpl: &Template,
+    link: &LinkLoad,
+    speedup: u64,
+) -> (Config, Vec<(usize, usize)>, usize) {
     let (mut senders, mut receivers) = (BTreeMap::new(), BTreeMap::new());
     for &i in &link.msgs {
         let m = &plan.msgs[i as usize];
@@ -152,8 +163,7 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad, speedup: u64) -> (Config
     for (k, v) in receivers.values_mut().enumerate() {
         *v = left + k;
     }
-    let mean_delay =
-        link.msgs.iter().map(|&i| plan.msgs[i as usize].delay.ps() as f64).sum::<f64>() / link.msgs.len() as f64;
+    let mean_delay = mean_delay(plan, link);
     let trunk = LinkSpec {
         rate: link.rate,
         delay: link.propagation,
@@ -215,6 +225,11 @@ fn config(plan: &Plan, tpl: &Template, link: &LinkLoad, speedup: u64) -> (Config
     (cfg, pairs, left)
 }
 
+/// The mean fixed one-way delay of the paths of `link`'s messages (ps).
+fn mean_delay(plan: &Plan, link: &LinkLoad) -> f64 {
+    link.msgs.iter().map(|&i| plan.msgs[i as usize].delay.ps() as f64).sum::<f64>() / link.msgs.len() as f64
+}
+
 /// Simulates `link` of `plan`; `go` is asked now and then whether to continue.
 pub fn simulate(plan: &Plan, tpl: &Template, link: &LinkLoad, go: &dyn Fn() -> bool) -> Result<LinkResult, RunError> {
     simulate_with(plan, tpl, link, None, go)
@@ -257,11 +272,19 @@ pub fn simulate_with(
     let seen = Seen::of(&sim.ports(), left);
     drop(sim);
     let got = std::mem::take(&mut *got.lock().expect("no link simulation panicked"));
+    // What each message would take alone here is not a delay the others caused (`solo`).
+    let bench = Bench::of(link, speedup, mean_delay(plan, link));
     let delays = got
         .into_iter()
+        .zip(&link.msgs)
         .enumerate()
-        .map(|(k, d)| d.ok_or_else(|| RunError::Io(unfinished(link.port, k))))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(k, (d, &i))| {
+            let mut d = d.ok_or_else(|| RunError::Io(unfinished(link.port, k)))?;
+            let m = &plan.msgs[i as usize];
+            d.total = d.total.saturating_sub(tpl.solo.extra(tpl, bench, m.class, m.size)?);
+            Ok(d)
+        })
+        .collect::<Result<Vec<_>, RunError>>()?;
     Ok(LinkResult { port: link.port, delays, events, seen })
 }
 
@@ -288,7 +311,7 @@ fn spec_of(shape: &Shape, role: PortRole) -> &LinkSpec {
     }
 }
 
-fn host_link(shape: &Shape) -> &LinkSpec {
+pub(super) fn host_link(shape: &Shape) -> &LinkSpec {
     match shape {
         Shape::Star { link, .. } => link,
         Shape::Dumbbell { host_link, .. } | Shape::LeafSpine { host_link, .. } | Shape::FatTree { host_link, .. } => {
@@ -306,9 +329,9 @@ impl Source for Listed {
     }
 }
 
-/// Keeps each message's delay on the link (latency beyond its ideal there) and latency, by
-/// its index.
-struct Collect(Arc<Mutex<Vec<Option<Delay>>>>);
+/// Keeps each message's latency on the link and its latency beyond its ideal there, by its
+/// index.
+pub(super) struct Collect(pub(super) Arc<Mutex<Vec<Option<Delay>>>>);
 
 impl RecordSink for Collect {
     fn record(&mut self, rec: &MessageRecord, _: &str) -> std::io::Result<()> {

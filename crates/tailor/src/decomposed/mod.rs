@@ -33,11 +33,13 @@ mod combine;
 mod feedback;
 mod linksim;
 mod plan;
+mod solo;
 
 pub use cluster::Clusters;
 pub use combine::{estimate, units, Buckets, Combine, MIN_SAMPLES};
 pub use linksim::{simulate_with, Delay, LinkResult, Seen, Template, EDGE_SPEEDUP};
 pub use plan::{LinkLoad, Msg, Plan};
+pub use solo::{Bench, Solo};
 
 use crate::engine::{ClassSetup, Config, Phase, Progress, RunError};
 use crate::measure::{ClassSummary, RecordSink, Recorder};
@@ -128,9 +130,10 @@ pub fn run(
         true => second_pass(&plan, &tpl, &clusters, simulated, seed, progress, work)?,
         false => simulated,
     };
-    let events = simulated.iter().map(|r| r.events).sum();
+    let events = simulated.iter().map(|r| r.events).sum::<u64>();
     let results = cluster::expand(&plan, &clusters, simulated, seed);
-    let (mut records, buckets) = estimate(&plan, &results, seed, Combine::Once);
+    let alone = alone_on_paths(&plan, &tpl)?;
+    let (mut records, buckets) = estimate(&plan, &results, &alone, seed, Combine::Once);
     records.sort_by_key(|r| (r.finish, r.id));
     for r in &records {
         rec.record(r)?;
@@ -141,7 +144,9 @@ pub fn run(
         links: reps.len() as u64,
         clustered: (plan.links.len() - reps.len()) as u64,
         link_messages: reps.iter().map(|&k| plan.links[k].msgs.len() as u64).sum(),
-        events,
+        // With the simulations of messages alone (`solo`); on Ray, those the workers ran
+        // for their links stay uncounted.
+        events: events + tpl.solo.events(),
         buckets: buckets as u64,
         sim_end: records.last().map_or(Time::ZERO, |r| r.finish),
     };
@@ -185,6 +190,11 @@ pub fn second_pass(
 }
 
 /// The host uplinks among the links `reps` (indices into `plan.links`, in link order).
+/// What each message takes alone on its own path beyond its ideal (`solo`).
+pub fn alone_on_paths(plan: &Plan, tpl: &Template) -> Result<Vec<Time>, RunError> {
+    plan.msgs.par_iter().map(|m| tpl.solo.extra(tpl, solo::Bench::path(tpl, m.delay), m.class, m.size)).collect()
+}
+
 fn host_uplinks(plan: &Plan, reps: &[usize]) -> Vec<usize> {
     reps.iter().copied().filter(|&k| plan.links[k].role == crate::net::port::PortRole::HostNic).collect()
 }

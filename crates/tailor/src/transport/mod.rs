@@ -64,6 +64,12 @@ pub trait Transport: fmt::Debug + Send + Sync {
     /// included): a buffer, queue limit or token bucket smaller than this passes none of
     /// its full packets, and the scenario refuses one.
     fn full_packet(&self) -> u64;
+    /// Message bytes a full data packet carries (its segment's payload): the decomposition
+    /// counts a message's packets with it (`decomposed::solo`). Without a value of its own,
+    /// `full_packet`, which counts no more packets than the transport sends.
+    fn segment_payload(&self) -> u64 {
+        self.full_packet()
+    }
     /// The largest send its segmentation offload hands the NIC at once (`lso`), if it
     /// has one: a packet-timing mechanism the fluid model does not have.
     fn segmentation_offload(&self) -> Option<u64> {

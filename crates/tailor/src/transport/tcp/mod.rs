@@ -302,6 +302,9 @@ impl Transport for Config {
     fn full_packet(&self) -> u64 {
         self.mss as u64 + self.header as u64
     }
+    fn segment_payload(&self) -> u64 {
+        self.mss as u64
+    }
     fn segmentation_offload(&self) -> Option<u64> {
         self.lso
     }
