@@ -135,16 +135,29 @@ def transfer(weights: list[float], losses: list[float]) -> list[float]:
 
 def decomposed_links(
     path: str | PathLike[str], seed: int | None = None, overrides: Overrides | None = None
-) -> tuple[int, list[int], list[int]]:
+) -> tuple[int, list[int], list[int], int]:
     """The scenario's messages, the links to simulate (numbers for ``decomposed_simulate``:
-    every loaded link, or the clusters' representatives with ``[decomposed] cluster``) and
-    each one's messages (the decomposed engine's scope checked: ScenarioError names the key
-    it refuses)."""
+    every loaded link, or the clusters' representatives with ``[decomposed] cluster``),
+    each one's messages, and the messages of the second pass's links (0 without it; the
+    decomposed engine's scope checked: ScenarioError names the key it refuses)."""
 
 def decomposed_simulate(
     path: str | PathLike[str], which: list[int], seed: int | None = None, overrides: Overrides | None = None
 ) -> str:
     """Runs the link simulations ``which`` (numbers from ``decomposed_links``); their results as JSON text."""
+
+def decomposed_again(
+    path: str | PathLike[str], results: list[str], seed: int | None = None, overrides: Overrides | None = None
+) -> tuple[list[str], list[int]]:
+    """The second pass's inputs from the first pass's results (``decomposed_simulate``'s,
+    covering every link ``decomposed_links`` names): one JSON text per host uplink to
+    simulate again and its messages; empty without the second pass."""
+
+def decomposed_simulate_again(
+    path: str | PathLike[str], inputs: list[str], seed: int | None = None, overrides: Overrides | None = None
+) -> str:
+    """Runs the second pass's simulations of ``inputs`` (texts of ``decomposed_again``);
+    their results as JSON text."""
 
 def decomposed_write(
     path: str | PathLike[str],
@@ -153,6 +166,9 @@ def decomposed_write(
     seed: int | None = None,
     overrides: Overrides | None = None,
     csv: bool = False,
+    again: list[str] | None = None,
 ) -> str:
     """Writes the decomposed result into the existing directory ``out`` from the results of
-    ``decomposed_simulate`` covering every link ``decomposed_links`` names; returns summary.json's text."""
+    ``decomposed_simulate`` covering every link ``decomposed_links`` names and, when the second
+    pass ran on Ray too, those of ``decomposed_simulate_again`` covering every input of
+    ``decomposed_again`` (None: it runs here); returns summary.json's text."""

@@ -77,3 +77,34 @@ def test_a_worker_count_it_cannot_use_exits_2(tmp_path: Path, args: list[str], s
     assert p.returncode == 2, p.stderr
     assert "ray_workers" in p.stderr and said in p.stderr
     assert not (tmp_path / "d").exists()
+
+
+def test_the_second_pass_in_pieces_gives_the_local_bytes_and_refuses_another_scenarios(tmp_path: Path) -> None:
+    """What Ray's path does, without Ray: both passes' link simulations run through the
+    pieces a task calls, the result written from them (docs/decomposed.md, "Running it on
+    Ray")."""
+    from tailor import _core
+    from tailor.errors import TailorError
+
+    sc = tmp_path / "fabric.toml"
+    sc.write_text(SCENARIO)
+    local = tailor_cli("run", sc, "--engine", "decomposed", "--out", tmp_path / "l", "--quiet", "--csv")
+    assert local.returncode == 0, local.stderr
+    messages, links, work, again_work = _core.decomposed_links(sc, 1)
+    first = [_core.decomposed_simulate(sc, links[:3], 1), _core.decomposed_simulate(sc, links[3:], 1)]
+    inputs, each = _core.decomposed_again(sc, first, 1)
+    # Every simulated host uplink of the k = 4 fat-tree's 16 hosts, clustered: some.
+    assert 0 < len(inputs) <= 16 and sum(each) == again_work > 0
+    again = [_core.decomposed_simulate_again(sc, inputs[:2], 1), _core.decomposed_simulate_again(sc, inputs[2:], 1)]
+    (tmp_path / "p").mkdir()
+    _core.decomposed_write(sc, tmp_path / "p", first, 1, None, True, again)
+    assert (tmp_path / "p" / "messages.csv").read_bytes() == (tmp_path / "l" / "messages.csv").read_bytes()
+    # The second pass's results of another seed are not this run's: refused, not used.
+    other = _core.decomposed_again(sc, [_core.decomposed_simulate(sc, _core.decomposed_links(sc, 2)[1], 2)], 2)[0]
+    (tmp_path / "q").mkdir()
+    with pytest.raises(TailorError, match="not those of this scenario and seed"):
+        _core.decomposed_write(
+            sc, tmp_path / "q", first, 1, None, True, [_core.decomposed_simulate_again(sc, other, 2)]
+        )
+    with pytest.raises(TailorError, match="not those of this scenario and seed"):
+        _core.decomposed_simulate_again(sc, [inputs[0].replace('"link":', '"link":1')], 1)

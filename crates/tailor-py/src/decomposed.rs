@@ -10,7 +10,7 @@ use crate::{interruptible, to_overrides};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tailor::decomposed::{Delay, LinkResult, Plan, Template};
+use tailor::decomposed::{Again, Delay, Given, LinkResult, Plan, Template};
 use tailor::scenario::{Override, Scenario};
 use tailor::sim::Time;
 
@@ -23,8 +23,8 @@ fn resolved(path: &Path, overrides: &[Override], seed: Option<u64>) -> Result<(S
 }
 
 /// The scenario's messages, the links to simulate (every loaded link, or the clusters'
-/// representatives) and the messages of each (its scope checked: a ScenarioError names
-/// the key the decomposition refuses).
+/// representatives), the messages of each, and those of the second pass's links (its
+/// scope checked: a ScenarioError names the key the decomposition refuses).
 #[pyfunction]
 #[pyo3(signature = (path, seed=None, overrides=None))]
 pub fn decomposed_links<'py>(
@@ -32,9 +32,9 @@ pub fn decomposed_links<'py>(
     path: PathBuf,
     seed: Option<u64>,
     overrides: Overrides<'py>,
-) -> PyResult<(u64, Vec<usize>, Vec<u64>)> {
+) -> PyResult<(u64, Vec<usize>, Vec<u64>, u64)> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
-    py.detach(|| -> Result<(u64, Vec<usize>, Vec<u64>), Error> {
+    py.detach(|| -> Result<(u64, Vec<usize>, Vec<u64>, u64), Error> {
         let (sc, seed) = resolved(&path, &overrides, seed)?;
         Ok(tailor::output::decomposed_links(&sc, seed)?)
     })
@@ -75,26 +75,116 @@ pub fn decomposed_simulate<'py>(
     py.detach(|| -> Result<String, Error> {
         let p = planned(&path, &overrides, seed)?;
         let results = tailor::output::decomposed_simulate(&p.0, &p.1, &which)?;
-        let rows: Vec<serde_json::Value> = results
-            .iter()
-            .zip(&which)
-            .map(|(r, k)| {
-                let delays: Vec<u64> = r.delays.iter().map(|d| d.total.ps()).collect();
-                let latencies: Vec<u64> = r.delays.iter().map(|d| d.latency.ps()).collect();
-                serde_json::json!({"link": k, "port": r.port.index(), "events": r.events, "delays_ps": delays,
-                    "latencies_ps": latencies})
-            })
-            .collect();
-        Ok(serde_json::to_string(&rows).expect("link results serialize"))
+        Ok(rows(&results, &which))
     })
     .map_err(|e| e.into_py_err(py))
 }
 
-/// Writes the decomposed result into the existing directory `out` from the JSON texts of
-/// `decomposed_simulate` covering every link `decomposed_links` names; returns the
-/// summary as JSON text.
+/// Link results as the JSON text `decomposed_write` reads (`which`: their link numbers).
+fn rows(results: &[LinkResult], which: &[usize]) -> String {
+    let rows: Vec<serde_json::Value> = results
+        .iter()
+        .zip(which)
+        .map(|(r, k)| {
+            let delays: Vec<u64> = r.delays.iter().map(|d| d.total.ps()).collect();
+            let latencies: Vec<u64> = r.delays.iter().map(|d| d.latency.ps()).collect();
+            serde_json::json!({"link": k, "port": r.port.index(), "events": r.events, "delays_ps": delays,
+                "latencies_ps": latencies})
+        })
+        .collect();
+    serde_json::to_string(&rows).expect("link results serialize")
+}
+
+/// The second pass's inputs from the first pass's results (the JSON texts of
+/// `decomposed_simulate` covering every link `decomposed_links` names): one JSON text per
+/// host uplink to simulate again, and its messages; none without the second pass.
 #[pyfunction]
-#[pyo3(signature = (path, out, results, seed=None, overrides=None, csv=false))]
+#[pyo3(signature = (path, results, seed=None, overrides=None))]
+pub fn decomposed_again<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    results: Vec<String>,
+    seed: Option<u64>,
+    overrides: Overrides<'py>,
+) -> PyResult<(Vec<String>, Vec<u64>)> {
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    py.detach(|| -> Result<(Vec<String>, Vec<u64>), Error> {
+        let (sc, seed) = resolved(&path, &overrides, seed)?;
+        let first = parsed(&results)?;
+        let inputs = tailor::output::decomposed_again(&sc, seed, &first)?;
+        let work = inputs.iter().map(|a| a.rates.len() as u64).collect();
+        let texts = inputs
+            .iter()
+            .map(|a| {
+                let worst: Vec<u64> = a.worst.iter().map(|t| t.ps()).collect();
+                let v = serde_json::json!({"link": a.link, "rates": a.rates, "worst_ps": worst});
+                serde_json::to_string(&v).expect("second-pass inputs serialize")
+            })
+            .collect();
+        Ok((texts, work))
+    })
+    .map_err(|e| e.into_py_err(py))
+}
+
+/// Runs the second pass's simulations of `inputs` (texts of `decomposed_again`) and
+/// returns their results as JSON text.
+#[pyfunction]
+#[pyo3(signature = (path, inputs, seed=None, overrides=None))]
+pub fn decomposed_simulate_again<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    inputs: Vec<String>,
+    seed: Option<u64>,
+    overrides: Overrides<'py>,
+) -> PyResult<String> {
+    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
+    py.detach(|| -> Result<String, Error> {
+        let p = planned(&path, &overrides, seed)?;
+        let again = inputs.iter().map(|t| parse_again(t)).collect::<Result<Vec<_>, _>>()?;
+        let results = tailor::output::decomposed_simulate_again(&p.0, &p.1, &again)?;
+        let which: Vec<usize> = again.iter().map(|a| a.link).collect();
+        Ok(rows(&results, &which))
+    })
+    .map_err(|e| e.into_py_err(py))
+}
+
+fn parse_again(text: &str) -> Result<Again, Error> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(bad)?;
+    let link = v.get("link").and_then(|k| k.as_u64());
+    let rates: Option<Vec<f64>> =
+        v.get("rates").and_then(|r| r.as_array()).and_then(|r| r.iter().map(|x| x.as_f64()).collect());
+    let worst: Option<Vec<Time>> = v
+        .get("worst_ps")
+        .and_then(|r| r.as_array())
+        .and_then(|r| r.iter().map(|x| x.as_u64().map(Time::from_ps)).collect());
+    match (link, rates, worst) {
+        (Some(link), Some(rates), Some(worst)) => Ok(Again { link: link as usize, rates, worst }),
+        _ => Err(bad("second-pass inputs without link, rates or worst_ps")),
+    }
+}
+
+/// Link results from the JSON texts of `decomposed_simulate` (or `_again`), in link order.
+fn parsed(results: &[String]) -> Result<Vec<LinkResult>, Error> {
+    let mut by_link: Vec<(usize, LinkResult)> = Vec::new();
+    for text in results {
+        let rows: Vec<serde_json::Value> = serde_json::from_str(text).map_err(bad)?;
+        for row in rows {
+            by_link.push(parse(&row).ok_or_else(|| {
+                bad("a link result without link, port, events, delays_ps or latencies_ps of equal length")
+            })?);
+        }
+    }
+    by_link.sort_by_key(|(k, _)| *k);
+    Ok(by_link.into_iter().map(|(_, r)| r).collect())
+}
+
+/// Writes the decomposed result into the existing directory `out` from the JSON texts of
+/// `decomposed_simulate` covering every link `decomposed_links` names, and those of
+/// `decomposed_simulate_again` covering every input of `decomposed_again` when the second
+/// pass ran on Ray too (`again`; None runs it here); returns the summary as JSON text.
+#[pyfunction]
+#[pyo3(signature = (path, out, results, seed=None, overrides=None, csv=false, again=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn decomposed_write<'py>(
     py: Python<'py>,
     path: PathBuf,
@@ -103,21 +193,12 @@ pub fn decomposed_write<'py>(
     seed: Option<u64>,
     overrides: Overrides<'py>,
     csv: bool,
+    again: Option<Vec<String>>,
 ) -> PyResult<String> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     py.detach(|| -> Result<String, Error> {
         let (sc, seed) = resolved(&path, &overrides, seed)?;
-        let mut by_link: Vec<(usize, LinkResult)> = Vec::new();
-        for text in &results {
-            let rows: Vec<serde_json::Value> = serde_json::from_str(text).map_err(bad)?;
-            for row in rows {
-                by_link.push(parse(&row).ok_or_else(|| {
-                    bad("a link result without link, port, events, delays_ps or latencies_ps of equal length")
-                })?);
-            }
-        }
-        by_link.sort_by_key(|(k, _)| *k);
-        let given = by_link.into_iter().map(|(_, r)| r).collect();
+        let given = Given { first: parsed(&results)?, again: again.as_deref().map(parsed).transpose()? };
         let records = if csv { tailor::output::Records::Both } else { tailor::output::Records::Parquet };
         let summary = tailor::output::write_decomposed_into(&sc, seed, &out, records, given)?;
         Ok(serde_json::to_string(&summary).expect("a summary serializes"))

@@ -646,6 +646,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(swp_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(decomposed::decomposed_links, m)?)?;
     m.add_function(wrap_pyfunction!(decomposed::decomposed_simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(decomposed::decomposed_again, m)?)?;
+    m.add_function(wrap_pyfunction!(decomposed::decomposed_simulate_again, m)?)?;
     m.add_function(wrap_pyfunction!(decomposed::decomposed_write, m)?)?;
     Ok(())
 }

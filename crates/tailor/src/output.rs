@@ -19,6 +19,12 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+mod decomposed;
+pub use decomposed::{
+    decomposed_again, decomposed_links, decomposed_plan, decomposed_simulate, decomposed_simulate_again,
+    simulate_decomposed, write_decomposed_into,
+};
+
 pub use crate::version::{SIGNATURE, VERSION};
 
 /// Which files hold the per-message records.
@@ -574,111 +580,4 @@ fn write_port_rows(rows: &[PortRow], path: &Path) -> Result<(), RunError> {
     }
     w.flush()?;
     Ok(())
-}
-
-/// Runs `sc` with `seed` decomposed (docs/decomposed.md): the same files as a packet run,
-/// every latency an estimate; `events` counts the link simulations' events, `ports.csv`
-/// has its header only and `network` has no queues (the whole fabric never ran).
-/// `given`: the link simulations' results if they ran elsewhere (`decomposed::run`).
-pub fn simulate_decomposed(
-    sc: &Scenario,
-    seed: u64,
-    sink: Box<dyn crate::measure::RecordSink>,
-    progress: &mut dyn FnMut(&Progress) -> bool,
-    given: Option<Vec<crate::decomposed::LinkResult>>,
-) -> Result<Summary, RunError> {
-    use crate::engine::report::{Messages, NetworkReport};
-    let started = Instant::now();
-    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
-    let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress, given, sc.cluster, sc.feedback)?;
-    let (overall, classes) = rec.reports(&[]);
-    let report = RunReport {
-        events: out.events,
-        sim_ns: out.sim_end.as_ns_f64(),
-        messages: Messages {
-            generated: out.generated,
-            completed: rec.completed,
-            incomplete: out.generated - rec.completed,
-            incomplete_bytes: Some(0),
-            warmup_excluded: rec.in_warmup,
-        },
-        overall,
-        classes,
-        network: NetworkReport {
-            drops: 0,
-            ecn_marks: 0,
-            max_queue_bytes: 0,
-            mean_queue_bytes: 0.0,
-            utilization: 0.0,
-            max_host_nic_queue_bytes: 0,
-            mechanisms: Default::default(),
-        },
-        transport_counters: crate::transport::Counters::default(),
-        transport_settings: Default::default(),
-        probes: Vec::new(),
-    };
-    crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
-    let info = DecomposedInfo {
-        estimate: true,
-        method: "parsimon",
-        links: out.links,
-        clustered: out.clustered,
-        link_messages: out.link_messages,
-        buckets: out.buckets,
-    };
-    Ok(Summary { decomposed: Some(info), ..Summary::new(sc, seed, "decomposed", started, report) })
-}
-
-/// The decomposition of `sc` with `seed` (its scope checked): its messages, the links
-/// to simulate (numbers for `decomposed_simulate`: every loaded link, or the clusters'
-/// representatives with `[decomposed] cluster`), and each one's messages.
-pub fn decomposed_links(sc: &Scenario, seed: u64) -> Result<(u64, Vec<usize>, Vec<u64>), RunError> {
-    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
-    let (plan, _, _) = crate::decomposed::plan(sc.build(seed)?)?;
-    let which = crate::decomposed::to_simulate(&plan, sc.cluster);
-    let work = which.iter().map(|&k| plan.links[k].msgs.len() as u64).collect();
-    Ok((plan.msgs.len() as u64, which, work))
-}
-
-/// The decomposition of `sc` with `seed` (its scope checked), planned: what
-/// `decomposed_simulate` runs links of (a Ray worker keeps it for its next tasks).
-pub fn decomposed_plan(
-    sc: &Scenario,
-    seed: u64,
-) -> Result<(crate::decomposed::Plan, crate::decomposed::Template), RunError> {
-    crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
-    let (plan, tpl, _) = crate::decomposed::plan(sc.build(seed)?)?;
-    Ok((plan, tpl))
-}
-
-/// The link simulations `which` (numbers from `decomposed_links`) of a planned decomposition.
-pub fn decomposed_simulate(
-    plan: &crate::decomposed::Plan,
-    tpl: &crate::decomposed::Template,
-    which: &[usize],
-) -> Result<Vec<crate::decomposed::LinkResult>, RunError> {
-    if let Some(&k) = which.iter().find(|&&k| k >= plan.links.len()) {
-        return Err(RunError::Io(std::io::Error::other(format!(
-            "link {k}: the decomposition has {} links",
-            plan.links.len()
-        ))));
-    }
-    crate::decomposed::simulate_links(plan, tpl, which)
-}
-
-/// Writes the decomposed result of `sc` with `seed` into `dir` from the link results
-/// `given` (every link `decomposed_links` names, in its order), as `write_into` does for a run.
-pub fn write_decomposed_into(
-    sc: &Scenario,
-    seed: u64,
-    dir: &Path,
-    records: Records,
-    given: Vec<crate::decomposed::LinkResult>,
-) -> Result<Summary, RunError> {
-    let summary = write_result(dir, records, |sink| {
-        simulate_decomposed(sc, seed, sink, &mut |_| true, Some(given)).map(|s| (s, Vec::new()))
-    })?;
-    let path = dir.join("scenario.toml");
-    fs::write(&path, run_document(sc, seed)).map_err(|e| io_err(&path, e))?;
-    Ok(summary)
 }

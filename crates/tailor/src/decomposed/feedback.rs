@@ -158,14 +158,15 @@ pub fn downstream_rate(plan: &Plan, worst: &[(Time, f64)]) -> Vec<f64> {
 /// about a round trip, before any mark can act) runs at its downstream rate, slower by
 /// its largest downstream delay in proportion (`worst`), which the combination counts
 /// on that downstream link already.
-pub fn discount(plan: &Plan, link: &LinkLoad, r: &mut LinkResult, worst: &[(Time, f64)]) {
+/// `worst` holds the link's messages' largest downstream delays, in `link.msgs` order.
+pub fn discount(plan: &Plan, link: &LinkLoad, r: &mut LinkResult, worst: &[Time]) {
     let one_way =
         link.msgs.iter().map(|&i| plan.msgs[i as usize].delay.ps() as f64).sum::<f64>() / link.msgs.len() as f64;
     let b = link.rate.bps() as f64 / 8.0 * 2.0 * one_way * 1e-12;
-    for (&i, d) in link.msgs.iter().zip(r.delays.iter_mut()) {
+    for ((&i, d), w) in link.msgs.iter().zip(r.delays.iter_mut()).zip(worst) {
         let size = plan.msgs[i as usize].size as f64;
         let share = ((size - b) / size).max(0.0);
-        let excess = Time::from_ps((worst[i as usize].0.ps() as f64 * share).round() as u64);
+        let excess = Time::from_ps((w.ps() as f64 * share).round() as u64);
         d.total = d.total.saturating_sub(excess);
     }
 }

@@ -85,16 +85,15 @@ pub fn simulate_links(plan: &Plan, tpl: &Template, which: &[usize]) -> Result<Ve
 /// to the link-messages simulated so far (so a progress bar's fraction is the share of
 /// the link simulations' work done), `active` the links left. `cluster`: the clustering
 /// tolerance (`[decomposed] cluster`), None to simulate every loaded link.
-/// `given`: the representatives' results already simulated elsewhere (Ray tasks running
-/// `simulate_links` on `to_simulate`'s links), in that order; None simulates them here.
-/// `feedback` (`[decomposed] feedback`): the host uplinks simulated again with the links
-/// after them emulated ([`second_pass`]), here on rayon's pool whichever way the first
-/// pass ran.
+/// `given`: results already simulated elsewhere (Ray tasks, [`Given`]); None simulates
+/// every link here. `feedback` (`[decomposed] feedback`): the host uplinks simulated
+/// again with the links after them emulated ([`second_pass`]), here on rayon's pool
+/// unless `given` has their results.
 pub fn run(
     cfg: Config,
     sink: Box<dyn RecordSink>,
     progress: &mut dyn FnMut(&Progress) -> bool,
-    given: Option<Vec<LinkResult>>,
+    given: Option<Given>,
     cluster: Option<f64>,
     feedback: bool,
 ) -> Result<(Outcome, Recorder), RunError> {
@@ -108,16 +107,16 @@ pub fn run(
     let again = if feedback { host_uplinks(&plan, &reps) } else { Vec::new() };
     // One bar for both passes: its fraction is the share of all link-messages simulated.
     let work = Work { done: 0, events: 0, total: msgs_of(&reps) + msgs_of(&again) };
+    let (given, given_again) = match given {
+        Some(g) => (Some(g.first), g.again),
+        None => (None, None),
+    };
     let simulated = match given {
         None => {
             simulate_all(&plan, &reps, progress, work, &|k, go| linksim::simulate(&plan, &tpl, &plan.links[k], go))?
         }
         Some(r) => {
-            let fits = r.len() == reps.len()
-                && r.iter()
-                    .zip(&reps)
-                    .all(|(r, &k)| r.port == plan.links[k].port && r.delays.len() == plan.links[k].msgs.len());
-            if !fits {
+            if !fits(&plan, &reps, &r) {
                 return Err(RunError::Io(std::io::Error::other(
                     "the link results given are not those of this scenario and seed (another build or scenario)",
                 )));
@@ -126,9 +125,19 @@ pub fn run(
         }
     };
     let work = Work { done: msgs_of(&reps), events: simulated.iter().map(|r| r.events).sum(), ..work };
-    let simulated = match feedback {
-        true => second_pass(&plan, &tpl, &clusters, simulated, seed, progress, work)?,
-        false => simulated,
+    let simulated = match (feedback, given_again) {
+        (true, None) => second_pass(&plan, &tpl, &clusters, simulated, seed, progress, work)?,
+        (true, Some(again)) => {
+            let mut simulated = simulated;
+            merge_again(&plan, &clusters, &mut simulated, again)?;
+            simulated
+        }
+        (false, Some(_)) => {
+            return Err(RunError::Io(std::io::Error::other(
+                "second-pass results given for a scenario without the second pass ([decomposed] feedback = false)",
+            )))
+        }
+        (false, None) => simulated,
     };
     let events = simulated.iter().map(|r| r.events).sum::<u64>();
     let results = cluster::expand(&plan, &clusters, simulated, seed);
@@ -153,13 +162,63 @@ pub fn run(
     Ok((outcome, rec))
 }
 
-/// The second pass (`feedback`, docs/decomposed.md "Method", point 5): the simulated
-/// host uplinks (`simulated`: the representatives' first-pass results, in link order)
-/// simulated again, on rayon's pool, with host-rate edges and each message's rate after
-/// its NIC (from every link's first-pass delays) emulated at the far switch; their
-/// delays, less what that emulation counts twice, replace the first pass's. Clustered
-/// host uplinks take their representative's, as in the first pass. `progress` hears after
-/// each link as in the first pass, `work` saying what was done before.
+/// Link results simulated elsewhere (Ray tasks): the first pass's (`simulate_links` on
+/// `to_simulate`'s links, in that order), and the second pass's (`simulate_again` on
+/// `again_inputs`, in that order) when it ran there too.
+pub struct Given {
+    pub first: Vec<LinkResult>,
+    pub again: Option<Vec<LinkResult>>,
+}
+
+/// What the second pass needs for one host uplink (`again_inputs`): its messages' rates
+/// after their NICs (bytes per ps) and largest delays on the links after them, in
+/// `plan.links[link].msgs` order. It crosses a process boundary on Ray's path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Again {
+    pub link: usize,
+    pub rates: Vec<f64>,
+    pub worst: Vec<Time>,
+}
+
+/// The second pass's inputs (`feedback`, docs/decomposed.md "Method", point 5) from the
+/// first pass's results (`simulated`: the representatives', in link order): one per
+/// simulated host uplink, in link order.
+pub fn again_inputs(plan: &Plan, clusters: &Clusters, simulated: &[LinkResult], seed: u64) -> Vec<Again> {
+    let worst = feedback::worst_downstream(plan, &cluster::expand(plan, clusters, simulated.to_vec(), seed));
+    let rate = feedback::downstream_rate(plan, &worst);
+    host_uplinks(plan, &clusters.representatives())
+        .into_iter()
+        .map(|k| {
+            let msgs = &plan.links[k].msgs;
+            Again {
+                link: k,
+                rates: msgs.iter().map(|&m| rate[m as usize]).collect(),
+                worst: msgs.iter().map(|&m| worst[m as usize].0).collect(),
+            }
+        })
+        .collect()
+}
+
+/// A host uplink simulated again with host-rate edges and each message's rate after its
+/// NIC emulated at the far switch; its delays less what that emulation counts twice.
+pub fn simulate_again(plan: &Plan, tpl: &Template, a: &Again, go: &dyn Fn() -> bool) -> Result<LinkResult, RunError> {
+    let link = plan.links.get(a.link).filter(|l| l.msgs.len() == a.rates.len() && l.msgs.len() == a.worst.len());
+    let Some(link) = link else {
+        return Err(RunError::Io(std::io::Error::other(format!(
+            "second-pass inputs for link {}: not those of this scenario and seed (another build or scenario)",
+            a.link
+        ))));
+    };
+    let mut r = linksim::simulate_with(plan, tpl, link, Some(a.rates.clone()), go)?;
+    feedback::discount(plan, link, &mut r, &a.worst);
+    Ok(r)
+}
+
+/// The second pass: the simulated host uplinks (`simulated`: the representatives'
+/// first-pass results, in link order) simulated again on rayon's pool
+/// ([`simulate_again`]); their results replace the first pass's ([`merge_again`]).
+/// Clustered host uplinks take their representative's, as in the first pass. `progress`
+/// hears after each link as in the first pass, `work` saying what was done before.
 pub fn second_pass(
     plan: &Plan,
     tpl: &Template,
@@ -169,33 +228,58 @@ pub fn second_pass(
     progress: &mut dyn FnMut(&Progress) -> bool,
     work: Work,
 ) -> Result<Vec<LinkResult>, RunError> {
-    let reps = clusters.representatives();
-    let worst = feedback::worst_downstream(plan, &cluster::expand(plan, clusters, simulated.clone(), seed));
-    let rate = feedback::downstream_rate(plan, &worst);
-    let nics = host_uplinks(plan, &reps);
+    let inputs = again_inputs(plan, clusters, &simulated, seed);
+    let nics: Vec<usize> = inputs.iter().map(|a| a.link).collect();
     let again = simulate_all(plan, &nics, progress, work, &|k, go| {
-        let link = &plan.links[k];
-        let own = link.msgs.iter().map(|&m| rate[m as usize]).collect();
-        let mut r = linksim::simulate_with(plan, tpl, link, Some(own), go)?;
-        feedback::discount(plan, link, &mut r, &worst);
-        Ok(r)
+        let i = nics.binary_search(&k).expect("a link of the second pass has its inputs");
+        simulate_again(plan, tpl, &inputs[i], go)
     })?;
+    merge_again(plan, clusters, &mut simulated, again)?;
+    Ok(simulated)
+}
+
+/// Puts the second pass's results (`again`: one per host uplink of `again_inputs`, in its
+/// order) in place of the first pass's (`simulated`, the representatives', in link order):
+/// their delays and queues, their events added.
+pub fn merge_again(
+    plan: &Plan,
+    clusters: &Clusters,
+    simulated: &mut [LinkResult],
+    again: Vec<LinkResult>,
+) -> Result<(), RunError> {
+    let reps = clusters.representatives();
+    let nics = host_uplinks(plan, &reps);
+    if !fits(plan, &nics, &again) {
+        return Err(RunError::Io(std::io::Error::other(
+            "the second-pass results given are not those of this scenario and seed (another build or scenario)",
+        )));
+    }
     for (k, r) in nics.iter().zip(again) {
         let j = reps.binary_search(k).expect("a host uplink simulated again is a representative");
         simulated[j].events += r.events;
         simulated[j].delays = r.delays;
         simulated[j].seen = r.seen;
     }
-    Ok(simulated)
+    Ok(())
 }
 
-/// The host uplinks among the links `reps` (indices into `plan.links`, in link order).
 /// What each message takes alone on its own path beyond its ideal (`solo`).
 pub fn alone_on_paths(plan: &Plan, tpl: &Template) -> Result<Vec<Time>, RunError> {
     plan.msgs.par_iter().map(|m| tpl.solo.extra(tpl, solo::Bench::path(tpl, m.delay), m.class, m.size)).collect()
 }
 
-fn host_uplinks(plan: &Plan, reps: &[usize]) -> Vec<usize> {
+/// Whether `results` are those of `links` of `plan` (one each, in order: same port, one
+/// delay per message); results from another scenario, seed or build are not.
+pub fn fits(plan: &Plan, links: &[usize], results: &[LinkResult]) -> bool {
+    links.len() == results.len()
+        && links
+            .iter()
+            .zip(results)
+            .all(|(&k, r)| r.port == plan.links[k].port && r.delays.len() == plan.links[k].msgs.len())
+}
+
+/// The host uplinks among the links `reps` (indices into `plan.links`, in link order).
+pub fn host_uplinks(plan: &Plan, reps: &[usize]) -> Vec<usize> {
     reps.iter().copied().filter(|&k| plan.links[k].role == crate::net::port::PortRole::HostNic).collect()
 }
 
