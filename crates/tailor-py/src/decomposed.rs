@@ -71,11 +71,24 @@ pub fn decomposed_simulate<'py>(
     seed: Option<u64>,
     overrides: Overrides<'py>,
 ) -> PyResult<String> {
+    on_plan(py, path, seed, overrides, |plan, tpl| {
+        let results = tailor::output::decomposed_simulate(plan, tpl, &which)?;
+        Ok(rows(&results, &which))
+    })
+}
+
+/// `f` on the plan of the scenario at `path` (kept for the worker's next task).
+fn on_plan<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    seed: Option<u64>,
+    overrides: Overrides<'py>,
+    f: impl FnOnce(&Plan, &Template) -> Result<String, Error> + Send,
+) -> PyResult<String> {
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     py.detach(|| -> Result<String, Error> {
         let p = planned(&path, &overrides, seed)?;
-        let results = tailor::output::decomposed_simulate(&p.0, &p.1, &which)?;
-        Ok(rows(&results, &which))
+        f(&p.0, &p.1)
     })
     .map_err(|e| e.into_py_err(py))
 }
@@ -137,15 +150,12 @@ pub fn decomposed_simulate_again<'py>(
     seed: Option<u64>,
     overrides: Overrides<'py>,
 ) -> PyResult<String> {
-    let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
-    py.detach(|| -> Result<String, Error> {
-        let p = planned(&path, &overrides, seed)?;
+    on_plan(py, path, seed, overrides, |plan, tpl| {
         let again = inputs.iter().map(|t| parse_again(t)).collect::<Result<Vec<_>, _>>()?;
-        let results = tailor::output::decomposed_simulate_again(&p.0, &p.1, &again)?;
+        let results = tailor::output::decomposed_simulate_again(plan, tpl, &again)?;
         let which: Vec<usize> = again.iter().map(|a| a.link).collect();
         Ok(rows(&results, &which))
     })
-    .map_err(|e| e.into_py_err(py))
 }
 
 fn parse_again(text: &str) -> Result<Again, Error> {

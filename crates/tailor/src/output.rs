@@ -494,6 +494,48 @@ pub fn simulate_model(
     Ok(Summary { model: Some(info), queues, ..Summary::new(sc, seed, "model", started, report) })
 }
 
+/// What an engine that estimates (the oracle, the decomposition) ran, for the packet
+/// engine's report: it has no switch queues, marks or drops, the whole fabric never ran.
+struct Estimated {
+    events: u64,
+    sim_end: crate::sim::Time,
+    generated: u64,
+    incomplete_bytes: u64,
+    utilization: f64,
+}
+
+impl Estimated {
+    fn report(self, rec: &crate::measure::Recorder, unfinished: &[crate::measure::MessageRecord]) -> RunReport {
+        use crate::engine::report::{Messages, NetworkReport};
+        let (overall, classes) = rec.reports(unfinished);
+        RunReport {
+            events: self.events,
+            sim_ns: self.sim_end.as_ns_f64(),
+            messages: Messages {
+                generated: self.generated,
+                completed: rec.completed,
+                incomplete: self.generated - rec.completed,
+                incomplete_bytes: Some(self.incomplete_bytes),
+                warmup_excluded: rec.in_warmup,
+            },
+            overall,
+            classes,
+            network: NetworkReport {
+                drops: 0,
+                ecn_marks: 0,
+                max_queue_bytes: 0,
+                mean_queue_bytes: 0.0,
+                utilization: self.utilization,
+                max_host_nic_queue_bytes: 0,
+                mechanisms: Default::default(),
+            },
+            transport_counters: crate::transport::Counters::default(),
+            transport_settings: Default::default(),
+            probes: Vec::new(),
+        }
+    }
+}
+
 /// Runs the SRPT oracle and summarises it in the packet engine's format (`ports.csv`
 /// has its header only: the oracle has no ports; `events` counts arrivals and ends).
 pub fn simulate_oracle(
@@ -502,38 +544,19 @@ pub fn simulate_oracle(
     sink: Box<dyn crate::measure::RecordSink>,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Summary, RunError> {
-    use crate::engine::report::{Messages, NetworkReport};
     let started = Instant::now();
     crate::scenario::oracle::check(sc).map_err(RunError::Scenario)?;
     let built = sc.build(seed)?;
     let (out, rec) = crate::oracle::run(built, sink, progress)?;
-    let (overall, classes) = rec.reports(&out.unfinished);
-    let report = RunReport {
+    // The busiest link is the busiest host link.
+    let run = Estimated {
         events: out.events,
-        sim_ns: out.sim_end.as_ns_f64(),
-        messages: Messages {
-            generated: out.generated,
-            completed: rec.completed,
-            incomplete: out.generated - rec.completed,
-            incomplete_bytes: Some(out.incomplete_bytes),
-            warmup_excluded: rec.in_warmup,
-        },
-        overall,
-        classes,
-        // No switch port queues or drops; the busiest link is the busiest host link.
-        network: NetworkReport {
-            drops: 0,
-            ecn_marks: 0,
-            max_queue_bytes: 0,
-            mean_queue_bytes: 0.0,
-            utilization: out.utilization,
-            max_host_nic_queue_bytes: 0,
-            mechanisms: Default::default(),
-        },
-        transport_counters: crate::transport::Counters::default(),
-        transport_settings: Default::default(),
-        probes: Vec::new(),
+        sim_end: out.sim_end,
+        generated: out.generated,
+        incomplete_bytes: out.incomplete_bytes,
+        utilization: out.utilization,
     };
+    let report = run.report(&rec, &out.unfinished);
     crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
     let info = OracleInfo { packets: out.packets, preemptions: out.preemptions };
     Ok(Summary { oracle: Some(info), ..Summary::new(sc, seed, "oracle", started, report) })

@@ -1,8 +1,7 @@
 //! The decomposed estimator's result (docs/decomposed.md): a run written as a packet
 //! run's, and the pieces of it Ray's path runs apart (`tailor-py`'s `decomposed`).
 
-use super::{io_err, run_document, write_result, DecomposedInfo, Records, Summary};
-use crate::engine::report::RunReport;
+use super::{io_err, run_document, write_result, DecomposedInfo, Estimated, Records, Summary};
 use crate::engine::{Progress, RunError};
 use crate::scenario::Scenario;
 use std::fs;
@@ -20,36 +19,17 @@ pub fn simulate_decomposed(
     progress: &mut dyn FnMut(&Progress) -> bool,
     given: Option<crate::decomposed::Given>,
 ) -> Result<Summary, RunError> {
-    use crate::engine::report::{Messages, NetworkReport};
     let started = Instant::now();
     crate::scenario::decomposed::check(sc).map_err(RunError::Scenario)?;
     let (out, rec) = crate::decomposed::run(sc.build(seed)?, sink, progress, given, sc.cluster, sc.feedback)?;
-    let (overall, classes) = rec.reports(&[]);
-    let report = RunReport {
+    let run = Estimated {
         events: out.events,
-        sim_ns: out.sim_end.as_ns_f64(),
-        messages: Messages {
-            generated: out.generated,
-            completed: rec.completed,
-            incomplete: out.generated - rec.completed,
-            incomplete_bytes: Some(0),
-            warmup_excluded: rec.in_warmup,
-        },
-        overall,
-        classes,
-        network: NetworkReport {
-            drops: 0,
-            ecn_marks: 0,
-            max_queue_bytes: 0,
-            mean_queue_bytes: 0.0,
-            utilization: 0.0,
-            max_host_nic_queue_bytes: 0,
-            mechanisms: Default::default(),
-        },
-        transport_counters: crate::transport::Counters::default(),
-        transport_settings: Default::default(),
-        probes: Vec::new(),
+        sim_end: out.sim_end,
+        generated: out.generated,
+        incomplete_bytes: 0,
+        utilization: 0.0,
     };
+    let report = run.report(&rec, &[]);
     crate::scenario::check_result(sc, &report).map_err(RunError::Scenario)?;
     let info = DecomposedInfo {
         estimate: true,
