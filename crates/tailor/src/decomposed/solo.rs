@@ -51,8 +51,7 @@ impl Bench {
     /// The dumbbell of `link`'s simulation (edges `speedup` times a host link), its delay
     /// the mean of its messages' paths, as `linksim::config` sets it.
     pub fn of(link: &LinkLoad, speedup: u64, mean_delay: f64) -> Bench {
-        let grain = DELAY_GRAIN as f64;
-        let delay = Time::from_ps(((mean_delay / grain).round() * grain) as u64);
+        let delay = rounded(mean_delay);
         Bench { role: link.role, rate: link.rate, propagation: link.propagation, speedup, delay }
     }
 
@@ -60,10 +59,16 @@ impl Bench {
     /// bounds a message alone) with the path's fixed delay.
     pub fn path(tpl: &Template, delay: Time) -> Bench {
         let host = super::linksim::host_link(&tpl.net.shape);
-        let grain = DELAY_GRAIN as f64;
-        let delay = Time::from_ps(((delay.ps() as f64 / grain).round() * grain) as u64);
+        let delay = rounded(delay.ps() as f64);
         Bench { role: PortRole::HostNic, rate: host.rate, propagation: host.delay, speedup: 1, delay }
     }
+}
+
+/// A delay (ps) rounded to [`DELAY_GRAIN`], so that dumbbells of nearly equal delays share
+/// their parts alone.
+fn rounded(ps: f64) -> Time {
+    let grain = DELAY_GRAIN as f64;
+    Time::from_ps(((ps / grain).round() * grain) as u64)
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -81,7 +86,7 @@ pub struct Solo(Arc<Mutex<HashMap<Key, (Time, u64)>>>);
 
 impl Solo {
     /// What a message of `size` bytes of class `class` takes alone on `bench` beyond its
-    /// ideal there: simulated on the grid up to the bench's cap ([`Solo::cap`]), the cap's
+    /// ideal there: simulated on the grid up to the bench's cap ([`cap`]), the cap's
     /// beyond.
     pub fn extra(&self, tpl: &Template, bench: Bench, class: ClassId, size: u64) -> Result<Time, RunError> {
         let seg = tpl.transports[tpl.classes[class.index()].transport].segment_payload().max(1);
