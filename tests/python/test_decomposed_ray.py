@@ -59,8 +59,10 @@ def test_any_number_of_ray_workers_writes_the_same_bytes(tmp_path: Path) -> None
         )  # fmt: skip
         assert p.returncode == 0, p.stderr
         assert messages(f"r{n}") == messages("l"), f"{n} workers"
-        on_ray = json.loads((tmp_path / f"r{n}" / "summary.json").read_text())["decomposed"]
-        assert on_ray == summary
+        on_ray = json.loads((tmp_path / f"r{n}" / "summary.json").read_text())
+        assert on_ray["decomposed"] == summary
+        # The events counted include those of the simulations alone the workers ran.
+        assert on_ray["events"] == json.loads((tmp_path / "l" / "summary.json").read_text())["events"]
 
 
 @pytest.mark.parametrize(
@@ -97,8 +99,14 @@ def test_the_second_pass_in_pieces_gives_the_local_bytes_and_refuses_another_sce
     assert 0 < len(inputs) <= 16 and sum(each) == again_work > 0
     again = [_core.decomposed_simulate_again(sc, inputs[:2], 1), _core.decomposed_simulate_again(sc, inputs[2:], 1)]
     (tmp_path / "p").mkdir()
-    _core.decomposed_write(sc, tmp_path / "p", first, 1, None, True, again)
+    written = json.loads(_core.decomposed_write(sc, tmp_path / "p", first, 1, None, True, again))
     assert (tmp_path / "p" / "messages.csv").read_bytes() == (tmp_path / "l" / "messages.csv").read_bytes()
+    # The tasks' simulations of messages alone are told once each (a process keeps its
+    # parts: the second task of this process tells only the parts it ran first) and
+    # counted in the events as the local run counts them.
+    told = [pair[0] for text in first + again for pair in json.loads(text)["solo"]]
+    assert told and len(told) == len(set(told))
+    assert written["events"] == json.loads((tmp_path / "l" / "summary.json").read_text())["events"]
     # The second pass's results of another seed are not this run's: refused, not used.
     other = _core.decomposed_again(sc, [_core.decomposed_simulate(sc, _core.decomposed_links(sc, 2)[1], 2)], 2)[0]
     (tmp_path / "q").mkdir()

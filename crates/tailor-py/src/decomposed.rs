@@ -10,7 +10,7 @@ use crate::{interruptible, to_overrides};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tailor::decomposed::{Again, Delay, Given, LinkResult, Plan, Template};
+use tailor::decomposed::{Again, Delay, Given, LinkResult, Plan, Template, Told};
 use tailor::scenario::{Override, Scenario};
 use tailor::sim::Time;
 
@@ -73,7 +73,7 @@ pub fn decomposed_simulate<'py>(
 ) -> PyResult<String> {
     on_plan(py, path, seed, overrides, |plan, tpl| {
         let results = tailor::output::decomposed_simulate(plan, tpl, &which)?;
-        Ok(rows(&results, &which))
+        Ok(rows(&results, &which, &tpl.solo.untold()))
     })
 }
 
@@ -93,8 +93,9 @@ fn on_plan<'py>(
     .map_err(|e| e.into_py_err(py))
 }
 
-/// Link results as the JSON text `decomposed_write` reads (`which`: their link numbers).
-fn rows(results: &[LinkResult], which: &[usize]) -> String {
+/// Link results as the JSON text `decomposed_write` reads (`which`: their link numbers),
+/// with the simulations of messages alone the task ran first (`solo`).
+fn rows(results: &[LinkResult], which: &[usize], solo: &[Told]) -> String {
     let rows: Vec<serde_json::Value> = results
         .iter()
         .zip(which)
@@ -105,7 +106,8 @@ fn rows(results: &[LinkResult], which: &[usize]) -> String {
                 "latencies_ps": latencies})
         })
         .collect();
-    serde_json::to_string(&rows).expect("link results serialize")
+    let solo: Vec<[u64; 2]> = solo.iter().map(|t| [t.part, t.events]).collect();
+    serde_json::to_string(&serde_json::json!({"links": rows, "solo": solo})).expect("link results serialize")
 }
 
 /// The second pass's inputs from the first pass's results (the JSON texts of
@@ -123,7 +125,7 @@ pub fn decomposed_again<'py>(
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     py.detach(|| -> Result<(Vec<String>, Vec<u64>), Error> {
         let (sc, seed) = resolved(&path, &overrides, seed)?;
-        let first = parsed(&results)?;
+        let (first, _) = parsed(&results)?;
         let inputs = tailor::output::decomposed_again(&sc, seed, &first)?;
         let work = inputs.iter().map(|a| a.rates.len() as u64).collect();
         let texts = inputs
@@ -154,7 +156,7 @@ pub fn decomposed_simulate_again<'py>(
         let again = inputs.iter().map(|t| parse_again(t)).collect::<Result<Vec<_>, _>>()?;
         let results = tailor::output::decomposed_simulate_again(plan, tpl, &again)?;
         let which: Vec<usize> = again.iter().map(|a| a.link).collect();
-        Ok(rows(&results, &which))
+        Ok(rows(&results, &which, &tpl.solo.untold()))
     })
 }
 
@@ -173,19 +175,36 @@ fn parse_again(text: &str) -> Result<Again, Error> {
     }
 }
 
-/// Link results from the JSON texts of `decomposed_simulate` (or `_again`), in link order.
-fn parsed(results: &[String]) -> Result<Vec<LinkResult>, Error> {
+/// Link results from the JSON texts of `decomposed_simulate` (or `_again`), in link order,
+/// and the simulations alone their tasks ran.
+fn parsed(results: &[String]) -> Result<(Vec<LinkResult>, Vec<Told>), Error> {
     let mut by_link: Vec<(usize, LinkResult)> = Vec::new();
+    let mut solo = Vec::new();
     for text in results {
-        let rows: Vec<serde_json::Value> = serde_json::from_str(text).map_err(bad)?;
+        let v: serde_json::Value = serde_json::from_str(text).map_err(bad)?;
+        let (Some(rows), Some(told)) = (v.get("links").and_then(|r| r.as_array()), told(&v)) else {
+            return Err(bad("a task's results without links, or solo as [part, events] pairs"));
+        };
+        solo.extend(told);
         for row in rows {
-            by_link.push(parse(&row).ok_or_else(|| {
+            by_link.push(parse(row).ok_or_else(|| {
                 bad("a link result without link, port, events, delays_ps or latencies_ps of equal length")
             })?);
         }
     }
     by_link.sort_by_key(|(k, _)| *k);
-    Ok(by_link.into_iter().map(|(_, r)| r).collect())
+    Ok((by_link.into_iter().map(|(_, r)| r).collect(), solo))
+}
+
+/// The `solo` pairs of a task's results.
+fn told(v: &serde_json::Value) -> Option<Vec<Told>> {
+    let pair = |p: &serde_json::Value| -> Option<Told> {
+        match p.as_array()?.as_slice() {
+            [part, events] => Some(Told { part: part.as_u64()?, events: events.as_u64()? }),
+            _ => None,
+        }
+    };
+    v.get("solo")?.as_array()?.iter().map(pair).collect()
 }
 
 /// Writes the decomposed result into the existing directory `out` from the JSON texts of
@@ -208,7 +227,15 @@ pub fn decomposed_write<'py>(
     let overrides = to_overrides(&path, overrides).map_err(|e| e.into_py_err(py))?;
     py.detach(|| -> Result<String, Error> {
         let (sc, seed) = resolved(&path, &overrides, seed)?;
-        let given = Given { first: parsed(&results)?, again: again.as_deref().map(parsed).transpose()? };
+        let (first, mut solo) = parsed(&results)?;
+        let again = match again.as_deref().map(parsed).transpose()? {
+            Some((again, told)) => {
+                solo.extend(told);
+                Some(again)
+            }
+            None => None,
+        };
+        let given = Given { first, again, solo };
         let records = if csv { tailor::output::Records::Both } else { tailor::output::Records::Parquet };
         let summary = tailor::output::write_decomposed_into(&sc, seed, &out, records, given)?;
         Ok(serde_json::to_string(&summary).expect("a summary serializes"))

@@ -39,7 +39,7 @@ pub use cluster::Clusters;
 pub use combine::{estimate, units, Buckets, Combine, MIN_SAMPLES};
 pub use linksim::{simulate_with, Delay, LinkResult, Seen, Template, EDGE_SPEEDUP};
 pub use plan::{LinkLoad, Msg, Plan};
-pub use solo::{Bench, Solo};
+pub use solo::{Bench, Solo, Told};
 
 use crate::engine::{ClassSetup, Config, Phase, Progress, RunError};
 use crate::measure::{ClassSummary, RecordSink, Recorder};
@@ -107,9 +107,9 @@ pub fn run(
     let again = if feedback { host_uplinks(&plan, &reps) } else { Vec::new() };
     // One bar for both passes: its fraction is the share of all link-messages simulated.
     let work = Work { done: 0, events: 0, total: msgs_of(&reps) + msgs_of(&again) };
-    let (given, given_again) = match given {
-        Some(g) => (Some(g.first), g.again),
-        None => (None, None),
+    let (given, given_again, told) = match given {
+        Some(g) => (Some(g.first), g.again, g.solo),
+        None => (None, None, Vec::new()),
     };
     let simulated = match given {
         None => {
@@ -153,9 +153,8 @@ pub fn run(
         links: reps.len() as u64,
         clustered: (plan.links.len() - reps.len()) as u64,
         link_messages: reps.iter().map(|&k| plan.links[k].msgs.len() as u64).sum(),
-        // With the simulations of messages alone (`solo`); on Ray, those the workers ran
-        // for their links stay uncounted.
-        events: events + tpl.solo.events(),
+        // With the simulations of messages alone (`solo`), the workers' on Ray.
+        events: events + tpl.solo.events_with(&told),
         buckets: buckets as u64,
         sim_end: records.last().map_or(Time::ZERO, |r| r.finish),
     };
@@ -168,6 +167,9 @@ pub fn run(
 pub struct Given {
     pub first: Vec<LinkResult>,
     pub again: Option<Vec<LinkResult>>,
+    /// The simulations of messages alone the tasks ran (`Solo::untold`), for the count of
+    /// events.
+    pub solo: Vec<Told>,
 }
 
 /// What the second pass needs for one host uplink (`again_inputs`): its messages' rates

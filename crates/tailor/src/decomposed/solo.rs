@@ -78,11 +78,20 @@ struct Key {
     packets: u64,
 }
 
-/// The part alone of every (dumbbell, class, packets) asked for so far and the events its
-/// simulation took, shared by the link simulations of a run (they run on several threads:
-/// a part computed twice is the same, the simulation being deterministic).
+/// A part alone: the time, the events its simulation took, and whether a Ray task's
+/// results have carried those events to the driver yet (`Solo::untold`).
+#[derive(Copy, Clone, Debug)]
+struct Part {
+    time: Time,
+    events: u64,
+    told: bool,
+}
+
+/// The part alone of every (dumbbell, class, packets) asked for so far, shared by the link
+/// simulations of a run (they run on several threads: a part computed twice is the same,
+/// the simulation being deterministic).
 #[derive(Clone, Default)]
-pub struct Solo(Arc<Mutex<HashMap<Key, (Time, u64)>>>);
+pub struct Solo(Arc<Mutex<HashMap<Key, Part>>>);
 
 impl Solo {
     /// What a message of `size` bytes of class `class` takes alone on `bench` beyond its
@@ -101,18 +110,41 @@ impl Solo {
 
     /// The part alone of `key.packets` full segments, simulated once.
     fn at(&self, tpl: &Template, key: Key, seg: u64) -> Result<Time, RunError> {
-        if let Some(&(t, _)) = self.0.lock().expect("no link simulation panicked").get(&key) {
-            return Ok(t);
+        if let Some(part) = self.0.lock().expect("no link simulation panicked").get(&key) {
+            return Ok(part.time);
         }
-        let got = alone(tpl, key.bench, key.class, key.packets * seg)?;
-        self.0.lock().expect("no link simulation panicked").insert(key, got);
-        Ok(got.0)
+        let (time, events) = alone(tpl, key.bench, key.class, key.packets * seg)?;
+        self.0.lock().expect("no link simulation panicked").insert(key, Part { time, events, told: false });
+        Ok(time)
     }
 
-    /// The events of the simulations alone run so far (each part once: the same for every
-    /// order the link simulations ask in).
-    pub fn events(&self) -> u64 {
-        self.0.lock().expect("no link simulation panicked").values().map(|v| v.1).sum()
+    /// The events of the simulations alone run here and those run elsewhere (`elsewhere`:
+    /// what Ray tasks' results told, `untold`), each part once: the same for every order
+    /// and every place the link simulations asked for them in.
+    pub fn events_with(&self, elsewhere: &[Told]) -> u64 {
+        let parts = self.0.lock().expect("no link simulation panicked");
+        let mut all: HashMap<u64, u64> = parts.iter().map(|(k, p)| (fingerprint(k), p.events)).collect();
+        all.extend(elsewhere.iter().map(|t| (t.part, t.events)));
+        all.values().sum()
+    }
+
+    /// The simulations alone run here that no call has told yet, marked told: a Ray
+    /// task's results carry them to the driver, which counts each part once however many
+    /// workers ran it (a worker keeps its parts for its next tasks, so a part is told by
+    /// the first task that ran it). In fingerprint order, so a task's text is the same
+    /// from run to run.
+    pub fn untold(&self) -> Vec<Told> {
+        let mut parts = self.0.lock().expect("no link simulation panicked");
+        let mut told: Vec<Told> = parts
+            .iter_mut()
+            .filter(|(_, p)| !p.told)
+            .map(|(k, p)| {
+                p.told = true;
+                Told { part: fingerprint(k), events: p.events }
+            })
+            .collect();
+        told.sort_by_key(|t| t.part);
+        told
     }
 
     /// The packet engine's part alone for exactly `size` bytes (no grid, nothing kept).
@@ -138,6 +170,23 @@ fn cap(at: &mut impl FnMut(u64) -> Result<Time, RunError>) -> Result<u64, RunErr
         }
         n *= 2;
     }
+}
+
+/// A part alone simulated in another process: its key's fingerprint and its events.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Told {
+    pub part: u64,
+    pub events: u64,
+}
+
+/// A key's fingerprint, the same in every process of one build (std's hasher with its
+/// fixed keys; the driver and the Ray workers load the same library). 64 bits: two of a
+/// run's few thousand keys collide with odds below 1e-12.
+fn fingerprint(key: &Key) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// `n` packets rounded up to the grid: exact up to [`EXACT`], then 16 steps an octave.
