@@ -16,7 +16,6 @@ use pyo3::types::PyDict;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tailor::engine::Progress;
-use tailor::net::topology::Shape;
 use tailor::scenario::Scenario;
 
 /// How often, in wall time, Python is given the GIL back during a run.
@@ -204,7 +203,7 @@ fn describe<'py>(py: Python<'py>, sc: &Scenario) -> PyResult<Bound<'py, PyDict>>
     d.set_item("file", &sc.file)?;
     d.set_item("name", &sc.name)?;
     d.set_item("seed", sc.seed)?;
-    d.set_item("topology", topology_name(&sc.net.shape))?;
+    d.set_item("topology", sc.net.shape.kind())?;
     d.set_item("hosts", sc.net.shape.host_count())?;
     d.set_item("host_rate_bps", sc.host_rate.bps())?;
     d.set_item("transport", sc.transport_names())?;
@@ -223,15 +222,6 @@ fn describe<'py>(py: Python<'py>, sc: &Scenario) -> PyResult<Bound<'py, PyDict>>
     m.set_item("text", e.describe())?;
     d.set_item("memory", m)?;
     Ok(d)
-}
-
-fn topology_name(shape: &Shape) -> &'static str {
-    match shape {
-        Shape::Star { .. } => "star",
-        Shape::Dumbbell { .. } => "dumbbell",
-        Shape::LeafSpine { .. } => "leaf_spine",
-        Shape::FatTree { .. } => "fat_tree",
-    }
 }
 
 /// Runs the scenario at `path`, writing the result's files into the existing directory

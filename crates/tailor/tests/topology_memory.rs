@@ -44,7 +44,24 @@ const SWITCHES: [&str; 4] = [
     "[switch]\nscheduler = \"strict_priority\"\nbuffer = \"per_port\"\nbuffer_size = \"1MB\"\n",
 ];
 
-fn scenario(topology: &str, switch: &str, classes: usize) -> Scenario {
+/// A graph (`kind = "graph"`): 64 ToRs of 16 hosts, each wired to 4 of 16 spines and to
+/// the next ToR, so its routing table is no tree's.
+fn graph_file(dir: &Path) -> String {
+    let mut text = String::new();
+    for t in 0..64 {
+        for h in 0..16 {
+            text += &format!("h{} s{t} 100Gbps 1us\n", t * 16 + h);
+        }
+        for k in 0..4 {
+            text += &format!("s{t} s{} 100Gbps 1us\n", 64 + (t * 3 + k * 5) % 16);
+        }
+        text += &format!("s{t} s{} 100Gbps 1us\n", (t + 1) % 64);
+    }
+    std::fs::write(dir.join("g.graph"), text).unwrap();
+    "kind = \"graph\"\nfile = \"g.graph\"".into()
+}
+
+fn scenario(topology: &str, switch: &str, classes: usize, dir: &Path) -> Scenario {
     let mut text = format!("[topology]\n{topology}\n{switch}[transport]\nkind = \"raw\"\n");
     for c in 0..classes {
         text += &format!(
@@ -52,15 +69,17 @@ fn scenario(topology: &str, switch: &str, classes: usize) -> Scenario {
              pattern = \"all_to_all\"\nmessages = 10\necn_threshold = \"10KB\"\nqueue_limit = \"100KB\"\n"
         );
     }
-    Scenario::parse(&text, "t.toml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+    Scenario::parse(&text, "t.toml", dir).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
 fn the_estimate_covers_what_a_build_allocates_and_at_most_twice_that() {
-    for topology in TOPOLOGIES {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = graph_file(dir.path());
+    for topology in TOPOLOGIES.iter().copied().chain([graph.as_str()]) {
         for switch in SWITCHES {
             for classes in [1, 8] {
-                let sc = scenario(topology, switch, classes);
+                let sc = scenario(topology, switch, classes, dir.path());
                 let base = LIVE.load(Relaxed);
                 PEAK.store(base, Relaxed);
                 let mut net = Standalone::new(tailor::net::topology::build(&sc.net));

@@ -84,6 +84,11 @@ def _links(sc: Scenario, topo: dict[str, Any], host_scaling: str) -> tuple[str, 
                 "own; accepted: a dumbbell (its trunk is the bottleneck), or --host-scaling scaled"
             )
         return ("trunk",)
+    if kind == "graph":
+        raise OptionError(
+            f"{sc.path}: topology.kind: is a graph, whose cables' rates are in its file, not keys the capacity "
+            "search can scale; accepted: a parameterised topology"
+        )
     return {"star": ("link",), "dumbbell": ("host_link", "trunk")}.get(kind, ("host_link", "fabric_link"))
 
 

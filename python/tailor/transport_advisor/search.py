@@ -55,6 +55,7 @@ from tailor.decision import (  # noqa: F401
     run_round,
     scenario_slos,
 )
+from tailor.errors import ScenarioError
 from tailor.scenario import Override, Scenario
 from tailor.store import PointSpec, Store
 from tailor.transport_advisor.candidates import Candidate
@@ -93,6 +94,13 @@ def rate_keys(sc: Scenario) -> tuple[tuple[str, int], ...]:
     """The scenario's link-rate keys (by topology kind) and their rates in bps."""
     doc = tomllib.loads(sc.resolve()["document"])
     topo = doc.get("topology", {})
+    if topo.get("kind") == "graph":
+        raise ScenarioError(
+            str(sc.path),
+            "topology.kind",
+            "is a graph, whose cables' rates are in its file, not keys a capacity search can scale; "
+            "accepted: a parameterised topology with --min-capacity",
+        )
     links = {"star": ("link",), "dumbbell": ("host_link", "trunk")}.get(topo.get("kind"), ("host_link", "fabric_link"))
     return tuple((f"topology.{name}.rate", parse_rate(topo[name]["rate"])) for name in links)
 

@@ -69,6 +69,11 @@ fn scale_shape(shape: &mut Shape, factor: f64) {
             scale(host_link, factor);
             scale(fabric_link, factor);
         }
+        Shape::Graph(g) => {
+            let g = std::sync::Arc::make_mut(g);
+            g.cables.iter_mut().for_each(|c| scale(&mut c.link, factor));
+            g.longest.iter_mut().for_each(|l| scale(l, factor));
+        }
     }
 }
 

@@ -317,6 +317,9 @@ pub(super) fn host_link(shape: &Shape) -> &LinkSpec {
         Shape::Dumbbell { host_link, .. } | Shape::LeafSpine { host_link, .. } | Shape::FatTree { host_link, .. } => {
             host_link
         }
+        // Refused by the decomposition's scope (`scenario::decomposed`); its host cables
+        // share one rate.
+        Shape::Graph(g) => &g.host_cable(0).link,
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod agent;
 pub mod ecn;
+pub mod graph;
 /// The network's ids live in the leaf module `crate::ids` (so that `measure` and `workload`
 /// use them without importing the network); `net::ids` names the same module.
 pub use crate::ids;

@@ -1,4 +1,5 @@
-//! Topologies built from a spec: star, dumbbell, two-tier leaf-spine, three-tier fat-tree.
+//! Topologies built from a spec: star, dumbbell, two-tier leaf-spine, three-tier fat-tree,
+//! and a graph read from a file (`net::graph`).
 //!
 //! Every cable is two one-way links, each fed by the egress port at its near end. Hosts
 //! are numbered first (rack by rack), then switches tier by tier. The fat-tree is the
@@ -8,6 +9,7 @@
 //! `cores / aggs` core switches of group j. Oversubscription at the ToR comes from
 //! giving each ToR more host ports than up-links.
 
+use super::graph::{End, Graph};
 use super::ids::{HostId, LinkId, Node, PortId, SwitchId};
 use super::port::{Admission, Port, PortRole, SharedBuffer};
 use super::routing::{PathChoice, Routes};
@@ -19,6 +21,7 @@ use super::sched::{Fifo, FlowRoundRobin, Scheduler};
 use super::{Host, HostStats, Link, Network, Switch};
 use crate::sim::{Rate, Time};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkSpec {
@@ -47,6 +50,8 @@ pub enum Shape {
         host_link: LinkSpec,
         fabric_link: LinkSpec,
     },
+    /// Hosts, switches and cables as a file lists them (`net::graph`).
+    Graph(Arc<Graph>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -172,6 +177,7 @@ impl Shape {
             Shape::Dumbbell { left, .. } => usize::from(host >= left),
             Shape::LeafSpine { hosts_per_rack, .. } => host / hosts_per_rack,
             Shape::FatTree { hosts_per_tor, .. } => host / hosts_per_tor,
+            Shape::Graph(ref g) => g.racks[host] as usize,
         }
     }
 
@@ -181,6 +187,7 @@ impl Shape {
             Shape::Dumbbell { left, right, .. } => left + right,
             Shape::LeafSpine { racks, hosts_per_rack, .. } => racks * hosts_per_rack,
             Shape::FatTree { pods, tors, hosts_per_tor, .. } => pods * tors * hosts_per_tor,
+            Shape::Graph(ref g) => g.hosts,
         }
     }
 
@@ -194,13 +201,25 @@ impl Shape {
             Shape::FatTree { pods, tors, aggs, hosts_per_tor, cores, .. } => {
                 pods * tors * hosts_per_tor + pods * tors * aggs + pods * aggs * (cores / aggs)
             }
+            Shape::Graph(ref g) => g.cables.len(),
         };
         2 * cables
     }
 
-    /// Its link kinds, named as `[topology]` names them.
+    /// Its link kinds, named as `[topology]` names them. A graph's cables are named by
+    /// the key of the file they come from, one of each rate (they carry no mechanisms of
+    /// their own: the switch's apply to them).
     pub fn links(&self) -> Vec<(&'static str, &LinkSpec)> {
         match self {
+            Shape::Graph(g) => {
+                let mut out: Vec<(&'static str, &LinkSpec)> = Vec::new();
+                for c in &g.cables {
+                    if !out.iter().any(|(_, l)| l.rate == c.link.rate) {
+                        out.push(("file", &c.link));
+                    }
+                }
+                out
+            }
             Shape::Star { link, .. } => vec![("link", link)],
             Shape::Dumbbell { host_link, trunk, .. } => vec![("host_link", host_link), ("trunk", trunk)],
             Shape::LeafSpine { host_link, fabric_link, .. } | Shape::FatTree { host_link, fabric_link, .. } => {
@@ -212,6 +231,10 @@ impl Shape {
     /// The link kind a switch port of `role` feeds: its key in `links` and its spec (None
     /// for a host's NIC, or a role this shape has no ports of).
     pub fn link_fed_by(&self, role: PortRole) -> Option<(&'static str, &LinkSpec)> {
+        if let Shape::Graph(g) = self {
+            // Its cables have no settings of their own, so any one stands for them all.
+            return self.has_role(role).then(|| ("file", &g.cables[0].link));
+        }
         let feeds = |key: &str| match key {
             "trunk" => role == PortRole::Trunk,
             "fabric_link" => matches!(role, PortRole::Up | PortRole::Down),
@@ -224,6 +247,16 @@ impl Shape {
     pub fn has_role(&self, role: PortRole) -> bool {
         match role {
             PortRole::HostNic | PortRole::ToHost => true,
+            PortRole::Trunk | PortRole::Up | PortRole::Down if matches!(self, Shape::Graph(_)) => {
+                let Shape::Graph(g) = self else { unreachable!() };
+                g.cables.iter().any(|c| match (c.a, c.b) {
+                    (End::Switch(a), End::Switch(b)) => {
+                        let (ta, tb) = (g.tiers[a as usize], g.tiers[b as usize]);
+                        (ta == tb) == (role == PortRole::Trunk)
+                    }
+                    _ => false,
+                })
+            }
             PortRole::Trunk => matches!(self, Shape::Dumbbell { .. }),
             PortRole::Up | PortRole::Down => matches!(self, Shape::LeafSpine { .. } | Shape::FatTree { .. }),
         }
@@ -236,6 +269,7 @@ impl Shape {
             Shape::Dumbbell { .. } => "dumbbell",
             Shape::LeafSpine { .. } => "leaf_spine",
             Shape::FatTree { .. } => "fat_tree",
+            Shape::Graph(_) => "graph",
         }
     }
 }
@@ -264,7 +298,18 @@ impl NetSpec {
         };
         let ports = self.shape.port_count() as u64;
         let switch_ports = ports - self.shape.host_count() as u64;
-        ports.saturating_mul(PORT_BYTES).saturating_add(switch_ports.saturating_mul(per_class * classes))
+        let table = match &self.shape {
+            Shape::Graph(g) => {
+                let racks = g.racks.iter().max().map_or(0, |&r| r as u64 + 1);
+                let inner = switch_ports - self.shape.host_count() as u64;
+                super::routing::Table::bytes(g.switches as u64, racks, inner)
+            }
+            _ => 0,
+        };
+        ports
+            .saturating_mul(PORT_BYTES)
+            .saturating_add(switch_ports.saturating_mul(per_class * classes))
+            .saturating_add(table)
     }
 }
 
@@ -353,7 +398,10 @@ impl Builder<'_> {
         if let Node::Host(h) = a {
             self.net.hosts[h.index()].nic = pa;
         }
-        self.half(b, a, spec, b_role);
+        let pb = self.half(b, a, spec, b_role);
+        if let Node::Host(h) = b {
+            self.net.hosts[h.index()].nic = pb;
+        }
     }
 
     fn host_on(&mut self, h: usize, sw: SwitchId, spec: &LinkSpec) {
@@ -407,13 +455,17 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
         return None;
     }
     let net = &b.net;
-    let routes = Routes::build(n_hosts, &net.switches, &net.ports, &net.links, spec.paths, spec.seed);
+    let routes = match spec.shape {
+        Shape::Graph(_) => Routes::build_table(n_hosts, &net.switches, &net.ports, &net.links, spec.paths, spec.seed),
+        _ => Routes::build(n_hosts, &net.switches, &net.ports, &net.links, spec.paths, spec.seed),
+    };
     b.net.routes = routes;
     (b.progress)(total, total).then_some(b.net)
 }
 
 fn wire(b: &mut Builder, shape: &Shape) {
     match shape {
+        Shape::Graph(g) => wire_graph(b, g),
         Shape::Star { hosts, link } => {
             let sw = b.switch(0);
             for h in 0..*hosts {
@@ -464,6 +516,32 @@ fn wire(b: &mut Builder, shape: &Shape) {
                 }
             }
         }
+    }
+}
+
+/// A graph's switches in their numbers' order, then its cables in the file's order.
+fn wire_graph(b: &mut Builder, g: &Graph) {
+    for &tier in &g.tiers {
+        b.switch(tier);
+    }
+    let node = |e: End| match e {
+        End::Host(h) => Node::Host(HostId::new(h as usize)),
+        End::Switch(s) => Node::Switch(SwitchId::new(s as usize)),
+    };
+    for c in &g.cables {
+        let (ra, rb) = match (c.a, c.b) {
+            (End::Host(_), _) => (PortRole::HostNic, PortRole::ToHost),
+            (_, End::Host(_)) => (PortRole::ToHost, PortRole::HostNic),
+            (End::Switch(a), End::Switch(b)) => {
+                use std::cmp::Ordering::*;
+                match g.tiers[a as usize].cmp(&g.tiers[b as usize]) {
+                    Less => (PortRole::Up, PortRole::Down),
+                    Greater => (PortRole::Down, PortRole::Up),
+                    Equal => (PortRole::Trunk, PortRole::Trunk),
+                }
+            }
+        };
+        b.cable(node(c.a), node(c.b), &c.link, ra, rb);
     }
 }
 

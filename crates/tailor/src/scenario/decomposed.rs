@@ -140,6 +140,16 @@ fn fabric(shape: &Shape) -> Result<(), (&'static str, String)> {
         Shape::LeafSpine { host_link, fabric_link, .. } | Shape::FatTree { host_link, fabric_link, .. } => {
             ("fabric_link", fabric_link, host_link)
         }
+        // Its link simulations are built from a shape's link kinds (a host link, a fabric
+        // link), which a graph's cables need not fall into.
+        Shape::Graph(_) => {
+            return Err((
+                "kind",
+                "is a graph, whose cables need not fall into the host and fabric link kinds the link simulations \
+                 are built from; accepted: --engine packet for a graph, or a parameterised topology"
+                    .into(),
+            ))
+        }
     };
     if fabric.rate.bps() > host.rate.bps() * crate::decomposed::EDGE_SPEEDUP {
         return Err((

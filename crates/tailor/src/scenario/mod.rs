@@ -104,6 +104,12 @@ impl Resolved {
         let mut identity = document.clone();
         let mut config = toml::to_string(&unseeded).expect("a parsed TOML document serializes");
         let mut inputs = Vec::new();
+        if let crate::net::topology::Shape::Graph(g) = &scenario.net.shape {
+            // The file's cables, not its name, are what the run computes on.
+            let line = format!("\n# topology graph: {}", g.digest());
+            identity.push_str(&line);
+            config.push_str(&line);
+        }
         for (i, c) in scenario.classes.iter().enumerate() {
             match &c.kind {
                 ClassKind::Generated { sizes, .. } => {
@@ -197,7 +203,7 @@ impl Scenario {
         let mut topo = root.table("topology")?.ok_or_else(|| {
             root.error("topology", "missing; accepted: a [topology] table (every scenario needs one)")
         })?;
-        let shape = network::topology(&mut topo)?;
+        let shape = network::topology(&mut topo, dir)?;
         topo.finish()?;
         let sw = network::switch(root.table("switch")?, &shape)?;
         let host = network::host(root.table("host")?, &shape)?;
@@ -664,6 +670,7 @@ fn host_rate(net: &NetSpec) -> Rate {
         Shape::Dumbbell { host_link, .. } | Shape::LeafSpine { host_link, .. } | Shape::FatTree { host_link, .. } => {
             host_link.rate
         }
+        Shape::Graph(g) => g.host_rate(),
     }
 }
 

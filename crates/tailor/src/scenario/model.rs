@@ -59,6 +59,8 @@ impl LinkKind {
             Shape::Star { .. } => &["link"],
             Shape::Dumbbell { .. } => &["host_link", "trunk"],
             Shape::LeafSpine { .. } | Shape::FatTree { .. } => &["host_link", "fabric_link"],
+            // The model does not take a graph (`scope::bottleneck`).
+            Shape::Graph(_) => &[],
         }
     }
 
@@ -85,6 +87,7 @@ impl LinkKind {
                 | Shape::LeafSpine { host_link, .. }
                 | Shape::FatTree { host_link, .. },
             ) => host_link,
+            (_, Shape::Graph(g)) => &g.host_cable(0).link,
         }
     }
 }
@@ -129,6 +132,7 @@ fn base_rtt(shape: &Shape) -> Time {
                 + fabric_link.delay
                 + fabric_link.delay
         }
+        Shape::Graph(g) => g.longest.iter().fold(Time::ZERO, |t, l| t + l.delay),
     };
     one_way + one_way
 }

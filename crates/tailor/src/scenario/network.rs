@@ -9,7 +9,7 @@ use crate::net::sched::priority::{DEFAULT_LEVELS, MAX_LEVELS};
 use crate::net::topology::{BufferSpec, ClassPolicy, Discipline, LinkSpec, NetSpec, NicQueue, Shape};
 use crate::sim::Time;
 
-pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree"];
+pub const TOPOLOGIES: &[&str] = &["star", "dumbbell", "leaf_spine", "fat_tree", "graph"];
 
 fn link(t: &mut Table, key: &'static str) -> Result<LinkSpec, ScenarioError> {
     let mut l = t
@@ -27,7 +27,8 @@ fn count(t: &mut Table, key: &'static str, min: i64, max: i64) -> Result<usize, 
     v.map(|v| v as usize).ok_or_else(|| t.error(key, format!("missing; accepted: an integer from {min} to {max}")))
 }
 
-pub fn topology(t: &mut Table) -> Result<Shape, ScenarioError> {
+/// `[topology]`; a graph's file is read from `dir` when its name is relative.
+pub fn topology(t: &mut Table, dir: &std::path::Path) -> Result<Shape, ScenarioError> {
     let kind = t
         .choice("kind", TOPOLOGIES)?
         .ok_or_else(|| t.error("kind", format!("missing; accepted: {}", TOPOLOGIES.join(", "))))?;
@@ -47,8 +48,22 @@ pub fn topology(t: &mut Table) -> Result<Shape, ScenarioError> {
             fabric_link: link(t, "fabric_link")?,
         },
         "fat_tree" => fat_tree(t)?,
+        "graph" => graph(t, dir)?,
         _ => unreachable!("choice() checked the kind"),
     })
+}
+
+/// `file`: the edge list of a graph (`net::graph`), errors located in it by line.
+fn graph(t: &mut Table, dir: &std::path::Path) -> Result<Shape, ScenarioError> {
+    use crate::input::files::{read_text, MAX_LINE, MAX_TEXT};
+    let name = t.string("file")?.ok_or_else(|| {
+        t.error("file", "missing; accepted: the path of an edge list such as \"fabric.graph\" (docs/scenario.md, \"Graph topologies\")")
+    })?;
+    let path = dir.join(&name);
+    let text = read_text(&path, MAX_TEXT, Some(MAX_LINE))
+        .map_err(|e| t.error("file", format!("{}; accepted: {}", e.what, e.accepted)))?;
+    let g = crate::net::graph::Graph::parse(&text, &path.display().to_string())?;
+    Ok(Shape::Graph(std::sync::Arc::new(g)))
 }
 
 /// `k` alone gives the k-ary fat-tree; `pods`, `tors`, `aggs`, `cores` override its

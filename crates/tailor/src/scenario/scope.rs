@@ -75,6 +75,15 @@ struct Traffic {
 /// The bottleneck of `sc`, or why the fast model does not apply to it.
 pub fn bottleneck(sc: &Scenario) -> Result<Bottleneck, ScenarioError> {
     let shape = &sc.net.shape;
+    if let Shape::Graph(_) = shape {
+        return Err(ScenarioError {
+            file: sc.file.clone(),
+            path: "topology.kind".into(),
+            message: "is a graph, and the fast model's one bottleneck is found and checked on the parameterised \
+                 topologies only; accepted: --engine packet for a graph"
+                .into(),
+        });
+    }
     let of = |spec: &LinkSpec, link: Link| Bottleneck {
         link,
         rate: spec.rate,
@@ -134,6 +143,7 @@ fn group(shape: &Shape, host: usize) -> usize {
         Shape::Dumbbell { left, .. } => usize::from(host >= left),
         Shape::LeafSpine { hosts_per_rack, .. } => host / hosts_per_rack,
         Shape::FatTree { hosts_per_tor, .. } => host / hosts_per_tor,
+        Shape::Graph(ref g) => g.racks[host] as usize,
     }
 }
 
@@ -165,6 +175,7 @@ fn check_other_links(sc: &Scenario, traffic: &[Traffic], b: &Bottleneck) -> Resu
         Shape::LeafSpine { fabric_link, .. } | Shape::FatTree { fabric_link, .. } => {
             (LinkKind::FabricLink, fabric_link)
         }
+        Shape::Graph(_) => unreachable!("`bottleneck` refuses a graph first"),
     };
     if b.link == Link::Trunk || spec.rate >= b.rate || !traffic.iter().any(|t| crosses_groups(shape, t)) {
         return Ok(());

@@ -46,6 +46,7 @@ fn hops(net: &Network, from: HostId, to: HostId) -> Vec<Hop> {
 /// The links of the longest path of a topology (the path a BDP is computed on).
 fn longest_path(shape: &Shape) -> Vec<&LinkSpec> {
     match shape {
+        Shape::Graph(g) => g.longest.iter().collect(),
         Shape::Star { link, .. } => vec![link, link],
         Shape::Dumbbell { host_link, trunk, .. } => vec![host_link, trunk, host_link],
         Shape::LeafSpine { racks, host_link, fabric_link, .. } if *racks > 1 => {

@@ -1,4 +1,5 @@
-//! Shortest-path routing by tiers, with per-flow ECMP or per-packet spraying.
+//! Shortest-path routing by tiers, with per-flow ECMP or per-packet spraying; for a
+//! graph topology, by a table of every switch's next hops towards every rack (`table`).
 //!
 //! Every topology tailor builds is a tree of tiers (a dumbbell is two trees joined by a
 //! trunk), and hosts are numbered rack by rack, so the hosts below any port that leads
@@ -22,6 +23,9 @@ use super::ids::{HostId, Node, PortId, SwitchId};
 use super::port::{Port, PortRole};
 use super::{Link, Switch};
 use crate::sim::rng::splitmix64;
+
+mod table;
+pub use table::Table;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PathChoice {
@@ -49,6 +53,8 @@ pub struct Routes {
     /// Switch s's up-ports are `up[up_at[s]..up_at[s + 1]]`, in id order.
     up_at: Vec<u32>,
     up: Vec<PortId>,
+    /// A graph's rules (then the tiers' above are empty).
+    table: Option<Box<Table>>,
     pub choice: PathChoice,
     pub seed: u64,
 }
@@ -80,7 +86,16 @@ impl Below {
 impl Routes {
     /// Rules for a network without switches (a placeholder until `build`).
     pub fn empty(choice: PathChoice, seed: u64) -> Routes {
-        Routes { edge: Vec::new(), down_at: vec![0], down: Vec::new(), up_at: vec![0], up: Vec::new(), choice, seed }
+        Routes {
+            edge: Vec::new(),
+            down_at: vec![0],
+            down: Vec::new(),
+            up_at: vec![0],
+            up: Vec::new(),
+            table: None,
+            choice,
+            seed,
+        }
     }
 
     /// The rules of the network whose switches, ports and links are given; `hosts` hosts.
@@ -117,11 +132,37 @@ impl Routes {
         r
     }
 
+    /// The rules of a network of any shape (a graph topology): a breadth-first search a
+    /// rack (`Table`).
+    pub fn build_table(
+        hosts: usize,
+        switches: &[Switch],
+        ports: &[Port],
+        links: &[Link],
+        choice: PathChoice,
+        seed: u64,
+    ) -> Routes {
+        let mut edge = vec![(SwitchId::MAX, PortId::MAX); hosts];
+        for (s, sw) in switches.iter().enumerate() {
+            for &p in &sw.ports {
+                if let Node::Host(h) = links[ports[p.index()].link.index()].to {
+                    edge[h.index()] = (SwitchId::new(s), p);
+                }
+            }
+        }
+        let edges: Vec<SwitchId> = edge.iter().map(|e| e.0).collect();
+        let table = Table::build(switches, ports, links, &edges);
+        Routes { edge, table: Some(Box::new(table)), ..Routes::empty(choice, seed) }
+    }
+
     /// The shortest-path egress ports of `switch` towards `dst`.
     pub fn candidates(&self, switch: SwitchId, dst: HostId) -> &[PortId] {
         let (sw, port) = &self.edge[dst.index()];
         if *sw == switch {
             return std::slice::from_ref(port);
+        }
+        if let Some(t) = &self.table {
+            return t.towards(switch, *sw);
         }
         let s = switch.index();
         let downs = &self.down[self.down_at[s] as usize..self.down_at[s + 1] as usize];
@@ -135,7 +176,8 @@ impl Routes {
 
     /// How many entries the rules store (their size, for tests of how they scale).
     pub fn entries(&self) -> usize {
-        self.edge.len() + self.down.len() + self.up.len() + self.down_at.len() + self.up_at.len()
+        let table = self.table.as_ref().map_or(0, |t| t.entries());
+        self.edge.len() + self.down.len() + self.up.len() + self.down_at.len() + self.up_at.len() + table
     }
 
     /// The per-flow ECMP choice among `n` candidates.
@@ -243,10 +285,57 @@ mod tests {
         ];
         for shape in shapes {
             let net = build(&spec(shape.clone()));
+            // The table a graph is routed by gives the tiers' rules on every tree.
+            let table =
+                Routes::build_table(net.hosts.len(), &net.switches, &net.ports, &net.links, PathChoice::Ecmp, 1);
             for h in 0..net.hosts.len() {
                 let h = HostId::new(h);
                 for (s, want) in bfs_candidates(&net, h) {
                     assert_eq!(net.routes.candidates(s, h), &want[..], "{shape:?}: switch {s:?} towards {h:?}");
+                    assert_eq!(table.candidates(s, h), &want[..], "{shape:?} by table: switch {s:?} towards {h:?}");
+                }
+            }
+        }
+    }
+
+    /// Graphs no tiers describe: a ring, a 3 x 3 torus with parallel cables, and random
+    /// connected graphs with switches that have no hosts.
+    #[test]
+    fn graph_tables_give_the_shortest_path_ports_of_a_breadth_first_search() {
+        use rand::{Rng, SeedableRng};
+        let mut texts = Vec::new();
+        let ring: String =
+            (0..5).map(|s| format!("h{s} s{s} 10Gbps 1us\ns{s} s{} 10Gbps 1us\n", (s + 1) % 5)).collect();
+        texts.push(ring);
+        let mut torus = String::new();
+        for s in 0..9 {
+            torus += &format!("h{} s{s} 10Gbps 1us\nh{} s{s} 10Gbps 1us\n", 2 * s, 2 * s + 1);
+            let (r, c) = (s / 3, s % 3);
+            torus += &format!("s{s} s{} 40Gbps 1us\ns{s} s{} 40Gbps 2us\n", r * 3 + (c + 1) % 3, ((r + 1) % 3) * 3 + c);
+        }
+        torus += "s0 s1 40Gbps 1us\n";
+        texts.push(torus);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for _ in 0..20 {
+            let n = rng.random_range(3..12);
+            let mut g: String = (1..n).map(|s| format!("s{s} s{} 10Gbps 1us\n", rng.random_range(0..s))).collect();
+            for _ in 0..rng.random_range(0..2 * n) {
+                let (a, b) = (rng.random_range(0..n), rng.random_range(0..n));
+                if a != b {
+                    g += &format!("s{a} s{b} 10Gbps 1us\n");
+                }
+            }
+            let hosts = rng.random_range(2..3 * n);
+            g += &(0..hosts).map(|h| format!("h{h} s{} 10Gbps 1us\n", rng.random_range(0..n))).collect::<String>();
+            texts.push(g);
+        }
+        for text in texts {
+            let g = crate::net::graph::Graph::parse(&text, "t.graph").unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let net = build(&spec(Shape::Graph(std::sync::Arc::new(g))));
+            for h in 0..net.hosts.len() {
+                let h = HostId::new(h);
+                for (s, want) in bfs_candidates(&net, h) {
+                    assert_eq!(net.routes.candidates(s, h), &want[..], "switch {s:?} towards {h:?} in\n{text}");
                 }
             }
         }
