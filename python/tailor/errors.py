@@ -14,6 +14,7 @@ __all__ = [
     "RunError",
     "Cancelled",
     "Stalled",
+    "Deadlock",
     "MemoryExceeded",
     "OptionError",
     "DisciplineError",
@@ -74,6 +75,30 @@ class RunError(TailorError):
         super().__init__(message)
         self.message = message
         self.kind = kind
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Deadlock(TailorError):
+    """A run the engine stopped at a PFC deadlock: a priority paused around a cycle of
+    ports, each waiting for the next one's switch to drain (``net::pfc``; docs/pfc.md,
+    "Deadlock").
+
+    ``message`` names the ports of the cycle; ``at_s`` is when it closed (simulated
+    seconds), ``priority`` the PFC priority, ``ports`` the cycle's port ids as ports.csv
+    numbers them, ``active`` the messages it held. Nothing is written for such a run.
+    """
+
+    def __init__(
+        self, message: str, at_s: float = 0.0, priority: int = 0, ports: list[int] | None = None, active: int = 0
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.at_s = at_s
+        self.priority = priority
+        self.ports = list(ports or [])
+        self.active = active
 
     def __str__(self) -> str:
         return self.message

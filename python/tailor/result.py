@@ -190,11 +190,18 @@ class Result:
                 f"oracle: {o['packets']:,} packets, {o['preemptions']:,} preemptions, "
                 f"busiest host link {100 * n['utilization']:.1f}% held"
             )
-        return (
+        line = (
             f"network: {n['drops']:,} drops, {n['ecn_marks']:,} ECN marks, "
             f"max queue {fmt.size(n['max_queue_bytes'])}, "
             f"busiest port {100 * n['utilization']:.1f}% utilized"
         )
+        if "pfc" in n:
+            p = n["pfc"]
+            line += (
+                f"; PFC: {p['pause_frames']:,} pauses, {p['paused_ports']:,} ports paused for "
+                f"{p['paused_port_us']:,.1f} us in all, {p['headroom_drops']:,} headroom drops"
+            )
+        return line
 
     def slo_lines(self) -> list[str]:
         """One line per SLO of every class: the SLI, its bound, its verdict (met, MISSED or

@@ -150,7 +150,7 @@ def test_the_rust_mapping_names_only_tailor_errors() -> None:
     """crates/tailor-py/src/errors.rs is the one place engine errors become exceptions."""
     source = (ROOT / "crates" / "tailor-py" / "src" / "errors.rs").read_text()
     named = set(re.findall(r'raise\(py, "(\w+)"', source))
-    assert named == {"ScenarioError", "WorkloadError", "RunError", "Cancelled", "Stalled", "MemoryExceeded"}
+    assert named == {"ScenarioError", "WorkloadError", "RunError", "Cancelled", "Stalled", "MemoryExceeded", "Deadlock"}
     for name in named:
         assert issubclass(getattr(tailor.errors, name), tailor.errors.TailorError)
 

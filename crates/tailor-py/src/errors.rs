@@ -20,6 +20,8 @@ pub enum Error {
     Stalled(tailor::engine::stall::Stall),
     /// A run stopped for holding more memory than its limit (`tailor::engine::memory`).
     Memory(tailor::engine::memory::Exceeded),
+    /// A run stopped at a PFC deadlock (`tailor::engine::pfc`).
+    Deadlock(tailor::engine::control::Deadlocked),
     /// An exception raised by Python code the engine called back (the progress
     /// callback, or a signal handler such as Ctrl-C's): re-raised unchanged.
     Python(PyErr),
@@ -40,6 +42,7 @@ impl From<RunError> for Error {
             RunError::Scenario(s) => Error::Scenario(s),
             RunError::Stalled(s) => Error::Stalled(s),
             RunError::Memory(m) => Error::Memory(m),
+            RunError::Deadlock(d) => Error::Deadlock(d),
         }
     }
 }
@@ -58,6 +61,10 @@ impl Error {
                 raise(py, "Stalled", (s.to_string(), from, to, s.events, s.active))
             }
             Error::Memory(m) => raise(py, "MemoryExceeded", (m.to_string(), m.used, m.limit.bytes, m.active, m.queued)),
+            Error::Deadlock(d) => {
+                let ports: Vec<usize> = d.stuck.ports.iter().map(|p| p.index()).collect();
+                raise(py, "Deadlock", (d.to_string(), d.stuck.at.as_secs_f64(), d.stuck.priority, ports, d.active))
+            }
         };
         made.unwrap_or_else(|import_failed| import_failed)
     }

@@ -54,7 +54,8 @@ fn check_ledgers(sim: &tailor::engine::Simulation) {
             .iter()
             .map(|p| net.ports[p.index()].stats.enq_packets + net.ports[p.index()].stats.drop_packets)
             .sum();
-        assert_eq!(sw.received.0, offered, "switch {s}: every arriving packet is queued or dropped");
+        // What the switch sends itself (an agent's packets, PFC frames) is queued too.
+        assert_eq!(sw.received.0 + sw.emitted.0, offered, "switch {s}: every arriving packet is queued or dropped");
     }
 }
 
@@ -104,6 +105,38 @@ fn conservation_with_phantom_queues_pacers_and_coalescing() {
     let sc = common::scenario(&hull, dir.path());
     let (sim, recs) = common::run(&sc, 3);
     assert_eq!(recs.len(), 800, "every message completes");
+    check_ledgers(&sim);
+    assert_eq!(sim.ledger().in_flight, (0, 0));
+}
+
+/// PFC (`[switch] pfc`): the switch sends PAUSE and RESUME frames of its own, ahead of
+/// its queues, which the hosts' NICs take in; nothing is dropped, and the ledgers balance
+/// with the frames counted as the switch's sent and the hosts' delivered packets,
+/// stopped mid-run with ports paused and at the end.
+#[test]
+fn conservation_with_pfc_frames() {
+    // At 100 Gbps the fork's headroom (three times a link's 12.5 KB bandwidth-delay
+    // product) covers what is on the way while a PAUSE travels (docs/pfc.md, "Headroom").
+    let pfc = SCENARIO.replace("10Gbps", "100Gbps").replace(
+        "buffer = \"per_port\"\nbuffer_size = \"40KB\"",
+        "buffer = \"shared\"\nbuffer_size = \"1MB\"\npfc = { priorities = [0] }",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let stopped = common::scenario(&format!("[run]\nstop = \"1ms\"\n{pfc}"), dir.path());
+    let (sim, _) = common::run(&stopped, 3);
+    let pauses = |sim: &tailor::engine::Simulation| {
+        let mmu = sim.net.memory.as_ref()?.as_any().downcast_ref::<tailor::net::pfc::Mmu>()?;
+        Some(mmu.counts.iter().map(|c| c.pauses).sum::<u64>())
+    };
+    assert!(pauses(&sim) > Some(0), "stopped after pauses");
+    check_ledgers(&sim);
+    let sc = common::scenario(&pfc, dir.path());
+    let (sim, recs) = common::run(&sc, 3);
+    assert_eq!(recs.len(), 800, "every message completes");
+    let pfc = sim.report().network.mechanisms.get("pfc").cloned().expect("pfc reports");
+    let count = |k: &str| pfc.iter().find(|(n, _)| *n == k).and_then(|(_, v)| v.as_u64()).unwrap();
+    assert!(count("pause_frames") > 10 && count("pause_frames") == count("resume_frames"), "{pfc:?}");
+    assert_eq!((sim.ledger().dropped, count("headroom_drops")), ((0, 0), 0), "lossless");
     check_ledgers(&sim);
     assert_eq!(sim.ledger().in_flight, (0, 0));
 }

@@ -80,6 +80,7 @@ fn main() -> ExitCode {
         Err(
             e @ (tailor::engine::RunError::Scenario(_)
             | tailor::engine::RunError::Stalled(_)
+            | tailor::engine::RunError::Deadlock(_)
             | tailor::engine::RunError::Memory(_)),
         ) => {
             eprintln!("error: {e}");

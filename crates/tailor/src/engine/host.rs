@@ -149,6 +149,7 @@ impl Simulation {
     }
 
     /// A packet reaches a host: through its receive stages, if it has any, to `deliver`.
+    #[inline]
     pub(super) fn receive(&mut self, host: HostId, pkt: Packet) -> Result<(), RunError> {
         let h = &mut self.net.hosts[host.index()];
         if h.watches_arrivals {

@@ -13,6 +13,7 @@
 //! own (`queues`), as does the watchdog that stops a run making no progress (`stall`).
 
 mod agent;
+pub mod control;
 mod flows;
 mod host;
 pub mod memory;
@@ -129,6 +130,8 @@ pub enum RunError {
     Stalled(stall::Stall),
     #[error("{0}")]
     Memory(memory::Exceeded),
+    #[error("{0}")]
+    Deadlock(control::Deadlocked),
 }
 
 /// What the engine is doing when it reports progress.
@@ -365,6 +368,9 @@ impl Simulation {
         }
         for p in &mut self.net.ports {
             p.settle(self.now);
+        }
+        if let Some(m) = self.net.memory.as_mut() {
+            m.settle(self.now);
         }
         self.sample_through(self.now)?;
         self.recorder.flush()?;

@@ -5,13 +5,30 @@
 use super::{Event, RunError, Simulation};
 use crate::net::agent::Ingress;
 use crate::net::ids::{LinkId, Node, PortId, SwitchId};
-use crate::net::packet::Packet;
+use crate::net::packet::{Flags, Packet};
 use rand::Rng;
 
 impl Simulation {
     /// Admission, marking and queueing at a port; starts transmission if it is idle.
     pub(super) fn offer(&mut self, p: PortId, pkt: Packet) {
+        self.offer_from(p, pkt, None)
+    }
+
+    /// `offer`, `pkt` having come in through switch port `from` (for a memory that admits
+    /// by ingress, `net::memory`). Inlined into `offer` with None, so that a network
+    /// without a memory runs the code it ran before there was one.
+    #[inline(always)]
+    pub(super) fn offer_from(&mut self, p: PortId, pkt: Packet, from: Option<PortId>) {
         let now = self.now;
+        let counted = match from {
+            Some(i) if self.net.memory.as_ref().is_some_and(|m| m.counts(&pkt)) => {
+                if !self.net.memory.as_mut().expect("checked").admit(i, &pkt) {
+                    return self.refused(p, pkt);
+                }
+                Some(i)
+            }
+            _ => None,
+        };
         let port = &mut self.net.ports[p.index()];
         let shared = match port.owner {
             Node::Switch(s) => self.net.switches[s.index()].shared.as_mut(),
@@ -36,6 +53,9 @@ impl Simulation {
                 }
             }
         }
+        if let (Some(i), true) = (counted, queued) {
+            self.memory_enqueued(i, p, &pkt);
+        }
         if queued {
             self.wake_for_queued(p);
         }
@@ -45,7 +65,8 @@ impl Simulation {
     /// transmission was left unscheduled (`start_tx`) schedules it now, in the place in the
     /// event order it would have had, or, when that place has passed (the port went idle
     /// with nothing to send), starts the packet at once, as that event would have left it.
-    fn wake_for_queued(&mut self, p: PortId) {
+    #[inline(always)]
+    pub(super) fn wake_for_queued(&mut self, p: PortId) {
         let port = &mut self.net.ports[p.index()];
         if !port.busy {
             return self.start_tx(p);
@@ -73,7 +94,7 @@ impl Simulation {
                     self.events.push(t.max(now), Event::PortWake(p));
                 }
             }
-            if let Node::Host(h) = port.owner {
+            if let (Node::Host(h), 0) = (port.owner, port.paused()) {
                 if self.net.hosts[h.index()].nic_depth == Some(0) {
                     // A NIC that asks only when idle asks now.
                     if let Err(err) = self.pull(h) {
@@ -84,17 +105,22 @@ impl Simulation {
             return;
         };
         let done = now + ser;
-        if let Some(w) = self.waits.as_mut() {
-            w.started(p, port.scheduler().queue_of(&pkt), now, done, &pkt);
-        }
-        if let Some(s) = self.sojourn.as_mut() {
-            let q = s.records(p).then(|| port.scheduler().queue_of(&pkt));
-            s.started(p, q, now, &pkt);
-        }
         let (l, owner) = (port.link, port.owner);
-        if let Node::Switch(s) = owner {
-            if let Some(Some(agent)) = self.agents.get_mut(s.index()) {
-                agent.on_departure(now, s, &pkt);
+        if !pkt.flags.contains(Flags::CONTROL) {
+            if let Some(w) = self.waits.as_mut() {
+                w.started(p, port.scheduler().queue_of(&pkt), now, done, &pkt);
+            }
+            if let Some(s) = self.sojourn.as_mut() {
+                let q = s.records(p).then(|| port.scheduler().queue_of(&pkt));
+                s.started(p, q, now, &pkt);
+            }
+            if let Node::Switch(s) = owner {
+                if let Some(Some(agent)) = self.agents.get_mut(s.index()) {
+                    agent.on_departure(now, s, &pkt);
+                }
+                if self.net.memory.as_ref().is_some_and(|m| m.counts(&pkt)) {
+                    self.memory_departed(p, &pkt);
+                }
             }
         }
         let at = done + self.net.links[l.index()].delay;
@@ -106,7 +132,8 @@ impl Simulation {
         // the event order is taken (so that every later event orders exactly as if it had
         // been pushed) and the event is pushed only if a packet arrives before it.
         let asks_when_idle = matches!(owner, Node::Host(h) if self.net.hosts[h.index()].nic_depth == Some(0));
-        if self.net.ports[p.index()].queued_packets() == 0 && !asks_when_idle {
+        let port = &self.net.ports[p.index()];
+        if port.queued_packets() == 0 && !asks_when_idle {
             self.idle_slots[p.index()] = Some(self.events.reserve(done));
         } else {
             self.events.push(done, Event::PortIdle(p));
@@ -124,6 +151,12 @@ impl Simulation {
 
     /// Routes a packet at switch `s` to its egress port.
     pub(super) fn forward(&mut self, s: SwitchId, pkt: Packet) {
+        self.forward_from(s, pkt, None)
+    }
+
+    /// `forward`, `pkt` having come in through switch port `from` (`offer_from`).
+    #[inline(always)]
+    fn forward_from(&mut self, s: SwitchId, pkt: Packet, from: Option<PortId>) {
         let spray = &mut self.spray;
         // Messages on persistent connections hash as their connection (a lookup in the
         // flow table, only in runs that have such connections).
@@ -132,7 +165,10 @@ impl Simulation {
             true => self.flows.get(pkt.conn).map_or(pkt.conn.key(), |f| f.ecmp_key(pkt.conn)),
         };
         let out = self.net.next_port(s, &pkt, key, |n| spray.random_range(0..n));
-        self.offer(out, pkt);
+        match from {
+            None => self.offer(out, pkt),
+            Some(_) => self.offer_from(out, pkt, from),
+        }
     }
 
     pub(super) fn link_arrival(&mut self, l: LinkId) -> Result<(), RunError> {
@@ -143,7 +179,17 @@ impl Simulation {
         if let Some(next) = next {
             self.events.push(next, Event::LinkArrival(l));
         }
-        match link.to {
+        if self.net.memory.is_some() {
+            return self.arrival_under_memory(l, pkt);
+        }
+        self.arrive(l, pkt, None)
+    }
+
+    /// `pkt` reaches the far end of link `l`, in through switch port `from` when a memory
+    /// counts it (`net::memory`).
+    #[inline(always)]
+    pub(super) fn arrive(&mut self, l: LinkId, pkt: Packet, from: Option<PortId>) -> Result<(), RunError> {
+        match self.net.links[l.index()].to {
             Node::Switch(s) => {
                 let sw = &mut self.net.switches[s.index()];
                 sw.received.0 += 1;
@@ -152,7 +198,7 @@ impl Simulation {
                     let mut pkt = pkt;
                     let now = self.now;
                     match agent.on_arrival(now, s, &mut pkt) {
-                        Ingress::Forward => self.forward(s, pkt),
+                        Ingress::Forward => self.forward_from(s, pkt, from),
                         verdict @ (Ingress::Consume | Ingress::Drop) => {
                             let sw = &mut self.net.switches[s.index()];
                             let count = if verdict == Ingress::Consume { &mut sw.consumed } else { &mut sw.dropped };
@@ -166,7 +212,10 @@ impl Simulation {
                     self.after_agent(s);
                     return Ok(());
                 }
-                self.forward(s, pkt);
+                match from {
+                    None => self.forward(s, pkt),
+                    Some(_) => self.forward_from(s, pkt, from),
+                }
                 Ok(())
             }
             Node::Host(h) => self.receive(h, pkt),

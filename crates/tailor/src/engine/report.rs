@@ -120,7 +120,7 @@ impl Ledger {
     }
 }
 
-fn node_name(n: Node) -> String {
+pub(super) fn node_name(n: Node) -> String {
     match n {
         Node::Host(h) => format!("host{}", h.index()),
         Node::Switch(s) => format!("switch{}", s.index()),

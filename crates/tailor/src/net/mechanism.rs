@@ -267,6 +267,7 @@ pub const MECHANISMS: &[Mechanism] = &[
     super::int::MECHANISM,
     super::red::MECHANISM,
     super::overflow::MECHANISM,
+    super::pfc::MECHANISM,
 ];
 
 /// Installs every mechanism `net` uses (the packet engine, before the run).

@@ -16,11 +16,13 @@ pub use crate::ids;
 pub mod int;
 pub mod marker;
 pub mod mechanism;
+pub mod memory;
 pub mod nic;
 pub mod overflow;
 pub mod pacer;
 pub mod packet;
 pub mod per_class;
+pub mod pfc;
 pub mod phantom;
 pub mod pl2;
 pub mod port;
@@ -108,6 +110,8 @@ pub struct Network {
     pub int: int::Pool,
     /// The packets on the links' wires.
     pub wire: wire::Wire,
+    /// The switches' memory when a mechanism admits by ingress (PFC, `[switch] pfc`).
+    pub memory: Option<Box<dyn memory::Memory>>,
 }
 
 impl Link {
@@ -121,6 +125,15 @@ impl Link {
 }
 
 impl Network {
+    /// The port at the other end of `p`'s cable: the one that sends back over it.
+    /// `topology::build` makes a cable's two ports one after the other, so it is `p`'s
+    /// neighbour in id order.
+    pub fn reverse(&self, p: PortId) -> PortId {
+        let r = PortId::new(p.index() ^ 1);
+        debug_assert_eq!(self.links[self.ports[p.index()].link.index()].to, self.ports[r.index()].owner);
+        r
+    }
+
     /// Puts `pkt` on link `l` to reach its far end at `at`; true when it is the only
     /// packet on that wire (the caller then schedules its arrival).
     #[inline]
@@ -157,6 +170,7 @@ impl Network {
 
     /// The egress port `switch` uses for this packet (ECMP on the flow key `key`, or
     /// spraying; `spray` is the random draw used when spraying).
+    #[inline]
     pub fn next_port(&self, switch: SwitchId, pkt: &Packet, key: u64, spray: impl FnOnce(usize) -> usize) -> PortId {
         let cands = self.routes.candidates(switch, pkt.dst);
         let i = match cands.len() {

@@ -47,6 +47,9 @@ impl Flags {
     /// The packet was sent before its reservation was granted (PL2 §D.4): its ToR may
     /// drop it.
     pub const UNSOLICITED: Flags = Flags(64);
+    /// A MAC control frame (PFC's PAUSE or RESUME, `net::memory`): the MAC at the far end
+    /// of its link takes it; nothing forwards it.
+    pub const CONTROL: Flags = Flags(128);
 
     fn ecn(self) -> Ecn {
         match self.0 & ECN_BITS {

@@ -28,6 +28,7 @@ use super::per_class::PerClass;
 use super::sched::{Queues, Scheduler};
 pub use crate::ids::PortRole;
 use crate::sim::{Rate, Time};
+use std::collections::VecDeque;
 
 /// The buffer policy of one port.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -131,6 +132,11 @@ pub struct Port {
     pub busy: bool,
     /// Whether any marker looks at departures.
     departures: bool,
+    /// What holds the port's usual order, in one word so that a port with neither pays
+    /// one test: the low byte, the PFC priorities it may not send (a bit each, set by a
+    /// PAUSE from the far end of its link, `net::memory`); the high byte, the MAC control
+    /// frames waiting in `control` to go before any packet.
+    hold: u16,
     overflow: Overflow,
     last_change: Time,
     /// Picoseconds per byte when that is a whole number (100, 40, 10 Gbps ...): the
@@ -154,6 +160,15 @@ pub struct Port {
     pub wake: Option<Time>,
     /// The coin of `Overflow::TrimRandom` (boxed: other ports pay one word for it).
     trim_coin: Option<Box<crate::sim::rng::Stream>>,
+    /// MAC control frames to send before the next queued packet (`net::pfc`).
+    control: VecDeque<Packet>,
+}
+
+/// What a held port sends next (`Port::held_next`).
+enum Next {
+    Control(Packet, Time),
+    Packet(Packet),
+    Nothing,
 }
 
 /// A port's marker stages in order. Most ports have one (ECN) or none: the first is held
@@ -205,6 +220,8 @@ impl Port {
             markers: Markers::new(markers),
             sched: Queues::new(sched),
             busy: false,
+            hold: 0,
+            control: VecDeque::new(),
             tx_end: Time::ZERO,
             wake: None,
             stats: PortStats::default(),
@@ -221,11 +238,14 @@ impl Port {
         self
     }
 
+    /// Bytes waiting: queued packets and control frames (`send_control`).
     pub fn queued_bytes(&self) -> u64 {
         self.sched.bytes()
+            + if self.hold >> 8 != 0 { self.control.iter().map(|f| f.wire_bytes as u64).sum() } else { 0 }
     }
+    /// Packets waiting: queued packets and control frames.
     pub fn queued_packets(&self) -> usize {
-        self.sched.len()
+        self.sched.len() + (self.hold >> 8) as usize
     }
     /// Bytes of class `class` waiting (they sum to `queued_bytes`).
     pub fn queued_class_bytes(&self, class: usize) -> u64 {
@@ -565,16 +585,18 @@ impl Port {
             return None;
         }
         self.account_queue(now);
-        let mut pkt = self.sched.dequeue(now)?;
+        let mut pkt = match self.hold {
+            0 => self.sched.dequeue(now)?,
+            _ => match self.held_next(now) {
+                Next::Control(frame, ser) => return Some((frame, ser)),
+                Next::Packet(p) => p,
+                Next::Nothing => return None,
+            },
+        };
         if let (Admission::Shared { .. }, Some(buf)) = (self.admission, shared) {
             buf.used -= pkt.wire_bytes as u64;
         }
-        self.busy = true;
-        self.stats.sent_packets += 1;
-        self.stats.sent_bytes += pkt.wire_bytes as u64;
-        let ser = self.ser(pkt.wire_bytes as u64);
-        self.stats.busy_ps += ser.ps();
-        self.tx_end = now + ser;
+        let ser = self.begin(now, pkt.wire_bytes as u64);
         let c = pkt.class.index();
         self.class_queued.sub(c, pkt.wire_bytes as u64);
         if pkt.payload() == 0 {
@@ -598,9 +620,69 @@ impl Port {
         Some((pkt, ser))
     }
 
+    /// Sends `frame`, a MAC control frame, ahead of every queued packet once the frame on
+    /// the wire is out; no pause holds it (IEEE 802.1Qbb's PAUSE, `net::pfc`).
+    #[cold]
+    pub fn send_control(&mut self, frame: Packet) {
+        assert!(self.control.len() < u8::MAX as usize, "control frames wait at a port whose link never sends");
+        self.control.push_back(frame);
+        self.hold += 1 << 8;
+    }
+
+    /// The PFC priorities it may not send (a bit each).
+    pub fn paused(&self) -> u8 {
+        self.hold as u8
+    }
+
+    /// Holds (`true`) or releases PFC priority `priority`.
+    pub fn hold_priority(&mut self, priority: u8, hold: bool) {
+        let bit = 1u16 << priority;
+        self.hold = if hold { self.hold | bit } else { self.hold & !bit };
+    }
+
+    /// The next thing to send when something holds the usual order: a control frame
+    /// first (sent here), else a packet of a priority not paused. Cold: most runs pause
+    /// nothing, and the hot `start_next` stays small.
+    #[cold]
+    #[inline(never)]
+    fn held_next(&mut self, now: Time) -> Next {
+        if self.hold >> 8 != 0 {
+            let (frame, ser) = self.start_control(now);
+            return Next::Control(frame, ser);
+        }
+        match self.sched.dequeue_unpaused(now, self.hold as u8) {
+            Some(p) => Next::Packet(p),
+            None => Next::Nothing,
+        }
+    }
+
+    fn start_control(&mut self, now: Time) -> (Packet, Time) {
+        let frame = self.control.pop_front().expect("a control frame waits");
+        self.hold -= 1 << 8;
+        (frame, self.begin(now, frame.wire_bytes as u64))
+    }
+
+    /// The link takes a frame of `bytes` at `now`: counted, and its serialization time.
+    #[inline(always)]
+    fn begin(&mut self, now: Time, bytes: u64) -> Time {
+        self.busy = true;
+        self.stats.sent_packets += 1;
+        self.stats.sent_bytes += bytes;
+        let ser = self.ser(bytes);
+        self.stats.busy_ps += ser.ps();
+        self.tx_end = now + ser;
+        ser
+    }
+
+    /// Replaces its buffer policy (PFC's switch memory admits instead, `net::pfc`).
+    pub fn set_admission(&mut self, admission: Admission) {
+        self.admission = admission;
+    }
+
     /// When a port with packets waiting but none ready will have one.
     pub fn wake_at(&self, now: Time) -> Option<Time> {
-        if self.busy || self.sched.is_empty() {
+        // A paused port is woken by the end of its pause (`net::pfc`).
+        if self.busy || self.sched.is_empty() || self.hold as u8 != 0 {
             return None;
         }
         self.sched.wake_at(now)

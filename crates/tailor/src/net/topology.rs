@@ -274,6 +274,17 @@ impl Shape {
     }
 }
 
+/// The rate of the hosts' links (every shape's hosts share one).
+pub fn host_rate(shape: &Shape) -> Rate {
+    match shape {
+        Shape::Star { link, .. } => link.rate,
+        Shape::Dumbbell { host_link, .. } | Shape::LeafSpine { host_link, .. } | Shape::FatTree { host_link, .. } => {
+            host_link.rate
+        }
+        Shape::Graph(g) => g.host_rate(),
+    }
+}
+
 impl NetSpec {
     /// About how many bytes the built network takes (hosts, ports, links, queues, routing)
     /// with `classes` traffic classes, before a packet is sent, so a scenario too large
@@ -313,8 +324,9 @@ impl NetSpec {
     }
 }
 
-/// Bytes of one port, its link and its routing entries, without per-class queues.
-const PORT_BYTES: u64 = 808;
+/// Bytes of one port, its link and its routing entries, without per-class queues (808
+/// until issue 29 gave a port its queue of control frames and PFC's pause bits).
+const PORT_BYTES: u64 = 840;
 
 struct Builder<'a> {
     spec: &'a NetSpec,
@@ -445,6 +457,7 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
             routes: Routes::empty(spec.paths, spec.seed),
             int: Default::default(),
             wire: Default::default(),
+            memory: None,
         },
         progress,
         total,
@@ -455,10 +468,11 @@ pub fn build_reporting(spec: &NetSpec, progress: &mut dyn FnMut(u64, u64) -> boo
         return None;
     }
     let net = &b.net;
-    let routes = match spec.shape {
-        Shape::Graph(_) => Routes::build_table(n_hosts, &net.switches, &net.ports, &net.links, spec.paths, spec.seed),
-        _ => Routes::build(n_hosts, &net.switches, &net.ports, &net.links, spec.paths, spec.seed),
+    let rules = match spec.shape {
+        Shape::Graph(_) => super::routing::Rules::Table,
+        _ => super::routing::Rules::Tiers,
     };
+    let routes = Routes::build(n_hosts, (&net.switches, &net.ports, &net.links), spec.paths, spec.seed, rules);
     b.net.routes = routes;
     (b.progress)(total, total).then_some(b.net)
 }

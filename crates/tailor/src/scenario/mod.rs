@@ -664,14 +664,7 @@ fn apply_queues(net: &mut NetSpec, classes: &[ClassSpec]) {
 }
 
 fn host_rate(net: &NetSpec) -> Rate {
-    use crate::net::topology::Shape;
-    match &net.shape {
-        Shape::Star { link, .. } => link.rate,
-        Shape::Dumbbell { host_link, .. } | Shape::LeafSpine { host_link, .. } | Shape::FatTree { host_link, .. } => {
-            host_link.rate
-        }
-        Shape::Graph(g) => g.host_rate(),
-    }
+    crate::net::topology::host_rate(&net.shape)
 }
 
 /// The size table's own points as bin edges; a table of more than 24 points (W1-W4)

@@ -35,6 +35,15 @@ pub enum PathChoice {
     Spray,
 }
 
+/// How a network's rules are built.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rules {
+    /// By tiers: the four parameterised shapes (trees of tiers, `hosts_below`).
+    Tiers,
+    /// By a table of next hops towards each rack: any graph (`Table`).
+    Table,
+}
+
 /// The hosts `first..end` lie below `port`.
 #[derive(Copy, Clone, Debug)]
 struct Down {
@@ -98,8 +107,23 @@ impl Routes {
         }
     }
 
-    /// The rules of the network whose switches, ports and links are given; `hosts` hosts.
+    /// The rules of the network whose switches, ports and links are given; `hosts` hosts:
+    /// by tiers for the shapes that are trees of tiers, by a table for a graph.
     pub fn build(
+        hosts: usize,
+        net: (&[Switch], &[Port], &[Link]),
+        choice: PathChoice,
+        seed: u64,
+        rules: Rules,
+    ) -> Routes {
+        let (switches, ports, links) = net;
+        match rules {
+            Rules::Tiers => Routes::tiers(hosts, switches, ports, links, choice, seed),
+            Rules::Table => Routes::table(hosts, switches, ports, links, choice, seed),
+        }
+    }
+
+    fn tiers(
         hosts: usize,
         switches: &[Switch],
         ports: &[Port],
@@ -134,7 +158,7 @@ impl Routes {
 
     /// The rules of a network of any shape (a graph topology): a breadth-first search a
     /// rack (`Table`).
-    pub fn build_table(
+    fn table(
         hosts: usize,
         switches: &[Switch],
         ports: &[Port],
@@ -286,8 +310,8 @@ mod tests {
         for shape in shapes {
             let net = build(&spec(shape.clone()));
             // The table a graph is routed by gives the tiers' rules on every tree.
-            let table =
-                Routes::build_table(net.hosts.len(), &net.switches, &net.ports, &net.links, PathChoice::Ecmp, 1);
+            let wiring = (&net.switches[..], &net.ports[..], &net.links[..]);
+            let table = Routes::build(net.hosts.len(), wiring, PathChoice::Ecmp, 1, Rules::Table);
             for h in 0..net.hosts.len() {
                 let h = HostId::new(h);
                 for (s, want) in bfs_candidates(&net, h) {

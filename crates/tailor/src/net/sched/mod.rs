@@ -25,6 +25,19 @@ pub trait Scheduler: Send {
     fn enqueue(&mut self, now: Time, pkt: Packet);
     /// The next packet to transmit, if any.
     fn dequeue(&mut self, now: Time) -> Option<Packet>;
+    /// The next packet to transmit whose PFC priority ([`pfc_priority`]) is not paused
+    /// (a bit each in `paused`), if any: what a port that PFC has paused for some
+    /// priorities may send (IEEE 802.1Qbb; `net::pfc`). Only schedulers that answer
+    /// [`Scheduler::pausable`] are asked.
+    fn dequeue_unpaused(&mut self, now: Time, paused: u8) -> Option<Packet> {
+        let _ = (now, paused);
+        None
+    }
+    /// Whether it implements `dequeue_unpaused` (PFC refuses the ports of a scheduler that
+    /// does not).
+    fn pausable(&self) -> bool {
+        false
+    }
     /// Bytes waiting (not counting the packet on the wire).
     fn bytes(&self) -> u64;
     /// Packets waiting.
@@ -97,6 +110,12 @@ pub struct Fifo {
     bytes: u64,
 }
 
+/// A packet's PFC priority: its level (`Packet::prio`), the last of PFC's eight for the
+/// levels beyond.
+pub fn pfc_priority(pkt: &Packet) -> u8 {
+    pkt.prio.min(7)
+}
+
 impl Scheduler for Fifo {
     fn enqueue(&mut self, _now: Time, pkt: Packet) {
         self.bytes += pkt.wire_bytes as u64;
@@ -115,6 +134,18 @@ impl Scheduler for Fifo {
             None => self.q.clear(),
         }
         Some(p)
+    }
+    /// One queue: a packet of a paused priority at its head holds back everything behind
+    /// it (the head-of-line blocking of a port without per-priority queues).
+    fn dequeue_unpaused(&mut self, now: Time, paused: u8) -> Option<Packet> {
+        let head = self.q.front()?;
+        if paused & (1 << pfc_priority(head)) != 0 {
+            return None;
+        }
+        self.dequeue(now)
+    }
+    fn pausable(&self) -> bool {
+        true
     }
     fn bytes(&self) -> u64 {
         self.bytes
@@ -289,6 +320,19 @@ mod tests {
         let order: Vec<u32> = std::iter::from_fn(|| rr.dequeue(Time::ZERO)).map(|p| p.conn.slot).collect();
         assert_eq!(order, vec![1, 2, 1, 1]);
         assert_eq!(rr.bytes(), 0);
+    }
+
+    #[test]
+    fn a_fifo_whose_head_is_paused_holds_back_the_packets_behind_it() {
+        let mut f = Fifo::default();
+        for (slot, prio) in [(1, 3u8), (2, 0), (3, 12)] {
+            f.enqueue(Time::ZERO, Packet { prio, ..pkt(slot, 0) });
+        }
+        assert!(f.dequeue_unpaused(Time::ZERO, 1 << 3).is_none(), "head of line blocked");
+        assert_eq!(f.dequeue_unpaused(Time::ZERO, 1 << 0).map(|p| p.conn.slot), Some(1));
+        assert_eq!(f.dequeue_unpaused(Time::ZERO, 1 << 3).map(|p| p.conn.slot), Some(2));
+        assert!(f.dequeue_unpaused(Time::ZERO, 1 << 7).is_none(), "level 12 is PFC's priority 7");
+        assert_eq!((f.len(), f.bytes()), (1, 100));
     }
 
     #[test]

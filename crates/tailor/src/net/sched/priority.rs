@@ -55,6 +55,15 @@ impl Scheduler for PriorityQueues {
         let k = self.q.iter().position(|q| !q.is_empty())?;
         self.take(k, false)
     }
+    /// The first level that has packets and whose PFC priority is not paused (levels from
+    /// 7 on share PFC's last priority).
+    fn dequeue_unpaused(&mut self, _now: Time, paused: u8) -> Option<Packet> {
+        let k = (0..self.q.len()).find(|&k| !self.q[k].is_empty() && paused & (1 << k.min(7)) == 0)?;
+        self.take(k, false)
+    }
+    fn pausable(&self) -> bool {
+        true
+    }
     fn bytes(&self) -> u64 {
         self.total
     }
@@ -93,6 +102,20 @@ mod tests {
 
     fn pkt(prio: u8, n: u64) -> Packet {
         Packet { prio, ..Packet::scripted(ConnId { slot: 0, gen: 0 }, ClassId::new(0), 100, Header([n, 0, 0])) }
+    }
+
+    #[test]
+    fn paused_priorities_are_passed_over_and_the_rest_keep_their_order() {
+        let mut s = PriorityQueues::new(10);
+        for (i, p) in [3u8, 0, 3, 8, 1, 9].iter().enumerate() {
+            s.enqueue(Time::ZERO, pkt(*p, i as u64));
+        }
+        let mut take = |paused| s.dequeue_unpaused(Time::ZERO, paused).map(|p| p.hdr.0[0]);
+        // 0 and 3 paused: level 1, then levels 8 and 9 (PFC's priority 7) in level order.
+        assert_eq!([take(0b1001), take(0b1001), take(0b1001), take(0b1001)], [Some(4), Some(3), Some(5), None]);
+        // Priority 7 paused too; then nothing paused.
+        assert_eq!(take(0xff), None);
+        assert_eq!([take(0b1000_0001), take(0), take(0), take(0)], [Some(0), Some(1), Some(2), None]);
     }
 
     #[test]
