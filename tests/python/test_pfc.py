@@ -52,3 +52,7 @@ def test_the_run_line_says_what_pfc_did(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "; PFC: 0 pauses, 0 ports paused for 0.0 us in all, 0 headroom drops" in done.stdout, done.stdout
+    # Per port and lossless priority: 6 host cables and 6 between switches, two ports each.
+    rows = (tmp_path / "r" / "pfc.csv").read_text().splitlines()
+    assert rows[0] == "port,node,role,priority,pause_frames,resume_frames,headroom_drops,headroom_drop_bytes,paused_us"
+    assert len(rows) == 1 + 24 and rows[1] == "0,host0,host_nic,0,0,0,0,0,0.000", rows[:2]

@@ -268,9 +268,30 @@ fn write_run(
     let waits = waits_log(sc, dir)?;
     let progress_log = progress_log(sc, dir)?;
     write_result(dir, records, |sink| {
-        simulate_with(sc, seed, sink, Recording { queues, waits, progress: progress_log }, progress)
-            .map(|(sim, s)| (s, sim.ports()))
+        let (sim, s) = simulate_with(sc, seed, sink, Recording { queues, waits, progress: progress_log }, progress)?;
+        if let Some(m) = sim.net.memory.as_ref() {
+            write_memory_table(&sim.net, &m.table(), dir)?;
+        }
+        Ok((s, sim.ports()))
     })
+}
+
+/// A switch memory's counters by port and priority (`pfc.csv`, docs/results.md): the
+/// port, node and role columns as ports.csv has them, then the memory's own.
+fn write_memory_table(net: &crate::net::Network, t: &crate::net::memory::Table, dir: &Path) -> Result<(), RunError> {
+    let path = dir.join(t.file);
+    let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+    let mut w = BufWriter::new(file);
+    writeln!(w, "port,node,role,{}", t.header)?;
+    for (i, rows) in t.rows.iter().enumerate() {
+        let port = &net.ports[i];
+        let node = crate::engine::report::node_name(port.owner);
+        for row in rows {
+            writeln!(w, "{i},{node},{},{row}", port.role.name())?;
+        }
+    }
+    w.flush()?;
+    Ok(())
 }
 
 /// `waits.csv` in `dir`, when the scenario records waits.

@@ -126,7 +126,7 @@ fn conservation_with_pfc_frames() {
     let (sim, _) = common::run(&stopped, 3);
     let pauses = |sim: &tailor::engine::Simulation| {
         let mmu = sim.net.memory.as_ref()?.as_any().downcast_ref::<tailor::net::pfc::Mmu>()?;
-        Some(mmu.counts.iter().map(|c| c.pauses).sum::<u64>())
+        Some(mmu.counts.iter().map(|c| c.pauses.iter().sum::<u64>()).sum::<u64>())
     };
     assert!(pauses(&sim) > Some(0), "stopped after pauses");
     check_ledgers(&sim);

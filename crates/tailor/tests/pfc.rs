@@ -65,6 +65,22 @@ fn an_incast_is_lossless_and_each_sender_is_paused_three_quarters_of_the_time() 
     }
     assert_eq!(pfc_field(&sim, "pause_frames"), pfc_field(&sim, "resume_frames"));
     assert_eq!(pfc_field(&sim, "paused_ports"), 4, "the senders' NICs, not the receiver's");
+    // pfc.csv says the same per port: the senders' NICs paused, their switch ports pausing.
+    let out = dir.path().join("r");
+    tailor::output::run_to_dir(&sc, 1, &out, &mut |_| true).unwrap();
+    let table = std::fs::read_to_string(out.join("pfc.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = table.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 10, "ten ports, one lossless priority");
+    for r in &rows {
+        let paused: f64 = r[8].parse().unwrap();
+        match (r[2], r[1]) {
+            ("host_nic", "host4") | ("to_host", _) => assert_eq!(paused, 0.0, "{r:?}"),
+            ("host_nic", _) => assert!((0.73..0.77).contains(&(paused / 1_329.9)), "{r:?}"),
+            _ => panic!("{r:?}"),
+        }
+        let pausing = r[2] == "to_host" && r[1] == "switch0" && r[0] != "9";
+        assert_eq!(r[4] != "0", pausing, "{r:?}");
+    }
 }
 
 /// Six switches in a ring, a host on each, each host sending to the one two switches on

@@ -120,7 +120,7 @@ impl Ledger {
     }
 }
 
-pub(super) fn node_name(n: Node) -> String {
+pub(crate) fn node_name(n: Node) -> String {
     match n {
         Node::Host(h) => format!("host{}", h.index()),
         Node::Switch(s) => format!("switch{}", s.index()),

@@ -35,6 +35,14 @@ pub struct Stuck {
     pub ports: Vec<PortId>,
 }
 
+/// A memory's counters by port and priority (`Memory::table`).
+pub struct Table {
+    pub file: &'static str,
+    pub header: &'static str,
+    /// Per port: its rows' cells after the port, node and role columns.
+    pub rows: Vec<Vec<String>>,
+}
+
 pub trait Memory: Send {
     /// Whether it counts `pkt` (a lossless priority's, not a control frame).
     fn counts(&self, pkt: &Packet) -> bool;
@@ -55,6 +63,10 @@ pub trait Memory: Send {
     fn settle(&mut self, now: Time);
     /// Its counters (summary.json's `network.<its name>`).
     fn report(&self) -> Fields;
+    /// Its counters per port and priority, for a file beside ports.csv: the file's name,
+    /// its header, and for every port the row of each priority it counts, after the port,
+    /// node and role columns the caller writes.
+    fn table(&self) -> Table;
     /// For a reader of its own counters (tests, a mechanism's report).
     fn as_any(&self) -> &dyn std::any::Any;
 }

@@ -116,12 +116,12 @@ struct Ingress {
 /// What a port did and had done to it, for `pfc.csv` and the report.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PortCounts {
-    /// PAUSE and RESUME frames it sent (as an ingress).
-    pub pauses: u64,
-    pub resumes: u64,
-    /// Packets (and bytes) dropped at it as an ingress: headroom full.
-    pub drops: u64,
-    pub drop_bytes: u64,
+    /// PAUSE and RESUME frames it sent (as an ingress), per priority.
+    pub pauses: [u64; 8],
+    pub resumes: [u64; 8],
+    /// Packets (and bytes) dropped at it as an ingress, per priority: headroom full.
+    pub drops: [u64; 8],
+    pub drop_bytes: [u64; 8],
     /// Time it was kept from sending, per priority (ps), and since when it is now.
     pub paused_ps: [u64; 8],
     since: [Option<Time>; 8],
@@ -211,8 +211,8 @@ impl Mmu {
         let g = &self.ingress[i];
         let full = size + g.hdrm[q] > g.headroom && size + self.shared(i, q) > self.threshold(i);
         if full {
-            self.counts[i].drops += 1;
-            self.counts[i].drop_bytes += size;
+            self.counts[i].drops[q] += 1;
+            self.counts[i].drop_bytes[q] += size;
         }
         !full
     }
@@ -241,7 +241,7 @@ impl Mmu {
         let pause = g.xoff & (1 << q) == 0 && (g.hdrm[q] > 0 || self.shared(i, q) >= self.threshold(i));
         if pause {
             self.ingress[i].xoff |= 1 << q;
-            self.counts[i].pauses += 1;
+            self.counts[i].pauses[q] += 1;
         }
         pause
     }
@@ -272,7 +272,7 @@ impl Mmu {
             && (shared == 0 || shared + self.resume_offset <= self.threshold(i));
         if resume {
             self.ingress[i].xoff &= !(1 << q);
-            self.counts[i].resumes += 1;
+            self.counts[i].resumes[q] += 1;
         }
         Left { ingress: PortId::new(i), resume, emptied: left == Some(0) }
     }
@@ -355,13 +355,13 @@ impl Mmu {
 
     /// The counters of the run, summed over the network (summary.json's `network.pfc`).
     fn counters(&self) -> Fields {
-        let sum = |f: fn(&PortCounts) -> u64| self.counts.iter().map(f).sum::<u64>();
-        let paused: u64 = self.counts.iter().map(|c| c.paused_ps.iter().sum::<u64>()).sum();
+        let sum = |f: fn(&PortCounts) -> &[u64; 8]| self.counts.iter().map(|c| f(c).iter().sum::<u64>()).sum::<u64>();
+        let paused = sum(|c| &c.paused_ps);
         let mut fields: Fields = vec![
-            ("pause_frames", sum(|c| c.pauses).into()),
-            ("resume_frames", sum(|c| c.resumes).into()),
-            ("headroom_drops", sum(|c| c.drops).into()),
-            ("headroom_drop_bytes", sum(|c| c.drop_bytes).into()),
+            ("pause_frames", sum(|c| &c.pauses).into()),
+            ("resume_frames", sum(|c| &c.resumes).into()),
+            ("headroom_drops", sum(|c| &c.drops).into()),
+            ("headroom_drop_bytes", sum(|c| &c.drop_bytes).into()),
             ("paused_port_us", serde_json::json!(paused as f64 / 1e6)),
             ("paused_ports", self.counts.iter().filter(|c| c.paused_ps.iter().any(|&t| t > 0)).count().into()),
         ];
@@ -451,6 +451,26 @@ impl Memory for Mmu {
     }
     fn report(&self) -> Fields {
         self.counters()
+    }
+    fn table(&self) -> super::memory::Table {
+        let rows = self
+            .counts
+            .iter()
+            .map(|c| {
+                (0..8)
+                    .filter(|q| self.lossless & (1 << q) != 0)
+                    .map(|q| {
+                        let us = c.paused_ps[q] as f64 / 1e6;
+                        format!("{q},{},{},{},{},{us:.3}", c.pauses[q], c.resumes[q], c.drops[q], c.drop_bytes[q])
+                    })
+                    .collect()
+            })
+            .collect();
+        super::memory::Table {
+            file: "pfc.csv",
+            header: "priority,pause_frames,resume_frames,headroom_drops,headroom_drop_bytes,paused_us",
+            rows,
+        }
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
@@ -605,14 +625,14 @@ mod tests {
             more += 1;
         }
         assert_eq!((more, m.ingress[1].hdrm[0]), (36, 37_000), "36 more packets fit beside the first");
-        assert_eq!((m.counts[1].drops, m.counts[1].drop_bytes, m.counts[1].pauses), (1, 1_000, 1));
+        assert_eq!((m.counts[1].drops[0], m.counts[1].drop_bytes[0], m.counts[1].pauses[0]), (1, 1_000, 1));
         // Departures take the headroom's bytes first (37 packets); then the shared bytes
         // fall by 1,000 a packet while the threshold rises by 125: the sender resumes when
         // shared + 3,000 <= threshold: 87,000 + 3,000 > 88,187 and 86,000 + 3,000 > 88,312,
         // then 85,000 + 3,000 <= 88,437, at the third departure from the pool.
         let resumed = (1..100).find(|_| m.dequeued(egress, 0, &pkt()).resume).unwrap();
         assert_eq!(resumed, 37 + 3);
-        assert_eq!((m.shared(1, 0), m.threshold(1), m.counts[1].resumes), (85_000, 88_437, 1));
+        assert_eq!((m.shared(1, 0), m.threshold(1), m.counts[1].resumes[0]), (85_000, 88_437, 1));
     }
 
     #[test]
