@@ -650,10 +650,7 @@ impl Port {
             let (frame, ser) = self.start_control(now);
             return Next::Control(frame, ser);
         }
-        match self.sched.dequeue_unpaused(now, self.hold as u8) {
-            Some(p) => Next::Packet(p),
-            None => Next::Nothing,
-        }
+        self.sched.dequeue_unpaused(now, self.hold as u8).map_or(Next::Nothing, Next::Packet)
     }
 
     fn start_control(&mut self, now: Time) -> (Packet, Time) {
