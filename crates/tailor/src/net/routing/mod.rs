@@ -35,6 +35,9 @@ pub enum PathChoice {
     Spray,
 }
 
+/// A built network's switches, ports and links, which its rules are made from.
+pub type Wiring<'a> = (&'a [Switch], &'a [Port], &'a [Link]);
+
 /// How a network's rules are built.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Rules {
@@ -109,28 +112,15 @@ impl Routes {
 
     /// The rules of the network whose switches, ports and links are given; `hosts` hosts:
     /// by tiers for the shapes that are trees of tiers, by a table for a graph.
-    pub fn build(
-        hosts: usize,
-        net: (&[Switch], &[Port], &[Link]),
-        choice: PathChoice,
-        seed: u64,
-        rules: Rules,
-    ) -> Routes {
-        let (switches, ports, links) = net;
+    pub fn build(hosts: usize, net: Wiring, choice: PathChoice, seed: u64, rules: Rules) -> Routes {
         match rules {
-            Rules::Tiers => Routes::tiers(hosts, switches, ports, links, choice, seed),
-            Rules::Table => Routes::table(hosts, switches, ports, links, choice, seed),
+            Rules::Tiers => Routes::tiers(hosts, net, choice, seed),
+            Rules::Table => Routes::table(hosts, net, choice, seed),
         }
     }
 
-    fn tiers(
-        hosts: usize,
-        switches: &[Switch],
-        ports: &[Port],
-        links: &[Link],
-        choice: PathChoice,
-        seed: u64,
-    ) -> Routes {
+    fn tiers(hosts: usize, net: Wiring, choice: PathChoice, seed: u64) -> Routes {
+        let (switches, ports, links) = net;
         let far = |p: PortId| links[ports[p.index()].link.index()].to;
         let mut edge = vec![(SwitchId::MAX, PortId::MAX); hosts];
         let below = hosts_below(switches, ports, &far, &mut edge);
@@ -158,14 +148,8 @@ impl Routes {
 
     /// The rules of a network of any shape (a graph topology): a breadth-first search a
     /// rack (`Table`).
-    fn table(
-        hosts: usize,
-        switches: &[Switch],
-        ports: &[Port],
-        links: &[Link],
-        choice: PathChoice,
-        seed: u64,
-    ) -> Routes {
+    fn table(hosts: usize, net: Wiring, choice: PathChoice, seed: u64) -> Routes {
+        let (switches, ports, links) = net;
         let mut edge = vec![(SwitchId::MAX, PortId::MAX); hosts];
         for (s, sw) in switches.iter().enumerate() {
             for &p in &sw.ports {
