@@ -24,6 +24,7 @@ def test_transports_come_from_the_engine_registry_with_their_keys():
         "ndp",
         "rds",
         "pl2",
+        "rdma",
     ]
     for t in ts:
         assert "kind" in t["keys"] and t["about"] and isinstance(t["needs"], str)

@@ -17,9 +17,11 @@ use serde::Serialize;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 mod decomposed;
+pub mod fct;
 pub use decomposed::{
     decomposed_again, decomposed_links, decomposed_plan, decomposed_simulate, decomposed_simulate_again,
     simulate_decomposed, write_decomposed_into,
@@ -268,9 +270,19 @@ fn write_run(
     let waits = waits_log(sc, dir)?;
     let progress_log = progress_log(sc, dir)?;
     write_result(dir, records, |sink| {
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let sink: Box<dyn crate::measure::RecordSink> =
+            if sc.record.fct { Box::new(fct::Keeping { inner: sink, rows: Arc::clone(&kept) }) } else { sink };
         let (sim, s) = simulate_with(sc, seed, sink, Recording { queues, waits, progress: progress_log }, progress)?;
         if let Some(m) = sim.net.memory.as_ref() {
             write_memory_table(&sim.net, &m.table(), dir)?;
+        }
+        if sc.record.fct {
+            let path = dir.join("fct.txt");
+            let file = fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+            let mut w = BufWriter::new(file);
+            fct::write(&sim.net, sc, &kept.lock().expect("not poisoned"), &mut w)?;
+            w.flush()?;
         }
         Ok((s, sim.ports()))
     })

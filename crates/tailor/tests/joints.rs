@@ -626,6 +626,10 @@ fn every_registered_transport_reads_exactly_the_keys_it_declares() {
             net.classes.discipline = tailor::net::topology::Discipline::Rank;
             net.nic_depth = Some(0);
         }
+        // The RDMA NIC decides each packet when its link is idle.
+        if e.name == "rdma" {
+            net.nic_depth = Some(0);
+        }
         // NDP sends its headers ahead of data (§3.1): its switches queue by priority.
         if e.name == "ndp" {
             net.classes.discipline = tailor::net::topology::Discipline::Priority;

@@ -186,4 +186,4 @@ def _bound(x: float) -> str:
 
 
 # The command groups, in the order of `tailor --help` (after the shared names above, which they import).
-from tailor.cli import run, advise, reproduce, crosscheck, compare, sweep, report, plot  # noqa: E402, F401, I001
+from tailor.cli import run, advise, reproduce, crosscheck, compare, sweep, report, plot, importer  # noqa: E402, F401, I001

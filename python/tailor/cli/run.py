@@ -68,6 +68,15 @@ def run(
             show_default=False,
         ),
     ] = None,
+    fct_out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--fct-out",
+            help="Also write the completed messages as the HPCC ns-3 programs' FCT file (sip dip sport dport size "
+            "start_ns fct_ns standalone_ns; docs/rdma.md), for their analysis scripts. A file already there is refused.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario and print slowdown by message size.
 
@@ -83,6 +92,16 @@ def run(
     sc = tailor.Scenario.load(scenario)
     if memory_limit is not None:
         sc = sc.with_({"run.memory_limit": memory_limit})
+    if fct_out is not None:
+        if fct_out.exists():
+            stderr.print(f"error: --fct-out: {fct_out} exists; tailor writes only a new file (name another)")
+            raise typer.Exit(2)
+        if engine != "packet":
+            stderr.print(
+                f"error: --fct-out: engine '{engine}' has no completions of the RDMA NIC's kind; accepted: --engine packet"
+            )
+            raise typer.Exit(2)
+        sc = sc.with_({"record.fct": True})
     json_lines = True if progress_json else None
     with reporter(sc.name, quiet=quiet, json_lines=json_lines, console=stderr, total=run_total(sc)) as progress:
         result = tailor.run(
@@ -101,6 +120,11 @@ def run(
         f"{s['events']:,} events in {s['wall_seconds']:.2f} s"
     )
     stdout.print(f"results: {result.dir}/ ({', '.join(result.files())})", highlight=False)
+    if fct_out is not None:
+        import shutil
+
+        shutil.copyfile(result.dir / "fct.txt", fct_out)
+        stdout.print(f"FCT file: {fct_out}", highlight=False)
 
 
 def memory_line(m: dict) -> str:

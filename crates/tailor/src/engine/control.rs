@@ -96,12 +96,33 @@ impl Simulation {
         let now = self.now;
         let Some(memory) = self.net.memory.as_mut() else { return };
         let (q, hold) = memory.landed(now, port, &frame);
+        if let (Node::Host(h), true) = (to, self.pause_in_transport) {
+            self.tell_pause(h, q, hold);
+            return;
+        }
         let target = &mut self.net.ports[port.index()];
         target.hold_priority(q, hold);
         if hold {
             self.check_stuck(port, q);
         } else if !target.busy {
             self.start_tx(port);
+        }
+    }
+
+    /// A PAUSE or RESUME for `priority` reached host `h`, whose transports obey pauses
+    /// themselves (`Transport::obeys_pause`): they are told, and a resumed NIC asks them
+    /// for a packet.
+    fn tell_pause(&mut self, h: crate::net::ids::HostId, priority: u8, paused: bool) {
+        // Every transport's endpoint at the host hears it, built now if it was not yet, so
+        // that one built later does not start unaware of a pause in force.
+        let now = self.now;
+        for t in 0..self.transports.len() {
+            self.endpoint(super::EndpointId::new(h, t)).on_pause(now, priority, paused);
+        }
+        if !paused {
+            if let Err(err) = self.pull(h) {
+                self.deferred.get_or_insert(err);
+            }
         }
     }
 

@@ -208,6 +208,9 @@ pub struct Simulation {
     dropped: Vec<Packet>,
     /// Inside `pull` (a NIC that starts a packet asks for the next one only outside).
     pulling: bool,
+    /// Every transport obeys PFC's pauses itself (`Transport::obeys_pause`): a pause
+    /// that reaches a host is told to its endpoints instead of holding its NIC queue.
+    pause_in_transport: bool,
     /// An error met where it could not be returned (a pull started by a port), returned
     /// by the loop after the event.
     deferred: Option<RunError>,
@@ -271,6 +274,7 @@ impl Simulation {
             seed: cfg.seed,
             dropped: Vec::new(),
             pulling: false,
+            pause_in_transport: false,
             deferred: None,
             agents: Vec::new(),
             sampler: None,
@@ -285,6 +289,7 @@ impl Simulation {
             idle_slots: Vec::new(),
         };
         sim.idle_slots = vec![None; sim.net.ports.len()];
+        sim.pause_in_transport = !sim.transports.is_empty() && sim.transports.iter().all(|t| t.obeys_pause());
         assert!(
             sim.transports.len() <= MAX_TRANSPORTS && sim.net.hosts.len() <= MAX_HOSTS,
             "at most {MAX_TRANSPORTS} transports and {MAX_HOSTS} hosts (the scenario reader refuses more)"

@@ -45,6 +45,11 @@ impl<'a> Table<'a> {
         Table { file, path: String::new(), map, asked: Vec::new() }
     }
 
+    /// The file it was read from.
+    pub fn file_name(&self) -> &'a str {
+        self.file
+    }
+
     pub fn path_of(&self, key: &str) -> String {
         if self.path.is_empty() {
             key.to_string()

@@ -266,6 +266,7 @@ pub const MECHANISMS: &[Mechanism] = &[
     super::pl2::MECHANISM,
     super::int::MECHANISM,
     super::red::MECHANISM,
+    super::dequeue_red::MECHANISM,
     super::overflow::MECHANISM,
     super::pfc::MECHANISM,
 ];

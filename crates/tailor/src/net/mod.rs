@@ -13,6 +13,7 @@ pub mod graph;
 /// The network's ids live in the leaf module `crate::ids` (so that `measure` and `workload`
 /// use them without importing the network); `net::ids` names the same module.
 pub use crate::ids;
+pub mod dequeue_red;
 pub mod int;
 pub mod marker;
 pub mod mechanism;

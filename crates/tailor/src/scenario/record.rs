@@ -35,6 +35,9 @@ pub struct RecordSpec {
     pub progress: Option<Time>,
     /// The ports whose every packet's wait is recorded (`engine::sojourn`).
     pub sojourn: Option<PortSelect>,
+    /// Every completed message as a line of the HPCC programs' FCT file (`fct.txt`,
+    /// `output::fct`).
+    pub fct: bool,
 }
 
 const SELECTIONS: &str =
@@ -61,8 +64,9 @@ pub fn parse(t: Option<Table>, shape: &Shape) -> Result<RecordSpec, ScenarioErro
         return Err(t.error("progress", "is 0; accepted: a positive sampling interval such as \"1ms\""));
     }
     let sojourn = t.get("sojourn", |v| select(v, shape))?;
+    let fct = t.boolean("fct")?.unwrap_or(false);
     t.finish()?;
-    Ok(RecordSpec { queues, waits, progress, sojourn })
+    Ok(RecordSpec { queues, waits, progress, sojourn, fct })
 }
 
 fn select(v: &Value, shape: &Shape) -> Result<PortSelect, String> {

@@ -22,6 +22,7 @@ pub mod phost;
 pub mod pias;
 pub mod pl2;
 pub mod raw;
+pub mod rdma;
 pub mod rds;
 pub mod registry;
 mod slab;
@@ -53,6 +54,12 @@ pub trait Transport: fmt::Debug + Send + Sync {
     fn ideal(&self, path: &path::Path, size: u64) -> Time;
     /// True if its packets collect in-band telemetry (the ports then stamp it).
     fn collects_telemetry(&self) -> bool {
+        false
+    }
+    /// True if its endpoints obey PFC's pauses themselves (`Endpoint::on_pause`): the
+    /// engine then tells them, rather than holding their host's NIC queue (the RDMA NIC
+    /// checks a queue pair's priority before it builds a packet).
+    fn obeys_pause(&self) -> bool {
         false
     }
     /// True if its endpoints keep persistent connections (`Message::channel`: a class's
@@ -266,6 +273,11 @@ pub trait Endpoint: Send {
     /// other input. Endpoints whose `on_finished` only forgets say false.
     fn needs_poll(&self) -> bool {
         false
+    }
+    /// PFC paused (or resumed) `priority` at its host's NIC, for transports that obey
+    /// pauses themselves (`Transport::obeys_pause`).
+    fn on_pause(&mut self, now: Time, priority: Priority, paused: bool) {
+        let _ = (now, priority, paused);
     }
     /// The next packet to hand to the NIC; asked only while the NIC has room. A packet
     /// that carries an INT stack puts it in `int`, the network's pool.

@@ -40,6 +40,7 @@ pub const TRANSPORTS: &[Entry] = &[
     super::ndp::ENTRY,
     super::rds::ENTRY,
     super::pl2::ENTRY,
+    super::rdma::ENTRY,
 ];
 
 /// Reads a transport table: its `kind`, then the keys that transport accepts (the

@@ -1,0 +1,34 @@
+"""``tailor import``: other simulators' experiment files as tailor scenarios."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tailor.cli import app, user_errors
+
+imports = typer.Typer(help="Import other simulators' experiment files as a tailor scenario.", no_args_is_help=True)
+app.add_typer(imports, name="import")
+
+
+@imports.command("hpcc-ns3")
+@user_errors
+def hpcc_ns3(
+    config: Annotated[Path, typer.Argument(help="Their config file (scratch/third's mix/config.txt form).")],
+    out: Annotated[Path, typer.Option(help="A new or empty directory for scenario.toml and its traces.")],
+    topology: Annotated[
+        Optional[Path],
+        typer.Option(help="Their topology file (default: the config's TOPOLOGY_FILE).", show_default=False),
+    ] = None,
+    flows: Annotated[
+        Optional[Path], typer.Option(help="Their flow file (default: the config's FLOW_FILE).", show_default=False)
+    ] = None,
+) -> None:
+    """The HPCC authors' ns-3 programs' config, topology and flow files as a scenario (docs/rdma.md)."""
+    from tailor.importers.hpcc_ns3 import import_files
+
+    files = import_files(config, topology, flows, out)
+    print(f"{out}/: {', '.join(files)}")
+    print(f"run it: tailor run {out}/scenario.toml --fct-out fct.txt")

@@ -1,0 +1,1 @@
+"""Importers of other simulators' experiment files into tailor scenarios (``tailor import``)."""
