@@ -118,7 +118,7 @@ def test_a_fat_tree_config_imports_and_its_run_writes_their_fct_file(tmp_path: P
     assert run.returncode == 0, run.stderr
     lines = [ln.split() for ln in fct.read_text().splitlines()]
     assert len(lines) == 40
-    for sip, dip, sport, dport, size, start, fct_ns, ideal in lines:
+    for sip, _dip, sport, dport, _size, start, fct_ns, ideal in lines:
         assert len(sip) == 8 and sip.startswith("0b") and int(sport) >= 10000 and dport == "100"
         assert int(start) >= 2_000_000_000 and int(fct_ns) >= int(ideal) * 0.9
     # The same file again is refused: tailor does not overwrite a file it did not write.
