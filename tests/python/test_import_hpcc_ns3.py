@@ -77,6 +77,11 @@ def files(tmp_path: Path, mode: int = 1, topo: str | None = None, extra: str = "
     return tmp_path / "config.txt"
 
 
+def run_with_fct(scenario: Path, out: Path, fct: Path) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "tailor", "run", str(scenario), "--out", str(out), "--fct-out", str(fct), "-q"]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
 def test_a_fat_tree_config_imports_and_its_run_writes_their_fct_file(tmp_path: Path) -> None:
     config = files(tmp_path)
     out = tmp_path / "imported"
@@ -99,22 +104,7 @@ def test_a_fat_tree_config_imports_and_its_run_writes_their_fct_file(tmp_path: P
     # Only the 100 Gb/s ramp: the map's 400 Gb/s entry has no link.
     assert doc["switch"]["dequeue_red"] == [{"rate": "100Gbps", "kmin": "400000B", "kmax": "1600000B", "pmax": 0.2}]
     fct = tmp_path / "fct.txt"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tailor",
-            "run",
-            str(out / "scenario.toml"),
-            "--out",
-            str(tmp_path / "r"),
-            "--fct-out",
-            str(fct),
-            "-q",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    run = run_with_fct(out / "scenario.toml", tmp_path / "r", fct)
     assert run.returncode == 0, run.stderr
     lines = [ln.split() for ln in fct.read_text().splitlines()]
     assert len(lines) == 40
@@ -122,22 +112,7 @@ def test_a_fat_tree_config_imports_and_its_run_writes_their_fct_file(tmp_path: P
         assert len(sip) == 8 and sip.startswith("0b") and int(sport) >= 10000 and dport == "100"
         assert int(start) >= 2_000_000_000 and int(fct_ns) >= int(ideal) * 0.9
     # The same file again is refused: tailor does not overwrite a file it did not write.
-    again = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tailor",
-            "run",
-            str(out / "scenario.toml"),
-            "--out",
-            str(tmp_path / "r2"),
-            "--fct-out",
-            str(fct),
-            "-q",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    again = run_with_fct(out / "scenario.toml", tmp_path / "r2", fct)
     assert again.returncode == 2 and "exists" in again.stderr
 
 

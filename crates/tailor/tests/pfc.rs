@@ -12,11 +12,7 @@ use tailor::engine::RunError;
 /// 100 Gbps links of 1 us, the raw transport sending at line rate (no congestion control:
 /// PFC alone holds the senders back).
 fn incast(dir: &std::path::Path, size: u64, buffer: &str) -> tailor::scenario::Scenario {
-    let mut trace = String::from("flow_id,sender,receiver,size_bytes,start_ns\n");
-    for s in 0..4 {
-        writeln!(trace, "{s},{s},4,{size},0").unwrap();
-    }
-    std::fs::write(dir.join("incast.csv"), trace).unwrap();
+    common::incast_trace(dir, 4, size);
     common::scenario(
         &format!(
             r#"[topology]

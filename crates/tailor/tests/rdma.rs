@@ -4,16 +4,10 @@
 
 mod common;
 
-use std::fmt::Write;
-
 /// Four senders of 4 MB each into host 4 of a star of five, 100 Gbps, 1 us, a 4 MB shared
 /// buffer with PFC on priority 3, the programs' 100 Gb/s ramp at dequeue.
 fn incast(dir: &std::path::Path, cc: &str, extra: &str) -> tailor::scenario::Scenario {
-    let mut trace = String::from("flow_id,sender,receiver,size_bytes,start_ns\n");
-    for s in 0..4 {
-        writeln!(trace, "{s},{s},4,4000000,0").unwrap();
-    }
-    std::fs::write(dir.join("incast.csv"), trace).unwrap();
+    common::incast_trace(dir, 4, 4_000_000);
     common::scenario(
         &format!(
             r#"[topology]

@@ -9,11 +9,17 @@ import typer
 
 from tailor.cli import app, user_errors
 
-imports = typer.Typer(help="Import other simulators' experiment files as a tailor scenario.", no_args_is_help=True)
+EXAMPLE = "Example: tailor import hpcc-ns3 mix/config.txt --topology mix/fat.txt --flows mix/flow.txt --out runs/hpcc"
+imports = typer.Typer(
+    help="Import other simulators' experiment files as a tailor scenario.",
+    short_help="Other simulators' experiments as scenarios.",
+    epilog=EXAMPLE,
+    no_args_is_help=True,
+)
 app.add_typer(imports, name="import")
 
 
-@imports.command("hpcc-ns3")
+@imports.command("hpcc-ns3", short_help="The HPCC ns-3 programs' files as a scenario.", epilog=EXAMPLE)
 @user_errors
 def hpcc_ns3(
     config: Annotated[Path, typer.Argument(help="Their config file (scratch/third's mix/config.txt form).")],

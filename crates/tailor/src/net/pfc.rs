@@ -30,6 +30,7 @@ use super::topology::{BufferSpec, Discipline, NetSpec, NicQueue, Shape};
 use super::Network;
 use crate::input::Table;
 use crate::sim::{Rate, Time};
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -150,8 +151,10 @@ pub struct Mmu {
     /// Per egress port and scheduler queue: the ingress of each queued lossless packet,
     /// in the queue's order (FIFO within a queue: `check` keeps schedulers that are).
     origins: Vec<Vec<VecDeque<u32>>>,
-    /// Bytes per (ingress, egress, priority) held in the switch.
-    held: HashMap<(u32, u32, u8), u64>,
+    /// Bytes per (ingress, egress, priority) held in the switch. Looked up twice per
+    /// lossless packet, so with Fx's hash rather than SipHash (which took 17 % of an RDMA
+    /// fat-tree run's instructions, docs/performance.md).
+    held: FxHashMap<(u32, u32, u8), u64>,
     pub counts: Vec<PortCounts>,
     pub deadlock: Option<Stuck>,
 }
@@ -180,7 +183,7 @@ impl Mmu {
             pool,
             ingress,
             origins: vec![Vec::new(); net.ports.len()],
-            held: HashMap::new(),
+            held: FxHashMap::default(),
             counts: vec![PortCounts::default(); net.ports.len()],
             deadlock: None,
         }

@@ -41,6 +41,16 @@ pub fn lone_trace(dir: &Path, sizes: &[u64], src: usize, dst: usize, gap_ns: u64
     path.display().to_string()
 }
 
+/// Writes `incast.csv`: `senders` hosts (0, 1, …) each send `size` bytes at time 0 to host
+/// `senders` (the next one), the trace of the 4-to-1 incasts of pfc.rs and rdma.rs.
+pub fn incast_trace(dir: &Path, senders: usize, size: u64) {
+    let mut s = String::from("flow_id,sender,receiver,size_bytes,start_ns\n");
+    for h in 0..senders {
+        s += &format!("{h},{h},{senders},{size},0\n");
+    }
+    std::fs::write(dir.join("incast.csv"), s).unwrap();
+}
+
 /// The small DCTCP star that the bad-input tests (scenario_errors.rs, input_bounds.rs) edit
 /// one key of at a time.
 pub const BAD_INPUT_BASE: &str = r#"
