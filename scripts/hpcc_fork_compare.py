@@ -5,6 +5,10 @@ standalone_fct floored at 1; rows sorted by size, the last one left out as their
 leaves it; equal-count bins; a percentile is sorted[int(n·p)].
 
 usage: python scripts/hpcc_fork_compare.py THEIRS TAILOR [--bins 10] [--csv OUT]
+
+THEIRS and TAILOR may each be a comma-separated list of FCT files (runs of several flow
+files, in the same order): their flows are pooled before binning, and the last flow of
+the pool is left out once.
 """
 
 from __future__ import annotations
@@ -14,15 +18,16 @@ import csv
 import sys
 
 
-def rows(path: str) -> list[tuple[float, int]]:
+def rows(paths: str) -> list[tuple[float, int]]:
     out = []
-    with open(path) as f:
-        for line in f:
-            p = line.split()
-            if len(p) < 8 or int(p[3]) != 100:
-                continue
-            slow = int(p[6]) / int(p[7])
-            out.append((max(1.0, float(f"{slow:.6g}")), int(p[4])))
+    for path in paths.split(","):
+        with open(path) as f:
+            for line in f:
+                p = line.split()
+                if len(p) < 8 or int(p[3]) != 100:
+                    continue
+                slow = int(p[6]) / int(p[7])
+                out.append((max(1.0, float(f"{slow:.6g}")), int(p[4])))
     out.sort(key=lambda r: r[1])
     return out[:-1]
 

@@ -477,7 +477,8 @@ def translate(config: Path, topology: Path | None, flows: Path | None) -> tuple[
     else:
         out.append(
             f"hpcc = {{ eta = {_float(cfg, 'U_TARGET', 0.95, config):g}, max_stage = {_int(cfg, 'MI_THRESH', 5, config)}, "
-            f'rate_ai = "{rate("RATE_AI", "5Mb/s")}", fast_react = {"true" if _int(cfg, "FAST_REACT", 1, config) else "false"} }}   # U_TARGET, MI_THRESH, RATE_AI, FAST_REACT'
+            f'rate_ai = "{rate("RATE_AI", "5Mb/s")}", fast_react = {"true" if _int(cfg, "FAST_REACT", 1, config) else "false"}, '
+            f"int_multi = {_int(cfg, 'INT_MULTI', 1, config)} }}   # U_TARGET, MI_THRESH, RATE_AI, FAST_REACT, INT_MULTI"
         )
     ignored = sorted(
         k
@@ -488,7 +489,6 @@ def translate(config: Path, topology: Path | None, flows: Path | None) -> tuple[
             "PAUSE_TIME",
             "DATA_RATE",
             "LINK_DELAY",
-            "INT_MULTI",
             "PINT_LOG_BASE",
             "PINT_PROB",
             "TRACE_FILE",

@@ -286,6 +286,7 @@ fn read_control(
             max_stage: s.int("max_stage", 0, 1_000)?.unwrap_or(0) as u32,
             rate_ai: rate(s, "rate_ai", mbps(10.0 * gbps / 25.0))?,
             fast_react: s.boolean("fast_react")?.unwrap_or(true),
+            int_multi: s.int("int_multi", 0, 1_000)?.unwrap_or(1) as u32,
             base_rtt: rtt,
             window,
             bounds,

@@ -14,7 +14,11 @@
 //!   once per round trip, so ACKs in between react from the same R_c (`FAST_REACT`).
 //!
 //! The programs stamp INT only at switches, so the sender's own NIC hop, which tailor's
-//! ports stamp first, is left out. The very first ACK only records the stack.
+//! ports stamp first, is left out. Their hop records hold the port's bytes sent in units of
+//! 128·`int_multi` B and its queue in units of 80·`int_multi` B (`INT_MULTI`, which their
+//! `run.py` sets to the line rate over 25 Gb/s so the fields do not wrap); the records are
+//! read here in those units, truncated as theirs are. The very first ACK only records the
+//! stack.
 
 use super::{Bounds, Feedback, RateControl};
 use crate::net::int::{Hop, MAX_HOPS};
@@ -31,7 +35,19 @@ pub struct Params {
     pub base_rtt: Time,
     /// W, bytes: the window of a line-rate flow over T.
     pub window: u64,
+    /// The INT fields' unit multiplier (`INT_MULTI`); 0 reads the records exactly.
+    pub int_multi: u32,
     pub bounds: Bounds,
+}
+
+/// A hop record as the programs' 64-bit INT field holds it: bytes sent in units of
+/// 128·m B and the queue in units of 80·m B, truncated.
+fn quantized(h: Hop, m: u32) -> Hop {
+    if m == 0 {
+        return h;
+    }
+    let (bytes, qlen) = (128 * m as u64, 80 * m as u64);
+    Hop { tx_bytes: h.tx_bytes / bytes * bytes, qlen: h.qlen / qlen * qlen, ..h }
 }
 
 #[derive(Clone, Debug)]
@@ -62,6 +78,7 @@ impl Hpcc {
         let mut max: Option<(f64, u64)> = None;
         let line = self.p.bounds.line as f64;
         for (i, h) in hops.iter().enumerate().take(MAX_HOPS) {
+            let h = &quantized(*h, self.p.int_multi);
             let prev = self.hops[i].replace(*h);
             let Some(prev) = prev.filter(|p| p.port == h.port && h.ts > p.ts) else { continue };
             let tau = (h.ts - prev.ts).ps();
@@ -92,7 +109,7 @@ impl RateControl for Hpcc {
         if self.last_update_seq == 0 {
             self.last_update_seq = fb.snd_nxt;
             for (i, h) in hops.iter().enumerate().take(MAX_HOPS) {
-                self.hops[i] = Some(*h);
+                self.hops[i] = Some(quantized(*h, self.p.int_multi));
             }
             return;
         }
@@ -121,6 +138,15 @@ impl RateControl for Hpcc {
 
 #[cfg(test)]
 mod tests {
+    /// Their units at INT_MULTI 4: 512 B of bytes sent, 320 B of queue, truncated.
+    #[test]
+    fn records_are_read_in_their_units() {
+        let h = Hop { port: PortId::new(1), qlen: 1_000, tx_bytes: 1_090, ts: Time::ZERO, rate: Rate::from_bps(G) };
+        let q = quantized(h, 4);
+        assert_eq!((q.tx_bytes, q.qlen), (1_024, 960));
+        assert_eq!(quantized(h, 0), h);
+    }
+
     use super::*;
     use crate::net::ids::PortId;
     use crate::net::int::Stack;
@@ -147,6 +173,7 @@ mod tests {
             fast_react: true,
             base_rtt: Time::from_us(10),
             window: 125_000,
+            int_multi: 0,
             bounds: Bounds { line: 100 * G, min: 100_000_000 },
         };
         let mut h = Hpcc::new(p);
