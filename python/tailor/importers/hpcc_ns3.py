@@ -366,10 +366,11 @@ def translate(config: Path, topology: Path | None, flows: Path | None) -> tuple[
     graph = None
     if ft is not None:
         order = ft.order
-        over = ft.hosts_per_tor / (ft.aggs * 1.0)
+        up = rate_bps(ft.fabric_link[0], topo_path, 'rate') * ft.aggs
+        over = ft.hosts_per_tor * rate_bps(ft.host_link[0], topo_path, 'rate') / up
         out += [
             f"# {topo_path.name}: a fat-tree of {ft.pods} pods ({ft.tors} ToRs and {ft.aggs} aggregation switches each), {ft.cores} cores,",
-            f"# {ft.hosts_per_tor} hosts per ToR (oversubscription {over:g}:1 at equal link rates); their host ids in tailor's order",
+            f"# {ft.hosts_per_tor} hosts per ToR (oversubscription {over:g}:1, ToR down over up); their host ids in tailor's order",
             'kind = "fat_tree"',
             f"pods = {ft.pods}\ntors = {ft.tors}\naggs = {ft.aggs}\ncores = {ft.cores}\nhosts_per_tor = {ft.hosts_per_tor}",
             f'host_link = {{ rate = "{show_rate(rate_bps(ft.host_link[0], topo_path, "rate"))}", delay = "{delay_ns(ft.host_link[1], topo_path, "delay")}ns" }}',
