@@ -366,8 +366,8 @@ def translate(config: Path, topology: Path | None, flows: Path | None) -> tuple[
     graph = None
     if ft is not None:
         order = ft.order
-        up = rate_bps(ft.fabric_link[0], topo_path, 'rate') * ft.aggs
-        over = ft.hosts_per_tor * rate_bps(ft.host_link[0], topo_path, 'rate') / up
+        up = rate_bps(ft.fabric_link[0], topo_path, "rate") * ft.aggs
+        over = ft.hosts_per_tor * rate_bps(ft.host_link[0], topo_path, "rate") / up
         out += [
             f"# {topo_path.name}: a fat-tree of {ft.pods} pods ({ft.tors} ToRs and {ft.aggs} aggregation switches each), {ft.cores} cores,",
             f"# {ft.hosts_per_tor} hosts per ToR (oversubscription {over:g}:1, ToR down over up); their host ids in tailor's order",
