@@ -63,6 +63,21 @@ fn every_controller_runs_a_lossless_incast_and_conserves_bytes() {
     }
 }
 
+/// With DCQCN's CNPs (`cnp_interval`, the paper's NP) instead of ECN echoes, the incast
+/// still ends lossless, and no queue pair gets more than one CNP per 50 us: at most 4 ×
+/// the run's length / 50 us of them.
+#[test]
+fn dcqcn_with_cnps_runs_the_incast() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = incast(dir.path(), "dcqcn", "cnp_interval = \"50us\"");
+    let (sim, recs) = common::run(&sc, 1);
+    assert_eq!((recs.len(), sim.ledger().dropped), (4, (0, 0)));
+    let end_us = recs.iter().map(|r| r.finish).max().unwrap().ps() / 1_000_000;
+    let cnps = counter(&sim, "cnps");
+    assert!(cnps > 0 && cnps <= 4 * (end_us / 50 + 1), "{cnps} CNPs in {end_us} us");
+    assert_eq!(counter(&sim, "ecn_echoes"), 0, "the ACKs echo nothing");
+}
+
 /// Without congestion control the senders keep line rate and PFC alone holds them: the
 /// switch pauses them, and the incast ends at the bottleneck's bound.
 #[test]
@@ -123,6 +138,11 @@ fn settings_the_rdma_nic_cannot_work_with_are_refused() {
             "congestion_control is \"dcqcn\"",
         ),
         (base(depth, "congestion_control = \"hpcc\"\nwindow = \"none\"", ""), "transport.window", "accepted"),
+        (
+            base(depth, "congestion_control = \"timely\"\ncnp_interval = \"50us\"", ""),
+            "transport.cnp_interval",
+            "dcqcn",
+        ),
         (
             base(depth, "congestion_control = \"dcqcn\"\ndcqcn = { rp_timer = \"0us\" }", ""),
             "transport.dcqcn.rp_timer",

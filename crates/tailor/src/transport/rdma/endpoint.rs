@@ -59,6 +59,8 @@ struct Rx {
     expected: u64,
     nack_hold: Time,
     last_nack: Option<u64>,
+    /// When it last sent a CNP (with `cnp_interval`).
+    last_cnp: Option<Time>,
 }
 
 /// An ACK or NACK waiting in the NIC's high-priority queue.
@@ -76,6 +78,7 @@ struct Stats {
     acks: u64,
     nacks: u64,
     ecn_echoes: u64,
+    cnps: u64,
     go_backs: u64,
     discarded: u64,
 }
@@ -144,7 +147,7 @@ impl RdmaEndpoint {
         }
         let r = self.replies.pop_front().expect("checked");
         let mut flags = Flags::empty();
-        if matches!(r.seg, Segment::Reply { ecn: true, .. }) {
+        if matches!(r.seg, Segment::Reply { ecn: true, .. } | Segment::Cnp) {
             flags.insert(Flags::ECHO);
         }
         Some(Transmit {
@@ -241,7 +244,17 @@ impl RdmaEndpoint {
         let Segment::Data { seq, len, sent } = seg else { return };
         let cfg = &self.cfg;
         let rx = self.rx.entry(msg.conn).or_default();
-        let ecn = pkt.ecn() == Ecn::Ce;
+        let mut ecn = pkt.ecn() == Ecn::Ce;
+        if let Some(interval) = cfg.cnp_interval {
+            // DCQCN's NP (§3.1): a CNP on a marked packet unless one went within the
+            // interval; the ACKs then echo nothing.
+            if ecn && rx.last_cnp.is_none_or(|t| now >= t + interval) {
+                rx.last_cnp = Some(now);
+                self.stats.cnps += 1;
+                self.replies.push_back(Reply { msg: *msg, seg: Segment::Cnp, int: None });
+            }
+            ecn = false;
+        }
         let nack = match seq.cmp(&rx.expected) {
             std::cmp::Ordering::Equal => {
                 rx.expected += len as u64;
@@ -275,6 +288,15 @@ impl RdmaEndpoint {
         self.stats.ecn_echoes += ecn as u64;
         let seg = Segment::Reply { seq: rx.expected, nack, ecn, sent };
         self.replies.push_back(Reply { msg: *msg, seg, int: int.copied() });
+    }
+
+    /// A CNP: congestion feedback with nothing acknowledged.
+    fn on_cnp(&mut self, now: Time, msg: &Message) {
+        let Some(slot) = self.qps.slot(msg.conn) else { return };
+        let qp = self.qps.get(slot);
+        let fb = Feedback { now, ack: qp.snd_una, ecn: true, rtt: Time::ZERO, int: None, snd_nxt: qp.snd_nxt };
+        qp.cc.on_feedback(&fb);
+        Self::arm_cc(&mut self.events, qp, now);
     }
 
     fn on_reply(&mut self, now: Time, msg: &Message, seg: Segment, int: Option<&Stack>) {
@@ -329,6 +351,7 @@ impl Endpoint for RdmaEndpoint {
         match Segment::decode(&pkt.hdr) {
             Some(seg @ Segment::Data { .. }) => self.on_data(now, msg, pkt, seg, int),
             Some(seg @ Segment::Reply { .. }) => self.on_reply(now, msg, seg, int),
+            Some(Segment::Cnp) => self.on_cnp(now, msg),
             None => {}
         }
     }
@@ -396,6 +419,7 @@ impl Endpoint for RdmaEndpoint {
         out.add("acks", s.acks);
         out.add("nacks", s.nacks);
         out.add("ecn_echoes", s.ecn_echoes);
+        out.add("cnps", s.cnps);
         out.add("go_back_n", s.go_backs);
         out.add("discarded_packets", s.discarded);
     }

@@ -54,6 +54,7 @@ pub const ENTRY: Entry = Entry {
         "ack_interval",
         "chunk",
         "back_to_zero",
+        "cnp_interval",
         "dcqcn",
         "timely",
         "dctcp",
@@ -139,6 +140,10 @@ pub struct Config {
     /// It also ACKs at multiples of this (`L2_CHUNK_SIZE`).
     pub chunk: u64,
     pub back_to_zero: bool,
+    /// DCQCN's CNPs (§3.1): the receiver sends one on a CE-marked packet at most this
+    /// often per queue pair, and ACKs echo no mark. None: the programs' ECN echo in the
+    /// ACK of each marked packet.
+    pub cnp_interval: Option<Time>,
     pub collects_int: bool,
 }
 
@@ -195,6 +200,7 @@ pub fn parse(t: &mut Table, net: &NetSpec) -> Result<TransportConfig, ScenarioEr
         ack_interval: t.size("ack_interval")?.unwrap_or(1).max(1),
         chunk,
         back_to_zero: t.boolean("back_to_zero")?.unwrap_or(false),
+        cnp_interval: read_cnp_interval(t, &cc)?,
         collects_int: cc == "hpcc",
     };
     Ok(Arc::new(cfg))
@@ -294,6 +300,19 @@ fn read_control(
     };
     own.finish()?;
     Ok(control)
+}
+
+/// `cnp_interval`: DCQCN's CNPs instead of ECN echoes (the paper's NP, 50 us there).
+fn read_cnp_interval(t: &mut Table, cc: &str) -> Result<Option<Time>, ScenarioError> {
+    let Some(iv) = t.time("cnp_interval")? else { return Ok(None) };
+    if cc != "dcqcn" {
+        let m = format!("is DCQCN's notification point, but congestion_control is \"{cc}\"; accepted: congestion_control = \"dcqcn\" with cnp_interval");
+        return Err(t.error("cnp_interval", m));
+    }
+    if iv == Time::ZERO {
+        return Err(t.error("cnp_interval", "is 0; accepted: a positive time such as \"50us\" (DCQCN §3.1)"));
+    }
+    Ok(Some(iv))
 }
 
 fn positive(s: &mut Table, key: &'static str, default: Time) -> Result<Time, ScenarioError> {

@@ -29,6 +29,7 @@ fn config(window: u64, ack_high_priority: bool) -> Config {
         ack_interval: 1,
         chunk: 4000,
         back_to_zero: false,
+        cnp_interval: None,
         collects_int: false,
     }
 }
@@ -157,6 +158,7 @@ impl Segment {
     fn sent(self) -> Time {
         match self {
             Segment::Data { sent, .. } | Segment::Reply { sent, .. } => sent,
+            Segment::Cnp => Time::ZERO,
         }
     }
 }
@@ -207,4 +209,28 @@ fn only_hpcc_collects_telemetry() {
     let mut pool = Pool::default();
     let t = ep.poll_transmit(Time::ZERO, &mut pool).unwrap();
     assert!(t.flags.contains(Flags::COLLECT_INT) && t.int.is_some());
+}
+
+/// With `cnp_interval`, marked data brings a CNP at most once per interval, ahead of the
+/// ACKs, which then echo nothing (DCQCN's NP, §3.1).
+#[test]
+fn marked_packets_bring_one_cnp_per_interval() {
+    let mut cfg = config(0, false);
+    cfg.cnp_interval = Some(Time::from_us(50));
+    let mut rx = RdmaEndpoint::new(Arc::new(cfg));
+    let m = message(0, 100_000);
+    let mut got = Vec::new();
+    for k in 0..8u64 {
+        let now = Time::from_us(20 * k);
+        let data = Segment::Data { seq: 1000 * k, len: 1000, sent: now };
+        let t = Transmit { hdr: data.encode(), wire_bytes: 1048, payload: 1000, ecn: Ecn::Ect, ..drain_template(&m) };
+        let mut pkt = packet(0, &t);
+        pkt.set_ecn(Ecn::Ce);
+        rx.on_packet(now, &m, &pkt, None);
+        got.extend(drain(&mut rx, now).iter().map(|r| (k, seg(r))));
+    }
+    let cnps: Vec<u64> = got.iter().filter(|(_, s)| *s == Segment::Cnp).map(|(k, _)| *k).collect();
+    // Marked arrivals every 20 us: CNPs at 0, 60 and 120 us.
+    assert_eq!(cnps, vec![0, 3, 6]);
+    assert!(got.iter().all(|(_, s)| !matches!(s, Segment::Reply { ecn: true, .. })), "ACKs echo no mark");
 }
