@@ -185,6 +185,7 @@ impl RdmaEndpoint {
         qp.snd_nxt += len as u64;
         qp.high = qp.high.max(qp.snd_nxt);
         qp.last_wire = wire;
+        qp.cc.on_sent(wire as u64);
         let rate = if cfg.rate_bound { qp.cc.rate() } else { cfg.line_bps };
         qp.next_avail = now + Rate::from_bps(rate.max(1)).ser(wire as u64);
         let msg = qp.msg;

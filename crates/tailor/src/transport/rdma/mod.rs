@@ -269,6 +269,7 @@ fn read_control(
             rate_ai: rate(s, "rate_ai", mbps(5.0 * gbps / 25.0))?,
             rate_hai: rate(s, "rate_hai", mbps(50.0 * gbps / 25.0))?,
             clamp_target: s.boolean("clamp_target")?.unwrap_or(false),
+            byte_counter: s.size("byte_counter")?.filter(|b| *b > 0),
             bounds,
         }),
         "timely" => Control::Timely(timely::Params {

@@ -14,10 +14,13 @@
 //!   increase R_T += R_HAI beyond (a constant step), R_T at most line rate, then R_C ←
 //!   (R_C + R_T)/2.
 //!
-//! Where the programs differ from the paper, tailor follows the programs: no byte
-//! counter (increases are timer-driven only), the first CNP does not cut (the rate on the
-//! first CNP is R_C), and CNPs are the ECN echoes of ACKs, not packets of their own with
-//! a 50 µs interval at the receiver.
+//! Where the programs differ from the paper, tailor follows the programs: the first CNP
+//! does not cut (the rate on the first CNP is R_C), and CNPs are the ECN echoes of ACKs
+//! unless `cnp_interval` asks for the paper's (`super::super`). The programs have no byte
+//! counter; `byte_counter = B` adds the paper's (§3.1, as QCN): every B bytes sent after a
+//! cut is an increase event too, and with the timer's count T and the byte counter's BC
+//! since the cut, an event is fast recovery while max(T, BC) ≤ F, hyper increase by
+//! i·R_HAI with i = min(T, BC) − F once both exceed F, and additive increase otherwise.
 
 use super::{scale, Bounds, Feedback, RateControl};
 use crate::sim::Time;
@@ -35,6 +38,8 @@ pub struct Params {
     pub rate_ai: u64,
     pub rate_hai: u64,
     pub clamp_target: bool,
+    /// The paper's byte counter B (bytes); None: the programs' timer alone.
+    pub byte_counter: Option<u64>,
     pub bounds: Bounds,
 }
 
@@ -62,8 +67,13 @@ pub struct Dcqcn {
     alpha: f64,
     cnp_for_alpha: bool,
     cnp_for_decrease: bool,
-    /// Increase events since the last cut.
+    /// Increase events since the last cut (the timer's, with a byte counter).
     stage: u32,
+    /// Byte-counter events since the last cut, and bytes sent towards the next.
+    byte_stage: u32,
+    bytes: u64,
+    /// A cut happened, so increases run.
+    cut_once: bool,
     first_cnp_seen: bool,
     alpha_timer: Option<Due>,
     decrease_timer: Option<Due>,
@@ -81,6 +91,9 @@ impl Dcqcn {
             cnp_for_alpha: false,
             cnp_for_decrease: false,
             stage: 0,
+            byte_stage: 0,
+            bytes: 0,
+            cut_once: false,
             first_cnp_seen: false,
             alpha_timer: None,
             decrease_timer: None,
@@ -123,20 +136,47 @@ impl Dcqcn {
         }
         self.rate = scale(self.rate, 1.0 - self.alpha / 2.0).max(self.p.bounds.min);
         self.stage = 0;
+        self.byte_stage = 0;
+        self.bytes = 0;
+        self.cut_once = true;
         self.cnp_for_decrease = false;
         self.increase_timer = Some(Due { at: now + self.p.rp_timer, set: now });
     }
 
     fn increase(&mut self, now: Time) {
         self.increase_timer = Some(Due { at: now + self.p.rp_timer, set: now });
+        if self.p.byte_counter.is_some() {
+            self.stage += 1;
+            self.paper_step();
+            return;
+        }
         let step = match self.stage.cmp(&self.p.fast_recovery) {
             std::cmp::Ordering::Less => 0,
             std::cmp::Ordering::Equal => self.p.rate_ai,
             std::cmp::Ordering::Greater => self.p.rate_hai,
         };
+        self.raise(step);
+        self.stage += 1;
+    }
+
+    /// An increase event of the paper's two counters, after the one that fired counted it.
+    fn paper_step(&mut self) {
+        let f = self.p.fast_recovery;
+        let (hi, lo) = (self.stage.max(self.byte_stage), self.stage.min(self.byte_stage));
+        let step = if hi <= f {
+            0
+        } else if lo > f {
+            (lo - f) as u64 * self.p.rate_hai
+        } else {
+            self.p.rate_ai
+        };
+        self.raise(step);
+    }
+
+    /// R_T up by `step` (at most line rate), then R_C halfway to it.
+    fn raise(&mut self, step: u64) {
         self.target = (self.target + step).min(self.p.bounds.line);
         self.rate = self.rate / 2 + self.target / 2;
-        self.stage += 1;
     }
 }
 
@@ -164,6 +204,16 @@ impl RateControl for Dcqcn {
 
     fn next_timer(&self) -> Option<Time> {
         self.next().map(|(d, _)| d.at)
+    }
+
+    fn on_sent(&mut self, bytes: u64) {
+        let Some(b) = self.p.byte_counter.filter(|_| self.cut_once) else { return };
+        self.bytes += bytes;
+        while self.bytes >= b {
+            self.bytes -= b;
+            self.byte_stage += 1;
+            self.paper_step();
+        }
     }
 
     fn on_timer(&mut self, now: Time) {
@@ -195,6 +245,7 @@ mod tests {
             rate_ai: 8_000_000,
             rate_hai: 80_000_000,
             clamp_target: false,
+            byte_counter: None,
             bounds: Bounds { line: 40 * G, min: 100_000_000 },
         }
     }
@@ -249,6 +300,50 @@ mod tests {
         let alpha = d.alpha();
         assert_eq!(d.target(), 30_039_062_500);
         assert_eq!(d.rate(), scale(30_039_062_500, 1.0 - alpha / 2.0));
+    }
+
+    /// The paper's two counters, F = 5, B = 1 MB (no bytes count before the first cut):
+    /// five byte events (BC = 1..5) and five timer events (T = 1..5) are fast recovery;
+    /// the sixth timer event (T = 6, BC = 5) is additive; the sixth byte event (T = 6,
+    /// BC = 6) the first hyper increase, i = 1; the next timer event (T = 7, BC = 6) hyper
+    /// with i = 1 again.
+    #[test]
+    fn the_byte_counter_counts_increase_events_as_the_paper_does() {
+        let mut p = params();
+        p.fast_recovery = 5;
+        p.byte_counter = Some(1_000_000);
+        let mut d = Dcqcn::new(p);
+        cnp(&mut d, Time::ZERO);
+        d.on_sent(3_000_000);
+        assert_eq!(d.byte_stage, 0, "before the first cut no byte counts");
+        let cut = Time::from_us(50) + Time::from_ns(1);
+        d.on_timer(cut);
+        // R_T up by `step`, then R_C halfway to it.
+        let next = |(r, t): (u64, u64), step: u64| {
+            let t = (t + step).min(40 * G);
+            (r / 2 + t / 2, t)
+        };
+        let mut want = (d.rate(), d.target());
+        d.on_sent(5_000_000);
+        for _ in 0..5 {
+            want = next(want, 0); // BC = 1..5, T = 0: fast recovery
+        }
+        assert_eq!((d.rate(), d.target()), want);
+        let mut at = cut;
+        for k in 1..=6u64 {
+            at += Time::from_us(55);
+            d.on_timer(at);
+            // T = k, BC = 5: fast recovery while k ≤ 5, then additive.
+            want = next(want, if k <= 5 { 0 } else { 8_000_000 });
+            assert_eq!((d.rate(), d.target()), want, "timer event {k}");
+        }
+        d.on_sent(1_000_000);
+        want = next(want, 80_000_000);
+        assert_eq!((d.rate(), d.target()), want, "BC = 6, T = 6: hyper, i = 1");
+        at += Time::from_us(55);
+        d.on_timer(at);
+        want = next(want, 80_000_000);
+        assert_eq!((d.rate(), d.target()), want, "T = 7, BC = 6: hyper, i = 1");
     }
 
     /// Without a CNP, nothing runs: no timer, line rate.

@@ -44,6 +44,10 @@ pub trait RateControl: Send {
     fn retimes(&self) -> bool {
         false
     }
+    /// A data packet of `bytes` wire bytes left the NIC (DCQCN's byte counter).
+    fn on_sent(&mut self, bytes: u64) {
+        let _ = bytes;
+    }
     /// The time of its next timer, if one is running (DCQCN's).
     fn next_timer(&self) -> Option<Time> {
         None
